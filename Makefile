@@ -1,0 +1,80 @@
+# iclr25: one Makefile for the whole federation. Python 3.11, pip and make are all a fresh machine needs.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+export UV_PYTHON_DOWNLOADS := never
+export UV_PYTHON := $(shell command -v python3.11 || command -v python3)
+PYTHON ?= python3
+UV ?= uv
+PKG ?=
+OUT ?= results
+UV_SPEC := uv>=0.13.9,<0.14
+
+.PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check test-packages \
+        bench repro new clean
+
+help:
+	@echo "make setup            install uv (with pip) when missing, then sync the dev environment .venv"
+	@echo "make demo             run every installed method's demo into $(OUT)/ (with an index README)"
+	@echo "make test [PKG=slug]  contract check, lint, lock check, shared-utils tests, build check, then each"
+	@echo "                      package's tests in its own environment (only PKG's tests when PKG is set)"
+	@echo "make bench PKG=slug   the package's side-by-side benchmarks"
+	@echo "make repro PKG=slug   the package's reduced-scale reproduction into $(OUT)/<slug>-repro"
+	@echo "make lint | lock | new PKG=slug | clean"
+
+uv:
+	@command -v $(UV) >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet '$(UV_SPEC)'
+
+setup: uv
+	$(UV) sync --frozen --all-packages --all-extras
+
+demo: setup
+	.venv/bin/iclr25 demo --all --out $(OUT)
+
+ifeq ($(PKG),)
+test: contract lint lock-check test-utils build-check test-packages
+else
+test: uv
+	$(PYTHON) ci/check_contract.py $(PKG)
+	$(PYTHON) ci/run_package_tests.py $(PKG)
+endif
+
+contract:
+	$(PYTHON) ci/check_contract.py
+
+lint: uv
+	@UV_PROJECT_ENVIRONMENT=.venvs/_tools $(UV) sync --frozen --quiet --exact --no-default-groups --only-group dev
+	.venvs/_tools/bin/ruff check .
+
+lock: uv
+	$(UV) lock
+
+lock-check: uv
+	$(UV) lock --check
+
+test-utils: uv
+	$(PYTHON) ci/run_package_tests.py utils --pytest-args "tests ../ci/tests --doctest-modules src"
+
+build-check: uv
+	bash ci/build_check.sh
+
+test-packages: uv
+	$(PYTHON) ci/run_package_tests.py
+
+bench: uv
+	@test -n "$(PKG)" || { echo "make bench needs PKG=<slug>"; exit 2; }
+	@UV_PROJECT_ENVIRONMENT=.venvs/$(PKG) $(UV) sync --frozen --quiet --package iclr25-$(PKG) --all-extras --group test
+	@shopt -s nullglob; files=(packages/$(PKG)/benchmarks/*.py); \
+	  test $${#files[@]} -gt 0 || { echo "packages/$(PKG)/benchmarks has no benchmark scripts"; exit 0; }; \
+	  for f in "$${files[@]}"; do echo "== $$f"; .venvs/$(PKG)/bin/python "$$f" --out $(OUT)/$(PKG)-bench; done
+
+repro: uv
+	@test -n "$(PKG)" || { echo "make repro needs PKG=<slug>"; exit 2; }
+	@UV_PROJECT_ENVIRONMENT=.venvs/$(PKG) $(UV) sync --frozen --quiet --package iclr25-$(PKG) --all-extras --group test
+	.venvs/$(PKG)/bin/python -m iclr25.$(subst -,_,$(PKG)) repro --out $(OUT)/$(PKG)-repro
+
+new:
+	@test -n "$(PKG)" || { echo "make new needs PKG=<slug>"; exit 2; }
+	$(PYTHON) ci/new_package.py $(PKG)
+
+clean:
+	rm -rf .venvs dist $(OUT) .pytest_cache

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Check every package under ``packages/`` against the structural rules of ``shared/CONTRACT.md``.
+
+Prints one line per violation, ``packages/<slug>: [rule] problem``, and exits 1 if there is any.
+Standard library only, so that it runs before any environment exists.
+
+Usage: ``python ci/check_contract.py [--root DIR] [SLUG ...]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
+README_SECTIONS = ("What it does", "Install", "Quickstart", "Command line", "Results",
+                   "Differences from the paper", "Limitations")
+FORBIDDEN_MODULES = ("utils.py", "helpers.py", "misc.py")
+REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$")
+
+
+def required_files(module: str) -> list[str]:
+    return [
+        "pyproject.toml", "README.md", "CHANGELOG.md",
+        f"src/iclr25/{module}/__init__.py", f"src/iclr25/{module}/__main__.py", f"src/iclr25/{module}/cli.py",
+        f"src/iclr25/{module}/py.typed",
+        "tests/test_claims.py", "tests/test_errors.py", "examples/quickstart.py", "benchmarks",
+    ]
+
+
+def check_package(pkg: Path) -> list[tuple[str, str]]:
+    """Violations of one package as ``(rule, message)`` pairs."""
+    slug = pkg.name
+    module = slug.replace("-", "_")
+    out: list[tuple[str, str]] = []
+
+    def bad(rule: str, msg: str) -> None:
+        out.append((rule, msg))
+
+    for rel in required_files(module):
+        if not (pkg / rel).exists():
+            bad("files", f"missing {rel}")
+    if (pkg / "src/iclr25/__init__.py").exists():
+        bad("namespace", "src/iclr25/__init__.py must not exist (iclr25 is a shared namespace package)")
+    src = pkg / "src/iclr25"
+    if src.is_dir():
+        others = sorted(p.name for p in src.iterdir() if p.is_dir() and p.name != module
+                        and p.name != "__pycache__")
+        if others:
+            bad("names", f"src/iclr25/ holds {others}; only the module {module!r} belongs there")
+    for name in FORBIDDEN_MODULES:
+        for hit in sorted((pkg / "src").rglob(name)) if (pkg / "src").is_dir() else []:
+            bad("modules", f"{hit.relative_to(pkg)}: no {name} in a method package; shared glue goes in "
+                           "iclr25.utils, method code in the module of its concept")
+
+    version = _check_pyproject(pkg, slug, module, bad)
+    _check_readme(pkg, bad)
+    if version is not None:
+        _check_changelog(pkg, version, bad)
+    _check_init(pkg, module, bad)
+    return out
+
+
+def _check_pyproject(pkg: Path, slug: str, module: str, bad) -> str | None:
+    path = pkg / "pyproject.toml"
+    if not path.is_file():
+        return None
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        bad("pyproject", f"pyproject.toml is not valid TOML: {exc}")
+        return None
+    project = data.get("project", {})
+    if project.get("name") != f"iclr25-{slug}":
+        bad("name", f"distribution name is {project.get('name')!r}, expected 'iclr25-{slug}'")
+    version = project.get("version")
+    if "version" in project.get("dynamic", []) or version is None:
+        bad("version", "version must be static in [project] (not dynamic)")
+        version = None
+    elif not SEMVER.match(str(version)):
+        bad("version", f"version {version!r} is not semver MAJOR.MINOR.PATCH")
+        version = None
+    eps = project.get("entry-points", {}).get("iclr25.cli", {})
+    expected_ep = f"iclr25.{module}.cli:main"
+    if eps.get(slug) != expected_ep:
+        bad("entry-point", f'[project.entry-points."iclr25.cli"] must have {slug} = "{expected_ep}", '
+                           f"got {eps or 'nothing'}")
+    deps = project.get("dependencies", [])
+    names = {}
+    for req in deps:
+        m = REQ_NAME.match(req)
+        if not m:
+            bad("dependencies", f"cannot parse dependency {req!r}")
+            continue
+        name = m.group(1).lower().replace("_", "-")
+        names[name] = req
+        spec = m.group(3).split(";")[0]
+        if ">=" not in spec and "==" not in spec and "~=" not in spec:
+            bad("dependencies", f"dependency {req!r} has no lower bound (>=, ~= or ==)")
+    for extra, reqs in project.get("optional-dependencies", {}).items():
+        for req in reqs:
+            m = REQ_NAME.match(req)
+            spec = m.group(3).split(";")[0] if m else ""
+            name = m.group(1).lower() if m else ""
+            if m and not name.startswith("iclr25-") and ">=" not in spec and "==" not in spec and "~=" not in spec:
+                bad("dependencies", f"extra {extra!r} dependency {req!r} has no lower bound")
+    if "iclr25-utils" not in names:
+        bad("dependencies", "iclr25-utils must be a dependency")
+    sources = data.get("tool", {}).get("uv", {}).get("sources", {})
+    if sources.get("iclr25-utils") != {"workspace": True}:
+        bad("dependencies", "[tool.uv.sources] must have iclr25-utils = { workspace = true }")
+    backend = data.get("tool", {}).get("uv", {}).get("build-backend", {})
+    build = data.get("build-system", {}).get("build-backend")
+    if build == "uv_build" and backend.get("module-name") != f"iclr25.{module}":
+        bad("names", f'[tool.uv.build-backend] module-name must be "iclr25.{module}"')
+    return version
+
+
+def _check_readme(pkg: Path, bad) -> None:
+    path = pkg / "README.md"
+    if not path.is_file():
+        return
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    if not lines or not lines[0].startswith("# "):
+        bad("readme", "README.md must start with a '# ' title line")
+    heads = [ln[3:].strip() for ln in lines if ln.startswith("## ")]
+    intro = text.split("\n## ", 1)[0]
+    if "ICLR 2025" not in intro:
+        bad("readme", "README.md title section must cite the paper (authors, 'ICLR 2025', official code link)")
+    positions = []
+    for section in README_SECTIONS:
+        if section not in heads:
+            bad("readme", f"README.md lacks the section '## {section}'")
+        else:
+            positions.append((heads.index(section), section))
+    order = [s for _, s in sorted(positions)]
+    expected = [s for s in README_SECTIONS if s in order]
+    if order != expected:
+        bad("readme", f"README.md sections out of order: {order}; expected {expected}")
+
+
+def _check_changelog(pkg: Path, version: str, bad) -> None:
+    path = pkg / "CHANGELOG.md"
+    if not path.is_file():
+        return
+    heads = re.findall(r"^##\s+\[?v?([0-9][^\]\s]*)\]?", path.read_text(encoding="utf-8"), flags=re.M)
+    if version not in heads:
+        bad("changelog", f"CHANGELOG.md has no entry '## [{version}]' for the current version")
+    elif heads[0] != version:
+        bad("changelog", f"CHANGELOG.md's newest entry is {heads[0]}, not the current version {version}")
+
+
+def _check_init(pkg: Path, module: str, bad) -> None:
+    path = pkg / f"src/iclr25/{module}/__init__.py"
+    if not path.is_file():
+        return
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    except SyntaxError as exc:
+        bad("init", f"__init__.py does not parse: {exc}")
+        return
+    assigned = {t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets
+                if isinstance(t, ast.Name)}
+    if "__all__" not in assigned:
+        bad("init", f"src/iclr25/{module}/__init__.py must define __all__")
+    src = path.read_text(encoding="utf-8")
+    if "__version__" not in assigned or f'"iclr25-{pkg.name}"' not in src and f"'iclr25-{pkg.name}'" not in src:
+        bad("init", f'src/iclr25/{module}/__init__.py must set __version__ from the metadata of "iclr25-{pkg.name}"')
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Check packages against shared/CONTRACT.md.")
+    ap.add_argument("slugs", nargs="*", help="packages to check (default: all under packages/)")
+    ap.add_argument("--root", type=Path, default=ROOT)
+    args = ap.parse_args(argv)
+    pkgs_dir = args.root / "packages"
+    if args.slugs:
+        pkgs = [pkgs_dir / s for s in args.slugs]
+        for p in pkgs:
+            if not p.is_dir():
+                print(f"packages/{p.name}: no such package folder")
+                return 1
+    else:
+        pkgs = sorted(p for p in pkgs_dir.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))) \
+            if pkgs_dir.is_dir() else []
+    n_bad = 0
+    for pkg in pkgs:
+        for rule, msg in check_package(pkg):
+            print(f"packages/{pkg.name}: [{rule}] {msg}")
+            n_bad += 1
+    if n_bad:
+        print(f"{n_bad} contract violation(s) in {len(pkgs)} package(s)", file=sys.stderr)
+        return 1
+    print(f"contract: {len(pkgs)} package(s) checked, no violations")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

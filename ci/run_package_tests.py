@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Run each package's tests in an environment that holds only that package, its declared dependencies
+(with all its extras) and the test tools of the root ``test`` group, then print a per-package time table.
+
+An import the package forgot to declare fails here. pytest's exit code 5 (no tests collected) counts as a
+pass. A package whose tests take longer than ``--budget`` seconds is flagged; over ``--hard-limit`` it fails.
+
+Usage: ``python ci/run_package_tests.py [SLUG ...] [--pytest-args "..."]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def venv_for(root: Path, name: str) -> Path:
+    return root / ".venvs" / name
+
+
+def sync(root: Path, distribution: str, env_dir: Path, *, extra_args: list[str]) -> subprocess.CompletedProcess:
+    env = {**os.environ, "UV_PROJECT_ENVIRONMENT": str(env_dir), "UV_PYTHON_DOWNLOADS": "never"}
+    cmd = ["uv", "sync", "--frozen", "--exact", "--package", distribution, "--all-extras",
+           "--no-default-groups", "--group", "test", *extra_args]
+    return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, check=False)
+
+
+def run_one(root: Path, slug: str, pytest_args: list[str]) -> dict:
+    env_dir = venv_for(root, slug)
+    dist = f"iclr25-{slug}" if slug != "utils" else "iclr25-utils"
+    t0 = time.perf_counter()
+    proc = sync(root, dist, env_dir, extra_args=[])
+    t_sync = time.perf_counter() - t0
+    if proc.returncode != 0:
+        print(proc.stdout + proc.stderr, file=sys.stderr)
+        return {"slug": slug, "sync_s": t_sync, "test_s": 0.0, "rc": proc.returncode, "status": "sync failed"}
+    test_dir = root / ("shared-utils" if slug == "utils" else f"packages/{slug}")
+    env = {**os.environ, "ICLR25_QUIET": "1", "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
+    env.pop("VIRTUAL_ENV", None)
+    cmd = [str(env_dir / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
+           "--durations=10", *pytest_args]
+    print(f"\n=== {slug}: {' '.join(cmd[1:])} (in {test_dir.relative_to(root)}) ===", flush=True)
+    t0 = time.perf_counter()
+    rc = subprocess.run(cmd, cwd=test_dir, env=env, check=False).returncode
+    t_test = time.perf_counter() - t0
+    status = "passed" if rc == 0 else "no tests" if rc == 5 else f"FAILED (pytest exit {rc})"
+    return {"slug": slug, "sync_s": t_sync, "test_s": t_test, "rc": 0 if rc in (0, 5) else rc, "status": status}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("slugs", nargs="*", help="packages to test (default: every folder in packages/)")
+    ap.add_argument("--root", type=Path, default=ROOT)
+    ap.add_argument("--pytest-args", default="", help="extra arguments for pytest, one string")
+    ap.add_argument("--budget", type=float, default=90.0, help="per-package test budget in seconds (flag)")
+    ap.add_argument("--hard-limit", type=float, default=150.0, help="fail a package whose tests take longer")
+    args = ap.parse_args(argv)
+    slugs = args.slugs or sorted(p.name for p in (args.root / "packages").iterdir()
+                                 if p.is_dir() and not p.name.startswith((".", "_")))
+    if not slugs:
+        print("no packages under packages/: nothing to test")
+        return 0
+    rows = [run_one(args.root, s, shlex.split(args.pytest_args)) for s in slugs]
+    print("\n| package | env sync s | tests s | result |\n|---|---|---|---|")
+    failed = False
+    for r in rows:
+        note = r["status"]
+        if r["test_s"] > args.hard_limit:
+            note += f"; OVER HARD LIMIT {args.hard_limit:.0f} s"
+            failed = True
+        elif r["test_s"] > args.budget:
+            note += f"; over the {args.budget:.0f} s budget"
+        failed |= r["rc"] != 0
+        print(f"| {r['slug']} | {r['sync_s']:.1f} | {r['test_s']:.1f} | {note} |")
+    print(f"| total | {sum(r['sync_s'] for r in rows):.1f} | {sum(r['test_s'] for r in rows):.1f} | |")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

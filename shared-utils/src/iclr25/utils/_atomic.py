@@ -1,0 +1,72 @@
+"""Atomic file writes: write to a temporary file beside the target, then rename.
+
+A failed write (an exception, a full disk, a killed process before the rename) never leaves a
+half-written file at the target path, and an existing target keeps its old content.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike[str], mode: str = "w", **open_kwargs: Any) -> Iterator[IO[Any]]:
+    """Open a temporary file for writing and move it onto ``path`` only if the block succeeds.
+
+    Parameters
+    ----------
+    path:
+        Final destination. Its parent folder is created when missing.
+    mode:
+        ``"w"`` (text, UTF-8 by default) or ``"wb"`` (binary).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> with atomic_write(d / "x.txt") as f:
+    ...     _ = f.write("hello")
+    >>> (d / "x.txt").read_text()
+    'hello'
+    """
+    if mode not in ("w", "wb"):
+        raise ValueError(f"mode must be 'w' or 'wb', got {mode!r}")
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if "b" not in mode:
+        open_kwargs.setdefault("encoding", "utf-8")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, mode, **open_kwargs) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path (same suffix) for writers that want a file name, then rename it onto ``path``.
+
+    Use it with libraries that write by name (``np.savez``, ``fig.savefig``).
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise

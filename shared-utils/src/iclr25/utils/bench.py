@@ -1,0 +1,122 @@
+"""A small benchmark harness: warm-up, repeats, median/min/max, and side-by-side ratios of two callables
+measured alternately in the same run (so that drift of the machine affects both equally).
+
+Every package's ``benchmarks/`` uses it and writes its table with :func:`to_run_result`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+__all__ = ["Measurement", "Comparison", "measure", "compare", "format_table", "to_run_result"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Measurement:
+    """Seconds per call of one callable over ``repeats`` timed calls."""
+
+    name: str
+    times: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    @property
+    def min(self) -> float:
+        return min(self.times)
+
+    @property
+    def max(self) -> float:
+        return max(self.times)
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """Two measurements taken alternately; ``ratio`` = median(peer) / median(ours), i.e. our speed-up."""
+
+    ours: Measurement
+    peer: Measurement
+
+    @property
+    def speedup(self) -> float:
+        return self.peer.median / self.ours.median if self.ours.median > 0 else float("inf")
+
+
+def _check(warmup: int, repeats: int) -> None:
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise ValueError(f"warmup must be an integer >= 0, got {warmup!r}")
+    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+        raise ValueError(f"repeats must be an integer >= 1, got {repeats!r}")
+
+
+def _time_once(fn: Callable[[], Any]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def measure(fn: Callable[[], Any], *, name: str | None = None, warmup: int = 1, repeats: int = 5) -> Measurement:
+    """Call ``fn`` ``warmup`` times untimed, then ``repeats`` times timed.
+
+    Examples
+    --------
+    >>> m = measure(lambda: sum(range(100)), repeats=3)
+    >>> len(m.times), m.min <= m.median <= m.max
+    (3, True)
+    """
+    _check(warmup, repeats)
+    for _ in range(warmup):
+        fn()
+    return Measurement(name or getattr(fn, "__name__", "fn"), tuple(_time_once(fn) for _ in range(repeats)))
+
+
+def compare(ours: Callable[[], Any], peer: Callable[[], Any], *, names: tuple[str, str] = ("ours", "peer"),
+            warmup: int = 1, repeats: int = 5) -> Comparison:
+    """Time two callables alternately (ours, peer, ours, peer, ...) after warming both up."""
+    _check(warmup, repeats)
+    for _ in range(warmup):
+        ours()
+        peer()
+    t_ours, t_peer = [], []
+    for i in range(repeats):
+        # alternate which goes first so that neither always runs on a warmer cache
+        if i % 2 == 0:
+            t_ours.append(_time_once(ours))
+            t_peer.append(_time_once(peer))
+        else:
+            t_peer.append(_time_once(peer))
+            t_ours.append(_time_once(ours))
+    return Comparison(Measurement(names[0], tuple(t_ours)), Measurement(names[1], tuple(t_peer)))
+
+
+def format_table(rows: Sequence[Measurement | Comparison]) -> str:
+    """A Markdown table of measurements and comparisons (seconds; speed-up for comparisons)."""
+    lines = ["| case | median s | min s | max s | peer | peer median s | speed-up |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if isinstance(r, Comparison):
+            o, p = r.ours, r.peer
+            lines.append(f"| {o.name} | {o.median:.4g} | {o.min:.4g} | {o.max:.4g} | {p.name} | {p.median:.4g} "
+                         f"| {r.speedup:.3g}× |")
+        else:
+            lines.append(f"| {r.name} | {r.median:.4g} | {r.min:.4g} | {r.max:.4g} | | | |")
+    return "\n".join(lines) + "\n"
+
+
+def to_run_result(package: str, rows: Sequence[Measurement | Comparison], *, command: str = "bench",
+                  config: dict[str, Any] | None = None, seed: int | None = 0):
+    """Collect measurements into a :class:`~iclr25.utils.results.RunResult` (timing metrics, seconds)."""
+    from .results import RunResult
+
+    run = RunResult.start(package, command, seed=seed, config=config)
+    for r in rows:
+        if isinstance(r, Comparison):
+            run.add(f"{r.ours.name} s", r.ours.median, peer=r.peer.median, peer_name=r.peer.name, unit="s",
+                    higher_is_better=False, timing=True)
+        else:
+            run.add(f"{r.name} s", r.median, unit="s", higher_is_better=False, timing=True)
+    return run.finish()

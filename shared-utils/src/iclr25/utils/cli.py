@@ -1,0 +1,250 @@
+"""The umbrella command ``iclr25`` and the helpers every package's own command line is built with.
+
+Methods are discovered through the entry-point group ``iclr25.cli``: each package registers
+``<slug> = "iclr25.<module>.cli:main"``, where ``main(argv: list[str] | None) -> int``.
+
+::
+
+    iclr25 list                                  # name, version, one-line summary of each installed method
+    iclr25 demo NAME... | --all [--out DIR]      # run demos, then write DIR/README.md with every headline
+    iclr25 NAME ARGS...                          # forward to that package's command line
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import dataclasses
+import importlib.metadata
+import os
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ._atomic import atomic_write
+from .results import ResultsError, RunResult
+
+__all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "write_demo_index"]
+
+GROUP = "iclr25.cli"
+
+
+# ------------------------------------------------------------------------------------ package CLI helpers
+def method_parser(slug: str, description: str) -> tuple[argparse.ArgumentParser, Any]:
+    """The top-level parser of ``iclr25 <slug>``, with ``--version`` and a required subcommand.
+
+    Returns ``(parser, subparsers)``; add commands with :func:`add_run_command` or ``subparsers.add_parser``
+    and give each a ``func`` default: ``sub.set_defaults(func=handler)`` where ``handler(args) -> int | None``.
+    """
+    try:
+        version = importlib.metadata.version(f"iclr25-{slug}")
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    parser = argparse.ArgumentParser(prog=f"iclr25 {slug}", description=description,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--version", action="version", version=f"iclr25-{slug} {version}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    return parser, sub
+
+
+def add_run_command(subparsers: Any, name: str, func: Callable[[argparse.Namespace], int | None], *,
+                    help: str, default_out: str) -> argparse.ArgumentParser:
+    """Add a ``demo``/``repro``-style command with ``--out DIR`` and ``--seed N``."""
+    p = subparsers.add_parser(name, help=help, description=help)
+    p.add_argument("--out", type=Path, default=Path(default_out),
+                   help=f"folder for results.json and figures (default: {default_out})")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.set_defaults(func=func)
+    return p
+
+
+def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
+    """Parse ``argv`` and run the chosen command; bad input becomes a one-line error and exit status 2."""
+    args = parser.parse_args(None if argv is None else list(argv))
+    try:
+        rc = args.func(args)
+    except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{parser.prog}: interrupted", file=sys.stderr)
+        return 130
+    return 0 if rc is None else int(rc)
+
+
+# ----------------------------------------------------------------------------------------- discovery
+@dataclasses.dataclass
+class MethodEntry:
+    """One installed method: its entry point, and either its ``main`` or the error that loading raised."""
+
+    name: str
+    distribution: str
+    version: str
+    summary: str
+    main: Callable[[list[str]], int] | None
+    error: str | None = None
+
+
+def discover() -> list[MethodEntry]:
+    """Every entry point in the ``iclr25.cli`` group, loaded; a failing import is kept with its error."""
+    out = []
+    seen: set[str] = set()
+    for ep in sorted(importlib.metadata.entry_points(group=GROUP), key=lambda e: e.name):
+        if ep.name in seen:
+            continue
+        seen.add(ep.name)
+        dist = getattr(ep, "dist", None)
+        dist_name = dist.metadata["Name"] if dist is not None else "?"
+        version = dist.version if dist is not None else "?"
+        summary = (dist.metadata.get("Summary") or "") if dist is not None else ""
+        try:
+            fn = ep.load()
+            error = None
+        except Exception as exc:  # noqa: BLE001 - one broken package must not break the others
+            fn, error = None, f"{type(exc).__name__}: {exc}"
+        out.append(MethodEntry(ep.name, dist_name, version, summary, fn, error))
+    return out
+
+
+# ----------------------------------------------------------------------------------------- commands
+def _cmd_list(methods: list[MethodEntry]) -> int:
+    if not methods:
+        print("No iclr25 method packages are installed (entry-point group 'iclr25.cli' is empty).")
+        print("Install one, e.g.: pip install iclr25-pgw")
+        return 0
+    width = max(len(m.name) for m in methods)
+    for m in methods:
+        status = m.summary if m.error is None else f"[failed to import] {m.error}"
+        print(f"{m.name:<{width}}  {m.version:<10}  {status}")
+    return 0
+
+
+def _cmd_demo(methods: list[MethodEntry], names: list[str], run_all: bool, out: Path, seed: int) -> int:
+    by_name = {m.name: m for m in methods}
+    if run_all:
+        chosen = list(by_name)
+        if not chosen:
+            print("No iclr25 method packages are installed, so there is no demo to run.")
+            return 0
+    else:
+        if not names:
+            print("iclr25 demo: error: name at least one method, or pass --all", file=sys.stderr)
+            return 2
+        unknown = [n for n in names if n not in by_name]
+        if unknown:
+            print(f"iclr25 demo: error: unknown method(s) {unknown}; installed: {sorted(by_name)}",
+                  file=sys.stderr)
+            return 2
+        chosen = names
+    failures = []
+    runs: dict[str, RunResult | str] = {}
+    for name in chosen:
+        m = by_name[name]
+        print(f"== {name} ==", flush=True)
+        if m.main is None:
+            runs[name] = f"failed to import: {m.error}"
+            failures.append(name)
+            continue
+        try:
+            rc = m.main(["demo", "--out", str(out / name), "--seed", str(seed)])
+        except Exception as exc:  # noqa: BLE001 - report and continue with the next method
+            traceback.print_exc()
+            rc = 1
+            runs[name] = f"demo raised {type(exc).__name__}: {exc}"
+        if rc:
+            failures.append(name)
+            runs.setdefault(name, f"demo exited with status {rc}")
+            continue
+        try:
+            runs[name] = RunResult.load(out / name / "results.json")
+        except (FileNotFoundError, ResultsError) as exc:
+            runs[name] = f"no valid results.json: {exc}"
+            failures.append(name)
+    index = write_demo_index(out, runs)
+    print(f"wrote {index}")
+    if failures:
+        print(f"demo failed for: {', '.join(failures)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def write_demo_index(out: Path, runs: dict[str, RunResult | str], *, n_headline: int = 3) -> Path:
+    """Write ``out/README.md``: one table of every method's headline metrics with links to its figures."""
+    lines = ["# iclr25 demo results", "", "| method | version | seed | wall s | headline metrics | figures |",
+             "|---|---|---|---|---|---|"]
+    for name, run in runs.items():
+        if isinstance(run, str):
+            lines.append(f"| {name} | | | | {run} | |")
+            continue
+        heads = "; ".join(
+            f"{m.name} = {m.value:.4g}" + (f" ({m.peer_name}: {m.peer:.4g})" if m.peer is not None else "")
+            if m.value is not None else f"{m.name} = –"
+            for m in run.metrics[:n_headline]
+        )
+        figs = " ".join(f"[{Path(f).name}]({name}/{f})" for f in run.figures)
+        wall = "" if run.wall_time_s is None else f"{run.wall_time_s:.1f}"
+        lines.append(f"| {name} | {run.version} | {run.seed} | {wall} | {heads} | {figs} |")
+    for name, run in runs.items():
+        if isinstance(run, RunResult):
+            lines += ["", f"## {name}", "", run.to_markdown()]
+    path = Path(out) / "README.md"
+    with atomic_write(path) as f:
+        f.write("\n".join(lines) + "\n")
+    return path
+
+
+def _umbrella_parser(methods: list[MethodEntry]) -> argparse.ArgumentParser:
+    names = ", ".join(m.name for m in methods) or "(none installed)"
+    parser = argparse.ArgumentParser(
+        prog="iclr25",
+        description="One command for the iclr25 methods. Installed methods: " + names,
+        epilog="iclr25 NAME ARGS... forwards to that method's own command line (try iclr25 NAME --help).",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.add_parser("list", help="list installed methods with version and summary")
+    d = sub.add_parser("demo", help="run the demos of the named (or all) methods and index their results")
+    d.add_argument("names", nargs="*", metavar="NAME")
+    d.add_argument("--all", action="store_true", help="run every installed method's demo")
+    d.add_argument("--out", type=Path, default=Path("results"), help="output folder (default: results)")
+    d.add_argument("--seed", type=int, default=0, help="seed passed to every demo (default: 0)")
+    for m in methods:
+        sub.add_parser(m.name, help=m.summary or "(failed to import)", add_help=False)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``iclr25`` command."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    methods = discover()
+    by_name = {m.name: m for m in methods}
+    if argv and argv[0] in by_name and argv[0] not in ("list", "demo"):
+        m = by_name[argv[0]]
+        if m.main is None:
+            print(f"iclr25: error: method {m.name!r} failed to import: {m.error}", file=sys.stderr)
+            return 1
+        return int(m.main(argv[1:]) or 0)
+    parser = _umbrella_parser(methods)
+    if not argv:
+        parser.print_help()
+        return 0
+    if argv[0] not in ("list", "demo", "-h", "--help"):
+        print(f"iclr25: error: unknown method or command {argv[0]!r}; installed methods: "
+              f"{sorted(by_name) or 'none'}", file=sys.stderr)
+        return 2
+    args = parser.parse_args(argv)
+    if args.command == "list":
+        return _cmd_list(methods)
+    with contextlib.suppress(BrokenPipeError):
+        return _cmd_demo(methods, args.names, args.all, args.out, args.seed)
+    return 1
+
+
+def _entry() -> None:  # pragma: no cover - python -m iclr25.utils.cli
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    _entry()

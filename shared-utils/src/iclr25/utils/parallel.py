@@ -1,0 +1,73 @@
+"""``parallel_map``: one call that runs locally or on a cluster engine through joblib's backends.
+
+``backend=None`` uses joblib's default (processes, ``loky``) or whatever an enclosing
+``joblib.parallel_config(backend=...)`` sets; ``backend="dask"`` needs a running ``distributed.Client``
+(extra ``iclr25-utils[distributed]``), ``backend="ray"`` registers Ray's joblib backend (extra
+``iclr25-utils[ray]``). Results come back in the order of ``items``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
+
+__all__ = ["parallel_map"]
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+_BACKENDS = (None, "loky", "threading", "multiprocessing", "sequential", "dask", "ray")
+
+
+def parallel_map(fn: Callable[[T], R], items: Iterable[T], *, n_jobs: int = 1, backend: str | None = None,
+                 desc: str | None = None) -> list[R]:
+    """Apply ``fn`` to each item, possibly in parallel, and return the results in order.
+
+    Parameters
+    ----------
+    fn:
+        A picklable function of one argument (a module-level function for process and cluster backends).
+    n_jobs:
+        Number of workers; ``-1`` means all cores (or all cluster workers). ``1`` runs in this process
+        without joblib.
+    backend:
+        One of ``None``, ``"loky"``, ``"threading"``, ``"multiprocessing"``, ``"sequential"``, ``"dask"``,
+        ``"ray"``.
+
+    Examples
+    --------
+    >>> parallel_map(abs, [-1, 2, -3])
+    [1, 2, 3]
+    """
+    if backend not in _BACKENDS:
+        raise ValueError(f"backend must be one of {_BACKENDS}, got {backend!r}")
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, int) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive integer or -1, got {n_jobs!r}")
+    if not callable(fn):
+        raise TypeError(f"fn must be callable, got {type(fn).__name__}")
+    items = list(items)
+    if (n_jobs == 1 and backend is None) or backend == "sequential" or len(items) <= 1 and backend is None:
+        from .progress import progress
+
+        return [fn(x) for x in progress(items, desc=desc, total=len(items))]
+    try:
+        import joblib
+    except ImportError as exc:
+        raise ImportError("parallel_map with n_jobs != 1 or a backend needs joblib: "
+                          "pip install 'iclr25-utils[parallel]'") from exc
+    if backend == "ray":
+        try:
+            from ray.util.joblib import register_ray
+        except ImportError as exc:
+            raise ImportError("backend='ray' needs ray: pip install 'iclr25-utils[ray]'") from exc
+        register_ray()
+    if backend == "dask":
+        try:
+            import distributed  # noqa: F401 - registers joblib's dask backend
+        except ImportError as exc:
+            raise ImportError("backend='dask' needs dask.distributed: pip install 'iclr25-utils[distributed]'"
+                              ) from exc
+    if backend is None:
+        return list(joblib.Parallel(n_jobs=n_jobs)(joblib.delayed(fn)(x) for x in items))
+    with joblib.parallel_config(backend=backend, n_jobs=n_jobs):
+        return list(joblib.Parallel()(joblib.delayed(fn)(x) for x in items))
