@@ -12,7 +12,6 @@ from .io import read_graph as read_graph
 from .io import read_points as read_points
 from .io import read_smiles as read_smiles
 from .parallel import parallel_map as parallel_map
-from .progress import progress as progress
 from .results import Metric as Metric
 from .results import RunResult as RunResult
 from .seeding import seed_everything as seed_everything
@@ -21,6 +20,6 @@ from .timing import Timer as Timer
 __version__ = _version("iclr25-utils")
 
 __all__ = [
-    "Metric", "RunResult", "Timer", "compare", "measure", "parallel_map", "progress", "read_graph",
+    "Metric", "RunResult", "Timer", "compare", "measure", "parallel_map", "read_graph",
     "read_points", "read_smiles", "seed_everything", "__version__",
 ]

@@ -356,7 +356,7 @@ def write_graph(path: str | os.PathLike[str], graph: Graph) -> Path:
     sep = "," if suffix == ".csv" else " "
     buf = _io.StringIO()
     for i, (u, v) in enumerate(graph.edges):
-        buf.write(f"{u}{sep}{v}" + (f"{sep}{graph.weights[i]!r}" if graph.weights is not None else "") + "\n")
+        buf.write(f"{u}{sep}{v}" + (f"{sep}{float(graph.weights[i])!r}" if graph.weights is not None else "") + "\n")
     with atomic_write(p) as f:
         f.write(buf.getvalue())
     return p

@@ -142,7 +142,7 @@ class RunResult:
     Examples
     --------
     >>> run = RunResult.start("iclr25-utils", "demo", seed=0, config={"n": 10})
-    >>> run.add("error", 0.12, peer=0.24, peer_name="baseline", higher_is_better=False)
+    >>> _ = run.add("error", 0.12, peer=0.24, peer_name="baseline", higher_is_better=False)
     >>> round(run.metric("error").ratio, 2)
     0.5
     """

@@ -34,7 +34,7 @@ def seed_everything(seed: int = 0) -> np.random.Generator:
     """
     seed = check_seed(seed)
     random.seed(seed)
-    np.random.seed(seed % 2**32)
+    np.random.seed(seed % 2**32)  # noqa: NPY002 - seeding legacy global state is the point
     os.environ.setdefault("PYTHONHASHSEED", str(seed))
     torch = sys.modules.get("torch")
     if torch is None:

@@ -1,0 +1,115 @@
+"""Each rule of ci/check_contract.py, shown failing on a bad fixture package with its message."""
+
+import re
+
+import pytest
+
+
+def run(contract, root, capsys, *slugs):
+    rc = contract.main(["--root", str(root), *slugs])
+    return rc, capsys.readouterr().out
+
+
+def test_scaffold_passes(contract, new_package, fake_root, capsys):
+    new_package.scaffold("good-pkg", root=fake_root)
+    rc, out = run(contract, fake_root, capsys)
+    assert rc == 0, out
+    assert "1 package(s) checked, no violations" in out
+
+
+def _edit(path, old, new, count=1):
+    text = path.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, count))
+
+
+def _rm(path):
+    path.unlink()
+
+
+MOD = "src/iclr25/bad_pkg"
+
+CASES = {
+    "missing-readme": (lambda p: _rm(p / "README.md"), "[files] missing README.md"),
+    "missing-claims": (lambda p: _rm(p / "tests/test_claims.py"), "[files] missing tests/test_claims.py"),
+    "missing-errors": (lambda p: _rm(p / "tests/test_errors.py"), "[files] missing tests/test_errors.py"),
+    "missing-py-typed": (lambda p: _rm(p / f"{MOD}/py.typed"), f"[files] missing {MOD}/py.typed"),
+    "missing-main": (lambda p: _rm(p / f"{MOD}/__main__.py"), f"[files] missing {MOD}/__main__.py"),
+    "missing-quickstart": (lambda p: _rm(p / "examples/quickstart.py"), "[files] missing examples/quickstart.py"),
+    "namespace-init": (lambda p: (p / "src/iclr25/__init__.py").write_text(""),
+                       "[namespace] src/iclr25/__init__.py must not exist"),
+    "second-module": (lambda p: (p / "src/iclr25/other").mkdir(), "[names] src/iclr25/ holds ['other']"),
+    "module-name": (lambda p: _edit(p / "pyproject.toml", 'module-name = "iclr25.bad_pkg"',
+                                    'module-name = "iclr25.badpkg"'), "[names] [tool.uv.build-backend] module-name"),
+    "utils-module": (lambda p: (p / f"{MOD}/utils.py").write_text(""), "[modules] src/iclr25/bad_pkg/utils.py"),
+    "helpers-module": (lambda p: (p / f"{MOD}/helpers.py").write_text(""), "[modules]"),
+    "toml": (lambda p: _edit(p / "pyproject.toml", "[project]", "[project"), "[pyproject] pyproject.toml is not valid"),
+    "dist-name": (lambda p: _edit(p / "pyproject.toml", 'name = "iclr25-bad-pkg"', 'name = "bad-pkg"'),
+                  "[name] distribution name is 'bad-pkg', expected 'iclr25-bad-pkg'"),
+    "dynamic-version": (lambda p: _edit(p / "pyproject.toml", 'version = "0.1.0"', 'dynamic = ["version"]'),
+                        "[version] version must be static"),
+    "semver": (lambda p: _edit(p / "pyproject.toml", 'version = "0.1.0"', 'version = "0.1"'),
+               "[version] version '0.1' is not semver"),
+    "entry-point": (lambda p: _edit(p / "pyproject.toml", '[project.entry-points."iclr25.cli"]',
+                                    '[project.entry-points."console_scripts"]'),
+                    '[entry-point] [project.entry-points."iclr25.cli"] must have bad-pkg'),
+    "lower-bound": (lambda p: _edit(p / "pyproject.toml", '"numpy>=1.26"', '"numpy"'),
+                    "[dependencies] dependency 'numpy' has no lower bound"),
+    "utils-dependency": (lambda p: _edit(p / "pyproject.toml", '"iclr25-utils[plot,progress]>=0.1.0",', ""),
+                         "[dependencies] iclr25-utils must be a dependency"),
+    "workspace-source": (lambda p: _edit(p / "pyproject.toml", "iclr25-utils = { workspace = true }", ""),
+                         "[dependencies] [tool.uv.sources] must have iclr25-utils"),
+    "readme-title": (lambda p: _edit(p / "README.md", "# iclr25-bad-pkg", "iclr25-bad-pkg"),
+                     "[readme] README.md must start with a '# ' title line"),
+    "readme-citation": (lambda p: _edit(p / "README.md", "ICLR 2025", "a venue"),
+                        "[readme] README.md title section must cite the paper"),
+    "readme-section": (lambda p: _edit(p / "README.md", "## Limitations", "## Caveats"),
+                       "[readme] README.md lacks the section '## Limitations'"),
+    "readme-order": (lambda p: (_edit(p / "README.md", "## Install", "## TMP"),
+                                _edit(p / "README.md", "## Quickstart", "## Install"),
+                                _edit(p / "README.md", "## TMP", "## Quickstart")),
+                     "[readme] README.md sections out of order"),
+    "changelog-entry": (lambda p: _edit(p / "pyproject.toml", 'version = "0.1.0"', 'version = "0.2.0"'),
+                        "[changelog] CHANGELOG.md has no entry '## [0.2.0]'"),
+    "changelog-newest": (lambda p: _edit(p / "CHANGELOG.md", "## [0.1.0]", "## [0.2.0] - x\n- y\n\n## [0.1.0]"),
+                         "[changelog] CHANGELOG.md's newest entry is 0.2.0"),
+    "init-all": (lambda p: _edit(p / f"{MOD}/__init__.py", "__all__ =", "_all ="),
+                 "[init] src/iclr25/bad_pkg/__init__.py must define __all__"),
+    "init-version": (lambda p: _edit(p / f"{MOD}/__init__.py", '__version__ = _version("iclr25-bad-pkg")',
+                                     '__version__ = "0.1.0"'), "[init] src/iclr25/bad_pkg/__init__.py must set __version__"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_rule_fails_with_its_message(contract, new_package, fake_root, capsys, case):
+    pkg = new_package.scaffold("bad-pkg", root=fake_root)
+    mutate, message = CASES[case]
+    mutate(pkg)
+    rc, out = run(contract, fake_root, capsys)
+    assert rc == 1
+    lines = [ln for ln in out.splitlines() if ln.startswith("packages/bad-pkg: ")]
+    assert any(message in ln for ln in lines), f"expected {message!r} in:\n{out}"
+
+
+def test_every_rule_has_a_failing_case():
+    """Each rule tag the checker can print is exercised by at least one case above."""
+    import inspect
+
+    import check_contract
+
+    rules = set(re.findall(r'bad\("([a-z-]+)"', inspect.getsource(check_contract)))
+    covered = {re.match(r"\[([a-z-]+)\]", msg).group(1) for _, msg in CASES.values()}
+    assert rules <= covered, f"rules without a failing fixture: {sorted(rules - covered)}"
+
+
+def test_unknown_slug_is_reported(contract, fake_root, capsys):
+    rc, out = run(contract, fake_root, capsys, "nope")
+    assert rc == 1 and "packages/nope: no such package folder" in out
+
+
+def test_scaffold_rejects_bad_slugs(new_package, fake_root):
+    with pytest.raises(ValueError, match="lower-case slug"):
+        new_package.scaffold("Bad_Slug", root=fake_root)
+    new_package.scaffold("ok", root=fake_root)
+    with pytest.raises(FileExistsError):
+        new_package.scaffold("ok", root=fake_root)

@@ -1,0 +1,85 @@
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from iclr25.utils.results import RunResult
+
+from fixture_packages import make_method
+
+
+@pytest.fixture
+def site(tmp_path):
+    site = tmp_path / "site"
+    site.mkdir()
+    make_method(site, "fixture-ok")
+    make_method(site, "fixture-broken", broken=True)
+    return site
+
+
+def iclr25(*args, site=None, cwd=None):
+    env = {**os.environ, "ICLR25_QUIET": "1"}
+    if site is not None:
+        env["PYTHONPATH"] = str(site)
+    return subprocess.run([sys.executable, "-m", "iclr25.utils", *args], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=120, check=False)
+
+
+def test_console_script_is_installed():
+    script = Path(sys.executable).parent / "iclr25"
+    proc = subprocess.run([str(script), "--help"], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0 and "list" in proc.stdout and "demo" in proc.stdout
+
+
+def test_list_shows_methods_and_import_errors(site):
+    proc = iclr25("list", site=site)
+    assert proc.returncode == 0, proc.stderr
+    lines = {ln.split()[0]: ln for ln in proc.stdout.splitlines()}
+    assert "1.2.3" in lines["fixture-ok"] and "The fixture-ok fixture method." in lines["fixture-ok"]
+    assert "[failed to import] ImportError: libfoo.so" in lines["fixture-broken"]
+
+
+def test_demo_writes_results_and_index(site, tmp_path):
+    out = tmp_path / "out"
+    proc = iclr25("demo", "fixture-ok", "--out", str(out), "--seed", "2", site=site)
+    assert proc.returncode == 0, proc.stderr
+    run = RunResult.load(out / "fixture-ok" / "results.json")
+    assert run.seed == 2 and run.metric("score").value == 2.5 and run.version == "1.2.3"
+    index = (out / "README.md").read_text()
+    assert "| fixture-ok | 1.2.3 | 2 |" in index
+    assert "score = 2.5 (baseline: 1)" in index
+    assert "[figure.png](fixture-ok/figure.png)" in index
+
+
+def test_demo_all_reports_the_broken_method_and_still_indexes(site, tmp_path):
+    out = tmp_path / "out"
+    proc = iclr25("demo", "--all", "--out", str(out), site=site)
+    assert proc.returncode == 1
+    assert "demo failed for: fixture-broken" in proc.stderr
+    index = (out / "README.md").read_text()
+    assert "| fixture-broken | | | | failed to import: ImportError" in index
+    assert "| fixture-ok | 1.2.3 | 0 |" in index
+
+
+def test_forwarding_and_errors(site):
+    proc = iclr25("fixture-ok", "--help", site=site)
+    assert proc.returncode == 0 and "demo" in proc.stdout and "repro" in proc.stdout
+    proc = iclr25("fixture-ok", "fail", site=site)
+    assert proc.returncode == 2 and "iclr25 fixture-ok: error: --n must be positive" in proc.stderr
+    proc = iclr25("fixture-broken", "demo", site=site)
+    assert proc.returncode == 1 and "failed to import" in proc.stderr
+    proc = iclr25("nope", site=site)
+    assert proc.returncode == 2 and "unknown method or command 'nope'" in proc.stderr
+    proc = iclr25("demo", site=site)
+    assert proc.returncode == 2 and "name at least one method" in proc.stderr
+    proc = iclr25("demo", "nope", site=site)
+    assert proc.returncode == 2 and "unknown method(s) ['nope']" in proc.stderr
+
+
+def test_no_methods_installed_says_so(tmp_path):
+    proc = iclr25("demo", "--all", "--out", str(tmp_path / "o"))
+    assert proc.returncode == 0 and "No iclr25 method packages are installed" in proc.stdout
+    proc = iclr25("list")
+    assert proc.returncode == 0 and "No iclr25 method packages are installed" in proc.stdout

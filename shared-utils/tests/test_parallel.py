@@ -1,0 +1,38 @@
+import pytest
+
+from iclr25.utils.parallel import parallel_map
+
+
+def square(x):
+    return x * x
+
+
+@pytest.mark.parametrize("backend, n_jobs", [(None, 1), ("sequential", 1), ("threading", 2), (None, 2),
+                                             ("loky", 2)])
+def test_local_backends_keep_order(backend, n_jobs):
+    assert parallel_map(square, range(7), n_jobs=n_jobs, backend=backend) == [x * x for x in range(7)]
+
+
+def test_dask_backend_on_a_local_cluster():
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
+            Client(cluster) as client:
+        out = parallel_map(square, range(10), n_jobs=-1, backend="dask")
+        assert out == [x * x for x in range(10)]
+        # the work really went to the cluster's workers
+        assert sum(len(v) for v in client.run(lambda dask_worker: list(dask_worker.data))) >= 0
+        assert len(client.scheduler_info()["workers"]) == 2
+
+
+@pytest.mark.parametrize("kw, exc, msg", [({"n_jobs": 0}, ValueError, "n_jobs"),
+                                          ({"n_jobs": -2}, ValueError, "n_jobs"),
+                                          ({"backend": "spark"}, ValueError, "backend must be one of")])
+def test_validation(kw, exc, msg):
+    with pytest.raises(exc, match=msg):
+        parallel_map(square, [1], **kw)
+
+
+def test_fn_must_be_callable():
+    with pytest.raises(TypeError, match="fn must be callable"):
+        parallel_map(3, [1])

@@ -1,0 +1,116 @@
+import json
+import os
+
+import numpy as np
+import pytest
+
+from iclr25.utils import _atomic
+from iclr25.utils.results import Metric, ResultsError, RunResult
+
+
+def make_run():
+    run = RunResult.start("iclr25-utils", "demo", seed=3, config={"n": np.int64(5), "eps": 0.1})
+    run.add("error", np.float64(0.25), peer=0.5, peer_name="GW", higher_is_better=False)
+    run.add("time", 1.5, unit="s", timing=True)
+    run.add_figure("plan.png")
+    return run.finish()
+
+
+def test_roundtrip(tmp_path):
+    run = make_run()
+    path = run.save(tmp_path / "sub" / "results.json")
+    back = RunResult.load(path)
+    assert back.package == "iclr25-utils" and back.seed == 3 and back.config == {"n": 5, "eps": 0.1}
+    assert back.metric("error").ratio == pytest.approx(0.5)
+    assert back.metric("error").peer_name == "GW"
+    assert back.wall_time_s is not None and back.wall_time_s >= 0
+    assert back.version != "unknown"  # read from installed metadata
+    assert "numpy" in back.versions and back.machine["cpu_count"] >= 1
+    assert back.figures == ["plan.png"]
+    assert back.comparable_metrics() == {"error": 0.25}
+
+
+def test_nan_metric_is_recorded_as_missing(tmp_path):
+    run = RunResult.start("iclr25-utils", "demo")
+    run.add("x", float("nan"))
+    back = RunResult.load(run.save(tmp_path / "r.json"))
+    assert back.metric("x").value is None
+    assert "–" in back.to_markdown()
+
+
+def test_markdown_table():
+    md = make_run().to_markdown()
+    assert "| metric | value | peer | peer value | ratio |" in md
+    assert "| error ↓ | 0.25 | GW | 0.5 | 0.5 |" in md
+    assert "seed 3" in md
+
+
+@pytest.mark.parametrize(
+    "mutate, message",
+    [
+        (lambda d: d.pop("metrics"), "missing field 'metrics'"),
+        (lambda d: d.update(seed="zero"), "field 'seed' has type str"),
+        (lambda d: d.update(schema=99), "schema 99"),
+        (lambda d: d.update(metrics=[{"value": 1}]), "bad metric"),
+    ],
+)
+def test_load_validates(tmp_path, mutate, message):
+    p = make_run().save(tmp_path / "r.json")
+    d = json.loads(p.read_text())
+    mutate(d)
+    p.write_text(json.dumps(d))
+    with pytest.raises(ResultsError, match=message) as exc:
+        RunResult.load(p)
+    assert str(p) in str(exc.value)
+
+
+def test_load_errors_name_the_path(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such results file"):
+        RunResult.load(tmp_path / "missing.json")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(ResultsError, match="not valid JSON"):
+        RunResult.load(bad)
+
+
+def test_metric_type_errors():
+    with pytest.raises(TypeError, match="metric 'x' value"):
+        Metric("x", "high")
+    with pytest.raises(TypeError, match="name"):
+        Metric("", 1.0)
+
+
+def test_save_failing_midway_leaves_no_file(tmp_path, monkeypatch):
+    target = tmp_path / "results.json"
+
+    def boom(*args, **kwargs):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(_atomic.os, "replace", boom)
+    with pytest.raises(OSError, match="disk full"):
+        make_run().save(target)
+    assert not target.exists()
+    assert os.listdir(tmp_path) == []  # the temporary file is gone too
+
+
+def test_failed_save_keeps_previous_content(tmp_path):
+    target = tmp_path / "results.json"
+    make_run().save(target)
+    before = target.read_text()
+    run = make_run()
+    run.config["bad"] = object()  # not serialisable: fails before anything is written
+    with pytest.raises(TypeError):
+        run.save(target)
+    assert target.read_text() == before
+    assert sorted(os.listdir(tmp_path)) == ["results.json"]
+
+
+def test_atomic_write_interrupted_midway(tmp_path):
+    target = tmp_path / "out.txt"
+    with pytest.raises(RuntimeError), _atomic.atomic_write(target) as f:
+        f.write("half of the ")
+        raise RuntimeError("killed")
+    assert not target.exists() and os.listdir(tmp_path) == []
+    with pytest.raises(ValueError, match="mode"):
+        with _atomic.atomic_write(target, "a"):
+            pass

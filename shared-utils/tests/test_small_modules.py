@@ -1,0 +1,101 @@
+import io as _io
+import random
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from iclr25.utils import bench, plotting, progress, seeding, timing
+
+
+def test_seed_everything_is_reproducible():
+    rng = seeding.seed_everything(7)
+    a = (random.random(), np.random.rand(), rng.random())  # noqa: NPY002
+    rng = seeding.seed_everything(7)
+    assert a == (random.random(), np.random.rand(), rng.random())  # noqa: NPY002
+
+
+@pytest.mark.parametrize("bad, exc", [(-1, ValueError), (1.5, TypeError), (True, TypeError), ("0", TypeError)])
+def test_seed_validation(bad, exc):
+    with pytest.raises(exc, match="seed must be a non-negative integer"):
+        seeding.seed_everything(bad)
+
+
+def test_timer_and_timed():
+    with timing.Timer() as t:
+        time.sleep(0.01)
+    assert t.elapsed >= 0.009
+
+    @timing.timed
+    def f():
+        time.sleep(0.005)
+        return 3
+
+    assert f() == 3 and f.last_elapsed >= 0.004
+
+
+def test_measure_and_compare_alternate():
+    calls = []
+    m = bench.measure(lambda: calls.append("m"), warmup=2, repeats=3)
+    assert len(m.times) == 3 and len(calls) == 5
+    order = []
+    c = bench.compare(lambda: order.append("a"), lambda: order.append("b"), warmup=1, repeats=4)
+    assert order == ["a", "b", "a", "b", "b", "a", "a", "b", "b", "a"]
+    assert c.ours.name == "ours" and c.speedup > 0
+
+
+def test_compare_detects_the_faster_callable():
+    c = bench.compare(lambda: time.sleep(0.001), lambda: time.sleep(0.02), repeats=3)
+    assert c.speedup > 3
+    table = bench.format_table([c, c.ours])
+    assert "speed-up" in table and "×" in table
+    run = bench.to_run_result("iclr25-utils", [c])
+    assert run.metrics[0].timing and run.metrics[0].peer == pytest.approx(c.peer.median)
+
+
+@pytest.mark.parametrize("kw", [{"warmup": -1}, {"repeats": 0}, {"repeats": 1.5}])
+def test_bench_validation(kw):
+    with pytest.raises(ValueError, match="warmup|repeats"):
+        bench.measure(lambda: None, **kw)
+
+
+def test_progress_silent_when_quiet_or_not_a_tty(monkeypatch):
+    assert not progress.progress_enabled()  # ICLR25_QUIET=1 from conftest
+    monkeypatch.delenv("ICLR25_QUIET")
+    monkeypatch.setattr(sys, "stderr", _io.StringIO())  # not a terminal
+    assert not progress.progress_enabled()
+    bar = progress.progress(range(3))
+    assert list(bar) == [0, 1, 2] and type(bar).__name__ == "_Silent"
+    with progress.progress(total=3) as b:
+        b.update(1)
+        b.set_postfix(loss=1.0)
+
+
+def test_progress_draws_on_a_terminal(monkeypatch):
+    class TTY(_io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.delenv("ICLR25_QUIET")
+    fake = TTY()
+    monkeypatch.setattr(sys, "stderr", fake)
+    assert progress.progress_enabled()
+    bar = progress.progress(range(4), desc="work")
+    assert list(bar) == [0, 1, 2, 3]
+    bar.close()
+    assert "work" in fake.getvalue()
+
+
+def test_savefig_atomic(tmp_path):
+    fig, ax = plotting.subplots(1, 2)
+    ax[0].plot([0, 1], [1, 0])
+    p = plotting.savefig(fig, tmp_path / "f.png")
+    assert p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    fig, _ = plotting.subplots()
+    with pytest.raises(ValueError, match="suffix"):
+        plotting.savefig(fig, tmp_path / "nosuffix")
+    fig, _ = plotting.subplots()
+    with pytest.raises(ValueError):
+        plotting.savefig(fig, tmp_path / "f.notaformat")
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["f.png"]
