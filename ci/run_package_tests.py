@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget", type=float, default=90.0, help="per-package test budget in seconds (flag)")
     ap.add_argument("--hard-limit", type=float, default=150.0, help="fail a package whose tests take longer")
     args = ap.parse_args(argv)
-    slugs = args.slugs or sorted(p.name for p in (args.root / "packages").iterdir()
+    pkgs_dir = args.root / "packages"
+    slugs = args.slugs or sorted(p.name for p in (pkgs_dir.iterdir() if pkgs_dir.is_dir() else [])
                                  if p.is_dir() and not p.name.startswith((".", "_")))
     if not slugs:
         print("no packages under packages/: nothing to test")
