@@ -42,8 +42,11 @@ def run_one(root: Path, slug: str, pytest_args: list[str]) -> dict:
         print(proc.stdout + proc.stderr, file=sys.stderr)
         return {"slug": slug, "sync_s": t_sync, "test_s": 0.0, "rc": proc.returncode, "status": "sync failed"}
     test_dir = root / ("shared-utils" if slug == "utils" else f"packages/{slug}")
-    env = {**os.environ, "ICLR25_QUIET": "1", "MPLBACKEND": "Agg", "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "ICLR25_QUIET": "1", "MPLBACKEND": "Agg"}
     env.pop("VIRTUAL_ENV", None)
+    # uv installs without bytecode; letting the first import write it spares every later subprocess
+    # (the conformance suite starts several) from recompiling torch or jax from source
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     cmd = [str(env_dir / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
            "--durations=10", *pytest_args]
     print(f"\n=== {slug}: {' '.join(cmd[1:])} (in {test_dir.relative_to(root)}) ===", flush=True)

@@ -114,3 +114,17 @@ def test_atomic_write_interrupted_midway(tmp_path):
     with pytest.raises(ValueError, match="mode"):
         with _atomic.atomic_write(target, "a"):
             pass
+
+
+def test_atomic_files_get_the_usual_mode(tmp_path):
+    import stat
+
+    with _atomic.atomic_write(tmp_path / "a.txt") as f:
+        f.write("x")
+    with _atomic.atomic_path(tmp_path / "b.bin") as tmp:
+        tmp.write_bytes(b"x")
+    plain = tmp_path / "c.txt"
+    plain.write_text("x")
+    expected = stat.S_IMODE(plain.stat().st_mode)
+    assert stat.S_IMODE((tmp_path / "a.txt").stat().st_mode) == expected
+    assert stat.S_IMODE((tmp_path / "b.bin").stat().st_mode) == expected

@@ -7,11 +7,20 @@ half-written file at the target path, and an existing target keeps its old conte
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
+
+
+@functools.cache
+def _file_mode() -> int:
+    """The mode ``open()`` would give a new file (0o666 less the umask); mkstemp's files are 0o600."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 @contextlib.contextmanager
@@ -46,6 +55,7 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", **open_kwargs: A
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -65,6 +75,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(tmp)
+        os.chmod(tmp, _file_mode())
         os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

@@ -13,6 +13,9 @@ Point clouds (``read_points``/``write_points``): ``.npy``; ``.npz`` (key ``point
 Graphs (``read_graph``/``write_graph``): edge lists ``.txt``/``.edges``/``.edgelist``/``.csv`` with lines
 ``u v`` or ``u v w`` (``#`` comments); ``.npz`` in the layout of ``scipy.sparse.save_npz`` for CSR.
 
+Any other file: ``atomic_write(path, mode)`` (a file object) and ``atomic_path(path)`` (a temporary name, for
+writers that take a file name) move the finished file into place only when the block succeeds.
+
 Molecules (``read_smiles``/``write_smiles``): ``.smi`` (first token of each line; optional name after it) and
 ``.csv`` with a SMILES column (found case-insensitively, or named by ``column``).
 """
@@ -33,7 +36,7 @@ from ._atomic import atomic_path, atomic_write
 
 __all__ = [
     "DataFileError", "Graph", "read_points", "write_points", "read_graph", "write_graph", "read_smiles",
-    "write_smiles", "save_npz",
+    "write_smiles", "save_npz", "atomic_write", "atomic_path",
 ]
 
 POINT_FORMATS = (".npy", ".npz", ".xyz", ".txt", ".csv", ".ply")
