@@ -1,0 +1,241 @@
+"""Command line of ``iclr25 augood``: ``demo``, ``repro``, ``partition`` and ``evaluate``."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from iclr25.utils._atomic import atomic_write
+from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.io import DataFileError
+from iclr25.utils.results import RunResult
+
+DESCRIPTION = """AU-GOOD: similarity-based partitioning (CCPart) and model comparison for out-of-distribution
+evaluation of biochemical models (Fernandez-Diaz et al., ICLR 2025).
+
+  demo       GOOD curves of RF/ridge/kNN on the built-in solubility set, AU-GOOD for ChEMBL drugs
+  repro      the reduced-scale reproduction (5 seeds, 14 thresholds, sequence variant)
+  partition  CCPart (or random/scaffold) partition of your own molecules (CSV with a SMILES column)
+  evaluate   GOOD curves, AU-GOOD and model ranking on your own labelled molecules
+"""
+
+
+# ------------------------------------------------------------------------------------------------ helpers
+def _read_table(path: Path, columns: Sequence[str]) -> dict[str, list[str]]:
+    """Named columns of a CSV file; errors name the file, the line and what was expected."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataFileError(path, f"not UTF-8 text ({exc})") from exc
+    reader = csv.DictReader(io.StringIO(text))
+    fields = reader.fieldnames or []
+    for c in columns:
+        if c not in fields:
+            raise DataFileError(path, f"column {c!r} not found among {fields}")
+    out: dict[str, list[str]] = {c: [] for c in columns}
+    for line, row in enumerate(reader, start=2):
+        for c in columns:
+            value = (row.get(c) or "").strip()
+            if not value:
+                raise DataFileError(path, f"line {line}: empty value in column {c!r}")
+            out[c].append(value)
+    if not out[columns[0]]:
+        raise DataFileError(path, "no rows")
+    return out
+
+
+def _floats(values: list[str], path: Path, column: str) -> np.ndarray:
+    try:
+        y = np.array([float(v) for v in values])
+    except ValueError as exc:
+        raise DataFileError(path, f"column {column!r} must hold numbers ({exc})") from exc
+    if not np.all(np.isfinite(y)):
+        raise DataFileError(path, f"column {column!r} must be finite (no NaN or inf)")
+    return y
+
+
+def _thresholds(text: str) -> np.ndarray:
+    """``START:STOP:STEP`` or a comma-separated list."""
+    from .partition import check_thresholds, threshold_grid
+
+    try:
+        if ":" in text:
+            start, stop, step = (float(v) for v in text.split(":"))
+            return threshold_grid(start, stop, step)
+        return check_thresholds([float(v) for v in text.split(",")])
+    except ValueError as exc:
+        raise ValueError(f"--thresholds must be START:STOP:STEP or a comma list in [0, 1]: {exc}") from exc
+
+
+def _seeds(text: str) -> tuple[int, ...]:
+    try:
+        seeds = tuple(int(v) for v in text.split(","))
+    except ValueError:
+        raise ValueError(f"--seeds must be a comma list of non-negative integers, got {text!r}") from None
+    if not seeds or min(seeds) < 0:
+        raise ValueError(f"--seeds must be a comma list of non-negative integers, got {text!r}")
+    return seeds
+
+
+# ----------------------------------------------------------------------------------------------- commands
+def demo(args: argparse.Namespace) -> int:
+    from .casestudy import add_study_metrics, plot_case_study, run_case_study, study_table
+    from .partition import threshold_grid
+
+    config = {"dataset": "solubility", "models": ["rf", "ridge", "knn"], "n_trees": 20,
+              "thresholds": "0.30:0.90:0.10", "seeds": [args.seed], "n_bootstrap": 100,
+              "fingerprint": "ecfp4-2048 tanimoto", "deployment": "chembl_drugs + 20% control"}
+    run = RunResult.start("iclr25-augood", "demo", seed=args.seed, config=config)
+    study = run_case_study("solubility", models=("rf", "ridge", "knn"), seeds=(args.seed,), n_trees=20,
+                           thresholds=threshold_grid(0.3, 0.9, 0.1), n_bootstrap=100, seed=args.seed)
+    add_study_metrics(run, study)
+    fig = plot_case_study(study, args.out / "good_curves.png")
+    run.add_figure(fig, relative_to=args.out)
+    run.finish().save(args.out / "results.json")
+    print(study_table(study))
+    print(f"wrote {args.out / 'results.json'} and {fig}")
+    return 0
+
+
+def repro(args: argparse.Namespace) -> int:
+    from .reproduction import run_reproduction
+
+    return run_reproduction(args.out, seed=args.seed)
+
+
+def partition_cmd(args: argparse.Namespace) -> int:
+    from .partition import ccpart, random_partition, scaffold_partition
+    from .similarity import similarity_matrix
+
+    cols = [args.smiles_col] + ([args.label_col] if args.label_col else [])
+    table = _read_table(args.data, cols)
+    smiles = table[args.smiles_col]
+    labels = _floats(table[args.label_col], args.data, args.label_col) if args.label_col else None
+    t0 = time.perf_counter()
+    if not 0.0 <= args.threshold <= 1.0:
+        raise ValueError(f"--threshold must be in [0, 1], got {args.threshold}")
+    if args.method == "ccpart":
+        # pairs below λ are never edges, so they need not be stored
+        sim = similarity_matrix(smiles, fingerprint=args.fingerprint, n_bits=args.n_bits,
+                                min_threshold=args.threshold)
+        part = ccpart(sim, args.threshold, test_size=args.test_size, valid_size=args.valid_size,
+                      labels=labels, seed=args.seed)
+    elif args.method == "scaffold":
+        part = scaffold_partition(smiles, test_size=args.test_size, valid_size=args.valid_size, seed=args.seed)
+    else:
+        part = random_partition(len(smiles), test_size=args.test_size, valid_size=args.valid_size, seed=args.seed)
+    split = np.full(part.n, "train", dtype=object)
+    split[part.valid] = "valid"
+    split[part.test] = "test"
+    out = args.output or args.data.with_name(args.data.stem + ".partition.csv")
+    with atomic_write(out, newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["row", "smiles", "split"])
+        for i, (s, p) in enumerate(zip(smiles, split, strict=True)):
+            w.writerow([i, s, p])
+    print(f"{args.method}: train {part.train.size}, valid {part.valid.size}, test {part.test.size} "
+          f"(test fraction {part.test_fraction:.3f}, {'viable' if part.viable else 'NOT viable'}) "
+          f"in {time.perf_counter() - t0:.2f} s; wrote {out}")
+    return 0
+
+
+def evaluate_cmd(args: argparse.Namespace) -> int:
+    from .comparison import compare_models
+    from .good import good_curve
+    from .models import model_factory
+    from .score import au_good
+    from .similarity import fingerprints, max_similarity, similarity_matrix
+
+    table = _read_table(args.data, [args.smiles_col, args.label_col])
+    y = _floats(table[args.label_col], args.data, args.label_col)
+    thresholds = _thresholds(args.thresholds)
+    seeds = _seeds(args.seeds)
+    models = [m.strip() for m in args.models.split(",") if m.strip()]
+    run = RunResult.start("iclr25-augood", "evaluate", seed=seeds[0],
+                          config={"data": str(args.data), "models": models, "thresholds": thresholds.tolist(),
+                                  "seeds": list(seeds), "fingerprint": args.fingerprint})
+    fp = fingerprints(table[args.smiles_col], fingerprint=args.fingerprint, n_bits=args.n_bits)
+    sim = similarity_matrix(fp)
+    deploy = None
+    if args.deployment is not None:
+        dep = _read_table(args.deployment, [args.deployment_smiles_col])[args.deployment_smiles_col]
+        deploy = max_similarity(dep, fp, fingerprint=args.fingerprint, n_bits=args.n_bits)
+    X = fp.astype(np.float32)
+    curves = {}
+    for m in models:
+        curves[m] = good_curve(model_factory(m, seed=seeds[0]), X, y, sim, thresholds, metric=args.metric,
+                               seeds=seeds, name=m)
+    print("| model | viable λ | ρ(λ, P) | AU-GOOD | 95% CI |\n|---|---|---|---|---|")
+    for m, c in curves.items():
+        r = au_good(c, deploy, n_bootstrap=200)
+        run.add(f"{m}: AU-GOOD", r.value, higher_is_better=c.higher_is_better)
+        run.add(f"{m}: monotonicity", c.monotonicity())
+        print(f"| {m} | {int(c.viable.sum())} | {c.monotonicity():.3f} | {r.value:.4f} | "
+              f"[{r.ci_low:.4f}, {r.ci_high:.4f}] |")
+    if len(curves) >= 2:
+        cmp = compare_models(curves)
+        print("ranking (best first):", ", ".join(cmp.ranking))
+        for i, a in enumerate(cmp.names):
+            for j, b in enumerate(cmp.names):
+                if i != j:
+                    run.add(f"Wilcoxon p({a} > {b})", float(cmp.p_values[i, j]))
+    run.finish().save(args.out / "results.json")
+    print(f"wrote {args.out / 'results.json'}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, sub = method_parser("augood", DESCRIPTION)
+    add_run_command(sub, "demo", demo, help="GOOD curves and AU-GOOD on the built-in solubility set (< 60 s)",
+                    default_out="results/augood")
+    add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+                    default_out="results/augood-repro")
+
+    p = sub.add_parser("partition", help="partition your own molecules (CSV with a SMILES column)",
+                       description="Partition the molecules of a CSV file. Writes a CSV with columns "
+                                   "row,smiles,split (split: train/valid/test).")
+    p.add_argument("data", type=Path, help="CSV file with a header row")
+    p.add_argument("--smiles-col", default="smiles", help="column holding SMILES (default: smiles)")
+    p.add_argument("--label-col", default=None, help="optional numeric label column to balance")
+    p.add_argument("--method", choices=("ccpart", "random", "scaffold"), default="ccpart",
+                   help="partitioning algorithm (default: ccpart)")
+    p.add_argument("--threshold", type=float, default=0.4,
+                   help="CCPart similarity threshold λ in [0, 1] (default: 0.4)")
+    p.add_argument("--test-size", type=float, default=0.2, help="test fraction (default: 0.2)")
+    p.add_argument("--valid-size", type=float, default=0.1, help="validation fraction (default: 0.1)")
+    p.add_argument("--fingerprint", default="ecfp4", help="ecfp2/ecfp4/ecfp6/maccs (default: ecfp4)")
+    p.add_argument("--n-bits", type=int, default=2048, help="fingerprint length (default: 2048)")
+    p.add_argument("--seed", type=int, default=0, help="tie-breaking seed (default: 0)")
+    p.add_argument("--output", type=Path, default=None,
+                   help="output CSV (default: DATA.partition.csv beside the input)")
+    p.set_defaults(func=partition_cmd)
+
+    e = sub.add_parser("evaluate", help="GOOD curves, AU-GOOD and model ranking on your own molecules",
+                       description="Fit models on CCPart partitions of a labelled CSV over a threshold grid, "
+                                   "then report AU-GOOD (deployment-weighted, or uniform without "
+                                   "--deployment) and Wilcoxon model comparisons. Writes OUT/results.json.")
+    e.add_argument("data", type=Path, help="CSV file with SMILES and a numeric label")
+    e.add_argument("--smiles-col", default="smiles", help="SMILES column (default: smiles)")
+    e.add_argument("--label-col", required=True, help="numeric label column")
+    e.add_argument("--deployment", type=Path, default=None, help="CSV of deployment molecules (optional)")
+    e.add_argument("--deployment-smiles-col", default="smiles", help="its SMILES column (default: smiles)")
+    e.add_argument("--models", default="rf,ridge,knn", help="comma list from rf,ridge,knn (default: all)")
+    e.add_argument("--metric", default="spearman",
+                   help="spearman, pearson, r2, mae, rmse, accuracy, mcc or auroc (default: spearman)")
+    e.add_argument("--thresholds", default="0.30:0.95:0.05",
+                   help="START:STOP:STEP or a comma list (default: 0.30:0.95:0.05)")
+    e.add_argument("--seeds", default="0", help="comma list of CCPart tie seeds (default: 0)")
+    e.add_argument("--fingerprint", default="ecfp4", help="ecfp2/ecfp4/ecfp6/maccs (default: ecfp4)")
+    e.add_argument("--n-bits", type=int, default=2048, help="fingerprint length (default: 2048)")
+    e.add_argument("--out", type=Path, default=Path("results/augood-evaluate"),
+                   help="output folder (default: results/augood-evaluate)")
+    e.set_defaults(func=evaluate_cmd)
+    return run_main(parser, argv)

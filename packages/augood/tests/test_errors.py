@@ -1,0 +1,174 @@
+"""Bad input raises ValueError/TypeError naming the argument and what was expected."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from iclr25.augood import (
+    InvalidMoleculeError,
+    au_good,
+    ccpart,
+    compare_models,
+    fingerprints,
+    good_curve,
+    max_similarity,
+    random_partition,
+    scaffold_partition,
+    similarity_matrix,
+)
+from iclr25.augood.cli import main
+
+SIM = np.array([[0, .9, 0, 0, 0], [.9, 0, 0, 0, 0], [0, 0, 0, .8, 0], [0, 0, .8, 0, 0], [0, 0, 0, 0, 0]])
+
+
+def test_invalid_smiles_reported_with_row_numbers():
+    with pytest.raises(InvalidMoleculeError, match=r"items has 2 invalid.*row 1: 'C1CC'.*row 3: 'xyz'") as e:
+        similarity_matrix(["CCO", "C1CC", "CCN", "xyz"])
+    assert e.value.rows == (1, 3)
+    with pytest.raises(InvalidMoleculeError, match="targets has 1 invalid"):
+        max_similarity(["CCO"], ["CC", "not a smiles"])
+    with pytest.raises(TypeError, match=r"items\[1\] must be a SMILES string or an RDKit Mol"):
+        fingerprints(["CCO", 3.0])
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"min_threshold": 1.5}, r"min_threshold must be in \[0, 1\]"),
+    ({"min_threshold": -0.1}, r"min_threshold must be in \[0, 1\]"),
+    ({"kind": "jaccard"}, "kind must be one of"),
+    ({"fingerprint": "ecfp5"}, "fingerprint must be one of"),
+    ({"n_bits": 0}, r"n_bits must be in \[8, 16384\]"),
+])
+def test_similarity_parameters(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        similarity_matrix(["CCO", "CCN"], **kwargs)
+
+
+def test_empty_and_wrong_containers():
+    with pytest.raises(ValueError, match="items must not be empty"):
+        similarity_matrix([])
+    with pytest.raises(TypeError, match="not a single string"):
+        similarity_matrix("CCO")
+    with pytest.raises(ValueError, match="binary"):
+        similarity_matrix(np.array([[0, 2], [1, 0]]))
+    with pytest.raises(ValueError, match="finite"):
+        similarity_matrix(np.array([[0, np.nan], [1, 0]]))
+    with pytest.raises(TypeError, match="numeric or boolean"):
+        similarity_matrix(np.array([["a", "b"]]))
+    with pytest.raises(ValueError, match="same fingerprint length"):
+        similarity_matrix(np.eye(3), np.eye(4))
+    with pytest.raises(ValueError, match="non-empty amino-acid"):
+        similarity_matrix(["ACDE", "AC1"], kind="identity")
+
+
+@pytest.mark.parametrize("threshold", [-0.01, 1.01])
+def test_ccpart_threshold_outside_unit_interval(threshold):
+    with pytest.raises(ValueError, match=r"threshold must be in \[0, 1\]"):
+        ccpart(SIM, threshold)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"test_size": 0.0}, r"test_size must be in \(0, 1\)"),
+    ({"test_size": 1.2}, r"test_size must be in \(0, 1\)"),
+    ({"valid_size": -0.1}, r"valid_size must be in \[0, 1\)"),
+    ({"test_size": 0.6, "valid_size": 0.5}, "test_size \\+ valid_size must be < 1"),
+    ({"labels": [1, 2, 3]}, r"labels must be a 1-D array with one entry per item \(5\)"),
+    ({"labels": [0.1, np.nan, 0.3, 0.4, 0.5]}, "labels must be finite"),
+    ({"tie_break": "alphabetical"}, "tie_break must be one of"),
+    ({"seed": -1}, "seed must be a non-negative integer"),
+    ({"min_test_fraction": 0.0}, r"min_test_fraction must be in \(0, 1\]"),
+])
+def test_ccpart_parameters(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        ccpart(SIM, 0.5, **kwargs)
+
+
+def test_ccpart_similarity_matrix():
+    with pytest.raises(ValueError, match=r"sim must be square"):
+        ccpart(np.zeros((3, 4)), 0.5)
+    with pytest.raises(ValueError, match="sim must not be empty"):
+        ccpart(sp.csr_matrix((0, 0)), 0.5)
+    with pytest.raises(ValueError, match="sim must be finite"):
+        ccpart(np.array([[0, np.inf], [np.inf, 0]]), 0.5)
+    with pytest.raises(ValueError, match="sim must be a 2-D"):
+        ccpart(np.zeros(4), 0.5)
+    with pytest.raises(TypeError, match="sim must be a numeric"):
+        ccpart(np.array([["a"]]), 0.5)
+    with pytest.raises(TypeError, match="threshold must be a number"):
+        ccpart(SIM, "0.5")
+    with pytest.raises(TypeError, match="seed must be a non-negative integer"):
+        ccpart(SIM, 0.5, seed=1.5)
+
+
+def test_other_partitions():
+    with pytest.raises(ValueError, match="n_items must be at least 3"):
+        random_partition(2)
+    with pytest.raises(TypeError, match="n_items must be a positive integer"):
+        random_partition(5.0)
+    with pytest.raises(InvalidMoleculeError, match="smiles has 1 invalid"):
+        scaffold_partition(["CCO", "C1CC", "CCN"])
+
+
+def test_au_good_inputs():
+    t = [0.3, 0.5, 0.7]
+    with pytest.raises(ValueError, match=r"thresholds must lie in \[0, 1\]"):
+        au_good([0.1, 0.2, 0.3], [0.4], [0.3, 0.5, 1.2])
+    with pytest.raises(ValueError, match="thresholds must be strictly increasing"):
+        au_good([0.1, 0.2, 0.3], [0.4], [0.5, 0.3, 0.7])
+    with pytest.raises(ValueError, match=r"curve must have one value per threshold \(3\)"):
+        au_good([0.1, 0.2], [0.4], t)
+    with pytest.raises(ValueError, match="thresholds are required"):
+        au_good([0.1, 0.2, 0.3], [0.4])
+    with pytest.raises(ValueError, match="deployment_similarity must not be empty"):
+        au_good([0.1, 0.2, 0.3], [], t)
+    with pytest.raises(ValueError, match=r"deployment_similarity must lie in \[0, 1\]"):
+        au_good([0.1, 0.2, 0.3], [1.5], t)
+    with pytest.raises(ValueError, match="unmatched must be one of"):
+        au_good([0.1, 0.2, 0.3], [0.4], t, unmatched="ignore")
+    with pytest.raises(ValueError, match="no viable threshold"):
+        au_good([np.nan, np.nan, np.nan], [0.4], t)
+    with pytest.raises(ValueError, match="no deployment item falls inside"):
+        au_good([0.1, 0.2, 0.3], [np.nan, 0.9], t, unmatched="drop")
+    with pytest.raises(ValueError, match="thresholds must be a non-empty 1-D array"):
+        au_good([], [0.4], [])
+
+
+def test_good_curve_inputs():
+    X = np.eye(5)
+    y = np.arange(5.0)
+    with pytest.raises(ValueError, match=r"y must be a 1-D array with one entry per item \(5\)"):
+        good_curve(lambda: None, X, y[:4], SIM, [0.5])
+    with pytest.raises(ValueError, match=r"X must have one row per item of sim \(5\)"):
+        good_curve(lambda: None, X[:4], y, SIM, [0.5])
+    with pytest.raises(ValueError, match="X must be finite"):
+        good_curve(lambda: None, np.full((5, 2), np.nan), y, SIM, [0.5])
+    with pytest.raises(ValueError, match="metric must be one of"):
+        good_curve(lambda: None, X, y, SIM, [0.5], metric="f1")
+    with pytest.raises(TypeError, match="make_model must be a callable"):
+        good_curve("rf", X, y, SIM, [0.5])
+    with pytest.raises(ValueError, match="seeds must name at least one seed"):
+        good_curve(lambda: None, X, y, SIM, [0.5], seeds=())
+
+
+def test_compare_models_inputs():
+    with pytest.raises(ValueError, match="at least two models"):
+        compare_models({"a": [1, 2, 3]})
+    with pytest.raises(ValueError, match="same number of values"):
+        compare_models({"a": [1, 2, 3], "b": [1, 2]})
+    with pytest.raises(ValueError, match="finite"):
+        compare_models({"a": [1, 2, np.nan], "b": [1, 2, 3]})
+    with pytest.raises(TypeError, match="curves must be a mapping"):
+        compare_models([[1, 2], [3, 4]])
+
+
+def test_cli_bad_files_leave_no_output(tmp_path, capsys):
+    bad = tmp_path / "mols.csv"
+    bad.write_text("name,smiles\na,CCO\nb,C1CC\nc,CCN\n")
+    out = tmp_path / "parts.csv"
+    assert main(["partition", str(bad), "--output", str(out)]) == 2
+    assert "invalid molecule" in capsys.readouterr().err and not out.exists()
+    assert main(["partition", str(bad), "--smiles-col", "SMILES", "--output", str(out)]) == 2
+    assert "column 'SMILES' not found" in capsys.readouterr().err and not out.exists()
+    assert main(["partition", str(tmp_path / "missing.csv")]) == 2
+    assert main(["partition", str(bad), "--threshold", "1.5", "--output", str(out)]) == 2
+    assert "--threshold must be in [0, 1]" in capsys.readouterr().err and not out.exists()
+    assert list(tmp_path.iterdir()) == [bad]

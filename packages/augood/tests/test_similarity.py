@@ -1,0 +1,76 @@
+import numpy as np
+import pytest
+from rdkit import Chem, DataStructs
+from rdkit.Chem import MACCSkeys, rdFingerprintGenerator
+
+from iclr25.augood import fingerprints, max_similarity, similarity_matrix
+from iclr25.augood.sequence import identity_matrix
+
+SMILES = ["CCO", "CCCO", "CCCCO", "c1ccccc1", "c1ccccc1O", "c1ccccc1N", "CC(=O)O", "CC(=O)OC", "CCN(CC)CC",
+          "C1CCCCC1", "C1CCNCC1", "O=C(O)c1ccccc1O", "CC(C)Cc1ccc(cc1)C(C)C(=O)O", "CN1CCC[C@H]1c1cccnc1"]
+
+
+def _rdkit_dense(smiles, bulk, gen=None):
+    gen = gen or rdFingerprintGenerator.GetMorganGenerator(radius=2, fpSize=2048)
+    fps = [gen.GetFingerprint(Chem.MolFromSmiles(s)) for s in smiles]
+    return np.array([bulk(f, fps) for f in fps])
+
+
+@pytest.mark.parametrize("kind,bulk", [("tanimoto", DataStructs.BulkTanimotoSimilarity),
+                                       ("dice", DataStructs.BulkDiceSimilarity),
+                                       ("cosine", DataStructs.BulkCosineSimilarity)])
+def test_matches_rdkit_bulk(kind, bulk, small_sim):
+    smiles = small_sim[3][:150]
+    ref = _rdkit_dense(smiles, bulk)
+    np.fill_diagonal(ref, 0.0)
+    ours = similarity_matrix(smiles, kind=kind).toarray()
+    np.testing.assert_allclose(ours, ref, atol=1e-6)
+
+
+def test_maccs_matches_rdkit():
+    fps = [MACCSkeys.GenMACCSKeys(Chem.MolFromSmiles(s)) for s in SMILES]
+    ref = np.array([DataStructs.BulkTanimotoSimilarity(f, fps) for f in fps])
+    np.fill_diagonal(ref, 0.0)
+    np.testing.assert_allclose(similarity_matrix(SMILES, fingerprint="maccs").toarray(), ref, atol=1e-6)
+
+
+def test_threshold_diagonal_and_symmetry():
+    full = similarity_matrix(SMILES).toarray()
+    S = similarity_matrix(SMILES, min_threshold=0.3)
+    dense = S.toarray()
+    assert np.all(np.diag(dense) == 0)
+    np.testing.assert_array_equal(dense, dense.T)
+    assert np.all(S.data >= np.float32(0.3))
+    np.testing.assert_array_equal(dense, np.where(full >= np.float32(0.3), full, 0))
+
+
+def test_cross_similarity_and_max(small_sim):
+    smiles = small_sim[3]
+    q, t = smiles[:37], smiles[37:200]
+    cross = similarity_matrix(q, t).toarray()
+    ref = _rdkit_dense(q + t, DataStructs.BulkTanimotoSimilarity)[:37, 37:200]
+    np.testing.assert_allclose(cross, ref, atol=1e-6)
+    np.testing.assert_allclose(max_similarity(q, t), ref.max(axis=1), atol=1e-6)
+    # Mols, SMILES and precomputed fingerprints give the same matrix
+    mols = [Chem.MolFromSmiles(s) for s in q]
+    np.testing.assert_array_equal(similarity_matrix(mols, t).toarray(), cross)
+    np.testing.assert_array_equal(similarity_matrix(fingerprints(q), fingerprints(t).toarray()).toarray(), cross)
+
+
+def test_blocks_are_seamless(monkeypatch, small_sim):
+    from iclr25.augood import similarity
+
+    whole = similarity_matrix(small_sim[1]).toarray()
+    monkeypatch.setattr(similarity, "_BLOCK_ELEMENTS", 1000)  # many small query blocks
+    np.testing.assert_array_equal(similarity_matrix(small_sim[1]).toarray(), whole)
+
+
+def test_sequence_identity():
+    seqs = ["ACDEFGHIKL", "ACDEFGHIKL", "ACDQFGHIKL", "WWWWWWWWWW"]
+    ident = identity_matrix(seqs)
+    assert ident[0, 1] == 1.0
+    assert ident[0, 2] == pytest.approx(0.9)
+    assert ident[0, 3] < 0.2
+    S = similarity_matrix(seqs, kind="identity", min_threshold=0.5).toarray()
+    assert S[0, 1] == 1.0 and S[0, 3] == 0.0 and S[0, 0] == 0.0
+    assert identity_matrix(["ACDEF"], ["ACDEFGHIKL"], denominator="longest")[0, 0] == pytest.approx(0.5)

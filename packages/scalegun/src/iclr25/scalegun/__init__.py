@@ -1,0 +1,48 @@
+"""iclr25.scalegun: Scalable and Certifiable Graph Unlearning (ScaleGUN, Yi & Wei, ICLR 2025).
+
+Certified edge, node and feature unlearning for a linear model on generalised PageRank embeddings, with the
+embeddings updated by lazy local push instead of full re-propagation.
+
+``CertifiedUnlearner`` and ``MODES`` load on first use, so that the command line (``--help``) and the
+numpy-only parts do not pay for importing torch.
+"""
+
+from importlib.metadata import version as _version
+from typing import TYPE_CHECKING, Any
+
+from . import datasets as datasets
+from .certificate import Ledger as Ledger
+from .certificate import LedgerRecord as LedgerRecord
+from .certificate import noise_multiplier as noise_multiplier
+from .certificate import residual_budget as residual_budget
+from .certificate import worst_case_terms as worst_case_terms
+from .datasets import preprocess_features as preprocess_features
+from .propagation import PushPropagator as PushPropagator
+from .propagation import exact_propagation as exact_propagation
+from .propagation import gpr_weights as gpr_weights
+
+if TYPE_CHECKING:
+    from .unlearner import MODES as MODES
+    from .unlearner import CertifiedUnlearner as CertifiedUnlearner
+
+__version__ = _version("iclr25-scalegun")
+
+__all__ = [
+    "CertifiedUnlearner", "Ledger", "LedgerRecord", "MODES", "PushPropagator", "datasets", "exact_propagation",
+    "gpr_weights", "noise_multiplier", "preprocess_features", "residual_budget", "worst_case_terms",
+    "__version__",
+]
+
+_LAZY = {"CertifiedUnlearner", "MODES"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        from . import unlearner
+
+        return getattr(unlearner, name)
+    raise AttributeError(f"module 'iclr25.scalegun' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | _LAZY)

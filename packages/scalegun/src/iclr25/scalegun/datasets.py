@@ -1,0 +1,301 @@
+"""Built-in graphs (generated or shipped, no downloads) and loaders for a user's own files.
+
+* :func:`csbm`: contextual stochastic block model — homophilous edges, Gaussian class-dependent features.
+* :func:`powerlaw`: Chung-Lu graph with power-law expected degrees and the same class structure.
+* :func:`digits_knn`: scikit-learn's handwritten digits (shipped with scikit-learn) as a kNN graph.
+* :func:`load_graph`, :func:`load_array`, :func:`read_requests`: user edge lists / CSR ``.npz``, features and
+  labels ``.npy``, and request files for the ``unlearn`` command.
+* :func:`adversarial_edges`: inter-class edges to inject (the paper's efficacy experiment).
+
+References: ScaleGUN Sec. 5 (datasets; the adversarial-edge efficacy experiment); Deshpande et al. (2018)
+for the contextual SBM; Chung & Lu (2002) for the expected-degree model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gzip
+import importlib.util
+import os
+from pathlib import Path
+
+import numpy as np
+import scipy.sparse as sp
+
+from iclr25.utils.io import DataFileError, read_graph
+from iclr25.utils.seeding import check_seed
+
+__all__ = ["preprocess_features", "GraphData", "csbm", "powerlaw", "digits_knn", "load_graph", "load_array", "read_requests",
+           "adversarial_edges", "Request"]
+
+
+def preprocess_features(X: np.ndarray) -> np.ndarray:
+    """Standardise each column, then divide by the largest row norm so that ``||x_i||_2 <= 1``.
+
+    References: ScaleGUN Sec. 5 (feature preprocessing; the bounds assume ``||x_i|| <= 1``).
+
+    Examples
+    --------
+    >>> float(np.linalg.norm(preprocess_features(np.arange(12.0).reshape(4, 3) ** 2), axis=1).max())
+    1.0
+    """
+    X = np.asarray(X, dtype=np.float64)
+    sd = X.std(axis=0)
+    Xs = (X - X.mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    m = np.linalg.norm(Xs, axis=1).max()
+    return Xs / m if m > 0 else Xs
+
+
+@dataclasses.dataclass(frozen=True)
+class GraphData:
+    """A node-classification graph: symmetric CSR ``adj`` (no self loops), features ``X (n, F)``, labels
+    ``y (n,)``, and a train/test split."""
+
+    adj: sp.csr_array
+    X: np.ndarray
+    y: np.ndarray
+    train_idx: np.ndarray
+    test_idx: np.ndarray
+
+    @property
+    def n_nodes(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def edges(self) -> np.ndarray:
+        """The undirected edges ``(m, 2)`` with ``u < v``."""
+        coo = sp.triu(self.adj, k=1).tocoo()
+        return np.stack([coo.row, coo.col], axis=1).astype(np.int64)
+
+    @property
+    def n_edges(self) -> int:
+        return int(sp.triu(self.adj, k=1).nnz)
+
+
+def _check_int(x: object, name: str, lo: int) -> int:
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)) or x < lo:
+        raise ValueError(f"{name} must be an integer >= {lo}, got {x!r}")
+    return int(x)
+
+
+def _check_frac(x: object, name: str) -> float:
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not 0.0 < float(x) < 1.0:
+        raise ValueError(f"{name} must be a number in (0, 1), got {x!r}")
+    return float(x)
+
+
+def _symmetric(n: int, u: np.ndarray, v: np.ndarray) -> sp.csr_array:
+    keep = u != v
+    u, v = u[keep], v[keep]
+    A = sp.csr_array((np.ones(2 * len(u)), (np.concatenate([u, v]), np.concatenate([v, u]))), shape=(n, n))
+    A.sum_duplicates()
+    A.data[:] = 1.0
+    A.sort_indices()
+    return A
+
+
+def _features(y: np.ndarray, features: int, classes: int, signal: float, rng: np.random.Generator) -> np.ndarray:
+    means = rng.normal(size=(classes, features)) * signal / np.sqrt(features)
+    return means[y] + rng.normal(size=(len(y), features)) / np.sqrt(features)
+
+
+def _split(n: int, train_frac: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    perm = rng.permutation(n)
+    k = max(1, int(round(train_frac * n)))
+    return np.sort(perm[:k]), np.sort(perm[k:])
+
+
+def _class_edges(n: int, m: int, y: np.ndarray, classes: int, homophily: float, node_weight: np.ndarray,
+                 rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``m`` endpoint pairs: ``u ~ node_weight``; ``v ~ node_weight`` within ``u``'s class with probability
+    ``homophily``, else within a uniformly chosen other class."""
+    p = node_weight / node_weight.sum()
+    u = rng.choice(n, size=m, p=p)
+    cls = y[u].copy()
+    switch = rng.random(m) >= homophily
+    if classes > 1:
+        cls[switch] = (cls[switch] + rng.integers(1, classes, size=int(switch.sum()))) % classes
+    v = np.empty(m, dtype=np.int64)
+    for c in range(classes):
+        members = np.flatnonzero(y == c)
+        sel = np.flatnonzero(cls == c)
+        if len(sel) == 0:
+            continue
+        cw = np.cumsum(node_weight[members])
+        v[sel] = members[np.minimum(np.searchsorted(cw, rng.random(len(sel)) * cw[-1]), len(members) - 1)]
+    return u.astype(np.int64), v
+
+
+def csbm(n: int, m: int, features: int, classes: int, seed: int = 0, *, homophily: float = 0.8,
+         signal: float = 1.0, train_frac: float = 0.5) -> GraphData:
+    """Contextual SBM: ``n`` nodes, about ``m`` undirected edges (duplicates and self loops dropped), a
+    fraction ``homophily`` of them inside a class, features ``mu_y + N(0, I/F)`` with ``||mu|| ~ signal``.
+
+    Examples
+    --------
+    >>> g = csbm(200, 1000, 8, 3, seed=0)
+    >>> g.X.shape, g.adj.shape, bool((g.adj != g.adj.T).nnz == 0)
+    ((200, 8), (200, 200), True)
+    """
+    n, m = _check_int(n, "n", 2), _check_int(m, "m", 1)
+    features, classes = _check_int(features, "features", 1), _check_int(classes, "classes", 1)
+    homophily, train_frac = _check_frac(homophily, "homophily"), _check_frac(train_frac, "train_frac")
+    rng = np.random.default_rng(check_seed(seed))
+    y = rng.integers(0, classes, size=n)
+    u, v = _class_edges(n, m, y, classes, homophily, np.ones(n), rng)
+    X = _features(y, features, classes, signal, rng)
+    tr, te = _split(n, train_frac, rng)
+    return GraphData(_symmetric(n, u, v), X, y, tr, te)
+
+
+def powerlaw(n: int, m: int, features: int = 64, classes: int = 5, seed: int = 0, *, exponent: float = 2.5,
+             homophily: float = 0.8, signal: float = 1.0, train_frac: float = 0.1) -> GraphData:
+    """Chung-Lu graph with expected degrees ``~ i^{-1/(exponent-1)}`` (a power-law tail), class-homophilous
+    edges and class-dependent Gaussian features, as :func:`csbm`.
+
+    Examples
+    --------
+    >>> g = powerlaw(500, 3000, 8, 3, seed=0)
+    >>> int(g.adj.sum(axis=1).max()) > 3 * int(np.median(g.adj.sum(axis=1)))
+    True
+    """
+    n, m = _check_int(n, "n", 2), _check_int(m, "m", 1)
+    features, classes = _check_int(features, "features", 1), _check_int(classes, "classes", 1)
+    if isinstance(exponent, bool) or not isinstance(exponent, (int, float)) or exponent <= 2.0:
+        raise ValueError(f"exponent must be a number > 2, got {exponent!r}")
+    homophily, train_frac = _check_frac(homophily, "homophily"), _check_frac(train_frac, "train_frac")
+    rng = np.random.default_rng(check_seed(seed))
+    y = rng.integers(0, classes, size=n)
+    weight = (np.arange(n) + 1.0) ** (-1.0 / (exponent - 1.0))
+    weight = weight[rng.permutation(n)]  # node ids carry no degree information
+    u, v = _class_edges(n, m, y, classes, homophily, weight, rng)
+    X = _features(y, features, classes, signal, rng)
+    tr, te = _split(n, train_frac, rng)
+    return GraphData(_symmetric(n, u, v), X, y, tr, te)
+
+
+def _load_digits() -> tuple[np.ndarray, np.ndarray]:
+    """The digits table shipped inside scikit-learn, read without importing scikit-learn (slow to import)."""
+    spec = importlib.util.find_spec("sklearn")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("digits_knn needs scikit-learn (pip install scikit-learn)")
+    path = Path(next(iter(spec.submodule_search_locations))) / "datasets" / "data" / "digits.csv.gz"
+    if not path.is_file():  # a future layout: fall back to the public loader
+        from sklearn.datasets import load_digits
+
+        d = load_digits()
+        return d.data.astype(np.float64), d.target.astype(np.int64)
+    with gzip.open(path, "rt") as f:
+        table = np.loadtxt(f, delimiter=",")
+    return table[:, :-1].astype(np.float64), table[:, -1].astype(np.int64)
+
+
+def digits_knn(k: int = 10, seed: int = 0, *, train_frac: float = 0.5) -> GraphData:
+    """scikit-learn's 1797 handwritten digits (8x8 pixels, 10 classes) as a symmetrised ``k``-NN graph
+    (Euclidean distance on the pixels).
+
+    Examples
+    --------
+    >>> g = digits_knn(5)
+    >>> g.X.shape, int(g.y.max()) + 1
+    ((1797, 64), 10)
+    """
+    from scipy.spatial import cKDTree
+
+    k = _check_int(k, "k", 1)
+    train_frac = _check_frac(train_frac, "train_frac")
+    rng = np.random.default_rng(check_seed(seed))
+    X, y = _load_digits()
+    _, nn = cKDTree(X).query(X, k=k + 1)
+    rows = np.repeat(np.arange(len(X)), k)
+    cols = nn[:, 1:].ravel()  # column 0 is the point itself
+    tr, te = _split(len(X), train_frac, rng)
+    return GraphData(_symmetric(len(X), rows.astype(np.int64), cols.astype(np.int64)), X, y, tr, te)
+
+
+def adversarial_edges(g: GraphData, fraction: float = 0.1, seed: int = 0) -> np.ndarray:
+    """``round(fraction * m)`` new undirected edges between nodes of different classes (not already edges).
+
+    References: ScaleGUN Sec. 5.3 (unlearning efficacy: inject adversarial edges, then unlearn them).
+    """
+    fraction = _check_frac(fraction, "fraction")
+    rng = np.random.default_rng(check_seed(seed))
+    want = int(round(fraction * g.n_edges))
+    existing = set(map(tuple, g.edges.tolist()))
+    out: set[tuple[int, int]] = set()
+    while len(out) < want:
+        u = rng.integers(0, g.n_nodes, size=2 * want)
+        v = rng.integers(0, g.n_nodes, size=2 * want)
+        for a, b in zip(u.tolist(), v.tolist(), strict=True):
+            if g.y[a] != g.y[b]:
+                key = (min(a, b), max(a, b))
+                if key not in existing and key not in out:
+                    out.add(key)
+                    if len(out) == want:
+                        break
+    return np.array(sorted(out), dtype=np.int64).reshape(-1, 2)
+
+
+def with_edges(g: GraphData, edges: np.ndarray) -> GraphData:
+    """``g`` with extra undirected ``edges`` added."""
+    extra = _symmetric(g.n_nodes, edges[:, 0], edges[:, 1])
+    A = (g.adj + extra).tocsr()
+    A.data[:] = 1.0
+    return dataclasses.replace(g, adj=sp.csr_array(A))
+
+
+# ------------------------------------------------------------------------------------------------ files
+def load_graph(path: str | os.PathLike[str], *, n_nodes: int | None = None) -> sp.csr_array:
+    """An undirected graph from an edge list (``u v`` per line) or a CSR ``.npz``, symmetrised, 0/1 weights,
+    self loops dropped (the unlearner adds them)."""
+    G = read_graph(path, n_nodes=n_nodes)
+    e = G.edges
+    return _symmetric(G.n_nodes, e[:, 0], e[:, 1])
+
+
+def load_array(path: str | os.PathLike[str], name: str) -> np.ndarray:
+    """A ``.npy`` array (features or labels); errors name the file and the problem."""
+    p = Path(path)
+    if p.suffix.lower() != ".npy":
+        raise DataFileError(p, f"{name} must be a .npy file")
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: no such file")
+    try:
+        return np.load(p, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise DataFileError(p, f"cannot read {name} as .npy ({exc})") from exc
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """One unlearning request: ``kind`` in ``edge | node | feature`` and its node ids."""
+
+    kind: str
+    ids: tuple[int, ...]
+
+
+def read_requests(path: str | os.PathLike[str]) -> list[Request]:
+    """Requests, one per line: ``edge U V``, ``node A [B ...]`` or ``feature A [B ...]``; several ``edge``
+    pairs on one line (``edge U V U2 V2``) form one batch; ``#`` starts a comment."""
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: no such file")
+    out = []
+    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        kind, *rest = line.split()
+        if kind not in ("edge", "node", "feature"):
+            raise DataFileError(p, f"line {lineno}: request kind must be edge, node or feature, got {kind!r}")
+        try:
+            ids = tuple(int(x) for x in rest)
+        except ValueError as exc:
+            raise DataFileError(p, f"line {lineno}: node ids must be integers ({exc})") from exc
+        if not ids or (kind == "edge" and len(ids) % 2):
+            raise DataFileError(p, f"line {lineno}: {kind} needs " + ("pairs of node ids" if kind == "edge"
+                                                                     else "at least one node id"))
+        out.append(Request(kind, ids))
+    if not out:
+        raise DataFileError(p, "no requests")
+    return out
