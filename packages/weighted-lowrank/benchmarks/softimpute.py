@@ -1,0 +1,65 @@
+"""Matrix completion beside fancyimpute's SoftImpute and the truncated SVD of W∘M.
+
+    python benchmarks/softimpute.py --out results/bench-softimpute [--n 1000] [--k 10] [--p 0.3 0.1]
+
+fancyimpute 0.7.0 (2021) calls ``check_array(force_all_finite=...)``, which scikit-learn removed in 1.8, and
+pulls in cvxpy/cvxopt/nose; so it is NOT a dependency of this package. This script installs it with
+``scikit-learn==1.5.2`` into a throwaway environment under /tmp (``uv`` needed) and runs it there on the same
+observed entries.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+from pathlib import Path
+
+from iclr25.utils.results import RunResult
+from iclr25.weighted_lowrank.experiments import masks
+
+VENV = Path("/tmp/weighted-lowrank-fancy/venv")
+
+
+def peer_python() -> str | None:
+    python = VENV / "bin" / "python"
+    if python.exists():
+        return str(python)
+    uv = shutil.which("uv")
+    if uv is None:
+        return None
+    subprocess.run([uv, "venv", "-q", "--python", "3.11", str(VENV)], check=True)
+    subprocess.run([uv, "pip", "install", "-q", "--python", str(python), "fancyimpute==0.7.0",
+                    "scikit-learn==1.5.2"], check=True)
+    return str(python)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=Path("results/bench-softimpute"))
+    ap.add_argument("--n", type=int, default=1000)
+    ap.add_argument("--k", type=int, default=10)
+    ap.add_argument("--p", type=float, nargs="+", default=[0.3, 0.1])
+    args = ap.parse_args()
+    python = peer_python()
+    run = RunResult.start("iclr25-weighted-lowrank", "bench-softimpute", seed=0,
+                          config={"n": args.n, "k": args.k, "p": args.p})
+    print(f"| p (n=d={args.n}, k={args.k}) | solver | recovery error | seconds |")
+    print("|---|---|---|---|")
+    for p in args.p:
+        res = masks(args.n, args.k, p=p, peer_python=python)
+        for name in ("sketch", "exact", "svd", "softimpute"):
+            r = res[name]
+            err = "–" if r["error"] is None else f"{r['error']:.3e}"
+            sec = "–" if r["seconds"] is None else f"{r['seconds']:.2f}"
+            print(f"| {p} | {name} | {err} | {sec} |" + (f" {r['note']}" if "note" in r else ""))
+        si = res["softimpute"]
+        run.add(f"p={p}: recovery error, sketch", res["sketch"]["error"], peer=si["error"], peer_name="SoftImpute",
+                higher_is_better=False)
+        run.add(f"p={p}: seconds, sketch", res["sketch"]["seconds"], peer=si["seconds"], peer_name="SoftImpute",
+                unit="s", higher_is_better=False, timing=True)
+    run.finish().save(args.out / "results.json")
+
+
+if __name__ == "__main__":
+    main()

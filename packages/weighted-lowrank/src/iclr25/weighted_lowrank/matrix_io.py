@@ -1,0 +1,67 @@
+"""Reading ``M`` and ``W`` from the user's files and writing fitted factors (atomically)."""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import scipy.sparse as sp
+
+from iclr25.utils.io import DataFileError, save_npz
+
+__all__ = ["read_matrix", "write_factors"]
+
+FORMATS = (".npy", ".npz")
+
+
+def read_matrix(path: str | os.PathLike[str], what: str) -> np.ndarray | sp.csr_array:
+    """A 2-D matrix from ``.npy`` (dense) or ``.npz`` (``scipy.sparse.save_npz``, or one array in an ``np.savez``).
+
+    Raises
+    ------
+    FileNotFoundError
+        No such file.
+    DataFileError (a ValueError)
+        Unsupported suffix, empty or corrupt file, not 2-D, not numeric.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what} path must be a str or os.PathLike, got {type(path).__name__}")
+    p = Path(path)
+    if p.suffix.lower() not in FORMATS:
+        raise DataFileError(p, f"unsupported {what} format {p.suffix or '(no suffix)'!r}; expected .npy or .npz")
+    if not p.exists():
+        raise FileNotFoundError(f"{p}: no such file")
+    if not p.is_file() or p.stat().st_size == 0:
+        raise DataFileError(p, f"{what} file is empty or not a regular file")
+    try:
+        if p.suffix.lower() == ".npy":
+            arr: Any = np.load(p, allow_pickle=False)
+        else:
+            with np.load(p, allow_pickle=False) as z:
+                if "format" in z.files and "shape" in z.files:
+                    arr = sp.csr_array(sp.load_npz(p))
+                elif len(z.files) == 1:
+                    arr = z[z.files[0]]
+                else:
+                    raise DataFileError(p, f"{what} .npz must hold one array or a scipy.sparse matrix, "
+                                           f"found arrays {z.files}")
+    except DataFileError:
+        raise
+    except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
+        raise DataFileError(p, f"cannot read {what}: {exc}") from exc
+    if arr.ndim != 2:
+        raise DataFileError(p, f"{what} must be a 2-D matrix, got shape {arr.shape}")
+    if not sp.issparse(arr) and not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise DataFileError(p, f"{what} must be numeric, got dtype {arr.dtype}")
+    return arr
+
+
+def write_factors(path: str | os.PathLike[str], **arrays: Any) -> Path:
+    """Write the factors to ``path`` (``.npz``) atomically: a failed run leaves no half-written file."""
+    p = Path(path)
+    if p.suffix.lower() != ".npz":
+        raise ValueError(f"--out must name a .npz file, got {str(p)!r}")
+    return save_npz(p, **arrays)
