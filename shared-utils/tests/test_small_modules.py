@@ -99,3 +99,14 @@ def test_savefig_atomic(tmp_path):
     with pytest.raises(ValueError):
         plotting.savefig(fig, tmp_path / "f.notaformat")
     assert sorted(x.name for x in tmp_path.iterdir()) == ["f.png"]
+
+
+def test_peer_env_builds_once_and_reuses(tmp_path):
+    import subprocess
+
+    py = bench.peer_env(tmp_path / "peer", ["six"])
+    out = subprocess.run([str(py), "-c", "import six, sys; print(sys.prefix)"], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == str(tmp_path / "peer")
+    mtime = py.stat().st_mtime_ns
+    assert bench.peer_env(tmp_path / "peer", ["six"]) == py and py.stat().st_mtime_ns == mtime

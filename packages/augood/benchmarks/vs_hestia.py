@@ -24,20 +24,16 @@ from pathlib import Path
 
 import numpy as np
 
+from iclr25.utils.bench import peer_env
+
 HERE = Path(__file__).resolve().parent
 HESTIA = "hestia-good==1.2.2"
 
 
 def ensure_venv(venv: Path) -> Path:
-    py = venv / "bin" / "python"
-    if not py.exists():
-        subprocess.run(["uv", "venv", "-q", "--python", "3.11", str(venv)], check=True)
-        # hestia-good imports networkx without declaring it, and needs rdkit for molecules
-        subprocess.run(["uv", "pip", "install", "-q", "--python", str(py), HESTIA, "networkx", "rdkit"], check=True)
-        # MOSES SMILES ship in the molsets wheel; its own dependencies (pomegranate, torch) are not needed
-        subprocess.run(["uv", "pip", "install", "-q", "--python", str(py), "--no-deps", "molsets==0.3.1"],
-                       check=True)
-    return py
+    # hestia-good imports networkx without declaring it, and needs rdkit for molecules; the MOSES SMILES ship
+    # in the molsets wheel, whose own dependencies (pomegranate, torch) are not needed
+    return peer_env(venv, [HESTIA, "networkx", "rdkit"], no_deps=["molsets==0.3.1"])
 
 
 def moses_smiles(py: Path, n: int, seed: int) -> list[str]:

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
 from pathlib import Path
 
+from iclr25.utils.bench import peer_env
 from iclr25.utils.results import RunResult
 from iclr25.weighted_lowrank.experiments import masks
 
@@ -22,16 +22,9 @@ VENV = Path("/tmp/weighted-lowrank-fancy/venv")
 
 
 def peer_python() -> str | None:
-    python = VENV / "bin" / "python"
-    if python.exists():
-        return str(python)
-    uv = shutil.which("uv")
-    if uv is None:
+    if shutil.which("uv") is None:
         return None
-    subprocess.run([uv, "venv", "-q", "--python", "3.11", str(VENV)], check=True)
-    subprocess.run([uv, "pip", "install", "-q", "--python", str(python), "fancyimpute==0.7.0",
-                    "scikit-learn==1.5.2"], check=True)
-    return str(python)
+    return str(peer_env(VENV, ["fancyimpute==0.7.0", "scikit-learn==1.5.2"]))
 
 
 def main() -> None:

@@ -7,12 +7,17 @@ Every package's ``benchmarks/`` uses it and writes its table with :func:`to_run_
 from __future__ import annotations
 
 import dataclasses
+import os
+import shutil
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
-__all__ = ["Measurement", "Comparison", "measure", "compare", "format_table", "to_run_result"]
+__all__ = ["Measurement", "Comparison", "measure", "compare", "format_table", "to_run_result", "peer_env"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,3 +125,29 @@ def to_run_result(package: str, rows: Sequence[Measurement | Comparison], *, com
         else:
             run.add(f"{r.name} s", r.median, unit="s", higher_is_better=False, timing=True)
     return run.finish()
+
+
+def peer_env(path: str | os.PathLike[str], requirements: Sequence[str], *, no_deps: Sequence[str] = (),
+             python: str | None = None) -> Path:
+    """A throwaway virtual environment for a peer that cannot share the workspace's lock (it pins old
+    numpy/scipy, or drags in a heavy tree); returns its Python. Built once with uv, reused when present.
+
+    ``no_deps`` are installed with ``--no-deps`` (packages wanted only for data they ship). Benchmarks run
+    the peer in that Python as a subprocess and time it there.
+    """
+    venv = Path(path)
+    py = venv / "bin" / "python"
+    stamp = venv / ".iclr25-requirements"
+    wanted = "\n".join([*requirements, "--no-deps", *no_deps])
+    if py.exists() and stamp.exists() and stamp.read_text() == wanted:
+        return py
+    uv = shutil.which("uv")
+    if uv is None:
+        raise RuntimeError("peer_env needs uv on PATH (pip install uv) to build the peer's environment")
+    subprocess.run([uv, "venv", "-q", "--clear", "--python", python or sys.executable, str(venv)], check=True)
+    if requirements:
+        subprocess.run([uv, "pip", "install", "-q", "--python", str(py), *requirements], check=True)
+    if no_deps:
+        subprocess.run([uv, "pip", "install", "-q", "--python", str(py), "--no-deps", *no_deps], check=True)
+    stamp.write_text(wanted)
+    return py
