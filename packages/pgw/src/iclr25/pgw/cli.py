@@ -1,0 +1,234 @@
+"""Command line of ``iclr25 pgw``: ``demo``, ``repro``, ``distance`` and ``pairwise``."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from iclr25.utils._atomic import atomic_path, atomic_write
+from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.io import POINT_FORMATS, read_points
+from iclr25.utils.results import RunResult
+from iclr25.utils.seeding import seed_everything
+
+from .space import default_lam, mm_space
+
+#: kept here (not imported from .solver) so that ``--help`` stays light
+METHODS = ("fw-v1", "fw-v2", "entropic")
+
+PACKAGE = "iclr25-pgw"
+
+
+# ---------------------------------------------------------------------------------------------- figures
+def _plot_matching(m: Any, path: Path) -> None:
+    from matplotlib.collections import LineCollection
+
+    from iclr25.utils.plotting import savefig, subplots
+
+    fig, axes = subplots(1, 2, size=(5.0, 4.2))
+    shift = np.array([m.X[:, 0].max() - m.Y[:, 0].min() + 0.5, 0.0])
+    Y = m.Y + shift
+    n_clean = m.Y.shape[0] - m.n_outliers
+    for ax, plan, title in ((axes[0], m.pgw.plan, f"PGW (lam={m.lam:.3g})"), (axes[1], m.gw.plan, "GW")):
+        ax.scatter(m.X[:, 0], m.X[:, 1], s=8, c="tab:blue", label="shape", zorder=3)
+        ax.scatter(Y[:n_clean, 0], Y[:n_clean, 1], s=8, c="tab:green", label="moved copy", zorder=3)
+        ax.scatter(Y[n_clean:, 0], Y[n_clean:, 1], s=14, c="tab:red", marker="x", label="outliers", zorder=3)
+        # the strongest link of each source point keeps the picture readable
+        j = np.argmax(plan, axis=1)
+        keep = plan[np.arange(len(j)), j] > 1e-6 * plan.max()
+        segs = np.stack([m.X[keep], Y[j[keep]]], axis=1)
+        ax.add_collection(LineCollection(segs, colors="0.4", alpha=0.5, linewidths=0.6))
+        ax.set_title(f"{title}: mass {plan.sum():.2f}, on outliers {m.outlier_share(plan):.1%}")
+        ax.set_aspect("equal")
+        ax.set_xticks([])
+        ax.set_yticks([])
+    axes[0].legend(loc="lower left", fontsize=8)
+    savefig(fig, path)
+
+
+def _plot_matrices(D: dict[str, np.ndarray], path: Path) -> None:
+    from iclr25.utils.plotting import savefig, subplots
+
+    fig, axes = subplots(1, len(D), size=(3.6, 3.2))
+    for ax, (name, M) in zip(np.atleast_1d(axes), D.items()):
+        im = ax.imshow(M, cmap="viridis")
+        ax.set_title(name)
+        ax.grid(False)
+        fig.colorbar(im, ax=ax, fraction=0.046)
+    savefig(fig, path)
+
+
+# ------------------------------------------------------------------------------------------------- demo
+def demo(args: argparse.Namespace) -> int:
+    from .experiments import outlier_matching, retrieval_run
+    from .retrieval import nearest_neighbour_accuracy
+
+    seed_everything(args.seed)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    config = {"matching": {"shape": "house", "outliers": 0.1, "lam": "max C^2 / 20", "n_init": 3},
+              "retrieval": {"data": "shapes_ii", "n_per_class": 2, "mass": "1/74 per point",
+                            "lam": "max C^2 / 5", "score": "leave-one-out 1-NN"}}
+    run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=config)
+
+    m = outlier_matching(seed=args.seed)
+    run.add("PGW distance (house vs copy + 10% outliers)", m.pgw.distance, peer=m.gw.distance, peer_name="GW")
+    run.add("transported mass (the shape has mass 1)", m.pgw.mass, peer=m.gw.mass, peer_name="GW")
+    run.add("share of plan mass on outliers", m.outlier_share(m.pgw.plan), peer=m.outlier_share(m.gw.plan),
+            peer_name="GW", higher_is_better=False)
+    _plot_matching(m, out / "matching.png")
+    run.add_figure(out / "matching.png", relative_to=out)
+
+    r = retrieval_run(("pgw", "gw"), n_per_class=2, seed=args.seed)
+    acc = {k: nearest_neighbour_accuracy(D, r.data.labels) for k, D in r.distances.items()}
+    run.add("1-NN retrieval accuracy, 12 shapes", acc["pgw"], peer=acc["gw"], peer_name="GW",
+            higher_is_better=True)
+    run.add("distance matrix time", r.seconds["pgw"], peer=r.seconds["gw"], peer_name="GW", unit="s",
+            higher_is_better=False, timing=True)
+    _plot_matrices({"PGW": r.distances["pgw"], "GW": r.distances["gw"]}, out / "distances.png")
+    run.add_figure(out / "distances.png", relative_to=out)
+    run.finish().save(out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------ repro
+def repro(args: argparse.Namespace) -> int:
+    from .benchmarking import entropic_vs_pot, exact_vs_mpgw
+    from .experiments import retrieval_run
+    from .retrieval import svm_accuracy
+
+    seed_everything(args.seed)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    methods = ("pgw", "gw", "mpgw", "ugw")
+    config = {"n_per_class": args.n_per_class, "n_jobs": args.n_jobs, "mass": "1/74 per point",
+              "lam": "max C^2 / 5", "svm": "exp(-10 D / max D), stratified 10-fold", "methods": methods,
+              "speed_sizes": list(args.sizes)}
+    run = RunResult.start(PACKAGE, "repro", seed=args.seed, config=config)
+
+    def done(name: str, secs: float) -> None:
+        print(f"{name}: distance matrix in {secs:.1f} s", flush=True)
+
+    r = retrieval_run(methods, n_per_class=args.n_per_class, n_jobs=args.n_jobs, seed=args.seed,
+                      on_done=done)
+    k = len(r.data)
+    np.savez_compressed(out / "distances.npz", labels=r.data.labels, **r.distances)
+    acc = {m: svm_accuracy(D, r.data.labels, seed=args.seed) for m, D in r.distances.items()}
+    for m in methods[1:]:
+        run.add(f"SVM accuracy, data set II ({k} shapes): PGW vs {m.upper()}", acc["pgw"], peer=acc[m],
+                peer_name=m.upper(), higher_is_better=True)
+    for m in methods[1:]:
+        run.add(f"distance matrix time: PGW vs {m.upper()}", r.seconds["pgw"], peer=r.seconds[m],
+                peer_name=m.upper(), unit="s", higher_is_better=False, timing=True)
+    _plot_matrices({m.upper(): D for m, D in r.distances.items()}, out / "distances.png")
+    run.add_figure(out / "distances.png", relative_to=out)
+
+    for n, ours, peer in exact_vs_mpgw(args.sizes, seed=args.seed):
+        run.add(f"time per pair, n={n}: exact PGW vs POT MPGW", ours, peer=peer, peer_name="POT MPGW",
+                unit="s", higher_is_better=False, timing=True)
+        print(f"n={n}: PGW {ours:.3f} s, MPGW {peer:.3f} s", flush=True)
+    ent, pot, n_pairs = entropic_vs_pot(seed=args.seed)
+    run.add(f"entropic pgw_pairwise ({n_pairs} pairs) vs POT entropic partial GW loop", ent, peer=pot,
+            peer_name="POT entropic MPGW", unit="s", higher_is_better=False, timing=True)
+    run.finish().save(out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+# -------------------------------------------------------------------------------------- user's own files
+def _spaces_from_files(paths: list[Path], mass: float | None, metric: str):
+    return [mm_space(read_points(p), mass=mass, metric=metric) for p in paths]
+
+
+def distance(args: argparse.Namespace) -> int:
+    from .solver import pgw
+
+    a, b = _spaces_from_files([args.A, args.B], args.mass, args.metric)
+    lam = default_lam([a, b]) if args.lam is None else args.lam
+    t0 = time.perf_counter()
+    r = pgw(a.C, b.C, a.p, b.p, lam, method=args.method, n_init=args.n_init, seed=args.seed)
+    print(f"distance        {r.distance:.10g}\ntransport_cost  {r.transport_cost:.10g}\n"
+          f"penalty         {r.penalty:.10g}\nmass            {r.mass:.10g} of {a.mass:.6g} / {b.mass:.6g}\n"
+          f"lam             {lam:.10g}\nn_iter          {r.n_iter}\nconverged       {r.converged}\n"
+          f"seconds         {time.perf_counter() - t0:.3f}")
+    if args.plan is not None:
+        with atomic_path(args.plan) as tmp:
+            with open(tmp, "wb") as f:
+                np.save(f, np.asarray(r.plan))
+    return 0
+
+
+def pairwise(args: argparse.Namespace) -> int:
+    from .solver import pgw_pairwise
+
+    folder: Path = args.DIR
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such folder")
+    paths = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in POINT_FORMATS)
+    if len(paths) < 2:
+        raise ValueError(f"DIR must hold at least 2 point-cloud files ({', '.join(POINT_FORMATS)}); "
+                         f"{folder} has {len(paths)}")
+    if args.out.suffix.lower() != ".npy":
+        raise ValueError(f"--out must name a .npy file, got {str(args.out)!r}")
+    spaces = _spaces_from_files(paths, args.mass, args.metric)
+    lam = default_lam(spaces) if args.lam is None else args.lam
+    D = pgw_pairwise(spaces, lam, method=args.method, n_jobs=args.n_jobs, n_init=args.n_init, seed=args.seed)
+    names = args.out.with_suffix(".names.txt")
+    with atomic_path(args.out) as tmp:
+        with open(tmp, "wb") as f:
+            np.save(f, D)
+    with atomic_write(names) as f:
+        f.write("".join(p.name + "\n" for p in paths))
+    print(f"wrote {args.out} ({len(paths)} x {len(paths)}, lam={lam:.6g}) and {names} (row order)")
+    return 0
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--lam", type=float, default=None,
+                   help="penalty lambda > 0 (default: the paper's rule, max squared distance / 5)")
+    p.add_argument("--method", choices=METHODS, default="fw-v1",
+                   help="fw-v1 / fw-v2 (exact Frank-Wolfe) or entropic (JAX); default fw-v1")
+    p.add_argument("--mass", type=float, default=None,
+                   help="mass per point (default 1, so clouds of different sizes are unbalanced)")
+    p.add_argument("--metric", default="euclidean", help="ground distance of the points (default euclidean)")
+    p.add_argument("--n-init", type=int, default=1, help="Frank-Wolfe starts, the best is kept (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random starts (default 0)")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, sub = method_parser("pgw", "Partial Gromov-Wasserstein metric (Bai et al., ICLR 2025)")
+    add_run_command(sub, "demo", demo, default_out="results/pgw",
+                    help="a shape with 10%% outliers matched by PGW and GW, and a small retrieval run "
+                         "(about 10 s)")
+    rp = add_run_command(sub, "repro", repro, default_out="results/pgw-repro",
+                         help="data set II retrieval (SVM) with PGW/GW/MPGW/UGW and per-pair timings "
+                              "against POT (a few minutes)")
+    rp.add_argument("--n-per-class", type=int, default=20, help="shapes per class (paper: 20)")
+    rp.add_argument("--n-jobs", type=int, default=-1, help="worker processes for distance matrices "
+                                                           "(default -1: all cores)")
+    rp.add_argument("--sizes", type=int, nargs="+", default=[100, 300, 500],
+                    help="point counts of the per-pair timing (default 100 300 500)")
+    fmt = ", ".join(POINT_FORMATS)
+    d = sub.add_parser("distance", help="PGW distance between two point clouds",
+                       description=f"PGW distance between two point clouds A and B ({fmt}; one point per "
+                                   f"row). Prints distance, transport cost, penalty and transported mass.")
+    d.add_argument("A", type=Path, help="first point cloud")
+    d.add_argument("B", type=Path, help="second point cloud")
+    d.add_argument("--plan", type=Path, default=None, help="also save the plan (n_A, n_B) as .npy")
+    _common(d)
+    d.set_defaults(func=distance)
+    pw = sub.add_parser("pairwise", help="PGW distance matrix of all point clouds in a folder",
+                        description=f"PGW distance matrix of every point cloud ({fmt}) in DIR, in sorted "
+                                    f"file-name order; writes OUT.npy and OUT.names.txt (the row order).")
+    pw.add_argument("DIR", type=Path, help="folder of point-cloud files")
+    pw.add_argument("--out", type=Path, required=True, help="output .npy file")
+    pw.add_argument("--n-jobs", type=int, default=1, help="worker processes (default 1; -1: all cores)")
+    _common(pw)
+    pw.set_defaults(func=pairwise)
+    return run_main(parser, argv)

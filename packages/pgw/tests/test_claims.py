@@ -1,0 +1,141 @@
+"""The paper's claims at small scale (seeded, with margins). Numbers measured are in the README."""
+
+import numpy as np
+import ot
+import pytest
+
+from iclr25.pgw import entropic_pgw_batch, mm_space, pgw, pgw_barycenter
+from iclr25.pgw.barycenter import _update_C
+from iclr25.pgw.experiments import outlier_matching
+
+from conftest import random_space
+
+
+def _rotate(X, theta):
+    c, s = np.cos(theta), np.sin(theta)
+    return X @ np.array([[c, -s], [s, c]])
+
+
+def test_claim1_fw_variants_agree_with_the_same_init(rng):
+    """Algorithms 1 and 2 are mathematically and computationally equivalent (paper Sec. 4)."""
+    worst = 0.0
+    masses_differ = 0
+    for _ in range(20):
+        a, b = random_space(rng), random_space(rng)
+        lam = float(rng.uniform(0.2, 3.0))
+        r1 = pgw(a.C, b.C, a.p, b.p, lam, method="fw-v1")
+        r2 = pgw(a.C, b.C, a.p, b.p, lam, method="fw-v2")
+        worst = max(worst, abs(r1.distance - r2.distance) / r1.distance)
+        assert np.allclose(r1.plan, r2.plan, rtol=0, atol=1e-8 * a.mass)
+        masses_differ += r1.mass < min(a.mass, b.mass) - 1e-9
+    assert worst <= 1e-8
+    assert masses_differ >= 5  # the pairs really exercise the partial (mass-dropping) regime
+
+
+def test_claim2_pgw_equals_gw_for_equal_masses_and_large_lambda(rng):
+    """|p| = |q| and 2 lam > every squared distance: PGW is GW (paper Sec. 3)."""
+    for _ in range(5):
+        a = random_space(rng, mass=None)
+        b = random_space(rng)
+        p, q = a.p / a.mass, b.p / b.mass
+        lam = 0.5 * max(a.C.max(), b.C.max()) ** 2 * 1.01
+        r = pgw(a.C, b.C, p, q, lam)
+        g = ot.gromov.gromov_wasserstein2(a.C, b.C, p, q, "square_loss", G0=np.outer(p, q))
+        assert abs(r.transport_cost - g) <= 1e-8 * g
+        assert abs(r.penalty) <= 1e-10 and abs(r.mass - 1) <= 1e-10
+
+
+def test_claim3_metric_symmetry_and_isometry(rng):
+    """d(X, Y) = d(Y, X); d(X, isometric copy of X) = 0 (paper Theorem: PGW is a metric)."""
+    for _ in range(10):
+        a, b = random_space(rng), random_space(rng)
+        lam = float(rng.uniform(0.5, 3.0))
+        d_ab = pgw(a.C, b.C, a.p, b.p, lam).distance
+        d_ba = pgw(b.C, a.C, b.p, a.p, lam).distance
+        assert abs(d_ab - d_ba) <= 1e-6 * max(d_ab, 1.0)
+    for _ in range(10):
+        X = rng.normal(size=(int(rng.integers(10, 31)), 2))
+        Y = _rotate(X, rng.uniform(0, 2 * np.pi))[rng.permutation(len(X))] + rng.normal(size=2)
+        a, b = mm_space(X), mm_space(Y)
+        assert pgw(a.C, b.C, a.p, b.p, 1.0, n_init=3).distance <= 1e-6
+
+
+def test_claim3_triangle_inequality_with_best_of_k_starts():
+    """Triangle inequality on 100 random triples of 10-30 points (FW is local: best of 4 starts)."""
+    rng = np.random.default_rng(1)
+    violations = []
+    for _ in range(100):
+        s = [random_space(rng, mass=1.0 / 20) for _ in range(3)]
+        lam = 0.5
+
+        def d(i, j, s=s, lam=lam):
+            return pgw(s[i].C, s[j].C, s[i].p, s[j].p, lam, n_init=4).distance
+
+        ab, bc, ac = d(0, 1), d(1, 2), d(0, 2)
+        excess = ac - (ab + bc)
+        if excess > 0:
+            violations.append(excess / ac)
+    assert len(violations) <= 2
+    assert all(v <= 1e-3 for v in violations)
+
+
+@pytest.mark.parametrize("shape", [1, 3, 5])
+def test_claim4_outliers_are_left_unmatched_by_pgw_not_by_gw(shape):
+    """10% uniform outliers: PGW puts < 5% of its mass on them, GW transports all mass, outliers included."""
+    m = outlier_matching(shape=shape, seed=0)
+    assert m.outlier_share(m.pgw.plan) < 0.05
+    assert m.pgw.mass >= 0.9  # the clean shape is still matched
+    assert abs(m.gw.mass - 1.0) < 1e-9
+    assert m.outlier_share(m.gw.plan) > 0.05
+
+
+def test_claim5_barycenter_objective_non_increasing_and_no_nan():
+    rng = np.random.default_rng(2)
+    base = rng.normal(size=(15, 2))
+    spaces = [mm_space(np.vstack([base + 0.05 * rng.normal(size=base.shape), rng.uniform(-4, 4, (2, 2))]))
+              for _ in range(3)]
+    r = pgw_barycenter([s.C for s in spaces], [s.p for s in spaces], 1.0, n_points=15, mass=1.0,
+                       max_iter=15, tol=1e-12)
+    assert len(r.objective) >= 2
+    assert np.all(np.diff(r.objective) <= 1e-9 * r.objective[0])
+    assert np.all(np.isfinite(r.C))
+    # a 30-point barycenter of a 10-point space: at least 20 barycenter points receive no mass
+    small = mm_space(base[:10])
+    r = pgw_barycenter([small.C], [small.p], 0.5, n_points=30, mass=1.0, max_iter=5)
+    empty = r.plans[0].sum(1) == 0
+    assert empty.sum() >= 20
+    assert np.all(np.isfinite(r.C)) and np.all(np.isfinite(r.objective))
+    # the unguarded update of the reference code divides 0 by 0 for those points
+    G = r.plans[0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unguarded = (G @ small.C @ G.T) / np.outer(G.sum(1), G.sum(1))
+    assert np.isnan(unguarded).any()
+    assert np.all(np.isfinite(_update_C(r.C.copy(), [small.C], [G], np.ones(1))))
+
+
+def test_claim6_entropic_vmap_equals_loop(rng):
+    n, m, B = 20, 25, 3
+    a = [random_space(rng, n=n) for _ in range(B)]
+    b = [random_space(rng, n=m) for _ in range(B)]
+    lam = np.linspace(0.5, 2.0, B)
+    batch = entropic_pgw_batch(np.stack([s.C for s in a]), np.stack([s.C for s in b]),
+                               np.stack([s.p for s in a]), np.stack([s.p for s in b]), lam)
+    for k in range(B):
+        one = pgw(a[k].C, b[k].C, a[k].p, b[k].p, float(lam[k]), method="entropic")
+        assert abs(one.distance - batch.distance[k]) <= 1e-5 * one.distance
+        assert np.allclose(one.plan, batch.plan[k], atol=1e-5 * a[k].mass)
+
+
+def test_claim6_entropic_approaches_exact_as_epsilon_shrinks(rng):
+    """The relative gap |entropic - exact| / exact shrinks with epsilon (README: measured numbers)."""
+    gaps = {eps: [] for eps in (1e-2, 1e-3, 1e-4)}
+    for _ in range(4):
+        a, b = random_space(rng, n=20), random_space(rng, n=25)
+        exact = pgw(a.C, b.C, a.p, b.p, 1.0, n_init=5).distance
+        for eps in gaps:
+            ent = pgw(a.C, b.C, a.p, b.p, 1.0, method="entropic", epsilon=eps).distance
+            gaps[eps].append(abs(ent - exact) / exact)
+    mean = {eps: float(np.mean(g)) for eps, g in gaps.items()}
+    assert mean[1e-2] > 0.10  # a large epsilon blurs the oracle: the distance is far off
+    assert mean[1e-3] < 0.05 and mean[1e-4] < 0.05
+    assert mean[1e-2] > 2 * max(mean[1e-3], mean[1e-4])

@@ -1,0 +1,127 @@
+"""Unit tests of the building blocks: tensor product, feasibility, pairwise matrices, inputs, data, CLI."""
+
+import numpy as np
+import pytest
+
+from iclr25.pgw import (
+    cli,
+    default_lam,
+    mm_space,
+    nearest_neighbour_accuracy,
+    pgw,
+    pgw_distance,
+    pgw_objective,
+    pgw_pairwise,
+    svm_accuracy,
+)
+from iclr25.pgw.datasets import CLASS_NAMES, shapes_ii
+from iclr25.pgw.solver import _line_search, tensor_product
+
+from conftest import random_space
+
+
+def test_tensor_product_matches_the_four_way_sum(rng):
+    a, b = random_space(rng, n=6), random_space(rng, n=5)
+    G = rng.random((6, 5))
+    L = (a.C[:, None, :, None] - b.C[None, :, None, :]) ** 2  # L[i, j, i', j']
+    assert np.allclose(tensor_product(a.C, b.C, G), np.einsum("ijkl,kl->ij", L, G))
+
+
+def test_line_search_minimises_the_quadratic_on_unit_interval():
+    xs = np.linspace(0, 1, 2001)
+    for a, b in [(2.0, -1.0), (2.0, -10.0), (2.0, 1.0), (-1.0, 0.5), (-1.0, -0.1), (0.0, -1.0), (0.0, 1.0)]:
+        best = xs[np.argmin(a * xs**2 + b * xs)]
+        assert abs(_line_search(a, b) - best) < 1e-3
+
+
+def test_plan_is_feasible_and_objective_consistent(rng):
+    a, b = random_space(rng), random_space(rng)
+    r = pgw(a.C, b.C, a.p, b.p, 0.7)
+    assert np.all(r.plan >= 0)
+    assert np.all(r.plan.sum(1) <= a.p + 1e-9) and np.all(r.plan.sum(0) <= b.p + 1e-9)
+    t, pen = pgw_objective(a.C, b.C, a.p, b.p, 0.7, r.plan)
+    assert np.isclose(t, r.transport_cost) and np.isclose(pen, r.penalty)
+    assert np.isclose(r.distance**2, r.objective) and r.converged
+    assert pgw_distance(a.C, b.C, a.p, b.p, 0.7) == r.distance
+    with pytest.raises(ValueError):
+        r.plan[0, 0] = 1.0  # results are read-only
+
+
+def test_smaller_lambda_transports_less_mass(rng):
+    a, b = random_space(rng, n=25), random_space(rng, n=25)
+    masses = [pgw(a.C, b.C, a.p, b.p, lam).mass for lam in (0.05, 0.5, 50.0)]
+    assert masses[0] < masses[1] <= masses[2] == pytest.approx(25.0)
+
+
+def test_jax_arrays_are_accepted(rng):
+    import jax.numpy as jnp
+
+    a, b = random_space(rng), random_space(rng)
+    ref = pgw(a.C, b.C, a.p, b.p, 1.0).distance
+    assert pgw(jnp.asarray(a.C), jnp.asarray(b.C), jnp.asarray(a.p), jnp.asarray(b.p), 1.0).distance == \
+        pytest.approx(ref, rel=1e-6)
+
+
+def test_pairwise_is_symmetric_and_parallel_equals_sequential(rng):
+    spaces = [random_space(rng, lo=8, hi=14) for _ in range(5)]
+    D = pgw_pairwise(spaces, 1.0)
+    assert np.allclose(D, D.T) and np.all(np.diag(D) == 0) and np.all(D[~np.eye(5, dtype=bool)] > 0)
+    assert D[0, 3] == pgw(spaces[0].C, spaces[3].C, spaces[0].p, spaces[3].p, 1.0).distance
+    assert np.array_equal(pgw_pairwise(spaces, 1.0, n_jobs=2, backend="threading"), D)
+    assert np.array_equal(pgw_pairwise([(s.C, s.p) for s in spaces], 1.0), D)
+
+
+def test_entropic_pairwise_pads_unequal_sizes_without_changing_values(rng):
+    spaces = [random_space(rng, n=n) for n in (20, 25, 20)]
+    D = pgw_pairwise(spaces, 1.0, method="entropic")
+    direct = pgw(spaces[0].C, spaces[1].C, spaces[0].p, spaces[1].p, 1.0, method="entropic").distance
+    assert D[0, 1] == pytest.approx(direct, rel=1e-4)
+    assert np.allclose(D, D.T) and np.all(np.diag(D) == 0)
+
+
+def test_shapes_ii_sizes_labels_and_determinism():
+    d = shapes_ii(2, seed=3)
+    assert len(d) == 12 and d.class_names == CLASS_NAMES
+    assert [len(x) for x in d.points[::2]] == [64, 100, 41, 82, 66, 123]
+    again = shapes_ii(2, seed=3)
+    assert all(np.array_equal(x, y) for x, y in zip(d.points, again.points))
+    assert not np.array_equal(d.points[0], shapes_ii(2, seed=4).points[0])
+    # each smaller shape is a rigid subset of its partner: the rectangle of a house, etc.
+    rect, house = d.points[0], d.points[2]
+    assert all(np.min(np.linalg.norm(house - x, axis=1)) < 1e-9 for x in rect)
+
+
+def test_retrieval_scores():
+    D = np.array([[0, 1, 5, 5], [1, 0, 5, 5], [5, 5, 0, 1], [5, 5, 1, 0]], dtype=float)
+    y = np.array([0, 0, 1, 1])
+    assert nearest_neighbour_accuracy(D, y) == 1.0
+    assert nearest_neighbour_accuracy(D, y[[0, 2, 1, 3]]) == 0.0
+    D6 = 1.0 - np.kron(np.eye(2), np.ones((10, 10)))
+    assert svm_accuracy(D6 + 0.0, np.repeat([0, 1], 10), n_splits=5) == 1.0
+
+
+def test_default_lam_is_a_fifth_of_the_largest_squared_distance():
+    s = [mm_space([[0.0, 0.0], [3.0, 4.0]]), mm_space([[0.0], [1.0]])]
+    assert default_lam(s) == pytest.approx(5.0)
+
+
+def test_cli_distance_and_pairwise(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    for k in range(3):
+        np.save(tmp_path / f"s{k}.npy", rng.normal(size=(10 + k, 2)))
+    assert cli.main(["distance", str(tmp_path / "s0.npy"), str(tmp_path / "s1.npy"), "--lam", "0.5",
+                     "--plan", str(tmp_path.parent / "plan-pgw-test.npy")]) == 0
+    assert "distance" in capsys.readouterr().out
+    assert np.load(tmp_path.parent / "plan-pgw-test.npy").shape == (10, 11)
+    out = tmp_path / "out" / "D.npy"
+    out.parent.mkdir()
+    assert cli.main(["pairwise", str(tmp_path), "--out", str(out), "--lam", "0.5"]) == 0
+    D = np.load(out)
+    assert D.shape == (3, 3) and np.allclose(D, D.T)
+    assert (tmp_path / "out" / "D.names.txt").read_text().split() == ["s0.npy", "s1.npy", "s2.npy"]
+
+
+def test_cli_method_names_match_the_solver():
+    from iclr25.pgw.solver import METHODS
+
+    assert cli.METHODS == METHODS
