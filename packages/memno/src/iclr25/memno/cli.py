@@ -1,0 +1,259 @@
+"""Command line of ``iclr25 memno``: ``demo``, ``repro``, ``generate`` and ``train``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from iclr25.utils._atomic import atomic_path, atomic_write
+from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.results import RunResult
+from iclr25.utils.seeding import seed_everything
+
+from .datasets import PDEDataset, burgers, ks, load_dataset
+from .experiments import Setting, compare_models, ks_observed
+from .figures import plot_ratio, plot_rollout
+from .models import MODEL_NAMES, make_model
+from .theory import mori_zwanzig_toy
+from .training import evaluate, train
+
+PACKAGE = "iclr25-memno"
+
+
+def _threads(n: int) -> None:
+    # the models are small: one intra-op thread avoids oversubscription (measured: 30x slower FFTs with 2
+    # threads on a loaded 2-core machine); --threads raises it on a quiet many-core machine
+    if n < 1:
+        raise ValueError(f"--threads must be >= 1, got {n}")
+    torch.set_num_threads(n)
+
+
+# ------------------------------------------------------------------------------------------------------ demo
+DEMO = {"n_train": 48, "n_test": 16, "epochs": 12, "batch_size": 8, "width": 16, "n_layers": 2, "modes": 8,
+        "resolution": 32, "nu": 0.075, "t_burn": 5.0, "n_x": 256}
+
+
+def demo(args: argparse.Namespace) -> int:
+    _threads(args.threads)
+    seed_everything(args.seed)
+    cfg = dict(DEMO)
+    run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=cfg)
+    mz = mori_zwanzig_toy(seed=args.seed)
+    setting = Setting(cfg["resolution"], cfg["nu"])
+    res = compare_models(setting, ["ffno", "memno"], n_train=cfg["n_train"], n_test=cfg["n_test"],
+                         epochs=cfg["epochs"], width=cfg["width"], n_layers=cfg["n_layers"], modes=cfg["modes"],
+                         seed=args.seed, t_burn=cfg["t_burn"], batch_size=cfg["batch_size"], n_x=cfg["n_x"])
+    ev_f, ev_m = res["ffno"]["eval"], res["memno"]["eval"]
+    run.add("MemNO nRMSE (one-step, KS res 32)", ev_m.nrmse, peer=ev_f.nrmse, peer_name="FFNO",
+            higher_is_better=False)
+    run.add("MemNO nRMSE (rollout, KS res 32)", ev_m.nrmse_rollout, peer=ev_f.nrmse_rollout, peer_name="FFNO",
+            higher_is_better=False)
+    run.add("Mori-Zwanzig toy: Markovian / 1-frame-memory error", mz.memory_gain, higher_is_better=True)
+    run.add("MemNO s/epoch", res["memno"]["train"].seconds_per_epoch, peer=res["ffno"]["train"].seconds_per_epoch,
+            peer_name="FFNO", unit="s", higher_is_better=False, timing=True)
+    te: PDEDataset = res["test"]
+    with torch.no_grad():
+        preds = {name: res[name]["model"](torch.as_tensor(te.u[:1, :-1]))[0].numpy() for name in ("ffno", "memno")}
+    preds = {k: np.concatenate([te.u[0, :1], v]) for k, v in preds.items()}
+    fig = plot_rollout(args.out / "predictions.png", te.target[0], preds,
+                       {"FFNO one-step": ev_f.per_step, "MemNO one-step": ev_m.per_step,
+                        "FFNO rollout": ev_f.per_step_rollout, "MemNO rollout": ev_m.per_step_rollout},
+                       t=te.t, x=te.x)
+    run.add_figure(fig, relative_to=args.out)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------------- repro
+REPRO = {"n_train": 192, "n_test": 64, "epochs": 15, "batch_size": 16, "width": 24, "n_layers": 3, "modes": 16,
+         "t_burn": 5.0, "seeds": [0, 1], "main": [32, 0.075], "trend": [[128, 0.075], [32, 1.0]],
+         "noise": [64, 0.075, 0.1], "transfer": 64}
+
+
+def repro(args: argparse.Namespace) -> int:
+    _threads(args.threads)
+    seed_everything(args.seed)
+    cfg = dict(REPRO)
+    common = {k: cfg[k] for k in ("n_train", "n_test", "epochs", "batch_size", "width", "n_layers", "modes",
+                                  "t_burn")}
+    run = RunResult.start(PACKAGE, "repro", seed=args.seed, config=cfg)
+    rows: list[dict[str, Any]] = []
+    peers = ["ffno", "memno", "ffno-history", "fno"]
+    try:
+        from .peers import neuralop_fno  # noqa: F401 - optional peer
+        peers.append("neuralop-fno")
+    except ImportError:
+        print("neuraloperator is not installed (pip install 'iclr25-memno[peers]'): its FNO peer is skipped")
+
+    def record(setting: Setting, seed: int, names: Sequence[str]) -> dict[str, Any]:
+        out = compare_models(setting, [n for n in names if n in MODEL_NAMES], seed=seed, **common)
+        if "neuralop-fno" in names:
+            from .peers import train_neuralop_fno
+
+            out["neuralop-fno"] = train_neuralop_fno(out["data"].split(common["n_train"])[0], out["test"],
+                                                     seed=seed, **{k: common[k] for k in
+                                                                   ("epochs", "batch_size", "width", "n_layers",
+                                                                    "modes")})
+        row = {"setting": setting.label, "seed": seed}
+        for n in names:
+            row[n] = out[n]["eval"].nrmse
+            row[n + " rollout"] = out[n]["eval"].nrmse_rollout
+            row[n + " s/epoch"] = out[n]["train"].seconds_per_epoch
+        row["ratio"] = row["memno"] / row["ffno"]
+        row["ratio rollout"] = row["memno rollout"] / row["ffno rollout"]
+        rows.append(row)
+        print(json.dumps({k: (round(v, 5) if isinstance(v, float) else v) for k, v in row.items()}), flush=True)
+        return out
+
+    t0 = time.perf_counter()
+    main = Setting(*cfg["main"])
+    first = None
+    for seed in cfg["seeds"]:
+        out = record(main, seed, peers if seed == cfg["seeds"][0] else ["ffno", "memno"])
+        first = first or out
+    for res_, nu in cfg["trend"]:
+        record(Setting(res_, nu), cfg["seeds"][0], ["ffno", "memno"])
+    record(Setting(*cfg["noise"]), cfg["seeds"][0], ["ffno", "memno"])
+    # resolution transfer: the res-32 models evaluated on the same trajectories observed at 64 points
+    fine = ks_observed(Setting(cfg["transfer"], main.nu), common["n_train"] + common["n_test"], seed=cfg["seeds"][0],
+                       t_burn=common["t_burn"]).split(common["n_train"])[1]
+    transfer = {n: evaluate(first[n]["model"], fine).nrmse for n in ("ffno", "memno")}
+    wall = time.perf_counter() - t0
+
+    main_rows = [r for r in rows if r["setting"] == main.label]
+    mean_ratio = float(np.mean([r["ratio"] for r in main_rows]))
+    run.add("nRMSE ratio MemNO/FFNO, KS ν=0.075 res 32 (mean of seeds)", mean_ratio, higher_is_better=False)
+    for r in rows[len(main_rows):]:
+        run.add(f"nRMSE ratio MemNO/FFNO, {r['setting']}", r["ratio"], higher_is_better=False)
+    for n in peers:
+        if n != "memno":
+            run.add(f"MemNO nRMSE vs {n}, {main.label}, seed {cfg['seeds'][0]}", main_rows[0]["memno"],
+                    peer=main_rows[0][n], peer_name=n, higher_is_better=False)
+    run.add("resolution transfer 32→64: MemNO nRMSE", transfer["memno"], peer=transfer["ffno"], peer_name="FFNO",
+            higher_is_better=False)
+    run.add("MemNO s/epoch (res 32)", main_rows[0]["memno s/epoch"], peer=main_rows[0]["ffno s/epoch"],
+            peer_name="FFNO", unit="s", higher_is_better=False, timing=True)
+    run.add("repro wall time", wall, unit="s", higher_is_better=False, timing=True)
+    fig = plot_ratio(args.out / "ratio.png", [{"setting": f"{r['setting']} (seed {r['seed']})", "ratio": r["ratio"]}
+                                               for r in rows])
+    run.add_figure(fig, relative_to=args.out)
+    with atomic_write(args.out / "rows.json") as f:
+        json.dump(rows, f, indent=1)
+    run.finish().save(args.out / "results.json")
+    print(_table(rows, peers))
+    print(run.to_markdown())
+    return 0
+
+
+def _table(rows: Sequence[dict[str, Any]], peers: Sequence[str]) -> str:
+    cols = [p for p in peers if any(p in r for r in rows)]
+    head = "| setting | seed | " + " | ".join(f"{c} nRMSE (1-step / rollout)" for c in cols) + \
+        " | MemNO/FFNO 1-step | MemNO/FFNO rollout |"
+    lines = [head, "|" + "---|" * (len(cols) + 4)]
+    for r in rows:
+        cells = [f"{r[c]:.4f} / {r[c + ' rollout']:.4f}" if c in r else "–" for c in cols]
+        lines.append(f"| {r['setting']} | {r['seed']} | " + " | ".join(cells) +
+                     f" | {r['ratio']:.3f} | {r['ratio rollout']:.3f} |")
+    return "\n".join(lines)
+
+
+# -------------------------------------------------------------------------------------------------- generate
+def generate(args: argparse.Namespace) -> int:
+    _threads(args.threads)
+    maker = ks if args.pde == "ks" else burgers
+    kw: dict[str, Any] = {"resolution": args.resolution, "noise": args.noise, "seed": args.seed,
+                          "t_burn": args.t_burn, "n_modes": args.n_modes}
+    if args.nu is not None:
+        kw["nu"] = args.nu
+    if args.L is not None:
+        kw["L"] = args.L
+    data = maker(args.n, **kw)
+    path = data.save(args.out)
+    print(f"wrote {path}: u {data.u.shape} (n, n_t, resolution), params {json.dumps(data.params)}")
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------------- train
+def train_cmd(args: argparse.Namespace) -> int:
+    _threads(args.threads)
+    seed_everything(args.seed)
+    data = load_dataset(args.data)
+    if args.test_data is not None:
+        tr, te = data, load_dataset(args.test_data)
+    else:
+        n_train = max(1, min(len(data) - 1, math.floor(args.train_fraction * len(data))))
+        if len(data) < 2:
+            raise ValueError(f"--data must hold at least 2 trajectories to split off a test set, got {len(data)}")
+        tr, te = data.split(n_train)
+    model = make_model(args.model, width=args.width, n_layers=args.layers, modes=args.modes, seed=args.seed)
+    res = train(model, tr, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, seed=args.seed,
+                desc=args.model)
+    ev = evaluate(res.model, te)
+    run = RunResult.start(PACKAGE, "train", seed=args.seed,
+                          config={"data": str(args.data), "model": args.model, **model.config,
+                                  "epochs": args.epochs, "lr": args.lr, "batch_size": args.batch_size,
+                                  "data_params": data.params})
+    run.add("test nRMSE (one-step)", ev.nrmse, higher_is_better=False)
+    run.add("test nRMSE (rollout)", ev.nrmse_rollout, higher_is_better=False)
+    run.add("final training loss", float(res.losses[-1]), higher_is_better=False)
+    run.add("s/epoch", res.seconds_per_epoch, unit="s", higher_is_better=False, timing=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(args.out / "model.pt") as tmp:
+        torch.save({"name": args.model, "config": model.config, "state_dict": res.model.state_dict()}, tmp)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    print(f"wrote {args.out / 'model.pt'} and {args.out / 'results.json'}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, sub = method_parser("memno", "MemNO (ICLR 2025): S4 memory + Fourier neural operators for "
+                                         "time-dependent PDEs observed at low resolution or with noise")
+    d = add_run_command(sub, "demo", demo, help="FFNO vs MemNO on a small KS data set (seconds)",
+                        default_out="results/memno")
+    r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+                        default_out="results/memno-repro")
+    g = sub.add_parser("generate", help="simulate a KS or Burgers data set and save it as .npz",
+                       description="Simulate KS or Burgers with ETDRK4 on 512 points, observe it at --resolution "
+                                   "and save u, target (noise-free), x, t and the parameters to an .npz file.")
+    g.add_argument("pde", choices=["ks", "burgers"])
+    g.add_argument("--n", type=int, default=256, help="number of trajectories (default 256)")
+    g.add_argument("--nu", type=float, default=None, help="viscosity (default: 0.075 for ks, 0.01 for burgers)")
+    g.add_argument("--L", type=float, default=None, help="domain length (default: 64 for ks, 2π for burgers)")
+    g.add_argument("--resolution", type=int, default=32, help="observed grid size, divides 512 (default 32)")
+    g.add_argument("--noise", type=float, default=0.0, help="input noise as a fraction of std(u) (default 0)")
+    g.add_argument("--n-modes", type=int, default=None,
+                   help="observe by Fourier truncation to |m| < N instead of sub-sampling")
+    g.add_argument("--t-burn", type=float, default=0.0, help="discard this initial transient (default 0)")
+    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    g.add_argument("--out", type=Path, required=True, help="output .npz file")
+    g.set_defaults(func=generate)
+    t = sub.add_parser("train", help="train a model on an .npz data set written by `generate`",
+                       description="Train on --data (.npz from `iclr25 memno generate`), test on --test-data or on "
+                                   "the held-out last (1 - --train-fraction) of the trajectories; writes "
+                                   "results.json and model.pt to --out.")
+    t.add_argument("--data", type=Path, required=True, help=".npz data set (u, target, x, t, params)")
+    t.add_argument("--test-data", type=Path, default=None, help="separate test .npz (e.g. another resolution)")
+    t.add_argument("--train-fraction", type=float, default=0.8, help="train split when no --test-data (0.8)")
+    t.add_argument("--model", choices=MODEL_NAMES, default="memno", help="model (default memno = S4FFNO)")
+    t.add_argument("--epochs", type=int, default=50, help="epochs (default 50)")
+    t.add_argument("--width", type=int, default=32, help="channels (default 32)")
+    t.add_argument("--layers", type=int, default=4, help="Markovian layers (default 4)")
+    t.add_argument("--modes", type=int, default=16, help="Fourier modes per layer (default 16)")
+    t.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default 3e-3)")
+    t.add_argument("--batch-size", type=int, default=32, help="trajectories per batch (default 32)")
+    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    t.add_argument("--out", type=Path, default=Path("results/memno-train"), help="output folder")
+    t.set_defaults(func=train_cmd)
+    for p in (d, r, g, t):
+        p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
+    return run_main(parser, argv)
