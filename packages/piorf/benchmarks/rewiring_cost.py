@@ -1,0 +1,50 @@
+"""Preprocessing cost of PIORF (one Ollivier-Ricci pass) vs BORF (ten) and the other baselines, and the
+training-step overhead of PIORF's per-step rewiring against plain MGN.
+
+    python benchmarks/rewiring_cost.py --out /tmp/piorf-bench
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from iclr25.piorf import BASELINES, TrainConfig, channel_mesh, cylinder_flow, ollivier_ricci, rewire, train
+from iclr25.utils.bench import compare, format_table, measure, to_run_result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", type=Path, default=Path("results/piorf-bench"))
+    ap.add_argument("--repeats", type=int, default=3)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    mesh = channel_mesh(22.0, 4.2, (4.0, 2.0), 0.5, h_min=0.12, h_max=0.45, grade=3.0)
+    vel = np.random.default_rng(0).normal(size=(mesh.n_nodes, 2))
+    ollivier_ricci(mesh.edge_index)  # import POT outside the timings
+
+    def piorf():
+        return rewire(mesh.edge_index, ollivier_ricci(mesh.edge_index).node, vel)
+
+    rows = [compare(piorf, lambda f=f: f(mesh.edge_index), names=(f"PIORF preprocessing ({mesh.n_nodes} nodes)",
+                                                                    name.upper()), warmup=0, repeats=args.repeats)
+            for name, f in BASELINES.items()]
+    ds = cylinder_flow(10, 100)
+    tr = type(ds)(ds.trajectories[:2], ds.config)
+    cfg = TrainConfig(steps=100)
+    steps = {m: train(tr, rewiring=m, config=cfg).step_seconds for m in ("none", "piorf", "none", "piorf")}
+    rows.append(measure(lambda: None, name="noop", repeats=1))
+    print(format_table(rows[:-1]))
+    print(f"train step: MGN {steps['none']:.4f} s, MGN+PIORF {steps['piorf']:.4f} s, "
+          f"overhead {steps['piorf'] / steps['none']:.3f}x")
+    run = to_run_result("iclr25-piorf", rows[:-1], command="bench rewiring_cost")
+    run.add("train step s MGN+PIORF", steps["piorf"], peer=steps["none"], peer_name="MGN", unit="s", timing=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    run.save(args.out / "rewiring_cost.json")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,243 @@
+"""Command line of ``iclr25 piorf``: ``demo``, ``repro``, ``generate``, ``rewire``, ``train``."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.io import save_npz
+from iclr25.utils.results import RunResult
+
+from .rewiring import PARTNER_RULES
+
+PACKAGE = "iclr25-piorf"
+DEMO_DATA = {"n_trajectories": 1, "steps": 3, "spinup": 2000}
+
+
+def _threads(n: int) -> None:
+    import torch
+
+    if n < 1:
+        raise ValueError(f"--threads must be >= 1, got {n}")
+    torch.set_num_threads(n)
+
+
+def _flow_figure(path: Path, traj, frame: int, rewirings: dict, title: str) -> Path:
+    from iclr25.utils.plotting import savefig, subplots
+
+    fig, axes = subplots(len(rewirings), 1, size=(11.0, 2.6))
+    axes = np.atleast_1d(axes)
+    speed = np.linalg.norm(traj.velocity[frame], axis=1)
+    for ax, (name, rw) in zip(axes, rewirings.items()):
+        tpc = ax.tripcolor(traj.pos[:, 0], traj.pos[:, 1], traj.cells, speed, shading="gouraud", cmap="viridis")
+        ax.triplot(traj.pos[:, 0], traj.pos[:, 1], traj.cells, lw=0.15, color="w", alpha=0.5)
+        for a, b in rw.added:
+            ax.plot(traj.pos[[a, b], 0], traj.pos[[a, b], 1], color="tab:red", lw=0.9)
+        if len(rw.bottleneck):
+            ax.scatter(*traj.pos[rw.bottleneck].T, s=10, color="tab:orange", zorder=3, label="bottleneck nodes")
+            ax.legend(loc="upper right", fontsize=7)
+        ax.set_aspect("equal")
+        ax.set_title(f"{name}: {rw.n_added} added edges", fontsize=9)
+        ax.grid(False)
+    fig.colorbar(tpc, ax=list(axes), label="|v| / u_max", shrink=0.8)
+    fig.suptitle(title, fontsize=10)
+    return savefig(fig, path)
+
+
+def demo(args: argparse.Namespace) -> int:
+    import os
+    import sys
+
+    if "ot" not in sys.modules:
+        # the demo needs POT's numpy backend only; its torch/jax/tf backends take seconds to import
+        for key in ("PYTORCH", "JAX", "TENSORFLOW", "CUPY"):
+            os.environ.setdefault(f"POT_BACKEND_DISABLE_{key}", "1")
+    import ot  # noqa: F401 - imported before the timed preprocessing
+
+    from .baselines import digl
+    from .curvature import ollivier_ricci
+    from .datasets import cylinder_flow
+    from .diagnostics import effective_resistance, spectral_gap
+    from .rewiring import rewire
+
+    run = RunResult.start(PACKAGE, "demo", seed=args.seed, config={**DEMO_DATA, "ratio": 0.03})
+    ds = cylinder_flow(DEMO_DATA["n_trajectories"], DEMO_DATA["steps"], spinup=DEMO_DATA["spinup"], seed=args.seed)
+    traj = ds[0]
+    v = traj.velocity[-1]
+    t0 = time.perf_counter()
+    curv = ollivier_ricci(traj.edge_index)
+    rw = rewire(traj.edge_index, curv.node, v, ratio=0.03, seed=args.seed)
+    t_piorf = time.perf_counter() - t0
+    rw_speed = rewire(traj.edge_index, curv.node, v, ratio=0.03, partner="speed")
+    rw_digl = digl(traj.edge_index)
+    gap0 = spectral_gap(traj.edge_index)
+    res0 = effective_resistance(traj.edge_index, rw.bottleneck)
+    run.add("mesh nodes", traj.n_nodes)
+    run.add("mesh edges (undirected)", traj.edge_index.shape[1] // 2)
+    run.add("min edge curvature", float(curv.edge.min()))
+    run.add("added edges (PIORF, feature-difference)", rw.n_added)
+    run.add("distinct partners (hubs)", len(np.unique(rw.added[:, 1])))
+    run.add("spectral gap, PIORF", spectral_gap(rw.edge_index), peer=gap0, peer_name="mesh", higher_is_better=True)
+    run.add("spectral gap, PIORF speed rule", spectral_gap(rw_speed.edge_index), peer=gap0, peer_name="mesh",
+            higher_is_better=True)
+    run.add("spectral gap, DIGL", spectral_gap(rw_digl.edge_index), peer=gap0, peer_name="mesh",
+            higher_is_better=True)
+    run.add("mean eff. resistance from S, PIORF", effective_resistance(rw.edge_index, rw.bottleneck), peer=res0,
+            peer_name="mesh", higher_is_better=False)
+    run.add("preprocessing s, PIORF (curvature + rewiring)", t_piorf, unit="s", higher_is_better=False,
+            timing=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    fig = _flow_figure(args.out / "rewiring.png", traj, -1, {"PIORF (feature-difference)": rw,
+                                                             "PIORF (speed)": rw_speed, "DIGL": rw_digl},
+                       f"LBM cylinder flow, Re={traj.reynolds:.0f}: added edges over |v|")
+    run.add_figure(fig, relative_to=args.out)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+def generate(args: argparse.Namespace) -> int:
+    from .datasets import cylinder_flow, save_trajectory
+
+    ds = cylinder_flow(args.n_trajectories, args.steps, reynolds=(args.re_min, args.re_max), seed=args.seed,
+                       show_progress=True)
+    out = Path(args.out)
+    paths = [out] if len(ds) == 1 else [out.with_name(f"{out.stem}-{k}{out.suffix}") for k in range(len(ds))]
+    for p, traj in zip(paths, ds):
+        save_trajectory(p, traj)
+        print(f"wrote {p}: {traj.n_nodes} nodes, {traj.n_steps} frames, Re={traj.reynolds:.1f}")
+    return 0
+
+
+def rewire_cmd(args: argparse.Namespace) -> int:
+    from .baselines import BASELINES
+    from .curvature import ollivier_ricci
+    from .datasets import load_trajectory
+    from .diagnostics import spectral_gap
+    from .rewiring import rewire
+
+    traj = load_trajectory(args.mesh)
+    if not -traj.n_steps <= args.frame < traj.n_steps:
+        raise ValueError(f"--frame must be in [{-traj.n_steps}, {traj.n_steps - 1}], got {args.frame}")
+    curv = ollivier_ricci(traj.edge_index)
+    if args.method == "piorf":
+        rw = rewire(traj.edge_index, curv.node, traj.velocity[args.frame], ratio=args.ratio, partner=args.partner,
+                    seed=args.seed)
+    else:
+        rw = BASELINES[args.method](traj.edge_index, seed=args.seed)
+    out = Path(args.out) if args.out else Path(args.mesh).with_name(Path(args.mesh).stem + "-rewired.npz")
+    save_npz(out, edge_index=rw.edge_index, long_range=rw.long_range, added=rw.added, removed=rw.removed,
+             bottleneck=rw.bottleneck, node_curvature=curv.node, edges=curv.edges, edge_curvature=curv.edge)
+    print(f"{rw.method}: {rw.n_added} edges added, {len(rw.removed)} removed; spectral gap "
+          f"{spectral_gap(traj.edge_index):.5f} -> {spectral_gap(rw.edge_index):.5f}; wrote {out}")
+    return 0
+
+
+def _dataset(args: argparse.Namespace):
+    from .datasets import cylinder_flow
+
+    return cylinder_flow(args.n_trajectories, args.steps, seed=args.data_seed, show_progress=True)
+
+
+def train_cmd(args: argparse.Namespace) -> int:
+    from iclr25.utils.plotting import savefig, subplots
+
+    from .training import TrainConfig, rollout_rmse, train
+
+    _threads(args.threads)
+    ds = _dataset(args)
+    n_test = max(1, len(ds) // 5)
+    tr, te = ds.split(len(ds) - n_test)
+    cfg = TrainConfig(steps=args.train_steps, layers=args.layers, latent=args.latent, partner=args.partner,
+                      separate_long_range=args.separate_long_range)
+    run = RunResult.start(PACKAGE, "train", seed=args.seed, config={"rewiring": args.rewiring, **vars(cfg)})
+    sim = train(tr, rewiring=args.rewiring, config=cfg, seed=args.seed, show_progress=True)
+    m = rollout_rmse(sim, te, args.horizon)
+    for k, v in m.items():
+        run.add(f"{k} x1e3", 1e3 * v, higher_is_better=False)
+    run.add("train step s", sim.step_seconds, unit="s", timing=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    roll = sim.rollout(te[0], min(args.horizon, te[0].n_steps - 1))
+    fig, ax = subplots(1, 2, size=(4.5, 3.2))
+    ax[0].plot(sim.losses)
+    ax[0].set(yscale="log", xlabel="step", ylabel="training loss")
+    ax[1].plot(np.arange(1, len(roll.rmse_velocity) + 1), 1e3 * roll.rmse_velocity)
+    ax[1].set(xlabel="rollout step", ylabel="velocity RMSE x1e3")
+    run.add_figure(savefig(fig, args.out / "training.png"), relative_to=args.out)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+def repro(args: argparse.Namespace) -> int:
+    from .repro import run_repro
+
+    _threads(1)
+    return run_repro(args)
+
+
+def _add_data_args(p: argparse.ArgumentParser, steps: int = 100, n: int = 10) -> None:
+    p.add_argument("--n-trajectories", type=int, default=n, help=f"trajectories to simulate (default: {n})")
+    p.add_argument("--steps", type=int, default=steps, help=f"frames per trajectory (default: {steps})")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, sub = method_parser(
+        "piorf", "PIORF: physics-informed Ollivier-Ricci rewiring of mesh graphs for MeshGraphNets, with a "
+                 "lattice-Boltzmann cylinder-flow generator and the SDRF/FoSR/BORF/DIGL baselines.")
+    add_run_command(sub, "demo", demo, help="curvature, PIORF and DIGL rewiring of an LBM cylinder-flow mesh, "
+                                            "with spectral diagnostics and a figure (seconds)",
+                    default_out="results/piorf")
+    p = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction: MGN vs MGN+PIORF vs MGN+"
+                                                  "{SDRF, FoSR, BORF, DIGL} on cylinder flow (at most 10 min)",
+                        default_out="results/piorf-repro")
+    p.add_argument("--seeds", type=int, default=3, help="training seeds (default: 3)")
+    p.add_argument("--train-steps", type=int, default=600, help="optimiser steps per model (default: 600)")
+    p.add_argument("--jobs", type=int, default=2, help="models trained in parallel (default: 2)")
+
+    g = sub.add_parser("generate", help="simulate cylinder flow and write it as .npz",
+                       description="Simulate LBM cylinder flow on graded triangle meshes and write .npz files with "
+                                   "arrays pos (N,2), cells (F,3), edge_index (2,E), node_type (N,), velocity "
+                                   "(T,N,2), pressure (T,N), reynolds. Several trajectories go to OUT-k.npz.")
+    g.add_argument("--out", type=Path, default=Path("flow.npz"), help="output .npz (default: flow.npz)")
+    _add_data_args(g, n=1)
+    g.add_argument("--re-min", type=float, default=80.0, help="lowest Reynolds number (default: 80)")
+    g.add_argument("--re-max", type=float, default=160.0, help="highest Reynolds number (default: 160)")
+    g.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    g.set_defaults(func=generate)
+
+    r = sub.add_parser("rewire", help="rewire a mesh .npz with PIORF or a baseline",
+                       description="Read a .npz with pos and cells or edge_index (and optionally velocity (T,N,2)), "
+                                   "compute Ollivier-Ricci curvature (alpha=0.5) and rewire. Writes edge_index, "
+                                   "long_range, added, removed, bottleneck, node_curvature to OUT (default: "
+                                   "MESH-rewired.npz).")
+    r.add_argument("mesh", type=Path, help="input .npz (e.g. from 'iclr25 piorf generate')")
+    r.add_argument("--ratio", type=float, default=0.03, help="fraction of nodes rewired (default: 0.03)")
+    r.add_argument("--partner", choices=PARTNER_RULES, default="feature-difference",
+                   help="partner rule (default: feature-difference, the reference code's)")
+    r.add_argument("--method", choices=("piorf", "sdrf", "fosr", "borf", "digl"), default="piorf",
+                   help="rewiring method (default: piorf)")
+    r.add_argument("--frame", type=int, default=0, help="velocity frame PIORF reads (default: 0)")
+    r.add_argument("--seed", type=int, default=0, help="seed of the projection / stochastic baselines (default: 0)")
+    r.add_argument("--out", type=Path, default=None, help="output .npz")
+    r.set_defaults(func=rewire_cmd)
+
+    t = add_run_command(sub, "train", train_cmd, help="train a MeshGraphNet with a rewiring on generated cylinder "
+                                                      "flow and report rollout RMSE", default_out="results/piorf-train")
+    t.add_argument("--rewiring", default="piorf", choices=("none", "piorf", "sdrf", "fosr", "borf", "digl"),
+                   help="rewiring (default: piorf)")
+    _add_data_args(t)
+    t.add_argument("--data-seed", type=int, default=0, help="seed of the data set (default: 0)")
+    t.add_argument("--train-steps", type=int, default=1000, help="optimiser steps (default: 1000)")
+    t.add_argument("--layers", type=int, default=4, help="message-passing blocks (default: 4; paper 15)")
+    t.add_argument("--latent", type=int, default=64, help="latent width (default: 64; paper 128)")
+    t.add_argument("--partner", choices=PARTNER_RULES, default="feature-difference", help="PIORF partner rule")
+    t.add_argument("--separate-long-range", action="store_true", help="own MLPs for long-range edges")
+    t.add_argument("--horizon", type=int, default=50, help="rollout steps evaluated (default: 50)")
+    t.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
+    return run_main(parser, argv)

@@ -1,0 +1,267 @@
+"""Built-in data: lattice-Boltzmann cylinder flow interpolated onto graded triangle meshes, cached on disk.
+
+Each trajectory has its own Reynolds number in ``reynolds`` and its own cylinder height, hence its own mesh,
+as in MeshGraphNets' CylinderFlow. Positions are in cylinder diameters, velocity in units of the peak inflow
+speed and pressure in units of :math:`\\rho u_{\\max}^2`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+
+from iclr25.utils.io import DataFileError, save_npz
+from iclr25.utils.progress import progress
+from iclr25.utils.seeding import check_seed
+
+from .graph import as_edge_index
+from .lbm import simulate_cylinder
+from .mesh import NodeType, TriangleMesh, channel_mesh
+
+__all__ = ["Trajectory", "FlowDataset", "cylinder_flow", "cache_dir", "load_trajectory", "save_trajectory"]
+
+_FORMAT = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Trajectory:
+    """One simulated flow on one mesh.
+
+    Attributes
+    ----------
+    pos
+        ``(N, 2)`` node positions (cylinder diameters).
+    cells
+        ``(F, 3)`` triangles.
+    edge_index
+        ``(2, E)`` symmetric mesh edges.
+    node_type
+        ``(N,)`` :class:`~iclr25.piorf.mesh.NodeType` codes.
+    velocity
+        ``(T, N, 2)`` velocity frames.
+    pressure
+        ``(T, N)`` pressure frames.
+    reynolds
+        Reynolds number of the run.
+    """
+
+    pos: np.ndarray
+    cells: np.ndarray
+    edge_index: np.ndarray
+    node_type: np.ndarray
+    velocity: np.ndarray
+    pressure: np.ndarray
+    reynolds: float
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.pos)
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.velocity)
+
+    @property
+    def mesh(self) -> TriangleMesh:
+        return TriangleMesh(self.pos, self.cells, self.edge_index, self.node_type)
+
+
+@dataclasses.dataclass(frozen=True)
+class FlowDataset:
+    """A tuple of :class:`Trajectory` with the settings that made them."""
+
+    trajectories: tuple[Trajectory, ...]
+    config: dict
+
+    def __len__(self) -> int:
+        return len(self.trajectories)
+
+    def __getitem__(self, k: int) -> Trajectory:
+        return self.trajectories[k]
+
+    def split(self, n_train: int) -> tuple[FlowDataset, FlowDataset]:
+        """The first ``n_train`` trajectories and the rest."""
+        if not 0 < n_train < len(self):
+            raise ValueError(f"n_train must be in [1, {len(self) - 1}], got {n_train}")
+        return (FlowDataset(self.trajectories[:n_train], self.config),
+                FlowDataset(self.trajectories[n_train:], self.config))
+
+
+def cache_dir() -> Path:
+    """``$ICLR25_PIORF_CACHE``, else ``$XDG_CACHE_HOME/iclr25-piorf``, else ``~/.cache/iclr25-piorf``."""
+    env = os.environ.get("ICLR25_PIORF_CACHE")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "iclr25-piorf"
+
+
+def save_trajectory(path: str | os.PathLike[str], traj: Trajectory) -> Path:
+    """Write a trajectory as ``.npz`` atomically (a failed write leaves no file)."""
+    return save_npz(path, format=np.array(_FORMAT), pos=traj.pos, cells=traj.cells, edge_index=traj.edge_index,
+                    node_type=traj.node_type, velocity=traj.velocity, pressure=traj.pressure,
+                    reynolds=np.array(traj.reynolds))
+
+
+def load_trajectory(path: str | os.PathLike[str]) -> Trajectory:
+    """Read a trajectory (or a bare mesh: ``pos`` + ``cells`` or ``edge_index``) from ``.npz``.
+
+    A mesh file without flow gets one frame of zero velocity and pressure.
+
+    Raises
+    ------
+    FileNotFoundError, DataFileError
+        Missing, unreadable or inconsistent file.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: no such file")
+    if p.suffix.lower() != ".npz":
+        raise DataFileError(p, f"expected a .npz file, got suffix {p.suffix!r}")
+    try:
+        with np.load(p, allow_pickle=False) as z:
+            d = {k: z[k] for k in z.files}
+    except Exception as exc:  # noqa: BLE001 - any parse failure is a bad file
+        raise DataFileError(p, f"cannot read as .npz ({exc})") from exc
+    if "pos" not in d or ("cells" not in d and "edge_index" not in d):
+        raise DataFileError(p, f"needs arrays 'pos' and 'cells' or 'edge_index', has {sorted(d)}")
+    pos = np.asarray(d["pos"], dtype=np.float64)
+    if pos.ndim != 2 or pos.shape[0] == 0 or not np.all(np.isfinite(pos)):
+        raise DataFileError(p, f"'pos' must be a finite (N, dim) array, got shape {pos.shape}")
+    n = len(pos)
+    cells = np.asarray(d.get("cells", np.zeros((0, 3), dtype=np.int64)))
+    try:
+        if "edge_index" in d:
+            ei = as_edge_index(d["edge_index"], n)[0]
+        else:
+            from .graph import mesh_edges
+            ei = mesh_edges(cells, n)
+    except (TypeError, ValueError) as exc:
+        raise DataFileError(p, str(exc)) from exc
+    node_type = np.asarray(d.get("node_type", np.zeros(n, dtype=np.int64))).astype(np.int64)
+    vel = np.asarray(d.get("velocity", np.zeros((1, n, pos.shape[1]), dtype=np.float32)), dtype=np.float32)
+    prs = np.asarray(d.get("pressure", np.zeros((len(vel), n), dtype=np.float32)), dtype=np.float32)
+    if vel.ndim == 2:
+        vel = vel[None]
+    if prs.ndim == 1:
+        prs = prs[None]
+    if node_type.shape != (n,) or vel.shape[1:2] != (n,) or prs.shape[:2] != vel.shape[:2]:
+        raise DataFileError(p, f"inconsistent shapes: pos {pos.shape}, node_type {node_type.shape}, velocity "
+                               f"{vel.shape}, pressure {prs.shape}")
+    if not (np.all(np.isfinite(vel)) and np.all(np.isfinite(prs))):
+        raise DataFileError(p, "velocity and pressure must be finite")
+    return Trajectory(pos, cells.astype(np.int64), ei, node_type, vel, prs, float(d.get("reynolds", np.nan)))
+
+
+def _interpolate(sol, mesh: TriangleMesh, scale: float) -> tuple[np.ndarray, np.ndarray]:
+    """LBM cell-centre fields at the mesh nodes (mesh in lattice units divided by ``scale``)."""
+    from scipy.interpolate import RegularGridInterpolator
+    from scipy.ndimage import distance_transform_edt
+
+    ny, nx = sol.solid.shape
+    xs, ys = np.arange(nx) + 0.5, np.arange(ny) + 0.5
+    pts = mesh.pos * scale + np.array([0.0, 1.0])  # mesh y=0 is the lower wall plane y=1
+    pts = np.clip(pts, [xs[0], ys[0]], [xs[-1], ys[-1]])
+    # pressure inside solids is undefined: take the nearest fluid cell's value
+    _, (iy, ix) = distance_transform_edt(sol.solid, return_indices=True)
+    T = len(sol.velocity)
+    vel = np.empty((T, mesh.n_nodes, 2), dtype=np.float32)
+    prs = np.empty((T, mesh.n_nodes), dtype=np.float32)
+    for t in range(T):
+        for c in range(2):
+            f = RegularGridInterpolator((ys, xs), sol.velocity[t, :, :, c], bounds_error=False, fill_value=None)
+            vel[t, :, c] = f(pts[:, ::-1])
+        pf = sol.pressure[t][iy, ix]
+        prs[t] = RegularGridInterpolator((ys, xs), pf, bounds_error=False, fill_value=None)(pts[:, ::-1])
+    wall = mesh.node_type == NodeType.WALL
+    vel[:, wall] = 0.0
+    inflow = mesh.node_type == NodeType.INFLOW
+    s = mesh.pos[inflow, 1] * scale / (ny - 2.0)
+    vel[:, inflow, 0] = 4.0 * sol.u_max * s * (1.0 - s)
+    vel[:, inflow, 1] = 0.0
+    return vel / sol.u_max, prs / sol.u_max ** 2
+
+
+def _one_trajectory(seed: int, k: int, steps: int, re_range: tuple[float, float], lattice: tuple[int, int],
+                    radius: float, save_every: int, spinup: int, mesh_size: tuple[float, float]) -> Trajectory:
+    rng = np.random.default_rng([seed, k])
+    nx, ny = lattice
+    re = float(rng.uniform(*re_range))
+    cy = 1.0 + (ny - 2) * float(rng.uniform(0.42, 0.58))
+    cx = 2.0 * ny / 2.0 * float(rng.uniform(0.9, 1.1))
+    sol = simulate_cylinder(nx=nx, ny=ny, radius=radius, center=(cx, cy), reynolds=re, n_frames=steps,
+                            save_every=save_every, spinup=spinup)
+    scale = 2.0 * radius
+    mesh = channel_mesh(nx / scale, (ny - 2) / scale, (cx / scale, (cy - 1.0) / scale), radius / scale,
+                        h_min=mesh_size[0] / scale, h_max=mesh_size[1] / scale, seed=int(rng.integers(2**31)))
+    vel, prs = _interpolate(sol, mesh, scale)
+    return Trajectory(mesh.pos.astype(np.float32), mesh.cells, mesh.edge_index, mesh.node_type, vel, prs, re)
+
+
+def cylinder_flow(n_trajectories: int = 10, steps: int = 100, *, reynolds: tuple[float, float] = (80.0, 160.0),
+                  seed: int = 0, lattice: tuple[int, int] = (220, 44), radius: float = 5.0, save_every: int = 25,
+                  spinup: int = 3000, mesh_size: tuple[float, float] = (1.2, 4.5), cache: bool = True,
+                  show_progress: bool = False) -> FlowDataset:
+    """Cylinder-flow trajectories (lattice Boltzmann, D2Q9 BGK) on graded triangle meshes.
+
+    Trajectory ``k`` depends only on ``(seed, k)`` and the settings, so asking for more trajectories reuses
+    the cached ones. The cache (:func:`cache_dir`) holds one atomically written ``.npz`` per trajectory.
+
+    Parameters
+    ----------
+    n_trajectories
+        Number of trajectories.
+    steps
+        Frames per trajectory, one every ``save_every`` lattice steps after ``spinup`` steps.
+    reynolds
+        Range the Reynolds number of each trajectory is drawn from (uniformly).
+    seed
+        Seed of the Reynolds numbers, cylinder positions and meshes.
+    lattice
+        ``(nx, ny)`` lattice size; the cylinder has ``radius`` lattice units.
+    mesh_size
+        Mesh edge length at the cylinder and far away, in lattice units.
+    cache
+        Read and write the disk cache.
+
+    Examples
+    --------
+    >>> ds = cylinder_flow(1, 4, spinup=200, lattice=(110, 24), radius=3.0, mesh_size=(1.0, 3.0))  # doctest: +SKIP
+    """
+    seed = check_seed(seed)
+    if isinstance(n_trajectories, bool) or not isinstance(n_trajectories, (int, np.integer)) or n_trajectories < 1:
+        raise ValueError(f"n_trajectories must be a positive integer, got {n_trajectories!r}")
+    if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or steps < 2:
+        raise ValueError(f"steps must be an integer >= 2, got {steps!r}")
+    lo, hi = (float(reynolds[0]), float(reynolds[1])) if np.ndim(reynolds) == 1 and len(reynolds) == 2 else (-1, -1)
+    if not 0 < lo <= hi:
+        raise ValueError(f"reynolds must be a range (low, high) with 0 < low <= high, got {reynolds!r}")
+    config = {"steps": int(steps), "reynolds": [lo, hi], "seed": seed, "lattice": list(lattice),
+              "radius": float(radius), "save_every": int(save_every), "spinup": int(spinup),
+              "mesh_size": list(mesh_size), "format": _FORMAT}
+    tag = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+    trajs = []
+    for k in progress(range(n_trajectories), total=n_trajectories, desc="cylinder flow",
+                      disable=None if show_progress else True):
+        path = cache_dir() / f"cylinder-{tag}-{k}.npz"
+        traj = None
+        if cache and path.is_file():
+            try:
+                traj = load_trajectory(path)
+            except (DataFileError, OSError):
+                traj = None  # a corrupt cache entry is regenerated
+        if traj is None:
+            traj = _one_trajectory(seed, k, int(steps), (lo, hi), tuple(lattice), float(radius), int(save_every),
+                                   int(spinup), tuple(mesh_size))
+            if cache:
+                try:
+                    save_trajectory(path, traj)
+                except OSError:
+                    pass  # a read-only cache folder only costs speed
+        trajs.append(traj)
+    return FlowDataset(tuple(trajs), {**config, "n_trajectories": int(n_trajectories)})

@@ -1,0 +1,143 @@
+"""The paper's claims at small scale (seeded, with margins): issue 9, checks 1-5."""
+
+import networkx as nx
+import numpy as np
+import pytest
+from scipy.optimize import linprog
+from scipy.spatial import Delaunay
+
+from iclr25.piorf import (
+    as_edge_index,
+    balanced_forman,
+    bottleneck_nodes,
+    channel_mesh,
+    effective_resistance,
+    long_range_task,
+    mesh_edges,
+    ollivier_ricci,
+    rewire,
+    simulate_cylinder,
+    spectral_gap,
+    strouhal,
+)
+
+
+def linprog_orc(G: nx.Graph, alpha: float = 0.5) -> dict:
+    """Independent exact Ollivier-Ricci curvature: networkx hop distances and one scipy LP per edge."""
+    dist = dict(nx.all_pairs_shortest_path_length(G))
+    out = {}
+    for x, y in G.edges:
+        sx, sy = [x, *G[x]], [y, *G[y]]
+        mx = np.r_[alpha, np.full(len(sx) - 1, (1 - alpha) / (len(sx) - 1))]
+        my = np.r_[alpha, np.full(len(sy) - 1, (1 - alpha) / (len(sy) - 1))]
+        C = np.array([[dist[u][v] for v in sy] for u in sx], dtype=float)
+        a, b = C.shape
+        A_eq = np.vstack([np.kron(np.eye(a), np.ones(b)), np.kron(np.ones(a), np.eye(b))])
+        res = linprog(C.ravel(), A_eq=A_eq, b_eq=np.r_[mx, my], bounds=(0, None), method="highs")
+        out[(min(x, y), max(x, y))] = 1.0 - res.fun / dist[x][y]
+    return out
+
+
+def random_mesh(seed: int) -> nx.Graph:
+    pts = np.random.default_rng(seed).uniform(size=(40, 2))
+    ei = mesh_edges(Delaunay(pts).simplices)
+    G = nx.Graph()
+    G.add_nodes_from(range(len(pts)))  # as_edge_index numbers nodes in G.nodes order
+    G.add_edges_from(ei.T.tolist())
+    return G
+
+
+GRAPHS = {f"delaunay{s}": (lambda s=s: random_mesh(s)) for s in range(5)} | {
+    "complete": lambda: nx.complete_graph(7),
+    "cycle": lambda: nx.cycle_graph(9),
+    "grid": lambda: nx.convert_node_labels_to_integers(nx.grid_2d_graph(5, 6)),
+}
+
+
+@pytest.mark.parametrize("name", list(GRAPHS))
+def test_curvature_equals_independent_lp(name):
+    G = GRAPHS[name]()
+    ours = ollivier_ricci(G, alpha=0.5)
+    ref = linprog_orc(G)
+    got = {tuple(e): k for e, k in zip(ours.edges.tolist(), ours.edge)}
+    assert got.keys() == ref.keys()
+    assert max(abs(got[e] - ref[e]) for e in ref) < 1e-6
+    # node curvature: mean of the incident edges
+    for v in list(G.nodes)[:10]:
+        inc = [ref[(min(v, u), max(v, u))] for u in G[v]]
+        assert abs(ours.node[v] - np.mean(inc)) < 1e-6
+
+
+def test_curvature_known_values():
+    assert np.allclose(ollivier_ricci(nx.cycle_graph(8)).edge, 0.0)
+    assert np.allclose(balanced_forman(nx.complete_graph(5)).edge, 5 / 4)  # Topping et al.: n / (n - 1)
+    assert np.allclose(balanced_forman(nx.cycle_graph(8)).edge, 0.0)
+    G = nx.convert_node_labels_to_integers(nx.grid_2d_graph(6, 6))
+    grid = balanced_forman(G)
+    interior = [k for (i, j), k in zip(grid.edges.tolist(), grid.edge) if G.degree(i) == G.degree(j) == 4]
+    assert len(interior) > 10 and np.allclose(interior, 0.0)  # grids are flat
+
+
+@pytest.fixture(scope="module")
+def cylinder_mesh():
+    mesh = channel_mesh(16.0, 4.0, (3.0, 2.1), 0.5, h_min=0.2, h_max=0.8, grade=2.0, seed=3)
+    rng = np.random.default_rng(0)
+    # a wake-like field: fast jets beside a slow wake, plus noise
+    x, y = mesh.pos.T
+    u = 1.0 - np.exp(-((y - 2.1) ** 2) / 0.3) * (x > 3.0) + 0.05 * rng.normal(size=x.size)
+    v = 0.3 * np.sin(2.0 * x) * np.exp(-((y - 2.1) ** 2)) + 0.05 * rng.normal(size=x.size)
+    return mesh, np.stack([u, v], axis=1), ollivier_ricci(mesh.edge_index)
+
+
+@pytest.mark.parametrize("partner", ["feature-difference", "speed"])
+def test_rewiring_semantics(cylinder_mesh, partner):
+    mesh, vel, curv = cylinder_mesh
+    n = mesh.n_nodes
+    rw = rewire(mesh.edge_index, curv.node, vel, ratio=0.03, partner=partner)
+    S = set(np.argsort(curv.node, kind="stable")[: int(np.floor(0.03 * n))].tolist())
+    assert 0 < rw.n_added <= int(np.floor(0.03 * n))
+    assert all(a in S or b in S for a, b in rw.added)
+    ei = rw.edge_index
+    assert np.all(ei[0] != ei[1])
+    fwd = set(map(tuple, ei.T.tolist()))
+    assert all((b, a) in fwd for a, b in fwd) and len(fwd) == ei.shape[1]
+    assert rw.long_range.sum() == 2 * rw.n_added
+    assert np.array_equal(rw.mesh_edge_index, mesh.edge_index)
+
+
+def test_feature_difference_rule_makes_at_most_two_hubs(cylinder_mesh):
+    mesh, vel, curv = cylinder_mesh
+    w = np.array([0.6, -0.8])
+    rw = rewire(mesh.edge_index, curv.node, vel, ratio=0.05, projection=w)
+    f = vel @ w
+    assert set(rw.added[:, 1].tolist()) <= {int(np.argmax(f)), int(np.argmin(f))}
+
+
+def test_rewiring_raises_spectral_gap_and_lowers_resistance(cylinder_mesh):
+    mesh, vel, curv = cylinder_mesh
+    S = bottleneck_nodes(curv.node, 0.03)
+    for partner in ("feature-difference", "speed"):
+        rw = rewire(mesh.edge_index, curv.node, vel, partner=partner)
+        assert spectral_gap(rw.edge_index) > 1.02 * spectral_gap(mesh.edge_index)
+        assert effective_resistance(rw.edge_index, S) < 0.95 * effective_resistance(mesh.edge_index, S)
+
+
+def test_long_range_mechanism_task():
+    res = long_range_task(layers=4, partner="speed", seed=0)
+    assert res.hops > 4  # the partner is out of reach of 4 layers on the mesh alone
+    assert res.rmse_piorf < 0.3 * res.rmse_plain, res
+
+
+def test_lbm_sheds_vortices_at_re100():
+    sol = simulate_cylinder(nx=160, ny=32, radius=4.0, center=(32.0, 16.5), reynolds=100.0, n_frames=120,
+                            save_every=10, spinup=2000)
+    mean_speed = 2.0 / 3.0 * sol.u_max
+    probe = sol.velocity[:, 16, 64, 1]  # cross-stream velocity 4 diameters downstream: a lift-like signal
+    assert probe.std() > 0.2 * mean_speed  # a steady wake would give ~0
+    st = strouhal(probe, dt=sol.save_every, diameter=2 * sol.radius, speed=mean_speed)
+    assert 0.18 < st < 0.40, st  # confined cylinder at Re=100, blockage 1/4: St ~ 0.3
+
+
+def test_as_edge_index_networkx_roundtrip():
+    ei, n = as_edge_index(nx.path_graph(4))
+    assert n == 4 and ei.shape == (2, 6)

@@ -1,0 +1,148 @@
+"""Bad input raises ValueError/TypeError naming the argument and what was expected; no half-written files."""
+
+import subprocess
+import sys
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from iclr25.piorf import (
+    TrainConfig,
+    as_edge_index,
+    borf,
+    channel_mesh,
+    cylinder_flow,
+    digl,
+    effective_resistance,
+    fosr,
+    load_trajectory,
+    ollivier_ricci,
+    rewire,
+    sdrf,
+    simulate_cylinder,
+    train,
+)
+from iclr25.utils.io import DataFileError
+
+EI = as_edge_index(nx.grid_2d_graph(5, 5))[0]
+N = 25
+GAMMA = ollivier_ricci(EI).node
+VEL = np.random.default_rng(0).normal(size=(N, 2))
+
+
+@pytest.mark.parametrize("bad, exc, match", [
+    (np.array([[0, 1], [1, 30]]), ValueError, r"edge_index must hold node ids in \[0, 25\)"),
+    (np.array([[0, 1, 2], [1, 2, 0]]), ValueError, "edge_index must be symmetric"),
+    (np.array([[0, 0], [0, 1]]), ValueError, "self-loops"),
+    (np.zeros((3, 4), dtype=int), ValueError, r"edge_index must have shape \(2, E\)"),
+    (np.array([[0.0, 1.0], [1.0, 0.0]]), TypeError, "edge_index must hold integers"),
+    ("edges", TypeError, "edge_index must be"),
+])
+def test_bad_edge_index(bad, exc, match):
+    with pytest.raises(exc, match=match):
+        rewire(bad, GAMMA, VEL)
+
+
+def test_empty_graph_needs_n_nodes():
+    with pytest.raises(ValueError, match="empty"):
+        ollivier_ricci(np.zeros((2, 0), dtype=int))
+
+
+@pytest.mark.parametrize("vel, exc, match", [
+    (np.zeros((N - 1, 2)), ValueError, r"velocity must have shape \(25, d\)"),
+    (np.zeros((N, 2, 2)), ValueError, "velocity must have shape"),
+    (np.full((N, 2), np.nan), ValueError, "velocity must be finite"),
+    (np.full((N, 2), "a"), TypeError, "velocity must be a real array"),
+])
+def test_bad_velocity(vel, exc, match):
+    with pytest.raises(exc, match=match):
+        rewire(EI, GAMMA, vel)
+
+
+@pytest.mark.parametrize("ratio", [0, 1, -0.1, 1.5, float("nan"), True])
+def test_ratio_outside_unit_interval(ratio):
+    with pytest.raises(ValueError, match=r"ratio must be a number in \(0, 1\)"):
+        rewire(EI, GAMMA, VEL, ratio=ratio)
+
+
+def test_bad_curvature_partner_projection_and_alpha():
+    with pytest.raises(ValueError, match="node_curvature must be finite"):
+        rewire(EI, np.full(N, np.inf), VEL)
+    with pytest.raises(ValueError, match="node_curvature must be a 1-D"):
+        rewire(EI, GAMMA[:, None], VEL)
+    with pytest.raises(ValueError, match="partner must be one of"):
+        rewire(EI, GAMMA, VEL, partner="closest")
+    with pytest.raises(ValueError, match=r"projection must be a finite vector of shape \(2,\)"):
+        rewire(EI, GAMMA, VEL, projection=[1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match=r"alpha must be a number in \[0, 1\)"):
+        ollivier_ricci(EI, alpha=1.0)
+    with pytest.raises(TypeError, match="seed must be a non-negative integer"):
+        rewire(EI, GAMMA, VEL, seed=1.5)
+
+
+def test_baselines_validate():
+    with pytest.raises(ValueError, match="loops must be an integer >= 1"):
+        sdrf(EI, loops=0)
+    with pytest.raises(ValueError, match="iterations must be an integer >= 1"):
+        fosr(EI, iterations=-1)
+    with pytest.raises(ValueError, match="n_add must be an integer >= 0"):
+        borf(EI, n_add=-1)
+    with pytest.raises(ValueError, match=r"alpha must be in \(0, 1\)"):
+        digl(EI, alpha=0.0)
+    with pytest.raises(ValueError, match="edge_index must be symmetric"):
+        sdrf(np.array([[0, 1], [1, 2]]))
+
+
+def test_diagnostics_validate():
+    with pytest.raises(ValueError, match="sources must be node ids"):
+        effective_resistance(EI, np.array([99]))
+    with pytest.raises(ValueError, match="sources must be a non-empty"):
+        effective_resistance(EI, np.array([], dtype=int))
+
+
+def test_simulation_and_data_parameters():
+    with pytest.raises(ValueError, match="reynolds must be in"):
+        simulate_cylinder(reynolds=-5)
+    with pytest.raises(ValueError, match="cylinder"):
+        simulate_cylinder(center=(5.0, 1.0))
+    with pytest.raises(ValueError, match="n_trajectories must be a positive integer"):
+        cylinder_flow(0)
+    with pytest.raises(ValueError, match="reynolds must be a range"):
+        cylinder_flow(1, reynolds=(100.0, 50.0))
+    with pytest.raises(ValueError, match="h_min and h_max"):
+        channel_mesh(10, 2, (2, 1), 0.3, h_min=1.0, h_max=0.5)
+    with pytest.raises(ValueError, match="steps must be a positive integer"):
+        TrainConfig(steps=0)
+    with pytest.raises(ValueError, match="partner must be one of"):
+        TrainConfig(partner="x")
+    with pytest.raises(TypeError, match="dataset must be a non-empty FlowDataset"):
+        train([1, 2])
+
+
+def test_invalid_files(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        load_trajectory(tmp_path / "missing.npz")
+    junk = tmp_path / "junk.npz"
+    junk.write_bytes(b"not a zip")
+    with pytest.raises(DataFileError, match="cannot read"):
+        load_trajectory(junk)
+    partial = tmp_path / "partial.npz"
+    np.savez(partial, velocity=np.zeros((2, 3, 2)))
+    with pytest.raises(DataFileError, match="needs arrays 'pos'"):
+        load_trajectory(partial)
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, pos=np.zeros((3, 2)), edge_index=np.array([[0, 1], [1, 7]]))
+    with pytest.raises(DataFileError, match="node ids"):
+        load_trajectory(bad)
+
+
+def test_cli_bad_file_exits_2_and_writes_nothing(tmp_path):
+    junk = tmp_path / "mesh.npz"
+    junk.write_bytes(b"junk")
+    out = tmp_path / "out.npz"
+    proc = subprocess.run([sys.executable, "-m", "iclr25.piorf", "rewire", str(junk), "--out", str(out)],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 2, proc.stderr
+    assert "cannot read" in proc.stderr
+    assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["mesh.npz"]
