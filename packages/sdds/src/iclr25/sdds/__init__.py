@@ -1,0 +1,55 @@
+"""iclr25.sdds: Scalable Discrete Diffusion Samplers (Sanokowski et al., ICLR 2025).
+
+Discrete diffusion samplers for unnormalised distributions over binary variables, trained with the paper's
+memory-efficient objectives (reverse KL as PPO over diffusion steps, forward KL with self-normalised neural
+importance sampling) or the DiffUCO baseline, with unbiased SN-NIS and neural-MCMC estimators, exact Ising
+ground truth, and combinatorial-optimisation energies with conditional-expectation decoding.
+"""
+
+from importlib.metadata import version as _version
+
+from .autoregressive import AutoregressiveSampler as AutoregressiveSampler
+from .autoregressive import train_autoregressive as train_autoregressive
+from .checkpoint import load_sampler as load_sampler
+from .checkpoint import save_sampler as save_sampler
+from .diffusion import Sampler as Sampler
+from .diffusion import SamplerConfig as SamplerConfig
+from .diffusion import Samples as Samples
+from .energy import Energy as Energy
+from .energy import IsingEnergy as IsingEnergy
+from .energy import IsingModelEnergy as IsingModelEnergy
+from .energy import MaxCliqueEnergy as MaxCliqueEnergy
+from .energy import MaxCutEnergy as MaxCutEnergy
+from .energy import MDSEnergy as MDSEnergy
+from .energy import MISEnergy as MISEnergy
+from .energy import QUBOEnergy as QUBOEnergy
+from .energy import decode_ce as decode_ce
+from .energy import from_bqm as from_bqm
+from .energy import random_graphs as random_graphs
+from .estimators import Estimate as Estimate
+from .estimators import MCMCResult as MCMCResult
+from .estimators import UniformProposal as UniformProposal
+from .estimators import estimate as estimate
+from .estimators import neural_mcmc as neural_mcmc
+from .exact import BETA_CRITICAL as BETA_CRITICAL
+from .exact import ExactIsing as ExactIsing
+from .exact import exact_enumeration as exact_enumeration
+from .exact import exact_ising as exact_ising
+from .exact import exact_mis as exact_mis
+from .exact import greedy_mis as greedy_mis
+from .memory import peak_memory as peak_memory
+from .metropolis import MetropolisResult as MetropolisResult
+from .metropolis import metropolis as metropolis
+from .noise import beta_schedule as beta_schedule
+from .objectives import train as train
+
+__version__ = _version("iclr25-sdds")
+
+__all__ = [
+    "AutoregressiveSampler", "BETA_CRITICAL", "Energy", "Estimate", "ExactIsing", "IsingEnergy",
+    "IsingModelEnergy", "MCMCResult", "MDSEnergy", "MISEnergy", "MaxCliqueEnergy", "MaxCutEnergy",
+    "MetropolisResult", "QUBOEnergy", "Sampler", "SamplerConfig", "Samples", "UniformProposal", "beta_schedule",
+    "decode_ce", "estimate", "exact_enumeration", "exact_ising", "exact_mis", "from_bqm", "greedy_mis",
+    "load_sampler", "metropolis", "neural_mcmc", "peak_memory", "random_graphs", "save_sampler", "train",
+    "train_autoregressive", "__version__",
+]

@@ -1,0 +1,7 @@
+"""``python -m iclr25.sdds`` is ``iclr25 sdds``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
