@@ -20,22 +20,16 @@ import networkx as nx
 import numpy as np
 
 from iclr25.piorf import as_edge_index, channel_mesh, ollivier_ricci
-from iclr25.utils.bench import Comparison, Measurement, format_table, measure, to_run_result
+from iclr25.utils.bench import Comparison, Measurement, format_table, measure, peer_env, to_run_result
 from iclr25.utils.io import save_npz
 
 HERE = Path(__file__).parent
 
 
 def make_venv(venv: Path) -> Path:
-    py = venv / "bin" / "python"
-    if not py.exists():
-        uv = shutil.which("uv")
-        if uv is None:
-            raise SystemExit("this benchmark needs uv to build the GraphRicciCurvature environment")
-        subprocess.run([uv, "venv", "-q", "--python", "3.11", str(venv)], check=True)
-        subprocess.run([uv, "pip", "install", "-q", "--python", str(py), "GraphRicciCurvature==0.6.1", "scipy==1.13.1"],
-                       check=True)
-    return py
+    if shutil.which("uv") is None:
+        raise SystemExit("this benchmark needs uv to build the GraphRicciCurvature environment")
+    return peer_env(venv, ["GraphRicciCurvature==0.6.1", "scipy==1.13.1"])
 
 
 def graphs() -> dict[str, np.ndarray]:

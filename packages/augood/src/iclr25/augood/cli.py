@@ -11,9 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils._atomic import atomic_write
 from iclr25.utils.cli import add_run_command, method_parser, run_main
-from iclr25.utils.io import DataFileError
+from iclr25.utils.io import DataFileError, atomic_write
 from iclr25.utils.results import RunResult
 
 DESCRIPTION = """AU-GOOD: similarity-based partitioning (CCPart) and model comparison for out-of-distribution

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils._atomic import atomic_write
+from iclr25.utils.io import atomic_write
 from iclr25.utils.results import RunResult
 
 from .casestudy import add_study_metrics, plot_case_study, run_case_study, study_table

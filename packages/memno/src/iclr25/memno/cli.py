@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from iclr25.utils._atomic import atomic_path, atomic_write
 from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.io import atomic_path, atomic_write
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import seed_everything
 

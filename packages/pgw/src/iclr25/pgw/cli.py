@@ -10,9 +10,8 @@ from typing import Any
 
 import numpy as np
 
-from iclr25.utils._atomic import atomic_path, atomic_write
 from iclr25.utils.cli import add_run_command, method_parser, run_main
-from iclr25.utils.io import POINT_FORMATS, read_points
+from iclr25.utils.io import POINT_FORMATS, atomic_path, atomic_write, read_points
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import seed_everything
 

@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 
-from iclr25.utils._atomic import atomic_write
+from iclr25.utils.io import atomic_write
 from iclr25.utils.parallel import parallel_map
 from iclr25.utils.results import RunResult
 

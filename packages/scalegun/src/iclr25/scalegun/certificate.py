@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from iclr25.utils._atomic import atomic_write
+from iclr25.utils.io import atomic_write
 
 __all__ = ["noise_multiplier", "residual_budget", "worst_case_terms", "LedgerRecord", "Ledger"]
 

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils._atomic import atomic_write
 from iclr25.utils.cli import add_run_command, method_parser, run_main
-from iclr25.utils.io import DataFileError
+from iclr25.utils.io import DataFileError, atomic_write
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import seed_everything
 

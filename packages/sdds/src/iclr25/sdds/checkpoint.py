@@ -14,8 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from iclr25.utils._atomic import atomic_path, atomic_write
-from iclr25.utils.io import save_npz
+from iclr25.utils.io import atomic_path, atomic_write, save_npz
 
 from .diffusion import Sampler, SamplerConfig, make_model
 from .energy import (

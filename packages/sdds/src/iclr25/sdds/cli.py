@@ -127,7 +127,7 @@ def enable_compilation_cache() -> None:
     import jax  # noqa: PLC0415 - only when a command runs
 
     jax.config.update("jax_compilation_cache_dir", folder)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.5)
+    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

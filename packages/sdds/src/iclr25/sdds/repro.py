@@ -9,7 +9,7 @@ from pathlib import Path
 import jax
 import numpy as np
 
-from iclr25.utils._atomic import atomic_write
+from iclr25.utils.io import atomic_write
 from iclr25.utils.plotting import savefig, subplots
 from iclr25.utils.progress import progress
 from iclr25.utils.results import RunResult
