@@ -18,9 +18,9 @@ from .exact import BETA_CRITICAL, exact_ising
 from .objectives import train
 
 DEMO_L = 4
-DEMO_CONFIG = SamplerConfig(objective="fkl_nis", n_steps=16, hidden=16, n_layers=1, n_samples=64, n_epochs=300,
+DEMO_CONFIG = SamplerConfig(objective="fkl_nis", n_steps=16, hidden=16, n_layers=1, n_samples=64, n_epochs=200,
                             learning_rate=5e-3, temperature_start=4.0, step_minibatch=4)
-N_EVAL = 4096
+N_EVAL = 2048
 
 
 def run_demo(out: Path, *, seed: int = 0) -> RunResult:
