@@ -27,7 +27,9 @@ def venv_for(root: Path, name: str) -> Path:
 
 def sync(root: Path, distribution: str, env_dir: Path, *, extra_args: list[str]) -> subprocess.CompletedProcess:
     env = {**os.environ, "UV_PROJECT_ENVIRONMENT": str(env_dir), "UV_PYTHON_DOWNLOADS": "never"}
-    cmd = ["uv", "sync", "--frozen", "--exact", "--package", distribution, "--all-extras",
+    # --compile-bytecode: pip compiles on install and uv does not; without it every test subprocess would
+    # compile jax or torch from source again, and the test times would measure that
+    cmd = ["uv", "sync", "--frozen", "--exact", "--compile-bytecode", "--package", distribution, "--all-extras",
            "--no-default-groups", "--group", "test", *extra_args]
     return subprocess.run(cmd, cwd=root, env=env, capture_output=True, text=True, check=False)
 
@@ -44,9 +46,7 @@ def run_one(root: Path, slug: str, pytest_args: list[str]) -> dict:
     test_dir = root / ("shared-utils" if slug == "utils" else f"packages/{slug}")
     env = {**os.environ, "ICLR25_QUIET": "1", "MPLBACKEND": "Agg"}
     env.pop("VIRTUAL_ENV", None)
-    # uv installs without bytecode; letting the first import write it spares every later subprocess
-    # (the conformance suite starts several) from recompiling torch or jax from source
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # let the package's own modules keep their bytecode too
     cmd = [str(env_dir / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider",
            "--durations=10", *pytest_args]
     print(f"\n=== {slug}: {' '.join(cmd[1:])} (in {test_dir.relative_to(root)}) ===", flush=True)
