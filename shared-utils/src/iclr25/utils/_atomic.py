@@ -45,22 +45,13 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", **open_kwargs: A
     """
     if mode not in ("w", "wb"):
         raise ValueError(f"mode must be 'w' or 'wb', got {mode!r}")
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
     if "b" not in mode:
         open_kwargs.setdefault("encoding", "utf-8")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, mode, **open_kwargs) as handle:
-            yield handle
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, _file_mode())
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    # the file is closed (and synced) before atomic_path renames it into place
+    with atomic_path(path) as tmp, open(tmp, mode, **open_kwargs) as handle:
+        yield handle
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 @contextlib.contextmanager
