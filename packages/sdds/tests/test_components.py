@@ -137,3 +137,19 @@ def test_symmetric_network_is_equivariant_to_the_global_flip():
     (l1, v1), (l2, v2) = model(x, 3, 12, None, None), model(1 - x, 3, 12, None, None)
     np.testing.assert_allclose(np.asarray(l1), -np.asarray(l2), atol=1e-6)
     assert abs(float(v1) - float(v2)) < 1e-6
+
+
+def test_lattice_cnn_input_layer_is_the_periodic_conv_of_spin_and_time_embedding():
+    # the CNN convolves the constant time embedding once (temb @ sum_o W_o); it must equal the plain
+    # periodic convolution of the per-site input [s, temb]
+    import jax.numpy as jnp
+
+    from iclr25.sdds.models import N_TIME, LatticeCNN, time_embedding
+
+    model = LatticeCNN(5, hidden=8, n_layers=0, key=jax.random.key(0))
+    s = 2.0 * jax.random.bernoulli(jax.random.key(1), 0.5, (25,)).astype(jnp.float32) - 1.0
+    temb = jnp.broadcast_to(time_embedding(3, 12), (25, N_TIME))
+    h = jax.nn.silu(model.inp(jnp.concatenate([s[:, None], temb], axis=-1)))
+    logits, _ = model._core(s, 3, 12)
+    expected = (h @ model.out.weight.T + model.out.bias)[:, 0]
+    np.testing.assert_allclose(np.asarray(logits), np.asarray(expected), rtol=1e-5, atol=1e-6)

@@ -147,3 +147,16 @@ def test_uniform_proposal_rejects_bad_sizes():
         UniformProposal(0)
     with pytest.raises(ValueError, match="n_samples"):
         UniformProposal(3).sample(0, key=jax.random.key(0))
+
+
+def test_help_does_not_import_jax():
+    # `iclr25 sdds --help` must answer at once: the package and its CLI load JAX only when a command runs
+    import subprocess
+    import sys
+
+    code = ("import sys, iclr25.sdds, iclr25.sdds.cli; "
+            "assert 'jax' not in sys.modules and 'scipy.optimize' not in sys.modules, "
+            "sorted(m for m in sys.modules if m.startswith(('jax', 'scipy.optimize')))[:5]; "
+            "assert iclr25.sdds.__version__")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr

@@ -6,44 +6,100 @@ importance sampling) or the DiffUCO baseline, with unbiased SN-NIS and neural-MC
 ground truth, and combinatorial-optimisation energies with conditional-expectation decoding.
 """
 
+import importlib
 from importlib.metadata import version as _version
+from typing import TYPE_CHECKING, Any
 
-from .autoregressive import AutoregressiveSampler as AutoregressiveSampler
-from .autoregressive import train_autoregressive as train_autoregressive
-from .checkpoint import load_sampler as load_sampler
-from .checkpoint import save_sampler as save_sampler
-from .diffusion import Sampler as Sampler
-from .diffusion import SamplerConfig as SamplerConfig
-from .diffusion import Samples as Samples
-from .energy import Energy as Energy
-from .energy import IsingEnergy as IsingEnergy
-from .energy import IsingModelEnergy as IsingModelEnergy
-from .energy import MaxCliqueEnergy as MaxCliqueEnergy
-from .energy import MaxCutEnergy as MaxCutEnergy
-from .energy import MDSEnergy as MDSEnergy
-from .energy import MISEnergy as MISEnergy
-from .energy import QUBOEnergy as QUBOEnergy
-from .energy import decode_ce as decode_ce
-from .energy import from_bqm as from_bqm
-from .energy import random_graphs as random_graphs
-from .estimators import Estimate as Estimate
-from .estimators import MCMCResult as MCMCResult
-from .estimators import UniformProposal as UniformProposal
-from .estimators import estimate as estimate
-from .estimators import neural_mcmc as neural_mcmc
-from .exact import BETA_CRITICAL as BETA_CRITICAL
-from .exact import ExactIsing as ExactIsing
-from .exact import exact_enumeration as exact_enumeration
-from .exact import exact_ising as exact_ising
-from .exact import exact_mis as exact_mis
-from .exact import greedy_mis as greedy_mis
-from .memory import peak_memory as peak_memory
-from .metropolis import MetropolisResult as MetropolisResult
-from .metropolis import metropolis as metropolis
-from .noise import beta_schedule as beta_schedule
-from .objectives import train as train
+if TYPE_CHECKING:
+    from .autoregressive import AutoregressiveSampler as AutoregressiveSampler
+    from .autoregressive import train_autoregressive as train_autoregressive
+    from .checkpoint import load_sampler as load_sampler
+    from .checkpoint import save_sampler as save_sampler
+    from .diffusion import Sampler as Sampler
+    from .diffusion import SamplerConfig as SamplerConfig
+    from .diffusion import Samples as Samples
+    from .energy import Energy as Energy
+    from .energy import IsingEnergy as IsingEnergy
+    from .energy import IsingModelEnergy as IsingModelEnergy
+    from .energy import MaxCliqueEnergy as MaxCliqueEnergy
+    from .energy import MaxCutEnergy as MaxCutEnergy
+    from .energy import MDSEnergy as MDSEnergy
+    from .energy import MISEnergy as MISEnergy
+    from .energy import QUBOEnergy as QUBOEnergy
+    from .energy import decode_ce as decode_ce
+    from .energy import from_bqm as from_bqm
+    from .energy import random_graphs as random_graphs
+    from .estimators import Estimate as Estimate
+    from .estimators import MCMCResult as MCMCResult
+    from .estimators import UniformProposal as UniformProposal
+    from .estimators import estimate as estimate
+    from .estimators import neural_mcmc as neural_mcmc
+    from .exact import BETA_CRITICAL as BETA_CRITICAL
+    from .exact import ExactIsing as ExactIsing
+    from .exact import exact_enumeration as exact_enumeration
+    from .exact import exact_ising as exact_ising
+    from .exact import exact_mis as exact_mis
+    from .exact import greedy_mis as greedy_mis
+    from .memory import peak_memory as peak_memory
+    from .metropolis import MetropolisResult as MetropolisResult
+    from .metropolis import metropolis as metropolis
+    from .noise import beta_schedule as beta_schedule
+    from .objectives import train as train
 
 __version__ = _version("iclr25-sdds")
+
+# Public names are imported on first use (PEP 562), so that `iclr25 sdds --help` and `import iclr25.sdds`
+# do not pay for JAX, equinox and SciPy until something needs them.
+_EXPORTS = {
+    "AutoregressiveSampler": "autoregressive",
+    "train_autoregressive": "autoregressive",
+    "load_sampler": "checkpoint",
+    "save_sampler": "checkpoint",
+    "Sampler": "diffusion",
+    "SamplerConfig": "diffusion",
+    "Samples": "diffusion",
+    "Energy": "energy",
+    "IsingEnergy": "energy",
+    "IsingModelEnergy": "energy",
+    "MaxCliqueEnergy": "energy",
+    "MaxCutEnergy": "energy",
+    "MDSEnergy": "energy",
+    "MISEnergy": "energy",
+    "QUBOEnergy": "energy",
+    "decode_ce": "energy",
+    "from_bqm": "energy",
+    "random_graphs": "energy",
+    "Estimate": "estimators",
+    "MCMCResult": "estimators",
+    "UniformProposal": "estimators",
+    "estimate": "estimators",
+    "neural_mcmc": "estimators",
+    "BETA_CRITICAL": "exact",
+    "ExactIsing": "exact",
+    "exact_enumeration": "exact",
+    "exact_ising": "exact",
+    "exact_mis": "exact",
+    "greedy_mis": "exact",
+    "peak_memory": "memory",
+    "MetropolisResult": "metropolis",
+    "metropolis": "metropolis",
+    "beta_schedule": "noise",
+    "train": "objectives",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "AutoregressiveSampler", "BETA_CRITICAL", "Energy", "Estimate", "ExactIsing", "IsingEnergy",

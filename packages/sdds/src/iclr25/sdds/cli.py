@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,12 +14,7 @@ from iclr25.utils.cli import add_run_command, method_parser, run_main
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed, jax_key
 
-from .checkpoint import load_sampler, save_sampler
-from .diffusion import SamplerConfig
-from .energy import Energy, IsingEnergy, MISEnergy, random_graphs
-from .estimators import estimate, neural_mcmc
-from .exact import exact_ising
-from .objectives import train
+# The commands import the JAX modules when they run, so that `--help` answers without loading JAX.
 
 DESCRIPTION = """Scalable discrete diffusion samplers (Sanokowski et al., ICLR 2025).
 
@@ -49,7 +45,9 @@ def repro(args: argparse.Namespace) -> int:
     return 0
 
 
-def _problem_from_spec(spec: Any) -> Energy:
+def _problem_from_spec(spec: Any) -> Any:
+    from .energy import IsingEnergy, MISEnergy, random_graphs  # noqa: PLC0415
+
     if not isinstance(spec, dict) or "kind" not in spec:
         raise ValueError(f"config 'problem' must be an object with a 'kind', got {spec!r}")
     kind = spec["kind"]
@@ -65,6 +63,10 @@ def _problem_from_spec(spec: Any) -> Energy:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    from .checkpoint import save_sampler  # noqa: PLC0415
+    from .diffusion import SamplerConfig  # noqa: PLC0415
+    from .objectives import train  # noqa: PLC0415
+
     path = Path(args.config)
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such config file")
@@ -85,6 +87,11 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
+    from .checkpoint import load_sampler  # noqa: PLC0415
+    from .energy import IsingEnergy  # noqa: PLC0415
+    from .estimators import estimate, neural_mcmc  # noqa: PLC0415
+    from .exact import exact_ising  # noqa: PLC0415
+
     sampler = load_sampler(args.checkpoint)
     energy = sampler.energy
     beta = args.beta if args.beta is not None else 1.0 / sampler.config.temperature
@@ -124,10 +131,13 @@ def enable_compilation_cache() -> None:
     folder = os.environ.get("ICLR25_SDDS_JAX_CACHE", str(Path.home() / ".cache" / "iclr25-sdds" / "jax"))
     if not folder:
         return
-    import jax  # noqa: PLC0415 - only when a command runs
-
-    jax.config.update("jax_compilation_cache_dir", folder)
-    jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    if "jax" in sys.modules:  # already imported (e.g. main() called from a notebook): configure it directly
+        jax = sys.modules["jax"]
+        jax.config.update("jax_compilation_cache_dir", folder)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    else:  # JAX reads these when it is imported; setting them here keeps `--help` from importing JAX
+        os.environ["JAX_COMPILATION_CACHE_DIR"] = folder
+        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -95,9 +95,12 @@ class LatticeCNN(eqx.Module):
         return _symmetrise(self._core, x, step, n_steps, self.symmetric)
 
     def _core(self, s: jax.Array, step: jax.Array, n_steps: int) -> tuple[jax.Array, jax.Array]:
-        s = s[:, None]
-        temb = jnp.broadcast_to(time_embedding(step, n_steps), (s.shape[0], N_TIME))
-        h = jax.nn.silu(self.inp(jnp.concatenate([s, temb], axis=-1)))
+        # The input convolution of [spin, time embedding] per site, computed in two parts: the time embedding
+        # is the same at every site, so (periodic padding) its convolution is one vector, temb @ sum_o W_o.
+        # Same weights and result as self.inp on the concatenated input, at about a third of the FLOPs.
+        w = self.inp.weight.reshape(9, 1 + N_TIME, -1)
+        h = s[np.asarray(self.inp.neighbours)] @ w[:, 0, :] + time_embedding(step, n_steps) @ w[:, 1:, :].sum(0)
+        h = jax.nn.silu(h + self.inp.bias)
         for conv, norm in zip(self.blocks, self.norms, strict=True):
             h = h + jax.nn.silu(_per_site(norm, conv(h)))
         logits = (h @ self.out.weight.T + self.out.bias)[:, 0]
