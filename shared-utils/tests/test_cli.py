@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from iclr25.utils import cli
 from iclr25.utils.results import RunResult
 
 from fixture_packages import make_method
@@ -83,3 +84,16 @@ def test_no_methods_installed_says_so(tmp_path):
     assert proc.returncode == 0 and "No iclr25 method packages are installed" in proc.stdout
     proc = iclr25("list")
     assert proc.returncode == 0 and "No iclr25 method packages are installed" in proc.stdout
+
+
+def test_set_torch_threads_checks_its_argument():
+    for bad in (0, -1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="--threads must be an integer >= 1"):
+            cli.set_torch_threads(bad)
+    torch = pytest.importorskip("torch")
+    old = torch.get_num_threads()
+    try:
+        cli.set_torch_threads(1)
+        assert torch.get_num_threads() == 1
+    finally:
+        torch.set_num_threads(old)

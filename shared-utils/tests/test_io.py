@@ -163,3 +163,16 @@ def test_save_npz_atomic(tmp_path):
     with np.load(p) as z:
         np.testing.assert_array_equal(z["a"], [0, 1, 2])
     assert os.listdir(tmp_path) == ["cache.npz"]
+
+
+def test_read_json_names_the_path_and_the_problem(tmp_path):
+    good = tmp_path / "cfg.json"
+    good.write_text('{"a": [1, 2]}', encoding="utf-8")
+    assert io.read_json(good) == {"a": [1, 2]}
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json", encoding="utf-8")
+    with pytest.raises(io.DataFileError, match="not valid JSON") as exc:
+        io.read_json(bad)
+    assert exc.value.path == bad
+    with pytest.raises(FileNotFoundError, match="missing.json: no such config file"):
+        io.read_json(tmp_path / "missing.json", what="config file")

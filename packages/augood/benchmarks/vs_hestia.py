@@ -131,15 +131,10 @@ def _peak_mb() -> float:
 
 
 def ours_worker(work: Path, min_threshold: float) -> None:
-    import csv
-
     from iclr25.augood import au_good, ccpart_sweep, fingerprints, similarity_matrix, threshold_grid
+    from iclr25.utils.io import read_smiles
 
-    def read(name):
-        with open(work / name, newline="") as f:
-            return [r["smiles"] for r in csv.DictReader(f)]
-
-    data, deploy = read("speed_data.csv"), read("speed_deploy.csv")
+    data, deploy = read_smiles(work / "speed_data.csv"), read_smiles(work / "speed_deploy.csv")
     base = _peak_mb()
     t0 = time.perf_counter()
     fp = fingerprints(data)

@@ -130,6 +130,8 @@ def test_au_good_inputs():
         au_good([0.1, 0.2, 0.3], [np.nan, 0.9], t, unmatched="drop")
     with pytest.raises(ValueError, match="thresholds must be a non-empty 1-D array"):
         au_good([], [0.4], [])
+    with pytest.raises(ValueError, match=r"confidence must be in \(0, 1\)"):
+        au_good([0.1, 0.2, 0.3], [0.4], t, n_bootstrap=10, confidence=1.5)
 
 
 def test_good_curve_inputs():

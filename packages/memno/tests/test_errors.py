@@ -76,6 +76,8 @@ def test_dataset_parameters():
         ks(1, resolution=48, t_final=0.1)
     with pytest.raises(ValueError, match="noise must be"):
         add_noise(np.zeros((2, 8)), -0.1)
+    with pytest.raises(ValueError, match="noise must be"):  # was silently ignored by observe()
+        ks(1, noise=-0.1, t_final=0.1)
     with pytest.raises(ValueError, match="u must be finite"):
         subsample(np.array([[np.nan] * 8]), 4)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,12 +23,6 @@ from iclr25.utils.bench import Comparison, Measurement, format_table, measure, p
 from iclr25.utils.io import save_npz
 
 HERE = Path(__file__).parent
-
-
-def make_venv(venv: Path) -> Path:
-    if shutil.which("uv") is None:
-        raise SystemExit("this benchmark needs uv to build the GraphRicciCurvature environment")
-    return peer_env(venv, ["GraphRicciCurvature==0.6.1", "scipy==1.13.1"])
 
 
 def graphs() -> dict[str, np.ndarray]:
@@ -49,7 +42,7 @@ def main() -> None:
     ap.add_argument("--venv", type=Path, default=Path("/tmp/piorf-grc-venv"))
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
-    py = make_venv(args.venv)
+    py = peer_env(args.venv, ["GraphRicciCurvature==0.6.1", "scipy==1.13.1"])  # raises if uv is missing
     gs = graphs()
     rows, parity = [], {}
     with tempfile.TemporaryDirectory() as tmp:

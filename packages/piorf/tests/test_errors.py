@@ -64,6 +64,8 @@ def test_bad_velocity(vel, exc, match):
 def test_ratio_outside_unit_interval(ratio):
     with pytest.raises(ValueError, match=r"ratio must be a number in \(0, 1\)"):
         rewire(EI, GAMMA, VEL, ratio=ratio)
+    with pytest.raises(ValueError, match=r"ratio must be a number in \(0, 1\)"):
+        ollivier_ricci(EI).bottleneck(ratio)
 
 
 def test_bad_curvature_partner_projection_and_alpha():

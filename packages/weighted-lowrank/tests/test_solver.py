@@ -101,6 +101,8 @@ def test_block_weights_failure_mode_is_reproducible():
     prob = planted(80, 80, 3, weights="block", noise=1e-3, seed=0)
     res = weighted_low_rank(prob.M, prob.W, 3, n_iter=5, truth=prob.truth)
     assert np.isfinite(res.recovery_errors[-1])
+    again = weighted_low_rank(prob.M, prob.W, 3, n_iter=5, truth=prob.truth)
+    np.testing.assert_array_equal(res.recovery_errors, again.recovery_errors)
 
 
 def test_cost_model_exact_grows_faster_in_k():

@@ -26,7 +26,8 @@ from typing import Any
 from ._atomic import atomic_write
 from .results import ResultsError, RunResult
 
-__all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "write_demo_index"]
+__all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "set_torch_threads",
+           "write_demo_index"]
 
 GROUP = "iclr25.cli"
 
@@ -72,6 +73,18 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
     return 0 if rc is None else int(rc)
+
+
+def set_torch_threads(n: Any) -> None:
+    """Apply a command's ``--threads`` option: torch's intra-op CPU threads (an integer >= 1).
+
+    Small models on a shared 2-core machine run fastest on one thread, hence the packages' default of 1.
+    """
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValueError(f"--threads must be an integer >= 1, got {n!r}")
+    import torch  # noqa: PLC0415 - only the torch packages call this
+
+    torch.set_num_threads(n)
 
 
 # ----------------------------------------------------------------------------------------- discovery

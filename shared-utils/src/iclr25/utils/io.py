@@ -25,6 +25,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io as _io
+import json
 import os
 import zipfile
 from pathlib import Path
@@ -36,7 +37,7 @@ from ._atomic import atomic_path, atomic_write
 
 __all__ = [
     "DataFileError", "Graph", "read_points", "write_points", "read_graph", "write_graph", "read_smiles",
-    "write_smiles", "save_npz", "atomic_write", "atomic_path",
+    "write_smiles", "save_npz", "read_json", "atomic_write", "atomic_path",
 ]
 
 POINT_FORMATS = (".npy", ".npz", ".xyz", ".txt", ".csv", ".ply")
@@ -423,6 +424,18 @@ def write_smiles(path: str | os.PathLike[str], smiles: list[str], *, names: list
             for i, s in enumerate(smiles):
                 w.writerow([s] + ([names[i]] if names is not None else []))
     return p
+
+
+def read_json(path: str | os.PathLike[str], *, what: str = "file") -> Any:
+    """Parse a JSON file (a config, a results file); errors name the path: ``FileNotFoundError`` ("no such
+    {what}") when it is missing, :class:`DataFileError` when it is not valid JSON."""
+    p = Path(path)
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: no such {what}")
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DataFileError(p, f"not valid JSON ({exc})") from exc
 
 
 def save_npz(path: str | os.PathLike[str], **arrays: Any) -> Path:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ._atomic import atomic_write
+from .io import DataFileError, read_json
 
 SCHEMA_VERSION = 1
 
@@ -247,13 +248,10 @@ class RunResult:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> RunResult:
         """Read and validate a ``results.json``; errors name the path and the problem."""
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: no such results file")
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise ResultsError(f"{path}: not valid JSON ({exc})") from exc
+            data = read_json(path, what="results file")
+        except DataFileError as exc:
+            raise ResultsError(str(exc)) from exc
         return cls.from_dict(data, source=str(path))
 
     def comparable_metrics(self) -> dict[str, float | None]:

@@ -22,7 +22,8 @@ from .partition import threshold_grid
 from .score import AUGOOD, au_good
 from .similarity import fingerprints, max_similarity, similarity_matrix
 
-__all__ = ["CaseStudy", "add_study_metrics", "plot_case_study", "run_case_study", "study_table"]
+__all__ = ["CaseStudy", "add_study_metrics", "control_split", "lowest_viable", "plot_case_study", "run_case_study",
+           "study_table"]
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -57,6 +58,18 @@ class CaseStudy:
     seconds: dict[str, float]
 
 
+def control_split(n: int, control_fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted row ids ``(control, pool)``: a seeded random ``control_fraction`` of ``range(n)`` and the rest."""
+    perm = np.random.default_rng(seed).permutation(n)
+    n_control = int(round(control_fraction * n))
+    return np.sort(perm[:n_control]), np.sort(perm[n_control:])
+
+
+def lowest_viable(curve: GOODCurve) -> float:
+    """Mean performance at the lowest viable threshold (NaN when none is viable)."""
+    return float(curve.mean[curve.viable][0]) if curve.viable.any() else float("nan")
+
+
 def run_case_study(dataset: str = "solubility", *, models: Sequence[str] = MODELS,
                    seeds: Sequence[int] = (0, 1, 2, 3, 4), thresholds: Sequence[float] | None = None,
                    control_fraction: float = 0.2, n_trees: int = 200, n_bootstrap: int = 200,
@@ -88,10 +101,7 @@ def run_case_study(dataset: str = "solubility", *, models: Sequence[str] = MODEL
     seconds["load data"] = time.perf_counter() - t0
 
     t0 = time.perf_counter()
-    n = len(ds)
-    perm = np.random.default_rng(seed).permutation(n)
-    n_control = int(round(control_fraction * n))
-    control, pool = np.sort(perm[:n_control]), np.sort(perm[n_control:])
+    control, pool = control_split(len(ds), control_fraction, seed)
     fp_all = fingerprints(ds.smiles)
     fp_pool, fp_control = fp_all[pool], fp_all[control]
     sim = similarity_matrix(fp_pool)
@@ -164,8 +174,7 @@ def add_study_metrics(run: RunResult, study: CaseStudy) -> None:
     for name, c in study.curves.items():
         run.add(f"{name}: monotonicity ρ(λ, P)", c.monotonicity(), higher_is_better=True)
         run.add(f"{name}: mean per-seed ρ(λ, P)", float(np.nanmean(c.seed_monotonicity())), higher_is_better=True)
-        lowest = c.mean[c.viable][0] if c.viable.any() else float("nan")
-        run.add(f"{name}: P at lowest viable λ", lowest, peer=float(np.nanmean(c.random_performance)),
+        run.add(f"{name}: P at lowest viable λ", lowest_viable(c), peer=float(np.nanmean(c.random_performance)),
                 peer_name="random split", higher_is_better=True)
         for d in ("chembl_drugs", "control", "uniform"):
             run.add(f"{name}: AU-GOOD {d}", study.scores[(name, d)].value, higher_is_better=True)
@@ -195,9 +204,8 @@ def study_table(study: CaseStudy) -> str:
     for name, c in study.curves.items():
         s = study.scores
         d, ctl = s[(name, "chembl_drugs")], s[(name, "control")]
-        lowest = c.mean[c.viable][0] if c.viable.any() else float("nan")
         lines.append(
-            f"| {name} | {c.monotonicity():.3f} | {np.nanmean(c.seed_monotonicity()):.3f} | {lowest:.3f} | "
+            f"| {name} | {c.monotonicity():.3f} | {np.nanmean(c.seed_monotonicity()):.3f} | {lowest_viable(c):.3f} | "
             f"{np.nanmean(c.random_performance):.3f} | {d.value:.3f} [{d.ci_low:.3f}, {d.ci_high:.3f}] | "
             f"{ctl.value:.3f} [{ctl.ci_low:.3f}, {ctl.ci_high:.3f}] | {s[(name, 'uniform')].value:.3f} | "
             f"{s[(name, 'chembl_drugs/drop')].value:.3f} |")

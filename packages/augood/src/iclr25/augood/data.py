@@ -27,7 +27,7 @@ __all__ = [
     "simulate_protein_families",
 ]
 
-#: Labelled data sets: name → (file(s), label field, unit, description).
+#: Labelled data sets: name → description.
 DATASETS = {
     "solubility": "aqueous solubility, log S (mol/L); RDKit Book set (Huuskonen), 1,282 molecules",
     "freesolv": "hydration free energy, kcal/mol (FreeSolv experimental values), 642 molecules",

@@ -95,6 +95,15 @@ class GOODCurve:
         return float(t.max() - t.min()) if t.size else float("nan")
 
 
+def check_bootstrap(n_bootstrap: Any, confidence: Any) -> tuple[int, float]:
+    """Validate a bootstrap replicate count (>= 0) and an interval level in (0, 1)."""
+    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) or n_bootstrap < 0:
+        raise ValueError(f"n_bootstrap must be a non-negative integer, got {n_bootstrap!r}")
+    if not 0.0 < float(confidence) < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    return int(n_bootstrap), float(confidence)
+
+
 def _check_xy(X: Any, y: Any, n: int) -> tuple[Any, np.ndarray]:
     if sp.issparse(X):
         X = sp.csr_matrix(X)
@@ -120,17 +129,13 @@ def _check_xy(X: Any, y: Any, n: int) -> tuple[Any, np.ndarray]:
     return X, y
 
 
-def _rows(X: Any, idx: np.ndarray) -> Any:
-    return X[idx]
-
-
 def _fit_predict(make_model: Callable[[], Any], X: Any, y: np.ndarray, train: np.ndarray,
                  test: np.ndarray) -> np.ndarray:
     model = make_model()
     if not (hasattr(model, "fit") and hasattr(model, "predict")):
         raise TypeError(f"make_model() must return an estimator with fit and predict, got {type(model).__name__}")
-    model.fit(_rows(X, train), y[train])
-    return np.asarray(model.predict(_rows(X, test)))
+    model.fit(X[train], y[train])
+    return np.asarray(model.predict(X[test]))
 
 
 def good_curve(make_model: Callable[[], Any], X: Any, y: Any, sim: Any, thresholds: Sequence[float], *,
@@ -189,12 +194,9 @@ def good_curve(make_model: Callable[[], Any], X: Any, y: Any, sim: Any, threshol
     seeds = tuple(check_seed(s, "seeds") for s in seeds)
     if not seeds:
         raise ValueError("seeds must name at least one seed")
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) or n_bootstrap < 0:
-        raise ValueError(f"n_bootstrap must be a non-negative integer, got {n_bootstrap!r}")
-    if not 0.0 < float(confidence) < 1.0:
-        raise ValueError(f"confidence must be in (0, 1), got {confidence}")
+    B, confidence = check_bootstrap(n_bootstrap, confidence)
 
-    S, K, B = len(seeds), thresholds.size, int(n_bootstrap)
+    S, K = len(seeds), thresholds.size
     perf = np.full((S, K), np.nan)
     frac = np.zeros((S, K))
     viable_sk = np.zeros((S, K), dtype=bool)
@@ -232,7 +234,7 @@ def good_curve(make_model: Callable[[], Any], X: Any, y: Any, sim: Any, threshol
     hi = np.full(K, np.nan)
     if B and viable.any():
         boot_mean[:, viable] = boot[:, :, viable].mean(axis=0)
-        alpha = (1.0 - float(confidence)) / 2
+        alpha = (1.0 - confidence) / 2
         lo[viable] = np.nanquantile(boot_mean[:, viable], alpha, axis=0)
         hi[viable] = np.nanquantile(boot_mean[:, viable], 1 - alpha, axis=0)
     return GOODCurve(

@@ -17,6 +17,8 @@ from scipy.sparse.csgraph import connected_components
 
 from iclr25.utils.seeding import check_seed
 
+from .similarity import _as_items, _check_threshold, _parse_molecules
+
 __all__ = [
     "TIE_BREAKS",
     "Partition",
@@ -169,17 +171,18 @@ def _component_order(sizes: np.ndarray, tie_break: str, rng: np.random.Generator
 
 
 def _fill(order: np.ndarray, sizes: np.ndarray, free: np.ndarray, n: int, fraction: float,
-          groups: np.ndarray | None, comp_class: np.ndarray | None, class_cap: np.ndarray | None) -> np.ndarray:
+          comp_class: np.ndarray | None, class_cap: np.ndarray | None) -> np.ndarray:
     """Greedy CCPart assignment: whole components, smallest first, while the subset stays below ``fraction``.
 
-    Returns a boolean mask over components. Without labels the greedy rule picks a prefix of the size-sorted
-    free components (a component that does not fit means no larger one fits), so it is one ``cumsum``.
+    Returns a boolean mask over components. Without labels (``comp_class`` None) the greedy rule picks a
+    prefix of the size-sorted free components (a component that does not fit means no larger one fits), so
+    it is one ``cumsum``.
     """
     chosen = np.zeros(sizes.size, dtype=bool)
     cand = order[free[order]]
     if fraction <= 0 or cand.size == 0:
         return chosen
-    if groups is None:
+    if comp_class is None:
         fits = np.cumsum(sizes[cand]) / n < fraction
         chosen[cand[fits]] = True
         return chosen
@@ -196,29 +199,32 @@ def _fill(order: np.ndarray, sizes: np.ndarray, free: np.ndarray, n: int, fracti
     return chosen
 
 
-def _assign(comp: np.ndarray, n_comp: int, order: np.ndarray, n: int, test_size: float, valid_size: float,
-            groups: np.ndarray | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _group_partition(comp: np.ndarray, n_comp: int, method: str, threshold: float | None, test_size: float,
+                     valid_size: float, groups: np.ndarray | None, tie_break: str, rng: np.random.Generator,
+                     min_test_fraction: float) -> Partition:
+    """Whole groups (component labels ``comp``), smallest first, to test, then validation; the rest trains."""
+    n = comp.size
     sizes = np.bincount(comp, minlength=n_comp)
-    comp_class = class_cap = None
+    order = _component_order(sizes, tie_break, rng)
+    comp_class = test_cap = valid_cap = None
     if groups is not None:
         n_classes = int(groups.max()) + 1
         comp_class = np.zeros((n_comp, n_classes), dtype=np.int64)
         np.add.at(comp_class, (comp, groups), 1)
         class_n = np.bincount(groups, minlength=n_classes)
-    free = np.ones(n_comp, dtype=bool)
-    if groups is not None:
         # stratified cap: a class may take at most 1.3× its proportional share of the subset
-        class_cap = np.maximum(1.0, 1.3 * test_size * class_n)
-    test_c = _fill(order, sizes, free, n, test_size, groups, comp_class, class_cap)
-    free &= ~test_c
-    if groups is not None:
-        class_cap = np.maximum(1.0, 1.3 * valid_size * class_n)
-    valid_c = _fill(order, sizes, free, n, valid_size, groups, comp_class, class_cap)
+        test_cap = np.maximum(1.0, 1.3 * test_size * class_n)
+        valid_cap = np.maximum(1.0, 1.3 * valid_size * class_n)
+    test_c = _fill(order, sizes, np.ones(n_comp, dtype=bool), n, test_size, comp_class, test_cap)
+    valid_c = _fill(order, sizes, ~test_c, n, valid_size, comp_class, valid_cap)
     part = np.zeros(n_comp, dtype=np.int8)
     part[valid_c] = 1
     part[test_c] = 2
     row_part = part[comp]
-    return (np.flatnonzero(row_part == 0), np.flatnonzero(row_part == 1), np.flatnonzero(row_part == 2))
+    test = np.flatnonzero(row_part == 2)
+    viable = test.size / n >= min_test_fraction * test_size
+    return Partition(np.flatnonzero(row_part == 0), np.flatnonzero(row_part == 1), test, n, method, threshold,
+                     test_size, valid_size, bool(viable), int(n_comp))
 
 
 def _check_min_fraction(min_test_fraction: Any) -> float:
@@ -283,20 +289,11 @@ def ccpart(sim: Any, threshold: float, *, test_size: float = 0.2, valid_size: fl
     seed = check_seed(seed)
     n = sim.shape[0]
     test_size, valid_size = _check_sizes(test_size, valid_size)
-    threshold = _threshold(threshold)
+    threshold = _check_threshold(threshold, "threshold")
     min_test_fraction = _check_min_fraction(min_test_fraction)
     groups = _group_labels(labels, n, n_bins)
     return _ccpart(sim, threshold, test_size, valid_size, groups, np.random.default_rng(seed), tie_break,
                    min_test_fraction)
-
-
-def _threshold(value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"threshold must be a number in [0, 1], got {type(value).__name__}")
-    value = float(value)
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"threshold must be in [0, 1], got {value}")
-    return value
 
 
 def _ccpart(sim: sp.csr_matrix, threshold: float, test_size: float, valid_size: float,
@@ -310,10 +307,8 @@ def _ccpart(sim: sp.csr_matrix, threshold: float, test_size: float, valid_size: 
     indptr = np.concatenate([[0], np.cumsum(counts)])
     graph = sp.csr_matrix((np.ones(int(indptr[-1]), np.int8), sim.indices[keep], indptr), shape=sim.shape)
     n_comp, comp = connected_components(graph, directed=False)
-    order = _component_order(np.bincount(comp, minlength=n_comp), tie_break, rng)
-    train, valid, test = _assign(comp, n_comp, order, n, test_size, valid_size, groups)
-    viable = test.size / n >= min_test_fraction * test_size
-    return Partition(train, valid, test, n, "ccpart", threshold, test_size, valid_size, bool(viable), int(n_comp))
+    return _group_partition(comp, n_comp, "ccpart", threshold, test_size, valid_size, groups, tie_break, rng,
+                            min_test_fraction)
 
 
 def ccpart_sweep(sim: Any, thresholds: Sequence[float], *, test_size: float = 0.2, valid_size: float = 0.1,
@@ -400,8 +395,6 @@ def scaffold_groups(smiles: Sequence[Any]) -> np.ndarray:
     """Group id of each molecule's Bemis–Murcko scaffold (acyclic molecules share the empty scaffold)."""
     from rdkit.Chem.Scaffolds import MurckoScaffold
 
-    from .similarity import _as_items, _parse_molecules
-
     mols = _parse_molecules(_as_items(smiles, "smiles"), "smiles")
     keys = [MurckoScaffold.MurckoScaffoldSmiles(mol=m, includeChirality=False) for m in mols]
     _, inv = np.unique(np.asarray(keys, dtype=object).astype(str), return_inverse=True)
@@ -430,9 +423,5 @@ def scaffold_partition(smiles: Sequence[Any], *, test_size: float = 0.2, valid_s
     seed = check_seed(seed)
     min_test_fraction = _check_min_fraction(min_test_fraction)
     comp = scaffold_groups(smiles)
-    n = comp.size
-    n_comp = int(comp.max()) + 1
-    order = _component_order(np.bincount(comp, minlength=n_comp), "random", np.random.default_rng(seed))
-    train, valid, test = _assign(comp, n_comp, order, n, test_size, valid_size, None)
-    viable = test.size / n >= min_test_fraction * test_size
-    return Partition(train, valid, test, n, "scaffold", None, test_size, valid_size, bool(viable), n_comp)
+    return _group_partition(comp, int(comp.max()) + 1, "scaffold", None, test_size, valid_size, None, "random",
+                            np.random.default_rng(seed), min_test_fraction)

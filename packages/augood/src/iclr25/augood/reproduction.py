@@ -16,15 +16,22 @@ import numpy as np
 from iclr25.utils.io import atomic_write
 from iclr25.utils.results import RunResult
 
-from .casestudy import add_study_metrics, plot_case_study, run_case_study, study_table
+from .casestudy import (
+    add_study_metrics,
+    control_split,
+    lowest_viable,
+    plot_case_study,
+    run_case_study,
+    study_table,
+)
 from .partition import ccpart_sweep, random_partition, scaffold_partition, threshold_grid
 
 SEEDS = (0, 1, 2, 3, 4)
+CONTROL_FRACTION = 0.2
 
 
-def _leakage(sim, parts) -> tuple[int, int, float]:
+def _leakage(dense: np.ndarray, parts) -> tuple[int, int, float]:
     """(violating pairs, viable partitions checked, worst train/valid–test similarity minus λ)."""
-    dense = sim.toarray()
     violations, checked, worst = 0, 0, -np.inf
     for p in parts:
         if not p.viable:
@@ -57,13 +64,14 @@ def run_reproduction(out: Path, *, seed: int = 0) -> int:
 
     # 1. case study --------------------------------------------------------------------------------------
     t0 = time.perf_counter()
-    study = run_case_study("solubility", seeds=SEEDS, n_trees=200, n_bootstrap=200, seed=seed)
+    study = run_case_study("solubility", seeds=SEEDS, control_fraction=CONTROL_FRACTION, n_trees=200,
+                           n_bootstrap=200, seed=seed)
     add_study_metrics(run, study)
     fig = plot_case_study(study, out / "good_curves.png")
     run.add_figure(fig, relative_to=out)
     rf = study.curves["rf"]
     rho_seeds = rf.seed_monotonicity()
-    lowest = rf.mean[rf.viable][0]
+    lowest = lowest_viable(rf)
     lines += [f"### Solubility case study ({study.n_pool} pool molecules, {study.n_control} control, "
               f"{study.n_drugs} ChEMBL drugs; {len(SEEDS)} seeds; {time.perf_counter() - t0:.0f} s)", "",
               study_table(study)]
@@ -73,10 +81,10 @@ def run_reproduction(out: Path, *, seed: int = 0) -> int:
     from .similarity import fingerprints, similarity_matrix
 
     ds = load_dataset("solubility")
-    perm = np.random.default_rng(seed).permutation(len(ds))
-    pool = np.sort(perm[int(round(0.2 * len(ds))):])
+    _, pool = control_split(len(ds), CONTROL_FRACTION, seed)  # the case study's pool
     fp = fingerprints(ds.smiles)[pool]
     sim = similarity_matrix(fp)
+    dense = sim.toarray()
     thresholds = threshold_grid()
     violations = checked = 0
     worst = -np.inf
@@ -84,7 +92,7 @@ def run_reproduction(out: Path, *, seed: int = 0) -> int:
     nonviable: set[float] = set()
     for s in SEEDS:
         parts = ccpart_sweep(sim, thresholds, seed=s)
-        v, c, w = _leakage(sim, parts)
+        v, c, w = _leakage(dense, parts)
         violations, checked, worst = violations + v, checked + c, max(worst, w)
         size_ok &= all(0.18 <= p.test_fraction <= 0.2 for p in parts if p.viable)
         nonviable |= {p.threshold for p in parts if not p.viable}
@@ -113,7 +121,6 @@ def run_reproduction(out: Path, *, seed: int = 0) -> int:
 
     # 2. difficulty of random vs scaffold vs CCPart ------------------------------------------------------
     t0 = time.perf_counter()
-    dense = sim.toarray()
     X = fp.astype(np.float32)
     y = ds.y[pool]
     make = model_factory("rf", seed=seed, n_trees=200)
@@ -156,7 +163,7 @@ def run_reproduction(out: Path, *, seed: int = 0) -> int:
                            name="ridge one-hot")
     v, c, w = 0, 0, -np.inf
     for s in SEEDS:
-        vv, cc, ww = _leakage(seq_sim, ccpart_sweep(seq_sim, seq_thr, seed=s))
+        vv, cc, ww = _leakage(ident, ccpart_sweep(seq_sim, seq_thr, seed=s))
         v, c, w = v + vv, c + cc, max(w, ww)
     seq_rho = float(np.nanmean(seq_curve.seed_monotonicity()))
     run.add("sequence: mean per-seed ρ(λ, P_ridge)", seq_rho, higher_is_better=True)

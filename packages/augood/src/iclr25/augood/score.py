@@ -10,7 +10,7 @@ import scipy.sparse as sp
 
 from iclr25.utils.seeding import check_seed
 
-from .good import GOODCurve
+from .good import GOODCurve, check_bootstrap
 from .partition import check_thresholds
 
 __all__ = ["AUGOOD", "UNMATCHED", "au_good", "deployment_weights"]
@@ -193,8 +193,7 @@ def au_good(curve: GOODCurve | Any, deployment_similarity: Any = None, threshold
     if unmatched not in UNMATCHED:
         raise ValueError(f"unmatched must be one of {UNMATCHED}, got {unmatched!r}")
     seed = check_seed(seed)
-    if isinstance(n_bootstrap, bool) or not isinstance(n_bootstrap, (int, np.integer)) or n_bootstrap < 0:
-        raise ValueError(f"n_bootstrap must be a non-negative integer, got {n_bootstrap!r}")
+    B, confidence = check_bootstrap(n_bootstrap, confidence)
     viable = np.isfinite(p)
     if not viable.any():
         raise ValueError("curve has no viable threshold (all performance values are NaN)")
@@ -213,9 +212,8 @@ def au_good(curve: GOODCurve | Any, deployment_similarity: Any = None, threshold
         dropped = (n_un + n_ab) / n_t
     value = float(np.dot(w, p_v))
     lo = hi = float("nan")
-    if n_bootstrap:
+    if B:
         rng = np.random.default_rng(seed)
-        B = int(n_bootstrap)
         if boot is not None and boot.shape[0]:
             curves = boot[rng.integers(0, boot.shape[0], size=B)][:, viable]
         else:
@@ -226,7 +224,7 @@ def au_good(curve: GOODCurve | Any, deployment_similarity: Any = None, threshold
             ws = np.stack([deployment_weights(s[rng.integers(0, s.size, size=s.size)], t_v,
                                               unmatched=unmatched)[0] for _ in range(B)])
         vals = np.einsum("bk,bk->b", ws, curves)
-        alpha = (1.0 - float(confidence)) / 2
+        alpha = (1.0 - confidence) / 2
         lo, hi = (float(v) for v in np.nanquantile(vals, [alpha, 1 - alpha]))
     return AUGOOD(value=value, weights=w, thresholds=t_v, performance=p_v, dropped_mass=float(dropped),
                   n_targets=n_t, n_unmatched=n_un, n_above=n_ab, unmatched=unmatched, ci_low=lo, ci_high=hi)

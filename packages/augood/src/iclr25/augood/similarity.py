@@ -5,7 +5,8 @@ The fingerprint kernel is a sparse-by-dense integer product: with binary fingerp
 ``|a ∧ b| = a · b``, so one ``int16`` CSR × dense product gives the intersections of a block of queries
 with every target at once. It was measured against RDKit's ``BulkTanimotoSimilarity`` and against a
 bit-packed ``uint64`` popcount kernel (``benchmarks/similarity_kernels.py``) and is the fastest of the
-three on ECFP4-2048 (about 20× RDKit bulk and 10× the popcount kernel on 3,000 ChEMBL molecules).
+three on ECFP4-2048 (5.5× RDKit bulk and 2.2× the popcount kernel on 3,000 built-in molecules, all pairs
+stored; see the README).
 """
 
 from __future__ import annotations
@@ -71,24 +72,15 @@ def _as_items(items: Any, name: str) -> Any:
 
 
 def _binary_matrix(arr: Any, name: str) -> sp.csr_matrix:
-    """A precomputed fingerprint matrix as a 0/1 ``int16`` CSR matrix."""
-    if sp.issparse(arr):
-        data = arr.data
-        if not np.issubdtype(data.dtype, np.number) and data.dtype != bool:
-            raise TypeError(f"{name} must hold numbers, got dtype {data.dtype}")
-        if data.size and not np.all(np.isfinite(data.astype(np.float64))):
-            raise ValueError(f"{name} must be finite (no NaN or inf)")
-        if np.any((data != 0) & (data != 1)):
-            raise ValueError(f"{name} must be a binary (0/1) fingerprint matrix")
-        out = sp.csr_matrix(arr, dtype=np.int16)
-    else:
-        if not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-            raise TypeError(f"{name} must be a numeric or boolean fingerprint matrix, got dtype {arr.dtype}")
-        if not np.all(np.isfinite(arr.astype(np.float64, copy=False))):
-            raise ValueError(f"{name} must be finite (no NaN or inf)")
-        if np.any((arr != 0) & (arr != 1)):
-            raise ValueError(f"{name} must be a binary (0/1) fingerprint matrix")
-        out = sp.csr_matrix(arr.astype(np.int16))
+    """A precomputed fingerprint matrix (dense or sparse) as a 0/1 ``int16`` CSR matrix."""
+    data = arr.data if sp.issparse(arr) else arr  # the stored values are what must be 0/1
+    if not (np.issubdtype(data.dtype, np.number) or data.dtype == bool):
+        raise TypeError(f"{name} must be a numeric or boolean fingerprint matrix, got dtype {data.dtype}")
+    if not np.all(np.isfinite(data.astype(np.float64, copy=False))):
+        raise ValueError(f"{name} must be finite (no NaN or inf)")
+    if np.any((data != 0) & (data != 1)):
+        raise ValueError(f"{name} must be a binary (0/1) fingerprint matrix")
+    out = sp.csr_matrix(arr, dtype=np.int16)
     out.eliminate_zeros()
     return out
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.cli import add_run_command, method_parser, run_main, set_torch_threads
 from iclr25.utils.io import atomic_path, atomic_write
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import seed_everything
@@ -28,21 +28,13 @@ from .training import evaluate, train
 PACKAGE = "iclr25-memno"
 
 
-def _threads(n: int) -> None:
-    # the models are small: one intra-op thread avoids oversubscription (measured: 30x slower FFTs with 2
-    # threads on a loaded 2-core machine); --threads raises it on a quiet many-core machine
-    if n < 1:
-        raise ValueError(f"--threads must be >= 1, got {n}")
-    torch.set_num_threads(n)
-
-
 # ------------------------------------------------------------------------------------------------------ demo
 DEMO = {"n_train": 48, "n_test": 16, "epochs": 12, "batch_size": 8, "width": 16, "n_layers": 2, "modes": 8,
         "resolution": 32, "nu": 0.075, "t_burn": 5.0, "n_x": 256}
 
 
 def demo(args: argparse.Namespace) -> int:
-    _threads(args.threads)
+    set_torch_threads(args.threads)
     seed_everything(args.seed)
     cfg = dict(DEMO)
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=cfg)
@@ -80,7 +72,7 @@ REPRO = {"n_train": 192, "n_test": 64, "epochs": 15, "batch_size": 16, "width": 
 
 
 def repro(args: argparse.Namespace) -> int:
-    _threads(args.threads)
+    set_torch_threads(args.threads)
     seed_everything(args.seed)
     cfg = dict(REPRO)
     common = {k: cfg[k] for k in ("n_train", "n_test", "epochs", "batch_size", "width", "n_layers", "modes",
@@ -168,7 +160,7 @@ def _table(rows: Sequence[dict[str, Any]], peers: Sequence[str]) -> str:
 
 # -------------------------------------------------------------------------------------------------- generate
 def generate(args: argparse.Namespace) -> int:
-    _threads(args.threads)
+    set_torch_threads(args.threads)
     maker = ks if args.pde == "ks" else burgers
     kw: dict[str, Any] = {"resolution": args.resolution, "noise": args.noise, "seed": args.seed,
                           "t_burn": args.t_burn, "n_modes": args.n_modes}
@@ -184,7 +176,7 @@ def generate(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------------- train
 def train_cmd(args: argparse.Namespace) -> int:
-    _threads(args.threads)
+    set_torch_threads(args.threads)
     seed_everything(args.seed)
     data = load_dataset(args.data)
     if args.test_data is not None:
@@ -255,5 +247,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--out", type=Path, default=Path("results/memno-train"), help="output folder")
     t.set_defaults(func=train_cmd)
     for p in (d, r, g, t):
+        # one intra-op thread: measured 30x slower FFTs with 2 threads on a loaded 2-core machine
         p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
     return run_main(parser, argv)

@@ -20,7 +20,14 @@ from iclr25.utils.io import DataFileError, save_npz
 from iclr25.utils.seeding import check_seed
 
 from .observe import add_noise, fourier_truncate, subsample
-from .solver import Trajectories, burgers_initial_condition, ks_initial_condition, solve_burgers, solve_ks
+from .solver import (
+    Trajectories,
+    _check_positive,
+    burgers_initial_condition,
+    ks_initial_condition,
+    solve_burgers,
+    solve_ks,
+)
 
 __all__ = ["PDEDataset", "ks", "burgers", "observe", "load_dataset"]
 
@@ -115,7 +122,7 @@ def observe(traj: Trajectories, resolution: int, *, noise: float = 0.0, n_modes:
     seed = check_seed(seed)
     clean = subsample(traj.u, resolution) if n_modes is None else fourier_truncate(traj.u, n_modes,
                                                                                    resolution=resolution)
-    noisy = add_noise(clean, noise, seed=seed + 1) if noise > 0 else clean
+    noisy = add_noise(clean, noise, seed=seed + 1)  # validates noise; a copy when noise == 0
     x = np.arange(resolution) * (traj.length / resolution)
     params = {"pde": traj.pde, "nu": traj.nu, "length": traj.length, "resolution": int(resolution),
               "noise": float(noise), "n_modes": n_modes, "seed": seed, "n": int(traj.u.shape[0]),
@@ -130,23 +137,30 @@ def _check_n(n: Any) -> int:
     return int(n)
 
 
-def _check_positive(name: str, value: Any) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
-    return float(value)
+_SOLVERS = {"ks": (solve_ks, ks_initial_condition), "burgers": (solve_burgers, burgers_initial_condition)}
 
 
-def _cached(cache: str | os.PathLike[str] | None, params: dict[str, Any], make) -> PDEDataset:
-    if cache is not None:
-        p = Path(cache)
-        if p.is_file():
-            try:
-                data = load_dataset(p)
-            except DataFileError:
-                data = None
-            if data is not None and data.params == params:
-                return data
-    data = make()
+def _generate(pde: str, n: Any, nu: Any, L: Any, resolution: int, noise: float, *, seed: int, n_x: int,
+              t_final: float, dt: float, save_dt: float, n_modes: int | None, t_burn: float,
+              cache: str | os.PathLike[str] | None) -> PDEDataset:
+    # the body of ks() and burgers(): validate, reuse a matching cache, else solve, observe and cache
+    n = _check_n(n)
+    nu, L = _check_positive("nu", nu), _check_positive("L", L)
+    seed = check_seed(seed)
+    params = {"pde": pde, "nu": nu, "length": L, "resolution": resolution, "noise": float(noise),
+              "n_modes": n_modes, "seed": seed, "n": n, "n_x_solver": n_x, "t_final": float(t_final),
+              "save_dt": float(save_dt), "t_burn": float(t_burn)}
+    if cache is not None and Path(cache).is_file():
+        try:
+            data = load_dataset(cache)
+        except DataFileError:
+            data = None
+        if data is not None and data.params == params:
+            return data
+    solve, initial_condition = _SOLVERS[pde]
+    traj = solve(initial_condition(n, n_x, L, seed=seed), nu=nu, length=L, t_final=t_final, dt=dt,
+                 save_dt=save_dt, t_burn=t_burn)
+    data = observe(traj, resolution, noise=noise, n_modes=n_modes, seed=seed)
     data = dataclasses.replace(data, params={**data.params, **params})
     if cache is not None:
         data.save(cache)
@@ -185,19 +199,8 @@ def ks(n: int = 256, nu: float = 0.075, L: float = 64.0, resolution: int = 32, n
 
     References: paper §5 and Fig. 1 (KS, T = 2.5, N_t = 25, ground truth at 512).
     """
-    n = _check_n(n)
-    nu, L = _check_positive("nu", nu), _check_positive("L", L)
-    seed = check_seed(seed)
-    probe = {"pde": "ks", "nu": nu, "length": L, "resolution": resolution, "noise": float(noise),
-             "n_modes": n_modes, "seed": seed, "n": n, "n_x_solver": n_x, "t_final": float(t_final),
-             "save_dt": float(save_dt), "t_burn": float(t_burn)}
-
-    def make() -> PDEDataset:
-        traj = solve_ks(ks_initial_condition(n, n_x, L, seed=seed), nu=nu, length=L, t_final=t_final, dt=dt,
-                        save_dt=save_dt, t_burn=t_burn)
-        return observe(traj, resolution, noise=noise, n_modes=n_modes, seed=seed)
-
-    return _cached(cache, probe, make)
+    return _generate("ks", n, nu, L, resolution, noise, seed=seed, n_x=n_x, t_final=t_final, dt=dt,
+                     save_dt=save_dt, n_modes=n_modes, t_burn=t_burn, cache=cache)
 
 
 def burgers(n: int = 256, nu: float = 0.01, L: float = 2 * math.pi, resolution: int = 32, noise: float = 0.0, *,
@@ -208,16 +211,5 @@ def burgers(n: int = 256, nu: float = 0.01, L: float = 2 * math.pi, resolution: 
 
     References: paper §5 (Burgers experiments).
     """
-    n = _check_n(n)
-    nu, L = _check_positive("nu", nu), _check_positive("L", L)
-    seed = check_seed(seed)
-    probe = {"pde": "burgers", "nu": nu, "length": L, "resolution": resolution, "noise": float(noise),
-             "n_modes": n_modes, "seed": seed, "n": n, "n_x_solver": n_x, "t_final": float(t_final),
-             "save_dt": float(save_dt), "t_burn": float(t_burn)}
-
-    def make() -> PDEDataset:
-        traj = solve_burgers(burgers_initial_condition(n, n_x, L, seed=seed), nu=nu, length=L, t_final=t_final,
-                             dt=dt, save_dt=save_dt, t_burn=t_burn)
-        return observe(traj, resolution, noise=noise, n_modes=n_modes, seed=seed)
-
-    return _cached(cache, probe, make)
+    return _generate("burgers", n, nu, L, resolution, noise, seed=seed, n_x=n_x, t_final=t_final, dt=dt,
+                     save_dt=save_dt, n_modes=n_modes, t_burn=t_burn, cache=cache)

@@ -65,7 +65,7 @@ class MemNO(nn.Module):
     residual : bool
         Predict the increment ``û_{t+1} − u_t`` rather than ``û_{t+1}``.
     s4_output : {"glu", "linear"}
-        The pointwise map after S4D's GELU (GLU as in S4D; "linear" is ~6 % cheaper per epoch).
+        The pointwise map after S4D's GELU (GLU as in S4D; "linear" is cheaper per epoch).
 
     References: MemNO paper (Buitrago Ruiz et al., ICLR 2025) §4, Fig. 2 (S4FFNO); Tran et al. (2023) FFNO;
     Gu et al. (2022) S4D.
@@ -132,12 +132,11 @@ class MemNO(nn.Module):
         self._check(u, 3, "(batch, T, X)")
         b, t, n_x = u.shape
         z = self._lift(self._stack_history(u).reshape(b * t, n_x, self.history))
-        for i, layer in enumerate(self.layers):
-            if i == self.memory_position:
-                z = self._apply_memory(z, b, t)
+        for layer in self.layers[:self.memory_position]:
             z = layer(z)
-        if self.memory_position == len(self.layers):
-            z = self._apply_memory(z, b, t)
+        z = self._apply_memory(z, b, t)
+        for layer in self.layers[self.memory_position:]:
+            z = layer(z)
         out = self.project(z).reshape(b, t, n_x)
         return u + out if self.residual else out
 
@@ -168,13 +167,11 @@ class MemNO(nn.Module):
         b, n_x = u_t.shape
         frames = ([*state.frames, u_t] if state.frames else [u_t] * self.history)[-self.history:]
         z = self._lift(torch.stack(frames[::-1], dim=-1))
-        mem_state = state.memory
-        for i, layer in enumerate(self.layers):
-            if i == self.memory_position:
-                z, mem_state = self._step_memory(z, mem_state, b)
+        for layer in self.layers[:self.memory_position]:
             z = layer(z)
-        if self.memory_position == len(self.layers):
-            z, mem_state = self._step_memory(z, mem_state, b)
+        z, mem_state = self._step_memory(z, state.memory, b)
+        for layer in self.layers[self.memory_position:]:
+            z = layer(z)
         out = self.project(z)[..., 0]
         pred = u_t + out if self.residual else out
         return pred, MemNOState(mem_state, frames[-(self.history - 1):] if self.history > 1 else [])

@@ -67,20 +67,21 @@ class S4D(nn.Module):
         else:
             self.output = nn.Linear(h, h)
 
+    def _a_and_dta(self) -> tuple[torch.Tensor, torch.Tensor]:
+        # the continuous A and ΔA, complex (H, N/2)
+        a = -torch.exp(self.log_A_real) + 1j * self.A_imag
+        return a, a * torch.exp(self.log_dt)[:, None]
+
     def discretize(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(Ā, B̄, C)``, each complex of shape ``(H, N/2)``, by zero-order hold with ``B = 1``."""
-        dt = torch.exp(self.log_dt)[:, None]
-        a = -torch.exp(self.log_A_real) + 1j * self.A_imag
-        dta = a * dt
+        a, dta = self._a_and_dta()
         a_bar = torch.exp(dta)
         b_bar = (a_bar - 1.0) / a
         return a_bar, b_bar, torch.view_as_complex(self.C)
 
     def kernel(self, length: int) -> torch.Tensor:
         """The convolution kernel ``K_k = 2 Re Σ_n C_n B̄_n Ā_n^k``, shape ``(H, length)``."""
-        dt = torch.exp(self.log_dt)[:, None]
-        a = -torch.exp(self.log_A_real) + 1j * self.A_imag
-        dta = a * dt
+        a, dta = self._a_and_dta()
         cb = torch.view_as_complex(self.C) * (torch.exp(dta) - 1.0) / a
         powers = torch.exp(dta[..., None] * torch.arange(length, device=dta.device))  # Ā^k, (H, N/2, L)
         return 2 * torch.einsum("hn,hnl->hl", cb, powers).real

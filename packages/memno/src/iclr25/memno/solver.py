@@ -157,6 +157,12 @@ def etdrk4(v0: torch.Tensor, coef: ETDRK4Coefficients, nonlinear: Callable[[torc
     return torch.stack(saved, dim=-2)
 
 
+def _check_positive(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number, got {value!r}")
+    return float(value)
+
+
 def _check_common(u0: np.ndarray | torch.Tensor, nu: float, length: float, t_final: float, dt: float,
                   save_dt: float) -> tuple[torch.Tensor, int, int]:
     if not torch.is_tensor(u0):
@@ -173,8 +179,7 @@ def _check_common(u0: np.ndarray | torch.Tensor, nu: float, length: float, t_fin
     if not bool(torch.isfinite(u0).all()):
         raise ValueError("u0 (initial condition) must be finite: it contains NaN or inf")
     for name, val in (("nu", nu), ("length", length), ("t_final", t_final), ("dt", dt), ("save_dt", save_dt)):
-        if isinstance(val, bool) or not isinstance(val, (int, float)) or not math.isfinite(val) or val <= 0:
-            raise ValueError(f"{name} must be a positive finite number, got {val!r}")
+        _check_positive(name, val)
     save_every = round(save_dt / dt)
     if save_every < 1 or not math.isclose(save_every * dt, save_dt, rel_tol=1e-9):
         raise ValueError(f"save_dt must be a whole multiple of dt, got save_dt={save_dt}, dt={dt}")

@@ -12,7 +12,7 @@ from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
 from .solver import _check_int, _check_pos, _fw_v1, _Problem, default_init, single_threaded_blas
-from .space import as_lam, as_masses, as_matrix
+from .space import as_lam, as_masses, as_matrix, point_masses
 
 __all__ = ["BarycenterResult", "pgw_barycenter"]
 
@@ -45,10 +45,6 @@ def _update_C(C: np.ndarray, Cs: list[np.ndarray], plans: list[np.ndarray], w: n
     out = C.copy()
     out[ok] = num[ok] / den[ok]
     return 0.5 * (out + out.T)
-
-
-def _objective(P: _Problem, G: np.ndarray) -> float:
-    return float(np.sum(P.L(G) * G)) + P.const - 2.0 * P.lam * G.sum() ** 2
 
 
 def pgw_barycenter(Cs: Any, ps: Any, lams: Any, *, weights: Any = None, n_points: int = 30,
@@ -114,11 +110,7 @@ def pgw_barycenter(Cs: Any, ps: Any, lams: Any, *, weights: Any = None, n_points
     max_iter, fw_max_iter = _check_int(max_iter, "max_iter", 1), _check_int(fw_max_iter, "fw_max_iter", 1)
     tol = _check_pos(tol, "tol")
     rng = np.random.default_rng(check_seed(seed))
-    if mass is None:
-        p = np.full(N, np.mean([x.sum() for x in ps]) / N)
-    else:
-        m = np.asarray(mass, dtype=np.float64)
-        p = as_masses(np.full(N, float(m)) if m.ndim == 0 else m, N, "mass")
+    p = np.full(N, np.mean([x.sum() for x in ps]) / N) if mass is None else point_masses(mass, N)
 
     X = rng.normal(size=(N, 2))
     C = cdist(X, X)
@@ -128,15 +120,18 @@ def pgw_barycenter(Cs: Any, ps: Any, lams: Any, *, weights: Any = None, n_points
 
 
 def _bcd(C, Cs, ps, p, lam_list, w, max_iter, fw_max_iter, tol) -> BarycenterResult:
+    def problems(C: np.ndarray) -> list[_Problem]:
+        return [_Problem(C, Cs_, p, ps_, lam) for Cs_, ps_, lam in zip(Cs, ps, lam_list)]
+
     plans = [default_init(p, ps_) for ps_ in ps]
     history: list[float] = []
     converged = False
+    P_list = problems(C)
     for _ in progress(range(1, max_iter + 1), desc="PGW barycenter", total=max_iter):
-        problems = [_Problem(C, Cs_, C * C, Cs_ * Cs_, p, ps_, lam) for Cs_, ps_, lam in zip(Cs, ps, lam_list)]
-        plans = [_fw_v1(P, G, fw_max_iter, 1e-9)[0] for P, G in zip(problems, plans)]
+        plans = [_fw_v1(P, G, fw_max_iter, 1e-9)[0] for P, G in zip(P_list, plans)]
         C = _update_C(C, Cs, plans, w)
-        obj = float(sum(ws * _objective(_Problem(C, Cs_, C * C, Cs_ * Cs_, p, ps_, lam), G)
-                        for ws, Cs_, ps_, lam, G in zip(w, Cs, ps, lam_list, plans)))
+        P_list = problems(C)  # the objective of this iteration and the plans of the next use the new C
+        obj = float(sum(ws * sum(P.terms(G)) for ws, P, G in zip(w, P_list, plans)))
         history.append(obj)
         if len(history) > 1 and history[-2] - obj <= tol * max(abs(history[-2]), np.finfo(float).tiny):
             converged = True

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .solver import PGWResult, _check_int, _check_pos, default_init, tensor_product
 from .space import MMSpace, as_lam, as_masses, as_matrix
 
 __all__ = ["EntropicBatchResult", "entropic_pgw", "entropic_pgw_batch", "entropic_pgw_pairs"]
@@ -64,7 +65,7 @@ def _solve_one(C1, C2, p, q, lam, eps, G0, max_iter, tol, n_inner, block_size=10
     const = lam * (mp * mp + mq * mq)
 
     def L(G):
-        return (C1sq @ G.sum(1))[:, None] + (C2sq @ G.sum(0))[None, :] - 2.0 * (C1 @ G @ C2)
+        return tensor_product(C1, C2, G, C1sq=C1sq, C2sq=C2sq)
 
     a_ext = jnp.exp(log_a)
     total = a_ext.sum()
@@ -148,8 +149,6 @@ def _objective_np(C1, C2, p, q, lam, G):
 
 
 def _check_options(epsilon: Any, max_iter: Any, tol: Any, inner_iter: Any) -> tuple[float, int, float, int]:
-    from .solver import _check_int, _check_pos
-
     return (_check_pos(epsilon, "epsilon"), _check_int(max_iter, "max_iter", 1), _check_pos(tol, "tol"),
             _check_int(inner_iter, "inner_iter", 1))
 
@@ -217,8 +216,7 @@ def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilo
     for v in lam_arr:
         as_lam(float(v))
     if G0s is None:
-        mp, mq = ps.sum(1), qs.sum(1)
-        G0s = ps[:, :, None] * qs[:, None, :] * (np.minimum(mp, mq) / (mp * mq))[:, None, None]
+        G0s = np.stack([default_init(p, q) for p, q in zip(ps, qs)])
     else:
         G0s = np.asarray(G0s, dtype=np.float64)
         if G0s.shape != (B, C1s.shape[1], C2s.shape[1]):
@@ -241,8 +239,6 @@ def entropic_pgw(C1: np.ndarray, C2: np.ndarray, p: np.ndarray, q: np.ndarray, l
 
     References: see :func:`entropic_pgw_batch`.
     """
-    from .solver import PGWResult
-
     r = entropic_pgw_batch(C1[None], C2[None], p[None], q[None], lam, epsilon=epsilon, max_iter=max_iter,
                            tol=tol, inner_iter=inner_iter, G0s=None if G0 is None else G0[None])
     return PGWResult(float(r.distance[0]), float(r.transport_cost[0]), float(r.penalty[0]), r.plan[0],

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 
 from .baselines import BASELINES, BaselineResult
-from .datasets import ShapeDataset, add_outliers, shapes_ii
-from .solver import PGWResult, pgw, pgw_pairwise, single_threaded_blas
+from .datasets import ShapeDataset, _rotation, add_outliers, shapes_ii
+from .solver import PGWResult, pairwise_matrix, pgw, pgw_pairwise
 from .space import MMSpace, default_lam, mm_space
 
 __all__ = ["OutlierMatching", "outlier_matching", "distance_matrix", "RetrievalRun", "retrieval_run",
@@ -51,8 +51,7 @@ def outlier_matching(*, shape: int = 1, fraction: float = 0.1, lam_fraction: flo
     X = shapes_ii(1, seed=seed).points[shape]
     n = X.shape[0]
     rng = np.random.default_rng(seed + 1)
-    theta = rng.uniform(0, 2 * np.pi)
-    R = np.array([[np.cos(theta), -np.sin(theta)], [np.sin(theta), np.cos(theta)]])
+    R = _rotation(rng.uniform(0, 2 * np.pi))
     Y = add_outliers(X, fraction, seed=seed) @ R + rng.normal(size=2)
     a, b = mm_space(X, mass=1.0 / n), mm_space(Y, mass=1.0 / n)
     lam = default_lam([a, b], lam_fraction)
@@ -69,26 +68,7 @@ def distance_matrix(method: str, spaces: list[MMSpace], lam: float, *, n_jobs: i
         return pgw_pairwise(spaces, lam, method="entropic")
     if method not in BASELINES:
         raise ValueError(f"method must be pgw, pgw-entropic or one of {sorted(BASELINES)}, got {method!r}")
-    from iclr25.utils.parallel import parallel_map
-
-    k = len(spaces)
-    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-    chunks = [pairs[c::max(1, 4 * n_jobs)] for c in range(max(1, 4 * n_jobs))] if n_jobs != 1 else [
-        [pr] for pr in pairs]
-    out = parallel_map(_baseline_chunk, [(method, c, spaces) for c in chunks], n_jobs=n_jobs,
-                       desc=f"{method} pairs")
-    D = np.zeros((k, k))
-    for c, vals in zip(chunks, out):
-        for (i, j), v in zip(c, vals):
-            D[i, j] = D[j, i] = v
-    return D
-
-
-def _baseline_chunk(task: tuple[str, list[tuple[int, int]], list[MMSpace]]) -> list[float]:
-    method, pairs, spaces = task
-    f: Callable[..., BaselineResult] = BASELINES[method]
-    with single_threaded_blas():
-        return [f(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p).distance for i, j in pairs]
+    return pairwise_matrix(BASELINES[method], spaces, n_jobs=n_jobs, desc=f"{method} pairs")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -25,6 +25,7 @@ computed in O(n^2 m + n m^2) (``C^2`` elementwise). The reported metric is
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import os
 from typing import Any
@@ -155,11 +156,17 @@ def _line_search(a: float, b: float) -> float:
 class _Problem:
     C1: np.ndarray
     C2: np.ndarray
-    C1sq: np.ndarray
-    C2sq: np.ndarray
     p: np.ndarray
     q: np.ndarray
     lam: float
+
+    @functools.cached_property
+    def C1sq(self) -> np.ndarray:
+        return self.C1 * self.C1
+
+    @functools.cached_property
+    def C2sq(self) -> np.ndarray:
+        return self.C2 * self.C2
 
     @property
     def const(self) -> float:
@@ -167,6 +174,10 @@ class _Problem:
 
     def L(self, G: np.ndarray) -> np.ndarray:
         return tensor_product(self.C1, self.C2, G, C1sq=self.C1sq, C2sq=self.C2sq)
+
+    def terms(self, G: np.ndarray) -> tuple[float, float]:
+        """Transport term and penalty of the plan ``G``."""
+        return float(np.sum(self.L(G) * G)), self.const - 2.0 * self.lam * float(G.sum()) ** 2
 
 
 def _converged(gap: float, objective: float, const: float, tol: float) -> bool:
@@ -284,11 +295,9 @@ def _iter_defaults(method: str, max_iter: Any, tol: Any) -> tuple[int, float]:
 
 
 def _result(P: _Problem, G: np.ndarray, n_iter: int, converged: bool, method: str) -> PGWResult:
-    transport = float(np.sum(P.L(G) * G))
-    mass = float(G.sum())
-    penalty = P.const - 2.0 * P.lam * mass**2
+    transport, penalty = P.terms(G)
     G.setflags(write=False)
-    return PGWResult(math.sqrt(max(0.0, transport + penalty)), transport, penalty, G, mass, n_iter,
+    return PGWResult(math.sqrt(max(0.0, transport + penalty)), transport, penalty, G, float(G.sum()), n_iter,
                      converged, method)
 
 
@@ -358,7 +367,7 @@ def pgw(C1: Any, C2: Any, p: Any, q: Any, lam: float, *, method: str = "fw-v1", 
         from .entropic import entropic_pgw
 
         return entropic_pgw(C1, C2, p, q, lam, epsilon=epsilon, max_iter=max_iter, tol=tol, G0=G0)
-    P = _Problem(C1, C2, C1 * C1, C2 * C2, p, q, lam)
+    P = _Problem(C1, C2, p, q, lam)
     solve = _fw_v1 if method == "fw-v1" else _fw_v2
     rng = np.random.default_rng(seed)
     best: PGWResult | None = None
@@ -400,10 +409,39 @@ def single_threaded_blas():
     return threadpool_limits(limits=1, user_api="blas")
 
 
-def _pairwise_chunk(task: tuple[list[tuple[int, int]], list[MMSpace], float, dict[str, Any]]) -> list[float]:
-    pairs, spaces, lam, kw = task
+def _distance_chunk(task: tuple[Any, dict[str, Any], list[tuple[int, int]], list[MMSpace]]) -> list[float]:
+    f, kw, pairs, spaces = task
     with single_threaded_blas():
-        return [pgw(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p, lam, **kw).distance for i, j in pairs]
+        return [f(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p, **kw).distance for i, j in pairs]
+
+
+def pairwise_matrix(f: Any, spaces: list[MMSpace], *, n_jobs: int = 1, backend: str | None = None,
+                    desc: str | None = None, **kw: Any) -> np.ndarray:
+    """The symmetric matrix ``D[i, j] = f(C_i, C_j, p_i, p_j, **kw).distance`` over all pairs ``i < j``
+    (zero diagonal), through :func:`iclr25.utils.parallel.parallel_map` with one-thread BLAS per worker.
+
+    ``f`` must be picklable (a module-level function) for process and cluster backends.
+    """
+    from iclr25.utils.parallel import parallel_map
+
+    k = len(spaces)
+    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+    D = np.zeros((k, k))
+    if not pairs:
+        return D
+    if n_jobs == 1 and backend is None:
+        n_chunks = len(pairs)  # one pair per item: the progress bar counts pairs
+    else:
+        # few strided chunks: each carries the spaces once, and strides balance the sizes
+        workers = os.cpu_count() or 1 if n_jobs == -1 else n_jobs
+        n_chunks = min(len(pairs), 4 * workers)
+    chunks = [pairs[c::n_chunks] for c in range(n_chunks)]
+    out = parallel_map(_distance_chunk, [(f, kw, c, spaces) for c in chunks], n_jobs=n_jobs, backend=backend,
+                       desc=desc)
+    for chunk, vals in zip(chunks, out):
+        for (i, j), v in zip(chunk, vals):
+            D[i, j] = D[j, i] = v
+    return D
 
 
 def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int = 1,
@@ -437,32 +475,16 @@ def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int 
         raise ValueError("spaces must hold at least one mm-space, got none")
     lam = as_lam(lam)
     max_iter, tol = _iter_defaults(method, max_iter, tol)
+    if method != "entropic":
+        return pairwise_matrix(pgw, spaces, n_jobs=n_jobs, backend=backend, desc="PGW pairs", lam=lam,
+                               method=method, n_init=n_init, max_iter=max_iter, tol=tol, seed=seed)
+    from .entropic import entropic_pgw_pairs
+
     k = len(spaces)
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     D = np.zeros((k, k))
-    if not pairs:
-        return D
-    if method == "entropic":
-        from .entropic import entropic_pgw_pairs
-
-        vals = entropic_pgw_pairs(spaces, pairs, lam, epsilon=epsilon, max_iter=max_iter, tol=tol)
-    else:
-        from iclr25.utils.parallel import parallel_map
-
-        kw = {"method": method, "n_init": n_init, "max_iter": max_iter, "tol": tol, "seed": seed}
-        if n_jobs == 1 and backend is None:
-            n_chunks = len(pairs)  # one pair per item: the progress bar counts pairs
-        else:
-            # few strided chunks: each carries the spaces once, and strides balance the sizes
-            workers = os.cpu_count() or 1 if n_jobs == -1 else n_jobs
-            n_chunks = min(len(pairs), 4 * workers)
-        chunks = [pairs[c::n_chunks] for c in range(n_chunks)]
-        out = parallel_map(_pairwise_chunk, [(c, spaces, lam, kw) for c in chunks], n_jobs=n_jobs,
-                           backend=backend, desc="PGW pairs")
-        vals = np.empty(len(pairs))
-        for c, chunk_vals in enumerate(out):
-            vals[c::n_chunks] = chunk_vals
-    idx = np.array(pairs)
-    D[idx[:, 0], idx[:, 1]] = vals
-    D[idx[:, 1], idx[:, 0]] = vals
+    if pairs:
+        idx = np.array(pairs)
+        D[idx[:, 0], idx[:, 1]] = D[idx[:, 1], idx[:, 0]] = entropic_pgw_pairs(
+            spaces, pairs, lam, epsilon=epsilon, max_iter=max_iter, tol=tol)
     return D

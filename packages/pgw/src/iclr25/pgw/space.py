@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 from scipy.spatial.distance import cdist
 
-__all__ = ["MMSpace", "mm_space", "default_lam", "as_matrix", "as_masses", "as_lam"]
+__all__ = ["MMSpace", "mm_space", "default_lam", "as_matrix", "as_masses", "as_lam", "point_masses"]
 
 _METRICS = ("euclidean", "sqeuclidean", "cityblock", "chebyshev")
 
@@ -155,13 +155,13 @@ def mm_space(X: Any, mass: Any = None, metric: str = "euclidean") -> MMSpace:
         raise ValueError(f"metric must be one of {_METRICS}, got {metric!r}")
     C = cdist(X, X, metric=metric)
     n = X.shape[0]
-    if mass is None:
-        p = np.ones(n)
-    else:
-        m = _as_float_array(mass, "mass")
-        p = np.full(n, float(m)) if m.ndim == 0 else m
-        p = as_masses(p, n, "mass")
-    return MMSpace(C, p)
+    return MMSpace(C, np.ones(n) if mass is None else point_masses(mass, n))
+
+
+def point_masses(mass: Any, n: int) -> np.ndarray:
+    """``n`` point masses from ``mass``: a scalar is the mass of every point, an (n,) array is checked."""
+    m = _as_float_array(mass, "mass")
+    return as_masses(np.full(n, float(m)) if m.ndim == 0 else m, n, "mass")
 
 
 def default_lam(spaces: Any, fraction: float = 0.2) -> float:

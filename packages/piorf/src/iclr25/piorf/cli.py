@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.cli import add_run_command, method_parser, run_main, set_torch_threads
 from iclr25.utils.io import save_npz
 from iclr25.utils.results import RunResult
 
@@ -17,14 +17,6 @@ from .rewiring import PARTNER_RULES
 
 PACKAGE = "iclr25-piorf"
 DEMO_DATA = {"n_trajectories": 1, "steps": 3, "spinup": 2000}
-
-
-def _threads(n: int) -> None:
-    import torch
-
-    if n < 1:
-        raise ValueError(f"--threads must be >= 1, got {n}")
-    torch.set_num_threads(n)
 
 
 def _flow_figure(path: Path, traj, frame: int, rewirings: dict, title: str) -> Path:
@@ -149,7 +141,7 @@ def train_cmd(args: argparse.Namespace) -> int:
 
     from .training import TrainConfig, rollout_rmse, train
 
-    _threads(args.threads)
+    set_torch_threads(args.threads)
     ds = _dataset(args)
     n_test = max(1, len(ds) // 5)
     tr, te = ds.split(len(ds) - n_test)
@@ -177,7 +169,7 @@ def train_cmd(args: argparse.Namespace) -> int:
 def repro(args: argparse.Namespace) -> int:
     from .repro import run_repro
 
-    _threads(1)
+    set_torch_threads(1)
     return run_repro(args)
 
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from .graph import as_edge_index, edge_keys, undirected_edges
+from .rewiring import bottleneck_nodes
 
 __all__ = ["Curvature", "ollivier_ricci", "balanced_forman"]
 
@@ -54,8 +55,7 @@ class Curvature:
 
     def bottleneck(self, ratio: float = 0.03) -> np.ndarray:
         """The ``floor(ratio * n_nodes)`` nodes of lowest curvature, most negative first (stable order)."""
-        k = int(np.floor(ratio * self.n_nodes))
-        return np.argsort(self.node, kind="stable")[:k]
+        return bottleneck_nodes(self.node, ratio)
 
 
 def _closed_csr(ei: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -70,7 +70,7 @@ def _closed_csr(ei: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray, np.ndar
     return indptr, indices, deg
 
 
-def _transport_problems(ei: np.ndarray, n: int, edges: np.ndarray, alpha: float):
+def _transport_problems(ei: np.ndarray, n: int, edges: np.ndarray):
     """Masses and cost matrices (flattened, concatenated) of every edge's transport problem."""
     indptr, indices, deg = _closed_csr(ei, n)
     keys1 = edge_keys(ei[0], ei[1], n)  # sorted: ei comes sorted from as_edge_index
@@ -104,7 +104,7 @@ def _orc_edges(ei: np.ndarray, n: int, edges: np.ndarray, alpha: float, *, plans
     """Curvature of ``edges`` (each with ``d(x, y) = 1``); optionally the transport plans of some of them."""
     import ot
 
-    indptr, indices, deg, ax, ay, off, cost = _transport_problems(ei, n, edges, alpha)
+    indptr, indices, deg, ax, ay, off, cost = _transport_problems(ei, n, edges)
     kappa = np.empty(len(edges))
     want = set() if plans_for is None else {int(e) for e in plans_for}
     plans: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}

@@ -19,7 +19,7 @@ from iclr25.utils.io import DataFileError, save_npz
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
-from .graph import as_edge_index
+from .graph import as_edge_index, mesh_edges
 from .lbm import simulate_cylinder
 from .mesh import NodeType, TriangleMesh, channel_mesh
 
@@ -139,7 +139,6 @@ def load_trajectory(path: str | os.PathLike[str]) -> Trajectory:
         if "edge_index" in d:
             ei = as_edge_index(d["edge_index"], n)[0]
         else:
-            from .graph import mesh_edges
             ei = mesh_edges(cells, n)
     except (TypeError, ValueError) as exc:
         raise DataFileError(p, str(exc)) from exc

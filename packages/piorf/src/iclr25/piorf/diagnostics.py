@@ -11,7 +11,7 @@ from .graph import as_edge_index
 __all__ = ["spectral_gap", "effective_resistance"]
 
 
-def _laplacian(edge_index: Any, n_nodes: int | None) -> tuple[np.ndarray, int]:
+def _adjacency(edge_index: Any, n_nodes: int | None) -> tuple[np.ndarray, int]:
     ei, n = as_edge_index(edge_index, n_nodes)
     A = np.zeros((n, n))
     A[ei[0], ei[1]] = 1.0
@@ -28,7 +28,7 @@ def spectral_gap(edge_index: Any, *, n_nodes: int | None = None) -> float:
     ----------
     Yu et al., PIORF, ICLR 2025, Sec. 2 (over-squashing and the Cheeger constant); Chung (1997).
     """
-    A, n = _laplacian(edge_index, n_nodes)
+    A, n = _adjacency(edge_index, n_nodes)
     deg = A.sum(axis=1)
     d = np.divide(1.0, np.sqrt(deg), out=np.zeros(n), where=deg > 0)
     L = np.eye(n) - d[:, None] * A * d[None, :]
@@ -54,7 +54,7 @@ def effective_resistance(edge_index: Any, sources: Any, *, n_nodes: int | None =
     Black, Wan, Nayyeri, Wang, "Understanding oversquashing in GNNs through the lens of effective
     resistance", ICML 2023, Sec. 3.
     """
-    A, n = _laplacian(edge_index, n_nodes)
+    A, n = _adjacency(edge_index, n_nodes)
     S = np.asarray(sources)
     if S.ndim != 1 or S.size == 0 or not np.issubdtype(S.dtype, np.integer):
         raise ValueError(f"sources must be a non-empty 1-D integer array of node ids, got {S!r}")

@@ -48,7 +48,7 @@ def run_repro(args: argparse.Namespace) -> int:
     run = RunResult.start("iclr25-piorf", "repro", seed=args.seed,
                           config={**REPRO_DATA, "seeds": seeds, "train_steps": args.train_steps, "layers": 4,
                                   "latent": 64, "methods": list(METHODS)})
-    cylinder_flow(REPRO_DATA["n_trajectories"], REPRO_DATA["steps"], show_progress=True)  # fill the cache first
+    ds = cylinder_flow(REPRO_DATA["n_trajectories"], REPRO_DATA["steps"], show_progress=True)  # fills the cache
     t_data = time.perf_counter() - t0
     items = [(m, s, args.train_steps) for s in seeds for m in METHODS]
     rows = parallel_map(_job, items, n_jobs=args.jobs, desc="train")
@@ -91,7 +91,7 @@ def run_repro(args: argparse.Namespace) -> int:
     from .curvature import ollivier_ricci
     from .rewiring import rewire
 
-    traj = cylinder_flow(REPRO_DATA["n_trajectories"], REPRO_DATA["steps"])[REPRO_DATA["n_train"]]
+    traj = ds[REPRO_DATA["n_train"]]
     rw = rewire(traj.edge_index, ollivier_ricci(traj.edge_index).node, traj.velocity[0])
     run.add_figure(_flow_figure(args.out / "rewiring.png", traj, 0, {"PIORF (feature-difference)": rw},
                                 f"test mesh, Re={traj.reynolds:.0f}"), relative_to=args.out)

@@ -217,10 +217,8 @@ def from_edge_sets(original: np.ndarray, final_pairs: np.ndarray, n: int, method
         ao = np.sort(added_order, axis=1)
         ak = edge_keys(ao[:, 0], ao[:, 1], n)
         added_k = ak[np.isin(ak, added_k)]
-    dk = edge_keys(original[0], original[1], n)
     dk_u = edge_keys(np.minimum(original[0], original[1]), np.maximum(original[0], original[1]), n)
     keep = ~np.isin(dk_u, removed_k)
-    del dk
     kept = original[:, keep]
     a, b = added_k // n, added_k % n
     new = np.concatenate([np.stack([a, b]), np.stack([b, a])], axis=1)

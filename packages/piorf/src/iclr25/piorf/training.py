@@ -102,11 +102,11 @@ class _MeshPlan:
         self.method = method
         self.n = traj.n_nodes
         self.mesh = traj.edge_index
-        self.keys = edge_keys(self.mesh[0], self.mesh[1], self.n)
+        # sorted for _combine's membership test (a user's Trajectory need not hold a sorted edge_index)
+        self.keys = np.sort(edge_keys(self.mesh[0], self.mesh[1], self.n))
         if method == "piorf":
             self.bottleneck = bottleneck_nodes(ollivier_ricci(self.mesh).node, config.ratio)
-            static, long_range = self.mesh, np.zeros(self.mesh.shape[1], dtype=bool)
-        elif method == "none":
+        if method in ("none", "piorf"):
             static, long_range = self.mesh, np.zeros(self.mesh.shape[1], dtype=bool)
         else:
             rw = BASELINES[method](self.mesh, seed=seed)

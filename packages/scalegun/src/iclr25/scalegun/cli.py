@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser, sub = method_parser(
         "scalegun", "ScaleGUN: certified edge, node and feature unlearning with lazy local propagation "
                     "(Yi & Wei, ICLR 2025).")
-    add_run_command(sub, "demo", demo, help="digits kNN graph: ScaleGUN vs CGU on 140 requests, audited "
+    add_run_command(sub, "demo", demo, help="digits kNN graph: ScaleGUN vs CGU on 80 requests, audited "
                     "bounds (at most 60 s)", default_out="results/scalegun")
     rp = add_run_command(sub, "repro", repro, help="power-law graphs of 100k/300k/1M edges: time per request "
                          "of ScaleGUN, CGU and retraining (at most 10 min)", default_out="results/scalegun-repro")

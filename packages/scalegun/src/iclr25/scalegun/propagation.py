@@ -65,22 +65,29 @@ def gpr_weights(kind: str | None, hops: int, *, alpha: float = 0.1) -> np.ndarra
     return w
 
 
-def csr_weights(A: sp.csr_array, u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Current weight of each entry ``A[u_i, v_i]`` of a CSR matrix with sorted indices (0 where absent)."""
-    out = np.zeros(len(u))
+def _csr_positions(A: sp.csr_array, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Positions of the entries ``A[u_i, v_i]`` in ``A.data`` (sorted indices), ``-1`` where absent."""
+    pos = np.full(len(u), -1, dtype=np.int64)
     for i, (a, b) in enumerate(zip(u.tolist(), v.tolist(), strict=True)):
         lo, hi = A.indptr[a], A.indptr[a + 1]
         j = lo + np.searchsorted(A.indices[lo:hi], b)
         if j < hi and A.indices[j] == b:
-            out[i] = A.data[j]
-    return out
+            pos[i] = j
+    return pos
+
+
+def csr_weights(A: sp.csr_array, u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Current weight of each entry ``A[u_i, v_i]`` of a CSR matrix with sorted indices (0 where absent)."""
+    pos = _csr_positions(A, u, v)
+    return np.where(pos >= 0, A.data[pos], 0.0)
 
 
 def set_csr_weights(A: sp.csr_array, u: np.ndarray, v: np.ndarray, value: float) -> None:
     """Set the existing entries ``A[u_i, v_i]`` to ``value`` in place (the sparsity pattern is kept)."""
-    for a, b in zip(u.tolist(), v.tolist(), strict=True):
-        lo, hi = A.indptr[a], A.indptr[a + 1]
-        A.data[lo + np.searchsorted(A.indices[lo:hi], b)] = value
+    pos = _csr_positions(A, u, v)
+    if (pos < 0).any():
+        raise ValueError("set_csr_weights: every (u, v) must be an existing entry of A")
+    A.data[pos] = value
 
 
 def csr_neighbours(A: sp.csr_array, a: int) -> np.ndarray:
@@ -158,7 +165,7 @@ class PushPropagator:
         else:
             self.R[0] = np.sqrt(self.deg)[:, None] * self.X
             self._sweep({0: np.arange(self.n)})
-        self._refresh_rows(np.arange(self.n), residues=True)
+        self._refresh_rows(np.arange(self.n))
 
     # ---------------------------------------------------------------------------------------- queries
     def residue_bound(self) -> float:
@@ -308,16 +315,12 @@ class PushPropagator:
             self._rsq[lvl][cand] = np.einsum("ij,ij->i", Rl, Rl) / self.deg[cand]
         return touched
 
-    def _refresh_rows(self, rows: np.ndarray, *, residues: bool = False) -> None:
-        """Recompute ``Z_hat`` on ``rows`` (their degree or reserves changed), and the residue norms there
-        when ``residues`` (the sweep keeps them current otherwise)."""
+    def _refresh_rows(self, rows: np.ndarray) -> None:
+        """Recompute ``Z_hat`` on ``rows`` (their degree or reserves changed); the sweep keeps the residue
+        norms current."""
         s = (1.0 / np.sqrt(self.deg[rows]))[:, None]
         z = np.zeros((len(rows), self.F))
         for w, Q in zip(self.weights, self.Q, strict=True):
             if w != 0.0:
                 z += w * Q[rows]
         self.Z[rows] = s * z
-        if residues:
-            for lvl in range(self.L):
-                R = self.R[lvl][rows]
-                self._rsq[lvl][rows] = np.einsum("ij,ij->i", R, R) / self.deg[rows]

@@ -266,7 +266,7 @@ class CertifiedUnlearner:
         self._train_pos = np.full(n, -1, dtype=np.int64)
         self._train_pos[self.train_idx] = np.arange(len(self.train_idx))
         dt = dict(dtype=torch.float64, device=self.device)
-        self._Zt = torch.as_tensor(self._embedding()[self.train_idx], **dt).clone()
+        self._Zt = torch.as_tensor(self._embedding()[self.train_idx], **dt)  # fancy indexing copied already
         self._t = torch.ones(len(self.train_idx), **dt)
         Y = np.full((len(self.train_idx), self.n_classes), -1.0)
         Y[np.arange(len(self.train_idx)), self.y[self.train_idx]] = 1.0
@@ -301,7 +301,7 @@ class CertifiedUnlearner:
         nbrs = [csr_neighbours(self._A, a) for a in v.tolist()]
         eps2 = float(sum(np.sum(4.0 / np.sqrt(self._deg[nb])) for nb in nbrs))
         pairs = [np.stack([np.full(len(nb), a), nb], axis=1) for a, nb in zip(v.tolist(), nbrs, strict=True)]
-        e = np.concatenate(pairs) if pairs else np.empty((0, 2), np.int64)
+        e = np.concatenate(pairs)
         e = np.unique(np.sort(e, axis=1), axis=0) if len(e) else e  # an edge between two removed nodes once
 
         def apply() -> np.ndarray:
@@ -309,8 +309,7 @@ class CertifiedUnlearner:
             rows.append(self._apply_features(v))
             return np.unique(np.concatenate(rows))
 
-        rec = self._request("nodes", len(v), apply, v, eps2)
-        return rec
+        return self._request("nodes", len(v), apply, v, eps2)
 
     @_with_threads
     def unlearn_features(self, nodes: Any) -> LedgerRecord:
@@ -328,13 +327,8 @@ class CertifiedUnlearner:
         """Retrain from scratch on the current embeddings with fresh noise; resets the accumulated bound."""
         self._check_fitted()
         t0 = time.perf_counter()
-        if self.mode != "scalegun":
-            self._Z = exact_propagation(self._A, self._Xc, self.weights, self._deg)
-            self._sync_rows(np.arange(self.X_.shape[0]))
-        t1 = time.perf_counter()
-        self._retrain()
-        t2 = time.perf_counter()
-        return self._record("retrain", 0, t1 - t0, t2 - t1, self._zeros(), retrained=True)
+        self._retrain()  # the embeddings are current: every request already updated them
+        return self._record("retrain", 0, 0.0, time.perf_counter() - t0, self._zeros(), retrained=True)
 
     def embeddings(self) -> np.ndarray:
         """The current node embeddings ``Z_hat`` (a copy), shape ``(n, F)``."""
@@ -452,15 +446,13 @@ class CertifiedUnlearner:
         dst = np.concatenate([e[:, 1], e[:, 0]])
         set_csr_weights(self._A, src, dst, 0.0)
         np.subtract.at(self._deg, src, 1.0)
-        self._Z = exact_propagation(self._A, self._Xc, self.weights, self._deg)
-        return np.arange(self.X_.shape[0])
+        return np.arange(self.X_.shape[0])  # _request re-propagates once
 
     def _apply_features(self, v: np.ndarray) -> np.ndarray:
         if self._prop is not None:
             return self._prop.zero_features(v)
         self._Xc[v] = 0.0
-        self._Z = exact_propagation(self._A, self._Xc, self.weights, self._deg)
-        return np.arange(self.X_.shape[0])
+        return np.arange(self.X_.shape[0])  # _request re-propagates once
 
     def _sync_rows(self, rows: np.ndarray) -> torch.Tensor:
         """Copy changed embedding rows into the training tensor; returns their training positions."""
@@ -501,6 +493,8 @@ class CertifiedUnlearner:
     def _request(self, kind: str, n_items: int, apply, removed: np.ndarray, eps2: float) -> LedgerRecord:
         t0 = time.perf_counter()
         rows = apply()
+        if self._prop is None:  # exact modes: one re-propagation per request, after all of its edits
+            self._Z = exact_propagation(self._A, self._Xc, self.weights, self._deg)
         gone = self._train_pos[removed]
         change = self._ingest(rows, gone[gone >= 0])
         if kind == "nodes":
@@ -595,7 +589,8 @@ class CertifiedUnlearner:
                     n_levels=self.hops + 1)
 
     def _true_residual(self) -> np.ndarray:
-        Z = self.exact_embeddings()[self.train_idx]
+        # the exact modes keep the exact embeddings already
+        Z = (self.exact_embeddings() if self._prop is not None else self._Z)[self.train_idx]
         Zt = torch.as_tensor(Z, dtype=torch.float64, device=self.device)
         g = ovr_gradient(self.W_, Zt, self._Y, self._t, self.lam, self._b)
         return torch.linalg.vector_norm(g, dim=0).cpu().numpy()

@@ -101,11 +101,4 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_EXPORTS))
 
 
-__all__ = [
-    "AutoregressiveSampler", "BETA_CRITICAL", "Energy", "Estimate", "ExactIsing", "IsingEnergy",
-    "IsingModelEnergy", "MCMCResult", "MDSEnergy", "MISEnergy", "MaxCliqueEnergy", "MaxCutEnergy",
-    "MetropolisResult", "QUBOEnergy", "Sampler", "SamplerConfig", "Samples", "UniformProposal", "beta_schedule",
-    "decode_ce", "estimate", "exact_enumeration", "exact_ising", "exact_mis", "from_bqm", "greedy_mis",
-    "load_sampler", "metropolis", "neural_mcmc", "peak_memory", "random_graphs", "save_sampler", "train",
-    "train_autoregressive", "__version__",
-]
+__all__ = [*_EXPORTS, "__version__"]

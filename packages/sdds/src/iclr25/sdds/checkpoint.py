@@ -14,7 +14,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from iclr25.utils.io import atomic_path, atomic_write, save_npz
+from iclr25.utils.io import atomic_path, atomic_write, read_json, save_npz
 
 from .diffusion import Sampler, SamplerConfig, make_model
 from .energy import (
@@ -100,10 +100,7 @@ def load_sampler(directory: str | os.PathLike[str]) -> Sampler:
     for name in ("config.json", "energy.npz", "model.eqx"):
         if not (d / name).is_file():
             raise FileNotFoundError(f"{d}: not a sampler checkpoint (missing {name})")
-    try:
-        spec = json.loads((d / "config.json").read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{d / 'config.json'}: not valid JSON ({exc})") from exc
+    spec = read_json(d / "config.json")
     if not isinstance(spec, dict) or spec.get("format") != FORMAT:
         raise ValueError(f"{d / 'config.json'}: not a checkpoint of format {FORMAT}")
     config = SamplerConfig.from_dict(spec["config"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -11,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.io import read_json
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed, jax_key
 
@@ -67,15 +67,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .diffusion import SamplerConfig  # noqa: PLC0415
     from .objectives import train  # noqa: PLC0415
 
-    path = Path(args.config)
-    if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such config file")
-    try:
-        spec = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from exc
+    spec = read_json(args.config, what="config file")
     if not isinstance(spec, dict):
-        raise ValueError(f"{path}: expected a JSON object with 'problem' and 'sampler'")
+        raise ValueError(f"{args.config}: expected a JSON object with 'problem' and 'sampler'")
     energy = _problem_from_spec(spec.get("problem"))
     config = SamplerConfig.from_dict(spec.get("sampler", {}))
     seed = check_seed(spec.get("seed", 0))

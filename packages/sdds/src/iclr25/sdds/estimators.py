@@ -165,6 +165,24 @@ def estimate(sampler: Any, energy: Energy, beta: float, n_samples: int, key: Any
                     float(-lw.mean() / (b * n)), b, n_samples)
 
 
+def check_chains(n_chains: Any, n_steps: Any, burn_in: Any, *, steps_name: str) -> tuple[int, int]:
+    """Validate the chain arguments shared by :func:`neural_mcmc` and :func:`~iclr25.sdds.metropolis`."""
+    n_chains = _positive_int(n_chains, "n_chains")
+    n_steps = _positive_int(n_steps, steps_name)
+    if n_chains < 2:
+        raise ValueError(f"n_chains must be >= 2 for a standard error, got {n_chains}")
+    if isinstance(burn_in, bool) or not isinstance(burn_in, (int, np.integer)) or not 0 <= burn_in < n_steps:
+        raise ValueError(f"burn_in must be an integer in [0, {steps_name}={n_steps}), got {burn_in!r}")
+    return n_chains, n_steps
+
+
+def chain_energy(trace: np.ndarray, n: int) -> tuple[float, float]:
+    """Mean energy per spin of a (kept steps, chains) energy trace and its standard error, which treats the
+    chain means as independent."""
+    kept = trace / n
+    return float(kept.mean()), float(kept.mean(0).std(ddof=1) / np.sqrt(kept.shape[1]))
+
+
 @dataclasses.dataclass(frozen=True)
 class MCMCResult:
     """Neural MCMC: internal energy per spin with its standard error, and acceptance statistics.
@@ -195,12 +213,7 @@ def neural_mcmc(sampler: Any, energy: Energy, beta: float, *, n_chains: int = 64
     _check_proposal(sampler)
     energy = _check_energy(energy)
     b = _check_beta(beta)
-    n_chains = _positive_int(n_chains, "n_chains")
-    n_steps = _positive_int(n_steps, "n_steps")
-    if n_chains < 2:
-        raise ValueError(f"n_chains must be >= 2 for a standard error, got {n_chains}")
-    if isinstance(burn_in, bool) or not isinstance(burn_in, (int, np.integer)) or not 0 <= burn_in < n_steps:
-        raise ValueError(f"burn_in must be an integer in [0, n_steps={n_steps}), got {burn_in!r}")
+    n_chains, n_steps = check_chains(n_chains, n_steps, burn_in, steps_name="n_steps")
     key = jax.random.key(seed) if key is None else key
     samples = sampler.sample(n_chains * (n_steps + 1), key=key, index=index, epsilon=epsilon)
     lw, e = importance_log_weights(samples, energy, b, index=index)
@@ -220,7 +233,5 @@ def neural_mcmc(sampler: Any, energy: Energy, beta: float, *, n_chains: int = 64
         cur_x = np.where(acc[:, None], x[t + 1], cur_x)
         trace[t] = cur_e
     n = int(np.asarray(energy.graphs.node_mask[index]).sum())
-    kept = trace[burn_in:] / n
-    chain_means = kept.mean(axis=0)
-    return MCMCResult(float(kept.mean()), float(chain_means.std(ddof=1) / np.sqrt(n_chains)),
-                      n_acc / (n_steps * n_chains), trace[burn_in:], cur_x, n_chains, n_steps)
+    u, u_se = chain_energy(trace[burn_in:], n)
+    return MCMCResult(u, u_se, n_acc / (n_steps * n_chains), trace[burn_in:], cur_x, n_chains, n_steps)

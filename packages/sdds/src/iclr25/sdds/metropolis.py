@@ -17,8 +17,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .diffusion import _finite, _positive_int
+from .diffusion import _finite
 from .energy import IsingModelEnergy
+from .estimators import chain_energy, check_chains
 
 __all__ = ["MetropolisResult", "metropolis"]
 
@@ -56,21 +57,14 @@ def metropolis(energy: IsingModelEnergy, beta: float, *, n_chains: int = 64, n_s
     if not isinstance(energy, IsingModelEnergy):
         raise TypeError(f"energy must be an IsingModelEnergy (e.g. IsingEnergy), got {type(energy).__name__}")
     b = _finite(beta, "beta (inverse temperature)", low=0.0)
-    n_chains = _positive_int(n_chains, "n_chains")
-    n_sweeps = _positive_int(n_sweeps, "n_sweeps")
-    if n_chains < 2:
-        raise ValueError(f"n_chains must be >= 2 for a standard error, got {n_chains}")
-    if isinstance(burn_in, bool) or not isinstance(burn_in, (int, np.integer)) or not 0 <= burn_in < n_sweeps:
-        raise ValueError(f"burn_in must be an integer in [0, n_sweeps={n_sweeps}), got {burn_in!r}")
+    n_chains, n_sweeps = check_chains(n_chains, n_sweeps, burn_in, steps_name="n_sweeps")
     key = jax.random.key(seed) if key is None else key
     J, h = _coupling_matrix(energy)
     n = energy.n_nodes
     trace, acc = _run(jnp.asarray(J, jnp.float32), jnp.asarray(h, jnp.float32), b, key, n_chains, n_sweeps, n)
     trace = np.asarray(trace, np.float64)
-    kept = trace[burn_in:] / n
-    means = kept.mean(0)
-    return MetropolisResult(float(kept.mean()), float(means.std(ddof=1) / np.sqrt(n_chains)),
-                            float(acc) / (n_sweeps * n * n_chains), trace[burn_in:], n_chains, n_sweeps)
+    u, u_se = chain_energy(trace[burn_in:], n)
+    return MetropolisResult(u, u_se, float(acc) / (n_sweeps * n * n_chains), trace[burn_in:], n_chains, n_sweeps)
 
 
 @functools.partial(jax.jit, static_argnums=(4, 5, 6))

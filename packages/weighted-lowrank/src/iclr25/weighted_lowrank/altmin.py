@@ -263,7 +263,7 @@ def _initial_factor(A: WeightedMatrix, k: int, init: Any, clip: bool, mu: float 
     d = A.shape[1]
     if isinstance(init, str):
         if init == "svd":
-            return _orth_clip(_randomized_right_vectors(A.dense_product(), k, rng), clip, mu)[0]
+            return _orth_clip(_randomized_right_vectors(A.wm, k, rng), clip, mu)[0]
         if init == "random":
             return _orth(rng.standard_normal((d, k)))
         raise ValueError(f"init must be one of {INITS} or an array of shape ({d}, {k}), got {init!r}")
@@ -300,8 +300,7 @@ def _alternate(A: WeightedMatrix, Y: np.ndarray, k: int, cfg: Any, *, n_iter: in
                          recovery_error=err, seconds=seconds, solver_steps=max(rx.steps, ry.steps),
                          rel_gradient=max(rx.rel_gradient, ry.rel_gradient), clipped=cx + cy)
         history.append(info)
-        if hasattr(bar, "set_postfix"):
-            bar.set_postfix(residual=f"{info.relative_residual:.3e}")
+        bar.set_postfix(residual=f"{info.relative_residual:.3e}")
         if callback is not None and callback(info):
             break
     return WLRAResult(X=X, Y=Yt, history=tuple(history), n_iter=len(history), solver=cfg.solver)

@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.io import atomic_write, save_npz
 from iclr25.utils.plotting import savefig, subplots
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import seed_everything
@@ -17,7 +18,7 @@ from iclr25.utils.seeding import seed_everything
 from . import experiments
 from .altmin import INITS, weighted_low_rank
 from .datasets import planted
-from .matrix_io import read_matrix, write_factors
+from .matrix_io import read_matrix
 from .regression import REFINEMENTS, SOLVERS
 from .sketch import SKETCHES
 
@@ -81,9 +82,8 @@ def fit(args: argparse.Namespace) -> int:
     res = weighted_low_rank(M, W, args.k, solver=args.solver, n_iter=args.n_iter, tol=args.tol, sketch=args.sketch,
                             sketch_size=args.sketch_size, refine=args.refine, refine_steps=args.refine_steps,
                             init=args.init, reg=args.reg, seed=args.seed)
-    write_factors(args.out, X=res.X, Y=res.Y, objective=res.objectives,
-                  relative_residual=np.array([h.relative_residual for h in res.history]),
-                  seconds=res.round_seconds)
+    save_npz(args.out, X=res.X, Y=res.Y, objective=res.objectives,
+             relative_residual=np.array([h.relative_residual for h in res.history]), seconds=res.round_seconds)
     last = res.history[-1]
     print(f"rank {args.k}, {res.n_iter} rounds ({args.solver}): relative weighted residual "
           f"{last.relative_residual:.4g}; wrote X ({res.X.shape}), Y ({res.Y.shape}) to {args.out}")
@@ -171,7 +171,8 @@ def repro(args: argparse.Namespace) -> int:
     table = "\n".join(lines)
     run.notes = table
     run.finish().save(out / "results.json")
-    (out / "table.md").write_text(table + "\n", encoding="utf-8")
+    with atomic_write(out / "table.md") as fh:
+        fh.write(table + "\n")
     print(table)
     return 0
 

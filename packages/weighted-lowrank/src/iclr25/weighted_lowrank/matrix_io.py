@@ -1,4 +1,4 @@
-"""Reading ``M`` and ``W`` from the user's files and writing fitted factors (atomically)."""
+"""Reading ``M`` and ``W`` from the user's files (the fitted factors are written with ``iclr25.utils.io.save_npz``)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from iclr25.utils.io import DataFileError, save_npz
+from iclr25.utils.io import DataFileError
 
-__all__ = ["read_matrix", "write_factors"]
+__all__ = ["read_matrix"]
 
 FORMATS = (".npy", ".npz")
 
@@ -57,11 +57,3 @@ def read_matrix(path: str | os.PathLike[str], what: str) -> np.ndarray | sp.csr_
     if not sp.issparse(arr) and not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
         raise DataFileError(p, f"{what} must be numeric, got dtype {arr.dtype}")
     return arr
-
-
-def write_factors(path: str | os.PathLike[str], **arrays: Any) -> Path:
-    """Write the factors to ``path`` (``.npz``) atomically: a failed run leaves no half-written file."""
-    p = Path(path)
-    if p.suffix.lower() != ".npz":
-        raise ValueError(f"--out must name a .npz file, got {str(p)!r}")
-    return save_npz(p, **arrays)

@@ -52,7 +52,8 @@ class WeightedMatrix:
     """``W`` and ``M`` of one weighted problem, oriented so that rows are the regressions to solve.
 
     Build it with :func:`as_weighted_matrix`; :attr:`T` is the transposed problem (the column regressions).
-    Dense ``W`` keeps ``W``, ``W^{∘2}`` and ``W^{∘2} ∘ M`` as arrays; sparse ``W`` keeps them on the CSR
+    Dense ``W`` keeps ``W``, ``W^{∘2}``, ``W ∘ M`` (``wm``: residuals, and the SVD initialisation) and
+    ``W^{∘2} ∘ M`` as arrays; sparse ``W`` keeps them on the CSR
     pattern of ``W`` (explicit zeros dropped), so every product costs ``O(‖W‖_0 k)``.
     """
 
@@ -77,11 +78,6 @@ class WeightedMatrix:
     @property
     def shape(self) -> tuple[int, int]:
         return self.w.shape
-
-    @property
-    def nnz(self) -> int:
-        """``‖W‖_0``: the number of non-zero weights."""
-        return int(self.w.nnz) if self.sparse else int(np.count_nonzero(self.w))
 
     @property
     def T(self) -> WeightedMatrix:  # noqa: N802 - numpy's name for the transpose
@@ -165,10 +161,6 @@ class WeightedMatrix:
         """``tr(F^T D_{w_i}^2 F) = Σ_j W_ij^2 ‖f_j‖^2`` for every row (the scale of the shared preconditioner)."""
         return np.asarray(self.w2 @ np.einsum("jk,jk->j", F, F)).ravel()
 
-    def dense_product(self) -> np.ndarray | sp.csr_array:
-        """``W ∘ M`` (dense array or CSR), the matrix whose SVD initialises alternating minimisation."""
-        return self.wm
-
 
 def _like(pattern: sp.csr_array, data: np.ndarray) -> sp.csr_array:
     """A CSR array with the pattern of ``pattern`` and the given data (explicit zeros kept)."""
@@ -181,12 +173,10 @@ def _pattern_products(w: sp.csr_array, X: np.ndarray, F: np.ndarray) -> np.ndarr
     Below 5% density: gathers, ``nnz k`` flops. Above it, one dense GEMM and a gather of the pattern is faster
     on real hardware (measured 7x at 10% density, n = 4000, k = 64) although it costs ``rows · cols · k``.
     """
-    counts = np.diff(w.indptr)
+    rows = np.repeat(np.arange(w.shape[0]), np.diff(w.indptr))
     cols = w.indices
     if w.nnz >= DENSE_PATTERN_DENSITY * w.shape[0] * w.shape[1]:
-        rows = np.repeat(np.arange(w.shape[0]), counts)
         return (X @ F.T).ravel()[rows * w.shape[1] + cols]
-    rows = np.repeat(np.arange(w.shape[0]), counts)
     out = np.empty(len(cols))
     step = max(1, (1 << 24) // max(1, X.shape[1]))  # bound the nnz x k temporaries
     for a in range(0, len(cols), step):
