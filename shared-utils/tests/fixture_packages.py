@@ -8,12 +8,19 @@ from pathlib import Path
 CLI = '''
 import argparse
 import os
+import time
+from pathlib import Path
 
 from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.io import read_array, save_npz
 from iclr25.utils.results import RunResult
+
+if os.environ.get("FIXTURE_HEAVY_IMPORT"):
+    import torch  # noqa: F401 - a fake module in the fixture site: what a careless cli.py does
 
 
 def demo(args):
+    time.sleep(float(os.environ.get("FIXTURE_SLEEP_BEFORE_START", "0")))
     value = 0.5 + args.seed
     if os.environ.get("FIXTURE_NONDETERMINISTIC"):
         value = float.fromhex(os.urandom(4).hex()[:6] + "p0")
@@ -30,11 +37,32 @@ def fail(args):
     raise ValueError("--n must be positive, got -1")
 
 
+def read(args):
+    if os.environ.get("FIXTURE_SLOPPY_READ"):  # writes first, then fails with a traceback
+        args.out.write_text("partial")
+        import numpy as np
+        x = np.load(args.path)
+    else:
+        x = read_array(args.path, what="--path file")
+    save_npz(args.out, x=x)
+
+
+def _direct_main(parser, argv):  # a command line that bypasses run_main (no command clock)
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
 def main(argv=None):
     parser, sub = method_parser("{slug}", "A fixture method.")
     add_run_command(sub, "demo", demo, help="the demo", default_out="results/{slug}")
     add_run_command(sub, "repro", demo, help="the repro", default_out="results/{slug}-repro")
     add_run_command(sub, "fail", fail, help="always fails", default_out="x")
+    r = sub.add_parser("read", help="read an array, write it to --out")
+    r.add_argument("path", type=Path)
+    r.add_argument("--out", type=Path, required=True)
+    r.set_defaults(func=read)
+    if os.environ.get("FIXTURE_NO_RUN_MAIN"):
+        return _direct_main(parser, argv)
     return run_main(parser, argv)
 '''
 

@@ -97,3 +97,43 @@ def test_set_torch_threads_checks_its_argument():
         assert torch.get_num_threads() == 1
     finally:
         torch.set_num_threads(old)
+
+
+def test_forwarding_imports_only_the_named_method(site):
+    # the broken package is never imported when another method is asked for
+    code = ("import sys; from iclr25.utils.cli import main\ntry:\n    main(['fixture-ok', '--help'])\n"
+            "except SystemExit:\n    pass\nprint('broken imported:', 'iclr25.fixture_broken.cli' in sys.modules)")
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False)
+    assert "broken imported: False" in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_run_main_turns_a_closed_pipe_into_a_quiet_exit(site):
+    # `iclr25 fixture-ok demo | head -c 1`: the reader goes away; no traceback, status 141
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    code = ("import sys\nfrom iclr25.utils.cli import method_parser, run_main\n"
+            "def big(args):\n    for _ in range(100000):\n        print('x' * 100)\n"
+            "p, sub = method_parser('fixture-ok', 'd')\nsub.add_parser('big').set_defaults(func=big)\n"
+            "sys.exit(run_main(p, ['big']))")
+    proc = subprocess.run(f"{sys.executable} -c \"{code}\" | head -c 10 >/dev/null; echo rc=${{PIPESTATUS[0]}}",
+                          shell=True, executable="/bin/bash", capture_output=True, text=True, env=env,
+                          check=False)
+    assert "rc=141" in proc.stdout and "Traceback" not in proc.stderr, proc.stdout + proc.stderr
+
+
+def test_errors_are_one_line_and_os_errors_are_user_errors(tmp_path, capsys):
+    parser, sub = cli.method_parser("fixture-ok", "d")
+
+    def multi(args):
+        raise ValueError("first line\nsecond line")
+
+    def missing(args):
+        open(tmp_path / "nope.txt")  # noqa: SIM115 - the error is the point
+
+    sub.add_parser("multi").set_defaults(func=multi)
+    sub.add_parser("missing").set_defaults(func=missing)
+    assert cli.run_main(parser, ["multi"]) == 2
+    assert capsys.readouterr().err == "iclr25 fixture-ok: error: first line; second line\n"
+    assert cli.run_main(parser, ["missing"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nope.txt" in err

@@ -101,7 +101,7 @@ def test_graph_symmetric_and_from_scipy():
         ("g.txt", b"0 1\n1 x\n", "non-numeric"),
         ("g.txt", b"0 1 2 3\n", "'u v' or 'u v w'"),
         ("g.txt", b"0 1.5\n", "non-negative integers"),
-        ("g.npz", b"junk", "cannot parse"),
+        ("g.npz", b"junk", "not a NumPy .npz"),
         ("g.txt", b"", "empty"),
     ],
 )
@@ -176,3 +176,28 @@ def test_read_json_names_the_path_and_the_problem(tmp_path):
     assert exc.value.path == bad
     with pytest.raises(FileNotFoundError, match="missing.json: no such config file"):
         io.read_json(tmp_path / "missing.json", what="config file")
+
+
+def test_unwritable_target_is_named_not_the_temp_file(tmp_path):
+    from iclr25.utils.io import atomic_write
+
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    with pytest.raises(OSError) as info, atomic_write(blocker / "results.json") as f:
+        f.write("{}")
+    assert "results.json" in str(info.value) and "/.results." not in str(info.value)
+
+
+def test_text_file_named_npy_is_not_called_pickled(tmp_path):
+    from iclr25.utils.io import DataFileError, read_array, read_npz
+
+    f = tmp_path / "a.npy"
+    f.write_text("1 2 3\n")
+    with pytest.raises(DataFileError, match="not a NumPy .npy file") as info:
+        read_array(f)
+    assert "pickle" not in str(info.value)
+    g = tmp_path / "b.npz"
+    np.savez(g, u=np.zeros(2))
+    with pytest.raises(DataFileError, match=r"missing array\(s\) \['v'\]"):
+        read_npz(g, required=("v",))
+    assert read_array(g).shape == (2,)

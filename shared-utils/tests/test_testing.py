@@ -24,10 +24,65 @@ def site(tmp_path, monkeypatch):
 def test_all_checks_pass_on_a_good_package(site):
     root = make_method(site, "fixture-good")
     checks = testing.package_checks("fixture-good", root=root)
-    assert [n for n, _ in checks] == ["version", "public_api", "help", "demo", "demo_deterministic",
-                                      "readme_quickstart", "example"]
+    assert [n for n, _ in checks] == ["version", "public_api", "help", "help_light", "demo",
+                                      "demo_deterministic", "readme_quickstart", "example"]
     for _, check in checks:
         check()
+
+
+READ = [["read", "{file}.npy", "--out", "{out}.npz"]]
+
+
+def test_file_inputs_pass_on_a_careful_command(site):
+    root = make_method(site, "fixture-files")
+    checks = dict(testing.package_checks("fixture-files", root=root, file_commands=READ))
+    checks["file_inputs"]()
+
+
+def test_file_inputs_fail_on_a_sloppy_command(site, monkeypatch):
+    root = make_method(site, "fixture-sloppy")
+    monkeypatch.setenv("FIXTURE_SLOPPY_READ", "1")
+    check = dict(testing.package_checks("fixture-sloppy", root=root, file_commands=READ))["file_inputs"]
+    with pytest.raises(AssertionError) as info:
+        check()
+    text = str(info.value)
+    assert "with a missing file: left ['out.npz'] behind" in text
+    assert "with a garbage file: the message does not name the file" in text
+
+
+def test_file_commands_need_a_placeholder(site):
+    root = make_method(site, "fixture-noph")
+    check = dict(testing.package_checks("fixture-noph", root=root, file_commands=[["read", "x.npy"]]))
+    with pytest.raises(ValueError, match="placeholder"):
+        check["file_inputs"]()
+
+
+def test_heavy_import_in_help_fails(site, monkeypatch):
+    root = make_method(site, "fixture-heavy")
+    (site / "torch").mkdir()
+    (site / "torch" / "__init__.py").write_text("")
+    monkeypatch.setenv("FIXTURE_HEAVY_IMPORT", "1")
+    check = dict(testing.package_checks("fixture-heavy", root=root))["help_light"]
+    with pytest.raises(AssertionError, match=r"imported \['torch'\]"):
+        check()
+
+
+def test_wall_time_that_misses_the_command_fails(site, monkeypatch):
+    root = make_method(site, "fixture-clock")
+    monkeypatch.setenv("FIXTURE_NO_RUN_MAIN", "1")
+    monkeypatch.setenv("FIXTURE_SLEEP_BEFORE_START", "1.5")
+    monkeypatch.setattr(testing, "WALL_SLACK_S", 0.0)
+    with pytest.raises(AssertionError, match="start the RunResult"):
+        dict(testing.package_checks("fixture-clock", root=root))["demo"]()
+
+
+def test_wall_time_covers_the_command_under_run_main(site, monkeypatch):
+    root = make_method(site, "fixture-clock2")
+    monkeypatch.setenv("FIXTURE_SLEEP_BEFORE_START", "1.5")
+    monkeypatch.setattr(testing, "WALL_SLACK_S", 0.0)
+    dict(testing.package_checks("fixture-clock2", root=root))["demo"]()
+    run = testing._DEMO_CACHE[("fixture-clock2", 0)][0]
+    assert run.wall_time_s >= 1.5
 
 
 def test_version_mismatch_fails(site):

@@ -61,8 +61,11 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     Use it with libraries that write by name (``np.savez``, ``fig.savefig``).
     """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
+    except OSError as exc:  # name the file the user asked for, not the temporary one
+        raise type(exc)(exc.errno, f"cannot write {target}: {exc.strerror or exc}") from None
     os.close(fd)
     try:
         yield Path(tmp)

@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from ._atomic import atomic_write
-from .results import ResultsError, RunResult
+from .results import ResultsError, RunResult, mark_command_start
 
-__all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "set_torch_threads",
-           "write_demo_index"]
+__all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "error_line",
+           "set_torch_threads", "write_demo_index"]
 
 GROUP = "iclr25.cli"
 
@@ -62,17 +62,40 @@ def add_run_command(subparsers: Any, name: str, func: Callable[[argparse.Namespa
 
 
 def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
-    """Parse ``argv`` and run the chosen command; bad input becomes a one-line error and exit status 2."""
+    """Parse ``argv`` and run the chosen command; bad input becomes a one-line error and exit status 2.
+
+    ``ValueError``, ``TypeError``, ``OSError`` (a missing, unreadable or unwritable file) and ``ImportError``
+    (a missing extra) are user errors: one line ``<prog>: error: <message>`` on stderr, no traceback. A reader
+    that goes away (``iclr25 pgw distance ... | head``) ends the command quietly with status 141, as Unix tools
+    do. The command's clock (``RunResult.wall_time_s``) starts here.
+    """
+    mark_command_start()
     args = parser.parse_args(None if argv is None else list(argv))
     try:
         rc = args.func(args)
-    except (ValueError, TypeError, FileNotFoundError, ImportError) as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
+    except (ValueError, TypeError, OSError, ImportError) as exc:
+        print(f"{parser.prog}: error: {error_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
     return 0 if rc is None else int(rc)
+
+
+def error_line(exc: BaseException) -> str:
+    """The message of ``exc`` on one line (a multi-line message is joined with ``; ``)."""
+    text = str(exc).strip() or type(exc).__name__
+    return "; ".join(part.strip() for part in text.splitlines() if part.strip())
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush cannot raise BrokenPipeError again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def set_torch_threads(n: Any) -> None:
@@ -100,23 +123,31 @@ class MethodEntry:
     error: str | None = None
 
 
-def discover() -> list[MethodEntry]:
-    """Every entry point in the ``iclr25.cli`` group, loaded; a failing import is kept with its error."""
-    out = []
-    seen: set[str] = set()
+def _entry_points() -> list[importlib.metadata.EntryPoint]:
+    """The entry points of the ``iclr25.cli`` group, one per name, sorted, not loaded."""
+    out, seen = [], set()
     for ep in sorted(importlib.metadata.entry_points(group=GROUP), key=lambda e: e.name):
-        if ep.name in seen:
-            continue
-        seen.add(ep.name)
+        if ep.name not in seen:
+            seen.add(ep.name)
+            out.append(ep)
+    return out
+
+
+def discover(*, load: bool = True) -> list[MethodEntry]:
+    """Every entry point in the ``iclr25.cli`` group; with ``load`` each is imported and a failing import is
+    kept with its error (``load=False`` reads metadata only, which is fast: nothing of the packages runs)."""
+    out = []
+    for ep in _entry_points():
         dist = getattr(ep, "dist", None)
         dist_name = dist.metadata["Name"] if dist is not None else "?"
         version = dist.version if dist is not None else "?"
         summary = (dist.metadata.get("Summary") or "") if dist is not None else ""
-        try:
-            fn = ep.load()
-            error = None
-        except Exception as exc:  # noqa: BLE001 - one broken package must not break the others
-            fn, error = None, f"{type(exc).__name__}: {exc}"
+        fn, error = None, None
+        if load:
+            try:
+                fn = ep.load()
+            except Exception as exc:  # noqa: BLE001 - one broken package must not break the others
+                error = f"{type(exc).__name__}: {exc}"
         out.append(MethodEntry(ep.name, dist_name, version, summary, fn, error))
     return out
 
@@ -228,30 +259,38 @@ def _umbrella_parser(methods: list[MethodEntry]) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``iclr25`` command."""
+    """Entry point of the ``iclr25`` command.
+
+    ``iclr25 NAME ...`` imports only that method's command line, so one package's heavy imports never slow
+    another's commands; ``list`` and ``demo`` import every installed method.
+    """
     argv = list(sys.argv[1:] if argv is None else argv)
-    methods = discover()
-    by_name = {m.name: m for m in methods}
-    if argv and argv[0] in by_name and argv[0] not in ("list", "demo"):
-        m = by_name[argv[0]]
-        if m.main is None:
-            print(f"iclr25: error: method {m.name!r} failed to import: {m.error}", file=sys.stderr)
+    eps = {ep.name: ep for ep in _entry_points()}
+    if argv and argv[0] in eps and argv[0] not in ("list", "demo"):
+        try:
+            fn = eps[argv[0]].load()
+        except Exception as exc:  # noqa: BLE001 - report the broken package, not a traceback
+            print(f"iclr25: error: method {argv[0]!r} failed to import: {type(exc).__name__}: {exc}",
+                  file=sys.stderr)
             return 1
-        return int(m.main(argv[1:]) or 0)
+        return int(fn(argv[1:]) or 0)
+    if argv and argv[0] not in ("list", "demo", "-h", "--help"):
+        print(f"iclr25: error: unknown method or command {argv[0]!r}; installed methods: "
+              f"{sorted(eps) or 'none'}", file=sys.stderr)
+        return 2
+    methods = discover(load=bool(argv) and argv[0] in ("list", "demo"))
     parser = _umbrella_parser(methods)
     if not argv:
         parser.print_help()
         return 0
-    if argv[0] not in ("list", "demo", "-h", "--help"):
-        print(f"iclr25: error: unknown method or command {argv[0]!r}; installed methods: "
-              f"{sorted(by_name) or 'none'}", file=sys.stderr)
-        return 2
     args = parser.parse_args(argv)
     if args.command == "list":
         return _cmd_list(methods)
-    with contextlib.suppress(BrokenPipeError):
+    try:
         return _cmd_demo(methods, args.names, args.all, args.out, args.seed)
-    return 1
+    except BrokenPipeError:
+        _silence_stdout()
+        return 141
 
 
 def _entry() -> None:  # pragma: no cover - python -m iclr25.utils.cli

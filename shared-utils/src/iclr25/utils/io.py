@@ -37,7 +37,7 @@ from ._atomic import atomic_path, atomic_write
 
 __all__ = [
     "DataFileError", "Graph", "read_points", "write_points", "read_graph", "write_graph", "read_smiles",
-    "write_smiles", "save_npz", "read_json", "atomic_write", "atomic_path",
+    "write_smiles", "save_npz", "read_json", "read_npz", "read_array", "atomic_write", "atomic_path",
 ]
 
 POINT_FORMATS = (".npy", ".npz", ".xyz", ".txt", ".csv", ".ply")
@@ -85,6 +85,73 @@ def _check_points(p: Path, X: Any) -> np.ndarray:
     return X
 
 
+_NPY_MAGIC = b"\x93NUMPY"
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+def _np_load(p: Path, suffix: str) -> Any:
+    """``np.load`` without pickles, after checking the file really is a ``.npy`` / ``.npz`` (a text file renamed
+    ``.npy`` would otherwise be reported as "pickled data")."""
+    with open(p, "rb") as f:
+        head = f.read(8)
+    if suffix == ".npy" and not head.startswith(_NPY_MAGIC):
+        raise DataFileError(p, "not a NumPy .npy file (no NumPy header; write it with numpy.save)")
+    if suffix == ".npz" and not head.startswith(_ZIP_MAGIC):
+        raise DataFileError(p, "not a NumPy .npz file (not a zip archive; write it with numpy.savez)")
+    try:
+        return np.load(p, allow_pickle=False)
+    except ValueError as exc:
+        if "pickle" in str(exc):
+            raise DataFileError(p, "holds Python objects (pickled data), which are not read for safety; "
+                                   "save plain numeric arrays") from exc
+        raise
+
+
+def read_npz(path: str | os.PathLike[str], *, required: tuple[str, ...] = (),
+             what: str = "array archive") -> dict[str, np.ndarray]:
+    """Every array of an ``.npz`` file (no pickles); ``required`` names arrays that must be present.
+
+    Errors name the file: ``FileNotFoundError`` when missing, :class:`DataFileError` when empty, not an npz,
+    or missing a required array.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib, numpy as np
+    >>> f = pathlib.Path(tempfile.mkdtemp()) / "a.npz"
+    >>> _ = save_npz(f, u=np.zeros(3))
+    >>> sorted(read_npz(f, required=("u",)))
+    ['u']
+    """
+    p, suffix = _existing(path, (".npz",), what)
+    try:
+        with _np_load(p, suffix) as z:
+            arrays = {k: z[k] for k in z.keys()}
+    except DataFileError:
+        raise
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise DataFileError(p, f"cannot read as .npz ({exc})") from exc
+    missing = [k for k in required if k not in arrays]
+    if missing:
+        raise DataFileError(p, f"missing array(s) {missing}; the file has {sorted(arrays)}")
+    return arrays
+
+
+def read_array(path: str | os.PathLike[str], *, key: str | None = None, what: str = "array") -> np.ndarray:
+    """One array from a ``.npy`` file, or from an ``.npz`` (the array ``key``, or its only array)."""
+    p, suffix = _existing(path, (".npy", ".npz"), what)
+    if suffix == ".npz":
+        arrays = read_npz(p, required=(key,) if key else (), what=what)
+        if key is None and len(arrays) != 1:
+            raise DataFileError(p, f"holds {len(arrays)} arrays {sorted(arrays)}; say which one")
+        return arrays[key] if key else next(iter(arrays.values()))
+    try:
+        return _np_load(p, suffix)
+    except DataFileError:
+        raise
+    except (OSError, ValueError, EOFError) as exc:
+        raise DataFileError(p, f"cannot read as .npy ({exc})") from exc
+
+
 # ---------------------------------------------------------------------------------------------- points
 def read_points(path: str | os.PathLike[str]) -> np.ndarray:
     """Read a point cloud as a float64 array of shape ``(n_points, dim)``.
@@ -100,9 +167,9 @@ def read_points(path: str | os.PathLike[str]) -> np.ndarray:
     p, suffix = _existing(path, POINT_FORMATS, "point cloud")
     try:
         if suffix == ".npy":
-            X = np.load(p, allow_pickle=False)
+            X = _np_load(p, suffix)
         elif suffix == ".npz":
-            with np.load(p, allow_pickle=False) as z:
+            with _np_load(p, suffix) as z:
                 keys = list(z.keys())
                 if "points" in keys:
                     X = z["points"]
@@ -305,7 +372,7 @@ def read_graph(path: str | os.PathLike[str], *, n_nodes: int | None = None) -> G
     p, suffix = _existing(path, GRAPH_FORMATS, "graph")
     if suffix == ".npz":
         try:
-            with np.load(p, allow_pickle=False) as z:
+            with _np_load(p, suffix) as z:
                 missing = {"data", "indices", "indptr", "shape"} - set(z.keys())
                 if missing:
                     raise DataFileError(p, f"not a CSR .npz: missing arrays {sorted(missing)}")

@@ -32,6 +32,17 @@ TRACKED_LIBRARIES = (
 )
 
 
+#: ``time.perf_counter()`` when the running command began (set by :func:`iclr25.utils.cli.run_main`), so that
+#: a run's wall time covers the whole command and not only the part after :meth:`RunResult.start`.
+_COMMAND_T0: float | None = None
+
+
+def mark_command_start(t0: float | None = None) -> None:
+    """Record that a command began now (or at ``t0``); later :meth:`RunResult.start` calls time from there."""
+    global _COMMAND_T0
+    _COMMAND_T0 = time.perf_counter() if t0 is None else t0
+
+
 class ResultsError(ValueError):
     """A ``results.json`` file is missing a field, has a field of the wrong type, or is not JSON."""
 
@@ -167,10 +178,14 @@ class RunResult:
     @classmethod
     def start(cls, package: str, command: str, *, seed: int | None = 0,
               config: Mapping[str, Any] | None = None) -> RunResult:
-        """Begin a run of ``command`` of the distribution ``package`` and start its clock."""
+        """Begin a run of ``command`` of the distribution ``package`` and start its clock.
+
+        Inside a command line (:func:`iclr25.utils.cli.run_main`) the clock starts when the command began, so
+        ``wall_time_s`` covers argument checks, data loading and imports done before this call.
+        """
         run = cls(package=package, version=_package_version(package), command=command, seed=seed,
                   config=dict(config or {}))
-        run._t0 = time.perf_counter()
+        run._t0 = _COMMAND_T0 if _COMMAND_T0 is not None else time.perf_counter()
         return run
 
     def add(self, name: str, value: float | None, *, peer: float | None = None, peer_name: str | None = None,

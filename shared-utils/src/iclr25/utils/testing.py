@@ -10,16 +10,26 @@ In ``packages/<slug>/tests/test_conformance.py``::
         check()
 
 The checks: ``__version__`` equals the installed metadata and ``__all__`` names exist; ``iclr25 <slug> --help``
-and ``python -m iclr25.<module> --help`` work; ``demo`` finishes inside its budget and writes a
-``results.json`` that loads back, with the figures it lists; the same seed gives the same metrics twice
-(timing metrics excepted); the README's Quickstart block and ``examples/quickstart.py`` run.
+and ``python -m iclr25.<module> --help`` work, and ``--help`` imports neither torch nor jax; ``demo`` finishes
+inside its budget and writes a ``results.json`` that loads back, with the figures it lists and a wall time that
+covers the whole command; the same seed gives the same metrics twice (timing metrics excepted); the README's
+Quickstart block and ``examples/quickstart.py`` run.
+
+With ``file_commands`` (the argv of each subcommand that reads a user's file, ``{file}`` standing for the
+input path and ``{out}`` for an output path), every such command is given a missing, an empty and a garbage
+file, and must exit 2 with one line on stderr naming the file, no traceback, and nothing written::
+
+    @parametrize_with_checks("pgw", root=..., file_commands=[["distance", "{file}.npy", "{file}.npy"],
+                                                           ["pairwise", "{file}.npy", "--out", "{out}.npy"]])
 """
 
 from __future__ import annotations
 
+import atexit
 import functools
 import importlib
 import importlib.metadata
+import json
 import math
 import os
 import re
@@ -33,10 +43,25 @@ from pathlib import Path
 
 from .results import RunResult
 
-__all__ = ["package_checks", "parametrize_with_checks", "readme_quickstart", "run_python"]
+__all__ = ["package_checks", "parametrize_with_checks", "readme_quickstart", "run_python", "help_probe",
+           "check_file_inputs"]
 
 DEMO_BUDGET_S = 60.0
+#: Modules that ``iclr25 <slug> --help`` must not import (seconds of start-up each).
+HEAVY_MODULES = ("torch", "jax", "tensorflow")
 _DEMO_CACHE: dict[tuple[str, int], tuple[RunResult, float, Path]] = {}
+_TEMP_DIRS: list[Path] = []
+#: Seconds of a demo process that its recorded wall time may leave out (interpreter start-up, light imports).
+WALL_SLACK_S = 2.0
+
+
+def _temp_dir(prefix: str) -> Path:
+    """A temporary folder removed when the test process exits (the suite leaves nothing in /tmp)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    if not _TEMP_DIRS:
+        atexit.register(lambda: [shutil.rmtree(p, ignore_errors=True) for p in _TEMP_DIRS])
+    _TEMP_DIRS.append(path)
+    return path
 
 
 def run_python(args: list[str], *, cwd: Path | None = None, timeout: float = 600.0,
@@ -88,8 +113,36 @@ def check_help(slug: str) -> None:
         f"python -m iclr25.{_module(slug)} --help")
 
 
+_HELP_PROBE = """
+import json, sys, time
+t0 = time.perf_counter()
+from iclr25.utils.cli import main
+try:
+    main([sys.argv[1], "--help"])
+except SystemExit:
+    pass
+heavy = [m for m in json.loads(sys.argv[2]) if m in sys.modules]
+print("ICLR25-PROBE " + json.dumps({"heavy": heavy, "seconds": time.perf_counter() - t0}))
+"""
+
+
+def help_probe(slug: str) -> dict:
+    """Run ``iclr25 <slug> --help`` in a fresh interpreter: the heavy modules it imported and its seconds."""
+    proc = run_python(["-c", _HELP_PROBE, slug, json.dumps(HEAVY_MODULES)], timeout=120)
+    _ok(proc, f"iclr25 {slug} --help (import probe)")
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("ICLR25-PROBE ")][-1]
+    return json.loads(line.removeprefix("ICLR25-PROBE "))
+
+
+def check_help_light(slug: str) -> None:
+    probe = help_probe(slug)
+    assert not probe["heavy"], (
+        f"iclr25 {slug} --help imported {probe['heavy']} ({probe['seconds']:.1f} s): import heavy backends "
+        "inside the commands that use them (or lazily in __init__.py), not at module level")
+
+
 def _run_demo(slug: str, seed: int, *, cache: bool = True) -> tuple[RunResult, float, Path]:
-    out = Path(tempfile.mkdtemp(prefix=f"iclr25-{slug}-demo-"))
+    out = _temp_dir(f"iclr25-{slug}-demo-")
     t0 = time.perf_counter()
     proc = run_python(["-m", f"iclr25.{_module(slug)}", "demo", "--out", str(out), "--seed", str(seed)],
                       cwd=out, timeout=10 * DEMO_BUDGET_S)
@@ -110,6 +163,13 @@ def check_demo(slug: str, budget_s: float = DEMO_BUDGET_S) -> None:
     assert run.metrics, "results.json has no metrics"
     for fig in run.figures:
         assert (out / fig).is_file(), f"results.json lists figure {fig!r}, which was not written"
+    # the recorded wall time covers the command (interpreter start-up and light imports aside)
+    assert run.wall_time_s is not None, "results.json records no wall_time_s"
+    assert run.wall_time_s <= elapsed + 0.5, (
+        f"results.json records {run.wall_time_s:.2f} s, longer than the whole process ({elapsed:.2f} s)")
+    assert run.wall_time_s >= 0.5 * elapsed - WALL_SLACK_S, (
+        f"results.json records {run.wall_time_s:.2f} s for a demo that took {elapsed:.2f} s: start the RunResult "
+        "at the start of the command (run_main starts its clock) and finish() it at the end")
 
 
 def check_demo_deterministic(slug: str) -> None:
@@ -153,24 +213,98 @@ def check_example(slug: str, root: Path) -> None:
         _ok(run_python([path.name], cwd=Path(tmp), timeout=300), str(path))
 
 
-def package_checks(slug: str, *, root: Path, demo_budget_s: float = DEMO_BUDGET_S
-                   ) -> list[tuple[str, Callable[[], None]]]:
+_GARBAGE = b"\x89\x00\xffnot a data file\x1b[0m {[(<\n\xfe\xfd 1,2,x;;\n\x00\x00PK-not-a-zip\n"
+
+_FUZZ_DRIVER = """
+import contextlib, io, json, sys, traceback
+from iclr25.utils.cli import main
+results = []
+for argv in json.loads(sys.argv[1]):
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        try:
+            rc = main(argv)
+        except SystemExit as exc:
+            rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException:
+            rc = "uncaught exception"
+            traceback.print_exc()
+    results.append({"rc": rc, "stderr": err.getvalue()})
+print("ICLR25-FUZZ " + json.dumps(results))
+"""
+
+
+def _fill(template: list[str], base: Path) -> list[str]:
+    return [tok.replace("{file}", str(base / "input")).replace("{out}", str(base / "out")) for tok in template]
+
+
+def check_file_inputs(slug: str, file_commands: list[list[str]]) -> None:
+    """Each command that reads a user's file, given a missing, an empty and a garbage file: exit status 2,
+    one line on stderr naming the file, no traceback, no output and no stray (temporary) files left."""
+    root = _temp_dir(f"iclr25-{slug}-files-")
+    cwd = root / "cwd"
+    cwd.mkdir()
+    cases, argvs = [], []
+    for i, template in enumerate(file_commands):
+        if not any("{file}" in tok for tok in template):
+            raise ValueError(f"file_commands[{i}] = {template} has no '{{file}}' placeholder")
+        for kind in ("missing", "empty", "garbage"):
+            base = root / f"{i}-{kind}"
+            base.mkdir()
+            argv = _fill(template, base)
+            inputs = sorted({Path(tok.split("=", 1)[-1]) for tok, t in zip(argv, template, strict=True)
+                             if "{file}" in t})
+            if kind != "missing":
+                for f in inputs:
+                    f.write_bytes(b"" if kind == "empty" else _GARBAGE)
+            cases.append((template, kind, base, inputs))
+            argvs.append([slug, *argv])
+    proc = run_python(["-c", _FUZZ_DRIVER, json.dumps(argvs)], cwd=cwd, timeout=600)
+    _ok(proc, f"iclr25 {slug} file-input checks")
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("ICLR25-FUZZ ")][-1]
+    problems = []
+    for (template, kind, base, inputs), res in zip(cases, json.loads(line.removeprefix("ICLR25-FUZZ ")),
+                                                   strict=True):
+        what = f"iclr25 {slug} {' '.join(template)} with a {kind} file"
+        lines = [ln for ln in res["stderr"].splitlines() if ln.strip()]
+        if res["rc"] != 2:
+            problems.append(f"{what}: exit status {res['rc']!r}, expected 2; stderr: {res['stderr'][-600:]!r}")
+        elif "Traceback" in res["stderr"] or len(lines) != 1:
+            problems.append(f"{what}: expected one line on stderr, got {len(lines)}: {res['stderr'][-600:]!r}")
+        elif not any(f.name in lines[0] for f in inputs):
+            problems.append(f"{what}: the message does not name the file ({inputs[0].name}): {lines[0]!r}")
+        left = sorted(p.name for p in base.iterdir() if p not in inputs)
+        if left:
+            problems.append(f"{what}: left {left} behind (a failed command must write nothing)")
+    stray = sorted(p.name for p in cwd.iterdir())
+    if stray:
+        problems.append(f"the commands wrote {stray} into the working folder")
+    assert not problems, "\n".join(problems)
+
+
+def package_checks(slug: str, *, root: Path, demo_budget_s: float = DEMO_BUDGET_S,
+                   file_commands: list[list[str]] | None = None) -> list[tuple[str, Callable[[], None]]]:
     """The named checks of one package, each a callable of no arguments."""
     root = Path(root)
-    return [
+    checks = [
         ("version", functools.partial(check_version, slug)),
         ("public_api", functools.partial(check_public_api, slug)),
         ("help", functools.partial(check_help, slug)),
+        ("help_light", functools.partial(check_help_light, slug)),
         ("demo", functools.partial(check_demo, slug, demo_budget_s)),
         ("demo_deterministic", functools.partial(check_demo_deterministic, slug)),
         ("readme_quickstart", functools.partial(check_readme_quickstart, slug, root)),
         ("example", functools.partial(check_example, slug, root)),
     ]
+    if file_commands:
+        checks.append(("file_inputs", functools.partial(check_file_inputs, slug, [list(c) for c in file_commands])))
+    return checks
 
 
-def parametrize_with_checks(slug: str, *, root: Path, demo_budget_s: float = DEMO_BUDGET_S):
+def parametrize_with_checks(slug: str, *, root: Path, demo_budget_s: float = DEMO_BUDGET_S,
+                            file_commands: list[list[str]] | None = None):
     """A ``pytest.mark.parametrize`` over :func:`package_checks`, ids named after the checks."""
     import pytest
 
-    checks = package_checks(slug, root=root, demo_budget_s=demo_budget_s)
+    checks = package_checks(slug, root=root, demo_budget_s=demo_budget_s, file_commands=file_commands)
     return pytest.mark.parametrize("check", [c for _, c in checks], ids=[n for n, _ in checks])
