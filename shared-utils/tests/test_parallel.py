@@ -43,3 +43,23 @@ def test_validation(kw, exc, msg):
 def test_fn_must_be_callable():
     with pytest.raises(TypeError, match="fn must be callable"):
         parallel_map(3, [1])
+
+
+@pytest.mark.parametrize("backend, n_jobs", [(None, 2), ("threading", 2), (None, 1)])
+def test_every_path_reports_progress(monkeypatch, backend, n_jobs):
+    from iclr25.utils import progress as progress_mod
+
+    seen = []
+
+    def recording(iterable=None, *, total=None, desc=None, **kw):
+        seen.append((total, desc))
+        return progress_mod._Silent(iterable)
+
+    monkeypatch.setattr(progress_mod, "progress", recording)
+    assert parallel_map(square, range(5), n_jobs=n_jobs, backend=backend, desc="pairs") == [0, 1, 4, 9, 16]
+    assert seen == [(5, "pairs")]
+
+
+def test_dask_without_a_client_is_a_clear_error():
+    with pytest.raises(ValueError, match="needs a running dask.distributed Client"):
+        parallel_map(square, range(3), n_jobs=2, backend="dask")
