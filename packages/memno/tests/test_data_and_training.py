@@ -1,5 +1,7 @@
 """Data sets (observation operators, cache), rollouts and resolution transfer."""
 
+import time
+
 import numpy as np
 import torch
 
@@ -77,10 +79,15 @@ def test_cli_generate_then_train(tmp_path, capsys):
     assert main(["generate", "ks", "--n", "3", "--resolution", "16", "--out", str(data)]) == 0
     assert load_dataset(data).u.shape == (3, 26, 16)
     out = tmp_path / "run"
+    t0 = time.perf_counter()
     assert main(["train", "--data", str(data), "--model", "memno", "--epochs", "1", "--width", "8", "--layers",
                  "1", "--modes", "6", "--out", str(out)]) == 0
+    elapsed = time.perf_counter() - t0
     run = RunResult.load(out / "results.json")
     assert run.metric("test nRMSE (one-step)").value > 0
+    # the recorded wall time covers the whole command (0.1.1 started the clock after training)
+    assert 0.8 * elapsed <= run.wall_time_s <= elapsed
+    assert run.config["n_train"] == 2 and run.config["n_test"] == 1  # floor(0.8 * 3)
     assert torch.load(out / "model.pt")["name"] == "memno"
 
 

@@ -10,20 +10,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-import torch
-
 from iclr25.utils.cli import add_run_command, method_parser, run_main, set_torch_threads
 from iclr25.utils.io import atomic_path, atomic_write
 from iclr25.utils.results import RunResult
-from iclr25.utils.seeding import seed_everything
+from iclr25.utils.seeding import check_seed, seed_everything
 
-from .datasets import PDEDataset, burgers, ks, load_dataset
-from .experiments import Setting, compare_models, ks_observed
-from .figures import plot_ratio, plot_rollout
-from .models import MODEL_NAMES, make_model
-from .theory import mori_zwanzig_toy
-from .training import evaluate, train
+from .model_names import MODEL_NAMES
+
+# torch and the modules built on it are imported inside the commands, so that `--help` answers at once.
 
 PACKAGE = "iclr25-memno"
 
@@ -34,10 +28,19 @@ DEMO = {"n_train": 48, "n_test": 16, "epochs": 12, "batch_size": 8, "width": 16,
 
 
 def demo(args: argparse.Namespace) -> int:
-    set_torch_threads(args.threads)
-    seed_everything(args.seed)
     cfg = dict(DEMO)
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=cfg)
+    check_seed(args.seed, "--seed")
+    set_torch_threads(args.threads)
+    import numpy as np  # noqa: PLC0415
+    import torch  # noqa: PLC0415 - keeps --help light
+
+    from .datasets import PDEDataset  # noqa: PLC0415
+    from .experiments import Setting, compare_models  # noqa: PLC0415
+    from .figures import plot_rollout  # noqa: PLC0415
+    from .theory import mori_zwanzig_toy  # noqa: PLC0415
+
+    seed_everything(args.seed)
     mz = mori_zwanzig_toy(seed=args.seed)
     setting = Setting(cfg["resolution"], cfg["nu"])
     res = compare_models(setting, ["ffno", "memno"], n_train=cfg["n_train"], n_test=cfg["n_test"],
@@ -72,12 +75,19 @@ REPRO = {"n_train": 192, "n_test": 64, "epochs": 15, "batch_size": 16, "width": 
 
 
 def repro(args: argparse.Namespace) -> int:
-    set_torch_threads(args.threads)
-    seed_everything(args.seed)
     cfg = dict(REPRO)
+    run = RunResult.start(PACKAGE, "repro", seed=args.seed, config=cfg)
+    check_seed(args.seed, "--seed")
+    set_torch_threads(args.threads)
+    import numpy as np  # noqa: PLC0415
+
+    from .experiments import Setting, compare_models, ks_observed  # noqa: PLC0415
+    from .figures import plot_ratio  # noqa: PLC0415
+    from .training import evaluate  # noqa: PLC0415
+
+    seed_everything(args.seed)
     common = {k: cfg[k] for k in ("n_train", "n_test", "epochs", "batch_size", "width", "n_layers", "modes",
                                   "t_burn")}
-    run = RunResult.start(PACKAGE, "repro", seed=args.seed, config=cfg)
     rows: list[dict[str, Any]] = []
     peers = ["ffno", "memno", "ffno-history", "fno"]
     try:
@@ -159,41 +169,110 @@ def _table(rows: Sequence[dict[str, Any]], peers: Sequence[str]) -> str:
 
 
 # -------------------------------------------------------------------------------------------------- generate
+#: The grid the solvers run on; ``--resolution`` must divide it.
+SOLVER_GRID = 512
+
+
+def _positive_int(value: Any, flag: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ValueError(f"{flag} must be an integer >= 1, got {value!r}")
+    return value
+
+
+def _positive_float(value: Any, flag: str) -> float:
+    if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+        raise ValueError(f"{flag} must be a positive finite number, got {value!r}")
+    return float(value)
+
+
 def generate(args: argparse.Namespace) -> int:
+    # every argument is checked before the simulation starts
+    _positive_int(args.n, "--n")
+    if args.nu is not None:
+        _positive_float(args.nu, "--nu")
+    if args.L is not None:
+        _positive_float(args.L, "--L")
+    res = _positive_int(args.resolution, "--resolution")
+    if res > SOLVER_GRID or SOLVER_GRID % res:
+        raise ValueError(f"--resolution must divide the solver grid {SOLVER_GRID} (e.g. 16, 32, 64, 128), got {res}")
+    if not (math.isfinite(args.noise) and args.noise >= 0):
+        raise ValueError(f"--noise must be a finite number >= 0, got {args.noise!r}")
+    if args.n_modes is not None and not 1 <= args.n_modes <= res // 2 + 1:
+        raise ValueError(f"--n-modes must be an integer in [1, {res // 2 + 1}] at --resolution {res}, "
+                         f"got {args.n_modes}")
+    if not (math.isfinite(args.t_burn) and args.t_burn >= 0):
+        raise ValueError(f"--t-burn must be a finite number >= 0, got {args.t_burn!r}")
+    check_seed(args.seed, "--seed")
+    if Path(args.out).suffix.lower() != ".npz":
+        raise ValueError(f"--out must name an .npz file, got {str(args.out)!r}")
     set_torch_threads(args.threads)
+    from .datasets import burgers, ks  # noqa: PLC0415 - keeps --help light
+    from .solver import DivergedError  # noqa: PLC0415
+
     maker = ks if args.pde == "ks" else burgers
-    kw: dict[str, Any] = {"resolution": args.resolution, "noise": args.noise, "seed": args.seed,
-                          "t_burn": args.t_burn, "n_modes": args.n_modes}
+    kw: dict[str, Any] = {"resolution": res, "noise": args.noise, "seed": args.seed, "t_burn": args.t_burn,
+                          "n_modes": args.n_modes}
     if args.nu is not None:
         kw["nu"] = args.nu
     if args.L is not None:
         kw["L"] = args.L
-    data = maker(args.n, **kw)
+    try:
+        data = maker(args.n, **kw)
+    except DivergedError as exc:
+        raise ValueError(f"--nu {args.nu if args.nu is not None else 'default'}: {exc}") from exc
     path = data.save(args.out)
     print(f"wrote {path}: u {data.u.shape} (n, n_t, resolution), params {json.dumps(data.params)}")
     return 0
 
 
 # ----------------------------------------------------------------------------------------------------- train
+def _check_train_args(args: argparse.Namespace) -> None:
+    """Every ``train`` argument that needs no data, checked before anything is loaded."""
+    for flag in ("epochs", "width", "layers", "modes", "batch_size"):
+        _positive_int(getattr(args, flag), "--" + flag.replace("_", "-"))
+    _positive_float(args.lr, "--lr")
+    check_seed(args.seed, "--seed")
+    if args.test_data is None and not (math.isfinite(args.train_fraction) and 0 < args.train_fraction < 1):
+        raise ValueError(f"--train-fraction must be a number in (0, 1), got {args.train_fraction!r}")
+
+
+def _check_modes(data: Any, flag: str, path: Path, modes: int) -> None:
+    if data.resolution // 2 + 1 < modes:
+        raise ValueError(f"{flag} {path}: resolution {data.resolution} is too coarse for --modes {modes} (it "
+                         f"needs at least {2 * (modes - 1)} grid points); use --modes <= {data.resolution // 2 + 1}")
+
+
 def train_cmd(args: argparse.Namespace) -> int:
+    run = RunResult.start(PACKAGE, "train", seed=args.seed)
+    _check_train_args(args)
     set_torch_threads(args.threads)
-    seed_everything(args.seed)
+    import torch  # noqa: PLC0415 - keeps --help light
+
+    from .datasets import load_dataset  # noqa: PLC0415
+    from .models import make_model  # noqa: PLC0415
+    from .training import evaluate, train  # noqa: PLC0415
+
     data = load_dataset(args.data)
+    _check_modes(data, "--data", args.data, args.modes)
     if args.test_data is not None:
         tr, te = data, load_dataset(args.test_data)
+        _check_modes(te, "--test-data", args.test_data, args.modes)
     else:
-        n_train = max(1, min(len(data) - 1, math.floor(args.train_fraction * len(data))))
-        if len(data) < 2:
-            raise ValueError(f"--data must hold at least 2 trajectories to split off a test set, got {len(data)}")
+        n_train = math.floor(args.train_fraction * len(data))
+        if not 1 <= n_train <= len(data) - 1:
+            raise ValueError(f"--train-fraction {args.train_fraction} of the {len(data)} trajectories in {args.data} "
+                             f"leaves {n_train} for training and {len(data) - n_train} for testing; each needs at "
+                             "least 1 (or pass --test-data)")
         tr, te = data.split(n_train)
+    seed_everything(args.seed)
     model = make_model(args.model, width=args.width, n_layers=args.layers, modes=args.modes, seed=args.seed)
+    run.config = {"data": str(args.data), "test_data": None if args.test_data is None else str(args.test_data),
+                  "n_train": len(tr), "n_test": len(te), "model": args.model, **model.config, "epochs": args.epochs,
+                  "lr": args.lr, "batch_size": args.batch_size, "batch_size_used": min(args.batch_size, len(tr)),
+                  "data_params": data.params}
     res = train(model, tr, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, seed=args.seed,
                 desc=args.model)
     ev = evaluate(res.model, te)
-    run = RunResult.start(PACKAGE, "train", seed=args.seed,
-                          config={"data": str(args.data), "model": args.model, **model.config,
-                                  "epochs": args.epochs, "lr": args.lr, "batch_size": args.batch_size,
-                                  "data_params": data.params})
     run.add("test nRMSE (one-step)", ev.nrmse, higher_is_better=False)
     run.add("test nRMSE (rollout)", ev.nrmse_rollout, higher_is_better=False)
     run.add("final training loss", float(res.losses[-1]), higher_is_better=False)

@@ -16,10 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from iclr25.utils.io import DataFileError, save_npz
+from iclr25.utils.io import DataFileError, read_npz, save_npz
 from iclr25.utils.seeding import check_seed
 
-from .observe import add_noise, fourier_truncate, subsample
+from .observation import add_noise, fourier_truncate, subsample
 from .solver import (
     Trajectories,
     _check_positive,
@@ -85,17 +85,15 @@ def load_dataset(path: str | os.PathLike[str]) -> PDEDataset:
     FileNotFoundError
         No such file.
     DataFileError
-        The file is not such an .npz (missing arrays, wrong shapes, non-finite values).
+        The file is empty, not an .npz, or not such a data set (missing arrays, wrong shapes or dtypes,
+        non-finite values).
     """
     p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"data file {str(p)!r} does not exist")
-    try:
-        with np.load(p, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in ("u", "target", "x", "t", "params")}
-    except (KeyError, ValueError, OSError, EOFError) as exc:
-        raise DataFileError(p, f"not a memno data set (.npz with u, target, x, t, params): {exc}") from exc
+    arrays = read_npz(p, required=("u", "target", "x", "t", "params"), what="memno data set")
     u, target = arrays["u"], arrays["target"]
+    for name in ("u", "target", "x", "t"):
+        if arrays[name].dtype.kind not in "fiu":
+            raise DataFileError(p, f"{name} must be a real numeric array, got dtype {arrays[name].dtype}")
     if u.ndim != 3 or target.shape != u.shape:
         raise DataFileError(p, f"u and target must have the same shape (n, n_t, resolution), got "
                             f"{u.shape} and {target.shape}")

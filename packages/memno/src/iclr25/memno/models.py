@@ -24,11 +24,10 @@ import torch
 from torch import nn
 
 from .layers import FeedForward, FFNOLayer, FNOLayer
+from .model_names import MODEL_NAMES
 from .s4 import S4D, make_memory
 
 __all__ = ["MemNO", "MemNOState", "make_model", "MODEL_NAMES"]
-
-MODEL_NAMES = ("memno", "memno-gru", "memno-lstm", "ffno", "ffno-history", "fno", "memno-fno")
 
 
 class MemNOState:

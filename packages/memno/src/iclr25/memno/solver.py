@@ -17,8 +17,8 @@ from collections.abc import Callable
 import numpy as np
 import torch
 
-__all__ = ["ETDRK4Coefficients", "Trajectories", "etdrk4_coefficients", "etdrk4", "solve_ks", "solve_burgers",
-           "ks_initial_condition", "burgers_initial_condition", "wavenumbers"]
+__all__ = ["DivergedError", "ETDRK4Coefficients", "Trajectories", "etdrk4_coefficients", "etdrk4", "solve_ks",
+           "solve_burgers", "ks_initial_condition", "burgers_initial_condition", "wavenumbers"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -157,6 +157,10 @@ def etdrk4(v0: torch.Tensor, coef: ETDRK4Coefficients, nonlinear: Callable[[torc
     return torch.stack(saved, dim=-2)
 
 
+class DivergedError(ValueError):
+    """The time stepping produced NaN or inf: the parameters (typically a tiny viscosity) are unstable."""
+
+
 def _check_positive(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
         raise ValueError(f"{name} must be a positive finite number, got {value!r}")
@@ -210,6 +214,9 @@ def _solve(u0, symbol_fn, pde, nu, length, t_final, dt, save_dt, dealias, n_cont
         v0 = etdrk4(v0, coef, nonlinear, n_burn, save_every=n_burn)[..., -1, :]
     v = etdrk4(v0, coef, nonlinear, n_steps, save_every=save_every)
     u = torch.fft.irfft(v, n=n_x).cpu().numpy()
+    if not np.all(np.isfinite(u)):
+        raise DivergedError(f"the {pde} solution diverged (NaN or inf) with nu={nu}, length={length}, dt={dt}: "
+                            "ETDRK4 is unstable for these parameters; use a larger nu or a smaller dt")
     x = np.arange(n_x) * (length / n_x)
     t = np.arange(u.shape[1]) * save_dt
     return Trajectories(u=u, x=x, t=t, pde=pde, nu=float(nu), length=float(length))
