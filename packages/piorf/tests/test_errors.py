@@ -127,8 +127,16 @@ def test_invalid_files(tmp_path):
         load_trajectory(tmp_path / "missing.npz")
     junk = tmp_path / "junk.npz"
     junk.write_bytes(b"not a zip")
-    with pytest.raises(DataFileError, match="cannot read"):
+    with pytest.raises(DataFileError, match="junk.npz: not a NumPy .npz file"):
         load_trajectory(junk)
+    words = tmp_path / "words.npz"
+    np.savez(words, pos=np.full((3, 2), "a"), edge_index=np.array([[0, 1], [1, 0]]))
+    with pytest.raises(DataFileError, match="'pos' must be a numeric array"):
+        load_trajectory(words)
+    re2 = tmp_path / "re2.npz"
+    np.savez(re2, pos=np.zeros((2, 2)), edge_index=np.array([[0, 1], [1, 0]]), reynolds=np.array([1.0, 2.0]))
+    with pytest.raises(DataFileError, match="'reynolds' must be one number"):
+        load_trajectory(re2)
     partial = tmp_path / "partial.npz"
     np.savez(partial, velocity=np.zeros((2, 3, 2)))
     with pytest.raises(DataFileError, match="needs arrays 'pos'"):
@@ -146,5 +154,81 @@ def test_cli_bad_file_exits_2_and_writes_nothing(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "iclr25.piorf", "rewire", str(junk), "--out", str(out)],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 2, proc.stderr
-    assert "cannot read" in proc.stderr
+    assert "mesh.npz: not a NumPy .npz file" in proc.stderr
     assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["mesh.npz"]
+
+
+def _one_error_line(capsys):
+    err = capsys.readouterr().err
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in err, err
+    return lines[0]
+
+
+@pytest.mark.parametrize("argv, message", [
+    # 0.1.1 simulated for 53 s before `--train-steps -1` failed
+    (["--train-steps", "-1"], "--train-steps must be an integer >= 1, got -1"),
+    # 0.1.1: "n_train must be in [1, 0]" (an internal name) after simulating
+    (["--n-trajectories", "1"], "--n-trajectories must be an integer >= 2, got 1"),
+    (["--steps", "1"], "--steps must be an integer >= 2, got 1"),
+    # 0.1.1 clamped the horizon to 19 and still labelled the metric rmse_50
+    (["--steps", "20", "--horizon", "50"], "--horizon must be an integer in [1, --steps - 1 = 19]"),
+    (["--horizon", "0"], "--horizon must be an integer in [1, --steps - 1 = 99]"),
+    (["--layers", "0"], "--layers must be an integer >= 1"),
+    (["--latent", "-3"], "--latent must be an integer >= 1"),
+    (["--seed", "-1"], "--seed must be a non-negative integer"),
+    (["--data-seed", "-1"], "--data-seed must be a non-negative integer"),
+    (["--threads", "0"], "--threads must be an integer >= 1"),
+])
+def test_cli_train_checks_arguments_before_simulating(tmp_path, capsys, monkeypatch, argv, message):
+    from iclr25.piorf import cli
+
+    def no_simulation(*args, **kwargs):
+        raise AssertionError("the simulation started before the arguments were checked")
+
+    monkeypatch.setattr("iclr25.piorf.datasets.cylinder_flow", no_simulation)
+    out = tmp_path / "run"
+    assert cli.main(["train", *argv, "--out", str(out)]) == 2
+    assert message in _one_error_line(capsys)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["generate", "--n-trajectories", "0", "--out", "{tmp}/o.npz"], "--n-trajectories must be an integer >= 1"),
+    (["generate", "--re-min", "200", "--out", "{tmp}/o.npz"], "--re-min and --re-max must satisfy"),
+    (["generate", "--out", "{tmp}/flow.csv"], "--out must name an .npz file"),
+    (["repro", "--seeds", "0", "--out", "{tmp}/r"], "--seeds must be an integer >= 1"),
+    (["repro", "--train-steps", "0", "--out", "{tmp}/r"], "--train-steps must be an integer >= 1"),
+    (["repro", "--jobs", "0", "--out", "{tmp}/r"], "--jobs must be an integer >= 1"),
+    (["rewire", "{tmp}/missing.npz", "--ratio", "1.5", "--out", "{tmp}/o.npz"],
+     "--ratio must be a number in (0, 1), got 1.5"),
+    (["rewire", "{tmp}/missing.npz", "--out", "{tmp}/o.npz"], "missing.npz: no such file"),
+])
+def test_cli_other_commands_check_arguments_first(tmp_path, capsys, monkeypatch, argv, message):
+    from iclr25.piorf import cli
+
+    def no_simulation(*args, **kwargs):
+        raise AssertionError("the simulation started before the arguments were checked")
+
+    monkeypatch.setattr("iclr25.piorf.datasets.cylinder_flow", no_simulation)
+    assert cli.main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    assert message in _one_error_line(capsys)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_no_import_circle_and_help_is_light():
+    # cli.py <-> repro.py imported each other (repro took the flow figure from cli); --help loads no torch/jax
+    code = ("import sys; import iclr25.piorf.repro, iclr25.piorf.cli; "
+            "from iclr25.piorf.figures import flow_figure; "
+            "assert not any(m in sys.modules for m in ('torch', 'jax', 'ot')), "
+            "[m for m in ('torch', 'jax', 'ot') if m in sys.modules]")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    import ast
+    from pathlib import Path
+
+    import iclr25.piorf.repro as repro
+
+    tree = ast.parse(Path(repro.__file__).read_text())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "cli" not in imported

@@ -67,3 +67,10 @@ def test_train_and_rollout(tiny, rewiring):
     assert set(m) == {"rmse_1", "rmse_3", "rmse_p_3"} and all(np.isfinite(v) for v in m.values())
     again = train(tr, rewiring=rewiring, config=TrainConfig(steps=4, layers=2, latent=16), seed=0)
     assert np.allclose(sim.losses, again.losses)
+
+
+def test_rollout_horizon_is_not_clamped(tiny):
+    tr, te = tiny.split(1)
+    sim = train(tr, rewiring="none", config=TrainConfig(steps=2, layers=1, latent=8), seed=0)
+    with pytest.raises(ValueError, match=r"horizon must be an integer in \[1, 4\].*got 50"):
+        rollout_rmse(sim, te, 50)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import math
+import os
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,52 +15,53 @@ import numpy as np
 from iclr25.utils.cli import add_run_command, method_parser, run_main, set_torch_threads
 from iclr25.utils.io import save_npz
 from iclr25.utils.results import RunResult
+from iclr25.utils.seeding import check_seed
 
 from .rewiring import PARTNER_RULES
 
 PACKAGE = "iclr25-piorf"
 DEMO_DATA = {"n_trajectories": 1, "steps": 3, "spinup": 2000}
+METHODS = ("piorf", "sdrf", "fosr", "borf", "digl")
 
 
-def _flow_figure(path: Path, traj, frame: int, rewirings: dict, title: str) -> Path:
-    from iclr25.utils.plotting import savefig, subplots
+def _numpy_pot() -> None:
+    """Use POT's numpy backend only: its torch/jax/tensorflow/cupy backends take seconds to import and the
+    curvature here runs on numpy arrays. Set before ``ot`` is first imported; the user's own settings win."""
+    if "ot" not in sys.modules:
+        for key in ("PYTORCH", "JAX", "TENSORFLOW", "CUPY"):
+            os.environ.setdefault(f"POT_BACKEND_DISABLE_{key}", "1")
 
-    fig, axes = subplots(len(rewirings), 1, size=(11.0, 2.6))
-    axes = np.atleast_1d(axes)
-    speed = np.linalg.norm(traj.velocity[frame], axis=1)
-    for ax, (name, rw) in zip(axes, rewirings.items()):
-        tpc = ax.tripcolor(traj.pos[:, 0], traj.pos[:, 1], traj.cells, speed, shading="gouraud", cmap="viridis")
-        ax.triplot(traj.pos[:, 0], traj.pos[:, 1], traj.cells, lw=0.15, color="w", alpha=0.5)
-        for a, b in rw.added:
-            ax.plot(traj.pos[[a, b], 0], traj.pos[[a, b], 1], color="tab:red", lw=0.9)
-        if len(rw.bottleneck):
-            ax.scatter(*traj.pos[rw.bottleneck].T, s=10, color="tab:orange", zorder=3, label="bottleneck nodes")
-            ax.legend(loc="upper right", fontsize=7)
-        ax.set_aspect("equal")
-        ax.set_title(f"{name}: {rw.n_added} added edges", fontsize=9)
-        ax.grid(False)
-    fig.colorbar(tpc, ax=list(axes), label="|v| / u_max", shrink=0.8)
-    fig.suptitle(title, fontsize=10)
-    return savefig(fig, path)
+
+def _positive_int(value: object, flag: str, low: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise ValueError(f"{flag} must be an integer >= {low}, got {value!r}")
+    return value
+
+
+def _check_ratio(ratio: float) -> float:
+    if not (math.isfinite(ratio) and 0 < ratio < 1):
+        raise ValueError(f"--ratio must be a number in (0, 1), got {ratio!r}")
+    return ratio
+
+
+def _check_npz_out(out: Path | None, flag: str = "--out") -> None:
+    if out is not None and Path(out).suffix.lower() != ".npz":
+        raise ValueError(f"{flag} must name an .npz file, got {str(out)!r}")
 
 
 def demo(args: argparse.Namespace) -> int:
-    import os
-    import sys
-
-    if "ot" not in sys.modules:
-        # the demo needs POT's numpy backend only; its torch/jax/tf backends take seconds to import
-        for key in ("PYTORCH", "JAX", "TENSORFLOW", "CUPY"):
-            os.environ.setdefault(f"POT_BACKEND_DISABLE_{key}", "1")
-    import ot  # noqa: F401 - imported before the timed preprocessing
-
-    from .baselines import digl
-    from .curvature import ollivier_ricci
-    from .datasets import cylinder_flow
-    from .diagnostics import effective_resistance, spectral_gap
-    from .rewiring import rewire
-
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config={**DEMO_DATA, "ratio": 0.03})
+    check_seed(args.seed, "--seed")
+    _numpy_pot()
+    import ot  # noqa: F401, PLC0415 - imported before the timed preprocessing
+
+    from .baselines import digl  # noqa: PLC0415
+    from .curvature import ollivier_ricci  # noqa: PLC0415
+    from .datasets import cylinder_flow  # noqa: PLC0415
+    from .diagnostics import effective_resistance, spectral_gap  # noqa: PLC0415
+    from .figures import flow_figure  # noqa: PLC0415
+    from .rewiring import rewire  # noqa: PLC0415
+
     ds = cylinder_flow(DEMO_DATA["n_trajectories"], DEMO_DATA["steps"], spinup=DEMO_DATA["spinup"], seed=args.seed)
     traj = ds[0]
     v = traj.velocity[-1]
@@ -84,38 +88,54 @@ def demo(args: argparse.Namespace) -> int:
     run.add("preprocessing s, PIORF (curvature + rewiring)", t_piorf, unit="s", higher_is_better=False,
             timing=True)
     args.out.mkdir(parents=True, exist_ok=True)
-    fig = _flow_figure(args.out / "rewiring.png", traj, -1, {"PIORF (feature-difference)": rw,
-                                                             "PIORF (speed)": rw_speed, "DIGL": rw_digl},
-                       f"LBM cylinder flow, Re={traj.reynolds:.0f}: added edges over |v|")
+    fig = flow_figure(args.out / "rewiring.png", traj, -1, {"PIORF (feature-difference)": rw,
+                                                            "PIORF (speed)": rw_speed, "DIGL": rw_digl},
+                      f"LBM cylinder flow, Re={traj.reynolds:.0f}: added edges over |v|")
     run.add_figure(fig, relative_to=args.out)
     run.finish().save(args.out / "results.json")
     print(run.to_markdown())
     return 0
 
 
+def _check_data_args(args: argparse.Namespace, *, min_trajectories: int = 1) -> None:
+    _positive_int(args.n_trajectories, "--n-trajectories", min_trajectories)
+    _positive_int(args.steps, "--steps", 2)
+
+
 def generate(args: argparse.Namespace) -> int:
-    from .datasets import cylinder_flow, save_trajectory
+    _check_data_args(args)
+    if not (math.isfinite(args.re_min) and math.isfinite(args.re_max) and 0 < args.re_min <= args.re_max):
+        raise ValueError(f"--re-min and --re-max must satisfy 0 < --re-min <= --re-max, got {args.re_min} and "
+                         f"{args.re_max}")
+    check_seed(args.seed, "--seed")
+    _check_npz_out(args.out)
+    from .datasets import cylinder_flow, save_trajectory  # noqa: PLC0415
 
     ds = cylinder_flow(args.n_trajectories, args.steps, reynolds=(args.re_min, args.re_max), seed=args.seed,
                        show_progress=True)
     out = Path(args.out)
     paths = [out] if len(ds) == 1 else [out.with_name(f"{out.stem}-{k}{out.suffix}") for k in range(len(ds))]
-    for p, traj in zip(paths, ds):
+    for p, traj in zip(paths, ds, strict=True):
         save_trajectory(p, traj)
         print(f"wrote {p}: {traj.n_nodes} nodes, {traj.n_steps} frames, Re={traj.reynolds:.1f}")
     return 0
 
 
 def rewire_cmd(args: argparse.Namespace) -> int:
-    from .baselines import BASELINES
-    from .curvature import ollivier_ricci
-    from .datasets import load_trajectory
-    from .diagnostics import spectral_gap
-    from .rewiring import rewire
+    _check_ratio(args.ratio)
+    check_seed(args.seed, "--seed")
+    _check_npz_out(args.out)
+    _numpy_pot()
+    from .baselines import BASELINES  # noqa: PLC0415
+    from .curvature import ollivier_ricci  # noqa: PLC0415
+    from .datasets import load_trajectory  # noqa: PLC0415
+    from .diagnostics import spectral_gap  # noqa: PLC0415
+    from .rewiring import rewire  # noqa: PLC0415
 
     traj = load_trajectory(args.mesh)
     if not -traj.n_steps <= args.frame < traj.n_steps:
-        raise ValueError(f"--frame must be in [{-traj.n_steps}, {traj.n_steps - 1}], got {args.frame}")
+        raise ValueError(f"--frame must be in [{-traj.n_steps}, {traj.n_steps - 1}] for {args.mesh} "
+                         f"({traj.n_steps} frames), got {args.frame}")
     curv = ollivier_ricci(traj.edge_index)
     if args.method == "piorf":
         rw = rewire(traj.edge_index, curv.node, traj.velocity[args.frame], ratio=args.ratio, partner=args.partner,
@@ -130,44 +150,52 @@ def rewire_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
-def _dataset(args: argparse.Namespace):
-    from .datasets import cylinder_flow
-
-    return cylinder_flow(args.n_trajectories, args.steps, seed=args.data_seed, show_progress=True)
-
-
 def train_cmd(args: argparse.Namespace) -> int:
-    from iclr25.utils.plotting import savefig, subplots
-
-    from .training import TrainConfig, rollout_rmse, train
-
+    run = RunResult.start(PACKAGE, "train", seed=args.seed)
+    # every argument is checked before the (minutes of) simulation and training
+    _check_data_args(args, min_trajectories=2)  # at least one trajectory to train on and one to test on
+    check_seed(args.seed, "--seed")
+    check_seed(args.data_seed, "--data-seed")
+    _positive_int(args.train_steps, "--train-steps")
+    _positive_int(args.layers, "--layers")
+    _positive_int(args.latent, "--latent")
+    if isinstance(args.horizon, bool) or not isinstance(args.horizon, int) or not 1 <= args.horizon < args.steps:
+        raise ValueError(f"--horizon must be an integer in [1, --steps - 1 = {args.steps - 1}] (a rollout from the "
+                         f"first of --steps {args.steps} frames), got {args.horizon}")
     set_torch_threads(args.threads)
-    ds = _dataset(args)
-    n_test = max(1, len(ds) // 5)
-    tr, te = ds.split(len(ds) - n_test)
+    _numpy_pot()
+    from .datasets import cylinder_flow  # noqa: PLC0415
+    from .figures import training_figure  # noqa: PLC0415
+    from .training import TrainConfig, rollout_rmse, train  # noqa: PLC0415
+
     cfg = TrainConfig(steps=args.train_steps, layers=args.layers, latent=args.latent, partner=args.partner,
                       separate_long_range=args.separate_long_range)
-    run = RunResult.start(PACKAGE, "train", seed=args.seed, config={"rewiring": args.rewiring, **vars(cfg)})
+    n_test = max(1, args.n_trajectories // 5)
+    run.config = {"rewiring": args.rewiring, **vars(cfg), "n_trajectories": args.n_trajectories,
+                  "n_train": args.n_trajectories - n_test, "n_test": n_test, "steps": args.steps,
+                  "horizon": args.horizon, "data_seed": args.data_seed}
+    ds = cylinder_flow(args.n_trajectories, args.steps, seed=args.data_seed, show_progress=True)
+    tr, te = ds.split(args.n_trajectories - n_test)
     sim = train(tr, rewiring=args.rewiring, config=cfg, seed=args.seed, show_progress=True)
     m = rollout_rmse(sim, te, args.horizon)
     for k, v in m.items():
         run.add(f"{k} x1e3", 1e3 * v, higher_is_better=False)
     run.add("train step s", sim.step_seconds, unit="s", timing=True)
     args.out.mkdir(parents=True, exist_ok=True)
-    roll = sim.rollout(te[0], min(args.horizon, te[0].n_steps - 1))
-    fig, ax = subplots(1, 2, size=(4.5, 3.2))
-    ax[0].plot(sim.losses)
-    ax[0].set(yscale="log", xlabel="step", ylabel="training loss")
-    ax[1].plot(np.arange(1, len(roll.rmse_velocity) + 1), 1e3 * roll.rmse_velocity)
-    ax[1].set(xlabel="rollout step", ylabel="velocity RMSE x1e3")
-    run.add_figure(savefig(fig, args.out / "training.png"), relative_to=args.out)
+    roll = sim.rollout(te[0], args.horizon)
+    run.add_figure(training_figure(args.out / "training.png", sim.losses, roll.rmse_velocity), relative_to=args.out)
     run.finish().save(args.out / "results.json")
     print(run.to_markdown())
     return 0
 
 
 def repro(args: argparse.Namespace) -> int:
-    from .repro import run_repro
+    check_seed(args.seed, "--seed")
+    _positive_int(args.seeds, "--seeds")
+    _positive_int(args.train_steps, "--train-steps")
+    _positive_int(args.jobs, "--jobs")
+    _numpy_pot()
+    from .repro import run_repro  # noqa: PLC0415
 
     set_torch_threads(1)
     return run_repro(args)
@@ -212,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--ratio", type=float, default=0.03, help="fraction of nodes rewired (default: 0.03)")
     r.add_argument("--partner", choices=PARTNER_RULES, default="feature-difference",
                    help="partner rule (default: feature-difference, the reference code's)")
-    r.add_argument("--method", choices=("piorf", "sdrf", "fosr", "borf", "digl"), default="piorf",
+    r.add_argument("--method", choices=METHODS, default="piorf",
                    help="rewiring method (default: piorf)")
     r.add_argument("--frame", type=int, default=0, help="velocity frame PIORF reads (default: 0)")
     r.add_argument("--seed", type=int, default=0, help="seed of the projection / stochastic baselines (default: 0)")
@@ -230,6 +258,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--latent", type=int, default=64, help="latent width (default: 64; paper 128)")
     t.add_argument("--partner", choices=PARTNER_RULES, default="feature-difference", help="PIORF partner rule")
     t.add_argument("--separate-long-range", action="store_true", help="own MLPs for long-range edges")
-    t.add_argument("--horizon", type=int, default=50, help="rollout steps evaluated (default: 50)")
+    t.add_argument("--horizon", type=int, default=50,
+                   help="rollout steps evaluated, at most --steps - 1 (default: 50)")
     t.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
     return run_main(parser, argv)

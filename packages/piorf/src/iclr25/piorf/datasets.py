@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils.io import DataFileError, save_npz
+from iclr25.utils.io import DataFileError, read_npz, save_npz
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
@@ -119,17 +119,12 @@ def load_trajectory(path: str | os.PathLike[str]) -> Trajectory:
         Missing, unreadable or inconsistent file.
     """
     p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"{p}: no such file")
-    if p.suffix.lower() != ".npz":
-        raise DataFileError(p, f"expected a .npz file, got suffix {p.suffix!r}")
-    try:
-        with np.load(p, allow_pickle=False) as z:
-            d = {k: z[k] for k in z.files}
-    except Exception as exc:  # noqa: BLE001 - any parse failure is a bad file
-        raise DataFileError(p, f"cannot read as .npz ({exc})") from exc
+    d = read_npz(p, what="mesh or trajectory")
     if "pos" not in d or ("cells" not in d and "edge_index" not in d):
         raise DataFileError(p, f"needs arrays 'pos' and 'cells' or 'edge_index', has {sorted(d)}")
+    for name in ("pos", "cells", "edge_index", "node_type", "velocity", "pressure", "reynolds"):
+        if name in d and d[name].dtype.kind not in "fiub":
+            raise DataFileError(p, f"'{name}' must be a numeric array, got dtype {d[name].dtype}")
     pos = np.asarray(d["pos"], dtype=np.float64)
     if pos.ndim != 2 or pos.shape[0] == 0 or not np.all(np.isfinite(pos)):
         raise DataFileError(p, f"'pos' must be a finite (N, dim) array, got shape {pos.shape}")
@@ -154,7 +149,10 @@ def load_trajectory(path: str | os.PathLike[str]) -> Trajectory:
                                f"{vel.shape}, pressure {prs.shape}")
     if not (np.all(np.isfinite(vel)) and np.all(np.isfinite(prs))):
         raise DataFileError(p, "velocity and pressure must be finite")
-    return Trajectory(pos, cells.astype(np.int64), ei, node_type, vel, prs, float(d.get("reynolds", np.nan)))
+    reynolds = np.asarray(d.get("reynolds", np.nan), dtype=np.float64)
+    if reynolds.size != 1:
+        raise DataFileError(p, f"'reynolds' must be one number, got shape {reynolds.shape}")
+    return Trajectory(pos, cells.astype(np.int64), ei, node_type, vel, prs, float(reynolds.reshape(())))
 
 
 def _interpolate(sol, mesh: TriangleMesh, scale: float) -> tuple[np.ndarray, np.ndarray]:

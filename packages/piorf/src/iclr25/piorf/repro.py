@@ -39,9 +39,15 @@ def _job(item: tuple[str, int, int]) -> dict:
 
 
 def run_repro(args: argparse.Namespace) -> int:
-    from iclr25.utils.plotting import savefig, subplots
+    """Train every rewiring for ``args.seeds`` seeds of ``args.train_steps`` steps; write the table and figures.
 
+    ``args`` holds ``out``, ``seed``, ``seeds``, ``train_steps`` and ``jobs`` (as ``iclr25 piorf repro`` parses
+    them; the command line checks them before this runs).
+    """
+    from .curvature import ollivier_ricci
     from .datasets import cylinder_flow
+    from .figures import flow_figure, rollout_figure
+    from .rewiring import rewire
 
     t0 = time.perf_counter()
     seeds = list(range(args.seed, args.seed + args.seeds))
@@ -79,22 +85,13 @@ def run_repro(args: argparse.Namespace) -> int:
             higher_is_better=False, timing=True)
     run.add("data generation s", t_data, unit="s", timing=True)
     args.out.mkdir(parents=True, exist_ok=True)
-    fig, ax = subplots(1, 1, size=(5.5, 3.6))
-    for m in METHODS:
-        curves = np.array([r["curve"] for r in by[m]])
-        ax.plot(np.arange(1, curves.shape[1] + 1), 1e3 * curves.mean(0), label=LABELS[m],
-                lw=2.0 if m in ("none", "piorf") else 1.0)
-    ax.set(xlabel="rollout step", ylabel="velocity RMSE x1e3", title="rollout error (test trajectory 0, mean of seeds)")
-    ax.legend(fontsize=7)
-    run.add_figure(savefig(fig, args.out / "rollout_error.png"), relative_to=args.out)
-    from .cli import _flow_figure
-    from .curvature import ollivier_ricci
-    from .rewiring import rewire
-
+    curves = {LABELS[m]: np.array([r["curve"] for r in by[m]]).mean(0) for m in METHODS}
+    run.add_figure(rollout_figure(args.out / "rollout_error.png", curves, bold=(LABELS["none"], LABELS["piorf"]),
+                                  title="rollout error (test trajectory 0, mean of seeds)"), relative_to=args.out)
     traj = ds[REPRO_DATA["n_train"]]
     rw = rewire(traj.edge_index, ollivier_ricci(traj.edge_index).node, traj.velocity[0])
-    run.add_figure(_flow_figure(args.out / "rewiring.png", traj, 0, {"PIORF (feature-difference)": rw},
-                                f"test mesh, Re={traj.reynolds:.0f}"), relative_to=args.out)
+    run.add_figure(flow_figure(args.out / "rewiring.png", traj, 0, {"PIORF (feature-difference)": rw},
+                               f"test mesh, Re={traj.reynolds:.0f}"), relative_to=args.out)
     run.finish().save(args.out / "results.json")
     table = "\n".join(lines)
     with atomic_write(args.out / "table.md") as f:

@@ -303,11 +303,20 @@ def train(dataset: FlowDataset, *, rewiring: str = "piorf", config: TrainConfig 
 
 def rollout_rmse(sim: Simulator, dataset: FlowDataset, horizon: int = 50, *, stride: int = 1) -> dict[str, float]:
     """Mean over ``dataset`` of one-step velocity RMSE (every ``stride``-th frame) and ``horizon``-step rollout
-    velocity/pressure RMSE from frame 0."""
+    velocity/pressure RMSE from frame 0.
+
+    ``horizon`` must fit every trajectory (at most its number of frames minus one): the metrics are named
+    after it, so it is never shortened silently.
+    """
+    if not isinstance(dataset, FlowDataset) or not len(dataset):
+        raise TypeError(f"dataset must be a non-empty FlowDataset, got {type(dataset).__name__}")
+    shortest = min(t.n_steps for t in dataset.trajectories)
+    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or not 1 <= horizon < shortest:
+        raise ValueError(f"horizon must be an integer in [1, {shortest - 1}] (the shortest trajectory has "
+                         f"{shortest} frames), got {horizon!r}")
     one, roll_v, roll_p = [], [], []
     for traj in dataset.trajectories:
-        h = min(horizon, traj.n_steps - 1)
-        r = sim.rollout(traj, h)
+        r = sim.rollout(traj, horizon)
         one.append(sim.one_step_rmse(traj, stride=stride))
         roll_v.append(float(np.mean(r.rmse_velocity)))
         roll_p.append(float(np.mean(r.rmse_pressure)))
