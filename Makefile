@@ -5,24 +5,27 @@ export UV_PYTHON_DOWNLOADS := never
 export UV_PYTHON := $(shell command -v python3.11 || command -v python3)
 PYTHON ?= python3
 UV ?= uv
+# uv comes from PATH, or from the checkout's own .venvs/_uv (ci/bootstrap_uv.sh; the system Python is untouched)
+export PATH := $(CURDIR)/.venvs/_uv/bin:$(PATH)
 PKG ?=
 OUT ?= results
 UV_SPEC := uv>=0.13.9,<0.14
 
-.PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check test-packages \
+.PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check pip-check test-packages \
         bench repro new clean
 
 help:
-	@echo "make setup            install uv (with pip) when missing, then sync the dev environment .venv"
+	@echo "make setup            install uv when missing (into .venvs/_uv, never into the system Python), then"
+	@echo "                      sync the dev environment .venv"
 	@echo "make demo             run every installed method's demo into $(OUT)/ (with an index README)"
-	@echo "make test [PKG=slug]  contract check, lint, lock check, shared-utils tests, build check, then each"
-	@echo "                      package's tests in its own environment (only PKG's tests when PKG is set)"
+	@echo "make test [PKG=slug]  contract check, lint, lock check, shared-utils tests, build check, plain-pip"
+	@echo "                      check, then each package's tests in its own environment (only PKG's when set)"
 	@echo "make bench PKG=slug   the package's side-by-side benchmarks"
 	@echo "make repro PKG=slug   the package's reduced-scale reproduction into $(OUT)/<slug>-repro"
 	@echo "make lint | lock | new PKG=slug | clean"
 
 uv:
-	@command -v $(UV) >/dev/null 2>&1 || $(PYTHON) -m pip install --quiet '$(UV_SPEC)'
+	@command -v $(UV) >/dev/null 2>&1 || bash ci/bootstrap_uv.sh '$(PYTHON)' '$(UV_SPEC)'
 
 setup: uv
 	$(UV) sync --frozen --all-packages --all-extras
@@ -31,7 +34,7 @@ demo: setup
 	.venv/bin/iclr25 demo --all --out $(OUT)
 
 ifeq ($(PKG),)
-test: contract lint lock-check test-utils build-check test-packages
+test: contract lint lock-check test-utils build-check pip-check test-packages
 else
 test: uv
 	$(PYTHON) ci/check_contract.py $(PKG)
@@ -56,6 +59,10 @@ test-utils: uv
 
 build-check: uv
 	bash ci/build_check.sh
+
+# plain pip, as the README tells a newcomer: one venv per backend family, --help and the base-install demo
+pip-check:
+	$(PYTHON) ci/pip_check.py
 
 test-packages: uv
 	$(PYTHON) ci/run_package_tests.py
