@@ -121,8 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     print("\n| package | family | pip install s (family) | --help s | base-install demo s | result |")
     print("|---|---|---|---|---|---|")
     for r in rows:
-        fmt = (lambda k: f"{r[k]:.1f}" if k in r else "–")  # noqa: E731
-        print(f"| {r['slug']} | {r['family']} | {fmt('install_s')} | {fmt('help_s')} | {fmt('demo_s')} | "
+        cells = [f"{r[k]:.1f}" if k in r else "–" for k in ("install_s", "help_s", "demo_s")]
+        print(f"| {r['slug']} | {r['family']} | {' | '.join(cells)} | "
               f"{'ok' if r['ok'] else 'FAILED at ' + r['step']} |")
     failed = [r for r in rows if not r["ok"]]
     for r in failed:
