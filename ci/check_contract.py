@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check every package under ``packages/`` against the structural rules of ``shared/CONTRACT.md``.
+"""Check every package under ``packages/`` against the structural rules of the contract (``CONTRIBUTING.md``).
 
 Prints one line per violation, ``packages/<slug>: [rule] problem``, and exits 1 if there is any.
 Standard library only, so that it runs before any environment exists.
@@ -176,7 +176,7 @@ def _check_init(pkg: Path, module: str, bad) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description="Check packages against shared/CONTRACT.md.")
+    ap = argparse.ArgumentParser(description="Check packages against the contract (CONTRIBUTING.md).")
     ap.add_argument("slugs", nargs="*", help="packages to check (default: all under packages/)")
     ap.add_argument("--root", type=Path, default=ROOT)
     args = ap.parse_args(argv)
