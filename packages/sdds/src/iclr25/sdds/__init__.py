@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from .autoregressive import AutoregressiveSampler as AutoregressiveSampler
     from .autoregressive import train_autoregressive as train_autoregressive
     from .checkpoint import load_sampler as load_sampler
+    from .checkpoint import read_checkpoint_spec as read_checkpoint_spec
     from .checkpoint import save_sampler as save_sampler
     from .diffusion import Sampler as Sampler
     from .diffusion import SamplerConfig as SamplerConfig
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from .energy import decode_ce as decode_ce
     from .energy import from_bqm as from_bqm
     from .energy import random_graphs as random_graphs
+    from .estimators import MIN_ESS_FRACTION as MIN_ESS_FRACTION
     from .estimators import Estimate as Estimate
     from .estimators import MCMCResult as MCMCResult
     from .estimators import UniformProposal as UniformProposal
@@ -71,6 +73,7 @@ _EXPORTS = {
     "random_graphs": "energy",
     "Estimate": "estimators",
     "MCMCResult": "estimators",
+    "MIN_ESS_FRACTION": "estimators",
     "UniformProposal": "estimators",
     "estimate": "estimators",
     "neural_mcmc": "estimators",
@@ -80,6 +83,7 @@ _EXPORTS = {
     "exact_ising": "exact",
     "exact_mis": "exact",
     "greedy_mis": "exact",
+    "read_checkpoint_spec": "checkpoint",
     "peak_memory": "memory",
     "MetropolisResult": "metropolis",
     "metropolis": "metropolis",

@@ -7,40 +7,84 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import equinox as eqx
-import jax
-import jax.numpy as jnp
 import numpy as np
 
-from iclr25.utils.io import atomic_path, atomic_write, read_json, save_npz
+from iclr25.utils.io import DataFileError, atomic_path, atomic_write, read_json, read_npz, save_npz
 
-from .diffusion import Sampler, SamplerConfig, make_model
-from .energy import (
-    Energy,
-    IsingEnergy,
-    IsingModelEnergy,
-    MaxCliqueEnergy,
-    MaxCutEnergy,
-    MDSEnergy,
-    MISEnergy,
-    PaddedGraphs,
-    QUBOEnergy,
-)
+if TYPE_CHECKING:
+    from .diffusion import Sampler
+    from .energy import Energy
 
-__all__ = ["save_sampler", "load_sampler", "energy_to_spec", "energy_from_spec"]
+__all__ = ["save_sampler", "load_sampler", "read_checkpoint_spec", "energy_to_spec", "energy_from_spec"]
 
 FORMAT = 1
-_KINDS = {cls.__name__: cls for cls in (IsingEnergy, IsingModelEnergy, QUBOEnergy, MISEnergy, MaxCliqueEnergy,
-                                        MaxCutEnergy, MDSEnergy)}
+FILES = ("config.json", "energy.npz", "model.eqx")
+
+
+def _kinds() -> dict[str, type]:
+    from .energy import (  # noqa: PLC0415 - JAX is imported only when a checkpoint is really read or written
+        IsingEnergy,
+        IsingModelEnergy,
+        MaxCliqueEnergy,
+        MaxCutEnergy,
+        MDSEnergy,
+        MISEnergy,
+        QUBOEnergy,
+    )
+
+    return {cls.__name__: cls for cls in (IsingEnergy, IsingModelEnergy, QUBOEnergy, MISEnergy, MaxCliqueEnergy,
+                                          MaxCutEnergy, MDSEnergy)}
+
+
+#: The arrays each energy kind needs in ``energy.npz`` (graph arrays for all but the Ising lattice).
+_GRAPH_ARRAYS = ("senders", "receivers", "edge_weight", "node_mask")
+_META_KEYS = {"IsingEnergy": ("L", "spin_glass", "seed"), "QUBOEnergy": ("offset",), "MISEnergy": ("A", "B"),
+              "MaxCliqueEnergy": ("A", "B"), "MDSEnergy": ("B",)}
+_EXTRA_ARRAYS = {"IsingModelEnergy": ("fields",), "QUBOEnergy": ("linear",)}
+
+
+def read_checkpoint_spec(directory: str | os.PathLike[str]) -> dict[str, Any]:
+    """Check a checkpoint folder and return its ``config.json``, without importing JAX.
+
+    Raises ``FileNotFoundError`` (no such folder, or a file missing) or :class:`~iclr25.utils.io.DataFileError`
+    (a ``ValueError``: not JSON, or without the ``format``, ``config`` and ``energy`` entries), each naming the path.
+    """
+    d = Path(directory)
+    if not d.exists():
+        raise FileNotFoundError(f"{d}: no such checkpoint folder")
+    if not d.is_dir():
+        raise DataFileError(d, "not a sampler checkpoint: expected a folder written by 'iclr25 sdds train' "
+                               f"(with {', '.join(FILES)}), got a file")
+    for name in FILES:
+        if not (d / name).is_file():
+            raise FileNotFoundError(f"{d}: not a sampler checkpoint (missing {name})")
+    path = d / "config.json"
+    spec = read_json(path, what="checkpoint config")
+    if not isinstance(spec, dict) or spec.get("format") != FORMAT:
+        raise DataFileError(path, f"not a checkpoint of format {FORMAT}")
+    for key in ("config", "energy"):
+        if not isinstance(spec.get(key), dict):
+            raise DataFileError(path, f"missing or malformed {key!r} entry (expected a JSON object)")
+    kind = spec["energy"].get("kind")
+    known = sorted(_META_KEYS.keys() | _EXTRA_ARRAYS.keys() | {"MaxCutEnergy"})
+    if kind not in known:
+        raise DataFileError(path, f"unknown energy kind {kind!r}; known: {known}")
+    missing = [k for k in _META_KEYS.get(kind, ()) if k not in spec["energy"]]
+    if missing:
+        raise DataFileError(path, f"energy {kind} lacks {missing}")
+    return spec
 
 
 def energy_to_spec(energy: Energy) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """A JSON-able description of ``energy`` and the arrays it needs."""
+    from .energy import IsingEnergy, IsingModelEnergy, MDSEnergy, MISEnergy, QUBOEnergy  # noqa: PLC0415
+
+    kinds = _kinds()
     kind = type(energy).__name__
-    if kind not in _KINDS:
-        raise TypeError(f"cannot checkpoint an energy of type {kind}; known: {sorted(_KINDS)}")
+    if kind not in kinds:
+        raise TypeError(f"cannot checkpoint an energy of type {kind}; known: {sorted(kinds)}")
     meta: dict[str, Any] = {"kind": kind}
     arrays = {name: np.asarray(getattr(energy.graphs, name))
               for name in ("senders", "receivers", "edge_weight", "node_mask")}
@@ -59,13 +103,18 @@ def energy_to_spec(energy: Energy) -> tuple[dict[str, Any], dict[str, np.ndarray
 
 
 def energy_from_spec(meta: dict[str, Any], arrays: Any) -> Energy:
+    import jax.numpy as jnp  # noqa: PLC0415
+
+    from .energy import IsingEnergy, PaddedGraphs  # noqa: PLC0415
+
+    kinds = _kinds()
     kind = meta.get("kind")
-    if kind not in _KINDS:
-        raise ValueError(f"unknown energy kind {kind!r}; known: {sorted(_KINDS)}")
+    if kind not in kinds:
+        raise ValueError(f"unknown energy kind {kind!r}; known: {sorted(kinds)}")
     if kind == "IsingEnergy":
         return IsingEnergy(int(meta["L"]), spin_glass=bool(meta["spin_glass"]), seed=int(meta["seed"]))
-    graphs = PaddedGraphs(*(jnp.asarray(arrays[n]) for n in ("senders", "receivers", "edge_weight", "node_mask")))
-    cls = _KINDS[kind]
+    graphs = PaddedGraphs(*(jnp.asarray(arrays[n]) for n in _GRAPH_ARRAYS))
+    cls = kinds[kind]
     if kind == "IsingModelEnergy":
         return cls(graphs, jnp.asarray(arrays["fields"]))
     if kind == "QUBOEnergy":
@@ -79,6 +128,10 @@ def energy_from_spec(meta: dict[str, Any], arrays: Any) -> Energy:
 
 def save_sampler(sampler: Sampler, directory: str | os.PathLike[str]) -> Path:
     """Write ``config.json``, ``energy.npz``, ``model.eqx`` and ``history.npz`` into ``directory``."""
+    import equinox as eqx  # noqa: PLC0415
+
+    from .diffusion import Sampler  # noqa: PLC0415
+
     if not isinstance(sampler, Sampler):
         raise TypeError(f"sampler must be a Sampler, got {type(sampler).__name__}")
     d = Path(directory)
@@ -95,24 +148,34 @@ def save_sampler(sampler: Sampler, directory: str | os.PathLike[str]) -> Path:
 
 
 def load_sampler(directory: str | os.PathLike[str]) -> Sampler:
-    """Load a sampler written by :func:`save_sampler` (no pickle: ``allow_pickle=False`` throughout)."""
+    """Load a sampler written by :func:`save_sampler` (no pickle: ``allow_pickle=False`` throughout).
+
+    Every problem is reported as ``FileNotFoundError`` or ``ValueError`` naming the file (see
+    :func:`read_checkpoint_spec`).
+    """
     d = Path(directory)
-    for name in ("config.json", "energy.npz", "model.eqx"):
-        if not (d / name).is_file():
-            raise FileNotFoundError(f"{d}: not a sampler checkpoint (missing {name})")
-    spec = read_json(d / "config.json")
-    if not isinstance(spec, dict) or spec.get("format") != FORMAT:
-        raise ValueError(f"{d / 'config.json'}: not a checkpoint of format {FORMAT}")
-    config = SamplerConfig.from_dict(spec["config"])
-    with np.load(d / "energy.npz", allow_pickle=False) as arrays:
-        energy = energy_from_spec(spec["energy"], {k: arrays[k] for k in arrays.files})
+    spec = read_checkpoint_spec(d)
+    kind = spec["energy"]["kind"]
+    arrays = read_npz(d / "energy.npz", what="checkpoint energy",
+                      required=(() if kind == "IsingEnergy" else _GRAPH_ARRAYS) + _EXTRA_ARRAYS.get(kind, ()))
+    history = read_npz(d / "history.npz", what="checkpoint history") if (d / "history.npz").is_file() else {}
+
+    import equinox as eqx  # noqa: PLC0415
+    import jax  # noqa: PLC0415
+
+    from .diffusion import Sampler, SamplerConfig, make_model  # noqa: PLC0415
+
+    try:
+        config = SamplerConfig.from_dict(spec["config"])
+    except (TypeError, ValueError) as exc:
+        raise DataFileError(d / "config.json", f"bad sampler config: {exc}") from exc
+    try:
+        energy = energy_from_spec(spec["energy"], arrays)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise DataFileError(d / "energy.npz", f"does not match the {kind} in config.json ({exc})") from exc
     skeleton = make_model(config, energy, jax.random.key(0))
     try:
         model = eqx.tree_deserialise_leaves(d / "model.eqx", skeleton)
     except Exception as exc:  # a truncated or foreign file surfaces as a clear ValueError
-        raise ValueError(f"{d / 'model.eqx'}: cannot read the network weights ({exc})") from exc
-    history = {}
-    if (d / "history.npz").is_file():
-        with np.load(d / "history.npz", allow_pickle=False) as h:
-            history = {k: h[k] for k in h.files}
+        raise DataFileError(d / "model.eqx", f"cannot read the network weights ({exc})") from exc
     return Sampler(model, config, energy, history)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -15,13 +16,16 @@ from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed, jax_key
 
 # The commands import the JAX modules when they run, so that `--help` answers without loading JAX.
+#: Default of `estimate --min-ess` (the same as iclr25.sdds.MIN_ESS_FRACTION, kept here without importing JAX).
+MIN_ESS_FRACTION = 0.1
 
 DESCRIPTION = """Scalable discrete diffusion samplers (Sanokowski et al., ICLR 2025).
 
   demo                       train a small Ising sampler (fKL w/ MC), SN-NIS and neural MCMC vs exact values
   repro                      reduced-scale reproduction: critical Ising, MIS, memory versus steps
   train --config FILE        train a sampler from a JSON config, write a checkpoint folder
-  estimate --checkpoint DIR  SN-NIS estimates (and exact values for Ising lattices) of a checkpoint
+  estimate --checkpoint DIR  SN-NIS estimates (and exact values for Ising lattices) of a checkpoint; estimates
+                             with an ESS fraction below --min-ess (0.1) carry a warning
 
 Config file (JSON): {"problem": {...}, "sampler": {SamplerConfig fields}, "seed": 0}, where problem is
 {"kind": "ising", "L": 6, "spin_glass": false} or
@@ -45,55 +49,92 @@ def repro(args: argparse.Namespace) -> int:
     return 0
 
 
-def _problem_from_spec(spec: Any) -> Any:
+def _problem_from_spec(spec: Any, path: Path) -> Any:
     from .energy import IsingEnergy, MISEnergy, random_graphs  # noqa: PLC0415
 
-    if not isinstance(spec, dict) or "kind" not in spec:
-        raise ValueError(f"config 'problem' must be an object with a 'kind', got {spec!r}")
     kind = spec["kind"]
-    if kind == "ising":
-        return IsingEnergy(spec.get("L", 4), spin_glass=bool(spec.get("spin_glass", False)),
-                           seed=int(spec.get("seed", 0)))
-    if kind == "mis":
+    try:
+        if kind == "ising":
+            return IsingEnergy(spec.get("L", 4), spin_glass=bool(spec.get("spin_glass", False)),
+                               seed=int(spec.get("seed", 0)))
         graphs = random_graphs(int(spec.get("n_graphs", 100)), int(spec.get("n_min", 50)),
                                int(spec.get("n_max", 100)), mean_degree=float(spec.get("mean_degree", 6.0)),
                                seed=int(spec.get("seed", 0)))
         return MISEnergy.from_graphs(graphs)
-    raise ValueError(f"config problem kind must be 'ising' or 'mis', got {kind!r}")
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: problem: {exc}") from exc
+
+
+def _read_train_config(path: Path) -> dict[str, Any]:
+    """The JSON config of ``train``, checked (without JAX) before anything is built."""
+    spec = read_json(path, what="config file")
+    if not isinstance(spec, dict):
+        raise ValueError(f"{path}: expected a JSON object with 'problem' and 'sampler', got {type(spec).__name__}")
+    unknown = sorted(set(spec) - {"problem", "sampler", "seed"})
+    if unknown:
+        raise ValueError(f"{path}: unknown entries {unknown}; expected 'problem', 'sampler' and 'seed'")
+    problem = spec.get("problem")
+    if not isinstance(problem, dict) or problem.get("kind") not in ("ising", "mis"):
+        raise ValueError(f"{path}: 'problem' must be an object with \"kind\": \"ising\" or \"mis\", got {problem!r}")
+    if not isinstance(spec.get("sampler", {}), dict):
+        raise ValueError(f"{path}: 'sampler' must be an object of SamplerConfig fields")
+    try:
+        check_seed(spec.get("seed", 0))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{path}: {exc}") from exc
+    return spec
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from .checkpoint import save_sampler  # noqa: PLC0415
+    spec = _read_train_config(args.config)
+    from .checkpoint import save_sampler  # noqa: PLC0415 - JAX only once the config has been read
     from .diffusion import SamplerConfig  # noqa: PLC0415
     from .objectives import train  # noqa: PLC0415
 
-    spec = read_json(args.config, what="config file")
-    if not isinstance(spec, dict):
-        raise ValueError(f"{args.config}: expected a JSON object with 'problem' and 'sampler'")
-    energy = _problem_from_spec(spec.get("problem"))
-    config = SamplerConfig.from_dict(spec.get("sampler", {}))
-    seed = check_seed(spec.get("seed", 0))
-    sampler = train(config, energy, jax_key(seed))
+    energy = _problem_from_spec(spec["problem"], args.config)
+    try:
+        config = SamplerConfig.from_dict(spec.get("sampler", {}))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{args.config}: sampler: {exc}") from exc
+    sampler = train(config, energy, jax_key(check_seed(spec.get("seed", 0))))
     out = save_sampler(sampler, args.out)
     last = {k: float(v[-1]) for k, v in sampler.history.items() if len(v)}
     print(f"wrote {out}; last epoch: {last}")
     return 0
 
 
+def _check_estimate_args(args: argparse.Namespace) -> None:
+    if isinstance(args.n_samples, bool) or not isinstance(args.n_samples, int) or args.n_samples < 64:
+        raise ValueError(f"--n-samples must be an integer >= 64 (64 neural-MCMC chains), got {args.n_samples!r}")
+    if args.beta is not None and not (math.isfinite(args.beta) and args.beta > 0):
+        raise ValueError(f"--beta must be a positive finite number, got {args.beta!r}")
+    if not (math.isfinite(args.epsilon) and 0 <= args.epsilon < 1):
+        raise ValueError(f"--epsilon must be a number in [0, 1), got {args.epsilon!r}")
+    if not (math.isfinite(args.min_ess) and 0 <= args.min_ess <= 1):
+        raise ValueError(f"--min-ess must be a number in [0, 1], got {args.min_ess!r}")
+    check_seed(args.seed, "--seed")
+
+
 def cmd_estimate(args: argparse.Namespace) -> int:
-    from .checkpoint import load_sampler  # noqa: PLC0415
+    run = RunResult.start("iclr25-sdds", "estimate", seed=args.seed)
+    _check_estimate_args(args)
+    from .checkpoint import load_sampler, read_checkpoint_spec  # noqa: PLC0415
+
+    read_checkpoint_spec(args.checkpoint)  # a bad folder is reported before JAX is imported
     from .energy import IsingEnergy  # noqa: PLC0415
-    from .estimators import estimate, neural_mcmc  # noqa: PLC0415
+    from .estimators import add_warnings, estimate, neural_mcmc  # noqa: PLC0415
     from .exact import exact_ising  # noqa: PLC0415
 
     sampler = load_sampler(args.checkpoint)
     energy = sampler.energy
     beta = args.beta if args.beta is not None else 1.0 / sampler.config.temperature
+    mc_steps = max(2, args.n_samples // 64 - 1)
+    run.config = {"checkpoint": str(args.checkpoint), "beta": beta, "n_samples": args.n_samples,
+                  "epsilon": args.epsilon, "min_ess_fraction": args.min_ess, "nmcmc_chains": 64,
+                  "nmcmc_steps": mc_steps}
     est = estimate(sampler, energy, beta, args.n_samples, jax_key(args.seed), seed=args.seed, epsilon=args.epsilon)
-    mc = neural_mcmc(sampler, energy, beta, n_chains=64, n_steps=max(2, args.n_samples // 64 - 1),
-                     burn_in=1, key=jax_key(args.seed + 1), seed=args.seed)
-    run = RunResult.start("iclr25-sdds", "estimate", seed=args.seed,
-                          config={"checkpoint": str(args.checkpoint), "beta": beta, "n_samples": args.n_samples})
+    mc = neural_mcmc(sampler, energy, beta, n_chains=64, n_steps=mc_steps, burn_in=1, key=jax_key(args.seed + 1),
+                     seed=args.seed)
     exact = None
     if isinstance(energy, IsingEnergy) and not energy.spin_glass and energy.L <= 12:
         exact = exact_ising(energy.L, beta)
@@ -108,9 +149,13 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     run.add("NMCMC internal energy per spin", mc.internal_energy, peer=exact and exact.internal_energy,
             peer_name="exact" if exact else None)
     run.add("NMCMC acceptance", mc.acceptance_rate, higher_is_better=True)
+    warnings = add_warnings(run, est, args.min_ess)
+    run.finish()
     if args.out is not None:
-        run.finish().save(Path(args.out) / "results.json")
-    print(run.finish().to_markdown())
+        run.save(Path(args.out) / "results.json")
+    print(run.to_markdown())
+    for w in warnings:
+        print(f"iclr25 sdds: warning: {w}", file=sys.stderr)
     return 0
 
 
@@ -152,9 +197,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     e = sub.add_parser("estimate", help="SN-NIS and neural-MCMC estimates of a checkpoint",
                        description="SN-NIS estimates of log Z, F, U, S with bootstrap SEs and neural MCMC.")
     e.add_argument("--checkpoint", required=True, type=Path, help="folder written by 'train'")
-    e.add_argument("--n-samples", type=int, default=4096, help="number of samples M (default: 4096)")
+    e.add_argument("--n-samples", type=int, default=4096, help="number of samples M, >= 64 (default: 4096)")
     e.add_argument("--beta", type=float, default=None, help="inverse temperature (default: 1 / trained T)")
     e.add_argument("--epsilon", type=float, default=0.0, help="uniform mixture of the last step (default: 0)")
+    e.add_argument("--min-ess", type=float, default=MIN_ESS_FRACTION,
+                   help=f"warn when the ESS fraction ESS / M is below this (default: {MIN_ESS_FRACTION})")
     e.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     e.add_argument("--out", type=Path, default=None, help="folder for results.json (default: none)")
     e.set_defaults(func=cmd_estimate)

@@ -20,7 +20,8 @@ import numpy as np
 from .diffusion import Samples, _finite, _positive_int
 from .energy import Energy
 
-__all__ = ["Proposal", "UniformProposal", "Estimate", "MCMCResult", "estimate", "neural_mcmc", "importance_log_weights"]
+__all__ = ["Proposal", "UniformProposal", "Estimate", "MCMCResult", "MIN_ESS_FRACTION", "estimate", "neural_mcmc",
+           "importance_log_weights", "add_warnings"]
 
 
 class Proposal(Protocol):
@@ -49,6 +50,10 @@ class UniformProposal:
         return Samples(x, log_q, np.zeros(n_samples))
 
 
+#: Below this effective-sample-size fraction ESS / M, :meth:`Estimate.warnings` flags the estimates.
+MIN_ESS_FRACTION = 0.1
+
+
 @dataclasses.dataclass(frozen=True)
 class Estimate:
     """SN-NIS estimates per spin (free energy, internal energy, entropy) and of log Z, with bootstrap SEs.
@@ -71,6 +76,22 @@ class Estimate:
     variational_free_energy: float
     beta: float
     n_samples: int
+
+    def warnings(self, min_ess_fraction: float = MIN_ESS_FRACTION) -> list[str]:
+        """Why these estimates should not be trusted, if anything: an ESS fraction below ``min_ess_fraction``
+        (few samples carry the weight, so the estimates and their bootstrap SEs are unreliable), or an
+        entropy per variable outside its possible range ``[0, ln 2]``."""
+        if not (isinstance(min_ess_fraction, (int, float)) and 0 <= min_ess_fraction <= 1):
+            raise ValueError(f"min_ess_fraction must be a number in [0, 1], got {min_ess_fraction!r}")
+        out = []
+        if self.ess_fraction < min_ess_fraction:
+            out.append(f"ESS fraction {self.ess_fraction:.3g} is below {min_ess_fraction:g} "
+                       f"(ESS {self.ess:.1f} of {self.n_samples} samples): the SN-NIS estimates and their "
+                       "standard errors are unreliable; train the sampler longer or draw more samples")
+        if not -1e-9 <= self.entropy <= np.log(2.0) + 1e-9:
+            out.append(f"entropy per variable {self.entropy:.4g} is outside its possible range [0, ln 2]: "
+                       "the importance weights do not cover the distribution")
+        return out
 
 
 def _check_energy(energy: Any) -> Energy:
@@ -163,6 +184,18 @@ def estimate(sampler: Any, energy: Energy, beta: float, n_samples: int, key: Any
     return Estimate(float(point[0]), float(point[1]), float(point[2]), float(point[3]), float(se[0]),
                     float(se[1]), float(se[2]), float(se[3]), ess, ess / n_samples,
                     float(-lw.mean() / (b * n)), b, n_samples)
+
+
+def add_warnings(run: Any, est: Estimate, min_ess_fraction: float = MIN_ESS_FRACTION) -> list[str]:
+    """Put :meth:`Estimate.warnings` where a reader of a :class:`~iclr25.utils.results.RunResult` sees them: one
+    row each in the metrics table (``WARNING: ...``, no value) and the run's ``notes``, both saved in
+    ``results.json``. Returns the warnings (empty when the estimate looks sound)."""
+    warnings = est.warnings(min_ess_fraction)
+    for w in warnings:
+        run.add(f"WARNING: {w}", None)
+    if warnings:
+        run.notes = " ".join(f"WARNING: {w}." for w in warnings)
+    return warnings
 
 
 def check_chains(n_chains: Any, n_steps: Any, burn_in: Any, *, steps_name: str) -> tuple[int, int]:
