@@ -94,7 +94,8 @@ def repro(args: argparse.Namespace) -> int:
         from .peers import neuralop_fno  # noqa: F401 - optional peer
         peers.append("neuralop-fno")
     except ImportError:
-        print("neuraloperator is not installed (pip install 'iclr25-memno[peers]'): its FNO peer is skipped")
+        print("neuraloperator is not installed (the [peers] extra: pip install './packages/memno[peers]' from a "
+              "clone): its FNO peer is skipped")
 
     def record(setting: Setting, seed: int, names: Sequence[str]) -> dict[str, Any]:
         out = compare_models(setting, [n for n in names if n in MODEL_NAMES], seed=seed, **common)
@@ -245,12 +246,9 @@ def _check_modes(data: Any, flag: str, path: Path, modes: int) -> None:
 def train_cmd(args: argparse.Namespace) -> int:
     run = RunResult.start(PACKAGE, "train", seed=args.seed)
     _check_train_args(args)
-    set_torch_threads(args.threads)
-    import torch  # noqa: PLC0415 - keeps --help light
-
-    from .datasets import load_dataset  # noqa: PLC0415
-    from .models import make_model  # noqa: PLC0415
-    from .training import evaluate, train  # noqa: PLC0415
+    if isinstance(args.threads, bool) or not isinstance(args.threads, int) or args.threads < 1:
+        raise ValueError(f"--threads must be an integer >= 1, got {args.threads!r}")
+    from .datasets import load_dataset  # noqa: PLC0415 - numpy only: the files are checked before torch loads
 
     data = load_dataset(args.data)
     _check_modes(data, "--data", args.data, args.modes)
@@ -264,6 +262,12 @@ def train_cmd(args: argparse.Namespace) -> int:
                              f"leaves {n_train} for training and {len(data) - n_train} for testing; each needs at "
                              "least 1 (or pass --test-data)")
         tr, te = data.split(n_train)
+    set_torch_threads(args.threads)
+    import torch  # noqa: PLC0415 - keeps --help light
+
+    from .models import make_model  # noqa: PLC0415
+    from .training import evaluate, train  # noqa: PLC0415
+
     seed_everything(args.seed)
     model = make_model(args.model, width=args.width, n_layers=args.layers, modes=args.modes, seed=args.seed)
     run.config = {"data": str(args.data), "test_data": None if args.test_data is None else str(args.test_data),

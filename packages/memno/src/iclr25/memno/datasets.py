@@ -12,7 +12,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,14 +20,12 @@ from iclr25.utils.io import DataFileError, read_npz, save_npz
 from iclr25.utils.seeding import check_seed
 
 from .observation import add_noise, fourier_truncate, subsample
-from .solver import (
-    Trajectories,
-    _check_positive,
-    burgers_initial_condition,
-    ks_initial_condition,
-    solve_burgers,
-    solve_ks,
-)
+
+if TYPE_CHECKING:
+    from .solver import Trajectories
+
+# The solvers (torch) are imported when data are generated, so that reading a data set (`load_dataset`, the
+# `train` command's file checks) does not need torch.
 
 __all__ = ["PDEDataset", "ks", "burgers", "observe", "load_dataset"]
 
@@ -135,7 +133,11 @@ def _check_n(n: Any) -> int:
     return int(n)
 
 
-_SOLVERS = {"ks": (solve_ks, ks_initial_condition), "burgers": (solve_burgers, burgers_initial_condition)}
+def _solver(pde: str) -> tuple[Any, Any]:
+    """The solve function and initial-condition sampler of ``pde`` (imports torch)."""
+    from .solver import burgers_initial_condition, ks_initial_condition, solve_burgers, solve_ks  # noqa: PLC0415
+
+    return {"ks": (solve_ks, ks_initial_condition), "burgers": (solve_burgers, burgers_initial_condition)}[pde]
 
 
 def _generate(pde: str, n: Any, nu: Any, L: Any, resolution: int, noise: float, *, seed: int, n_x: int,
@@ -143,6 +145,8 @@ def _generate(pde: str, n: Any, nu: Any, L: Any, resolution: int, noise: float, 
               cache: str | os.PathLike[str] | None) -> PDEDataset:
     # the body of ks() and burgers(): validate, reuse a matching cache, else solve, observe and cache
     n = _check_n(n)
+    from .solver import _check_positive  # noqa: PLC0415
+
     nu, L = _check_positive("nu", nu), _check_positive("L", L)
     seed = check_seed(seed)
     params = {"pde": pde, "nu": nu, "length": L, "resolution": resolution, "noise": float(noise),
@@ -155,7 +159,7 @@ def _generate(pde: str, n: Any, nu: Any, L: Any, resolution: int, noise: float, 
             data = None
         if data is not None and data.params == params:
             return data
-    solve, initial_condition = _SOLVERS[pde]
+    solve, initial_condition = _solver(pde)
     traj = solve(initial_condition(n, n_x, L, seed=seed), nu=nu, length=L, t_final=t_final, dt=dt,
                  save_dt=save_dt, t_burn=t_burn)
     data = observe(traj, resolution, noise=noise, n_modes=n_modes, seed=seed)

@@ -18,7 +18,8 @@ from .training import evaluate, train
 try:
     from neuralop.models import FNO as _FNO
 except ImportError as exc:  # pragma: no cover - depends on the optional extra
-    raise ImportError("the neuraloperator peer needs the extra: pip install 'iclr25-memno[peers]'") from exc
+    raise ImportError("the neuraloperator peer needs the [peers] extra: pip install './packages/memno[peers]' "
+                      "from a clone") from exc
 
 __all__ = ["NeuralopFNO", "train_neuralop_fno", "neuralop_fno"]
 
