@@ -1,0 +1,326 @@
+"""Command line of ``iclr25 ms-gode``: ``demo``, ``repro``, ``simulate``, ``train`` and ``predict``.
+
+Heavy libraries (torch, torchdiffeq, scipy) are imported inside the commands, so ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from iclr25.utils.cli import add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils.results import RunResult
+
+PACKAGE = "iclr25-ms-gode"
+SYSTEMS = ("springs", "charged", "egfr", "ran")
+
+DEMO = {"n_sims": 30, "epochs": 6, "batch_size": 6, "lr_ms_gode": 5e-2, "lr_baseline": 5e-3, "hidden": 24,
+        "ode_hidden": 24, "augment": 8}
+REPRO = {"physics": {"n_sims": 60, "epochs": 10}, "bio": {"n_sims": 40, "epochs": 8}, "seeds": [0, 1, 2],
+         "batch_size": 10, "lr_ms_gode": 5e-2, "lr_baseline": 5e-3, "hidden": 32, "ode_hidden": 32, "augment": 16,
+         "methods": ["ms-gode", "finetune", "joint", "ewc", "replay", "lwf"]}
+
+
+def _configs(cfg: dict[str, Any], *, epochs: int, lr: float):
+    from .continual import TrainConfig  # noqa: PLC0415
+    from .model import ModelConfig  # noqa: PLC0415
+
+    return (ModelConfig(hidden=cfg["hidden"], ode_hidden=cfg["ode_hidden"], augment=cfg["augment"]),
+            TrainConfig(epochs=epochs, batch_size=cfg["batch_size"], lr=lr))
+
+
+def _run_methods(sequence: str, methods: Sequence[str], cfg: dict[str, Any], *, n_sims: int, epochs: int,
+                 seed: int, unseen: dict[str, Any] | None = None) -> dict[str, Any]:
+    import numpy as np  # noqa: PLC0415
+
+    from .continual import run_sequence  # noqa: PLC0415
+    from .data import make_task, task_sequence  # noqa: PLC0415
+    from .experiments import split_tasks  # noqa: PLC0415
+
+    split = split_tasks(task_sequence(sequence, n_sims, seed=seed))
+    out: dict[str, Any] = {"tasks": split, "results": {}}
+    for m in methods:
+        mc, tc = _configs(cfg, epochs=epochs, lr=cfg["lr_ms_gode"] if m == "ms-gode" else cfg["lr_baseline"])
+        out["results"][m] = run_sequence(m, split, config=mc, train=tc, seed=seed)
+    if unseen is not None and "ms-gode" in methods:
+        learner = out["results"]["ms-gode"].learner
+        new = make_task(unseen, max(2 * cfg["batch_size"], n_sims // 3), seed=seed + 99)
+        bs = cfg["batch_size"]
+        sel = [learner.select_mode(new, np.arange(i, min(i + bs, len(new)))) for i in range(0, len(new), bs)]
+        known = [learner.select_mode(te, np.arange(i, min(i + bs, len(te))))
+                 for _, _, te in split for i in range(0, len(te), bs)]
+        out["unknown_unseen"] = float(np.mean([s.unknown for s in sel]))
+        out["unknown_known"] = float(np.mean([s.unknown for s in known]))
+    return out
+
+
+# ------------------------------------------------------------------------------------------------------ demo
+def demo(args: argparse.Namespace) -> int:
+    run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=dict(DEMO))
+    set_torch_threads(args.threads)
+    from iclr25.utils.seeding import seed_everything  # noqa: PLC0415
+
+    from .data import UNSEEN_PHYSICS  # noqa: PLC0415
+    from .experiments import plot_predictions  # noqa: PLC0415
+
+    seed_everything(args.seed)
+    cfg = dict(DEMO)
+    out = _run_methods("physics", ["ms-gode", "finetune"], cfg, n_sims=cfg["n_sims"], epochs=cfg["epochs"],
+                       seed=args.seed, unseen=UNSEEN_PHYSICS)
+    ms, ft = out["results"]["ms-gode"], out["results"]["finetune"]
+    run.add("AP-MSE (physics springs→charged→springs)", ms.ap_mse, peer=ft.ap_mse, peer_name="Fine-tune",
+            higher_is_better=False)
+    run.add("AF-MSE", ms.af_mse, peer=ft.af_mse, peer_name="Fine-tune", higher_is_better=False)
+    oracle = ms.oracle_acc
+    run.add("oracle-mask max |a_Kj - a_jj| (zero forgetting)",
+            float(max(abs(oracle[-1, j] - oracle[j, j]) for j in range(oracle.shape[0]))), higher_is_better=False)
+    for j, a in enumerate(ms.mode_accuracy):
+        run.add(f"mode-switch accuracy, task {j + 1}", a, higher_is_better=True)
+    run.add("unseen system (springs k=4) flagged unknown", out["unknown_unseen"], higher_is_better=True)
+    run.add("known-task batches flagged unknown", out["unknown_known"], higher_is_better=False)
+    run.add("state bytes per added task", ms.state_bytes_per_task, higher_is_better=False)
+    run.add("s/epoch", ms.seconds_per_epoch, peer=ft.seconds_per_epoch, peer_name="Fine-tune", unit="s",
+            higher_is_better=False, timing=True)
+    first_test = out["tasks"][0][2]
+    preds = {"MS-GODE": ms.learner.predict(first_test.subset([0, 1]))[0],
+             "Fine-tune": ft.learner.model.loss(ft.learner._tt(first_test.subset([0, 1])).batch([0, 1]),
+                                                sample=False).pred.detach().numpy()}
+    args.out.mkdir(parents=True, exist_ok=True)
+    fig = plot_predictions(args.out / "task1_after_last.png", first_test.subset([0, 1]), preds,
+                           title="task 1 after task 3:")
+    run.add_figure(fig, relative_to=args.out)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------------- repro
+def repro(args: argparse.Namespace) -> int:
+    run = RunResult.start(PACKAGE, "repro", seed=args.seed, config=dict(REPRO))
+    set_torch_threads(args.threads)
+    import numpy as np  # noqa: PLC0415
+
+    from iclr25.utils.io import atomic_write  # noqa: PLC0415
+
+    from .data import UNSEEN_PHYSICS  # noqa: PLC0415
+    from .experiments import markdown_table, plot_predictions, summary_rows  # noqa: PLC0415
+
+    cfg = dict(REPRO)
+    seeds = [args.seed + s for s in cfg["seeds"]][: args.n_seeds]
+    rows: list[dict[str, Any]] = []
+    unknown: dict[str, list[float]] = {"unseen": [], "known": []}
+    args.out.mkdir(parents=True, exist_ok=True)
+    for seq in args.sequences:
+        for i, seed in enumerate(seeds):
+            out = _run_methods(seq, cfg["methods"], cfg, n_sims=cfg[seq]["n_sims"], epochs=cfg[seq]["epochs"],
+                               seed=seed, unseen=UNSEEN_PHYSICS if seq == "physics" else None)
+            new = summary_rows(out["results"], sequence=seq, seed=seed)
+            rows += new
+            if seq == "physics":
+                unknown["unseen"].append(out["unknown_unseen"])
+                unknown["known"].append(out["unknown_known"])
+            print(json.dumps([{k: v for k, v in r.items() if k != "acc"} for r in new]), flush=True)
+            if i == 0:
+                te = out["tasks"][0][2].subset([0, 1])
+                res = out["results"]
+                preds = {"MS-GODE": res["ms-gode"].learner.predict(te)[0]}
+                for m, label in (("finetune", "Fine-tune"), ("joint", "Joint")):
+                    lrn = res[m].learner
+                    preds[label] = lrn.model.loss(lrn._tt(te).batch([0, 1]), sample=False).pred.detach().numpy()
+                fig = plot_predictions(args.out / f"{seq}_task1_after_last.png", te, preds,
+                                       title=f"{seq} task 1 after the last task:")
+                run.add_figure(fig, relative_to=args.out)
+    for seq in args.sequences:
+        sel = {m: [r for r in rows if r["sequence"] == seq and r["method"] == name]
+               for m, name in (("ms", "ms-gode"), ("ft", "finetune"), ("joint", "joint"))}
+        ap = {m: float(np.mean([r["AP-MSE"] for r in v])) for m, v in sel.items()}
+        run.add(f"{seq}: AP-MSE MS-GODE", ap["ms"], peer=ap["ft"], peer_name="Fine-tune", higher_is_better=False)
+        run.add(f"{seq}: AP-MSE MS-GODE vs Joint", ap["ms"], peer=ap["joint"], peer_name="Joint",
+                higher_is_better=False)
+        forget = float(np.mean([r["task1 after last"] / r["task1 after task1"] for r in sel["ft"]]))
+        run.add(f"{seq}: Fine-tune task-1 MSE after last / after task 1", forget, higher_is_better=None)
+        run.add(f"{seq}: MS-GODE AF-MSE", float(np.mean([r["AF-MSE"] for r in sel["ms"]])), higher_is_better=False)
+        acc = np.nanmean(np.asarray([r["mode accuracy"] for r in sel["ms"]], dtype=float), axis=0)
+        for j, a in enumerate(acc):
+            run.add(f"{seq}: mode-switch accuracy task {j + 1}", float(a), higher_is_better=True)
+        run.add(f"{seq}: MS-GODE s/epoch", float(np.mean([r["s/epoch"] for r in sel["ms"]])),
+                peer=float(np.mean([r["s/epoch"] for r in sel["ft"]])), peer_name="Fine-tune", unit="s",
+                higher_is_better=False, timing=True)
+    if unknown["unseen"]:
+        run.add("physics: unseen system flagged unknown", float(np.mean(unknown["unseen"])), higher_is_better=True)
+        run.add("physics: known batches flagged unknown", float(np.mean(unknown["known"])), higher_is_better=False)
+    table = markdown_table(rows)
+    with atomic_write(args.out / "rows.json") as f:
+        json.dump(rows, f, indent=1)
+    with atomic_write(args.out / "table.md") as f:
+        f.write(table + "\n")
+    run.finish().save(args.out / "results.json")
+    print(table)
+    print(run.to_markdown())
+    return 0
+
+
+# -------------------------------------------------------------------------------------------------- simulate
+def simulate(args: argparse.Namespace) -> int:
+    if args.n < 1:
+        raise ValueError(f"--n must be an integer >= 1, got {args.n}")
+    if args.out.suffix != ".npz":
+        raise ValueError(f"--out must be an .npz file, got {str(args.out)!r}")
+    from .data import make_task, save_task  # noqa: PLC0415
+
+    spec: dict[str, Any] = {"name": args.out.stem, "system": args.system}
+    if args.system in ("springs", "charged"):
+        for flag, key in (("balls", "n_balls"), ("box", "box"), ("k", "k")):
+            v = getattr(args, flag)
+            if v is not None:
+                spec[key] = v
+    else:
+        spec["config_seed"] = args.config_seed
+        if args.system == "egfr":
+            spec["randomise_rates"] = args.randomise_rates
+    if args.sample_percent is not None:
+        if not 0 < args.sample_percent <= 1:
+            raise ValueError(f"--sample-percent must be in (0, 1], got {args.sample_percent}")
+        spec["sample_percent"] = args.sample_percent
+    task = make_task(spec, args.n, n_frames=args.frames, seed=args.seed, cache=False)
+    save_task(task, args.out)
+    print(f"wrote {args.out}: values {task.values.shape} (trajectories, objects, frames, features), "
+          f"{int(task.obs_mask.sum())} observations, window {task.n_obs} frames")
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------------- train
+def train_cmd(args: argparse.Namespace) -> int:
+    run = RunResult.start(PACKAGE, "train", seed=args.seed, config={})
+    for name in ("epochs", "batch_size", "hidden"):
+        if getattr(args, name) < 1:
+            raise ValueError(f"--{name.replace('_', '-')} must be an integer >= 1, got {getattr(args, name)}")
+    if not (math.isfinite(args.lr) and args.lr > 0):
+        raise ValueError(f"--lr must be a finite number > 0, got {args.lr}")
+    if not 0 < args.valid_fraction < 1:
+        raise ValueError(f"--valid-fraction must be in (0, 1), got {args.valid_fraction}")
+    from .data import load_task  # noqa: PLC0415
+
+    tasks = [load_task(p) for p in args.tasks]  # every file is validated before any training
+    feats = {t.n_features for t in tasks}
+    if len(feats) != 1:
+        raise ValueError(f"--tasks files must have the same number of features, got "
+                         f"{[f'{p}: {t.n_features}' for p, t in zip(args.tasks, tasks, strict=True)]}")
+    for p, t in zip(args.tasks, tasks, strict=True):
+        if len(t) < 2:
+            raise ValueError(f"{p}: needs at least 2 trajectories (a training and a validation part), got {len(t)}")
+    set_torch_threads(args.threads)
+    from iclr25.utils.seeding import seed_everything  # noqa: PLC0415
+
+    from .continual import MSGODE, TrainConfig  # noqa: PLC0415
+    from .model import ModelConfig  # noqa: PLC0415
+
+    seed_everything(args.seed)
+    mc = ModelConfig(hidden=args.hidden, ode_hidden=args.hidden)
+    tc = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr)
+    run.config = {"tasks": [str(p) for p in args.tasks], "model": mc.__dict__, "train": tc.__dict__}
+    learner = MSGODE(feats.pop(), mc, tc, seed=args.seed)
+    for p, t in zip(args.tasks, tasks, strict=True):
+        tr, va = t.split((1 - args.valid_fraction, args.valid_fraction))
+        log = learner.fit_task(tr, valid=va)
+        ev = learner.evaluate(va)
+        run.add(f"{p.name}: validation MSE (mode switching)", ev.mse, higher_is_better=False)
+        run.add(f"{p.name}: final training loss", log.losses[-1], higher_is_better=False)
+        run.add(f"{p.name}: unknown threshold (self-prediction MSE)", learner.thresholds[-1])
+    args.out.mkdir(parents=True, exist_ok=True)
+    learner.export_state(args.out / "state.npz")
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    print(f"wrote {args.out / 'state.npz'} ({(args.out / 'state.npz').stat().st_size} bytes) and results.json")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------- predict
+def predict_cmd(args: argparse.Namespace) -> int:
+    state = args.model / "state.npz" if args.model.is_dir() else args.model
+    if args.out is not None and args.out.suffix != ".npz":
+        raise ValueError(f"--out must be an .npz file, got {str(args.out)!r}")
+    from .data import load_task  # noqa: PLC0415
+
+    task = load_task(args.obs, what="observation file")
+    set_torch_threads(args.threads)
+    import numpy as np  # noqa: PLC0415
+
+    from iclr25.utils.io import save_npz  # noqa: PLC0415
+
+    from .continual import MSGODE  # noqa: PLC0415
+
+    learner = MSGODE.load_state(state)
+    if task.n_features != learner.model.n_features:
+        raise ValueError(f"{args.obs}: {task.n_features} features per object, the model in {state} expects "
+                         f"{learner.model.n_features}")
+    sel = learner.select_mode(task)
+    pred, _ = learner.predict(task, task_id=sel.best)
+    report = {"mode": sel.best, "task": learner.task_names[sel.best], "unknown": sel.unknown,
+              "self_prediction_losses": sel.losses, "self_prediction_mses": sel.mses, "threshold": sel.threshold}
+    print(json.dumps(report, indent=1))
+    if args.out is not None:
+        frames = np.nonzero(task.target_mask.any(axis=(0, 1)))[0]
+        save_npz(args.out, prediction=pred, frames=frames, times=task.times[frames], mode=np.int64(sel.best),
+                 unknown=np.bool_(sel.unknown))
+        print(f"wrote {args.out}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, sub = method_parser("ms-gode", "MS-GODE (ICLR 2025): continual dynamics learning with the Mode-switching "
+                                           "Graph ODE (frozen signed weights, one binary sub-network per task, mode "
+                                           "switching by self-prediction)")
+    d = add_run_command(sub, "demo", demo, help="MS-GODE vs fine-tuning on a small physics sequence (about 20 s)",
+                        default_out="results/ms-gode")
+    r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction: every method on the physics and "
+                                                  "Bio-CDL substitute sequences, 3 seeds (at most 10 min)",
+                        default_out="results/ms-gode-repro")
+    r.add_argument("--sequences", nargs="+", choices=["physics", "bio"], default=["physics", "bio"],
+                   help="task sequences (default: physics bio)")
+    r.add_argument("--n-seeds", type=int, default=3, choices=[1, 2, 3], help="seeds (default 3)")
+    s = sub.add_parser("simulate", help="simulate one system and save it as a task .npz",
+                       description="Simulate SYSTEM (springs, charged: NRI generators; egfr, ran: mass-action "
+                                   "substitutes of the Bio-CDL VCell models, solve_ivp BDF), observe it irregularly "
+                                   "and save values (S, N, T, D) normalised to [-1, 1], obs_mask, target_mask, "
+                                   "times, adjacency and the settings to an .npz.")
+    s.add_argument("system", choices=SYSTEMS)
+    s.add_argument("--n", type=int, default=100, help="number of simulations (default 100)")
+    s.add_argument("--out", type=Path, required=True, help="output .npz")
+    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--frames", type=int, default=None, help="frames (default 120 particles, 100 species)")
+    s.add_argument("--balls", type=int, default=None, help="particles: number of balls (default 5 / 3)")
+    s.add_argument("--box", type=float, default=None, help="particles: box half-width (default 5 / 10)")
+    s.add_argument("--k", type=float, default=None, help="particles: interaction strength (default 0.1 / 1)")
+    s.add_argument("--config-seed", type=int, default=0, help="egfr/ran: seed of the per-config rates (default 0)")
+    s.add_argument("--randomise-rates", action="store_true", help="egfr: draw every rate at ±50%% per config")
+    s.add_argument("--sample-percent", type=float, default=None,
+                   help="fraction of the observed window each object keeps (default 0.6)")
+    s.set_defaults(func=simulate)
+    t = sub.add_parser("train", help="learn task files in sequence with MS-GODE",
+                       description="Learn each --tasks file (.npz from `simulate`, or raw with values (S, N, T, D), "
+                                   "times (T,), adjacency (N, N)) as a new task, in order; writes DIR/state.npz "
+                                   "(bit-packed masks, no pickle) and DIR/results.json.")
+    t.add_argument("--tasks", type=Path, nargs="+", required=True, help="task .npz files, in learning order")
+    t.add_argument("--out", type=Path, required=True, help="output folder")
+    t.add_argument("--epochs", type=int, default=20, help="epochs per task (default 20)")
+    t.add_argument("--batch-size", type=int, default=10, help="trajectories per batch (default 10)")
+    t.add_argument("--lr", type=float, default=5e-2, help="AdamW learning rate of the scores (default 5e-2)")
+    t.add_argument("--hidden", type=int, default=32, help="hidden width (default 32)")
+    t.add_argument("--valid-fraction", type=float, default=0.2, help="held out to calibrate thresholds (0.2)")
+    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    t.set_defaults(func=train_cmd)
+    p = sub.add_parser("predict", help="which mode (or unknown) an observation file is, and its extrapolation",
+                       description="Mode switching on OBS (.npz as for train) with the model in --model (a folder "
+                                   "written by `train` or its state.npz); prints the mode or 'unknown' as JSON.")
+    p.add_argument("--model", type=Path, required=True, help="folder written by `train` (or its state.npz)")
+    p.add_argument("obs", type=Path, help="observation .npz")
+    p.add_argument("--out", type=Path, default=None, help="write the predictions to this .npz")
+    p.set_defaults(func=predict_cmd)
+    for q in (d, r, t, p):
+        q.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
+    return run_main(parser, argv)

@@ -1,0 +1,126 @@
+"""The demo and repro experiments: task sequences, every method side by side, tables and figures."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .continual import METHODS, SequenceResult, TrainConfig, run_sequence
+from .data import TaskData, make_task, task_sequence
+from .model import ModelConfig
+
+__all__ = ["split_tasks", "compare_methods", "summary_rows", "markdown_table", "plot_predictions"]
+
+
+def split_tasks(tasks: Sequence[TaskData], fractions: Sequence[float] = (0.6, 0.2, 0.2)
+                ) -> list[tuple[TaskData, ...]]:
+    """Each task split into (train, valid, test)."""
+    return [t.split(fractions) for t in tasks]
+
+
+def compare_methods(sequence: str, methods: Sequence[str], *, n_sims: int, config: ModelConfig,
+                    train: TrainConfig, seed: int = 0, cache: Any = True, unseen: dict[str, Any] | None = None
+                    ) -> dict[str, Any]:
+    """Run every method on the ``"physics"`` or ``"bio"`` sequence (same data, same seed)."""
+    bad = [m for m in methods if m not in METHODS]
+    if bad:
+        raise ValueError(f"methods must be among {list(METHODS)}, got {bad}")
+    tasks = task_sequence(sequence, n_sims, seed=seed, cache=cache)
+    split = split_tasks(tasks)
+    out: dict[str, Any] = {"tasks": split, "results": {}}
+    for m in methods:
+        out["results"][m] = run_sequence(m, split, config=config, train=train, seed=seed)
+    if unseen is not None and "ms-gode" in methods:
+        new = make_task(unseen, max(10, n_sims // 5), seed=seed + 99, cache=cache)
+        learner = out["results"]["ms-gode"].learner
+        sels = [learner.select_mode(new, np.arange(i, min(i + train.batch_size, len(new))))
+                for i in range(0, len(new), train.batch_size)]
+        known = [learner.select_mode(te, np.arange(i, min(i + train.batch_size, len(te))))
+                 for _, _, te in split for i in range(0, len(te), train.batch_size)]
+        out["unknown_rate_unseen"] = float(np.mean([s.unknown for s in sels]))
+        out["unknown_rate_known"] = float(np.mean([s.unknown for s in known]))
+    return out
+
+
+def summary_rows(results: dict[str, SequenceResult], *, sequence: str, seed: int) -> list[dict[str, Any]]:
+    rows = []
+    for m, r in results.items():
+        row = {"sequence": sequence, "seed": seed, "method": r.method, "AP-MSE": r.ap_mse, "AF-MSE": r.af_mse,
+               "task1 after task1": float(r.acc[0, 0]), "task1 after last": float(r.acc[-1, 0]),
+               "s/epoch": r.seconds_per_epoch, "state bytes/task": r.state_bytes_per_task,
+               "acc": r.acc.tolist()}
+        if r.oracle_acc is not None:
+            row["oracle AP-MSE"] = float(np.mean(r.oracle_acc[-1]))
+            row["oracle max |a_Kj - a_jj|"] = float(max(abs(r.oracle_acc[-1, j] - r.oracle_acc[j, j])
+                                                        for j in range(r.acc.shape[0])))
+            row["mode accuracy"] = list(r.mode_accuracy)
+        rows.append(row)
+        del m
+    return rows
+
+
+def markdown_table(rows: Sequence[dict[str, Any]]) -> str:
+    """Mean ± std over seeds per (sequence, method)."""
+    keys: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        keys.setdefault((r["sequence"], r["method"]), []).append(r)
+    lines = ["| sequence | method | seeds | AP-MSE ↓ | AF-MSE ↓ | task 1: after task 1 → after last | "
+             "mode-switch acc. per task | s/epoch | state bytes / task |", "|" + "---|" * 9]
+
+    def ms(vals: list[float]) -> str:
+        a = np.asarray(vals, dtype=float)
+        return f"{a.mean():.4f} ± {a.std():.4f}" if a.size > 1 else f"{a.mean():.4f}"
+
+    for (seq, meth), rs in keys.items():
+        mode = "–"
+        if "mode accuracy" in rs[0]:
+            acc = np.nanmean(np.asarray([r["mode accuracy"] for r in rs], dtype=float), axis=0)
+            mode = " / ".join(f"{a:.2f}" for a in acc)
+        lines.append(f"| {seq} | {meth} | {len(rs)} | {ms([r['AP-MSE'] for r in rs])} | "
+                     f"{ms([r['AF-MSE'] for r in rs])} | {np.mean([r['task1 after task1'] for r in rs]):.4f} → "
+                     f"{np.mean([r['task1 after last'] for r in rs]):.4f} | {mode} | "
+                     f"{np.mean([r['s/epoch'] for r in rs]):.3f} | {rs[0]['state bytes/task']} |")
+    return "\n".join(lines)
+
+
+def plot_predictions(path: str | Path, task: TaskData, preds: dict[str, np.ndarray], *, n_traj: int = 2,
+                     title: str = "") -> Path:
+    """Trajectories of ``task`` (first ``n_traj``): observed window, true future and each method's prediction.
+    ``preds[name]`` is ``(S, N, T', D)`` at the target frames of the trajectories."""
+    from iclr25.utils.plotting import savefig, subplots  # noqa: PLC0415
+
+    fig, axes = subplots(1, n_traj, size=(4.0, 3.6), squeeze=False)
+    colours = {"truth": "k"}
+    styles = ["--", ":", "-."]
+    for b in range(n_traj):
+        ax = axes[0, b]
+        frames = np.nonzero(task.target_mask[:n_traj].any(axis=(0, 1)))[0]
+        for i in range(task.n_nodes):
+            obs = np.nonzero(task.obs_mask[b, i])[0]
+            if task.n_features >= 2:
+                ax.plot(task.values[b, i, obs, 0], task.values[b, i, obs, 1], ".", ms=2, color=f"C{i}")
+                ax.plot(task.values[b, i, frames, 0], task.values[b, i, frames, 1], "-", lw=1.2, color=f"C{i}",
+                        alpha=0.5)
+                for s, (name, p) in enumerate(preds.items()):
+                    ax.plot(p[b, i, :, 0], p[b, i, :, 1], styles[s % 3], lw=1.2, color=f"C{i}",
+                            label=name if i == 0 else None)
+            else:
+                ax.plot(task.times[obs], task.values[b, i, obs, 0], ".", ms=2, color=f"C{i % 10}")
+                ax.plot(task.times[frames], task.values[b, i, frames, 0], "-", lw=1.0, color=f"C{i % 10}",
+                        alpha=0.5)
+                for s, (name, p) in enumerate(preds.items()):
+                    ax.plot(task.times[frames], p[b, i, :, 0], styles[s % 3], lw=1.0, color=f"C{i % 10}",
+                            label=name if i == 0 else None)
+        ax.set_title(f"{title} trajectory {b}" if title else f"trajectory {b}", fontsize=9)
+        if b == 0:
+            ax.legend(fontsize=7, title="solid: truth, dots: observed", title_fontsize=7)
+    del colours
+    return savefig(fig, path)
+
+
+def config_dict(config: ModelConfig, train: TrainConfig) -> dict[str, Any]:
+    return {"model": dataclasses.asdict(config), "train": dataclasses.asdict(train)}

@@ -1,0 +1,123 @@
+"""Bad input: inconsistent shapes, unknown task ids, NaN observations, bad files and flags."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from iclr25.ms_gode import (
+    MSGODE,
+    MassActionNetwork,
+    ModelConfig,
+    TrainConfig,
+    af_mse,
+    ap_mse,
+    load_task,
+    observe,
+    simulate_springs,
+    simulate_system,
+)
+from iclr25.ms_gode.cli import main
+from iclr25.ms_gode.simulators import Reaction
+
+
+def test_task_shapes_must_agree(tiny_task):
+    with pytest.raises(ValueError, match="adjacency must have shape"):
+        dataclasses.replace(tiny_task, adjacency=tiny_task.adjacency[:, :2, :2])
+    with pytest.raises(ValueError, match="obs_mask must have shape"):
+        dataclasses.replace(tiny_task, obs_mask=tiny_task.obs_mask[:, :, :5])
+    with pytest.raises(ValueError, match="times must have shape"):
+        dataclasses.replace(tiny_task, times=tiny_task.times[:-1])
+    with pytest.raises(ValueError, match=r"values must be an array of shape \(S, N, T, D\)"):
+        dataclasses.replace(tiny_task, values=tiny_task.values[0])
+
+
+def test_nan_observations_are_refused(tiny_task):
+    bad = tiny_task.values.copy()
+    bad[0, 0, 0, 0] = np.nan
+    with pytest.raises(ValueError, match="values must be finite"):
+        dataclasses.replace(tiny_task, values=bad)
+
+
+def test_unknown_task_ids(tiny_task):
+    learner = MSGODE(4, ModelConfig(hidden=8, ode_hidden=8, augment=0), TrainConfig(epochs=1, batch_size=3))
+    with pytest.raises(ValueError, match="select_mode"):
+        learner.select_mode(tiny_task)
+    learner.fit_task(tiny_task)
+    with pytest.raises(ValueError, match=r"task_id must be an integer in \[0, 0\]"):
+        learner.evaluate(tiny_task, task_id=3)
+    with pytest.raises(ValueError, match="task_id"):
+        learner.fit_task(tiny_task, task_id=-1)
+    with pytest.raises(ValueError, match="n_features"):
+        MSGODE(2).evaluate(tiny_task)
+    with pytest.raises(TypeError, match="task must be a TaskData"):
+        learner.evaluate(np.zeros((2, 3, 4, 4)))
+    with pytest.raises(ValueError, match="idx must be"):
+        learner.select_mode(tiny_task, [99])
+
+
+def test_bad_parameters():
+    with pytest.raises(ValueError, match="n_balls must be an integer >= 2"):
+        simulate_springs(3, n_balls=1)
+    with pytest.raises(ValueError, match="box must be a finite number > 0"):
+        simulate_springs(3, box=-1.0)
+    with pytest.raises(ValueError, match="system must be one of"):
+        simulate_system("lotka-volterra", 3)
+    with pytest.raises(ValueError, match="sample_percent"):
+        observe(simulate_springs(2, n_frames=10), sample_percent=0.0)
+    with pytest.raises(ValueError, match="hidden must be an integer >= 1"):
+        ModelConfig(hidden=0)
+    with pytest.raises(ValueError, match="lr must be a finite number > 0"):
+        TrainConfig(lr=float("nan"))
+    with pytest.raises(ValueError, match="criterion"):
+        MSGODE(4, criterion="accuracy")
+    with pytest.raises(ValueError, match="acc must be a square"):
+        ap_mse([[1.0, 2.0]])
+    with pytest.raises(ValueError, match="acc must be a square"):
+        af_mse(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="unknown species"):
+        MassActionNetwork("x", ("A",), (Reaction(("A",), ("B",), "k"),), {"k": 1.0}, {"A": 1.0})
+
+
+def test_bad_files(tmp_path):
+    with pytest.raises(FileNotFoundError, match="missing.npz"):
+        load_task(tmp_path / "missing.npz")
+    (tmp_path / "empty.npz").write_bytes(b"")
+    with pytest.raises(ValueError, match="empty.npz"):
+        load_task(tmp_path / "empty.npz")
+    (tmp_path / "junk.npz").write_bytes(b"not a zip at all" * 10)
+    with pytest.raises(ValueError, match="junk.npz"):
+        load_task(tmp_path / "junk.npz")
+    np.savez(tmp_path / "shapes.npz", values=np.zeros((2, 3, 10, 4)), times=np.arange(10.0),
+             adjacency=np.zeros((4, 4)))
+    with pytest.raises(ValueError, match=r"shapes.npz: adjacency must have shape \(3, 3\)"):
+        load_task(tmp_path / "shapes.npz")
+    v = np.zeros((2, 3, 10, 4))
+    v[1, 1, 1, 1] = np.nan
+    np.savez(tmp_path / "nan.npz", values=v, times=np.arange(10.0), adjacency=np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="nan.npz: values contain NaN"):
+        load_task(tmp_path / "nan.npz")
+
+
+@pytest.mark.parametrize("kind", ["missing", "empty", "garbage"])
+def test_cli_file_errors_exit_2_with_one_line_and_no_output(tmp_path, capsys, kind):
+    f = tmp_path / "task.npz"
+    if kind == "empty":
+        f.write_bytes(b"")
+    elif kind == "garbage":
+        f.write_bytes(b"\x00garbage" * 50)
+    out = tmp_path / "out"
+    for argv in (["train", "--tasks", str(f), "--out", str(out)], ["predict", "--model", str(f), str(f)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "task.npz" in err[0], err
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ([] if kind == "missing" else ["task.npz"])
+
+
+def test_cli_bad_flags(tmp_path, capsys):
+    assert main(["simulate", "springs", "--n", "0", "--out", str(tmp_path / "a.npz")]) == 2
+    assert "--n must be" in capsys.readouterr().err
+    assert main(["simulate", "springs", "--out", str(tmp_path / "a.txt")]) == 2
+    assert "--out must be an .npz" in capsys.readouterr().err
+    assert not list(tmp_path.iterdir())
