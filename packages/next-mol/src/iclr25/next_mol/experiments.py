@@ -1,0 +1,159 @@
+"""The experiments behind ``demo`` and ``repro``: 1D generation (SELFIES LM vs SMILES LM vs random tokens, FCD
+against MOSES test) and 3D conformer prediction (DMT-mini vs untrained DMT vs RDKit ETKDG, aligned vs unaligned
+loss, with and without the 1D-to-3D transfer)."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from .chem import canonical_smiles
+from .conformers import Ensemble, EnsembleSettings, etkdg_conformers, reference_ensembles
+from .data import load_moses
+from .diffusion import Graph, graphs_of, make_dmt, pos_std_of, sample_conformers, train_dmt, validation_rmsd
+from .dmt import DMT
+from .lm import (
+    CausalLM,
+    LMConfig,
+    decode_to_smiles,
+    random_token_strings,
+    sample_lm,
+    to_selfies_corpus,
+    train_lm,
+)
+from .metrics import CovMat, cov_mat_from_rmsd, de_novo_metrics, mean_cov_mat, rmsd_matrix, sanity
+from .tokenizer import SelfiesTokenizer, SmilesTokenizer, Tokenizer
+
+__all__ = ["LMRun", "fit_lm", "one_d_experiment", "ThreeDData", "three_d_data", "evaluate_conformers",
+           "ConformerScores"]
+
+
+# ------------------------------------------------------------------------------------------------------ 1D
+@dataclasses.dataclass
+class LMRun:
+    """A trained LM, its tokenizer and training record."""
+
+    kind: str
+    model: CausalLM
+    tokenizer: Tokenizer
+    corpus: list[str]
+    seconds: float
+    final_loss: float
+
+
+def fit_lm(kind: str, smiles: Sequence[str], *, steps: int, d_model: int = 128, n_layers: int = 2, n_heads: int = 4,
+           batch_size: int = 64, lr: float = 1e-3, seed: int = 0, extra_vocab: Sequence[str] = (),
+           corpus: Sequence[str] | None = None, model: CausalLM | None = None, **train_kw: Any) -> LMRun:
+    """Train a SELFIES (``kind="selfies"``) or SMILES LM on ``smiles`` for ``steps`` steps (``extra_vocab``:
+    strings whose tokens join the vocabulary without being trained on; ``train_kw`` go to :func:`train_lm`)."""
+    if corpus is None:
+        corpus = to_selfies_corpus(smiles) if kind == "selfies" else [canonical_smiles(s) for s in smiles]
+    tok = (SelfiesTokenizer() if kind == "selfies" else SmilesTokenizer()).fit(list(corpus) + list(extra_vocab))
+    max_len = max(len(tok.split(s)) for s in list(corpus) + list(extra_vocab)) + 2
+    if model is None:
+        torch.manual_seed(seed)
+        model = CausalLM(LMConfig(tok.size, d_model=d_model, n_layers=n_layers, n_heads=n_heads, max_len=max_len))
+    res = train_lm(model, tok, corpus, steps=steps, batch_size=batch_size, lr=lr, seed=seed, desc=f"{kind} LM",
+                   **train_kw)
+    return LMRun(kind, model, tok, list(corpus), res.seconds, res.final_loss)
+
+
+def one_d_experiment(lm: LMRun, n: int, *, train: Sequence[str], reference: Sequence[str], seed: int = 0,
+                     temperature: float = 1.0) -> dict[str, Any]:
+    """Sample ``n`` molecules and score them (validity, uniqueness, novelty, FCD against ``reference``)."""
+    t0 = time.perf_counter()
+    strings = sample_lm(lm.model, lm.tokenizer, n, temperature=temperature, seed=seed)
+    t_sample = time.perf_counter() - t0
+    smiles = decode_to_smiles(strings, lm.kind)
+    m = de_novo_metrics(smiles, train=train, reference=reference)
+    return {"validity": m.validity, "uniqueness": m.uniqueness, "novelty": m.novelty, "fcd": m.fcd,
+            "sample_s": t_sample, "smiles": smiles}
+
+
+def random_baseline(tokenizer: Tokenizer, corpus: Sequence[str], n: int, *, train: Sequence[str],
+                    reference: Sequence[str], seed: int = 0) -> dict[str, Any]:
+    """Scores of random-token strings of the corpus' lengths (see :func:`random_token_strings`)."""
+    smiles = decode_to_smiles(random_token_strings(tokenizer, corpus, n, seed=seed), tokenizer.kind)
+    m = de_novo_metrics(smiles, train=train, reference=reference)
+    return {"validity": m.validity, "uniqueness": m.uniqueness, "novelty": m.novelty, "fcd": m.fcd}
+
+
+# ------------------------------------------------------------------------------------------------------ 3D
+@dataclasses.dataclass
+class ThreeDData:
+    """Training and test ensembles of the 3D experiment and their model inputs."""
+
+    train: list[Ensemble]
+    test: list[Ensemble]
+    train_graphs: list[Graph]
+    test_graphs: list[Graph]
+    pos_std: float
+    seconds: float
+
+
+def three_d_data(n_train: int, n_test: int, *, max_heavy_atoms: int = 18, train_settings: EnsembleSettings,
+                 test_settings: EnsembleSettings, seed: int = 0, n_jobs: int = 1) -> ThreeDData:
+    """MOSES train/test molecules (disjoint splits of the benchmark) with pseudo-GEOM ensembles (cached)."""
+    t0 = time.perf_counter()
+    tr = reference_ensembles(load_moses("train", n_train, seed=seed + 11, max_heavy_atoms=max_heavy_atoms),
+                             train_settings, seed=seed, n_jobs=n_jobs, skip_failed=True, desc="train ensembles")
+    te = reference_ensembles(load_moses("test", n_test, seed=seed + 13, max_heavy_atoms=max_heavy_atoms),
+                             test_settings, seed=seed, n_jobs=n_jobs, skip_failed=True, desc="test ensembles")
+    return ThreeDData(tr, te, graphs_of(tr), graphs_of(te), pos_std_of(tr), time.perf_counter() - t0)
+
+
+@dataclasses.dataclass(frozen=True)
+class ConformerScores:
+    """Mean (and median) COV/MAT over test molecules, sanity and time per conformer."""
+
+    mean: CovMat
+    median: CovMat
+    fraction_sane: float
+    bond_error: float
+    seconds_per_conformer: float
+
+
+def _score(test: Sequence[Ensemble], generated: Sequence[np.ndarray], seconds: float, delta: float
+           ) -> ConformerScores:
+    vals, sane, err = [], [], []
+    for e, g in zip(test, generated, strict=True):
+        vals.append(cov_mat_from_rmsd(rmsd_matrix(e.molecule.mol, e.coords, g), delta))
+        s = sanity(e.molecule, g, e.coords[0])
+        sane.append(s.sane)
+        err.append(s.bond_error)
+    mean, median = mean_cov_mat(vals)
+    n_conf = sum(len(g) for g in generated)
+    return ConformerScores(mean, median, float(np.concatenate(sane).mean()), float(np.median(np.concatenate(err))),
+                           seconds / n_conf)
+
+
+def evaluate_conformers(source: DMT | str, data: ThreeDData, *, ratio: int = 2, steps: int = 50,
+                        sampler: str = "ancestral", seed: int = 0, delta: float = 0.75,
+                        graphs: Sequence[Graph] | None = None) -> tuple[ConformerScores, list[np.ndarray]]:
+    """``ratio x K`` conformers per test molecule from DMT (or ``"etkdg"`` / ``"etkdg+mmff"``), scored."""
+    t0 = time.perf_counter()
+    if isinstance(source, str):
+        gen = [etkdg_conformers(e.molecule, ratio * e.n_confs, mmff=source == "etkdg+mmff", seed=seed + 101)
+               for e in data.test]
+    else:
+        graphs = list(graphs if graphs is not None else data.test_graphs)
+        gen_all = sample_conformers(source, graphs, ratio * max(e.n_confs for e in data.test), steps=steps,
+                                    sampler=sampler, seed=seed, batch_size=128)
+        gen = [g[:ratio * e.n_confs] for g, e in zip(gen_all, data.test, strict=True)]
+    return _score(data.test, gen, time.perf_counter() - t0, delta), gen
+
+
+def fit_dmt(data: ThreeDData, *, steps: int, aligned: bool = True, seed: int = 0, batch_size: int = 32,
+            lr: float = 5e-4, model: DMT | None = None, callback=None, callback_steps=(), **size: Any
+            ) -> tuple[DMT, dict[str, float]]:
+    """Train (or continue training) DMT on the training ensembles; returns it with loss and validation RMSD."""
+    model = model or make_dmt(pos_std=data.pos_std, seed=seed, **size)
+    res = train_dmt(model, data.train_graphs, steps=steps, batch_size=batch_size, lr=lr, aligned=aligned,
+                    seed=seed, warmup=min(100, steps // 10 + 1), callback=callback, callback_steps=callback_steps)
+    return model, {"seconds": res.seconds, "final_loss": res.final_loss,
+                   "val_rmsd": validation_rmsd(model, data.test_graphs)}

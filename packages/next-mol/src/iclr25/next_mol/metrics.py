@@ -1,0 +1,253 @@
+"""Metrics: symmetry-aware heavy-atom RMSD (RDKit ``GetBestRMS`` semantics, vectorised), COV/MAT, validity,
+uniqueness, novelty, FCD, bond-length and clash sanity, and the 3D stereo check."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Sequence
+
+import numpy as np
+
+from .chem import Molecule
+
+__all__ = ["rmsd_matrix", "CovMat", "cov_mat", "cov_mat_from_rmsd", "DeNovo", "de_novo_metrics", "fcd",
+           "Sanity", "sanity", "stereo_matches", "kabsch_rmsd"]
+
+
+def _symmetrized(mol):
+    """A copy in which conjugated terminal groups (carboxylate, nitro, amidine... : >= 2 degree-1 atoms of one
+    element on one atom, at least one of them double-bonded) have equal bonds, as RDKit's GetBestRMS does with
+    its default ``symmetrizeConjugatedTerminalGroups=True``."""
+    from rdkit import Chem  # noqa: PLC0415
+
+    m = Chem.RWMol(mol)
+    for atom in m.GetAtoms():
+        by_elem: dict[int, list] = {}
+        for b in atom.GetBonds():
+            other = b.GetOtherAtom(atom)
+            if other.GetDegree() == 1 and b.GetBondType() in (Chem.BondType.SINGLE, Chem.BondType.DOUBLE):
+                by_elem.setdefault(other.GetAtomicNum(), []).append(b)
+        for bonds in by_elem.values():
+            if len(bonds) >= 2 and any(b.GetBondType() == Chem.BondType.DOUBLE for b in bonds):
+                for b in bonds:
+                    b.SetBondType(Chem.BondType.DOUBLE)
+                    b.GetOtherAtom(atom).SetFormalCharge(0)
+    return m.GetMol()
+
+
+def _symmetry_perms(mol, max_matches: int = 2000) -> np.ndarray:
+    sym = _symmetrized(mol)
+    matches = sym.GetSubstructMatches(sym, uniquify=False, useChirality=False, maxMatches=max_matches)
+    if not matches:
+        return np.arange(mol.GetNumAtoms())[None]
+    return np.asarray(matches, dtype=np.int64)
+
+
+def kabsch_rmsd(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """Minimum RMSD over rotations and translations between paired point sets, broadcast over leading axes.
+
+    With centred ``A, B`` (``(..., n, 3)``) and ``H = A^T B = U S V^T``, the optimum is
+    ``n rmsd^2 = |A|^2 + |B|^2 - 2 (s_1 + s_2 + d s_3)`` with ``d = sign(det(U V^T))`` (Kabsch, 1976).
+    """
+    A = A - A.mean(-2, keepdims=True)
+    B = B - B.mean(-2, keepdims=True)
+    H = np.einsum("...ni,...nj->...ij", A, B)
+    s = np.linalg.svd(H, compute_uv=False)
+    d = np.sign(np.linalg.det(H))
+    d = np.where(d == 0, 1.0, d)
+    tr = s[..., 0] + s[..., 1] + d * s[..., 2]
+    n = A.shape[-2]
+    msd = ((A ** 2).sum((-1, -2)) + (B ** 2).sum((-1, -2)) - 2 * tr) / n
+    return np.sqrt(np.maximum(msd, 0.0))
+
+
+def rmsd_matrix(mol, A: np.ndarray, B: np.ndarray, *, chunk: int = 64) -> np.ndarray:
+    """``R[a, b]`` = best heavy-atom RMSD between conformer ``A[a]`` and ``B[b]`` of ``mol`` (Angstrom), minimised
+    over rotations, translations and the atom permutations of the molecule's graph symmetry, as RDKit's
+    ``rdMolAlign.GetBestRMS`` does.
+    """
+    A = np.asarray(A, dtype=np.float64)
+    B = np.asarray(B, dtype=np.float64)
+    n = mol.GetNumAtoms()
+    if A.ndim != 3 or B.ndim != 3 or A.shape[1:] != (n, 3) or B.shape[1:] != (n, 3):
+        raise ValueError(f"conformers must be (k, {n}, 3) arrays for this molecule, got {A.shape} and {B.shape}")
+    perms = _symmetry_perms(mol)
+    out = np.full((len(A), len(B)), np.inf)
+    for p0 in range(0, len(perms), chunk):
+        P = perms[p0:p0 + chunk]
+        Bp = B[:, P].transpose(1, 0, 2, 3)            # (p, kb, n, 3)
+        r = kabsch_rmsd(A[None, :, None], Bp[:, None])  # (p, ka, kb)
+        out = np.minimum(out, r.min(0))
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class CovMat:
+    """Coverage and matching of generated versus reference conformers of one molecule (or their mean)."""
+
+    cov_r: float
+    mat_r: float
+    cov_p: float
+    mat_p: float
+
+
+def cov_mat_from_rmsd(R: np.ndarray, delta: float = 0.75) -> CovMat:
+    """From ``R[i, j]`` = RMSD(reference ``i``, generated ``j``):
+    ``COV-R = mean_i [min_j R_ij <= delta]``, ``MAT-R = mean_i min_j R_ij``; the precision variants swap roles.
+
+    References: NExT-Mol (Liu et al., ICLR 2025), Sec. 4.2 (conformer prediction metrics, after GeoMol).
+    """
+    R = np.asarray(R, dtype=np.float64)
+    if R.ndim != 2 or 0 in R.shape:
+        raise ValueError(f"R must be a non-empty (n_ref, n_gen) matrix, got shape {R.shape}")
+    if not np.all(np.isfinite(R)) or np.any(R < 0):
+        raise ValueError("R must hold finite non-negative RMSDs")
+    if not delta > 0:
+        raise ValueError(f"delta must be > 0, got {delta}")
+    r, p = R.min(1), R.min(0)
+    return CovMat(float(np.mean(r <= delta)), float(r.mean()), float(np.mean(p <= delta)), float(p.mean()))
+
+
+def cov_mat(molecule: Molecule, references: np.ndarray, generated: np.ndarray, delta: float = 0.75) -> CovMat:
+    """COV/MAT of one molecule from its reference and generated heavy-atom conformers."""
+    if len(references) == 0 or len(generated) == 0:
+        raise ValueError(f"{molecule.smiles!r}: references and generated conformers must be non-empty")
+    return cov_mat_from_rmsd(rmsd_matrix(molecule.mol, references, generated), delta)
+
+
+def mean_cov_mat(values: Sequence[CovMat]) -> tuple[CovMat, CovMat]:
+    """Mean and median over molecules."""
+    if not values:
+        raise ValueError("no COV/MAT values to average")
+    arr = np.array([[v.cov_r, v.mat_r, v.cov_p, v.mat_p] for v in values])
+    return CovMat(*arr.mean(0).tolist()), CovMat(*np.median(arr, 0).tolist())
+
+
+@dataclasses.dataclass(frozen=True)
+class DeNovo:
+    """MOSES-style 1D metrics of generated molecules."""
+
+    n: int
+    validity: float
+    uniqueness: float
+    novelty: float
+    fcd: float | None
+
+
+def de_novo_metrics(generated: Sequence[str | None], *, train: Sequence[str] = (), reference: Sequence[str] = (),
+                    ) -> DeNovo:
+    """Validity = valid / all; uniqueness = distinct valid / valid; novelty = distinct valid not in ``train`` /
+    distinct valid; FCD of the valid molecules against ``reference`` (None without a reference)."""
+    from .chem import canonical_smiles  # noqa: PLC0415
+
+    n = len(generated)
+    if n == 0:
+        raise ValueError("generated is empty")
+    valid = [s for s in generated if s]
+    uniq = set(valid)
+    train_set = {canonical_smiles(s) for s in train} if train else set()
+    novelty = len(uniq - train_set) / len(uniq) if uniq else 0.0
+    f = fcd(valid, reference) if reference and len(valid) > 1 else None
+    return DeNovo(n, len(valid) / n, len(uniq) / max(1, len(valid)), novelty, f)
+
+
+@functools.lru_cache(maxsize=1)
+def _chemnet():
+    import fcd as fcd_pkg  # noqa: PLC0415
+
+    return fcd_pkg.load_ref_model()
+
+
+def fcd(generated: Sequence[str], reference: Sequence[str]) -> float:
+    """Frechet ChemNet Distance ``|mu_g - mu_r|^2 + tr(S_g + S_r - 2 (S_g S_r)^{1/2})`` of ChemNet activations,
+    through the ``fcd`` package (its ChemNet weights ship in the wheel; SMILES are canonicalised there).
+
+    References: Preuer et al., J. Chem. Inf. Model. 2018.
+    """
+    import fcd as fcd_pkg  # noqa: PLC0415
+
+    if len(generated) < 2 or len(reference) < 2:
+        raise ValueError(f"FCD needs at least 2 molecules on each side, got {len(generated)} and {len(reference)}")
+    return float(fcd_pkg.get_fcd(list(generated), list(reference), _chemnet(), device="cpu"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Sanity:
+    """Per-conformer chemistry checks (PoseBusters-style, from RDKit's distance-geometry bounds)."""
+
+    bonds_ok: np.ndarray        # (k,) all bond lengths inside [0.75 lower, 1.25 upper] bound
+    no_clash: np.ndarray        # (k,) no non-bonded pair closer than 0.75 x its lower bound
+    bond_error: np.ndarray      # (k,) median |bond length - reference bond length| in Angstrom (nan w/o reference)
+
+    @property
+    def sane(self) -> np.ndarray:
+        return self.bonds_ok & self.no_clash
+
+    @property
+    def fraction_sane(self) -> float:
+        return float(self.sane.mean())
+
+
+def sanity(molecule: Molecule, coords: np.ndarray, reference: np.ndarray | None = None) -> Sanity:
+    """Bond-length and internal-clash checks of conformers ``coords`` ``(k, n, 3)`` of ``molecule``."""
+    from rdkit.Chem import rdDistGeom  # noqa: PLC0415
+
+    mol = molecule.mol
+    coords = np.asarray(coords, dtype=np.float64)
+    n = mol.GetNumAtoms()
+    if coords.ndim != 3 or coords.shape[1:] != (n, 3):
+        raise ValueError(f"coords must be (k, {n}, 3), got {coords.shape}")
+    bm = rdDistGeom.GetMoleculeBoundsMatrix(mol)
+    iu = np.triu_indices(n, 1)
+    upper, lower = bm[iu], bm[iu[1], iu[0]]
+    D = np.linalg.norm(coords[:, :, None] - coords[:, None], axis=-1)[:, iu[0], iu[1]]
+    bonded = np.zeros((n, n), dtype=bool)
+    for b in mol.GetBonds():
+        bonded[b.GetBeginAtomIdx(), b.GetEndAtomIdx()] = bonded[b.GetEndAtomIdx(), b.GetBeginAtomIdx()] = True
+    bmask = bonded[iu]
+    bonds_ok = np.all((D[:, bmask] >= 0.75 * lower[bmask]) & (D[:, bmask] <= 1.25 * upper[bmask]), axis=1) \
+        if bmask.any() else np.ones(len(coords), dtype=bool)
+    nb = ~bmask
+    no_clash = np.all(D[:, nb] >= 0.75 * lower[nb], axis=1) if nb.any() else np.ones(len(coords), dtype=bool)
+    if reference is not None and bmask.any():
+        ref = np.asarray(reference, dtype=np.float64)
+        Dr = np.linalg.norm(ref[:, None] - ref[None], axis=-1)[iu][bmask]
+        err = np.median(np.abs(D[:, bmask] - Dr[None]), axis=1)
+    else:
+        err = np.full(len(coords), np.nan)
+    return Sanity(bonds_ok, no_clash, err)
+
+
+def stereo_matches(molecule: Molecule, coords: np.ndarray) -> np.ndarray:
+    """``ok[k]``: the tetrahedral centres and double bonds perceived from conformer ``k`` (RDKit
+    ``AssignStereochemistryFrom3D``) carry the labels of the input molecule. Molecules without specified
+    stereo pass trivially."""
+    from rdkit import Chem  # noqa: PLC0415
+    from rdkit.Geometry import Point3D  # noqa: PLC0415
+
+    mol = molecule.mol
+
+    def labels(m) -> list[tuple[int, str]]:
+        out = [(a.GetIdx(), a.GetProp("_CIPCode")) for a in m.GetAtoms() if a.HasProp("_CIPCode")]
+        out += [(1000 + b.GetIdx(), str(b.GetStereo())) for b in m.GetBonds()
+                if b.GetStereo() != Chem.BondStereo.STEREONONE]
+        return sorted(out)
+
+    ref = Chem.Mol(mol)
+    Chem.AssignStereochemistry(ref, cleanIt=True, force=True)
+    want = [x for x in labels(ref)]
+    if not want:
+        return np.ones(len(coords), dtype=bool)
+    ok = []
+    for xyz in np.asarray(coords, dtype=np.float64):
+        m = Chem.Mol(mol)
+        m.RemoveAllConformers()
+        conf = Chem.Conformer(m.GetNumAtoms())
+        for i, p in enumerate(xyz):
+            conf.SetAtomPosition(i, Point3D(*map(float, p)))
+        m.AddConformer(conf, assignId=True)
+        Chem.AssignStereochemistryFrom3D(m)
+        got = dict(labels(m))
+        ok.append(all(got.get(k) == v for k, v in want))
+    return np.asarray(ok, dtype=bool)

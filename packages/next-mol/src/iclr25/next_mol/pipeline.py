@@ -1,0 +1,128 @@
+"""End to end: molecules from the SELFIES LM, then their conformers from DMT (with the stereo check that resamples
+conformers whose chirality flipped), then an SDF file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from iclr25.utils.io import atomic_write
+
+from .chem import Molecule, prepare_many
+from .diffusion import SAMPLERS, graphs_of, sample_conformers
+from .dmt import DMT
+from .lm import CausalLM, decode_to_smiles, sample_lm
+from .metrics import sanity, stereo_matches
+from .tokenizer import Tokenizer
+
+__all__ = ["ConformerSet", "generate_smiles", "predict_conformers", "to_rdkit", "write_sdf"]
+
+
+@dataclasses.dataclass(frozen=True)
+class ConformerSet:
+    """``k`` predicted heavy-atom conformers of one molecule with their checks."""
+
+    molecule: Molecule
+    coords: np.ndarray       # (k, n_atoms, 3) Angstrom
+    stereo_ok: np.ndarray    # (k,) bool
+    sane: np.ndarray         # (k,) bool: bond lengths and no internal clash
+    resampled: int           # conformers redrawn because their stereo flipped
+
+
+def generate_smiles(lm: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: float = 1.0,
+                    top_k: int | None = None, seed: int = 0, unique: bool = False, max_rounds: int = 20
+                    ) -> list[str]:
+    """``n`` valid molecules (canonical SMILES) from the LM; with ``unique`` duplicates are redrawn."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for r in range(max_rounds):
+        strings = sample_lm(lm, tokenizer, max(n - len(out), 1) if r else n, temperature=temperature, top_k=top_k,
+                            seed=seed + 7919 * r)
+        for s in decode_to_smiles(strings, tokenizer.kind):
+            if s is None or (unique and s in seen):
+                continue
+            seen.add(s)
+            out.append(s)
+        if len(out) >= n:
+            return out[:n]
+    raise ValueError(f"the LM produced only {len(out)} valid{' unique' if unique else ''} molecules of n={n}")
+
+
+def predict_conformers(dmt: DMT, smiles: Sequence[str], k: int, *, steps: int = 50, sampler: str = "ancestral",
+                       seed: int = 0, stereo_check: bool = True, max_resample: int = 3, batch_size: int = 64
+                       ) -> list[ConformerSet]:
+    """``k`` DMT conformers for each SMILES; with ``stereo_check`` those whose tetrahedral or double-bond stereo
+    perceived from 3D differs from the input are redrawn (at most ``max_resample`` rounds).
+
+    Every SMILES is validated first; an invalid one is a ``ValueError`` naming ``smiles[i]``.
+    """
+    if sampler not in SAMPLERS:
+        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+    molecules = prepare_many(smiles)
+    graphs = graphs_of(molecules)
+    coords = sample_conformers(dmt, graphs, k, steps=steps, sampler=sampler, seed=seed, batch_size=batch_size)
+    out = []
+    for i, (m, c) in enumerate(zip(molecules, coords, strict=True)):
+        ok = stereo_matches(m, c) if stereo_check else np.ones(k, dtype=bool)
+        redrawn = 0
+        for r in range(max_resample if stereo_check else 0):
+            bad = np.flatnonzero(~ok)
+            if not len(bad):
+                break
+            new = sample_conformers(dmt, [graphs[i]], len(bad), steps=steps, sampler=sampler,
+                                    seed=seed + 104729 * (r + 1) + i)[0]
+            new_ok = stereo_matches(m, new)
+            c[bad[new_ok]] = new[new_ok]
+            ok[bad[new_ok]] = True
+            redrawn += int(new_ok.sum())
+        out.append(ConformerSet(m, c, ok, sanity(m, c).sane, redrawn))
+    return out
+
+
+def to_rdkit(conformers: ConformerSet, *, add_hydrogens: bool = False):
+    """An RDKit molecule holding the ``k`` conformers (hydrogens placed by RDKit when ``add_hydrogens``)."""
+    from rdkit import Chem  # noqa: PLC0415
+    from rdkit.Geometry import Point3D  # noqa: PLC0415
+
+    mol = Chem.Mol(conformers.molecule.mol)
+    mol.RemoveAllConformers()
+    for xyz in conformers.coords:
+        conf = Chem.Conformer(mol.GetNumAtoms())
+        for j, p in enumerate(xyz):
+            conf.SetAtomPosition(j, Point3D(*map(float, p)))
+        mol.AddConformer(conf, assignId=True)
+    if add_hydrogens:
+        mol = Chem.AddHs(mol, addCoords=True)
+    return mol
+
+
+def write_sdf(path: str | os.PathLike[str], sets: Sequence[ConformerSet], *, add_hydrogens: bool = False) -> Path:
+    """All conformers to one SDF file (atomically), with properties ``smiles``, ``conformer``, ``stereo_ok``,
+    ``sane``."""
+    from rdkit import Chem  # noqa: PLC0415
+
+    p = Path(path)
+    if p.suffix.lower() != ".sdf":
+        raise ValueError(f"--out {p} must end in .sdf")
+    blocks = []
+    for i, cs in enumerate(sets):
+        mol = to_rdkit(cs, add_hydrogens=add_hydrogens)
+        for j, conf in enumerate(mol.GetConformers()):
+            mol.SetProp("_Name", f"mol{i}_conf{j}")
+            mol.SetProp("smiles", cs.molecule.smiles)
+            mol.SetIntProp("conformer", j)
+            mol.SetIntProp("stereo_ok", int(cs.stereo_ok[j]))
+            mol.SetIntProp("sane", int(cs.sane[j]))
+            blocks.append(Chem.MolToMolBlock(mol, confId=conf.GetId()) + _props(mol) + "$$$$\n")
+    with atomic_write(p) as f:
+        f.write("".join(blocks))
+    return p
+
+
+def _props(mol) -> str:
+    return "".join(f">  <{k}>\n{mol.GetProp(k)}\n\n" for k in ("smiles", "conformer", "stereo_ok", "sane"))

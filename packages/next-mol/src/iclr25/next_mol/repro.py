@@ -1,0 +1,267 @@
+"""``iclr25 next-mol repro``: the reduced-scale reproduction behind the README "Results".
+
+Experiment A (1D): a SELFIES LM and a SMILES LM of the same size and budget on MOSES train; validity, uniqueness,
+novelty and FCD against MOSES test, beside a random-token SELFIES baseline; a ladder of training steps.
+Experiment B (3D): DMT-mini on pseudo-GEOM ensembles of MOSES molecules versus the untrained DMT (same sampler)
+and RDKit ETKDG (with and without MMFF) at 2K conformers per molecule; the aligned versus the unaligned loss at
+equal steps; the 1D-to-3D transfer against the same extra steps without it; a ladder of training steps; time per
+conformer; a figure of generated versus reference conformers.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from iclr25.utils.io import atomic_write
+from iclr25.utils.results import RunResult
+
+from .conformers import EnsembleSettings
+from .data import load_moses
+from .diffusion import Graph, make_dmt, train_dmt, validation_rmsd
+from .experiments import (
+    LMRun,
+    evaluate_conformers,
+    fit_dmt,
+    fit_lm,
+    one_d_experiment,
+    random_baseline,
+    three_d_data,
+)
+from .figures import plot_conformers, plot_ladder
+from .lm import to_selfies_corpus
+from .transfer import LMFeaturizer
+
+PACKAGE = "iclr25-next-mol"
+
+REPRO: dict[str, Any] = {
+    "lm_train": 10000, "lm_ladder": [100, 200, 400], "lm_d": 128, "lm_layers": 2, "n_sample": 1000,
+    "n_sample_ladder": 500, "fcd_ref": 1000,
+    "dmt_train": 120, "dmt_test": 12, "max_heavy_atoms": 18, "n_embed_train": 12, "n_embed_test": 40,
+    "max_confs": 4, "dmt_ladder": [100, 200, 400], "dmt_hidden": 96, "dmt_blocks": 4, "dmt_heads": 4,
+    "dmt_batch": 32, "dmt_lr": 1e-3, "sample_steps": 50, "ddim_steps": 20, "transfer_steps": 100, "n_jobs": 2,
+}
+QUICK: dict[str, Any] = {
+    **REPRO, "lm_train": 1000, "lm_ladder": [20, 40, 80], "lm_d": 64, "lm_layers": 1, "n_sample": 200,
+    "n_sample_ladder": 100, "fcd_ref": 300, "dmt_train": 16, "dmt_test": 3, "n_embed_train": 4, "n_embed_test": 8,
+    "max_confs": 2, "dmt_ladder": [10, 20, 40], "dmt_hidden": 32, "dmt_blocks": 2, "sample_steps": 10,
+    "ddim_steps": 5, "transfer_steps": 10,
+}
+
+
+def _row(name: str, s) -> dict[str, Any]:
+    return {"method": name, "COV-R mean": s.mean.cov_r, "MAT-R mean": s.mean.mat_r, "COV-R median": s.median.cov_r,
+            "MAT-R median": s.median.mat_r, "COV-P mean": s.mean.cov_p, "MAT-P mean": s.mean.mat_p,
+            "sane": s.fraction_sane, "bond error": s.bond_error, "s/conformer": s.seconds_per_conformer}
+
+
+def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
+    cfg = dict(QUICK if quick else REPRO)
+    run = RunResult.start(PACKAGE, "repro", seed=seed, config=cfg)
+    t_start = time.perf_counter()
+    log: dict[str, Any] = {"1d": [], "3d": [], "ladder_1d": [], "ladder_3d": []}
+
+    def say(msg: str) -> None:
+        print(f"[{time.perf_counter() - t_start:6.1f} s] {msg}", flush=True)
+
+    # ------------------------------------------------------------------------------------------- A: 1D
+    train = load_moses("train", cfg["lm_train"], seed=seed)
+    ref = load_moses("test", cfg["fcd_ref"], seed=seed)
+    sf_corpus = to_selfies_corpus(train)
+    # the 3D molecules' tokens join the vocabulary (for the transfer), their strings are not trained on
+    ens_smiles = [*load_moses("train", cfg["dmt_train"], seed=seed + 11, max_heavy_atoms=cfg["max_heavy_atoms"]),
+                  *load_moses("test", cfg["dmt_test"], seed=seed + 13, max_heavy_atoms=cfg["max_heavy_atoms"])]
+    extra = to_selfies_corpus(ens_smiles)
+    holder: dict[str, Any] = {}
+    last = cfg["lm_ladder"][-1]
+
+    def lm_rung(step: int) -> None:
+        n = cfg["n_sample"] if step == last else cfg["n_sample_ladder"]
+        r = one_d_experiment(holder["lm"], n, train=train, reference=ref, seed=seed)
+        holder[step] = r
+        log["ladder_1d"].append({"steps": step, "n": n, **{k: r[k] for k in ("validity", "uniqueness", "fcd")}})
+        say(f"SELFIES LM @ {step} steps: {log['ladder_1d'][-1]}")
+
+    from .lm import CausalLM, LMConfig  # noqa: PLC0415
+    from .tokenizer import SelfiesTokenizer  # noqa: PLC0415
+
+    tok = SelfiesTokenizer().fit(sf_corpus + extra)
+    torch.manual_seed(seed)
+    model = CausalLM(LMConfig(tok.size, d_model=cfg["lm_d"], n_layers=cfg["lm_layers"],
+                              max_len=max(len(tok.split(x)) for x in sf_corpus + extra) + 2))
+    holder["lm"] = LMRun("selfies", model, tok, sf_corpus, 0.0, 0.0)
+    lm_sf = fit_lm("selfies", train, corpus=sf_corpus, extra_vocab=extra, steps=last, model=model, seed=seed,
+                   callback=lm_rung, callback_steps=cfg["lm_ladder"])
+    final_sf = holder[last]
+    lm_sm = fit_lm("smiles", train, steps=cfg["lm_ladder"][-1], d_model=cfg["lm_d"], n_layers=cfg["lm_layers"],
+                   seed=seed)
+    final_sm = one_d_experiment(lm_sm, cfg["n_sample"], train=train, reference=ref, seed=seed)
+    rand = random_baseline(lm_sf.tokenizer, sf_corpus, cfg["n_sample"], train=train, reference=ref, seed=seed)
+    for name, r in (("SELFIES LM", final_sf), ("SMILES LM", final_sm), ("random SELFIES tokens", rand)):
+        log["1d"].append({"method": name, **{k: r[k] for k in ("validity", "uniqueness", "novelty", "fcd")}})
+        say(f"{name}: {log['1d'][-1]}")
+    run.add("1D: SELFIES LM validity", final_sf["validity"], peer=final_sm["validity"], peer_name="SMILES LM",
+            higher_is_better=True)
+    run.add("1D: SELFIES LM uniqueness", final_sf["uniqueness"], higher_is_better=True)
+    run.add("1D: SELFIES LM novelty", final_sf["novelty"], higher_is_better=True)
+    run.add("1D: FCD vs MOSES test, SELFIES LM", final_sf["fcd"], peer=rand["fcd"], peer_name="random tokens",
+            higher_is_better=False)
+    run.add("1D: FCD vs MOSES test, SELFIES LM vs SMILES LM", final_sf["fcd"], peer=final_sm["fcd"],
+            peer_name="SMILES LM", higher_is_better=False)
+
+    # ------------------------------------------------------------------------------------------- B: 3D
+    data = three_d_data(cfg["dmt_train"], cfg["dmt_test"], max_heavy_atoms=cfg["max_heavy_atoms"],
+                        train_settings=EnsembleSettings(n_embed=cfg["n_embed_train"], max_confs=cfg["max_confs"]),
+                        test_settings=EnsembleSettings(n_embed=cfg["n_embed_test"], max_confs=cfg["max_confs"]),
+                        seed=seed, n_jobs=cfg["n_jobs"])
+    say(f"ensembles: {len(data.train)} train / {len(data.test)} test molecules, "
+        f"K = {np.mean([e.n_confs for e in data.test]):.1f}, pos_std {data.pos_std:.3f} A, {data.seconds:.0f} s")
+    size = {"hidden": cfg["dmt_hidden"], "n_blocks": cfg["dmt_blocks"], "n_heads": cfg["dmt_heads"]}
+    steps, ddim = cfg["sample_steps"], cfg["ddim_steps"]
+    rows = []
+    s_etkdg, g_etkdg = evaluate_conformers("etkdg", data, seed=seed)
+    s_mmff, _ = evaluate_conformers("etkdg+mmff", data, seed=seed)
+    rows += [_row("RDKit ETKDG", s_etkdg), _row("RDKit ETKDG + MMFF", s_mmff)]
+    untrained = make_dmt(pos_std=data.pos_std, seed=seed, **size)
+    s_untr, _ = evaluate_conformers(untrained, data, steps=steps, seed=seed)
+    rows.append(_row(f"DMT-mini untrained ({steps} ancestral steps)", s_untr))
+    say(f"ETKDG MAT-R {s_etkdg.mean.mat_r:.3f}, +MMFF {s_mmff.mean.mat_r:.3f}, untrained {s_untr.mean.mat_r:.3g}")
+    dmt = make_dmt(pos_std=data.pos_std, seed=seed, **size)
+    rungs: dict[int, Any] = {}
+
+    def dmt_rung(step: int) -> None:
+        s_rung, _ = evaluate_conformers(dmt, data, steps=ddim, sampler="ddim", seed=seed)
+        rungs[step] = (s_rung, validation_rmsd(dmt, data.test_graphs))
+        log["ladder_3d"].append({"steps": step, "MAT-R (ddim)": s_rung.mean.mat_r, "COV-R (ddim)": s_rung.mean.cov_r,
+                                 "val RMSD": rungs[step][1]})
+        say(f"DMT @ {step} steps: {log['ladder_3d'][-1]}")
+
+    prev = cfg["dmt_ladder"][-1]
+    dmt, info = fit_dmt(data, steps=prev, seed=seed, batch_size=cfg["dmt_batch"], lr=cfg["dmt_lr"], model=dmt,
+                        callback=dmt_rung, callback_steps=cfg["dmt_ladder"])
+    mid = cfg["dmt_ladder"][1]
+    mid_val, mid_mat = rungs[mid][1], rungs[mid][0].mean.mat_r
+    s_dmt, g_dmt = evaluate_conformers(dmt, data, steps=steps, seed=seed)
+    s_ddim = rungs[prev][0]
+    rows.append(_row(f"DMT-mini ({prev} steps, {steps} ancestral steps)", s_dmt))
+    rows.append(_row(f"DMT-mini ({prev} steps, {ddim} DDIM steps)", s_ddim))
+    say(f"DMT final MAT-R {s_dmt.mean.mat_r:.3f} (ancestral), {s_ddim.mean.mat_r:.3f} (ddim)")
+
+    # aligned vs unaligned loss at equal steps (the ladder's middle rung; same seed, same batches)
+    unal, info_u = fit_dmt(data, steps=mid, seed=seed, aligned=False, batch_size=cfg["dmt_batch"],
+                           lr=cfg["dmt_lr"], **size)
+    s_unal, _ = evaluate_conformers(unal, data, steps=ddim, sampler="ddim", seed=seed)
+    rows.append(_row(f"DMT-mini unaligned loss ({mid} steps, {ddim} DDIM steps)", s_unal))
+    align_tab = {"aligned": {"val RMSD": mid_val, "MAT-R (ddim)": mid_mat},
+                 "unaligned": {"val RMSD": info_u["val_rmsd"], "MAT-R (ddim)": s_unal.mean.mat_r}}
+    say(f"alignment ablation @ {mid} steps: {align_tab}")
+
+    # 1D-to-3D transfer: stage 2 (projector + new DMT input columns) versus the same steps of DMT alone
+    molecules_tr = [e.molecule for e in data.train]
+    molecules_te = [e.molecule for e in data.test]
+    lm_t = lm_sf
+    feat_tr = LMFeaturizer(lm_t.model, lm_t.tokenizer, molecules_tr, seed=seed)
+    feat_te = LMFeaturizer(lm_t.model, lm_t.tokenizer, molecules_te, seed=seed)
+    feat_te.projector = feat_tr.projector
+    base_state = {k: v.clone() for k, v in dmt.state_dict().items()}
+    with_lm = dmt.extend_lm_input(feat_tr.d_out)
+    for p in with_lm.parameters():
+        p.requires_grad_(False)
+    with_lm.node_in.weight.requires_grad_(True)
+    params = [with_lm.node_in.weight, *feat_tr.projector.parameters()]
+    t_steps = cfg["transfer_steps"]
+    train_dmt(with_lm, data.train_graphs, steps=t_steps, batch_size=cfg["dmt_batch"], lr=cfg["dmt_lr"],
+              seed=seed + 99, parameters=params, lm_features=feat_tr, warmup=10, desc="transfer")
+    te_graphs = [Graph(g.atom_feats, g.pair_feats, g.coords, f) for g, f in
+                 zip(data.test_graphs, feat_te.numpy(range(len(molecules_te))), strict=True)]
+    s_tr, _ = evaluate_conformers(with_lm, data, steps=ddim, sampler="ddim", seed=seed, graphs=te_graphs)
+    val_tr = validation_rmsd(with_lm, te_graphs)
+    dmt.load_state_dict(base_state)
+    for p in dmt.parameters():
+        p.requires_grad_(True)
+    train_dmt(dmt, data.train_graphs, steps=t_steps, batch_size=cfg["dmt_batch"], lr=cfg["dmt_lr"],
+              seed=seed + 99, warmup=10, desc="same steps without LM")
+    s_ctl, _ = evaluate_conformers(dmt, data, steps=ddim, sampler="ddim", seed=seed)
+    val_ctl = validation_rmsd(dmt, data.test_graphs)
+    transfer_tab = {"with LM features": {"val RMSD": val_tr, "MAT-R (ddim)": s_tr.mean.mat_r},
+                    "same steps, no LM": {"val RMSD": val_ctl, "MAT-R (ddim)": s_ctl.mean.mat_r}}
+    rows.append(_row(f"DMT-mini + LM transfer ({prev}+{t_steps} steps, {ddim} DDIM steps)", s_tr))
+    rows.append(_row(f"DMT-mini, same extra steps without LM ({prev}+{t_steps}, {ddim} DDIM)", s_ctl))
+    say(f"transfer: {transfer_tab}")
+
+    run.add("3D: DMT-mini MAT-R (A), vs untrained DMT", s_dmt.mean.mat_r, peer=s_untr.mean.mat_r,
+            peer_name="untrained DMT-mini", unit="A", higher_is_better=False)
+    run.add("3D: DMT-mini MAT-R (A), vs RDKit ETKDG", s_dmt.mean.mat_r, peer=s_etkdg.mean.mat_r,
+            peer_name="RDKit ETKDG", unit="A", higher_is_better=False)
+    run.add("3D: DMT-mini COV-R @0.75 A, vs RDKit ETKDG", s_dmt.mean.cov_r, peer=s_etkdg.mean.cov_r,
+            peer_name="RDKit ETKDG", higher_is_better=True)
+    run.add("3D: sane conformers (DMT-mini)", s_dmt.fraction_sane, higher_is_better=True)
+    run.add("3D: median |bond length - MMFF| (A, DMT-mini)", s_dmt.bond_error, unit="A", higher_is_better=False)
+    run.add(f"3D: validation RMSD @ {mid} steps, aligned vs unaligned loss", mid_val, peer=info_u["val_rmsd"],
+            peer_name="unaligned", unit="A", higher_is_better=False)
+    run.add("3D: MAT-R with LM transfer vs same steps without", s_tr.mean.mat_r, peer=s_ctl.mean.mat_r,
+            peer_name="no transfer", unit="A", higher_is_better=False)
+    run.add("3D: s/conformer DMT-mini (ancestral) vs ETKDG", s_dmt.seconds_per_conformer,
+            peer=s_etkdg.seconds_per_conformer, peer_name="ETKDG", unit="s", higher_is_better=False, timing=True)
+    run.add("3D: s/conformer DMT-mini (DDIM) vs ETKDG+MMFF", s_ddim.seconds_per_conformer,
+            peer=s_mmff.seconds_per_conformer, peer_name="ETKDG+MMFF", unit="s", higher_is_better=False,
+            timing=True)
+
+    # figures
+    best = int(np.argmin([e.n_atoms if hasattr(e, "n_atoms") else e.molecule.n_atoms for e in data.test]))
+    e0 = data.test[best]
+    fig = plot_conformers(out / "conformers.png", e0.molecule,
+                          {"DMT-mini": g_dmt[best], "RDKit ETKDG": g_etkdg[best]}, e0.coords,
+                          title=f"{e0.molecule.smiles}: generated (grey) vs pseudo-GEOM references (colour)")
+    run.add_figure(fig, relative_to=out)
+    lad1 = log["ladder_1d"]
+    fig = plot_ladder(out / "ladder_fcd.png", {"SELFIES LM": ([r["steps"] for r in lad1], [r["fcd"] for r in lad1])},
+                      xlabel="LM training steps", ylabel="FCD vs MOSES test",
+                      hlines={"0.5 x random tokens": 0.5 * rand["fcd"], "SMILES LM (final)": final_sm["fcd"]})
+    run.add_figure(fig, relative_to=out)
+    lad3 = log["ladder_3d"]
+    fig = plot_ladder(out / "ladder_matr.png",
+                      {"DMT-mini (DDIM)": ([r["steps"] for r in lad3], [r["MAT-R (ddim)"] for r in lad3])},
+                      xlabel="DMT training steps", ylabel="MAT-R (A)",
+                      hlines={"RDKit ETKDG": s_etkdg.mean.mat_r, "1.5 x ETKDG": 1.5 * s_etkdg.mean.mat_r})
+    run.add_figure(fig, relative_to=out)
+    log.update({"3d": rows, "alignment": align_tab, "transfer": transfer_tab})
+    with atomic_write(out / "tables.json") as f:
+        json.dump(log, f, indent=1, default=float)
+    with atomic_write(out / "tables.md") as f:
+        f.write(tables_markdown(log))
+    run.add("repro wall time", time.perf_counter() - t_start, unit="s", higher_is_better=False, timing=True)
+    run.finish().save(out / "results.json")
+    print(tables_markdown(log))
+    return run
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.3g}" if abs(v) < 1e4 else f"{v:.3e}"
+    return str(v)
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return ""
+    cols = list(rows[0])
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(_fmt(r.get(c)) for c in cols) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def tables_markdown(log: dict[str, Any]) -> str:
+    parts = ["### 1D generation (MOSES)", _table(log["1d"]), "", "### 1D ladder (SELFIES LM)",
+             _table(log["ladder_1d"]), "", "### 3D conformers (pseudo-GEOM, 2K per molecule, delta 0.75 A)",
+             _table(log["3d"]), "", "### 3D ladder (DMT-mini)", _table(log["ladder_3d"])]
+    if "alignment" in log:
+        parts += ["", "### Aligned vs unaligned loss (equal steps)",
+                  _table([{"loss": k, **v} for k, v in log["alignment"].items()]),
+                  "", "### 1D-to-3D transfer", _table([{"run": k, **v} for k, v in log["transfer"].items()])]
+    return "\n".join(parts) + "\n"

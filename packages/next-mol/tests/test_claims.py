@@ -1,0 +1,230 @@
+"""The properties NExT-Mol's method rests on, checked at small scale with seeds (issue 18, "What it must show")."""
+
+import numpy as np
+import pytest
+import torch
+
+from iclr25.next_mol import (
+    CosineVPSchedule,
+    EnsembleSettings,
+    SelfiesTokenizer,
+    SmilesTokenizer,
+    cov_mat,
+    cov_mat_from_rmsd,
+    graphs_of,
+    kabsch_rotation,
+    load_moses,
+    make_dmt,
+    noise_target,
+    prepare,
+    prepare_many,
+    random_rotations,
+    reference_ensemble,
+    rmsd_matrix,
+    sample_conformers,
+    stereo_matches,
+    token_atom_map,
+)
+from iclr25.next_mol.dmt import masked_center
+
+
+# ---------------------------------------------------------------------------------------------- 1. geometry
+def test_kabsch_recovers_random_rotations():
+    g = torch.Generator().manual_seed(0)
+    P = torch.randn(64, 20, 3, generator=g, dtype=torch.float64)
+    P = P - P.mean(1, keepdim=True)
+    R = random_rotations(64, g, dtype=torch.float64)
+    Q = P @ R.transpose(1, 2) + torch.randn(64, 1, 3, generator=g, dtype=torch.float64)  # rotate, then translate
+    err = (kabsch_rotation(P, Q) - R).abs().max().item()
+    assert err < 1e-5
+    assert torch.allclose(torch.linalg.det(R), torch.ones(64, dtype=torch.float64))
+
+
+def test_kabsch_respects_the_padding_mask():
+    g = torch.Generator().manual_seed(1)
+    P = torch.randn(8, 12, 3, generator=g, dtype=torch.float64)
+    mask = torch.ones(8, 12, dtype=torch.bool)
+    mask[:, 9:] = False
+    P = masked_center(P, mask)
+    R = random_rotations(8, g, dtype=torch.float64)
+    Q = P @ R.transpose(1, 2)
+    Q[:, 9:] = 100.0  # garbage in the padding must not matter
+    assert (kabsch_rotation(P, Q, mask) - R).abs().max().item() < 1e-5
+
+
+def test_schedule_is_variance_preserving_and_monotone():
+    s = CosineVPSchedule()
+    t = torch.linspace(0, s.T, 1001, dtype=torch.float64)
+    a, sig = s.alpha(t), s.sigma(t)
+    assert torch.allclose(a ** 2 + sig ** 2, torch.ones_like(t), atol=1e-10)
+    assert a[0] == pytest.approx(1.0) and a[-1] < 0.02
+    assert bool(torch.all(a[1:] < a[:-1]))
+    ts = s.stratified_times(16, torch.Generator().manual_seed(0))
+    assert ts.min() >= s.t_min and ts.max() <= s.T and len(torch.unique((ts * 16).floor())) == 16  # one per stratum
+
+
+def test_aligned_noise_target_is_never_larger_than_the_noise():
+    g = torch.Generator().manual_seed(2)
+    x0 = torch.randn(32, 15, 3, generator=g)
+    mask = torch.ones(32, 15, dtype=torch.bool)
+    x0 = masked_center(x0, mask)
+    eps = torch.randn(32, 15, 3, generator=g)
+    t = CosineVPSchedule().stratified_times(32, g)
+    a, s = CosineVPSchedule().alpha(t), CosineVPSchedule().sigma(t)
+    x_t = a[:, None, None] * x0 + s[:, None, None] * eps
+    aligned = noise_target(x0, x_t, a, s, mask, eps, aligned=True)
+    assert torch.equal(noise_target(x0, x_t, a, s, mask, eps, aligned=False), eps)
+    n_al, n_eps = aligned.pow(2).sum((1, 2)), eps.pow(2).sum((1, 2))
+    assert bool(torch.all(n_al <= n_eps + 1e-4)) and float((n_eps - n_al).mean()) > 0.1
+
+
+@pytest.fixture(scope="module")
+def tiny_dmt():
+    return make_dmt(hidden=32, pair_hidden=16, n_blocks=2, n_heads=4, seed=0)
+
+
+def test_sampled_conformers_are_centred(tiny_dmt):
+    graphs = graphs_of(prepare_many(["CCOc1ccccc1", "CC(=O)NC1CCCC1"]))
+    for sampler in ("ancestral", "ddim"):
+        out = sample_conformers(tiny_dmt, graphs, 3, steps=5, sampler=sampler, seed=0)
+        for c, g in zip(out, graphs):
+            assert c.shape == (3, g.n_atoms, 3)
+            assert np.abs(c.mean(1)).max() < 1e-4
+
+
+def test_dmt_is_permutation_equivariant(tiny_dmt):
+    # train the gates open a little first: at adaLN-Zero init every block is the identity
+    for p in tiny_dmt.parameters():
+        p.data.add_(0.05 * torch.randn(p.shape, generator=torch.Generator().manual_seed(p.numel())))
+    g = graphs_of([prepare("CC(C)Cc1ccc(C(C)C(=O)O)cc1")])[0]
+    n = g.n_atoms
+    perm = torch.as_tensor(np.random.default_rng(0).permutation(n))
+    a = torch.as_tensor(g.atom_feats)[None]
+    p = torch.as_tensor(g.pair_feats)[None]
+    x = torch.randn(1, n, 3, generator=torch.Generator().manual_seed(3))
+    t = torch.tensor([0.4])
+    mask = torch.ones(1, n, dtype=torch.bool)
+    with torch.no_grad():
+        out = tiny_dmt(x, t, a, p, mask)
+        out_p = tiny_dmt(x[:, perm], t, a[:, perm], p[:, perm][:, :, perm], mask)
+    assert float(out.abs().mean()) > 1e-3
+    assert torch.allclose(out[:, perm], out_p, atol=1e-5)
+    # and it is not rotation-equivariant (the paper's DMT is not): a rotated input does not rotate the output
+    R = random_rotations(1, torch.Generator().manual_seed(4))
+    with torch.no_grad():
+        out_r = tiny_dmt(x @ R.transpose(1, 2), t, a, p, mask)
+    assert not torch.allclose(out_r, out @ R.transpose(1, 2), atol=1e-3)
+
+
+# ---------------------------------------------------------------------------------------------- 2. COV / MAT
+def test_cov_mat_of_a_known_rmsd_matrix():
+    R = np.array([[0.2, 1.0, 0.9],   # reference 0: best 0.2
+                  [0.8, 0.7, 2.0]])  # reference 1: best 0.7
+    cm = cov_mat_from_rmsd(R, delta=0.75)
+    assert cm.mat_r == pytest.approx(0.45) and cm.cov_r == pytest.approx(1.0)
+    assert cm.mat_p == pytest.approx((0.2 + 0.7 + 0.9) / 3) and cm.cov_p == pytest.approx(2 / 3)
+    assert cov_mat_from_rmsd(R, delta=0.5).cov_r == pytest.approx(0.5)
+
+
+@pytest.fixture(scope="module")
+def ibuprofen_ensemble():
+    return reference_ensemble("CC(C)Cc1ccc(C(C)C(=O)O)cc1", EnsembleSettings(n_embed=12, max_confs=4), seed=0)
+
+
+def test_cov_mat_on_synthetic_ensembles_with_known_rmsds(ibuprofen_ensemble):
+    """Generated = rigidly moved references (RMSD 0) and references with one atom displaced along a direction
+    that Kabsch cannot undo by much; MAT-R is then the known value of the moved set."""
+    ens = ibuprofen_ensemble
+    refs = ens.coords
+    rng = np.random.default_rng(0)
+    R = random_rotations(len(refs), torch.Generator().manual_seed(0), dtype=torch.float64).numpy()
+    moved = np.einsum("kij,knj->kni", R, refs) + rng.normal(size=(len(refs), 1, 3))
+    cm = cov_mat(ens.molecule, refs, moved)
+    assert cm.mat_r == pytest.approx(0.0, abs=1e-6) and cm.cov_r == 1.0 and cm.mat_p == pytest.approx(0, abs=1e-6)
+    # uniform scaling by (1 + s) of centred coordinates: the optimal alignment is the identity, so the RMSD is
+    # exactly s * rms radius (symmetry permutations cannot lower it for a rigid scaling)
+    s = 0.1
+    c = refs - refs.mean(1, keepdims=True)
+    scaled = c * (1 + s)
+    known = s * np.sqrt((c ** 2).sum(-1).mean(-1))
+    R_mat = rmsd_matrix(ens.molecule.mol, c, scaled)
+    np.testing.assert_allclose(np.diag(R_mat), known, rtol=1e-6)
+    assert cov_mat(ens.molecule, c, scaled).mat_r <= known.mean() + 1e-9
+
+
+def test_rmsd_matrix_matches_rdkit_get_best_rms(ibuprofen_ensemble):
+    from rdkit import Chem
+    from rdkit.Chem import rdMolAlign
+    from rdkit.Geometry import Point3D
+
+    ens = ibuprofen_ensemble
+
+    def mk(x):
+        m = Chem.Mol(ens.molecule.mol)
+        conf = Chem.Conformer(m.GetNumAtoms())
+        for i, p in enumerate(x):
+            conf.SetAtomPosition(i, Point3D(*map(float, p)))
+        m.AddConformer(conf)
+        return m
+
+    ours = rmsd_matrix(ens.molecule.mol, ens.coords, ens.coords)
+    for i in range(ens.n_confs):
+        for j in range(ens.n_confs):
+            assert ours[i, j] == pytest.approx(rdMolAlign.GetBestRMS(mk(ens.coords[j]), mk(ens.coords[i])), abs=1e-6)
+
+
+def test_reference_ensemble_is_pruned_and_inside_the_energy_window(ibuprofen_ensemble):
+    ens = ibuprofen_ensemble
+    assert 2 <= ens.n_confs <= 4
+    assert ens.energies.min() == 0.0 and ens.energies.max() <= 10.0
+    R = rmsd_matrix(ens.molecule.mol, ens.coords, ens.coords)
+    assert R[np.triu_indices(ens.n_confs, 1)].min() > 0.5
+
+
+# ----------------------------------------------------------------------------------------- 3. token -> atom map
+EDGE_CASES = ["C[C@@H](Cl)NC(=O)c1ccccc1", "CC1=CC2(CC2)C[NH+]1C", "O=C(Nc1ccc2c(c1)OCO2)C1CC1",
+              "C/C=C/C(=O)[O-]", "Brc1ccc(I)cc1", "N#CC1(C#N)CC1", "C1CC2CCC1C2"]
+
+
+def test_token_to_atom_map_covers_every_heavy_atom_exactly_once():
+    for smi in EDGE_CASES + load_moses("test", 150, seed=3):
+        m = prepare(smi)
+        M = m.token_map
+        assert M.shape == (len(m.tokens), m.n_atoms)
+        np.testing.assert_array_equal(M.sum(0), np.ones(m.n_atoms))   # each atom: exactly one token
+        assert M.sum(1).max() <= 1                                    # each token: at most one atom
+        for i, j in zip(*np.nonzero(M)):
+            element = m.tokens[i].strip("[]").lstrip("=#/\\").rstrip("]")
+            assert element.lower().startswith(m.mol.GetAtomWithIdx(int(j)).GetSymbol().lower())
+        assert m.selfies == "".join(m.tokens)
+
+
+def test_token_map_of_a_selfies_string_with_surplus_tokens():
+    # SELFIES drops what valence does not allow; the map covers the atoms that were made, and only them
+    decoded, mol, M = token_atom_map("[C][=O][=O][C]")
+    assert mol.GetNumAtoms() == M.shape[1] and (M.sum(0) == 1).all()
+
+
+# ------------------------------------------------------------------------------------------ 4. stereo check
+def test_stereo_check_flags_the_mirror_image():
+    ens = reference_ensemble("C[C@@H](N)C(=O)NC1CC1", EnsembleSettings(n_embed=4, max_confs=2), seed=0)
+    assert stereo_matches(ens.molecule, ens.coords).all()
+    mirrored = ens.coords * np.array([1.0, 1.0, -1.0])
+    assert not stereo_matches(ens.molecule, mirrored).any()
+
+
+# ------------------------------------------------------------------------------------------ 5. SELFIES vs SMILES
+def test_selfies_lm_is_always_valid_and_smiles_lm_is_not():
+    from iclr25.next_mol import CausalLM, LMConfig, decode_to_smiles, sample_lm, to_selfies_corpus, train_lm
+
+    smiles = load_moses("train", 400, seed=0)
+    corpora = {"selfies": to_selfies_corpus(smiles), "smiles": smiles}
+    validity = {}
+    for kind, tok in (("selfies", SelfiesTokenizer()), ("smiles", SmilesTokenizer())):
+        tok.fit(corpora[kind])
+        lm = CausalLM(LMConfig(tok.size, d_model=32, n_layers=1, n_heads=2, max_len=80))
+        train_lm(lm, tok, corpora[kind], steps=40, batch_size=32, lr=3e-3, seed=0)
+        out = decode_to_smiles(sample_lm(lm, tok, 100, seed=0), kind)
+        validity[kind] = np.mean([s is not None for s in out])
+    assert validity["selfies"] == 1.0
+    assert validity["smiles"] < 0.9

@@ -1,0 +1,130 @@
+"""Bad input: clear errors that name the item, the argument or the file (issue 18, point 4)."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from iclr25.next_mol import (
+    EnsembleSettings,
+    SelfiesTokenizer,
+    cov_mat_from_rmsd,
+    load_dmt,
+    load_moses,
+    make_dmt,
+    prepare,
+    prepare_many,
+    reference_ensemble,
+    reference_ensembles,
+    sample_conformers,
+    save_dmt,
+    token_atom_map,
+    train_dmt,
+)
+from iclr25.next_mol.cli import main
+
+
+@pytest.mark.parametrize("bad", ["C1CC", "not a molecule", "c1ccccc", "C(C)(C)(C)(C)C"])
+def test_invalid_smiles_names_the_item(bad):
+    with pytest.raises(ValueError, match=r"smiles\[1\].*is not a valid SMILES"):
+        prepare_many(["CCO", bad])
+
+
+def test_empty_and_wrongly_typed_sets():
+    with pytest.raises(ValueError, match="empty"):
+        prepare_many([])
+    with pytest.raises(TypeError, match="not one string"):
+        prepare_many("CCO")
+    with pytest.raises(ValueError, match="empty"):
+        reference_ensembles([])
+    with pytest.raises(ValueError, match="empty SMILES"):
+        prepare("  ")
+    with pytest.raises(ValueError, match="fragments"):
+        prepare("CCO.Cl")
+
+
+def test_invalid_selfies_names_the_string():
+    with pytest.raises(ValueError, match=r"selfies '\[C\]\[Xx' is not a valid SELFIES"):
+        token_atom_map("[C][Xx")
+    with pytest.raises(ValueError, match="not a SELFIES string"):
+        SelfiesTokenizer().fit(["[C][O]", "CCO"])
+    tok = SelfiesTokenizer().fit(["[C][O]"])
+    with pytest.raises(ValueError, match="outside the vocabulary"):
+        tok.encode("[C][N]")
+
+
+def test_molecule_rdkit_cannot_embed_is_named():
+    with pytest.raises(ValueError, match=r"C1#CC1.*could not embed"):
+        reference_ensemble("C1#CC1", EnsembleSettings(n_embed=2))
+    with pytest.raises(ValueError, match=r"smiles\[1\].*could not embed"):
+        reference_ensembles(["CCO", "C1#CC1"], EnsembleSettings(n_embed=2), cache_dir=False)
+    kept = reference_ensembles(["CCO", "C1#CC1"], EnsembleSettings(n_embed=2), cache_dir=False, skip_failed=True)
+    assert len(kept) == 1
+
+
+def test_impossible_parameters():
+    with pytest.raises(ValueError, match="n_embed"):
+        EnsembleSettings(n_embed=0)
+    with pytest.raises(ValueError, match="delta"):
+        cov_mat_from_rmsd(np.ones((2, 2)), delta=0)
+    with pytest.raises(ValueError, match="non-empty"):
+        cov_mat_from_rmsd(np.ones((0, 2)))
+    with pytest.raises(ValueError, match="finite"):
+        cov_mat_from_rmsd(np.array([[np.nan]]))
+    with pytest.raises(ValueError, match="split"):
+        load_moses("valid")
+    with pytest.raises(ValueError, match="n=999999"):
+        load_moses("test", 999999)
+    dmt = make_dmt(hidden=16, pair_hidden=8, n_blocks=1, n_heads=2)
+    with pytest.raises(ValueError, match="sampler"):
+        sample_conformers(dmt, [], 2, sampler="euler")
+    with pytest.raises(ValueError, match="steps"):
+        sample_conformers(dmt, [], 2, steps=0)
+    with pytest.raises(ValueError, match="reference conformers"):
+        train_dmt(dmt, [], steps=1)
+
+
+def test_checkpoint_errors_name_the_file(tmp_path):
+    dmt = make_dmt(hidden=16, pair_hidden=8, n_blocks=1, n_heads=2)
+    p = save_dmt(tmp_path / "d.pt", dmt)
+    assert torch.equal(load_dmt(p).head.weight, dmt.head.weight)
+    garbage = tmp_path / "g.pt"
+    garbage.write_bytes(b"\x00garbage")
+    with pytest.raises(ValueError, match="g.pt: not a readable torch checkpoint"):
+        load_dmt(garbage)
+    with pytest.raises(FileNotFoundError, match="missing.pt"):
+        load_dmt(tmp_path / "missing.pt")
+    torch.save({"format": "iclr25-next-mol/1", "kind": "lm"}, tmp_path / "lm.pt")
+    with pytest.raises(ValueError, match="expected a 'dmt'"):
+        load_dmt(tmp_path / "lm.pt")
+    payload = torch.load(p, weights_only=True)
+    del payload["state_dict"]["head.weight"]
+    torch.save(payload, tmp_path / "partial.pt")
+    with pytest.raises(ValueError, match="partial.pt: weights do not fit.*head.weight"):
+        load_dmt(tmp_path / "partial.pt")
+
+
+@pytest.mark.parametrize("content", [None, "", "\x00\x01garbage\n", "CCO\nC1CC\n"])
+def test_conformers_command_rejects_bad_files(tmp_path, capsys, content):
+    src = tmp_path / "in.smi"
+    if content is not None:
+        src.write_text(content)
+    out = tmp_path / "out.sdf"
+    rc = main(["conformers", str(src), "--out", str(out)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "in.smi" in err[0]
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["in.smi"] if content is not None else [])
+
+
+def test_cli_rejects_bad_flags(tmp_path, capsys):
+    src = tmp_path / "in.smi"
+    src.write_text("CCO\n")
+    assert main(["conformers", str(src), "--out", str(tmp_path / "x.txt")]) == 2
+    assert "--out" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["conformers", str(src), "--k", "0", "--out", str(tmp_path / "x.sdf")])
+    assert "--k must be a positive integer" in capsys.readouterr().err
+    assert main(["generate", "--n", "2", "--lm", str(tmp_path / "nope.pt"), "--out", str(tmp_path / "m.sdf")]) == 2
+    assert "--lm" in capsys.readouterr().err
+    assert not any(Path(tmp_path).glob("*.sdf"))
