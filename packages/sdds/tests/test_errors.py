@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from iclr25.sdds import (
+    MIN_ESS_FRACTION,
     IsingEnergy,
     MISEnergy,
     SamplerConfig,
@@ -21,6 +22,7 @@ from iclr25.sdds import (
     neural_mcmc,
     read_checkpoint_spec,
 )
+from iclr25.sdds import cli as cli_module
 from iclr25.sdds.cli import main
 from iclr25.utils.results import RunResult
 
@@ -235,7 +237,11 @@ def test_cli_estimate_prints_and_records_the_warning(tmp_path, capsys, monkeypat
     run = RunResult.load(out / "results.json")
     assert run.notes.startswith("WARNING: ESS fraction")
     assert any(m.name.startswith("WARNING: ESS fraction") and m.value is None for m in run.metrics)
-    assert run.config["min_ess_fraction"] == 0.1
+    assert run.config["min_ess_fraction"] == 0.1 == MIN_ESS_FRACTION == cli_module.MIN_ESS_FRACTION
+    # a sampler trained at temperature 0 (MIS) has no default beta: 0.1.1 divided by zero
+    Uniform.config = SamplerConfig(objective="rkl_rl", temperature=0.0)
+    assert main(["estimate", "--checkpoint", str(tmp_path), "--n-samples", "64", "--out", str(tmp_path / "z")]) == 2
+    assert "trained at temperature 0.0" in _one_error_line(capsys) and not (tmp_path / "z").exists()
 
 
 def test_cli_reports_bad_config_in_one_line(tmp_path, capsys):

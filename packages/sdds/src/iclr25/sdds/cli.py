@@ -127,6 +127,9 @@ def cmd_estimate(args: argparse.Namespace) -> int:
 
     sampler = load_sampler(args.checkpoint)
     energy = sampler.energy
+    if args.beta is None and not sampler.config.temperature > 0:
+        raise ValueError(f"{args.checkpoint} was trained at temperature {sampler.config.temperature} (combinatorial "
+                         "optimisation), which has no inverse temperature to estimate at: pass --beta")
     beta = args.beta if args.beta is not None else 1.0 / sampler.config.temperature
     mc_steps = max(2, args.n_samples // 64 - 1)
     run.config = {"checkpoint": str(args.checkpoint), "beta": beta, "n_samples": args.n_samples,

@@ -268,7 +268,8 @@ def from_bqm(bqm: Any) -> QUBOEnergy:
     try:
         import dimod  # noqa: PLC0415 - optional extra
     except ImportError as exc:  # pragma: no cover - exercised only without the extra
-        raise ImportError("from_bqm needs dimod: pip install 'iclr25-sdds[dimod]'") from exc
+        raise ImportError("from_bqm needs the [dimod] extra: pip install './packages/sdds[dimod]' from a "
+                          "clone") from exc
     if not isinstance(bqm, dimod.BinaryQuadraticModel):
         raise TypeError(f"bqm must be a dimod.BinaryQuadraticModel, got {type(bqm).__name__}")
     b = bqm.change_vartype(dimod.BINARY, inplace=False)
