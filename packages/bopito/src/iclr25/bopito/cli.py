@@ -1,0 +1,376 @@
+"""Command line of ``iclr25 bopito``: ``demo``, ``repro``, ``simulate``, ``train``, ``sample``.
+
+torch, scipy and deeptime are imported inside the commands, so ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from iclr25.utils.cli import add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils.results import RunResult
+
+PACKAGE = "iclr25-bopito"
+
+
+def _positive_int(v: Any, flag: str, minimum: int = 1) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
+        raise ValueError(f"{flag} must be an integer >= {minimum}, got {v!r}")
+    return v
+
+
+def _lambda_flag(v: Any, flag: str) -> float:
+    if not (isinstance(v, float) and math.isfinite(v) and 0.0 < v < 1.0):
+        raise ValueError(f"{flag} must be a number in the open interval (0, 1), got {v!r}")
+    return v
+
+
+# ------------------------------------------------------------------------------------------------------ demo
+def demo(args: argparse.Namespace) -> int:
+    run = RunResult.start(PACKAGE, "demo", seed=args.seed, config={})
+    set_torch_threads(args.threads)
+    from iclr25.utils.seeding import seed_everything
+
+    from .experiments import DEMO_BUDGET, run_demo
+    from .figures import plot_acf, plot_densities
+
+    seed_everything(args.seed)
+    res = run_demo(seed=args.seed)
+    ref = res["ref"]
+    run.config.update({"budget": DEMO_BUDGET.__dict__, "n_traj": res["data"].n_traj,
+                       "n_frames": res["data"].n_frames, "max_lag": 100, "lambda_hat": 0.994,
+                       "long_lag": res["long_lag"], "x_start": res["x_start"], "lags": res["lags"]})
+    run.add(f"W1(model at lag {res['long_lag']} from x0={res['x_start']}, Boltzmann)", res["w1"]["bopito"],
+            peer=res["w1"]["ito"], peer_name="ITO", higher_is_better=False)
+    err_b = float(res["acf"]["bopito"].mean_error[0])
+    err_i = float(res["acf"]["ito"].mean_error[0])
+    run.add(f"mean |C(N) error|, N in {res['lags']}", err_b, peer=err_i, peer_name="ITO", higher_is_better=False)
+    run.add("exact slowest implied timescale (frames)", float(ref.timescales[0]))
+    run.add("prior final loss", float(res["bg"].final_loss[0]), higher_is_better=False)
+    run.add("BoPITO training s", res["bopito"].seconds, peer=res["ito"].seconds, peer_name="ITO", unit="s",
+            higher_is_better=False, timing=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    fine = list(range(1, 1001))
+    f1 = plot_acf(args.out / "acf.png", res["lags"],
+                  {"ITO": res["acf"]["ito"].c_model[0], "BoPITO": res["acf"]["bopito"].c_model[0]},
+                  fine, ref.correlation(fine), title="Prinz, 100 short trajectories")
+    f2 = plot_densities(args.out / "density.png", ref.axes[0], ref.density(),
+                        {"ITO": res["long"]["ito"][0, :, 0], "BoPITO": res["long"]["bopito"][0, :, 0]},
+                        title=f"lag {res['long_lag']} from x0 = {res['x_start']}")
+    run.add_figure(f1, relative_to=args.out)
+    run.add_figure(f2, relative_to=args.out)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------------- repro
+def repro(args: argparse.Namespace) -> int:
+    run = RunResult.start(PACKAGE, "repro", seed=args.seed, config={})
+    set_torch_threads(args.threads)
+    import dataclasses
+
+    import numpy as np
+
+    from iclr25.utils.io import atomic_write
+    from iclr25.utils.seeding import seed_everything
+
+    from .experiments import REPRO_BUDGET, ReproConfig, run_repro
+    from .figures import plot_acf, plot_densities, plot_ladder
+
+    seed_everything(args.seed)
+    cfg = ReproConfig(seeds=tuple(args.seed + s for s in (0, 1, 2)))
+    run.config.update({"budget": dataclasses.asdict(REPRO_BUDGET), **dataclasses.asdict(cfg)})
+    args.out.mkdir(parents=True, exist_ok=True)
+    res = run_repro(budget=REPRO_BUDGET, config=cfg, cache=args.out / "cache")
+    ref, rows = res["ref"], res["ladder"]
+
+    def mean_at(name: str, n: int) -> float:
+        return float(np.mean([r[name] for r in rows if r["n_traj"] == n]))
+
+    run.add(f"W1(BoPITO at lag {cfg.long_lag}, Boltzmann), mean of 3 seeds", float(np.mean(res["w1_bop"])),
+            peer=float(np.mean(res["w1_ito"])), peer_name="ITO (N_max=100)", higher_is_better=False)
+    run.add("W1(prior samples, Boltzmann), mean of 3 seeds", float(np.mean(res["w1_bg"])), higher_is_better=False)
+    for n in cfg.ladder:
+        run.add(f"mean |C error| BoPITO, {n} trajectories", mean_at("bopito", n), peer=mean_at("ito", n),
+                peer_name="ITO", higher_is_better=False)
+    for n in cfg.ladder:
+        run.add(f"mean |C error| MSM (deeptime MLE, lag {cfg.msm_lag}), {n} trajectories", mean_at("msm", n),
+                higher_is_better=False)
+    run.add("data efficiency: err(BoPITO, 100) / err(ITO, 1000)", mean_at("bopito", 100) / mean_at("ito", 1000),
+            higher_is_better=False)
+    run.add("interpolation: held-out |C error|, BoPITO with fitted λ_int", float(np.mean(res["err_int"])),
+            peer=float(np.mean(res["err_ito_int"])), peer_name="ITO capped at 50", higher_is_better=False)
+    run.add("interpolation: held-out |C error|, prior alone (C = 0)", float(np.mean(res["err_bg_int"])),
+            higher_is_better=False)
+    run.add("fitted λ_int (mean of seeds)", float(np.mean(res["lambda_int"])))
+    run.add("λ̂ estimated by TICA from 100 trajectories (mean of seeds)", float(np.mean(res["lambda_est"])))
+    exact_its = float(ref.timescales[0])
+    run.add("slowest implied timescale of BoPITO chains (frames)", float(np.mean(res["its"]["bopito"])),
+            peer=exact_its, peer_name="exact", higher_is_better=None)
+    run.add("slowest implied timescale of ITO chains (frames)", float(np.mean(res["its"]["ito"])),
+            peer=exact_its, peer_name="exact", higher_is_better=None)
+    run.add("slowest implied timescale, deeptime MSM on MD (frames)", float(np.mean(res["its"]["msm"])),
+            peer=exact_its, peer_name="exact", higher_is_better=None)
+    run.add("VAMP-2 of BoPITO chains", float(np.mean(res["vamp"]["bopito"])),
+            peer=float(np.mean(res["vamp"]["md"])), peer_name="MD", higher_is_better=None)
+    run.add("VAMP-2 of ITO chains", float(np.mean(res["vamp"]["ito"])),
+            peer=float(np.mean(res["vamp"]["md"])), peer_name="MD", higher_is_better=None)
+    for k, v in res["timings"].items():
+        run.add(f"time: {k}", v, unit="s", higher_is_better=False, timing=True)
+    # figures: seed 0, 100 trajectories
+    i100 = [i for i, (s, n) in enumerate(res["members"]) if n == 100][0]
+    fine = np.unique(np.geomspace(1, 1000, 80).astype(int))
+    f1 = plot_acf(args.out / "acf.png", cfg.acf_lags,
+                  {"MSM (deeptime)": res["msm_c"][i100], "ITO": res["acf_ito"].c_model[i100],
+                   "BoPITO": res["acf_bop"].c_model[i100]}, fine, ref.correlation(fine),
+                  title="Prinz, 100 trajectories (seed 0)")
+    f2 = plot_densities(args.out / "density.png", ref.axes[0], ref.density(),
+                        {"ITO (N_max=100)": res["long_ito"][0, :, 0], "BoPITO": res["long_bop"][0, :, 0]},
+                        title=f"lag {cfg.long_lag} from x0 = {cfg.x_start}")
+    f3 = plot_ladder(args.out / "ladder.png", rows, ["ito", "bopito", "msm"])
+    for f in (f1, f2, f3):
+        run.add_figure(f, relative_to=args.out)
+    detail = {k: res[k] for k in ("ladder", "w1_bg", "w1_ito", "w1_bop", "lambda_est", "lambda_short", "its",
+                                  "vamp", "lambda_int", "err_int", "err_ito_int", "err_bg_int", "timings",
+                                  "train_seconds")}
+    detail["acf_lags"] = list(cfg.acf_lags)
+    detail["c_exact"] = res["c_ref"].tolist()
+    detail["c_ito"] = res["acf_ito"].c_model.tolist()
+    detail["c_bopito"] = res["acf_bop"].c_model.tolist()
+    detail["c_msm"] = res["msm_c"].tolist()
+    detail["members"] = res["members"]
+    with atomic_write(args.out / "details.json") as f:
+        json.dump(detail, f, indent=1, default=float)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+# -------------------------------------------------------------------------------------------------- simulate
+def simulate_cmd(args: argparse.Namespace) -> int:
+    _positive_int(args.n_traj, "--n-traj")
+    _positive_int(args.n_frames, "--n-frames")
+    _positive_int(args.burn_in, "--burn-in", 0)
+    if args.out.suffix != ".npz":
+        raise ValueError(f"--out must end in .npz, got {str(args.out)!r}")
+    from .systems import get_system, simulate
+
+    pot = get_system(args.system)
+    if args.x0 == "boltzmann":
+        x0: Any = "boltzmann"
+    else:
+        try:
+            x0 = [float(v) for v in args.x0.split(",")]
+        except ValueError:
+            raise ValueError(f"--x0 must be 'boltzmann' or {pot.dim} comma-separated numbers, got "
+                             f"{args.x0!r}") from None
+        if len(x0) != pot.dim or not all(math.isfinite(v) for v in x0):
+            raise ValueError(f"--x0 must be 'boltzmann' or {pot.dim} finite comma-separated numbers, got "
+                             f"{args.x0!r}")
+    tr = simulate(pot, args.n_traj, args.n_frames, x0=x0, h=args.h, steps_per_frame=args.steps_per_frame,
+                  burn_in=args.burn_in, seed=args.seed)
+    tr.save(args.out)
+    print(f"wrote {args.out}: x {tr.x.shape} (n_traj, n_frames, dim), frame_dt {tr.frame_dt:g}")
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------------- train
+def train_cmd(args: argparse.Namespace) -> int:
+    for v, flag, lo in ((args.max_lag, "--max-lag", 1), (args.steps, "--steps", 1),
+                        (args.batch_size, "--batch-size", 1), (args.width, "--width", 1),
+                        (args.depth, "--depth", 1), (args.n_diffusion, "--n-diffusion", 2)):
+        _positive_int(v, flag, lo)
+    lam_hat: float | None = None
+    if args.lambda_hat != "auto":
+        try:
+            lam_hat = float(args.lambda_hat)
+        except ValueError:
+            raise ValueError(f"--lambda-hat must be 'auto' or a number in (0, 1), got {args.lambda_hat!r}") from None
+        _lambda_flag(lam_hat, "--lambda-hat")
+    if args.lambda_int is not None:
+        _lambda_flag(args.lambda_int, "--lambda-int")
+    from .systems import load_trajectories
+
+    data = load_trajectories(args.data)  # validates the file before any work
+    prior_model = None
+    if args.prior is not None:
+        from .checkpoint import load_model
+
+        prior_model = load_model(args.prior)
+        if prior_model.config.kind != "bg":
+            raise ValueError(f"--prior {args.prior}: expected a prior (kind 'bg'), got kind "
+                             f"{prior_model.config.kind!r}")
+    run = RunResult.start(PACKAGE, "train", seed=args.seed, config={})
+    set_torch_threads(args.threads)
+    import numpy as np
+
+    from .analysis import estimate_lambda
+    from .checkpoint import save_model
+    from .training import fit_model
+
+    lo, hi = data.x.min(axis=(0, 1)), data.x.max(axis=(0, 1))
+    pad = 0.1 * np.maximum(hi - lo, 1e-3)
+    box = tuple((float(a - p), float(b + p)) for a, b, p in zip(lo, hi, pad, strict=True))
+    if prior_model is not None:
+        box = prior_model.config.box
+    common = {"dim": data.dim, "width": args.width, "depth": args.depth, "n_diffusion": args.n_diffusion,
+              "steps": args.steps, "batch_size": args.batch_size, "lr": args.lr, "seed": args.seed, "box": box}
+    if args.kind == "bopito" and lam_hat is None:
+        lam_hat = estimate_lambda(data.x, lagtime=min(10, data.n_frames - 1))
+        print(f"lambda_hat estimated from the data (TICA): {lam_hat:.5f}")
+    if args.kind == "bopito" and prior_model is None:
+        prior_res = fit_model("bg", data, desc="prior", **{**common, "steps": args.prior_steps or args.steps})
+        prior_model = prior_res.model
+        run.add("prior final loss", float(prior_res.final_loss[0]), higher_is_better=False)
+    res = fit_model(args.kind, data, prior=prior_model if args.kind == "bopito" else None,
+                    max_lag=min(args.max_lag, data.n_frames - 1) if args.kind != "bg" else args.max_lag,
+                    lambda_hat=lam_hat if args.kind == "bopito" else None,
+                    lambda_int=args.lambda_int if args.kind == "bopito" else None, desc=args.kind, **common)
+    run.config.update({"data": str(args.data), "kind": args.kind, **res.model.config.to_dict(),
+                       "steps": args.steps, "batch_size": args.batch_size, "lr": args.lr,
+                       "data_params": data.params})
+    run.add("final training loss", float(res.final_loss[0]), higher_is_better=False)
+    run.add("training s", res.seconds, unit="s", higher_is_better=False, timing=True)
+    save_model(res.model, args.out, extra={"data": str(args.data), "frame_dt": data.frame_dt})
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    print(f"wrote {args.out / 'model.pt'}, {args.out / 'config.json'} and {args.out / 'results.json'}")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------- sample
+def sample_cmd(args: argparse.Namespace) -> int:
+    if not (math.isfinite(args.lag) and args.lag >= 0) and not (args.lag == math.inf):
+        raise ValueError(f"--lag must be a non-negative number of frames, got {args.lag!r}")
+    if args.lag < 0:
+        raise ValueError(f"--lag must be a non-negative number of frames, got {args.lag!r}")
+    _positive_int(args.n, "--n")
+    if args.steps != 0:
+        _positive_int(args.steps, "--steps", 2)
+    if args.chain < 0:
+        raise ValueError(f"--chain must be an integer >= 0, got {args.chain}")
+    if args.out.suffix != ".npz":
+        raise ValueError(f"--out must end in .npz, got {str(args.out)!r}")
+    if args.lambda_int is not None:
+        _lambda_flag(args.lambda_int, "--lambda-int")
+    from .checkpoint import load_model
+
+    model = load_model(args.model)
+    if args.member < 0 or args.member >= model.n_models:
+        raise ValueError(f"--member must be in [0, {model.n_models}), got {args.member}")
+    model = model.member(args.member) if model.n_models > 1 else model
+    import numpy as np
+
+    from .reference import exact_reference
+    from .systems import load_points
+
+    if args.x0 == "boltzmann":
+        x0 = exact_reference("prinz").sample_boltzmann(args.n, seed=args.seed) if model.config.dim == 1 else None
+        if x0 is None:
+            x0 = exact_reference("triple-well-2d").sample_boltzmann(args.n, seed=args.seed)
+    elif args.x0.endswith((".npy", ".npz")):
+        x0 = load_points(args.x0, model.config.dim)
+    else:
+        try:
+            point = [float(v) for v in args.x0.split(",")]
+        except ValueError:
+            raise ValueError(f"--x0 must be 'boltzmann', comma-separated numbers or a .npy/.npz file, got "
+                             f"{args.x0!r}") from None
+        if len(point) != model.config.dim:
+            raise ValueError(f"--x0 must have {model.config.dim} coordinate(s), got {args.x0!r}")
+        x0 = np.tile(np.array(point), (args.n, 1))
+    if model.config.kind == "bopito" and args.lambda_int is not None:
+        model = model.with_lambda(lambda_int=args.lambda_int)
+    run = RunResult.start(PACKAGE, "sample", seed=args.seed, config={})
+    set_torch_threads(args.threads)
+    from iclr25.utils.io import atomic_path
+
+    from .sampling import sample, sample_chain, sample_equilibrium
+
+    steps = None if args.steps == 0 else args.steps
+    if model.config.kind == "bg":
+        xs = sample_equilibrium(model, args.n, steps=steps, seed=args.seed)[0]
+    elif args.chain:
+        xs = sample_chain(model, x0, args.lag, args.chain, steps=steps, seed=args.seed, desc="chain")[0]
+    else:
+        xs = sample(model, x0, args.lag, steps=steps, seed=args.seed)[0]
+    with atomic_path(args.out) as tmp:
+        np.savez(tmp, x=xs, x0=np.asarray(x0), lag=np.float64(args.lag))
+    run.config.update({"model": str(args.model), "lag": args.lag, "n": int(len(x0)), "steps": args.steps,
+                       "chain": args.chain, "kind": model.config.kind})
+    run.add("sample mean", float(np.mean(xs[..., 0])))
+    run.add("sample std", float(np.std(xs[..., 0])))
+    run.finish()
+    print(run.to_markdown())
+    print(f"wrote {args.out}: x {xs.shape}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, sub = method_parser("bopito", "BoPITO (ICLR 2025): Boltzmann priors for implicit transfer operators — "
+                                          "lag-conditioned diffusion models with a frozen equilibrium prior")
+    d = add_run_command(sub, "demo", demo, help="prior, ITO and BoPITO on 100 short Prinz trajectories (seconds)",
+                        default_out="results/bopito")
+    r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+                        default_out="results/bopito-repro")
+    s = sub.add_parser("simulate", help="simulate overdamped Langevin trajectories and save them as .npz",
+                       description="Euler-Maruyama (h = 1e-5, 500 steps per frame for Prinz) for all walkers at "
+                                   "once; writes x (n_traj, n_frames, dim), frame_dt and the parameters.")
+    s.add_argument("system", choices=["prinz", "triple-well-2d"])
+    s.add_argument("--out", type=Path, required=True, help="output .npz file")
+    s.add_argument("--n-traj", type=int, default=100, help="number of trajectories (default 100)")
+    s.add_argument("--n-frames", type=int, default=1000, help="saved frames per trajectory (default 1000)")
+    s.add_argument("--x0", default="boltzmann",
+                   help="'boltzmann' (exact equilibrium samples, default) or a point, e.g. 0 or 0.5,1")
+    s.add_argument("--burn-in", type=int, default=0, help="frames discarded first (default 0)")
+    s.add_argument("--h", type=float, default=None, help="integrator step (default: the system's, 1e-5)")
+    s.add_argument("--steps-per-frame", type=int, default=None, help="steps per frame (default 500 for prinz)")
+    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.set_defaults(func=simulate_cmd)
+    t = sub.add_parser("train", help="train a prior, ITO or BoPITO model on trajectories",
+                       description="DATA is an .npz with x (n_traj, n_frames[, dim]) (from `simulate` or your "
+                                   "own MD) or an .npy array of that shape. Writes config.json, model.pt "
+                                   "(state dict, loaded with weights_only=True) and results.json to --out. A "
+                                   "BoPITO model without --prior trains its prior on the frames of DATA first.")
+    t.add_argument("data", type=Path, help="trajectories, .npz (key x) or .npy")
+    t.add_argument("--out", type=Path, required=True, help="output model folder")
+    t.add_argument("--kind", choices=["bopito", "ito", "bg"], default="bopito", help="model (default bopito)")
+    t.add_argument("--prior", type=Path, default=None, help="a prior model folder (kind bg) for BoPITO")
+    t.add_argument("--max-lag", type=int, default=1000, help="N_max, the largest training lag (default 1000)")
+    t.add_argument("--lambda-hat", default="auto",
+                   help="λ̂ in (0, 1), or 'auto' to estimate it from DATA by TICA (default auto)")
+    t.add_argument("--lambda-int", type=float, default=None, help="λ_int for lags above N_max (default none)")
+    t.add_argument("--steps", type=int, default=3000, help="training steps (default 3000)")
+    t.add_argument("--prior-steps", type=int, default=None, help="steps of the prior (default: --steps)")
+    t.add_argument("--batch-size", type=int, default=512, help="pairs per step (default 512)")
+    t.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
+    t.add_argument("--width", type=int, default=64, help="MLP width (default 64)")
+    t.add_argument("--depth", type=int, default=3, help="MLP hidden layers (default 3)")
+    t.add_argument("--n-diffusion", type=int, default=500, help="diffusion steps T (default 500)")
+    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    t.set_defaults(func=train_cmd)
+    p = sub.add_parser("sample", help="sample x_N given x_0 at lag N (or chains of lag-N steps) from a model",
+                       description="Writes an .npz with x (n, dim) — or (n, chain+1, dim) with --chain — x0 and lag.")
+    p.add_argument("--model", type=Path, required=True, help="model folder written by `train`")
+    p.add_argument("--lag", type=float, required=True, help="lag N in frames (BoPITO accepts inf: the prior)")
+    p.add_argument("--out", type=Path, required=True, help="output .npz file")
+    p.add_argument("--x0", default="0.75",
+                   help="start: a point (default 0.75), 'boltzmann' (exact equilibrium samples of the built-in "
+                        "system of the model's dimension) or a .npy/.npz file of points")
+    p.add_argument("--n", type=int, default=1000, help="samples when --x0 is a point or 'boltzmann' (default 1000)")
+    p.add_argument("--steps", type=int, default=0, help="DDIM steps; 0 = ancestral with all T steps (default 0)")
+    p.add_argument("--chain", type=int, default=0, help="chain length of repeated lag-N steps (default 0: one step)")
+    p.add_argument("--lambda-int", type=float, default=None, help="override λ_int of a BoPITO model")
+    p.add_argument("--member", type=int, default=0, help="ensemble member (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.set_defaults(func=sample_cmd)
+    for q in (d, r, t, p):
+        # one intra-op thread: these networks are tiny and the machine is shared
+        q.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
+    return run_main(parser, argv)

@@ -1,0 +1,96 @@
+"""The paper's checkable claims at small scale (issue 16, "What it must show")."""
+
+import numpy as np
+import pytest
+import torch
+from scipy.linalg import expm
+
+from iclr25.bopito import ModelConfig, ScoreModel, bopito_weight, exact_reference, simulate, sqra_generator
+from iclr25.bopito.systems import prinz
+
+# the paper note's SqRA numbers for Prinz at kT = 1, frame = 5e-3: eigenvalues per frame and timescales
+NOTE_EIGENVALUES = [0.9940, 0.9613, 0.9261, 0.6634]
+NOTE_TIMESCALES = [166.8, 25.4, 13.0, 2.4]
+
+
+def test_exact_reference_reproduces_prinz_slowest_timescale_within_1_percent():
+    ref = exact_reference("prinz")
+    assert abs(ref.timescales[0] - NOTE_TIMESCALES[0]) / NOTE_TIMESCALES[0] < 0.01
+    np.testing.assert_allclose(ref.eigenvalues[1:5], NOTE_EIGENVALUES, atol=6e-4)
+    np.testing.assert_allclose(ref.timescales[1:3], NOTE_TIMESCALES[1:3], rtol=0.01)
+    # grid-converged: 400 and 800 cells agree to 0.2 %
+    coarse = exact_reference("prinz", n_grid=400)
+    assert abs(coarse.timescales[0] / ref.timescales[0] - 1) < 2e-3
+
+
+def test_propagator_is_expm_of_the_sqra_generator_and_correlation_matches():
+    ref = exact_reference("prinz", n_grid=200)
+    pot = prinz()
+    Q = sqra_generator(pot.energy(ref.points), (float(ref.edges[0][1] - ref.edges[0][0]),)).toarray()
+    for lag in (1, 37, 400):
+        P = expm(Q * lag * ref.frame_dt)
+        np.testing.assert_allclose(ref.propagator(lag), P, atol=1e-8)
+        # C(N) from P directly
+        x = ref.points[:, 0]
+        f = x - ref.pi @ x
+        c = (ref.pi * f) @ P @ f / (ref.pi @ (f * f))
+        np.testing.assert_allclose(ref.correlation([lag])[0], c, rtol=1e-8)
+    # detailed balance and stationarity
+    P = ref.propagator(10)
+    np.testing.assert_allclose(ref.pi @ P, ref.pi, atol=1e-12)
+    np.testing.assert_allclose(ref.pi[:, None] * P, (ref.pi[:, None] * P).T, atol=1e-12)
+
+
+def test_simulator_long_run_histogram_matches_boltzmann():
+    ref = exact_reference("prinz")
+    # the paper's start (every walker at x = 0), run for 3 slowest timescales, then pooled frames
+    tr = simulate("prinz", 1000, 61, x0=0.0, burn_in=420, seed=3, desc=None)
+    w1 = ref.w1_to_boltzmann(tr.x[:, ::20, 0].ravel())
+    assert w1 < 0.02, w1
+    # a wrong temperature (kT = 1.5) is caught by the same measure
+    hot = simulate("prinz", 1000, 1, x0="boltzmann", kT=1.5, burn_in=60, seed=3, desc=None)
+    assert ref.w1_to_boltzmann(hot.x[:, 0, 0]) > 0.02
+
+
+def _models(lambda_int=None):
+    prior = ScoreModel(ModelConfig(kind="bg", n_diffusion=50, width=16, emb_dim=8), seed=1)
+    cfg = ModelConfig(kind="bopito", n_diffusion=50, width=16, emb_dim=8, max_lag=100, lambda_hat=0.99,
+                      lambda_int=lambda_int)
+    return prior, ScoreModel(cfg, prior=prior, seed=2)
+
+
+def test_bopito_score_at_infinite_lag_is_exactly_the_prior_score():
+    prior, bop = _models()
+    g = torch.Generator().manual_seed(0)
+    x = torch.randn(1, 64, 1, generator=g)
+    x0 = torch.randn(1, 64, 1, generator=g)
+    t = torch.randint(0, 50, (1, 64), generator=g)
+    with torch.no_grad():
+        e_prior = prior.eps(x, t)
+        for lag in (float("inf"), 1e6):
+            e = bop.eps(x, t, x0, torch.full((1, 64), lag))
+            assert torch.equal(e, e_prior)
+        # and it is not the prior at a short lag (the test could fail)
+        assert not torch.allclose(bop.eps(x, t, x0, torch.full((1, 64), 5.0)), e_prior)
+
+
+@pytest.mark.parametrize("lambda_int", [None, 0.9])
+def test_bopito_score_mixes_as_the_formula_says(lambda_int):
+    prior, bop = _models(lambda_int)
+    g = torch.Generator().manual_seed(1)
+    x = torch.randn(1, 80, 1, generator=g)
+    x0 = torch.randn(1, 80, 1, generator=g)
+    t = torch.randint(0, 50, (1, 80), generator=g)
+    lag = torch.tensor([[1.0, 7.0, 50.0, 100.0, 101.0, 300.0, 2000.0, 0.0] * 10])
+    with torch.no_grad():
+        e = bop.eps(x, t, x0, lag)
+        dyn = bop.eps_dynamic(x, t, x0, lag)
+        lam = torch.where(lag > 100, lambda_int if lambda_int is not None else 0.99, 0.99).to(torch.float64)
+        expected = prior.eps(x, t) + (lam ** lag.to(torch.float64)).to(torch.float32)[..., None] * dyn
+    torch.testing.assert_close(e, expected, rtol=1e-6, atol=1e-7)
+    # the dynamic network sees the lag capped at N_max
+    with torch.no_grad():
+        torch.testing.assert_close(bop.eps_dynamic(x, t, x0, torch.full((1, 80), 100.0)),
+                                   bop.eps_dynamic(x, t, x0, torch.full((1, 80), 5000.0)))
+    w = bopito_weight(torch.tensor([0.0, 10.0]), 0.99, 100)
+    torch.testing.assert_close(w, torch.tensor([1.0, 0.99**10], dtype=torch.float64))
