@@ -20,9 +20,9 @@ SYSTEMS = ("springs", "charged", "egfr", "ran")
 
 DEMO = {"n_sims": 30, "epochs": 6, "batch_size": 6, "lr_ms_gode": 5e-2, "lr_baseline": 5e-3, "hidden": 24,
         "ode_hidden": 24, "augment": 8}
-REPRO = {"physics": {"n_sims": 60, "epochs": 10}, "bio": {"n_sims": 40, "epochs": 8}, "seeds": [0, 1, 2],
-         "batch_size": 10, "lr_ms_gode": 5e-2, "lr_baseline": 5e-3, "hidden": 32, "ode_hidden": 32, "augment": 16,
-         "methods": ["ms-gode", "finetune", "joint", "ewc", "replay", "lwf"]}
+REPRO = {"physics": {"n_sims": 50, "epochs": 10}, "bio": {"n_sims": 20, "epochs": 4, "n_frames": 40},
+         "seeds": [0, 1, 2], "batch_size": 10, "lr_ms_gode": 5e-2, "lr_baseline": 5e-3, "hidden": 24,
+         "ode_hidden": 24, "augment": 8, "methods": ["ms-gode", "finetune", "joint", "ewc", "replay", "lwf"]}
 
 
 def _configs(cfg: dict[str, Any], *, epochs: int, lr: float):
@@ -34,14 +34,14 @@ def _configs(cfg: dict[str, Any], *, epochs: int, lr: float):
 
 
 def _run_methods(sequence: str, methods: Sequence[str], cfg: dict[str, Any], *, n_sims: int, epochs: int,
-                 seed: int, unseen: dict[str, Any] | None = None) -> dict[str, Any]:
+                 seed: int, unseen: dict[str, Any] | None = None, n_frames: int | None = None) -> dict[str, Any]:
     import numpy as np  # noqa: PLC0415
 
     from .continual import run_sequence  # noqa: PLC0415
     from .data import make_task, task_sequence  # noqa: PLC0415
     from .experiments import split_tasks  # noqa: PLC0415
 
-    split = split_tasks(task_sequence(sequence, n_sims, seed=seed))
+    split = split_tasks(task_sequence(sequence, n_sims, seed=seed, n_frames=n_frames))
     out: dict[str, Any] = {"tasks": split, "results": {}}
     for m in methods:
         mc, tc = _configs(cfg, epochs=epochs, lr=cfg["lr_ms_gode"] if m == "ms-gode" else cfg["lr_baseline"])
@@ -117,7 +117,8 @@ def repro(args: argparse.Namespace) -> int:
     for seq in args.sequences:
         for i, seed in enumerate(seeds):
             out = _run_methods(seq, cfg["methods"], cfg, n_sims=cfg[seq]["n_sims"], epochs=cfg[seq]["epochs"],
-                               seed=seed, unseen=UNSEEN_PHYSICS if seq == "physics" else None)
+                               seed=seed, unseen=UNSEEN_PHYSICS if seq == "physics" else None,
+                               n_frames=cfg[seq].get("n_frames"))
             new = summary_rows(out["results"], sequence=seq, seed=seed)
             rows += new
             if seq == "physics":

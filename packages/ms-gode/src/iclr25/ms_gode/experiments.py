@@ -9,41 +9,17 @@ from typing import Any
 
 import numpy as np
 
-from .continual import METHODS, SequenceResult, TrainConfig, run_sequence
-from .data import TaskData, make_task, task_sequence
+from .continual import SequenceResult, TrainConfig
+from .data import TaskData
 from .model import ModelConfig
 
-__all__ = ["split_tasks", "compare_methods", "summary_rows", "markdown_table", "plot_predictions"]
+__all__ = ["split_tasks", "summary_rows", "markdown_table", "plot_predictions"]
 
 
 def split_tasks(tasks: Sequence[TaskData], fractions: Sequence[float] = (0.6, 0.2, 0.2)
                 ) -> list[tuple[TaskData, ...]]:
     """Each task split into (train, valid, test)."""
     return [t.split(fractions) for t in tasks]
-
-
-def compare_methods(sequence: str, methods: Sequence[str], *, n_sims: int, config: ModelConfig,
-                    train: TrainConfig, seed: int = 0, cache: Any = True, unseen: dict[str, Any] | None = None
-                    ) -> dict[str, Any]:
-    """Run every method on the ``"physics"`` or ``"bio"`` sequence (same data, same seed)."""
-    bad = [m for m in methods if m not in METHODS]
-    if bad:
-        raise ValueError(f"methods must be among {list(METHODS)}, got {bad}")
-    tasks = task_sequence(sequence, n_sims, seed=seed, cache=cache)
-    split = split_tasks(tasks)
-    out: dict[str, Any] = {"tasks": split, "results": {}}
-    for m in methods:
-        out["results"][m] = run_sequence(m, split, config=config, train=train, seed=seed)
-    if unseen is not None and "ms-gode" in methods:
-        new = make_task(unseen, max(10, n_sims // 5), seed=seed + 99, cache=cache)
-        learner = out["results"]["ms-gode"].learner
-        sels = [learner.select_mode(new, np.arange(i, min(i + train.batch_size, len(new))))
-                for i in range(0, len(new), train.batch_size)]
-        known = [learner.select_mode(te, np.arange(i, min(i + train.batch_size, len(te))))
-                 for _, _, te in split for i in range(0, len(te), train.batch_size)]
-        out["unknown_rate_unseen"] = float(np.mean([s.unknown for s in sels]))
-        out["unknown_rate_known"] = float(np.mean([s.unknown for s in known]))
-    return out
 
 
 def summary_rows(results: dict[str, SequenceResult], *, sequence: str, seed: int) -> list[dict[str, Any]]:
