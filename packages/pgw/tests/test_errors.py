@@ -97,7 +97,7 @@ def test_cli_reports_bad_files_and_leaves_no_output(tmp_path, capsys):
     assert cli.main(["distance", str(bad), str(good)]) == 2
     assert "a.npy" in capsys.readouterr().err
     assert cli.main(["distance", str(good), str(good), "--lam", "-1"]) == 2
-    assert "lam must be a finite number > 0" in capsys.readouterr().err
+    assert "--lam must be a finite number > 0" in capsys.readouterr().err
     folder = tmp_path / "clouds"
     folder.mkdir()
     (folder / "x.csv").write_text("0,0\n1,0\n")
@@ -107,3 +107,123 @@ def test_cli_reports_bad_files_and_leaves_no_output(tmp_path, capsys):
     assert "NaN" in capsys.readouterr().err
     assert not out.exists() and not list(tmp_path.glob("D*"))
     assert cli.main(["pairwise", str(tmp_path / "missing"), "--out", str(out)]) == 2
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["distance", "A.npy", "B.npy", "--lam", "0"], "--lam must be a finite number > 0, got 0.0"),
+    (["distance", "A.npy", "B.npy", "--lam", "nan"], "--lam must be a finite number > 0"),
+    (["distance", "A.npy", "B.npy", "--mass", "-2"], "--mass must be a finite number > 0"),
+    (["distance", "A.npy", "B.npy", "--n-init", "0"], "--n-init must be an integer >= 1"),
+    (["distance", "A.npy", "B.npy", "--seed", "-1"], "--seed must be a non-negative integer"),
+    (["distance", "A.npy", "B.npy", "--plan", "plan.txt"], "--plan must name a .npy file"),
+    (["distance", "A.npy", "B.npy", "--plan", "no/such/dir/plan.npy"], "--plan 'no/such/dir/plan.npy': no such folder"),
+    (["pairwise", "DIR", "--out", "D.npy", "--n-jobs", "0"], "--n-jobs must be a positive integer or -1"),
+    (["pairwise", "DIR", "--out", "D.txt"], "--out must name a .npy file"),
+    (["repro", "--n-jobs", "-3"], "--n-jobs must be a positive integer or -1"),
+    (["repro", "--n-per-class", "1"], "--n-per-class must be an integer >= 2"),
+    (["repro", "--sizes", "100", "3"], "--sizes must be point counts >= 10"),
+])
+def test_cli_options_are_checked_first_and_named_by_their_flag(tmp_path, monkeypatch, capsys, argv, message):
+    # the files named do not exist: an option error must come before any file is read, and before any work
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_pairwise_takes_files_or_a_folder(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    for name in ("b.npy", "a.npy", "c.npy"):
+        np.save(tmp_path / name, rng.normal(size=(12, 2)))
+    assert cli.main(["pairwise", str(tmp_path), "--out", str(tmp_path / "D.npy")]) == 0
+    D = np.load(tmp_path / "D.npy")
+    assert (tmp_path / "D.names.txt").read_text().split() == ["a.npy", "b.npy", "c.npy"]
+    files = [str(tmp_path / n) for n in ("a.npy", "b.npy", "c.npy")]
+    assert cli.main(["pairwise", *files, "--out", str(tmp_path / "E.npy"), "--n-jobs", "2"]) == 0
+    assert "3 of 3 pairs in this process" in capsys.readouterr().out
+    np.testing.assert_allclose(np.load(tmp_path / "E.npy"), D, rtol=1e-12)
+    (tmp_path / "plain.txt").write_text("not a folder")
+    assert cli.main(["pairwise", str(tmp_path / "plain.txt"), "--out", str(tmp_path / "F.npy")]) == 2
+    assert "plain.txt: not a folder" in capsys.readouterr().err
+
+
+def test_cli_distance_imports_neither_torch_nor_jax(tmp_path):
+    """POT's probes of torch/jax/tensorflow/cupy are switched off on the command line (seconds each)."""
+    import subprocess
+    import sys
+
+    rng = np.random.default_rng(1)
+    np.save(tmp_path / "a.npy", rng.normal(size=(10, 2)))
+    np.save(tmp_path / "b.npy", rng.normal(size=(11, 2)))
+    code = ("import sys\nfrom iclr25.utils.cli import main\n"
+            f"rc = main(['pgw', 'distance', {str(tmp_path / 'a.npy')!r}, {str(tmp_path / 'b.npy')!r}])\n"
+            "assert rc == 0, rc\nassert 'ot' in sys.modules\n"
+            "print('HEAVY', [m for m in ('torch', 'jax', 'tensorflow', 'cupy') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "HEAVY []" in out, out
+
+
+def test_no_import_circle_between_solver_and_entropic():
+    import ast
+    from pathlib import Path
+
+    import iclr25.pgw as pkg
+
+    src = Path(pkg.__file__).parent
+    for module in ("entropic", "_core"):
+        tree = ast.parse((src / f"{module}.py").read_text())
+        imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+        assert "solver" not in imported, f"{module}.py imports solver"
+
+
+def test_pairwise_n_jobs_small_work_stays_in_process_and_large_work_uses_workers(monkeypatch):
+    from iclr25.pgw import solver
+
+    data = shapes_ii(n_per_class=1, seed=0)
+    spaces = [mm_space(X, mass=1 / 74) for X in data.points[:4]]
+    serial = pgw_pairwise(spaces, 0.05)
+    stats = {}
+    small = pgw_pairwise(spaces, 0.05, n_jobs=2, stats=stats)
+    assert stats["in_process"] == stats["pairs"] == 6 and stats["workers"] == 1
+    np.testing.assert_allclose(small, serial, rtol=1e-12)
+    # pretend workers start for free: the rest of the pairs then go to two workers, same values
+    monkeypatch.setattr(solver, "WORKER_START_S", 0.0)
+    monkeypatch.setattr(solver, "_PROBE_S", 0.0)
+    stats = {}
+    forced = pgw_pairwise(spaces, 0.05, n_jobs=2, stats=stats)
+    assert stats["workers"] == 2 and stats["in_process"] < stats["pairs"]
+    np.testing.assert_allclose(forced, serial, rtol=1e-12)
+
+
+def test_distance_figure_has_integer_ticks_axis_labels_and_clear_colorbars(monkeypatch, tmp_path):
+    import iclr25.utils.plotting as plotting
+
+    captured = {}
+    real = plotting.savefig
+
+    def grab(fig, path, **kw):
+        fig.canvas.draw()
+        captured["fig"] = fig
+        return real(fig, path, close=False, **kw)
+
+    monkeypatch.setattr(plotting, "savefig", grab)
+    rng = np.random.default_rng(0)
+    D = {"PGW": rng.random((12, 12)), "GW": rng.random((12, 12))}
+    cli._plot_matrices(D, tmp_path / "d.png", np.repeat(np.arange(6), 2))
+    fig = captured["fig"]
+    panels = [ax for ax in fig.axes if ax.get_xlabel() == "shape index"]
+    bars = [ax for ax in fig.axes if ax not in panels]
+    assert len(panels) == 2 and len(bars) == 2
+    for ax in panels:
+        assert ax.get_ylabel() == "shape index"
+        for ticks in (ax.get_xticks(), ax.get_yticks()):
+            assert np.all(ticks == np.round(ticks)), ticks
+    renderer = fig.canvas.get_renderer()
+    # the first colour bar (with its tick labels and label) ends left of the second panel
+    first_bar = bars[0].get_tightbbox(renderer)
+    second_panel = panels[1].get_tightbbox(renderer)
+    assert first_bar.x1 <= second_panel.x0, (first_bar, second_panel)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)

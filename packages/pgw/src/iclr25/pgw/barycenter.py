@@ -11,7 +11,8 @@ from scipy.spatial.distance import cdist
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
-from .solver import _check_int, _check_pos, _fw_v1, _Problem, default_init, single_threaded_blas
+from ._core import _check_int, _check_pos, default_init
+from .solver import _fw_v1, _Problem, single_threaded_blas
 from .space import as_lam, as_masses, as_matrix, point_masses
 
 __all__ = ["BarycenterResult", "pgw_barycenter"]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from .solver import _check_int, _check_pos, tensor_product
+from ._core import _check_int, _check_pos, tensor_product
 from .space import as_masses, as_matrix
 
 __all__ = ["BaselineResult", "gw", "mpgw", "ugw", "BASELINES"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import math
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +21,7 @@ from .space import default_lam, mm_space
 
 #: kept here (not imported from .solver) so that ``--help`` stays light
 METHODS = ("fw-v1", "fw-v2", "entropic")
+METRICS = ("euclidean", "sqeuclidean", "cityblock", "chebyshev")
 
 PACKAGE = "iclr25-pgw"
 
@@ -50,15 +53,30 @@ def _plot_matching(m: Any, path: Path) -> None:
     savefig(fig, path)
 
 
-def _plot_matrices(D: dict[str, np.ndarray], path: Path) -> None:
+def _plot_matrices(D: dict[str, np.ndarray], path: Path, labels: np.ndarray | None = None) -> None:
+    """One heat map per method: rows and columns are shape indices (integer ticks), each with its own
+    colour bar; a constrained layout keeps every colour bar clear of the next panel."""
+    from matplotlib.ticker import MaxNLocator
+
     from iclr25.utils.plotting import savefig, subplots
 
-    fig, axes = subplots(1, len(D), size=(3.6, 3.2))
+    fig, axes = subplots(1, len(D), size=(3.9, 3.3), layout="constrained")
     for ax, (name, M) in zip(np.atleast_1d(axes), D.items()):
-        im = ax.imshow(M, cmap="viridis")
-        ax.set_title(name)
+        im = ax.imshow(M, cmap="viridis", interpolation="nearest")
+        ax.set_title(f"{name} distance matrix", fontsize=9)
+        ax.set_xlabel("shape index")
+        ax.set_ylabel("shape index")
+        for axis in (ax.xaxis, ax.yaxis):
+            axis.set_major_locator(MaxNLocator(integer=True, nbins=6))
         ax.grid(False)
-        fig.colorbar(im, ax=ax, fraction=0.046)
+        if labels is not None:  # class boundaries, so the block structure reads at a glance
+            cuts = np.flatnonzero(np.diff(labels)) + 0.5
+            for c in cuts:
+                ax.axhline(c, color="w", lw=0.6, alpha=0.7)
+                ax.axvline(c, color="w", lw=0.6, alpha=0.7)
+        cb = fig.colorbar(im, ax=ax, shrink=0.85)
+        cb.set_label(f"{name} distance", fontsize=8)
+        cb.ax.tick_params(labelsize=7)
     savefig(fig, path)
 
 
@@ -67,13 +85,14 @@ def demo(args: argparse.Namespace) -> int:
     from .experiments import outlier_matching, retrieval_run
     from .retrieval import nearest_neighbour_accuracy
 
-    seed_everything(args.seed)
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
     config = {"matching": {"shape": "house", "outliers": 0.1, "lam": "max C^2 / 20", "n_init": 3},
               "retrieval": {"data": "shapes_ii", "n_per_class": 2, "mass": "1/74 per point",
                             "lam": "max C^2 / 5", "score": "leave-one-out 1-NN"}}
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=config)
+    _check_seed(args.seed)
+    seed_everything(args.seed)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
 
     m = outlier_matching(seed=args.seed)
     run.add("PGW distance (house vs copy + 10% outliers)", m.pgw.distance, peer=m.gw.distance, peer_name="GW")
@@ -89,7 +108,7 @@ def demo(args: argparse.Namespace) -> int:
             higher_is_better=True)
     run.add("distance matrix time", r.seconds["pgw"], peer=r.seconds["gw"], peer_name="GW", unit="s",
             higher_is_better=False, timing=True)
-    _plot_matrices({"PGW": r.distances["pgw"], "GW": r.distances["gw"]}, out / "distances.png")
+    _plot_matrices({"PGW": r.distances["pgw"], "GW": r.distances["gw"]}, out / "distances.png", r.data.labels)
     run.add_figure(out / "distances.png", relative_to=out)
     run.finish().save(out / "results.json")
     print(run.to_markdown())
@@ -102,14 +121,21 @@ def repro(args: argparse.Namespace) -> int:
     from .experiments import retrieval_run
     from .retrieval import svm_accuracy
 
-    seed_everything(args.seed)
-    out: Path = args.out
-    out.mkdir(parents=True, exist_ok=True)
+    _check_seed(args.seed)
+    _check_n_jobs(args.n_jobs)
+    if args.n_per_class < 2:
+        raise ValueError(f"--n-per-class must be an integer >= 2 (the SVM folds need two shapes per class), "
+                         f"got {args.n_per_class}")
+    if any(n < 10 for n in args.sizes):
+        raise ValueError(f"--sizes must be point counts >= 10, got {args.sizes}")
     methods = ("pgw", "gw", "mpgw", "ugw")
     config = {"n_per_class": args.n_per_class, "n_jobs": args.n_jobs, "mass": "1/74 per point",
               "lam": "max C^2 / 5", "svm": "exp(-10 D / max D), stratified 10-fold", "methods": methods,
               "speed_sizes": list(args.sizes)}
     run = RunResult.start(PACKAGE, "repro", seed=args.seed, config=config)
+    seed_everything(args.seed)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
 
     def done(name: str, secs: float) -> None:
         print(f"{name}: distance matrix in {secs:.1f} s", flush=True)
@@ -125,7 +151,7 @@ def repro(args: argparse.Namespace) -> int:
     for m in methods[1:]:
         run.add(f"distance matrix time: PGW vs {m.upper()}", r.seconds["pgw"], peer=r.seconds[m],
                 peer_name=m.upper(), unit="s", higher_is_better=False, timing=True)
-    _plot_matrices({m.upper(): D for m, D in r.distances.items()}, out / "distances.png")
+    _plot_matrices({m.upper(): D for m, D in r.distances.items()}, out / "distances.png", r.data.labels)
     run.add_figure(out / "distances.png", relative_to=out)
 
     # one warm-up call and the median of 3: a single cold call at n = 100 (~10 ms) mostly times first-call costs
@@ -143,48 +169,116 @@ def repro(args: argparse.Namespace) -> int:
 
 
 # -------------------------------------------------------------------------------------- user's own files
+#: POT probes every array library it finds when it is imported (torch, jax, tensorflow, cupy: seconds each);
+#: the command line hands it numpy arrays only, so ``main`` switches those probes off (a user's own setting
+#: of these variables wins).
+POT_BACKEND_SWITCHES = ("POT_BACKEND_DISABLE_PYTORCH", "POT_BACKEND_DISABLE_JAX", "POT_BACKEND_DISABLE_TENSORFLOW",
+                        "POT_BACKEND_DISABLE_CUPY")
+
+
+def _check_seed(seed: int) -> None:
+    if seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {seed}")
+
+
+def _check_n_jobs(n_jobs: int) -> None:
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"--n-jobs must be a positive integer or -1 (all cores), got {n_jobs}")
+
+
+def _check_common(args: argparse.Namespace) -> None:
+    """Every option of ``distance`` / ``pairwise``, checked before any file is read (messages name the flag)."""
+    if args.lam is not None and not (math.isfinite(args.lam) and args.lam > 0):
+        raise ValueError(f"--lam must be a finite number > 0, got {args.lam}")
+    if args.mass is not None and not (math.isfinite(args.mass) and args.mass > 0):
+        raise ValueError(f"--mass must be a finite number > 0, got {args.mass}")
+    if args.n_init < 1:
+        raise ValueError(f"--n-init must be an integer >= 1, got {args.n_init}")
+    _check_seed(args.seed)
+
+
+def _check_npy_out(path: Path, flag: str) -> None:
+    if path.suffix.lower() != ".npy":
+        raise ValueError(f"{flag} must name a .npy file, got {str(path)!r}")
+    if path.is_dir():
+        raise ValueError(f"{flag} {str(path)!r} is a folder; name a .npy file")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"{flag} {str(path)!r}: no such folder {str(path.parent)!r}")
+
+
 def _spaces_from_files(paths: list[Path], mass: float | None, metric: str):
-    return [mm_space(read_points(p), mass=mass, metric=metric) for p in paths]
+    spaces = []
+    for p in paths:
+        X = read_points(p)
+        try:
+            spaces.append(mm_space(X, mass=mass, metric=metric))
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{p}: {exc}") from exc
+    return spaces
+
+
+def _point_files(inputs: list[Path]) -> list[Path]:
+    """One folder (every point-cloud file in it, sorted by name) or at least two files."""
+    if len(inputs) == 1:
+        folder = inputs[0]
+        if not folder.exists():
+            raise FileNotFoundError(f"{folder}: no such folder")
+        if not folder.is_dir():
+            raise ValueError(f"{folder}: not a folder; give a folder of point clouds or at least two files")
+        paths = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in POINT_FORMATS)
+        if len(paths) < 2:
+            raise ValueError(f"{folder}: a folder with at least 2 point-cloud files ({', '.join(POINT_FORMATS)}) "
+                             f"is needed, it has {len(paths)}")
+        return paths
+    return list(inputs)
 
 
 def distance(args: argparse.Namespace) -> int:
     from .solver import pgw
 
+    _check_common(args)
+    if args.plan is not None:
+        _check_npy_out(args.plan, "--plan")
     a, b = _spaces_from_files([args.A, args.B], args.mass, args.metric)
     lam = default_lam([a, b]) if args.lam is None else args.lam
     t0 = time.perf_counter()
     r = pgw(a.C, b.C, a.p, b.p, lam, method=args.method, n_init=args.n_init, seed=args.seed)
-    print(f"distance        {r.distance:.10g}\ntransport_cost  {r.transport_cost:.10g}\n"
-          f"penalty         {r.penalty:.10g}\nmass            {r.mass:.10g} of {a.mass:.6g} / {b.mass:.6g}\n"
-          f"lam             {lam:.10g}\nn_iter          {r.n_iter}\nconverged       {r.converged}\n"
-          f"seconds         {time.perf_counter() - t0:.3f}")
     if args.plan is not None:
         with atomic_write(args.plan, "wb") as f:
             np.save(f, np.asarray(r.plan))
+    print(f"distance        {r.distance:.10g}\ntransport_cost  {r.transport_cost:.10g}\n"
+          f"penalty         {r.penalty:.10g}\nmass            {r.mass:.10g} of {a.mass:.6g} / {b.mass:.6g}\n"
+          f"lam             {lam:.10g}\nn_iter          {r.n_iter}\nconverged       {r.converged}\n"
+          f"seconds         {time.perf_counter() - t0:.3f}" + (f"\nplan            {args.plan}" if args.plan else ""))
     return 0
 
 
 def pairwise(args: argparse.Namespace) -> int:
     from .solver import pgw_pairwise
 
-    folder: Path = args.DIR
-    if not folder.is_dir():
-        raise FileNotFoundError(f"{folder}: no such folder")
-    paths = sorted(p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in POINT_FORMATS)
-    if len(paths) < 2:
-        raise ValueError(f"DIR must hold at least 2 point-cloud files ({', '.join(POINT_FORMATS)}); "
-                         f"{folder} has {len(paths)}")
-    if args.out.suffix.lower() != ".npy":
-        raise ValueError(f"--out must name a .npy file, got {str(args.out)!r}")
+    _check_common(args)
+    _check_n_jobs(args.n_jobs)
+    _check_npy_out(args.out, "--out")
+    paths = _point_files(args.inputs)
     spaces = _spaces_from_files(paths, args.mass, args.metric)
     lam = default_lam(spaces) if args.lam is None else args.lam
-    D = pgw_pairwise(spaces, lam, method=args.method, n_jobs=args.n_jobs, n_init=args.n_init, seed=args.seed)
+    stats: dict[str, Any] = {}
+    t0 = time.perf_counter()
+    D = pgw_pairwise(spaces, lam, method=args.method, n_jobs=args.n_jobs, n_init=args.n_init, seed=args.seed,
+                     stats=stats)
+    secs = time.perf_counter() - t0
     names = args.out.with_suffix(".names.txt")
     with atomic_write(args.out, "wb") as f:
         np.save(f, D)
     with atomic_write(names) as f:
-        f.write("".join(p.name + "\n" for p in paths))
-    print(f"wrote {args.out} ({len(paths)} x {len(paths)}, lam={lam:.6g}) and {names} (row order)")
+        f.write("".join((p.name if len(args.inputs) == 1 else str(p)) + "\n" for p in paths))
+    how = ""
+    if args.method != "entropic" and args.n_jobs != 1:
+        how = (f"; {stats['in_process']} of {stats['pairs']} pairs in this process"
+               + (f", the rest on {stats['workers']} workers" if stats["workers"] > 1 else
+                  " (too little work to pay for starting workers)"))
+    print(f"wrote {args.out} ({len(paths)} x {len(paths)}, lam={lam:.6g}, {secs:.2f} s{how}) and {names} "
+          f"(row order)")
     return 0
 
 
@@ -194,8 +288,9 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--method", choices=METHODS, default="fw-v1",
                    help="fw-v1 / fw-v2 (exact Frank-Wolfe) or entropic (JAX); default fw-v1")
     p.add_argument("--mass", type=float, default=None,
-                   help="mass per point (default 1, so clouds of different sizes are unbalanced)")
-    p.add_argument("--metric", default="euclidean", help="ground distance of the points (default euclidean)")
+                   help="mass per point > 0 (default 1, so clouds of different sizes are unbalanced)")
+    p.add_argument("--metric", choices=METRICS, default="euclidean",
+                   help="ground distance of the points (default euclidean)")
     p.add_argument("--n-init", type=int, default=1, help="Frank-Wolfe starts, the best is kept (default 1)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random starts (default 0)")
 
@@ -213,6 +308,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                            "(default -1: all cores)")
     rp.add_argument("--sizes", type=int, nargs="+", default=[100, 300, 500],
                     help="point counts of the per-pair timing (default 100 300 500)")
+    for key in POT_BACKEND_SWITCHES:
+        os.environ.setdefault(key, "1")
     fmt = ", ".join(POINT_FORMATS)
     d = sub.add_parser("distance", help="PGW distance between two point clouds",
                        description=f"PGW distance between two point clouds A and B ({fmt}; one point per "
@@ -222,10 +319,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     d.add_argument("--plan", type=Path, default=None, help="also save the plan (n_A, n_B) as .npy")
     _common(d)
     d.set_defaults(func=distance)
-    pw = sub.add_parser("pairwise", help="PGW distance matrix of all point clouds in a folder",
+    pw = sub.add_parser("pairwise", help="PGW distance matrix of all point clouds in a folder (or of files)",
                         description=f"PGW distance matrix of every point cloud ({fmt}) in DIR, in sorted "
-                                    f"file-name order; writes OUT.npy and OUT.names.txt (the row order).")
-    pw.add_argument("DIR", type=Path, help="folder of point-cloud files")
+                                    f"file-name order, or of the files given, in that order; writes OUT.npy "
+                                    f"and OUT.names.txt (the row order). With --n-jobs, worker processes "
+                                    f"start only when the work pays for their start-up.")
+    pw.add_argument("inputs", type=Path, nargs="+", metavar="DIR | FILE",
+                    help="a folder of point-cloud files, or at least two point-cloud files")
     pw.add_argument("--out", type=Path, required=True, help="output .npy file")
     pw.add_argument("--n-jobs", type=int, default=1, help="worker processes (default 1; -1: all cores)")
     _common(pw)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from .solver import PGWResult, _check_int, _check_pos, default_init, tensor_product
+from ._core import PGWResult, _check_int, _check_pos, default_init, tensor_product
 from .space import MMSpace, as_lam, as_masses, as_matrix
 
 __all__ = ["EntropicBatchResult", "entropic_pgw", "entropic_pgw_batch", "entropic_pgw_pairs"]

@@ -34,6 +34,8 @@ import numpy as np
 
 from iclr25.utils.seeding import check_seed
 
+from ._core import PGWResult, _check_int, _check_pos, default_init, tensor_product
+from .entropic import DEFAULT_MAX_ITER, DEFAULT_TOL, entropic_pgw, entropic_pgw_pairs
 from .space import MMSpace, as_lam, as_masses, as_matrix
 
 __all__ = ["PGWResult", "pgw", "pgw_distance", "pgw_pairwise", "tensor_product", "pgw_objective",
@@ -43,61 +45,7 @@ METHODS = ("fw-v1", "fw-v2", "entropic")
 _EMD_MAX_ITER = 1_000_000
 
 
-@dataclasses.dataclass(frozen=True)
-class PGWResult:
-    """The result of one PGW solve.
-
-    Attributes
-    ----------
-    distance : float
-        The metric, ``sqrt(max(0, transport_cost + penalty))``.
-    transport_cost : float
-        :math:`\\sum (C_1[i,i'] - C_2[j,j'])^2 \\gamma_{ij}\\gamma_{i'j'}`.
-    penalty : float
-        :math:`\\lambda(|p|^2 + |q|^2 - 2|\\gamma|^2)`.
-    plan : numpy.ndarray
-        The partial transport plan :math:`\\gamma` (n, m).
-    mass : float
-        Transported mass :math:`|\\gamma|`.
-    n_iter : int
-        Frank-Wolfe iterations of the best start.
-    converged : bool
-        Whether the best start stopped on its tolerance (rather than on ``max_iter``).
-    method : str
-        The solver used.
-    """
-
-    distance: float
-    transport_cost: float
-    penalty: float
-    plan: np.ndarray
-    mass: float
-    n_iter: int
-    converged: bool
-    method: str = "fw-v1"
-
-    @property
-    def objective(self) -> float:
-        """The PGW objective (transport cost + penalty), i.e. ``distance**2`` when non-negative."""
-        return self.transport_cost + self.penalty
-
-
 # ---------------------------------------------------------------------------------------- building blocks
-def tensor_product(C1: np.ndarray, C2: np.ndarray, G: np.ndarray, *, C1sq: np.ndarray | None = None,
-                   C2sq: np.ndarray | None = None) -> np.ndarray:
-    """The tensor product :math:`(L\\circ G)_{ij} = \\sum_{i'j'} (C_1[i,i'] - C_2[j,j'])^2 G_{i'j'}`.
-
-    .. math:: L\\circ G = C_1^{2} (G1) 1^T + 1 (G^T 1)^T C_2^{2} - 2 C_1 G C_2
-
-    for symmetric C1, C2, in O(n^2 m + n m^2) instead of O(n^2 m^2).
-
-    References: paper Sec. 4, Proposition on the tensor product (Peyré et al. 2016, Prop. 1).
-    """
-    C1sq = C1 * C1 if C1sq is None else C1sq
-    C2sq = C2 * C2 if C2sq is None else C2sq
-    return ((C1sq @ G.sum(1))[:, None] + (C2sq @ G.sum(0))[None, :]) - 2.0 * ((C1 @ G) @ C2)
-
-
 def pgw_objective(C1: Any, C2: Any, p: Any, q: Any, lam: float, plan: Any) -> tuple[float, float]:
     """Transport term and penalty of a partial plan: ``(sum L G G, lam (|p|^2 + |q|^2 - 2 |G|^2))``.
 
@@ -109,12 +57,6 @@ def pgw_objective(C1: Any, C2: Any, p: Any, q: Any, lam: float, plan: Any) -> tu
     G = _check_plan(plan, p, q, "plan")
     transport = float(np.sum(tensor_product(C1, C2, G) * G))
     return transport, lam * (p.sum() ** 2 + q.sum() ** 2 - 2.0 * G.sum() ** 2)
-
-
-def default_init(p: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """The paper's initial plan :math:`G_0 = p q^T \\min(|p|,|q|) / (|p||q|)` (feasible, mass min(|p|,|q|))."""
-    mp, mq = p.sum(), q.sum()
-    return np.outer(p, q) * (min(mp, mq) / (mp * mq))
 
 
 def _random_init(p: np.ndarray, q: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -266,26 +208,8 @@ def _fw_v2(P: _Problem, G0: np.ndarray, max_iter: int, tol: float) -> tuple[np.n
     return Gh[:n, :m].copy(), max_iter, False
 
 
-def _check_int(x: Any, name: str, low: int) -> int:
-    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer >= {low}, got {type(x).__name__}")
-    if x < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {x}")
-    return int(x)
-
-
-def _check_pos(x: Any, name: str) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a positive real number, got {type(x).__name__}")
-    if not math.isfinite(x) or x <= 0:
-        raise ValueError(f"{name} must be a finite number > 0, got {x}")
-    return float(x)
-
-
 def _iter_defaults(method: str, max_iter: Any, tol: Any) -> tuple[int, float]:
     if method == "entropic":
-        from .entropic import DEFAULT_MAX_ITER, DEFAULT_TOL
-
         max_iter = DEFAULT_MAX_ITER if max_iter is None else max_iter
         tol = DEFAULT_TOL if tol is None else tol
     else:
@@ -364,8 +288,6 @@ def pgw(C1: Any, C2: Any, p: Any, q: Any, lam: float, *, method: str = "fw-v1", 
     seed = check_seed(seed)
     G0 = default_init(p, q) if G0 is None else _check_plan(G0, p, q, "G0")
     if method == "entropic":
-        from .entropic import entropic_pgw
-
         return entropic_pgw(C1, C2, p, q, lam, epsilon=epsilon, max_iter=max_iter, tol=tol, G0=G0)
     P = _Problem(C1, C2, p, q, lam)
     solve = _fw_v1 if method == "fw-v1" else _fw_v2
@@ -415,38 +337,114 @@ def _distance_chunk(task: tuple[Any, dict[str, Any], list[tuple[int, int]], list
         return [f(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p, **kw).distance for i, j in pairs]
 
 
+#: Seconds it takes to start one batch of local worker processes and import numpy, scipy and POT in them
+#: (loky; 2.1 s measured on a 2-core machine at load 1.7-1.9). Work shorter than this per extra worker stays in
+#: this process: parallel would be slower than serial.
+WORKER_START_S = 2.0
+#: Seconds of pairs timed in this process before the rest of the work is estimated.
+_PROBE_S = 0.3
+_LOCAL_BACKENDS = (None, "loky", "multiprocessing")
+
+
+def _workers(n_jobs: int) -> int:
+    return (os.cpu_count() or 1) if n_jobs == -1 else int(n_jobs)
+
+
+def _pair_cost(spaces: list[MMSpace], i: int, j: int) -> float:
+    # one Frank-Wolfe iteration costs O(n^2 m + n m^2) (tensor product) plus the EMD on (n+1) x (m+1)
+    n, m = spaces[i].n, spaces[j].n
+    return float(n * m * (n + m))
+
+
 def pairwise_matrix(f: Any, spaces: list[MMSpace], *, n_jobs: int = 1, backend: str | None = None,
-                    desc: str | None = None, **kw: Any) -> np.ndarray:
+                    desc: str | None = None, stats: dict[str, Any] | None = None, **kw: Any) -> np.ndarray:
     """The symmetric matrix ``D[i, j] = f(C_i, C_j, p_i, p_j, **kw).distance`` over all pairs ``i < j``
     (zero diagonal), through :func:`iclr25.utils.parallel.parallel_map` with one-thread BLAS per worker.
 
-    ``f`` must be picklable (a module-level function) for process and cluster backends.
-    """
-    from iclr25.utils.parallel import parallel_map
+    With ``n_jobs != 1`` on a local backend (``None``, ``"loky"``, ``"multiprocessing"``) the first pairs run
+    in this process for about 0.3 s (after one untimed warm-up pair); from their time and the sizes of the remaining pairs the remaining
+    serial work ``R`` is estimated, and worker processes are started only when they pay for themselves:
+    ``R > WORKER_START_S * w / (w - 1)`` for ``w`` workers (parallel time ``S + R/w`` below serial time ``R``).
+    Otherwise the rest also runs here, so asking for workers is never slower than serial. Cluster backends
+    (``"dask"``, ``"ray"``) always receive the pairs. The remaining pairs go out in ``4 w`` chunks, strided
+    over the pairs sorted by size so that every chunk carries a similar amount of work.
 
+    ``f`` must be picklable (a module-level function) for process and cluster backends. ``stats``, when
+    given, is filled with ``pairs``, ``in_process`` (pairs computed here), ``workers`` (used for the rest,
+    1 when none were started) and ``estimated_rest_s``.
+    """
+    import time
+
+    from iclr25.utils.parallel import parallel_map
+    from iclr25.utils.progress import progress
+
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"n_jobs must be a positive integer or -1, got {n_jobs!r}")
     k = len(spaces)
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     D = np.zeros((k, k))
+    info: dict[str, Any] = {"pairs": len(pairs), "in_process": 0, "workers": 1, "estimated_rest_s": 0.0}
+    if stats is not None:
+        stats.update(info)
     if not pairs:
         return D
     if n_jobs == 1 and backend is None:
-        n_chunks = len(pairs)  # one pair per item: the progress bar counts pairs
-    else:
-        # few strided chunks: each carries the spaces once, and strides balance the sizes
-        workers = os.cpu_count() or 1 if n_jobs == -1 else n_jobs
-        n_chunks = min(len(pairs), 4 * workers)
-    chunks = [pairs[c::n_chunks] for c in range(n_chunks)]
-    out = parallel_map(_distance_chunk, [(f, kw, c, spaces) for c in chunks], n_jobs=n_jobs, backend=backend,
-                       desc=desc)
-    for chunk, vals in zip(chunks, out):
-        for (i, j), v in zip(chunk, vals):
+        out = parallel_map(_distance_chunk, [(f, kw, [pair], spaces) for pair in pairs], n_jobs=1, desc=desc)
+        for (i, j), (v,) in zip(pairs, out):
             D[i, j] = D[j, i] = v
+        info["in_process"] = len(pairs)
+        if stats is not None:
+            stats.update(info)
+        return D
+    # largest pairs first: the probe then over- rather than under-estimates, and chunks balance better
+    pairs.sort(key=lambda ij: -_pair_cost(spaces, *ij))
+    w = _workers(n_jobs)
+    rest = pairs
+    if backend in _LOCAL_BACKENDS:
+        costs = [_pair_cost(spaces, i, j) for i, j in pairs]
+        total_cost = sum(costs)
+        done_cost, n_done, estimate = 0.0, 0, 0.0
+        with progress(total=len(pairs), desc=desc) as bar, single_threaded_blas():
+            for (i, j), c in zip(pairs, costs):
+                D[i, j] = D[j, i] = f(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p, **kw).distance
+                n_done += 1
+                bar.update(1)
+                if n_done == 1:  # the first pair pays the solver's imports: warm-up, not timed
+                    t0 = time.perf_counter()
+                    continue
+                done_cost += c
+                elapsed = time.perf_counter() - t0
+                if n_done == len(pairs):
+                    break
+                estimate = elapsed / done_cost * (total_cost - done_cost - costs[0])
+                if elapsed >= _PROBE_S and (w < 2 or estimate > WORKER_START_S * w / (w - 1)):
+                    break
+            info["estimated_rest_s"] = estimate if n_done < len(pairs) else 0.0
+            if w < 2:  # one worker: nothing to gain from a process; finish here
+                for (i, j) in pairs[n_done:]:
+                    D[i, j] = D[j, i] = f(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p, **kw).distance
+                    bar.update(1)
+                n_done = len(pairs)
+        info["in_process"] = n_done
+        rest = pairs[n_done:]
+    if rest:
+        n_chunks = min(len(rest), 4 * w)
+        chunks = [rest[c::n_chunks] for c in range(n_chunks)]
+        out = parallel_map(_distance_chunk, [(f, kw, c, spaces) for c in chunks], n_jobs=n_jobs,
+                           backend=backend, desc=desc)
+        for chunk, vals in zip(chunks, out):
+            for (i, j), v in zip(chunk, vals):
+                D[i, j] = D[j, i] = v
+        info["workers"] = w
+    if stats is not None:
+        stats.update(info)
     return D
 
 
 def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int = 1,
                  backend: str | None = None, n_init: int = 1, max_iter: int | None = None,
-                 tol: float | None = None, epsilon: float = 1e-3, seed: int = 0) -> np.ndarray:
+                 tol: float | None = None, epsilon: float = 1e-3, seed: int = 0,
+                 stats: dict[str, Any] | None = None) -> np.ndarray:
     """The symmetric matrix of PGW distances between all pairs of mm-spaces (zero diagonal).
 
     Exact methods run pair by pair through :func:`iclr25.utils.parallel.parallel_map` (``n_jobs``
@@ -454,11 +452,18 @@ def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int 
     ``method="entropic"`` runs all pairs in vmapped JAX batches instead (spaces are padded with zero-mass
     points to a common size, which leaves PGW unchanged).
 
+    With ``n_jobs != 1`` worker processes are started only when the work pays for their start-up (see
+    :func:`pairwise_matrix`): a small matrix is computed in this process, so asking for workers is never
+    slower than serial.
+
     Parameters
     ----------
     spaces : sequence of MMSpace or (C, p)
     lam : float
         Penalty, shared by all pairs.
+    stats : dict, optional
+        Filled with how the pairs ran (exact methods): ``pairs``, ``in_process``, ``workers``,
+        ``estimated_rest_s``.
 
     Returns
     -------
@@ -476,10 +481,8 @@ def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int 
     lam = as_lam(lam)
     max_iter, tol = _iter_defaults(method, max_iter, tol)
     if method != "entropic":
-        return pairwise_matrix(pgw, spaces, n_jobs=n_jobs, backend=backend, desc="PGW pairs", lam=lam,
-                               method=method, n_init=n_init, max_iter=max_iter, tol=tol, seed=seed)
-    from .entropic import entropic_pgw_pairs
-
+        return pairwise_matrix(pgw, spaces, n_jobs=n_jobs, backend=backend, desc="PGW pairs", stats=stats,
+                               lam=lam, method=method, n_init=n_init, max_iter=max_iter, tol=tol, seed=seed)
     k = len(spaces)
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     D = np.zeros((k, k))
