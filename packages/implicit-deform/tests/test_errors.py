@@ -1,0 +1,125 @@
+"""Bad input: clear errors that name the argument or file, and no partial output."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from iclr25.implicit_deform import DeformConfig, fit, load_correspondences, load_shape, make_pair
+from iclr25.utils.io import DataFileError
+
+CFG = DeformConfig.preset("test")
+
+
+def _cloud(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, 3))
+    return 0.5 * x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def test_nan_points_are_refused():
+    src = _cloud()
+    src[3, 1] = np.nan
+    with pytest.raises(ValueError, match="source contains NaN"):
+        fit(src, _cloud(seed=1), config=CFG)
+    with pytest.raises(ValueError, match="target contains NaN"):
+        fit(_cloud(), np.full((200, 3), np.inf), config=CFG)
+
+
+def test_too_few_points_for_the_sampler():
+    with pytest.raises(ValueError, match="target has 20 points; the sampler needs at least 51"):
+        fit(_cloud(), _cloud(20), config=CFG)
+
+
+def test_wrong_shapes_and_types():
+    with pytest.raises(ValueError, match=r"source must be an \(n, 3\) array"):
+        fit(np.zeros((100, 2)), _cloud(), config=CFG)
+    with pytest.raises(TypeError, match="config must be a DeformConfig"):
+        fit(_cloud(), _cloud(), config={"batch": 3})
+    with pytest.raises(ValueError, match="source_normals must have the shape"):
+        fit(_cloud(), _cloud(), source_normals=np.ones((3, 3)), config=CFG)
+
+
+def test_mismatched_correspondences():
+    with pytest.raises(ValueError, match="corr_source and corr_target must have the same shape"):
+        fit(_cloud(), _cloud(), corr_source=_cloud(10), corr_target=_cloud(12), config=CFG)
+    with pytest.raises(ValueError, match="must be given together"):
+        fit(_cloud(), _cloud(), corr_source=_cloud(10), config=CFG)
+
+
+def test_correspondence_file_checks(tmp_path):
+    f = tmp_path / "c.npy"
+    np.save(f, np.array([[0, 1], [2, 99]]))
+    with pytest.raises(DataFileError, match=r"c\.npy: target indices must lie in \[0, 50\)"):
+        load_correspondences(f, 10, 50)
+    np.save(f, np.zeros((4, 2)))
+    with pytest.raises(DataFileError, match="integer indices"):
+        load_correspondences(f, 10, 50)
+    np.save(f, np.arange(7))
+    with pytest.raises(DataFileError, match="one entry per source vertex"):
+        load_correspondences(f, 10, 50)
+
+
+def test_unreadable_and_unsupported_shape_files(tmp_path):
+    bad = tmp_path / "bad.ply"
+    bad.write_bytes(b"\x00garbage\xff" * 10)
+    with pytest.raises(DataFileError, match="bad.ply"):
+        load_shape(bad)
+    with pytest.raises(FileNotFoundError, match="missing.obj"):
+        load_shape(tmp_path / "missing.obj")
+    with pytest.raises(DataFileError, match="unsupported shape format '.vtk'"):
+        load_shape(tmp_path / "x.vtk")
+    nan = tmp_path / "nan.npy"
+    np.save(nan, np.full((10, 3), np.nan))
+    with pytest.raises(DataFileError, match="NaN"):
+        load_shape(nan)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"batch": 0}, "batch must be an integer >= 1"),
+    ({"integrator": "heun"}, "integrator must be one of"),
+    ({"levelset": "x"}, "levelset must be 'mlse' or 'olse'"),
+    ({"w_div": -1.0}, "w_div must be >= 0"),
+    ({"sdf_iters": -5}, "sdf_iters must be an integer >= 0"),
+])
+def test_impossible_config(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        DeformConfig(**kwargs)
+
+
+def test_make_pair_arguments():
+    with pytest.raises(ValueError, match="shape must be one of"):
+        make_pair("cube")
+    with pytest.raises(ValueError, match="corr_fraction must be in"):
+        make_pair(corr_fraction=0.0)
+
+
+def _cli(*args, cwd):
+    return subprocess.run([sys.executable, "-m", "iclr25.implicit_deform", *args], capture_output=True, text=True,
+                          cwd=cwd, check=False, env={"ICLR25_QUIET": "1", "PATH": "/usr/bin:/bin",
+                                                     "JAX_PLATFORMS": "cpu"})
+
+
+@pytest.mark.parametrize("content", [None, b"", b"ply\nformat ascii 1.0\nelement vertex 3\nend_header\n1 2\n"])
+def test_cli_fit_bad_file_exits_2_with_one_line_and_no_output(tmp_path, content):
+    src = tmp_path / "src.ply"
+    if content is not None:
+        src.write_bytes(content)
+    out = tmp_path / "out"
+    proc = _cli("fit", str(src), str(src), "--out", str(out), cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "src.ply" in lines[0], proc.stderr
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == (["src.ply"] if content is not None else [])
+
+
+def test_cli_fit_bad_times_and_corr(tmp_path):
+    np.save(tmp_path / "a.npy", _cloud(300))
+    proc = _cli("fit", "a.npy", "a.npy", "--times", "0.5,2", "--out", "o", cwd=tmp_path)
+    assert proc.returncode == 2 and "--times must be" in proc.stderr
+    np.save(tmp_path / "c.npy", np.array([[0, 400]]))
+    proc = _cli("fit", "a.npy", "a.npy", "--corr", "c.npy", "--out", "o", cwd=tmp_path)
+    assert proc.returncode == 2 and "c.npy" in proc.stderr and "target indices" in proc.stderr
+    assert not (tmp_path / "o").exists()
