@@ -1,0 +1,217 @@
+"""Command line of ``iclr25 rxnflow``: ``demo``, ``repro``, ``train``, ``sample`` and ``doctor``.
+
+Heavy libraries (torch, RDKit) are imported inside the commands, so ``--help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from iclr25.utils.cli import add_run_command, method_parser, run_main, set_torch_threads
+
+PACKAGE = "iclr25-rxnflow"
+
+DEMO = {"n_electrophiles": 30, "n_amines": 50, "n_other": 20, "templates": "toy", "beta": 4.0, "steps": 250,
+        "batch_size": 64, "rho": 0.1, "min_sampling": 5, "n_samples": 200, "reward": "qed"}
+
+
+def demo(args: argparse.Namespace) -> int:
+    from iclr25.utils.results import RunResult
+
+    cfg = dict(DEMO)
+    run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=cfg)
+    set_torch_threads(args.threads)
+    from iclr25.utils.seeding import seed_everything
+
+    from .figures import plot_fit
+    from .gflownet import RxnFlow, TrainConfig, train
+    from .rewards import parse_reward
+    from .routes import verify_route
+    from .toy import distribution_fit, diverse_top_k, diversity, enumerate_terminals, exact_log_probs, \
+        random_synthesis, toy_space
+
+    seed_everything(args.seed)
+    space = toy_space(cfg["n_electrophiles"], cfg["n_amines"], n_other=cfg["n_other"], templates=cfg["templates"],
+                      seed=args.seed)
+    reward = parse_reward(cfg["reward"])
+    enum = enumerate_terminals(space, reward)
+    space.parent_counts = enum.in_degree()
+    model = RxnFlow(space, reward, beta=cfg["beta"], seed=args.seed)
+    fit0 = distribution_fit(model, enum)
+    res = train(model, TrainConfig(steps=cfg["steps"], batch_size=cfg["batch_size"], rho=cfg["rho"],
+                                   min_sampling=cfg["min_sampling"], beta=cfg["beta"]), seed=args.seed)
+    fit = distribution_fit(model, enum)
+    samples = model.sample(cfg["n_samples"], seed=args.seed)
+    rand = random_synthesis(model, cfg["n_samples"], seed=args.seed)
+    replay = sum(verify_route(s.route) for s in samples if s.valid) / max(1, sum(s.valid for s in samples))
+
+    def modes(ss):
+        idx = diverse_top_k([s.smiles for s in ss], [s.reward for s in ss], k=20)
+        return float(sum(ss[i].reward for i in idx) / max(1, len(idx))), diversity([ss[i].smiles for i in idx])
+
+    (m_q, m_div), (r_q, r_div) = modes(samples), modes(rand)
+    run.add("terminal molecules enumerated", len(enum.terminals))
+    run.add("distribution fit r(log p_θ, β log R)", fit.pearson, peer=fit0.pearson, peer_name="untrained",
+            higher_is_better=True)
+    run.add("mean QED of samples", float(sum(s.reward for s in samples) / len(samples)),
+            peer=float(sum(s.reward for s in rand) / len(rand)), peer_name="random synthesis", higher_is_better=True)
+    run.add("mean QED of top-20 diverse modes", m_q, peer=r_q, peer_name="random synthesis", higher_is_better=True)
+    run.add("diversity of the modes", m_div, peer=r_div, peer_name="random synthesis", higher_is_better=True)
+    run.add("routes that replay to the same SMILES", replay, higher_is_better=True)
+    run.add("training steps/s (rho=0.1)", res.steps_per_s, unit="1/s", higher_is_better=True, timing=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    fig = plot_fit(args.out / "fit.png", exact_log_probs(model, enum), enum.log_target(cfg["beta"]),
+                   title=f"demo: {len(space.blocks)} blocks, {res.steps} TB steps, ρ={cfg['rho']}")
+    run.add_figure(fig, relative_to=args.out)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+def repro(args: argparse.Namespace) -> int:
+    from .reproduction import run_repro
+
+    return run_repro(args)
+
+
+# ------------------------------------------------------------------------------------------------- train
+def train_cmd(args: argparse.Namespace) -> int:
+    from iclr25.utils.results import RunResult
+
+    run = RunResult.start(PACKAGE, "train", seed=args.seed, config={
+        "blocks": str(args.blocks), "templates": str(args.templates), "reward": args.reward, "steps": args.steps,
+        "batch_size": args.batch_size, "rho": args.rho, "min_sampling": args.min_sampling, "beta": args.beta,
+        "beta_range": args.beta_range, "max_len": args.max_len, "min_len": args.min_len, "lr": args.lr,
+        "lr_z": args.lr_z, "pb": args.pb})
+    if args.out.exists() and not args.out.is_dir():
+        raise ValueError(f"--out {args.out}: exists and is not a folder")
+    set_torch_threads(args.threads)
+    from .blocks import load_blocks
+    from .gflownet import RxnFlow, TrainConfig, train
+    from .rewards import parse_reward
+    from .space import SynthesisSpace
+    from .templates import load_templates
+
+    cfg = TrainConfig(steps=args.steps, batch_size=args.batch_size, rho=args.rho, min_sampling=args.min_sampling,
+                      beta=args.beta, beta_range=tuple(args.beta_range) if args.beta_range else None, lr=args.lr,
+                      lr_z=args.lr_z, pb=args.pb, time_budget_s=args.time_budget)
+    reward = parse_reward(args.reward)
+    blocks = load_blocks(args.blocks)
+    templates = load_templates(args.templates)
+    space = SynthesisSpace(blocks, templates, max_len=args.max_len, min_len=args.min_len,
+                           allow_dead=args.allow_dead_templates)
+    model = RxnFlow(space, reward, beta=args.beta, seed=args.seed)
+    res = train(model, cfg, seed=args.seed)
+    model.save(args.out)
+    run.add("final TB loss (mean of last 50 steps)", float(res.losses[-50:].mean()), higher_is_better=False)
+    run.add("log Z", float(res.log_z[-1]))
+    run.add("mean reward of the last 50 batches", float(res.mean_reward[-50:].mean()), higher_is_better=True)
+    run.add("training steps/s", res.steps_per_s, unit="1/s", higher_is_better=True, timing=True)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    print(f"wrote {args.out}/model.pt, blocks.smi, templates.txt, results.json")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------ sample
+def sample_cmd(args: argparse.Namespace) -> int:
+    suffix = args.out.suffix.lower()
+    if suffix not in (".sdf", ".json", ".smi"):
+        raise ValueError(f"--out {args.out}: expected a .sdf, .json or .smi file")
+    if args.n < 1:
+        raise ValueError(f"--n must be >= 1, got {args.n}")
+    if not (0 < args.rho <= 1):
+        raise ValueError(f"--rho must be in (0, 1], got {args.rho}")
+    if args.add_blocks is not None and not Path(args.add_blocks).is_file():
+        raise FileNotFoundError(f"{args.add_blocks}: no such building-block file (--add-blocks)")
+    from .blocks import read_blocks
+
+    new = read_blocks(args.add_blocks) if args.add_blocks is not None else None  # validate before loading
+    set_torch_threads(args.threads)
+    from .gflownet import load_model
+    from .output import write_samples
+
+    model = load_model(args.model)
+    if new is not None:
+        model = model.with_blocks(new)
+    samples = model.sample(args.n, rho=args.rho, beta=args.beta, seed=args.seed)
+    path, n_ok = write_samples(args.out, samples)
+    print(f"wrote {path}: {len(samples)} molecules, {n_ok} with a route that replays; mean reward "
+          f"{sum(s.reward for s in samples) / len(samples):.3f}")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------ doctor
+def doctor_cmd(args: argparse.Namespace) -> int:
+    from .doctor import doctor
+
+    report = doctor(args.blocks, args.templates)
+    print(report.to_text())
+    if args.json is not None:
+        from iclr25.utils.io import atomic_write
+
+        with atomic_write(args.json) as f:
+            json.dump(report.to_dict(), f, indent=1)
+    return 0 if report.ok or not args.strict else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, sub = method_parser("rxnflow", "RxnFlow (ICLR 2025): a GFlowNet that assembles molecules from building "
+                                           "blocks and reaction templates, with action-space subsampling")
+    d = add_run_command(sub, "demo", demo, help="toy run on ~100 built-in blocks: train, sample, exact fit (seconds)",
+                        default_out="results/rxnflow")
+    r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+                        default_out="results/rxnflow-repro")
+    t = sub.add_parser("train", help="train on your blocks and templates",
+                       description="Train RxnFlow with trajectory balance. --blocks: .smi (SMILES [name] a line) or "
+                                   ".csv (smiles column), or 'builtin'. --templates: text file with 'NAME SMARTS' or "
+                                   "'SMARTS' a line ('#' comments), a datamol-style .json, 'builtin', 'toy' or "
+                                   "'datamol'. Writes model.pt, blocks.smi, templates.txt and results.json to --out.")
+    t.add_argument("--blocks", default="builtin", help="building blocks file or 'builtin' (default builtin)")
+    t.add_argument("--templates", default="builtin", help="templates file, or builtin|toy|datamol (default builtin)")
+    t.add_argument("--reward", default="qed", help="qed, sa, PROP[lo,hi] (logp, tpsa, mw, hbd, hba, rotb, heavy), "
+                                                    "or a product like 'qed*sa' (default qed)")
+    t.add_argument("--out", type=Path, default=Path("results/rxnflow-model"), help="output model folder")
+    t.add_argument("--steps", type=int, default=1000, help="TB steps (default 1000)")
+    t.add_argument("--batch-size", type=int, default=64, help="trajectories per step (default 64)")
+    t.add_argument("--rho", type=float, default=0.02, help="subsampling ratio in (0, 1] (default 0.02)")
+    t.add_argument("--min-sampling", type=int, default=100, help="smallest block subset (default 100)")
+    t.add_argument("--beta", type=float, default=4.0, help="reward exponent β (default 4)")
+    t.add_argument("--beta-range", type=float, nargs=2, default=None, metavar=("LO", "HI"),
+                   help="sample β ~ U(LO, HI) per trajectory (temperature conditioning; paper 0 64)")
+    t.add_argument("--max-len", type=int, default=2, help="most blocks per molecule (default 2)")
+    t.add_argument("--min-len", type=int, default=1, help="fewest blocks before stop (default 1)")
+    t.add_argument("--lr", type=float, default=1e-3, help="policy learning rate (default 1e-3)")
+    t.add_argument("--lr-z", type=float, default=0.05, help="log Z learning rate (default 0.05)")
+    t.add_argument("--pb", choices=["uniform", "none"], default="uniform", help="backward policy (default uniform)")
+    t.add_argument("--time-budget", type=float, default=None, help="stop after this many training seconds")
+    t.add_argument("--allow-dead-templates", action="store_true",
+                   help="drop templates no block is compatible with instead of failing")
+    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    t.set_defaults(func=train_cmd)
+    s = sub.add_parser("sample", help="sample molecules with routes from a trained model",
+                       description="Sample from a model folder written by `train`. --add-blocks FILE.smi extends "
+                                   "the library without retraining. --out: .sdf (routes as JSON in the 'route' SD "
+                                   "property), .json or .smi.")
+    s.add_argument("--model", type=Path, required=True, help="model folder (from `iclr25 rxnflow train`)")
+    s.add_argument("--n", type=int, default=100, help="number of molecules (default 100)")
+    s.add_argument("--add-blocks", type=Path, default=None, help="extra building blocks (.smi/.csv)")
+    s.add_argument("--rho", type=float, default=1.0, help="subsampling ratio while sampling (default 1: exact)")
+    s.add_argument("--beta", type=float, default=None, help="β condition (default: the training β)")
+    s.add_argument("--out", type=Path, default=Path("mols.sdf"), help="output file (default mols.sdf)")
+    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.set_defaults(func=sample_cmd)
+    dc = sub.add_parser("doctor", help="check a block library against templates",
+                        description="Report invalid SMILES by line, duplicates, compatible blocks per template and "
+                                    "reactant position, and dead templates.")
+    dc.add_argument("--blocks", required=True, help="building blocks file (.smi/.csv)")
+    dc.add_argument("--templates", default="builtin", help="templates file or builtin|toy|datamol (default builtin)")
+    dc.add_argument("--json", type=Path, default=None, help="also write the report as JSON here")
+    dc.add_argument("--strict", action="store_true", help="exit 1 when problems are found")
+    dc.set_defaults(func=doctor_cmd)
+    for p in (d, r, t, s):
+        p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
+    return run_main(parser, argv)

@@ -1,0 +1,219 @@
+"""``iclr25 rxnflow repro``: the paper's toy experiment scaled down, the estimator check, and the per-step
+cost against the number of blocks.
+
+1. Estimator: 5,000 subsets of a 1e5-action space at ρ = 0.02 (mean error), the variance against ρ and M.
+2. Toy (App. D.1 scaled down): ~1,450 built-in blocks, 4 bimolecular amine couplings, at most 2 blocks, QED
+   reward, β = 4; the exact target is enumerated. Each ρ trains for the same wall time; the exact fit is read at
+   a quarter, half and all of it (the training-steps ladder).
+3. Modes: top-100 diverse modes of 1,000 samples against 1,000 uniform-random synthesis trajectories.
+4. Scale: one TB step on synthetic block libraries of 10k and 50k blocks, subsampled (ρ = 0.02) against the full
+   softmax, time and peak memory, each in a fresh process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from typing import Any
+
+import numpy as np
+
+from iclr25.utils.io import atomic_write
+from iclr25.utils.results import RunResult
+
+REPRO = {"n_electrophiles": 100, "n_amines": 400, "n_other": 950, "beta": 4.0, "batch_size": 64,
+         "rhos": [1.0, 0.3, 0.1, 0.03], "min_sampling": 10, "seconds_per_rho": 40.0, "n_samples": 1000,
+         "estimator_subsets": 5000, "scale_blocks": [10000, 50000], "scale_rho": 0.02, "scale_steps": 10}
+
+
+def _estimator_rows(cfg: dict[str, Any]) -> dict[str, Any]:
+    from .estimator import partition_estimates
+
+    rng = np.random.default_rng(0)
+    fixed = rng.normal(0, 2, size=11)
+    spaces = [rng.normal(0, 2, size=n) for n in (40000, 30000, 20000, 9989)]
+    exact = float(np.exp(fixed).sum() + sum(np.exp(s).sum() for s in spaces))
+    z = partition_estimates(spaces, fixed, 0.02, cfg["estimator_subsets"], seed=1)
+    ladder = []
+    for rho in (0.005, 0.01, 0.02, 0.05, 0.1):
+        v = float(partition_estimates(spaces, fixed, rho, 1000, seed=2).var() / exact ** 2)
+        ladder.append({"rho": rho, "M": 1, "rel_var": v, "rel_var_x_rho_over_1-rho": v * rho / (1 - rho)})
+    for m in (2, 4):
+        v = float(partition_estimates(spaces, fixed, 0.02, 1000, n_mc=m, seed=3).var() / exact ** 2)
+        ladder.append({"rho": 0.02, "M": m, "rel_var": v, "rel_var_x_rho_over_1-rho": v * 0.02 / 0.98 * m})
+    return {"mean_rel_error": float(z.mean() / exact - 1), "mean_log_bias": float(np.log(z).mean() - np.log(exact)),
+            "ladder": ladder}
+
+
+_SCALE_SCRIPT = r"""
+import json, resource, sys, time
+import numpy as np, torch
+torch.set_num_threads(1)
+from iclr25.rxnflow.estimator import draw_subsets
+from iclr25.rxnflow.model import PolicyConfig, RxnFlowPolicy
+n_blocks, rho, steps, n_bi = int(sys.argv[1]), float(sys.argv[2]), int(sys.argv[3]), 8
+rng = np.random.default_rng(0)
+bits = torch.from_numpy((rng.random((n_blocks, 1191)) < 0.05).astype(np.uint8))
+desc = torch.from_numpy(rng.random((n_blocks, 8)).astype(np.float32))
+pools = [np.sort(rng.choice(n_blocks, n_blocks // 3, replace=False)) for _ in range(n_bi)]
+pol = RxnFlowPolicy(PolicyConfig(n_uni=0, n_bi=n_bi, max_len=2))
+opt = torch.optim.Adam(pol.parameters(), 1e-3, foreach=True)
+base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+B = 64
+def step():
+    sub = draw_subsets([n_blocks] + [len(p) for p in pools], rho, rng, min_sampling=100)
+    ids = [sub.index[0]] + [p[i] for p, i in zip(pools, sub.index[1:])]
+    union = np.unique(np.concatenate(ids))
+    t = torch.from_numpy(union)
+    e = pol.embed_blocks(torch.cat([bits[t].float(), desc[t]], 1))
+    es = [e[torch.from_numpy(np.searchsorted(union, i))] for i in ids]
+    cond = pol.cond(torch.full((B,), 4.0))
+    h0 = pol.encode(torch.zeros(B, 2056), torch.zeros(B, dtype=torch.long), cond)
+    L0 = pol.first_logits(h0, es[0])
+    lz0 = torch.logsumexp(L0 + float(sub.log_weight[0]), 1)
+    a = torch.randint(L0.shape[1], (B,))
+    x1 = torch.from_numpy((rng.random((B, 2056)) < 0.03).astype(np.float32))
+    h1 = pol.encode(x1, torch.ones(B, dtype=torch.long), cond)
+    q = pol.bi_queries(h1)
+    L1 = torch.cat([pol.stop_logits(h1)[:, None]] + [q[:, j] @ es[1 + j].T for j in range(n_bi)], 1)
+    w = torch.cat([torch.zeros(1)] + [torch.full((len(i),), float(lw)) for i, lw in zip(ids[1:], sub.log_weight[1:])])
+    lz1 = torch.logsumexp(L1 + w, 1)
+    c = torch.randint(L1.shape[1], (B,))
+    logpf = (L0[torch.arange(B), a] - lz0).clamp(max=0) + (L1[torch.arange(B), c] - lz1).clamp(max=0)
+    logz = pol.log_z(cond)[:, 0]
+    loss = ((logz + logpf - 4.0 * torch.log(torch.rand(B) + 0.1)) ** 2).mean()
+    opt.zero_grad(); loss.backward(); opt.step()
+step()
+t0 = time.perf_counter()
+for _ in range(steps):
+    step()
+dt = (time.perf_counter() - t0) / steps
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+print(json.dumps({"n_blocks": n_blocks, "rho": rho, "s_per_step": dt, "peak_rss_mb": peak / 1024,
+                  "step_extra_rss_mb": (peak - base) / 1024}))
+"""
+
+
+def _scale_row(n_blocks: int, rho: float, steps: int) -> dict[str, Any]:
+    proc = subprocess.run([sys.executable, "-c", _SCALE_SCRIPT, str(n_blocks), str(rho), str(steps)],
+                          capture_output=True, text=True, timeout=600, check=False)
+    if proc.returncode != 0:
+        raise RuntimeError(f"scale benchmark failed: {proc.stderr[-2000:]}")
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def run_repro(args: argparse.Namespace) -> int:
+    cfg = dict(REPRO)
+    run = RunResult.start("iclr25-rxnflow", "repro", seed=args.seed, config=cfg)
+    from iclr25.utils.cli import set_torch_threads
+
+    set_torch_threads(args.threads)
+    from .figures import plot_fit, plot_speed
+    from .gflownet import RxnFlow, TrainConfig, train
+    from .rewards import parse_reward
+    from .routes import verify_route
+    from .toy import distribution_fit, diverse_top_k, diversity, enumerate_terminals, exact_log_probs, \
+        random_synthesis, toy_space
+
+    args.out.mkdir(parents=True, exist_ok=True)
+    t_all = time.perf_counter()
+    # 1. estimator
+    est = _estimator_rows(cfg)
+    print(json.dumps({"estimator": est}), flush=True)
+    # 2. toy
+    space = toy_space(cfg["n_electrophiles"], cfg["n_amines"], n_other=cfg["n_other"], seed=args.seed)
+    reward = parse_reward("qed")
+    t0 = time.perf_counter()
+    enum = enumerate_terminals(space, reward, show_progress=True)
+    t_enum = time.perf_counter() - t0
+    space.parent_counts = enum.in_degree()
+    print(f"enumerated {len(enum.terminals)} terminals ({enum.n_products} products) in {t_enum:.0f} s", flush=True)
+    rows, models = [], {}
+    T = cfg["seconds_per_rho"]
+    for rho in cfg["rhos"]:
+        model = RxnFlow(space, reward, beta=cfg["beta"], seed=args.seed)
+        res = train(model, TrainConfig(steps=10 ** 7, batch_size=cfg["batch_size"], rho=rho,
+                                       min_sampling=cfg["min_sampling"], beta=cfg["beta"], time_budget_s=T),
+                    seed=args.seed, eval_fn=lambda m: distribution_fit(m, enum).pearson,
+                    eval_at=[T / 4, T / 2], eval_by="time", desc=f"rho={rho}")
+        row = {"rho": rho, "steps": res.steps, "seconds": res.seconds, "steps_per_s": res.steps_per_s,
+               "fit_ladder": [{"steps": s, "seconds": round(t, 1), "pearson": v} for s, t, v in res.evals],
+               "pearson": res.evals[-1][2], "final_loss": float(res.losses[-50:].mean())}
+        fit = distribution_fit(model, enum)
+        row["l1"] = fit.l1
+        rows.append(row)
+        models[rho] = model
+        print(json.dumps(row), flush=True)
+    # 3. modes
+    model = models[0.1]
+    samples = model.sample(cfg["n_samples"], seed=args.seed)
+    rand = random_synthesis(model, cfg["n_samples"], seed=args.seed)
+    replay = float(np.mean([verify_route(s.route) for s in samples]))
+
+    def modes(ss):
+        idx = diverse_top_k([s.smiles for s in ss], [s.reward for s in ss], k=100)
+        return float(np.mean([ss[i].reward for i in idx])), diversity([ss[i].smiles for i in idx]), len(idx)
+
+    (q_o, d_o, k_o), (q_r, d_r, k_r) = modes(samples), modes(rand)
+    # 4. scale
+    scale = []
+    for nb in cfg["scale_blocks"]:
+        for rho in (cfg["scale_rho"], 1.0):
+            r = _scale_row(nb, rho, cfg["scale_steps"])
+            scale.append(r)
+            print(json.dumps(r), flush=True)
+    wall = time.perf_counter() - t_all
+    by = {r["rho"]: r for r in rows}
+    run.add("estimator: mean Ẑ / Z - 1 (5000 subsets, 1e5 actions, ρ=0.02)", est["mean_rel_error"])
+    run.add("estimator: Var·ρ/(1-ρ) max/min over ρ ∈ [0.005, 0.1]",
+            max(x["rel_var_x_rho_over_1-rho"] for x in est["ladder"][:5]) /
+            min(x["rel_var_x_rho_over_1-rho"] for x in est["ladder"][:5]))
+    run.add("toy terminals enumerated", len(enum.terminals))
+    run.add("fit r at equal wall time, ρ=0.1", by[0.1]["pearson"], peer=by[1.0]["pearson"], peer_name="ρ=1",
+            higher_is_better=True)
+    run.add("fit r at equal wall time, ρ=0.03", by[0.03]["pearson"], peer=by[1.0]["pearson"], peer_name="ρ=1",
+            higher_is_better=True)
+    run.add("steps/s, ρ=0.1", by[0.1]["steps_per_s"], peer=by[1.0]["steps_per_s"], peer_name="ρ=1", unit="1/s",
+            higher_is_better=True, timing=True)
+    run.add("steps/s, ρ=0.03", by[0.03]["steps_per_s"], peer=by[1.0]["steps_per_s"], peer_name="ρ=1", unit="1/s",
+            higher_is_better=True, timing=True)
+    run.add("top-100 diverse modes mean QED", q_o, peer=q_r, peer_name="random synthesis", higher_is_better=True)
+    run.add("top-100 modes diversity", d_o, peer=d_r, peer_name="random synthesis", higher_is_better=True)
+    run.add("routes that replay", replay, higher_is_better=True)
+    for nb in cfg["scale_blocks"]:
+        sub = next(r for r in scale if r["n_blocks"] == nb and r["rho"] != 1.0)
+        full = next(r for r in scale if r["n_blocks"] == nb and r["rho"] == 1.0)
+        run.add(f"s/step at {nb} blocks, ρ={cfg['scale_rho']}", sub["s_per_step"], peer=full["s_per_step"],
+                peer_name="full softmax (ρ=1)", unit="s", higher_is_better=False, timing=True)
+        run.add(f"peak RSS at {nb} blocks, ρ={cfg['scale_rho']}", sub["peak_rss_mb"], peer=full["peak_rss_mb"],
+                peer_name="full softmax (ρ=1)", unit="MB", higher_is_better=False, timing=True)
+    run.add("repro wall time", wall, unit="s", higher_is_better=False, timing=True)
+    f1 = plot_fit(args.out / "fit_rho0.1.png", exact_log_probs(models[0.1], enum), enum.log_target(cfg["beta"]),
+                  title=f"ρ=0.1, {by[0.1]['steps']} steps in {T:.0f} s, {len(space.blocks)} blocks")
+    f2 = plot_fit(args.out / "fit_rho1.png", exact_log_probs(models[1.0], enum), enum.log_target(cfg["beta"]),
+                  title=f"ρ=1, {by[1.0]['steps']} steps in {T:.0f} s, {len(space.blocks)} blocks")
+    f3 = plot_speed(args.out / "speed_vs_rho.png", [r["rho"] for r in rows], [r["steps_per_s"] for r in rows],
+                    [r["pearson"] for r in rows])
+    for f in (f1, f2, f3):
+        run.add_figure(f, relative_to=args.out)
+    with atomic_write(args.out / "rows.json") as fh:
+        json.dump({"estimator": est, "toy": rows, "modes": {"ours": [q_o, d_o, k_o], "random": [q_r, d_r, k_r]},
+                   "scale": scale, "enumeration_s": t_enum, "n_blocks": len(space.blocks),
+                   "n_products": enum.n_products}, fh, indent=1)
+    run.finish().save(args.out / "results.json")
+    print(_table(rows))
+    print(run.to_markdown())
+    return 0
+
+
+def _table(rows) -> str:
+    lines = ["| ρ | steps in budget | steps/s | fit r @¼ | fit r @½ | fit r @1 | L1 | final TB loss |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        lad = [x["pearson"] for x in r["fit_ladder"]] + [float("nan")] * 3
+        lines.append(f"| {r['rho']} | {r['steps']} | {r['steps_per_s']:.1f} | {lad[0]:.3f} | {lad[1]:.3f} | "
+                     f"{lad[2]:.3f} | {r['l1']:.3f} | {r['final_loss']:.3f} |")
+    return "\n".join(lines)

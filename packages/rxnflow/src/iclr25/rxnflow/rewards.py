@@ -1,0 +1,161 @@
+"""Rewards of a finished molecule: QED, SA score, property windows and products of these; optional docking.
+
+``parse_reward("qed*sa")`` builds a product; ``"logp[1,3]"`` is a window reward (1 inside [lo, hi], a Gaussian
+decay of width (hi - lo)/2 outside). The SA reward is ``(10 - SA)/9`` (reference ``tasks``), SA from RDKit's
+Contrib ``sascorer``. Docking (:class:`VinaReward`) needs ``vina`` and ``meeko`` installed and is never used in
+tests.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections.abc import Callable, Sequence
+
+from rdkit import Chem
+from rdkit.Chem import QED, Crippen, Descriptors, rdMolDescriptors
+
+from .chem import mol_from_smiles
+
+__all__ = ["Reward", "qed", "sa_reward", "sa_score", "window", "product", "parse_reward", "VinaReward",
+           "REWARD_NAMES"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Reward:
+    """A named reward ``fn(mol) -> float >= 0``; calling it on SMILES caches the values."""
+
+    name: str
+    fn: Callable[[Chem.Mol], float]
+    cache: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)
+
+    def __call__(self, smiles: str) -> float:
+        v = self.cache.get(smiles)
+        if v is None:
+            mol = mol_from_smiles(smiles)
+            v = 0.0 if mol is None else max(0.0, float(self.fn(mol)))
+            self.cache[smiles] = v
+        return v
+
+    def many(self, smiles: Sequence[str]) -> list[float]:
+        return [self(s) for s in smiles]
+
+
+def qed(mol: Chem.Mol) -> float:
+    """RDKit's quantitative estimate of drug-likeness (Bickerton et al. 2012), in (0, 1)."""
+    return QED.qed(mol)
+
+
+_SA = None
+
+
+def sa_score(mol: Chem.Mol) -> float:
+    """Ertl & Schuffenhauer's synthetic accessibility score (1 easy … 10 hard), RDKit Contrib ``sascorer``."""
+    global _SA
+    if _SA is None:
+        import importlib
+        import os
+        import sys
+
+        from rdkit.Chem import RDConfig
+
+        sys.path.append(os.path.join(RDConfig.RDContribDir, "SA_Score"))
+        _SA = importlib.import_module("sascorer")
+    return float(_SA.calculateScore(mol))
+
+
+def sa_reward(mol: Chem.Mol) -> float:
+    """``(10 - SA) / 9`` in [0, 1] (higher is easier to make)."""
+    return (10.0 - sa_score(mol)) / 9.0
+
+
+_PROPS: dict[str, Callable[[Chem.Mol], float]] = {
+    "logp": Crippen.MolLogP, "tpsa": rdMolDescriptors.CalcTPSA, "mw": Descriptors.MolWt,
+    "hbd": rdMolDescriptors.CalcNumHBD, "hba": rdMolDescriptors.CalcNumHBA,
+    "rotb": rdMolDescriptors.CalcNumRotatableBonds, "heavy": lambda m: m.GetNumHeavyAtoms(),
+}
+REWARD_NAMES = ("qed", "sa", *(f"{p}[lo,hi]" for p in _PROPS))
+
+
+def window(prop: str, lo: float, hi: float) -> Callable[[Chem.Mol], float]:
+    """1 inside ``[lo, hi]`` of the property, ``exp(-d^2 / (2 s^2))`` outside, ``d`` the distance, ``s=(hi-lo)/2``."""
+    if prop not in _PROPS:
+        raise ValueError(f"reward: unknown property {prop!r}; have {sorted(_PROPS)}")
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ValueError(f"reward: window {prop}[{lo},{hi}] needs finite lo < hi")
+    f, s = _PROPS[prop], (hi - lo) / 2
+
+    def fn(mol: Chem.Mol) -> float:
+        v = f(mol)
+        d = 0.0 if lo <= v <= hi else min(abs(v - lo), abs(v - hi))
+        return math.exp(-d * d / (2 * s * s))
+
+    return fn
+
+
+def product(fns: Sequence[Callable[[Chem.Mol], float]]) -> Callable[[Chem.Mol], float]:
+    """The product of rewards (the reference multiplies docking by QED)."""
+    return lambda mol: math.prod(f(mol) for f in fns)
+
+
+def parse_reward(spec: str | Reward | Callable[[Chem.Mol], float]) -> Reward:
+    """``"qed"``, ``"sa"``, ``"logp[1,3]"`` or a product such as ``"qed*sa*tpsa[20,90]"``; a callable on
+    molecules is wrapped as is."""
+    if isinstance(spec, Reward):
+        return spec
+    if callable(spec):
+        return Reward(getattr(spec, "__name__", "custom"), spec)
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"reward must be a name like 'qed', 'sa', 'logp[1,3]' or 'qed*sa', got {spec!r}")
+    parts = []
+    for term in spec.replace(" ", "").lower().split("*"):
+        if term == "qed":
+            parts.append(qed)
+        elif term == "sa":
+            parts.append(sa_reward)
+        else:
+            m = re.fullmatch(r"([a-z]+)\[([-+0-9.eE]+),([-+0-9.eE]+)\]", term)
+            if not m:
+                raise ValueError(f"reward: cannot parse {term!r} in {spec!r}; expected qed, sa, PROP[lo,hi] "
+                                 f"with PROP one of {sorted(_PROPS)}, joined by '*'")
+            parts.append(window(m.group(1), float(m.group(2)), float(m.group(3))))
+    return Reward(spec, parts[0] if len(parts) == 1 else product(parts))
+
+
+class VinaReward:
+    """``-0.1 * min(0, Vina score)`` (kcal/mol) of a molecule docked into a receptor with AutoDock Vina.
+
+    Needs ``pip install vina meeko`` (not declared: vina builds from source on some platforms), a receptor ``.pdbqt`` and a box
+    (center and size in Å). CPU docking takes seconds per ligand, so it is for small runs; never in tests.
+    """
+
+    def __init__(self, receptor: str, center: Sequence[float], size: Sequence[float] = (22.5, 22.5, 22.5), *,
+                 exhaustiveness: int = 8, seed: int = 0):
+        try:
+            import meeko  # noqa: F401
+            import vina  # noqa: F401
+        except ImportError:
+            raise ImportError("VinaReward needs AutoDock Vina and meeko: pip install vina meeko") from None
+        if len(center) != 3 or len(size) != 3:
+            raise ValueError("center and size must be 3 numbers (x, y, z) each")
+        self.receptor, self.center, self.size = receptor, list(center), list(size)
+        self.exhaustiveness, self.seed = exhaustiveness, seed
+
+    def __call__(self, mol: Chem.Mol) -> float:
+        from meeko import MoleculePreparation, PDBQTWriterLegacy
+        from rdkit.Chem import AllChem
+        from vina import Vina
+
+        mh = Chem.AddHs(mol)
+        AllChem.EmbedMolecule(mh, randomSeed=self.seed)
+        setup = MoleculePreparation().prepare(mh)[0]
+        pdbqt, ok, err = PDBQTWriterLegacy.write_string(setup)
+        if not ok:
+            return 0.0
+        v = Vina(sf_name="vina", seed=self.seed, verbosity=0)
+        v.set_receptor(self.receptor)
+        v.set_ligand_from_string(pdbqt)
+        v.compute_vina_maps(center=self.center, box_size=self.size)
+        v.dock(exhaustiveness=self.exhaustiveness, n_poses=1)
+        return -0.1 * min(0.0, float(v.energies(n_poses=1)[0][0]))
