@@ -133,3 +133,51 @@ def test_cli_invalid_files_leave_no_output(tmp_path, capsys):
     assert "W must be non-negative" in capsys.readouterr().err
     assert main(["fit", str(tmp_path / "M.npy"), "--k", "2", "--out", str(tmp_path / "f.txt")]) == 2
     assert not out.exists() and not list(tmp_path.glob("*factors*"))
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--k", "0"], "--k must be an integer >= 1"),
+    (["--k", "2", "--n-iter", "0"], "--n-iter must be an integer >= 1"),
+    (["--k", "2", "--tol", "-1"], "--tol must be a finite number >= 0"),
+    (["--k", "2", "--reg", "nan"], "--reg must be a finite number >= 0"),
+    (["--k", "2", "--sketch-size", "0"], "--sketch-size must be an integer >= 1"),
+    (["--k", "2", "--out", "f.txt"], "--out must name a .npz file"),
+    (["--k", "2", "--out", "no/such/f.npz"], "--out 'no/such/f.npz': no such folder"),
+])
+def test_cli_fit_options_checked_before_reading(tmp_path, monkeypatch, capsys, extra, message):
+    monkeypatch.chdir(tmp_path)  # M.npy does not exist: the option error comes first
+    assert main(["fit", "M.npy", *extra]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_fit_rank_and_shape_errors_name_flag_and_file(tmp_path, capsys):
+    np.save(tmp_path / "M.npy", np.ones((6, 5)))
+    np.save(tmp_path / "W.npy", np.ones((6, 4)))
+    assert main(["fit", str(tmp_path / "M.npy"), "--k", "9", "--out", str(tmp_path / "f.npz")]) == 2
+    assert "--k must satisfy 1 <= k <= min(n, d) = 5" in capsys.readouterr().err
+    assert main(["fit", str(tmp_path / "M.npy"), str(tmp_path / "W.npy"), "--k", "2",
+                 "--out", str(tmp_path / "f.npz")]) == 2
+    assert "W.npy: W must have the shape of M (6, 5)" in capsys.readouterr().err
+    (tmp_path / "T.npy").write_text("1 2 3\n4 5 6\n")
+    assert main(["fit", str(tmp_path / "T.npy"), "--k", "1", "--out", str(tmp_path / "f.npz")]) == 2
+    err = capsys.readouterr().err
+    assert "T.npy" in err and "not a NumPy .npy file" in err and "pickle" not in err
+    assert not (tmp_path / "f.npz").exists()
+
+
+def test_round_axis_has_integer_ticks():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from iclr25.weighted_lowrank.cli import _plot_errors
+
+    fig, ax = plt.subplots()
+    _plot_errors(ax, {"exact": list(np.logspace(0, -9, 10)), "sketch": list(np.logspace(0, -9, 10))}, "t")
+    fig.canvas.draw()
+    ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks), ticks
+    plt.close(fig)

@@ -26,8 +26,11 @@ PACKAGE = "iclr25-weighted-lowrank"
 
 
 def _plot_errors(ax, curves: dict[str, list[float]], title: str, *, ylabel: bool = True) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     for label, errs in curves.items():
         ax.semilogy(range(1, len(errs) + 1), np.maximum(errs, 1e-17), marker="o", ms=3, label=label)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # rounds are whole numbers: no 2.5 / 7.5 ticks
     ax.set_xlabel("round")
     if ylabel:
         ax.set_ylabel("recovery error ‖M* − XYᵀ‖_F / ‖M*‖_F")
@@ -74,11 +77,33 @@ def demo(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------------------------- fit
-def fit(args: argparse.Namespace) -> int:
-    M = read_matrix(args.M, "M")
-    W = None if args.W is None else read_matrix(args.W, "W")
+def _check_fit_options(args: argparse.Namespace) -> None:
+    """Every option of ``fit``, before the files are read; messages name the flag."""
     if not str(args.out).lower().endswith(".npz"):
         raise ValueError(f"--out must name a .npz file, got {str(args.out)!r}")
+    if not args.out.parent.is_dir():
+        raise FileNotFoundError(f"--out {str(args.out)!r}: no such folder {str(args.out.parent)!r}")
+    for flag, value, low in (("--k", args.k, 1), ("--n-iter", args.n_iter, 1), ("--refine-steps", args.refine_steps, 0),
+                             ("--seed", args.seed, 0)):
+        if value < low:
+            raise ValueError(f"{flag} must be an integer >= {low}, got {value}")
+    if args.sketch_size is not None and args.sketch_size < 1:
+        raise ValueError(f"--sketch-size must be an integer >= 1, got {args.sketch_size}")
+    for flag, value in (("--tol", args.tol), ("--reg", args.reg)):
+        if not (math.isfinite(value) and value >= 0):
+            raise ValueError(f"{flag} must be a finite number >= 0, got {value}")
+
+
+def fit(args: argparse.Namespace) -> int:
+    _check_fit_options(args)
+    M = read_matrix(args.M, "M")
+    W = None if args.W is None else read_matrix(args.W, "W")
+    n, d = M.shape
+    if args.k > min(n, d):
+        raise ValueError(f"--k must satisfy 1 <= k <= min(n, d) = {min(n, d)} for M of shape {M.shape} "
+                         f"({args.M}), got {args.k}")
+    if W is not None and W.shape != M.shape:
+        raise ValueError(f"{args.W}: W must have the shape of M {M.shape}, got {W.shape}")
     res = weighted_low_rank(M, W, args.k, solver=args.solver, n_iter=args.n_iter, tol=args.tol, sketch=args.sketch,
                             sketch_size=args.sketch_size, refine=args.refine, refine_steps=args.refine_steps,
                             init=args.init, reg=args.reg, seed=args.seed)

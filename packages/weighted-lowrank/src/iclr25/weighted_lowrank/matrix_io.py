@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from iclr25.utils.io import DataFileError
+from iclr25.utils.io import DataFileError, read_array, read_npz
 
 __all__ = ["read_matrix"]
 
@@ -37,19 +37,20 @@ def read_matrix(path: str | os.PathLike[str], what: str) -> np.ndarray | sp.csr_
     if not p.is_file() or p.stat().st_size == 0:
         raise DataFileError(p, f"{what} file is empty or not a regular file")
     try:
+        # the shared readers check the NumPy header first: a text file named .npy is reported as such
         if p.suffix.lower() == ".npy":
-            arr: Any = np.load(p, allow_pickle=False)
+            arr: Any = read_array(p, what=what)
         else:
-            with np.load(p, allow_pickle=False) as z:
-                if "format" in z.files and "shape" in z.files:
-                    arr = sp.csr_array(sp.load_npz(p))
-                elif len(z.files) == 1:
-                    arr = z[z.files[0]]
-                else:
-                    raise DataFileError(p, f"{what} .npz must hold one array or a scipy.sparse matrix, "
-                                           f"found arrays {z.files}")
-    except DataFileError:
-        raise
+            z = read_npz(p, what=what)
+            if "format" in z and "shape" in z:
+                arr = sp.csr_array(sp.load_npz(p))
+            elif len(z) == 1:
+                arr = next(iter(z.values()))
+            else:
+                raise DataFileError(p, f"{what} .npz must hold one array or a scipy.sparse matrix, "
+                                       f"found arrays {sorted(z)}")
+    except DataFileError as exc:
+        raise DataFileError(p, f"cannot read {what}: {exc.problem}") from exc
     except (ValueError, OSError, zipfile.BadZipFile, EOFError) as exc:
         raise DataFileError(p, f"cannot read {what}: {exc}") from exc
     if arr.ndim != 2:
