@@ -1,0 +1,205 @@
+"""Command line of ``iclr25 cl-optimal-control``: ``demo``, ``solve``, ``simulate``, ``repro``."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.seeding import check_seed
+
+# The commands import JAX when they run, so that `--help` answers without loading it.
+
+DESCRIPTION = """Optimal task-selection protocols for continual learning (Mori, Sarao Mannelli & Mignacco, ICLR 2025).
+
+  demo                          the optimal protocol at gamma = 0.5 vs the heuristics, ODE and a finite-N check
+  solve --gamma G --out F.json  solve the control problem (Pontryagin or direct), write the schedule as JSON
+  simulate F.json               run a schedule file in finite-N online SGD, compare with the ODE
+  repro                         reduced-scale reproduction (forgetting vs gamma, schedules, SGD, digits, casadi)
+
+Schedule file (JSON, written by `solve`): {"schedule": {"u": [[u_old, u_new], ...], "eta_factor": [...]},
+"problem": {Problem fields}}; a bare {"u": [[...], ...]} is read with the default problem.
+Problem file (JSON): any fields of Problem, e.g. {"gamma": 0.3, "alpha_1": 4, "alpha_f": 20, "n_intervals": 40}.
+"""
+
+
+def enable_compilation_cache() -> None:
+    """Keep compiled XLA programs across runs (JAX's persistent cache) in ``$ICLR25_CLOC_JAX_CACHE`` or
+    ``~/.cache/iclr25-cl-optimal-control/jax`` (an empty value turns it off; ``JAX_COMPILATION_CACHE_DIR`` wins)."""
+    if os.environ.get("JAX_COMPILATION_CACHE_DIR"):
+        return
+    folder = os.environ.get("ICLR25_CLOC_JAX_CACHE",
+                            str(Path.home() / ".cache" / "iclr25-cl-optimal-control" / "jax"))
+    if not folder:
+        return
+    if "jax" in sys.modules:
+        jax = sys.modules["jax"]
+        jax.config.update("jax_compilation_cache_dir", folder)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    else:
+        os.environ["JAX_COMPILATION_CACHE_DIR"] = folder
+        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+
+
+def _problem_from_args(args: argparse.Namespace) -> Any:
+    from iclr25.utils.io import DataFileError, read_json  # noqa: PLC0415
+
+    from .model import Problem  # noqa: PLC0415
+
+    base: dict[str, Any] = {}
+    if getattr(args, "problem", None) is not None:
+        spec = read_json(args.problem, what="problem file")
+        if not isinstance(spec, dict):
+            raise DataFileError(args.problem, "expected a JSON object with Problem fields")
+        base = dict(spec)
+    for flag, field in (("gamma", "gamma"), ("alpha_1", "alpha_1"), ("alpha_f", "alpha_f"), ("eta", "eta"),
+                        ("eta_max", "eta_max"), ("noise", "noise"), ("n_intervals", "n_intervals"),
+                        ("n_hidden", "n_hidden"), ("dt", "dt")):
+        value = getattr(args, flag, None)
+        if value is not None:
+            base[field] = value
+    try:
+        return Problem.from_dict(base)
+    except (TypeError, ValueError) as exc:
+        where = f"{args.problem}: " if getattr(args, "problem", None) is not None else ""
+        raise ValueError(f"{where}{exc}") from exc
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import run_demo  # noqa: PLC0415 - keeps --help fast
+
+    run = run_demo(args.out, seed=check_seed(args.seed))
+    print(run.to_markdown())
+    return 0
+
+
+def cmd_repro(args: argparse.Namespace) -> int:
+    from .repro import run_repro  # noqa: PLC0415
+
+    run = run_repro(args.out, seed=check_seed(args.seed), quick=args.quick)
+    print(run.to_markdown())
+    return 0
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from iclr25.utils.results import RunResult  # noqa: PLC0415
+
+    if args.out.suffix.lower() != ".json":
+        raise ValueError(f"--out must name a .json file, got {args.out}")
+    problem = _problem_from_args(args)
+    run = RunResult.start("iclr25-cl-optimal-control", "solve", seed=None,
+                          config={"problem": problem.to_dict(), "method": args.method,
+                                  "control_eta": args.control_eta})
+    from .control import heuristics, solve  # noqa: PLC0415
+    from .schedule import save_schedule  # noqa: PLC0415
+
+    res = solve(problem, args.method, control_eta=args.control_eta)
+    heur = heuristics(problem)
+    best_name, (_, best) = min(heur.items(), key=lambda kv: kv[1][1])
+    save_schedule(args.out, res.schedule, problem, cost=res.cost, method=args.method,
+                  heuristics={k: J for k, (_, J) in heur.items()})
+    run.add("optimal cost J", res.cost, peer=best, peer_name=best_name, higher_is_better=False)
+    run.add("sequential cost J", heur["sequential"][1], higher_is_better=False)
+    run.add("iterations", res.n_iter)
+    run.add("stationarity (share of intervals at the H minimiser)", res.stationarity, higher_is_better=True)
+    run.add("solve time", res.wall_time_s, unit="s", timing=True)
+    print(run.finish().to_markdown())
+    print(f"wrote {args.out}")
+    return 0
+
+
+def cmd_simulate(args: argparse.Namespace) -> int:
+    from iclr25.utils.results import RunResult  # noqa: PLC0415
+
+    from .schedule import load_schedule  # noqa: PLC0415
+
+    if args.n < 8 or args.n > 10 ** 6:
+        raise ValueError(f"--n must be in [8, 1000000], got {args.n}")
+    if args.seeds < 1 or args.seeds > 10 ** 4:
+        raise ValueError(f"--seeds must be in [1, 10000], got {args.seeds}")
+    if args.ewc < 0 or not math.isfinite(args.ewc):
+        raise ValueError(f"--ewc must be a non-negative number, got {args.ewc}")
+    schedule, problem = load_schedule(args.schedule)
+    if problem is None:
+        from .model import Problem  # noqa: PLC0415
+
+        problem = Problem(n_intervals=schedule.n_intervals)
+    try:
+        schedule.check(problem)
+    except ValueError as exc:
+        raise ValueError(f"{args.schedule}: {exc}") from exc
+    run = RunResult.start("iclr25-cl-optimal-control", "simulate", seed=args.seed,
+                          config={"schedule_file": str(args.schedule), "n": args.n, "seeds": args.seeds,
+                                  "ewc": args.ewc, "problem": problem.to_dict()})
+    import numpy as np  # noqa: PLC0415
+
+    from .ode import integrate  # noqa: PLC0415
+    from .sgd import simulate  # noqa: PLC0415
+
+    traj = integrate(problem, schedule)
+    sim = simulate(problem, schedule, n=args.n, n_seeds=args.seeds, seed=args.seed, ewc=args.ewc)
+    ode = np.stack([np.interp(sim.alpha, traj.alpha, traj.errors[:, t]) for t in range(problem.n_tasks)], 1)
+    final = sim.final_cost
+    run.add("SGD final mean error", float(final.mean()), peer=traj.cost, peer_name="ODE", higher_is_better=False)
+    run.add("SGD final mean error (std over seeds)", float(final.std()))
+    run.add("max |SGD mean - ODE| / peak error", float(np.abs(sim.mean - ode).max() / traj.errors.max()),
+            higher_is_better=False)
+    for t in range(problem.n_tasks):
+        run.add(f"SGD final error task {t + 1}", float(sim.mean[-1, t]), peer=float(traj.errors[-1, t]),
+                peer_name="ODE", higher_is_better=False)
+    from .figures import plot_sgd_vs_ode  # noqa: PLC0415
+
+    out = Path(args.out)
+    fig = plot_sgd_vs_ode(out / "sgd_vs_ode.png", traj, sim, title=f"{schedule.name}, N={args.n}")
+    run.add_figure(fig, relative_to=out)
+    run.finish().save(out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    enable_compilation_cache()
+    parser, sub = method_parser("cl-optimal-control", DESCRIPTION)
+    add_run_command(sub, "demo", cmd_demo, help="the optimal protocol vs the heuristics (at most 60 s)",
+                    default_out="results/cl-optimal-control")
+    p = add_run_command(sub, "repro", cmd_repro, help="the reduced-scale reproduction (at most 10 min)",
+                        default_out="results/cl-optimal-control-repro")
+    p.add_argument("--quick", action="store_true", help="a much smaller run, for smoke tests")
+
+    s = sub.add_parser("solve", help="solve the optimal-control problem, write the schedule as JSON",
+                       description="Solve min_u J = mean_t eps_t(alpha_f) on the exact ODEs and write the "
+                                   "optimal schedule (JSON). Flags override the --problem file, which "
+                                   "overrides the defaults of Problem.")
+    s.add_argument("--problem", type=Path, default=None, help="JSON file with Problem fields (optional)")
+    s.add_argument("--gamma", type=float, default=None, help="task similarity in [0, 1] (default 0.5)")
+    s.add_argument("--alpha-1", dest="alpha_1", type=float, default=None, help="end of the task-1 phase (4)")
+    s.add_argument("--alpha-f", dest="alpha_f", type=float, default=None, help="final time (20)")
+    s.add_argument("--eta", type=float, default=None, help="learning rate (3)")
+    s.add_argument("--eta-max", dest="eta_max", type=float, default=None, help="bound of a controlled rate (3)")
+    s.add_argument("--noise", type=float, default=None, help="label-noise std (0)")
+    s.add_argument("--n-intervals", dest="n_intervals", type=int, default=None, help="control intervals (40)")
+    s.add_argument("--n-hidden", dest="n_hidden", type=int, default=None, help="student width K (2)")
+    s.add_argument("--dt", type=float, default=None, help="Euler step (0.1)")
+    s.add_argument("--method", choices=("pmp", "direct"), default="pmp",
+                   help="pmp: Pontryagin forward-backward sweep (default); direct: Adam through the ODE")
+    s.add_argument("--control-eta", action="store_true", help="also optimise the learning rate")
+    s.add_argument("--out", type=Path, default=Path("schedule.json"), help="schedule file (default schedule.json)")
+    s.set_defaults(func=cmd_solve)
+
+    m = sub.add_parser("simulate", help="run a schedule file in finite-N online SGD, compare with the ODE",
+                       description="Run the schedule of a JSON file (from `solve`) in online SGD at input "
+                                   "dimension N over several seeds; write results.json and sgd_vs_ode.png.")
+    m.add_argument("schedule", type=Path, help="schedule JSON file (from `solve`)")
+    m.add_argument("--n", type=int, default=2000, help="input dimension N (default 2000)")
+    m.add_argument("--seeds", type=int, default=10, help="number of independent runs (default 10)")
+    m.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    m.add_argument("--ewc", type=float, default=0.0, help="EWC strength on the control window (default 0)")
+    m.add_argument("--out", type=Path, default=Path("results/cl-optimal-control-simulate"),
+                   help="folder for results.json and the figure (default results/cl-optimal-control-simulate)")
+    m.set_defaults(func=cmd_simulate)
+    return run_main(parser, argv)

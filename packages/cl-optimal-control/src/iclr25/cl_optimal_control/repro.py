@@ -1,0 +1,215 @@
+"""``iclr25 cl-optimal-control repro``: the reduced-scale reproduction behind the README "Results".
+
+1. Forgetting ``eps_1(alpha_f) - eps_1(alpha_1)`` against gamma under sequential training, for control windows
+   of length 2, 4, 8 and 16 (Maslow's hammer: maximum inside (0, 1)), and under the optimal protocol.
+2. Optimal protocols for gamma = 0.2, 0.5, 0.8 (figure): cost against the tuned heuristics, Pontryagin against
+   the direct method, with and without learning-rate control; a ladder over the window length.
+3. Finite-N: the optimal protocol and the heuristics in online SGD (N = 2000, 20 seeds); ODE-SGD gap vs N.
+4. Digits: the theory schedule against sequential training and the best constant mix (10 seeds).
+5. Peer: CasADi + IPOPT on the same direct problem: cost and solve time against ours.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from iclr25.utils.io import atomic_write
+from iclr25.utils.results import RunResult
+
+from .control import heuristics, solve
+from .figures import plot_forgetting, plot_schedules, plot_sgd_vs_ode
+from .model import Problem
+from .ode import integrate, integrate_gammas
+from .schedule import sequential
+from .sgd import simulate
+
+
+def _log(msg: str) -> None:
+    print(f"[repro {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False) -> RunResult:
+    out = Path(out)
+    run = RunResult.start("iclr25-cl-optimal-control", "repro", seed=seed, config={"quick": quick})
+    tables: dict[str, Any] = {}
+    base = Problem()
+    gammas = np.linspace(0.0, 1.0, 6 if quick else 11)
+
+    # 1. forgetting against gamma -------------------------------------------------------------------------
+    _log("forgetting vs gamma")
+    forg: dict[str, list[float]] = {}
+    for L in (2.0, 4.0, 8.0, 16.0):
+        p = base.replace(alpha_f=base.alpha_1 + L, n_intervals=10)
+        E = integrate_gammas(p, sequential(p), gammas, seed=seed)
+        forg[f"sequential, window {L:g}"] = (E[:, -1, 0] - E[:, p.n_first_steps, 0]).tolist()
+    opt_forg = []
+    for g in gammas:
+        r = solve(base.replace(gamma=float(g)), "pmp", seed=seed, show_progress=False, max_iter=150 if quick else 400)
+        i1 = base.n_first_steps
+        opt_forg.append(float(r.trajectory.errors[-1, 0] - r.trajectory.errors[i1, 0]))
+    forg["optimal, window 16"] = opt_forg
+    tables["forgetting"] = {"gamma": gammas.tolist(), **forg}
+    run.add_figure(plot_forgetting(out / "forgetting_vs_gamma.png", gammas, forg), relative_to=out)
+    f4 = np.asarray(forg["sequential, window 4"])
+    k = int(np.argmax(f4))
+    run.add("forgetting (seq., window 4): argmax gamma", float(gammas[k]))
+    run.add("forgetting (seq., window 4): max / max(endpoints)", float(f4[k] / max(f4[0], f4[-1])))
+
+    # 2. optimal schedules for three gamma ---------------------------------------------------------------
+    _log("optimal schedules")
+    sched_rows, fig_items = [], []
+    solved: dict[float, Any] = {}
+    for g in (0.2, 0.5, 0.8):
+        p = base.replace(gamma=g)
+        heur = heuristics(p, seed=seed)
+        best_name, (best_s, best_J) = min(heur.items(), key=lambda kv: kv[1][1])
+        pmp = solve(p, "pmp", seed=seed, show_progress=False)
+        direct = solve(p, "direct", seed=seed, show_progress=False)
+        pmp_eta = solve(p, "pmp", control_eta=True, seed=seed, show_progress=False)
+        solved[g] = (p, pmp, heur, best_s)
+        seq = integrate(p, sequential(p), seed=seed)
+        fig_items.append((f"gamma = {g}", p, pmp, seq))
+        u = pmp.schedule.u[:, 0]
+        n = len(u)
+        sched_rows.append({
+            "gamma": g, "J sequential": heur["sequential"][1], "J best constant mix": heur["best constant mix"][1],
+            "best mix": heur["best constant mix"][0].name, "J best replay at end": heur["best replay at end"][1],
+            "J PMP": pmp.cost, "J direct": direct.cost, "J PMP (u and eta)": pmp_eta.cost,
+            "PMP/best heuristic": pmp.cost / best_J, "(u, eta)/best heuristic": pmp_eta.cost / best_J,
+            "|PMP-direct|/J": abs(pmp.cost - direct.cost) / min(pmp.cost, direct.cost),
+            "stationarity PMP": pmp.stationarity, "focus length (u_1<0.05 at start, share of window)":
+                float(np.argmax(u > 0.05) / n), "mean u_1 (last 10%)": float(u[-max(1, n // 10):].mean()),
+            "PMP s": pmp.wall_time_s, "direct s": direct.wall_time_s, "PMP iters": pmp.n_iter,
+        })
+        run.add(f"gamma={g}: optimal J / best heuristic J", pmp.cost / best_J, higher_is_better=False)
+        run.add(f"gamma={g}: |J_PMP - J_direct| / J", sched_rows[-1]["|PMP-direct|/J"], higher_is_better=False)
+    tables["schedules"] = sched_rows
+    run.add_figure(plot_schedules(out / "optimal_schedules.png", fig_items), relative_to=out)
+
+    # the 0.9 claim across a ladder of the window length (and with learning-rate control)
+    _log("window ladder")
+    ladder = []
+    for L in (4.0, 8.0, 16.0) if not quick else (4.0, 16.0):
+        p = base.replace(alpha_f=base.alpha_1 + L, n_intervals=min(40, int(L / base.dt)))
+        heur = heuristics(p, seed=seed)
+        best_J = min(J for _, J in heur.values())
+        r = solve(p, "pmp", seed=seed, show_progress=False)
+        re = solve(p, "pmp", control_eta=True, seed=seed, show_progress=False)
+        ladder.append({"window": L, "J seq": heur["sequential"][1], "J best heuristic": best_J, "J opt (u)": r.cost,
+                       "opt(u)/best": r.cost / best_J, "J opt (u, eta)": re.cost, "opt(u,eta)/best": re.cost / best_J})
+    tables["window ladder"] = ladder
+
+    # 3. finite N ---------------------------------------------------------------------------------------------
+    _log("finite-N SGD")
+    p, pmp, heur, best_s = solved[0.5]
+    n_sgd, s_sgd = (500, 4) if quick else (2000, 20)
+    sgd_rows = {}
+    sims = {}
+    for name, sched in (("optimal", pmp.schedule), ("best constant mix", heur["best constant mix"][0]),
+                        ("best replay at end", heur["best replay at end"][0]), ("sequential", heur["sequential"][0])):
+        sim = simulate(p, sched, n=n_sgd, n_seeds=s_sgd, seed=seed, record_every=0.5)
+        sims[name] = sim
+        fc = sim.final_cost
+        sgd_rows[name] = {"J SGD mean": float(fc.mean()), "J SGD sem": float(fc.std() / np.sqrt(len(fc))),
+                          "J ODE": integrate(p, sched, seed=seed).cost}
+    best_h = min(v["J SGD mean"] for k, v in sgd_rows.items() if k != "optimal")
+    run.add(f"SGD N={n_sgd}: optimal J / best heuristic J", sgd_rows["optimal"]["J SGD mean"] / best_h,
+            higher_is_better=False)
+    tables["sgd"] = {"n": n_sgd, "seeds": s_sgd, "rows": sgd_rows}
+    run.add_figure(plot_sgd_vs_ode(out / "sgd_vs_ode_optimal.png", pmp.trajectory, sims["optimal"],
+                                   title=f"optimal, gamma=0.5, N={n_sgd}, {s_sgd} seeds"), relative_to=out)
+    gaps = {}
+    q = base.replace(alpha_1=2.0, alpha_f=4.0, dt=0.01, n_intervals=20)
+    from .schedule import constant_mix  # noqa: PLC0415
+
+    cm = constant_mix(q, 0.3)
+    tr = integrate(q, cm, method="rk4", seed=seed)
+    for n in (500, 1000, 2000) if quick else (500, 1000, 2000, 4000):
+        sim = simulate(q, cm, n=n, n_seeds=10, seed=seed + 1, show_progress=False)
+        ode = np.stack([np.interp(sim.alpha, tr.alpha, tr.errors[:, t]) for t in range(2)], 1)
+        gaps[n] = {"max |mean SGD - ODE| / peak": float(np.abs(sim.mean - ode).max() / tr.errors.max()),
+                   "per-run RMS gap": float(np.sqrt(np.mean((sim.errors - ode[None]) ** 2)))}
+    tables["ode vs sgd"] = gaps
+    run.add("ODE vs SGD N=2000: max gap / peak", gaps[2000]["max |mean SGD - ODE| / peak"], higher_is_better=False)
+
+    # 4. digits ------------------------------------------------------------------------------------------------
+    _log("digits")
+    from .digits import run_digits  # noqa: PLC0415
+
+    dig_rows = []
+    for shared in ((3,) if quick else (2, 3, 4)):
+        d = run_digits(shared, n_seeds=4 if quick else 10, seed=seed)
+        dig_rows.append({"shared classes": shared, "gamma (raw)": d.gamma_raw, "gamma": d.gamma,
+                         **{f"test error {k}": v for k, v in d.errors.items()},
+                         **{f"std {k}": v for k, v in d.errors_std.items()}, "best mix": d.best_mix,
+                         "theory replay share": d.theory_schedule.replay_fraction()})
+        run.add(f"digits shared={shared}: theory / sequential error",
+                d.errors["theory (optimal on the ODE)"] / d.errors["sequential"], higher_is_better=False)
+    tables["digits"] = dig_rows
+
+    # 5. casadi peer -------------------------------------------------------------------------------------------
+    _log("casadi")
+    try:
+        from .casadi_peer import solve_casadi  # noqa: PLC0415
+
+        p = solved[0.5][0]
+        cas = solve_casadi(p, seed=seed)
+        t0 = time.perf_counter()
+        ours = solve(p, "pmp", seed=seed, show_progress=False)     # warm: compiled above
+        t_pmp = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ours_d = solve(p, "direct", seed=seed, show_progress=False)
+        t_dir = time.perf_counter() - t0
+        import casadi  # noqa: PLC0415
+
+        tables["casadi"] = {"casadi": casadi.__version__, "status": cas.status, "J casadi": cas.cost,
+                            "J casadi re-evaluated on our ODE": integrate(p, cas.schedule, seed=seed).cost,
+                            "J PMP": ours.cost, "J direct": ours_d.cost, "casadi build s": cas.build_time_s,
+                            "casadi IPOPT s": cas.solve_time_s, "PMP s (warm)": t_pmp, "direct s (warm)": t_dir}
+        run.add("J PMP vs casadi/IPOPT", ours.cost, peer=cas.cost, peer_name=f"casadi {casadi.__version__}",
+                higher_is_better=False)
+        run.add("PMP solve time (warm)", t_pmp, peer=cas.solve_time_s + cas.build_time_s,
+                peer_name="casadi build+solve", unit="s", timing=True)
+    except ImportError as exc:
+        tables["casadi"] = {"skipped": str(exc)}
+
+    with atomic_write(out / "tables.json") as f:
+        f.write(json.dumps(tables, indent=1) + "\n")
+    with atomic_write(out / "tables.md") as f:
+        f.write(_markdown(tables))
+    run.finish().save(out / "results.json")
+    return run
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
+def _table(rows: list[dict[str, Any]]) -> str:
+    cols = list(rows[0])
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(_fmt(r[c]) for c in cols) + " |" for r in rows]
+    return "\n".join(lines) + "\n"
+
+
+def _markdown(t: dict[str, Any]) -> str:
+    parts = []
+    fg = t["forgetting"]
+    rows = [{"gamma": g, **{k: fg[k][i] for k in fg if k != "gamma"}} for i, g in enumerate(fg["gamma"])]
+    parts.append("### Forgetting vs gamma\n\n" + _table(rows))
+    parts.append("### Optimal schedules\n\n" + _table(t["schedules"]))
+    parts.append("### Window ladder (gamma = 0.5)\n\n" + _table(t["window ladder"]))
+    parts.append(f"### Finite-N SGD (N = {t['sgd']['n']}, {t['sgd']['seeds']} seeds, gamma = 0.5)\n\n"
+                 + _table([{"protocol": k, **v} for k, v in t["sgd"]["rows"].items()]))
+    parts.append("### ODE vs SGD gap\n\n" + _table([{"N": k, **v} for k, v in t["ode vs sgd"].items()]))
+    parts.append("### Digits\n\n" + _table(t["digits"]))
+    parts.append("### CasADi peer\n\n" + _table([t["casadi"]]))
+    return "\n".join(parts)

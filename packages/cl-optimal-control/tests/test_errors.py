@@ -1,0 +1,85 @@
+"""Bad input raises ValueError/TypeError naming the argument and what was expected."""
+
+import json
+
+import numpy as np
+import pytest
+
+from iclr25.cl_optimal_control import Problem, Schedule, constant_mix, load_schedule, simulate, solve
+from iclr25.cl_optimal_control.cli import main
+
+
+@pytest.mark.parametrize("gamma", [-0.1, 1.5, float("nan")])
+def test_gamma_outside_unit_interval(gamma):
+    with pytest.raises(ValueError, match="gamma"):
+        Problem(gamma=gamma)
+
+
+@pytest.mark.parametrize("field", ["eta", "eta_v", "noise", "eta_max"])
+def test_negative_learning_rates_and_noise(field):
+    with pytest.raises(ValueError, match=field):
+        Problem(**{field: -1.0})
+
+
+def test_wrong_types_and_horizon():
+    with pytest.raises(TypeError, match="n_hidden"):
+        Problem(n_hidden=2.5)
+    with pytest.raises(TypeError, match="gamma"):
+        Problem(gamma="0.5")
+    with pytest.raises(ValueError, match="alpha_f"):
+        Problem(alpha_1=5.0, alpha_f=4.0)
+    with pytest.raises(ValueError, match="n_intervals"):
+        Problem(n_intervals=10_000)
+
+
+@pytest.mark.parametrize("u", [[[0.5, 0.6]], [[-0.2, 1.2]], [[np.nan, 1.0]], [[1.0]], [0.5, 0.5]])
+def test_schedule_outside_simplex(u):
+    with pytest.raises(ValueError, match="schedule u"):
+        Schedule(u=u)
+
+
+def test_negative_learning_rate_factor_and_mismatches():
+    with pytest.raises(ValueError, match="eta_factor"):
+        Schedule(u=[[0.5, 0.5]], eta_factor=[-1.0])
+    p = Problem()
+    with pytest.raises(ValueError, match="tasks"):
+        Schedule(u=[[0.2, 0.3, 0.5]]).check(p)
+    with pytest.raises(ValueError, match="eta_max"):
+        Schedule(u=[[0.5, 0.5]], eta_factor=[2.0]).check(p)
+    with pytest.raises(ValueError, match="replay fraction"):
+        constant_mix(p, 1.5)
+
+
+def test_solver_arguments():
+    p = Problem(alpha_1=1.0, alpha_f=2.0, n_intervals=5)
+    with pytest.raises(ValueError, match="method"):
+        solve(p, "newton")
+    with pytest.raises(TypeError, match="problem"):
+        solve({"gamma": 0.5})
+    with pytest.raises(ValueError, match="rho0"):
+        solve(p, rho0=1.5)
+    with pytest.raises(ValueError, match="n must"):
+        simulate(p, constant_mix(p, 0.2), n=2)
+    with pytest.raises(TypeError, match="n_seeds"):
+        simulate(p, constant_mix(p, 0.2), n_seeds=1.5)
+
+
+def test_schedule_file_errors(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"schedule": {"u": [[0.7, 0.7]]}}))
+    with pytest.raises(ValueError, match="bad.json.*simplex"):
+        load_schedule(bad)
+    with pytest.raises(FileNotFoundError, match="missing.json"):
+        load_schedule(tmp_path / "missing.json")
+
+
+def test_cli_rejects_bad_flags(tmp_path, capsys):
+    out = tmp_path / "s.json"
+    assert main(["solve", "--gamma", "1.5", "--out", str(out)]) == 2
+    assert "gamma" in capsys.readouterr().err and not out.exists()
+    assert main(["solve", "--eta", "-1", "--out", str(out)]) == 2
+    assert "eta" in capsys.readouterr().err and not out.exists()
+    sched = tmp_path / "u.json"
+    sched.write_text(json.dumps({"u": [[0.5, 0.5]]}))
+    assert main(["simulate", str(sched), "--n", "0", "--out", str(tmp_path / "o")]) == 2
+    assert "--n" in capsys.readouterr().err and not (tmp_path / "o").exists()
