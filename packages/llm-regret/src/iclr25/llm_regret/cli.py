@@ -1,0 +1,100 @@
+"""Command line of ``iclr25 llm-regret``: ``demo``, ``run``, ``train-regret-loss`` and ``repro``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from iclr25.utils.cli import add_run_command, method_parser, run_main
+
+PACKAGE = "iclr25-llm-regret"
+AGENT_NAMES = ("hedge", "ftrl_l2", "ftpl", "ftl", "uniform", "exp3", "llm")
+
+
+def _positive(name: str):
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
+        if v < 1:
+            raise argparse.ArgumentTypeError(f"{name} must be >= 1, got {v}")
+        return v
+    return parse
+
+
+def demo(args: argparse.Namespace) -> int:
+    from . import commands
+
+    return commands.demo(args)
+
+
+def repro(args: argparse.Namespace) -> int:
+    from . import commands
+
+    return commands.repro(args)
+
+
+def run(args: argparse.Namespace) -> int:
+    from . import commands
+
+    return commands.run(args)
+
+
+def train(args: argparse.Namespace) -> int:
+    from . import commands
+
+    return commands.train(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, sub = method_parser("llm-regret", "Regret of learning agents (LLMs included) in online learning and "
+                                "repeated games, and the regret-loss (Park et al., ICLR 2025).")
+    add_run_command(sub, "demo", demo, help="regret statistics, a game and a regret-loss model (under 30 s)",
+                    default_out="results/llm-regret")
+    add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+                    default_out="results/llm-regret-repro")
+    r = sub.add_parser("run", help="run one agent on a loss family or on your own losses",
+                       description="Run one agent and print the paper's regret statistics (Regret/T, trend-test "
+                                   "p-value, log-log slope with a bootstrap interval).")
+    src = r.add_mutually_exclusive_group()
+    src.add_argument("--env", default="alternating",
+                     help="loss family: gaussian, uniform, linear_trend, sine_trend, alternating (default)")
+    src.add_argument("--losses", type=Path, help="your own losses: .npy (or .npz with one array) of shape (T, d) "
+                                                 "or (n_seeds, T, d), values in [0, 1]")
+    r.add_argument("--agent", default="hedge", choices=AGENT_NAMES, help="agent (default hedge)")
+    r.add_argument("--T", type=_positive("--T"), default=200, help="rounds (default 200)")
+    r.add_argument("--d", type=_positive("--d"), default=2, help="actions (default 2)")
+    r.add_argument("--seeds", type=_positive("--seeds"), default=50, help="independent runs (default 50; 1 for llm)")
+    r.add_argument("--stride", type=_positive("--stride"), default=1, help="stride of the trend test (default 1)")
+    r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    r.add_argument("--endpoint", help="llm: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+    r.add_argument("--model", help="llm: the served model name (with --endpoint)")
+    r.add_argument("--hf-path", type=Path, help="llm: a local Hugging Face causal LM folder (needs the hf extra)")
+    r.add_argument("--replay", type=Path, help="llm: answer from a recorded transcript (.jsonl) instead")
+    r.add_argument("--transcript", type=Path, help="llm: write every prompt and answer here (.jsonl)")
+    r.add_argument("--out", type=Path, help="folder for results.json (default: none)")
+    r.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    r.set_defaults(func=run)
+    t = sub.add_parser("train-regret-loss", help="train a model with the regret-loss",
+                       description="Minimise the regret-loss L(θ, k, N) with Adam and report the model's structure "
+                                   "(linear self-attention) and regret against tuned Hedge.")
+    t.add_argument("--model", default="lsa", choices=("lsa", "transformer"), help="default lsa")
+    t.add_argument("--head", default="ball", choices=("ball", "simplex"),
+                   help="ball: the theorem's setting (default); simplex: probability vectors")
+    t.add_argument("--d", type=_positive("--d"), default=2, help="actions (default 2)")
+    t.add_argument("--T", type=_positive("--T"), default=10, help="rounds per sequence (default 10)")
+    t.add_argument("--steps", type=_positive("--steps"), default=1500, help="Adam steps (default 1500)")
+    t.add_argument("--N", type=_positive("--N"), default=1, help="sequences per sample (default 1)")
+    t.add_argument("--k", type=float, default=0.0, help="softmax sharpness of the max-surrogate (default 0)")
+    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    t.add_argument("--out", type=Path, default=Path("results/llm-regret-train"),
+                   help="folder for results.json and model.pt (default results/llm-regret-train)")
+    t.set_defaults(func=train)
+    return run_main(parser, argv)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
