@@ -2,7 +2,13 @@ from pathlib import Path
 
 from iclr25.utils.testing import parametrize_with_checks
 
+FILE_COMMANDS = [
+    ["train", "{file}.npz", "--out", "{out}"],
+    ["train", "{file}.npy", "--kind", "ito", "--out", "{out}"],
+    ["sample", "--model", "{file}", "--lag", "10", "--out", "{out}.npz"],
+]
 
-@parametrize_with_checks("bopito", root=Path(__file__).parents[1])
+
+@parametrize_with_checks("bopito", root=Path(__file__).parents[1], file_commands=FILE_COMMANDS)
 def test_conformance(check):
     check()

@@ -3,8 +3,17 @@
 import numpy as np
 import pytest
 
-from iclr25.bopito import (ModelConfig, ScoreModel, cross_correlation, estimate_lambda, exact_reference,
-                           fit_model, load_trajectories, sample, simulate)
+from iclr25.bopito import (
+    ModelConfig,
+    ScoreModel,
+    cross_correlation,
+    estimate_lambda,
+    exact_reference,
+    fit_model,
+    load_trajectories,
+    sample,
+    simulate,
+)
 
 
 def _bop():
@@ -140,3 +149,13 @@ def test_cli_bad_start_points_file(tmp_path, capsys, monkeypatch, trained_model_
                        "--out", "s.npz")
         assert rc == 2 and name in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "s.npz").exists()
+
+
+def test_fit_interpolation_needs_lags_above_max_lag():
+    from iclr25.bopito import fit_interpolation
+
+    with pytest.raises(ValueError, match="max_lag"):
+        fit_interpolation(_bop(), np.zeros(4), [5, 20], [0.5, 0.1])
+    with pytest.raises(ValueError, match="BoPITO"):
+        fit_interpolation(ScoreModel(ModelConfig(kind="ito", n_diffusion=10, width=8, emb_dim=4)), np.zeros(4),
+                          [50], [0.1])

@@ -1,12 +1,26 @@
 """Training, sampling, checkpoints, analysis and the command line on tiny budgets."""
 
 import json
+
 import numpy as np
 import pytest
 import torch
 
-from iclr25.bopito import (cross_correlation, estimate_lambda, exact_reference, fit_lambda_int, fit_model,
-                           fit_msm, load_model, sample, sample_chain, sample_equilibrium, save_model, vamp2_score)
+from iclr25.bopito import (
+    cross_correlation,
+    estimate_lambda,
+    exact_reference,
+    fit_lambda_int,
+    fit_model,
+    fit_msm,
+    load_model,
+    sample,
+    sample_chain,
+    sample_equilibrium,
+    save_model,
+    simulate,
+    vamp2_score,
+)
 
 
 @pytest.fixture(scope="module")
@@ -103,3 +117,21 @@ def test_cli_simulate_train_sample(tmp_path, monkeypatch, capsys):
         "--x0", "boltzmann")
     with np.load(tmp_path / "c.npz") as z:
         assert z["x"].shape == (4, 3, 1)
+
+
+def test_potentials_match_deeptime_and_2d_system_runs():
+    from deeptime.data import prinz_potential, triple_well_2d
+
+    from iclr25.bopito import get_system
+
+    rng = np.random.default_rng(0)
+    for name, peer, pts in (("prinz", prinz_potential(), rng.uniform(-1, 1, (7, 1))),
+                            ("triple-well-2d", triple_well_2d(), rng.uniform(-2, 2, (7, 2)))):
+        pot = get_system(name)
+        np.testing.assert_allclose(pot.energy(pts), peer.potential(pts), rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(pot.gradient(pts), -np.stack([peer.f(0.0, p) for p in pts]).reshape(pts.shape), rtol=1e-8,
+                                   atol=1e-8)
+    tr = simulate("triple-well-2d", 4, 3, steps_per_frame=20, desc=None)
+    assert tr.x.shape == (4, 3, 2) and np.all(np.isfinite(tr.x))
+    ref2 = exact_reference("triple-well-2d", n_grid=20)
+    assert ref2.timescales[0] > ref2.timescales[1] > 0

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .analysis import discretize as discretize
     from .analysis import estimate_lambda as estimate_lambda
     from .analysis import evaluate_acf as evaluate_acf
+    from .analysis import fit_interpolation as fit_interpolation
     from .analysis import fit_lambda_int as fit_lambda_int
     from .analysis import fit_msm as fit_msm
     from .analysis import vamp2_score as vamp2_score
@@ -55,7 +56,7 @@ __version__ = _version("iclr25-bopito")
 _EXPORTS = {
     "ACFResult": "analysis", "InterpolationFit": "analysis", "MSMResult": "analysis",
     "chain_timescales": "analysis", "cross_correlation": "analysis", "discretize": "analysis",
-    "estimate_lambda": "analysis", "evaluate_acf": "analysis", "fit_lambda_int": "analysis", "fit_msm": "analysis",
+    "estimate_lambda": "analysis", "evaluate_acf": "analysis", "fit_interpolation": "analysis", "fit_lambda_int": "analysis", "fit_msm": "analysis",
     "vamp2_score": "analysis",
     "load_model": "checkpoint", "save_model": "checkpoint",
     "DiffusionSchedule": "models", "ModelConfig": "models", "ScoreModel": "models", "bopito_weight": "models",

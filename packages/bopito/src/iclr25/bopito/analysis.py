@@ -28,7 +28,8 @@ import numpy as np
 from .models import ScoreModel, check_lambda
 
 __all__ = ["cross_correlation", "ACFResult", "evaluate_acf", "estimate_lambda", "discretize", "MSMResult",
-           "fit_msm", "chain_timescales", "vamp2_score", "InterpolationFit", "fit_lambda_int"]
+           "fit_msm", "chain_timescales", "vamp2_score", "InterpolationFit", "fit_lambda_int",
+           "fit_interpolation"]
 
 
 def _finite(a: Any, name: str, *, min_ndim: int = 1) -> np.ndarray:
@@ -237,7 +238,7 @@ def fit_lambda_int(objective_of: Callable[[float], float], *, lo: float = 0.9, h
     """Minimise ``objective_of(λ)`` over ``λ ∈ [lo, hi]`` by golden-section search in ``log(-log λ)``
     (the natural scale of ``λ^N``).
 
-    Use :func:`interpolation_objective` to build the objective of the paper's protocol.
+    :func:`fit_interpolation` builds the objective of the paper's protocol from correlation values.
     """
     lo, hi = check_lambda(lo, "lo"), check_lambda(hi, "hi")
     if not lo < hi:
@@ -266,3 +267,26 @@ def fit_lambda_int(objective_of: Callable[[float], float], *, lo: float = 0.9, h
             fd = f(d)
     best = min(trials, key=lambda t: t[1])
     return InterpolationFit(best[0], best[1], tuple(trials))
+
+
+def fit_interpolation(model: ScoreModel, x0: Any, lags: Sequence[float], c_target: Any, *, steps: int | None = 50,
+                      seed: int = 0, lo: float = 0.95, hi: float = 0.99999, n_iter: int = 10) -> InterpolationFit:
+    """Fit ``λ_int`` of a one-member BoPITO model so that its ``C(N)`` matches supplied unbiased correlation
+    values ``c_target`` at ``lags`` (all above ``N_max``): minimise the mean ``|C_model(N) - C_target(N)|``
+    with the same starts ``x0`` (equilibrium samples) and the same noise at every trial.
+
+    References: BoPITO (ICLR 2025), Sec. 4.3 (BoPITO interpolators tuned on correlation data).
+    """
+    if model.config.kind != "bopito" or model.n_models != 1:
+        raise ValueError("fit_interpolation needs a one-member BoPITO model (use model.member(k))")
+    lags_a = _finite(lags, "lags")
+    if np.any(lags_a <= model.config.max_lag):
+        raise ValueError(f"lags must all exceed the model's max_lag ({model.config.max_lag}) for λ_int to matter, "
+                         f"got {lags_a.tolist()}")
+    c_target = _finite(c_target, "c_target")
+
+    def objective(lam: float) -> float:
+        r = evaluate_acf(model.with_lambda(lambda_int=lam), x0, lags_a, c_target, steps=steps, seed=seed)
+        return float(r.mean_error[0])
+
+    return fit_lambda_int(objective, lo=lo, hi=hi, n_iter=n_iter)

@@ -18,9 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from .analysis import (chain_timescales, estimate_lambda, evaluate_acf, fit_lambda_int,
-                       fit_msm, vamp2_score)
-from .models import ScoreModel
+from .analysis import (
+    chain_timescales,
+    cross_correlation,
+    estimate_lambda,
+    evaluate_acf,
+    fit_interpolation,
+    fit_msm,
+    vamp2_score,
+)
 from .reference import ExactReference, exact_reference
 from .sampling import sample, sample_chain, sample_equilibrium
 from .systems import Trajectories, load_trajectories, simulate
@@ -45,11 +51,12 @@ class Budget:
     batch_size: int = 512
     lr: float = 1e-3
     sample_steps: int | None = 50
+    long_lag_steps: int | None = None
     n_eval: int = 1000
 
 
 DEMO_BUDGET = Budget(steps=700, bg_steps=700, batch_size=256, n_eval=600, width=48)
-REPRO_BUDGET = Budget()
+REPRO_BUDGET = Budget(bg_steps=6000, n_eval=2000)
 
 
 def cached_simulation(cache: Path | None, **kw: Any) -> Trajectories:
@@ -152,7 +159,7 @@ def run_repro(*, budget: Budget = REPRO_BUDGET, config: ReproConfig = ReproConfi
     bg = fit_model("bg", [full[s] for s in cfg.seeds], n_models=S, steps=budget.bg_steps, seed=100,
                    desc="priors", **kw)
     timings["train prior"] = time.perf_counter() - t
-    eq_bg = sample_equilibrium(bg.model, 4 * budget.n_eval, steps=budget.sample_steps, seed=101)
+    eq_bg = sample_equilibrium(bg.model, 2 * budget.n_eval, steps=budget.long_lag_steps, seed=101)
     w1_bg = _w1(ref, eq_bg)
     log(f"priors: W1 to Boltzmann {np.round(w1_bg, 4).tolist()}")
 
@@ -177,6 +184,12 @@ def run_repro(*, budget: Budget = REPRO_BUDGET, config: ReproConfig = ReproConfi
     acf_ito = evaluate_acf(ito.model, x_eq, cfg.acf_lags, c_ref, steps=budget.sample_steps, seed=301)
     acf_bop = evaluate_acf(bop.model, x_eq, cfg.acf_lags, c_ref, steps=budget.sample_steps, seed=301)
     timings["evaluate ladder"] = time.perf_counter() - t
+    # noise floor of the measure: exact transition samples from the same starts, same sample size
+    xN_exact = np.stack([ref.sample_transition(x_eq[:, None], lag, seed=310 + j)[:, 0]
+                         for j, lag in enumerate(cfg.acf_lags)])
+    c_exact_samples = cross_correlation(np.broadcast_to(x_eq, xN_exact.shape), xN_exact)
+    noise_floor = float(np.mean(np.abs(c_exact_samples - c_ref)))
+    log(f"noise floor of the mean |C error| with {budget.n_eval} samples per lag: {noise_floor:.4f}")
     msm_c, msm_err, msm_its = [], [], []
     for s, n in members:
         msm = fit_msm(full[s].subset(n).x, cfg.msm_lag, n_bins=cfg.n_bins, box=PRINZ_BOX)
@@ -199,9 +212,9 @@ def run_repro(*, budget: Budget = REPRO_BUDGET, config: ReproConfig = ReproConfi
     bop_w = fit_model("bopito", data_w, prior=bg.model, n_models=S, max_lag=cfg.w1_max_lag,
                       lambda_hat=cfg.lambda_hat, steps=budget.steps, seed=400, desc="BoPITO N_max=100", **kw)
     timings["train long-lag"] = time.perf_counter() - t
-    x0 = np.full(4 * budget.n_eval, cfg.x_start)
-    long_ito = sample(ito_w.model, x0, cfg.long_lag, steps=budget.sample_steps, seed=401)
-    long_bop = sample(bop_w.model, x0, cfg.long_lag, steps=budget.sample_steps, seed=401)
+    x0 = np.full(2 * budget.n_eval, cfg.x_start)
+    long_ito = sample(ito_w.model, x0, cfg.long_lag, steps=budget.long_lag_steps, seed=401)
+    long_bop = sample(bop_w.model, x0, cfg.long_lag, steps=budget.long_lag_steps, seed=401)
     w1_ito, w1_bop = _w1(ref, long_ito), _w1(ref, long_bop)
     log(f"W1 at lag {cfg.long_lag}: ITO {np.round(w1_ito, 4).tolist()}, BoPITO {np.round(w1_bop, 4).tolist()}")
 
@@ -243,13 +256,8 @@ def run_repro(*, budget: Budget = REPRO_BUDGET, config: ReproConfig = ReproConfi
     fits, err_int = [], []
     for k in range(S):
         member = bop_i.model.select([k])
-
-        def objective(lam: float, member: ScoreModel = member) -> float:
-            r = evaluate_acf(member.with_lambda(lambda_int=lam), x_fit, cfg.int_fit_lags, c_fit,
-                             steps=budget.sample_steps, seed=702)
-            return float(r.mean_error[0])
-
-        fit = fit_lambda_int(objective, lo=0.95, hi=0.99999, n_iter=10)
+        fit = fit_interpolation(member, x_fit, cfg.int_fit_lags, c_fit, steps=budget.sample_steps, seed=702,
+                                lo=0.95, hi=0.99999, n_iter=10)
         fits.append(fit.lambda_int)
         r = evaluate_acf(member.with_lambda(lambda_int=fit.lambda_int), x_eq, cfg.int_test_lags, c_test,
                          steps=budget.sample_steps, seed=703)
@@ -264,7 +272,7 @@ def run_repro(*, budget: Budget = REPRO_BUDGET, config: ReproConfig = ReproConfi
         f"prior {np.round(err_bg_i, 4).tolist()}")
 
     return {"ref": ref, "config": cfg, "budget": budget, "members": members, "ladder": ladder_rows,
-            "acf_ito": acf_ito, "acf_bop": acf_bop, "msm_c": np.array(msm_c), "c_ref": c_ref,
+            "acf_ito": acf_ito, "acf_bop": acf_bop, "noise_floor": noise_floor, "msm_c": np.array(msm_c), "c_ref": c_ref,
             "w1_bg": w1_bg, "w1_ito": w1_ito, "w1_bop": w1_bop, "long_ito": long_ito, "long_bop": long_bop,
             "lambda_est": lam_est, "lambda_short": lam_short, "its": its, "vamp": vamp,
             "lambda_int": fits, "err_int": err_int, "err_ito_int": err_ito_i, "err_bg_int": err_bg_i,

@@ -43,15 +43,19 @@ def plot_densities(path: Path, grid: Any, density: Any, samples: Mapping[str, An
     return savefig(fig, path)
 
 
-def plot_ladder(path: Path, rows: Sequence[Mapping[str, Any]], names: Sequence[str]) -> Path:
-    """Mean |C error| against the number of training trajectories (mean ± std over seeds)."""
+def plot_ladder(path: Path, rows: Sequence[Mapping[str, Any]], names: Mapping[str, str],
+                *, floor: float | None = None) -> Path:
+    """Mean |C error| against the number of training trajectories (mean ± std over seeds); ``names`` maps row
+    keys to labels; ``floor`` is the error of exact samples of the same size (the measure's noise floor)."""
     fig, ax = subplots(1, 1, size=(5.0, 3.4))
     ns = sorted({int(r["n_traj"]) for r in rows})
-    for name in names:
-        vals = [[r[name] for r in rows if r["n_traj"] == n] for n in ns]
+    for key, label in names.items():
+        vals = [[r[key] for r in rows if r["n_traj"] == n] for n in ns]
         m = np.array([np.mean(v) for v in vals])
         sd = np.array([np.std(v) for v in vals])
-        ax.errorbar(ns, m, yerr=sd, marker="o", capsize=3, label=name)
+        ax.errorbar(ns, m, yerr=np.minimum(sd, 0.9 * m), marker="o", capsize=3, label=label)
+    if floor is not None:
+        ax.axhline(floor, color="grey", ls="--", label="noise floor (exact samples)")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("training trajectories")

@@ -71,7 +71,7 @@ def _as_lags(lag: Any, shape: tuple[int, int], kind: str) -> torch.Tensor:
         arr = np.broadcast_to(arr[None], shape)
     elif arr.shape != shape:
         raise ValueError(f"lag must be a scalar, a (B,) array or a {shape} array, got shape {arr.shape}")
-    return torch.as_tensor(np.ascontiguousarray(arr), dtype=torch.float32)
+    return torch.tensor(np.array(arr, dtype=np.float32))
 
 
 @torch.no_grad()
