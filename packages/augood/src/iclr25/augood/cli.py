@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import csv
 import io
+import math
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -27,28 +28,71 @@ evaluation of biochemical models (Fernandez-Diaz et al., ICLR 2025).
 
 # ------------------------------------------------------------------------------------------------ helpers
 def _read_table(path: Path, columns: Sequence[str]) -> dict[str, list[str]]:
-    """Named columns of a CSV file; errors name the file, the line and what was expected."""
-    if not path.is_file():
+    """Named columns of a CSV file; errors name the file, the line and what was expected. The file line of
+    each row is under the key ``"__line__"`` (as strings)."""
+    if not path.exists():
         raise FileNotFoundError(f"{path}: no such file")
+    if not path.is_file():
+        raise DataFileError(path, "not a regular file")
+    if path.stat().st_size == 0:
+        raise DataFileError(path, "file is empty")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise DataFileError(path, f"not UTF-8 text ({exc})") from exc
+    if "\x00" in text:
+        raise DataFileError(path, "not a CSV text file (it holds NUL bytes)")
     reader = csv.DictReader(io.StringIO(text))
-    fields = reader.fieldnames or []
+    try:
+        fields = reader.fieldnames or []
+    except csv.Error as exc:
+        raise DataFileError(path, f"not a readable CSV file ({exc})") from exc
     for c in columns:
         if c not in fields:
-            raise DataFileError(path, f"column {c!r} not found among {fields}")
-    out: dict[str, list[str]] = {c: [] for c in columns}
-    for line, row in enumerate(reader, start=2):
-        for c in columns:
-            value = (row.get(c) or "").strip()
-            if not value:
-                raise DataFileError(path, f"line {line}: empty value in column {c!r}")
-            out[c].append(value)
+            raise DataFileError(path, f"column {c!r} not found among {[f[:40] for f in fields[:10]]} "
+                                      f"(the first line must be a header)")
+    out: dict[str, list[str]] = {c: [] for c in (*columns, "__line__")}
+    try:
+        for row in reader:
+            line = reader.line_num
+            for c in columns:
+                value = (row.get(c) or "").strip()
+                if not value:
+                    raise DataFileError(path, f"line {line}: empty value in column {c!r}")
+                out[c].append(value)
+            out["__line__"].append(str(line))
+    except csv.Error as exc:
+        raise DataFileError(path, f"line {reader.line_num}: not valid CSV ({exc})") from exc
     if not out[columns[0]]:
         raise DataFileError(path, "no rows")
     return out
+
+
+def _molecules(table: dict[str, list[str]], path: Path, column: str, fingerprint: str, n_bits: int):
+    """Fingerprints of a SMILES column; an invalid SMILES is reported with the file, its line and column."""
+    from .similarity import InvalidMoleculeError, fingerprints
+
+    try:
+        return fingerprints(table[column], fingerprint=fingerprint, n_bits=n_bits)
+    except InvalidMoleculeError as exc:
+        lines = table["__line__"]
+        shown = ", ".join(f"line {lines[r]}: {s!r}" for r, s in zip(exc.rows[:3], exc.examples[:3], strict=False))
+        more = f" and {len(exc.rows) - 3} more" if len(exc.rows) > 3 else ""
+        raise DataFileError(path, f"{len(exc.rows)} invalid SMILES in column {column!r} ({shown}{more})") from exc
+
+
+def _check_fraction(flag: str, x: float, *, zero: bool) -> None:
+    if not (math.isfinite(x) and (0.0 <= x if zero else 0.0 < x) and x < 1.0):
+        raise ValueError(f"--{flag} must be a number in {'[0, 1)' if zero else '(0, 1)'}, got {x}")
+
+
+def _check_fp(args: argparse.Namespace) -> None:
+    from .similarity import FINGERPRINTS
+
+    if args.fingerprint not in FINGERPRINTS:
+        raise ValueError(f"--fingerprint must be one of {', '.join(FINGERPRINTS)}, got {args.fingerprint!r}")
+    if not 8 <= args.n_bits <= 16384:
+        raise ValueError(f"--n-bits must be an integer in [8, 16384], got {args.n_bits}")
 
 
 def _floats(values: list[str], path: Path, column: str) -> np.ndarray:
@@ -114,27 +158,37 @@ def partition_cmd(args: argparse.Namespace) -> int:
     from .partition import ccpart, random_partition, scaffold_partition
     from .similarity import similarity_matrix
 
+    if not (math.isfinite(args.threshold) and 0.0 <= args.threshold <= 1.0):
+        raise ValueError(f"--threshold must be in [0, 1], got {args.threshold}")
+    _check_fraction("test-size", args.test_size, zero=False)
+    _check_fraction("valid-size", args.valid_size, zero=True)
+    if args.test_size + args.valid_size >= 1.0:
+        raise ValueError(f"--test-size + --valid-size must be below 1, got {args.test_size + args.valid_size:g}")
+    _check_fp(args)
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+    out = args.output or args.data.with_name(args.data.stem + ".partition.csv")
+    if out.suffix.lower() != ".csv":
+        raise ValueError(f"--output must name a .csv file, got {str(out)!r}")
     cols = [args.smiles_col] + ([args.label_col] if args.label_col else [])
     table = _read_table(args.data, cols)
     smiles = table[args.smiles_col]
     labels = _floats(table[args.label_col], args.data, args.label_col) if args.label_col else None
     t0 = time.perf_counter()
-    if not 0.0 <= args.threshold <= 1.0:
-        raise ValueError(f"--threshold must be in [0, 1], got {args.threshold}")
     if args.method == "ccpart":
         # pairs below λ are never edges, so they need not be stored
-        sim = similarity_matrix(smiles, fingerprint=args.fingerprint, n_bits=args.n_bits,
-                                min_threshold=args.threshold)
+        fp = _molecules(table, args.data, args.smiles_col, args.fingerprint, args.n_bits)
+        sim = similarity_matrix(fp, min_threshold=args.threshold)
         part = ccpart(sim, args.threshold, test_size=args.test_size, valid_size=args.valid_size,
                       labels=labels, seed=args.seed)
     elif args.method == "scaffold":
+        _molecules(table, args.data, args.smiles_col, "ecfp2", 64)  # names the file and line of a bad SMILES
         part = scaffold_partition(smiles, test_size=args.test_size, valid_size=args.valid_size, seed=args.seed)
     else:
         part = random_partition(len(smiles), test_size=args.test_size, valid_size=args.valid_size, seed=args.seed)
     split = np.full(part.n, "train", dtype=object)
     split[part.valid] = "valid"
     split[part.test] = "test"
-    out = args.output or args.data.with_name(args.data.stem + ".partition.csv")
     with atomic_write(out, newline="") as f:
         w = csv.writer(f)
         w.writerow(["row", "smiles", "split"])
@@ -149,24 +203,34 @@ def partition_cmd(args: argparse.Namespace) -> int:
 def evaluate_cmd(args: argparse.Namespace) -> int:
     from .comparison import compare_models
     from .good import good_curve
-    from .models import model_factory
+    from .metrics import METRICS
+    from .models import MODELS, model_factory
     from .score import au_good
-    from .similarity import fingerprints, max_similarity, similarity_matrix
+    from .similarity import max_similarity, similarity_matrix
 
-    table = _read_table(args.data, [args.smiles_col, args.label_col])
-    y = _floats(table[args.label_col], args.data, args.label_col)
     thresholds = _thresholds(args.thresholds)
     seeds = _seeds(args.seeds)
     models = [m.strip() for m in args.models.split(",") if m.strip()]
+    unknown = [m for m in models if m not in MODELS]
+    if not models or unknown:
+        raise ValueError(f"--models must be a comma list from {','.join(MODELS)}, got {args.models!r}")
+    if args.metric not in METRICS:
+        raise ValueError(f"--metric must be one of {', '.join(METRICS)}, got {args.metric!r}")
+    _check_fp(args)
     run = RunResult.start("iclr25-augood", "evaluate", seed=seeds[0],
                           config={"data": str(args.data), "models": models, "thresholds": thresholds.tolist(),
                                   "seeds": list(seeds), "fingerprint": args.fingerprint})
-    fp = fingerprints(table[args.smiles_col], fingerprint=args.fingerprint, n_bits=args.n_bits)
-    sim = similarity_matrix(fp)
-    deploy = None
+    table = _read_table(args.data, [args.smiles_col, args.label_col])
+    y = _floats(table[args.label_col], args.data, args.label_col)
+    dep_table = None
     if args.deployment is not None:
-        dep = _read_table(args.deployment, [args.deployment_smiles_col])[args.deployment_smiles_col]
-        deploy = max_similarity(dep, fp, fingerprint=args.fingerprint, n_bits=args.n_bits)
+        dep_table = _read_table(args.deployment, [args.deployment_smiles_col])
+    fp = _molecules(table, args.data, args.smiles_col, args.fingerprint, args.n_bits)
+    deploy = None
+    if dep_table is not None:
+        dep_fp = _molecules(dep_table, args.deployment, args.deployment_smiles_col, args.fingerprint, args.n_bits)
+        deploy = max_similarity(dep_fp, fp)
+    sim = similarity_matrix(fp)
     X = fp.astype(np.float32)
     curves = {}
     for m in models:

