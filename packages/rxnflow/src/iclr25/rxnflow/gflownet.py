@@ -412,7 +412,7 @@ def train(model: RxnFlow, config: TrainConfig | None = None, *, seed: int = 0,
     losses, logzs, rewards, evals = [], [], [], []
     pending = sorted(float(x) for x in eval_at)
     spent, step = 0.0, 0
-    bar = progress(range(cfg.steps), desc=desc, disable=not show_progress)
+    bar = progress(range(cfg.steps), desc=desc, disable=None if show_progress else True)
     for step in bar:
         t0 = time.perf_counter()
         if cfg.beta_range is None:

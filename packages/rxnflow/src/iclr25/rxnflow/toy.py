@@ -79,7 +79,7 @@ def enumerate_terminals(space: SynthesisSpace, reward: Reward, *, show_progress:
         terms.setdefault((s, 1), len(terms))
     ts, tp, tk, tt = [], [], [], []
     failed = 0
-    for bi in progress(range(space.n_blocks), desc="enumerate", disable=not show_progress):
+    for bi in progress(range(space.n_blocks), desc="enumerate", disable=None if show_progress else True):
         s = space.blocks.smiles[bi]
         _, m = space.matches(s)
         for j in np.flatnonzero(m):
@@ -97,7 +97,7 @@ def enumerate_terminals(space: SynthesisSpace, reward: Reward, *, show_progress:
                 tt.append(tid)
     keys = tuple(sorted(terms, key=terms.get))
     logr = np.array([math.log(max(reward(s), 1e-30)) for s, _ in progress(keys, desc="reward",
-                                                                         disable=not show_progress)])
+                                                                         disable=None if show_progress else True)])
     return Enumeration(keys, np.maximum(logr, -75.0), np.array(ts, np.int64), np.array(tp, np.int64),
                        np.array(tk, np.int64), np.array(tt, np.int64), failed)
 

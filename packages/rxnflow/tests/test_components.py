@@ -1,0 +1,61 @@
+"""Templates, libraries, rewards and temperature conditioning."""
+
+import importlib.metadata
+
+import numpy as np
+import pytest
+
+from iclr25.rxnflow import (BlockLibrary, RxnFlow, TrainConfig, builtin_blocks, builtin_templates, parse_reward,
+                            toy_space, train)
+
+
+def test_builtin_library_and_templates():
+    lib = builtin_blocks()
+    assert 2000 <= len(lib) <= 2500 and len(set(lib.smiles)) == len(lib)
+    assert lib.features.shape == (len(lib), 1199)
+    assert lib.features is lib.features  # computed once, cached
+    temps = builtin_templates()
+    assert sum(t.n_reactants == 2 for t in temps) == 8 and sum(t.n_reactants == 1 for t in temps) == 3
+    sub = builtin_blocks(50, kinds=["acid", "amine"], seed=1)
+    assert len(sub) == 50
+    with pytest.raises(ValueError, match="kinds"):
+        builtin_blocks(kinds=["ketone"])
+
+
+def test_extend_keeps_old_indices_and_cached_features():
+    lib = BlockLibrary.from_smiles(["CCN", "OC(=O)c1ccccc1"])
+    _ = lib.features
+    big = lib.extend(["CCN", "NCc1ccccc1"])
+    assert big.smiles[:2] == lib.smiles and len(big) == 3
+    np.testing.assert_array_equal(big.features[:2], lib.features)
+
+
+def test_rewards():
+    assert 0 < parse_reward("qed")("CCO") < 1
+    sa = parse_reward("sa")("CCO")
+    assert 0.7 < sa <= 1.0
+    win = parse_reward("logp[0,1]")
+    assert win("CCO") < 1 and win("CCCO") == 1.0  # logP -0.0014 vs 0.39
+    prod = parse_reward("qed*sa")("c1ccccc1O")
+    assert prod == pytest.approx(parse_reward("qed")("c1ccccc1O") * parse_reward("sa")("c1ccccc1O"))
+
+
+@pytest.mark.skipif(not any(d.metadata["Name"] == "datamol" for d in importlib.metadata.distributions()),
+                    reason="datamol is not a dependency; its reactions.json is read only when installed")
+def test_datamol_templates_read_without_importing_datamol():
+    import sys
+
+    from iclr25.rxnflow import datamol_templates
+
+    temps = datamol_templates()
+    assert len(temps) > 80 and "datamol" not in sys.modules
+
+
+def test_temperature_conditioning_raises_rewards_with_beta():
+    space = toy_space(20, 40, n_other=10, seed=2)
+    model = RxnFlow(space, "qed", beta=8.0, seed=0)
+    train(model, TrainConfig(steps=150, batch_size=64, rho=0.2, min_sampling=5, beta_range=(0.5, 16.0)), seed=0,
+          show_progress=False)
+    cold = np.mean([s.reward for s in model.sample(300, beta=16.0, seed=1)])
+    hot = np.mean([s.reward for s in model.sample(300, beta=0.5, seed=1)])
+    assert cold > hot + 0.02, (cold, hot)
