@@ -1,0 +1,176 @@
+"""What the subcommands of ``iclr25 overtraining`` do (kept apart from ``cli.py`` so that ``--help`` stays light)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from iclr25.utils.io import atomic_write
+from iclr25.utils.plotting import savefig, subplots
+from iclr25.utils.results import RunResult
+from iclr25.utils.seeding import seed_everything
+
+PACKAGE = "iclr25-overtraining"
+
+
+def _fmt(x) -> str:
+    if isinstance(x, str):
+        return x
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    if isinstance(x, (bool, np.bool_)):
+        return "yes" if x else "NO"
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    return f"{x:.3g}" if abs(x) >= 1e-3 or x == 0 else f"{x:.2e}"
+
+
+def table(rows: list[dict], cols: list[str]) -> str:
+    lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
+    lines += ["| " + " | ".join(_fmt(r.get(c)) for c in cols) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def progress_figure(runs, path: Path, *, title: str = "") -> Path:
+    """Normalised hidden margin, training / held-out accuracy against epoch, with E₀ marked (one line per run)."""
+    fig, axes = subplots(1, 3, size=(3.3, 2.8))
+    for k, hp in enumerate(runs):
+        r = hp.run
+        ep = np.maximum(r.epochs, 0.8)
+        lab = f"seed {k}" if len(runs) > 1 else None
+        axes[0].plot(ep, r.curve("margin"), lw=1.2, label=lab)
+        axes[1].plot(ep, r.curve("train_acc"), lw=1.2)
+        axes[2].plot(ep, r.curve("test_acc"), lw=1.2)
+        for ax in axes:
+            ax.axvline(hp.E0, color="0.6", lw=0.6, ls=":")
+            ax.axvline(hp.end_epoch, color="0.8", lw=0.6, ls="--")
+    for ax, name in zip(axes, ("normalised hidden SVM margin", "training accuracy (behaviour)",
+                               "held-out accuracy"), strict=True):
+        ax.set_xscale("log")
+        ax.set_xlabel("epoch")
+        ax.set_title(name, fontsize=9)
+    if len(runs) > 1:
+        axes[0].legend(fontsize=6)
+    if title:
+        fig.suptitle(title, fontsize=9)
+    return savefig(fig, path)
+
+
+# ------------------------------------------------------------------------------------------------ demo
+def demo(args: argparse.Namespace) -> int:
+    from .experiments import DEFAULT_CONFIG, DEFAULT_TASK, hidden_progress, linear_max_margin
+
+    seed_everything(args.seed)
+    run = RunResult.start(PACKAGE, "demo", seed=args.seed,
+                          config={"task": DEFAULT_TASK, "train": vars(DEFAULT_CONFIG), "factor": 20,
+                                  "linear_check": "GD on the logistic loss, 40 separable points in 2-D, 1e5 steps"})
+    hp = hidden_progress(seed=args.seed)
+    lin = linear_max_margin(100_000, seed=args.seed)
+    run.add("E0 (first epoch with training accuracy 1)", hp.E0)
+    run.add("normalised hidden margin at 20*E0 / at E0", hp.margin_ratio, higher_is_better=True)
+    run.add("held-out accuracy gain E0 -> 20*E0", hp.test_gain, higher_is_better=True)
+    run.add("held-out examples flipping wrong -> right after E0", hp.n_flips)
+    run.add("min training accuracy in [E0, 20*E0]", hp.train_acc_min_after_E0)
+    run.add("Fisher discriminant at 20*E0 / at E0", hp.fld_end / hp.fld_E0)
+    run.add("linear logistic GD: cos(w_t, w_SVM) at 1e5 steps", float(lin["cosine"][-1]), higher_is_better=True)
+    t_loss = lin["t_loss"][lin["steps"] >= 1000]
+    run.add("linear logistic GD: max/min of t*loss(t) over t in [1e3, 1e5]", float(t_loss.max() / t_loss.min()))
+    run.add_figure(progress_figure([hp], args.out / "hidden_progress.png",
+                                   title="hidden progress after behaviour saturates (E0 dotted, 20*E0 dashed)"),
+                   relative_to=args.out)
+    run.finish().save(args.out / "results.json")
+    rows = [{"epoch": c.epoch, "train_acc": c.train_acc, "test_acc": c.test_acc, "margin": c.margin, "fld": c.fld,
+             "alignment": c.alignment} for c in hp.run.checkpoints if c.epoch <= hp.end_epoch][::3]
+    print(table(rows, ["epoch", "train_acc", "test_acc", "margin", "fld", "alignment"]))
+    print()
+    print(run.to_markdown())
+    return 0
+
+
+# -------------------------------------------------------------------------------------------- simulate
+def simulate(args: argparse.Namespace) -> int:
+    from .recordings import save_recordings, simulate_recordings
+
+    out: Path = args.out
+    if out.suffix.lower() != ".npz":
+        raise ValueError(f"--out must name a .npz file, got {str(out)!r}")
+    if not (math.isfinite(args.noise) and 0 <= args.noise < 100):
+        raise ValueError(f"--noise must be a number in [0, 100), got {args.noise}")
+    if args.neurons > 128:
+        raise ValueError(f"--neurons must be at most the network width 128, got {args.neurons}")
+    rec = simulate_recordings(n_days=args.days, n_neurons=args.neurons, trials_per_stimulus=args.trials,
+                              noise=args.noise, learning=not args.no_learning, seed=args.seed)
+    save_recordings(out, rec)
+    D, T, N = rec.responses.shape
+    print(f"wrote {out}: {D} days x {T} trials x {N} neurons (days = epochs {rec.days.tolist()}, "
+          f"E0 = {int(rec.truth['E0'])})")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------- analyze
+def analysis_figure(res, path: Path) -> Path:
+    fig, axes = subplots(1, 3, size=(3.3, 2.8))
+    x = np.arange(len(res.days))
+    axes[0].plot(x, res.behaviour, "o-", label="behaviour")
+    axes[0].plot(x, res.decoding_accuracy, "s-", label="decoding (CV)")
+    axes[0].plot(x, res.probe_accuracy, "^-", label="probe decoding")
+    axes[0].legend(fontsize=6)
+    axes[0].set_title("accuracy", fontsize=9)
+    axes[1].plot(x, res.margin, "o-")
+    axes[1].set_title(f"normalised margin (rho {res.margin_trend.rho:.2f}, p {res.margin_trend.p_value:.3g})",
+                      fontsize=8)
+    if res.probe_correct.size:
+        axes[2].imshow(res.probe_correct.T, aspect="auto", cmap="Greys_r", interpolation="nearest")
+        axes[2].set_ylabel("probe stimulus")
+    axes[2].set_title("probe decoded right (white)", fontsize=9)
+    for ax in axes:
+        ax.axvline(res.reference_day, color="0.6", lw=0.6, ls=":")
+        ax.set_xlabel("day index")
+    return savefig(fig, path)
+
+
+def analyze(args: argparse.Namespace) -> int:
+    from .recordings import analyze_recordings, load_recordings
+
+    run = RunResult.start(PACKAGE, "analyze", seed=args.seed,
+                          config={"recordings": str(args.recordings), "cv": args.cv,
+                                  "permutations": args.permutations, "reference_day": args.reference_day})
+    rec = load_recordings(args.recordings)
+    nd = len(rec.days)
+    if args.reference_day is not None and not 0 <= args.reference_day < nd - 1:
+        raise ValueError(f"--reference-day must be a day index in [0, {nd - 2}], got {args.reference_day}")
+    res = analyze_recordings(rec, cv=args.cv, reference_day=args.reference_day, n_permutations=args.permutations,
+                             seed=args.seed)
+    run.add("margin trend: Spearman rho(day, margin) from the reference day", res.margin_trend.rho)
+    run.add("margin trend: permutation p-value", res.margin_trend.p_value, higher_is_better=False)
+    run.add("decoding trend: Spearman rho", res.decoding_trend.rho)
+    run.add("decoding trend: permutation p-value", res.decoding_trend.p_value, higher_is_better=False)
+    run.add("decoding accuracy, last day - reference day",
+            float(res.decoding_accuracy[-1] - res.decoding_accuracy[res.reference_day]))
+    run.add("probe stimuli flipping wrong -> right", res.flips.n if res.flips is not None else None)
+    report = {"days": res.days.tolist(), "reference_day": res.reference_day, "per_day": res.table(),
+              "margin_trend": vars(res.margin_trend), "decoding_trend": vars(res.decoding_trend),
+              "flips": None if res.flips is None else
+              {"stimuli": res.probe_stimuli[res.flips.indices].tolist(),
+               "flip_day_index": res.flips.flip_at.tolist(),
+               "right_to_wrong": res.probe_stimuli[res.flips.right_to_wrong].tolist()}}
+    args.out.mkdir(parents=True, exist_ok=True)
+    with atomic_write(args.out / "analysis.json") as f:
+        f.write(json.dumps(report, indent=2, default=float, allow_nan=True) + "\n")
+    run.add_figure(analysis_figure(res, args.out / "analysis.png"), relative_to=args.out)
+    run.finish().save(args.out / "results.json")
+    print(table(res.table(), ["day", "behaviour", "decoding_accuracy", "probe_accuracy", "margin", "fld"]))
+    print()
+    print(run.to_markdown())
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------- repro
+def repro(args: argparse.Namespace) -> int:
+    from . import reproduction
+
+    return reproduction.repro(args)
