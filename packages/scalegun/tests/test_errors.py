@@ -206,3 +206,133 @@ def test_cli_bad_request_is_a_one_line_error_and_writes_nothing(tmp_path, g, cap
     assert rc == 2
     assert "error" in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.fixture()
+def files(tmp_path, g):
+    edges = tmp_path / "g.txt"
+    edges.write_text("\n".join(f"{u} {v}" for u, v in g.edges) + "\n")
+    np.save(tmp_path / "X.npy", g.X)
+    np.save(tmp_path / "y.npy", g.y)
+    return tmp_path
+
+
+def _argv(d, **over):
+    args = {"--graph": d / "g.txt", "--features": d / "X.npy", "--labels": d / "y.npy",
+            "--requests": d / "req.txt", "--out": d / "ledger.json"} | over
+    return ["unlearn", *[str(t) for kv in args.items() for t in kv]]
+
+
+def _one_line(capsys):
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert len(err) == 1, err
+    return err[0]
+
+
+def test_cli_three_column_edge_line_is_blamed_on_the_graph_file(files, capsys):
+    (files / "g.txt").write_text("0 1\n0 1 2\n")
+    (files / "req.txt").write_text("edge 0 1\n")
+    assert main(_argv(files)) == 2
+    line = _one_line(capsys)
+    assert "g.txt: line 2: expected an edge 'u v' (two node ids), got 3 fields" in line, line
+    assert "features" not in line
+    assert not (files / "ledger.json").exists()
+
+
+def test_cli_node_id_beyond_the_feature_rows_names_the_graph_file(files, g, capsys):
+    (files / "g.txt").write_text(f"0 1\n3 {g.n_nodes}\n")
+    (files / "req.txt").write_text("edge 0 1\n")
+    assert main(_argv(files)) == 2
+    line = _one_line(capsys)
+    assert f"g.txt: line 2: node id {g.n_nodes} is out of range: the features have {g.n_nodes} rows" in line
+
+
+def test_cli_non_finite_features_name_the_file_and_row(files, g, capsys):
+    X = g.X.copy()
+    X[7, 2] = np.nan
+    np.save(files / "X.npy", X)
+    (files / "req.txt").write_text("edge 0 1\n")
+    assert main(_argv(files)) == 2
+    line = _one_line(capsys)
+    assert "X.npy: features must be finite: row 7 has NaN or inf" in line, line
+
+
+def test_cli_counts_the_requests_of_the_file(files, g, capsys):
+    e = g.edges
+    a, b = (int(v) for v in g.train_idx[:2])
+    keep = e[(e != a).all(axis=1) & (e != b).all(axis=1)]
+    lines = [f"edge {u} {v}" for u, v in keep[:4]] + [f"edge {keep[4][0]} {keep[4][1]} {keep[5][0]} {keep[5][1]}",
+                                                      f"node {a}", "# a comment", f"feature {b}"]
+    (files / "req.txt").write_text("\n".join(lines))  # 8 lines, no final newline (wc -l says 7), 7 requests
+    assert main(_argv(files)) == 0
+    out = capsys.readouterr().out
+    assert "7 requests (6 edges, 1 node, 1 feature) from" in out, out
+    import json
+
+    assert json.loads((files / "ledger.json").read_text())["n_requests"] == 7
+
+
+@pytest.mark.parametrize("text, match", [
+    ("edge 0 0\n", "line 1: edge 0 0: (0, 0) is a self loop"),
+    ("node 3\nnode 3\n", "line 2: node 3: node 3 has already been removed"),
+    ("edge 0 99999\n", "line 1: edge 0 99999: node id 99999 is out of range"),
+])
+def test_cli_requests_are_replayed_before_any_work(files, capsys, text, match):
+    (files / "req.txt").write_text(text)
+    assert main(_argv(files)) == 2
+    line = _one_line(capsys)
+    assert "req.txt: " + match in line, line
+
+
+def test_cli_missing_edge_request_names_its_line(files, g, capsys):
+    A = g.adj.toarray()
+    u, v = np.argwhere((A == 0) & ~np.eye(len(A), dtype=bool))[0]
+    (files / "req.txt").write_text(f"edge {g.edges[0][0]} {g.edges[0][1]}\n\nedge {u} {v}\n")
+    assert main(_argv(files)) == 2
+    assert f"req.txt: line 3: edge {u} {v}: edge ({min(u, v)}, {max(u, v)}) is not in the graph" in _one_line(capsys)
+
+
+@pytest.mark.parametrize("flag, value, match", [
+    ("--r-max", "-1", "--r-max must be a finite number > 0"),
+    ("--delta", "1.5", "--delta must be a finite number > 0 and < 1"),
+    ("--epsilon", "0", "--epsilon must be a finite number > 0"),
+    ("--sigma", "nan", "--sigma must be a finite number >= 0"),
+    ("--hops", "0", "--hops must be an integer >= 1"),
+    ("--seed", "-2", "--seed must be a non-negative integer"),
+    ("--out", "ledger.txt", "--out must name a .json file"),
+])
+def test_cli_options_are_checked_before_reading_files(tmp_path, capsys, flag, value, match):
+    argv = _argv(tmp_path / "nothing-here") + [flag, value]
+    assert main(argv) == 2
+    assert match in _one_line(capsys)
+
+
+def test_bounds_figure_legend_outside_and_no_retrain_note_without_retrains(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    import iclr25.utils.plotting as plotting
+    from iclr25.scalegun.experiments import _demo_figure
+
+    figs = []
+    real = plotting.savefig
+    monkeypatch.setattr(plotting, "savefig", lambda fig, path, **kw: (figs.append(fig), real(fig, path, close=False)))
+
+    class Rec:
+        def __init__(self, retrained):
+            self.worst_case_bound, self.data_bound, self.true_residual = 1.0, (1e-3,), (1e-5,)
+            self.retrained = retrained
+
+    for retrains in (0, 2):
+        recs = [Rec(i in (3, 7)[:retrains]) for i in range(12)]
+        _demo_figure(tmp_path, recs, 1e-2, (8, 2, 2))
+        fig = figs[-1]
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        labels = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert ("retrain" in labels) == (retrains > 0), labels
+        assert f"{retrains} retrain" in ax.get_xlabel()
+        r = fig.canvas.get_renderer()
+        assert ax.get_legend().get_window_extent(r).x0 >= ax.get_window_extent(r).x1  # beside, not on the lines
+        ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+        assert all(float(t).is_integer() for t in ticks), ticks
+        plt.close(fig)

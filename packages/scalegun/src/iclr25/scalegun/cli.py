@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -44,34 +45,66 @@ def repro(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_options(args: argparse.Namespace) -> None:
+    """Every option of ``unlearn``, before any file is read; messages name the flag."""
+    def positive(flag: str, x: float, *, zero: bool = False, below: float | None = None) -> None:
+        ok = math.isfinite(x) and (x >= 0 if zero else x > 0) and (below is None or x < below)
+        if not ok:
+            rule = (">= 0" if zero else "> 0") + (f" and < {below:g}" if below is not None else "")
+            raise ValueError(f"{flag} must be a finite number {rule}, got {x}")
+
+    if args.hops < 1:
+        raise ValueError(f"--hops must be an integer >= 1, got {args.hops}")
+    positive("--r-max", args.r_max, zero=args.mode != "scalegun")
+    positive("--epsilon", args.epsilon)
+    positive("--delta", args.delta, below=1.0)
+    positive("--lam", args.lam)
+    positive("--sigma", args.sigma, zero=True)
+    if args.seed < 0:
+        raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
+    out: Path = args.out
+    if out.suffix.lower() != ".json":
+        raise ValueError(f"--out must name a .json file, got {str(out)!r}")
+    if out.is_dir():
+        raise ValueError(f"--out {str(out)!r} is a folder; name a .json file")
+    if not out.parent.is_dir():
+        raise FileNotFoundError(f"--out {str(out)!r}: no such folder {str(out.parent)!r}")
+
+
 def unlearn(args: argparse.Namespace) -> int:
     from .unlearner import CertifiedUnlearner
 
-    adj = datasets.load_graph(args.graph)
-    X = datasets.load_array(args.features, "features")
-    y = datasets.load_array(args.labels, "labels")
-    if X.ndim != 2 or X.shape[0] != adj.shape[0]:
-        raise DataFileError(args.features, f"features must be (n_nodes={adj.shape[0]}, F), got {X.shape}")
-    if args.train is not None:
-        train = datasets.load_array(args.train, "train")
-    else:
-        train = np.arange(adj.shape[0])
+    _check_options(args)
+    # features first: their row count is the number of nodes, which bounds the ids of every other file
+    X = datasets.load_features(args.features)
+    n = X.shape[0]
+    y = datasets.load_labels(args.labels, n)
+    adj = datasets.load_graph(args.graph, n_nodes=n)
+    train = np.arange(n) if args.train is None else datasets.load_train(args.train, n)
     requests = datasets.read_requests(args.requests)
+    datasets.check_requests(requests, adj, args.requests)
     u = CertifiedUnlearner(adj, X, y, train, hops=args.hops, weights=args.weights, r_max=args.r_max,
                            epsilon=args.epsilon, delta=args.delta, lam=args.lam, sigma=args.sigma,
                            mode=args.mode, audit=args.audit, seed=args.seed).fit()
     for r in progress(requests, total=len(requests), desc="requests"):
         ids = np.array(r.ids, dtype=np.int64)
-        if r.kind == "edge":
-            u.unlearn_edges(ids.reshape(-1, 2))
-        elif r.kind == "node":
-            u.unlearn_nodes(ids)
-        else:
-            u.unlearn_features(ids)
+        try:
+            if r.kind == "edge":
+                u.unlearn_edges(ids.reshape(-1, 2))
+            elif r.kind == "node":
+                u.unlearn_nodes(ids)
+            else:
+                u.unlearn_features(ids)
+        except ValueError as exc:  # e.g. a request that would leave no training node
+            raise DataFileError(args.requests, f"line {r.line}: {exc}") from exc
     u.ledger.to_json(args.out)
     last = u.ledger[-1]
-    print(f"{u.ledger.n_requests} requests, {u.ledger.n_retrains} retrains, last data-dependent bound "
-          f"{max(last.data_bound):.3e} (budget {last.budget:.3e}); ledger written to {args.out}")
+    kinds = {k: sum(len(r.ids) // (2 if k == "edge" else 1) for r in requests if r.kind == k)
+             for k in ("edge", "node", "feature")}
+    what = ", ".join(f"{v} {k}{'s' if v != 1 else ''}" for k, v in kinds.items() if v)
+    print(f"{u.ledger.n_requests} requests ({what}) from {args.requests}, {u.ledger.n_retrains} retrains, "
+          f"last data-dependent bound {max(last.data_bound):.3e} (budget {last.budget:.3e}); ledger written to "
+          f"{args.out}")
     return 0
 
 
@@ -89,8 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     un = sub.add_parser(
         "unlearn", help="unlearn requests on your own graph and write the certificate ledger",
         description="Fit ScaleGUN on your graph, unlearn the requests in order, write the ledger as JSON.\n"
-                    "graph: edge list .txt/.edges/.csv ('u v' per line) or CSR .npz (scipy.sparse.save_npz);\n"
-                    "features: .npy (n, F); labels: .npy (n,) ints; train: .npy of node ids (default: all);\n"
+                    "graph: edge list .txt/.edges/.csv ('u v' per line: two node ids, unweighted) or CSR .npz\n"
+                    "(scipy.sparse.save_npz); features: .npy (n, F), one row per node; labels: .npy (n,) ints;\n"
+                    "train: .npy of node ids (default: all);\n"
                     "requests: text, one per line: 'edge U V [U2 V2 ...]', 'node A [B ...]', "
                     "'feature A [B ...]'.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -99,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     un.add_argument("--labels", type=Path, required=True, help="class labels .npy, shape (n,)")
     un.add_argument("--train", type=Path, default=None, help="training node ids .npy (default: all nodes)")
     un.add_argument("--requests", type=Path, required=True, help="requests file (see above)")
-    un.add_argument("--out", type=Path, default=Path("ledger.json"), help="ledger JSON (default: ledger.json)")
+    un.add_argument("--out", type=Path, default=Path("ledger.json"), help="ledger .json (default: ledger.json)")
     un.add_argument("--hops", type=int, default=2, help="propagation hops (default: 2)")
     un.add_argument("--weights", default=None, choices=["sgc", "ppr", "avg", "hetero"],
                     help="GPR weights (default: sgc)")

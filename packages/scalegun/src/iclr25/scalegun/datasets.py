@@ -22,10 +22,11 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
-from iclr25.utils.io import DataFileError, read_graph
+from iclr25.utils.io import DataFileError, read_array, read_graph
 from iclr25.utils.seeding import check_seed
 
-__all__ = ["preprocess_features", "GraphData", "csbm", "powerlaw", "digits_knn", "load_graph", "load_array", "read_requests",
+__all__ = ["preprocess_features", "GraphData", "csbm", "powerlaw", "digits_knn", "load_graph", "load_array", "load_features",
+           "load_labels", "load_train", "read_requests", "check_requests",
            "adversarial_edges", "Request"]
 
 
@@ -245,25 +246,117 @@ def with_edges(g: GraphData, edges: np.ndarray) -> GraphData:
 
 
 # ------------------------------------------------------------------------------------------------ files
+_EDGE_TEXT = (".txt", ".edges", ".edgelist", ".csv")
+
+
+def _read_edge_text(p: Path, n_nodes: int | None) -> tuple[np.ndarray, int]:
+    """``u v`` lines (``#`` comments, blank lines skipped; commas allowed in ``.csv``). ScaleGUN graphs are
+    unweighted, so a third column is rejected with its line number rather than read as a weight."""
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataFileError(p, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    rows: list[tuple[int, int]] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        fields = line.replace(",", " ").split()
+        if len(fields) != 2:
+            raise DataFileError(p, f"line {lineno}: expected an edge 'u v' (two node ids), got {len(fields)} "
+                                   f"fields {line!r}; the graph is unweighted, so no weight column")
+        try:
+            u, v = int(fields[0]), int(fields[1])
+        except ValueError:
+            if not rows and lineno == 1 and not any(c.isdigit() for c in line):
+                continue  # a header line such as "source,target"
+            raise DataFileError(p, f"line {lineno}: node ids must be integers, got {line!r}") from None
+        if u < 0 or v < 0:
+            raise DataFileError(p, f"line {lineno}: node ids must be >= 0, got {line!r}")
+        if n_nodes is not None and max(u, v) >= n_nodes:
+            raise DataFileError(p, f"line {lineno}: node id {max(u, v)} is out of range: the features have "
+                                   f"{n_nodes} rows, so ids are 0..{n_nodes - 1}")
+        rows.append((u, v))
+    if not rows:
+        raise DataFileError(p, "no edges")
+    e = np.array(rows, dtype=np.int64)
+    return e, int(e.max()) + 1 if n_nodes is None else n_nodes
+
+
 def load_graph(path: str | os.PathLike[str], *, n_nodes: int | None = None) -> sp.csr_array:
     """An undirected graph from an edge list (``u v`` per line) or a CSR ``.npz``, symmetrised, 0/1 weights,
-    self loops dropped (the unlearner adds them)."""
-    G = read_graph(path, n_nodes=n_nodes)
+    self loops dropped (the unlearner adds them). ``n_nodes`` (the number of feature rows) bounds the ids;
+    every problem is reported with the file name (and line, for edge lists)."""
+    p = Path(path)
+    if p.suffix.lower() in _EDGE_TEXT:
+        if not p.exists():
+            raise FileNotFoundError(f"{p}: no such file")
+        if not p.is_file() or p.stat().st_size == 0:
+            raise DataFileError(p, "file is empty" if p.is_file() else "not a regular file")
+        e, n = _read_edge_text(p, n_nodes)
+        return _symmetric(n, e[:, 0], e[:, 1])
+    G = read_graph(p)
+    if n_nodes is not None and G.n_nodes != n_nodes:
+        raise DataFileError(p, f"the CSR matrix has {G.n_nodes} nodes, the features have {n_nodes} rows")
     e = G.edges
     return _symmetric(G.n_nodes, e[:, 0], e[:, 1])
 
 
 def load_array(path: str | os.PathLike[str], name: str) -> np.ndarray:
-    """A ``.npy`` array (features or labels); errors name the file and the problem."""
+    """A ``.npy`` array (features or labels); errors name the file and the problem (the NumPy header is
+    checked, so a text file named ``.npy`` is reported as such)."""
     p = Path(path)
     if p.suffix.lower() != ".npy":
         raise DataFileError(p, f"{name} must be a .npy file")
-    if not p.is_file():
-        raise FileNotFoundError(f"{p}: no such file")
     try:
-        return np.load(p, allow_pickle=False)
-    except (OSError, ValueError, EOFError) as exc:
-        raise DataFileError(p, f"cannot read {name} as .npy ({exc})") from exc
+        return read_array(p, what=name)
+    except DataFileError as exc:
+        raise DataFileError(p, f"cannot read the {name}: {exc.problem}") from exc
+
+
+def load_features(path: str | os.PathLike[str]) -> np.ndarray:
+    """Node features ``(n, F)``: numeric, finite; errors name the file and the first bad row."""
+    p = Path(path)
+    X = load_array(p, "features")
+    if X.dtype == object or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
+        raise DataFileError(p, f"features must be numbers, got dtype {X.dtype}")
+    if np.issubdtype(X.dtype, np.complexfloating):
+        raise DataFileError(p, f"features must be real numbers, got dtype {X.dtype}")
+    if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
+        raise DataFileError(p, f"features must be a 2-D array (n_nodes >= 2, F >= 1), got shape {X.shape}")
+    bad = ~np.isfinite(X.astype(np.float64)).all(axis=1)
+    if bad.any():
+        raise DataFileError(p, f"features must be finite: row {int(np.flatnonzero(bad)[0])} has NaN or inf "
+                               f"({int(bad.sum())} such rows)")
+    return X.astype(np.float64)
+
+
+def load_labels(path: str | os.PathLike[str], n: int) -> np.ndarray:
+    """Class labels ``(n,)``: integers >= 0 (floats with integral values are accepted)."""
+    p = Path(path)
+    y = load_array(p, "labels")
+    if y.ndim != 1 or y.shape[0] != n:
+        raise DataFileError(p, f"labels must have shape ({n},), one per feature row, got {y.shape}")
+    if np.issubdtype(y.dtype, np.floating) and np.all(np.isfinite(y)) and np.all(y == np.round(y)):
+        y = y.astype(np.int64)
+    if y.dtype == bool or not np.issubdtype(y.dtype, np.integer):
+        raise DataFileError(p, f"labels must be integer class ids, got dtype {y.dtype}")
+    if y.min() < 0:
+        raise DataFileError(p, f"labels must be class ids >= 0, got {int(y.min())}")
+    return y.astype(np.int64)
+
+
+def load_train(path: str | os.PathLike[str], n: int) -> np.ndarray:
+    """Training node ids: distinct integers in ``[0, n)``."""
+    p = Path(path)
+    t = load_array(p, "train")
+    if t.ndim != 1 or t.size == 0 or t.dtype == bool or not np.issubdtype(t.dtype, np.integer):
+        raise DataFileError(p, f"train must be a non-empty 1-D array of integer node ids, got {t.dtype} {t.shape}")
+    if t.min() < 0 or t.max() >= n:
+        raise DataFileError(p, f"train ids must be in [0, {n}), got range [{int(t.min())}, {int(t.max())}]")
+    if len(np.unique(t)) != len(t):
+        raise DataFileError(p, "train ids must be distinct")
+    return t.astype(np.int64)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -272,16 +365,24 @@ class Request:
 
     kind: str
     ids: tuple[int, ...]
+    line: int = 0
 
 
 def read_requests(path: str | os.PathLike[str]) -> list[Request]:
     """Requests, one per line: ``edge U V``, ``node A [B ...]`` or ``feature A [B ...]``; several ``edge``
-    pairs on one line (``edge U V U2 V2``) form one batch; ``#`` starts a comment."""
+    pairs on one line (``edge U V U2 V2``) form one batch; ``#`` starts a comment. Each request keeps its
+    line number (``Request.line``) for later messages."""
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise FileNotFoundError(f"{p}: no such file")
+    if not p.is_file() or p.stat().st_size == 0:
+        raise DataFileError(p, "file is empty" if p.is_file() else "not a regular file")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise DataFileError(p, f"not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
     out = []
-    for lineno, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+    for lineno, line in enumerate(text.splitlines(), 1):
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
@@ -295,7 +396,44 @@ def read_requests(path: str | os.PathLike[str]) -> list[Request]:
         if not ids or (kind == "edge" and len(ids) % 2):
             raise DataFileError(p, f"line {lineno}: {kind} needs " + ("pairs of node ids" if kind == "edge"
                                                                      else "at least one node id"))
-        out.append(Request(kind, ids))
+        out.append(Request(kind, ids, lineno))
     if not out:
         raise DataFileError(p, "no requests")
     return out
+
+
+def check_requests(requests: list[Request], adj: sp.csr_array, path: str | os.PathLike[str]) -> None:
+    """Replay the requests on the edge set before any work: ids in range, edges present (and not removed
+    by an earlier request), nodes and features not removed twice. Errors name the file and the line."""
+    p = Path(path)
+    n = adj.shape[0]
+    upper = sp.triu(adj, k=1).tocoo()
+    edges = set(zip(upper.row.tolist(), upper.col.tolist(), strict=True))
+    gone_nodes: set[int] = set()
+    gone_feats: set[int] = set()
+    for r in requests:
+        where = f"line {r.line}: {r.kind} {' '.join(map(str, r.ids))}"
+        bad = [a for a in r.ids if not 0 <= a < n]
+        if bad:
+            raise DataFileError(p, f"{where}: node id {bad[0]} is out of range (the graph has {n} nodes)")
+        if len(set(r.ids)) != len(r.ids) and r.kind != "edge":
+            raise DataFileError(p, f"{where}: a node is listed twice")
+        if r.kind == "edge":
+            pairs = [(min(u, v), max(u, v)) for u, v in zip(r.ids[::2], r.ids[1::2], strict=True)]
+            for (u, v) in pairs:
+                if u == v:
+                    raise DataFileError(p, f"{where}: ({u}, {u}) is a self loop, not an edge of the graph")
+                if (u, v) not in edges:
+                    raise DataFileError(p, f"{where}: edge ({u}, {v}) is not in the graph"
+                                           + (" (any more)" if u in gone_nodes or v in gone_nodes else ""))
+            if len(set(pairs)) != len(pairs):
+                raise DataFileError(p, f"{where}: an edge is listed twice")
+            edges.difference_update(pairs)
+        else:
+            twice = [a for a in r.ids if a in gone_nodes or (r.kind == "feature" and a in gone_feats)]
+            if twice:
+                raise DataFileError(p, f"{where}: node {twice[0]} has already been removed")
+            gone_feats.update(r.ids)
+            if r.kind == "node":
+                gone_nodes.update(r.ids)
+                edges = {e for e in edges if e[0] not in gone_nodes and e[1] not in gone_nodes}
