@@ -129,7 +129,6 @@ def generate_cmd(args: argparse.Namespace) -> int:
 
 def conformers_cmd(args: argparse.Namespace) -> int:
     set_torch_threads(args.threads)
-    out = _check_out(args.out, ".sdf")
     from iclr25.utils.io import read_smiles  # noqa: PLC0415
 
     from .chem import prepare_many  # noqa: PLC0415
@@ -139,6 +138,7 @@ def conformers_cmd(args: argparse.Namespace) -> int:
         prepare_many(smiles)  # validate every molecule before any model work
     except ValueError as exc:
         raise ValueError(f"{args.input}: {exc}") from None
+    out = _check_out(args.out, ".sdf")
     if args.dmt is not None and not args.dmt.is_file():
         raise FileNotFoundError(f"--dmt {args.dmt}: no such checkpoint file")
     from .pipeline import predict_conformers, write_sdf  # noqa: PLC0415

@@ -55,8 +55,21 @@ def run_demo(out: Path, *, seed: int = 0) -> RunResult:
                           e0.coords, title=e0.molecule.smiles)
     run.add_figure(fig, relative_to=out)
     # end to end: LM molecules -> DMT conformers -> SDF
-    sets = predict_conformers(dmt, [s for s in res["selfies"]["smiles"] if s][:3], 2, steps=cfg["sample_steps"],
-                              sampler=cfg["sampler"], seed=seed)
+    sets = predict_conformers(dmt, _preparable([s for s in res["selfies"]["smiles"] if s])[:3], 2,
+                              steps=cfg["sample_steps"], sampler=cfg["sampler"], seed=seed)
     write_sdf(out / "generated.sdf", sets)
     run.finish().save(out / "results.json")
     return run
+
+
+def _preparable(smiles: list[str]) -> list[str]:
+    from .chem import prepare  # noqa: PLC0415
+
+    out = []
+    for s in smiles:
+        try:
+            prepare(s)
+        except ValueError:
+            continue
+        out.append(s)
+    return out

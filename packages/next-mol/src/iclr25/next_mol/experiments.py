@@ -152,7 +152,8 @@ def fit_dmt(data: ThreeDData, *, steps: int, aligned: bool = True, seed: int = 0
             lr: float = 5e-4, model: DMT | None = None, callback=None, callback_steps=(), **size: Any
             ) -> tuple[DMT, dict[str, float]]:
     """Train (or continue training) DMT on the training ensembles; returns it with loss and validation RMSD."""
-    model = model or make_dmt(pos_std=data.pos_std, seed=seed, **size)
+    if model is None:
+        model = make_dmt(pos_std=data.pos_std, seed=seed, **size)
     res = train_dmt(model, data.train_graphs, steps=steps, batch_size=batch_size, lr=lr, aligned=aligned,
                     seed=seed, warmup=min(100, steps // 10 + 1), callback=callback, callback_steps=callback_steps)
     return model, {"seconds": res.seconds, "final_loss": res.final_loss,

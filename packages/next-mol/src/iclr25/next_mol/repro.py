@@ -40,10 +40,10 @@ from .transfer import LMFeaturizer
 PACKAGE = "iclr25-next-mol"
 
 REPRO: dict[str, Any] = {
-    "lm_train": 10000, "lm_ladder": [100, 200, 400], "lm_d": 128, "lm_layers": 2, "n_sample": 1000,
+    "lm_train": 10000, "lm_ladder": [200, 400, 800], "lm_d": 128, "lm_layers": 2, "n_sample": 1000,
     "n_sample_ladder": 500, "fcd_ref": 1000,
     "dmt_train": 120, "dmt_test": 12, "max_heavy_atoms": 18, "n_embed_train": 12, "n_embed_test": 40,
-    "max_confs": 4, "dmt_ladder": [100, 200, 400], "dmt_hidden": 96, "dmt_blocks": 4, "dmt_heads": 4,
+    "max_confs": 4, "dmt_ladder": [200, 400, 800], "dmt_hidden": 96, "dmt_blocks": 4, "dmt_heads": 4,
     "dmt_batch": 32, "dmt_lr": 1e-3, "sample_steps": 50, "ddim_steps": 20, "transfer_steps": 100, "n_jobs": 2,
 }
 QUICK: dict[str, Any] = {
@@ -135,9 +135,9 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
     rungs: dict[int, Any] = {}
 
     def dmt_rung(step: int) -> None:
-        s_rung, _ = evaluate_conformers(dmt, data, steps=ddim, sampler="ddim", seed=seed)
-        rungs[step] = (s_rung, validation_rmsd(dmt, data.test_graphs))
-        log["ladder_3d"].append({"steps": step, "MAT-R (ddim)": s_rung.mean.mat_r, "COV-R (ddim)": s_rung.mean.cov_r,
+        s_rung, gen = evaluate_conformers(dmt, data, steps=steps, seed=seed)
+        rungs[step] = (s_rung, validation_rmsd(dmt, data.test_graphs), gen)
+        log["ladder_3d"].append({"steps": step, "MAT-R": s_rung.mean.mat_r, "COV-R": s_rung.mean.cov_r,
                                  "val RMSD": rungs[step][1]})
         say(f"DMT @ {step} steps: {log['ladder_3d'][-1]}")
 
@@ -146,8 +146,8 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
                         callback=dmt_rung, callback_steps=cfg["dmt_ladder"])
     mid = cfg["dmt_ladder"][1]
     mid_val, mid_mat = rungs[mid][1], rungs[mid][0].mean.mat_r
-    s_dmt, g_dmt = evaluate_conformers(dmt, data, steps=steps, seed=seed)
-    s_ddim = rungs[prev][0]
+    s_dmt, g_dmt = rungs[prev][0], rungs[prev][2]
+    s_ddim, _ = evaluate_conformers(dmt, data, steps=ddim, sampler="ddim", seed=seed)
     rows.append(_row(f"DMT-mini ({prev} steps, {steps} ancestral steps)", s_dmt))
     rows.append(_row(f"DMT-mini ({prev} steps, {ddim} DDIM steps)", s_ddim))
     say(f"DMT final MAT-R {s_dmt.mean.mat_r:.3f} (ancestral), {s_ddim.mean.mat_r:.3f} (ddim)")
@@ -155,10 +155,10 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
     # aligned vs unaligned loss at equal steps (the ladder's middle rung; same seed, same batches)
     unal, info_u = fit_dmt(data, steps=mid, seed=seed, aligned=False, batch_size=cfg["dmt_batch"],
                            lr=cfg["dmt_lr"], **size)
-    s_unal, _ = evaluate_conformers(unal, data, steps=ddim, sampler="ddim", seed=seed)
-    rows.append(_row(f"DMT-mini unaligned loss ({mid} steps, {ddim} DDIM steps)", s_unal))
-    align_tab = {"aligned": {"val RMSD": mid_val, "MAT-R (ddim)": mid_mat},
-                 "unaligned": {"val RMSD": info_u["val_rmsd"], "MAT-R (ddim)": s_unal.mean.mat_r}}
+    s_unal, _ = evaluate_conformers(unal, data, steps=steps, seed=seed)
+    rows.append(_row(f"DMT-mini unaligned loss ({mid} steps, {steps} ancestral steps)", s_unal))
+    align_tab = {"aligned": {"steps": mid, "val RMSD": mid_val, "MAT-R": mid_mat},
+                 "unaligned": {"steps": mid, "val RMSD": info_u["val_rmsd"], "MAT-R": s_unal.mean.mat_r}}
     say(f"alignment ablation @ {mid} steps: {align_tab}")
 
     # 1D-to-3D transfer: stage 2 (projector + new DMT input columns) versus the same steps of DMT alone
@@ -179,19 +179,19 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
               seed=seed + 99, parameters=params, lm_features=feat_tr, warmup=10, desc="transfer")
     te_graphs = [Graph(g.atom_feats, g.pair_feats, g.coords, f) for g, f in
                  zip(data.test_graphs, feat_te.numpy(range(len(molecules_te))), strict=True)]
-    s_tr, _ = evaluate_conformers(with_lm, data, steps=ddim, sampler="ddim", seed=seed, graphs=te_graphs)
+    s_tr, _ = evaluate_conformers(with_lm, data, steps=steps, seed=seed, graphs=te_graphs)
     val_tr = validation_rmsd(with_lm, te_graphs)
     dmt.load_state_dict(base_state)
     for p in dmt.parameters():
         p.requires_grad_(True)
     train_dmt(dmt, data.train_graphs, steps=t_steps, batch_size=cfg["dmt_batch"], lr=cfg["dmt_lr"],
               seed=seed + 99, warmup=10, desc="same steps without LM")
-    s_ctl, _ = evaluate_conformers(dmt, data, steps=ddim, sampler="ddim", seed=seed)
+    s_ctl, _ = evaluate_conformers(dmt, data, steps=steps, seed=seed)
     val_ctl = validation_rmsd(dmt, data.test_graphs)
-    transfer_tab = {"with LM features": {"val RMSD": val_tr, "MAT-R (ddim)": s_tr.mean.mat_r},
-                    "same steps, no LM": {"val RMSD": val_ctl, "MAT-R (ddim)": s_ctl.mean.mat_r}}
-    rows.append(_row(f"DMT-mini + LM transfer ({prev}+{t_steps} steps, {ddim} DDIM steps)", s_tr))
-    rows.append(_row(f"DMT-mini, same extra steps without LM ({prev}+{t_steps}, {ddim} DDIM)", s_ctl))
+    transfer_tab = {"with LM features": {"val RMSD": val_tr, "MAT-R": s_tr.mean.mat_r},
+                    "same steps, no LM": {"val RMSD": val_ctl, "MAT-R": s_ctl.mean.mat_r}}
+    rows.append(_row(f"DMT-mini + LM transfer ({prev}+{t_steps} steps)", s_tr))
+    rows.append(_row(f"DMT-mini, same extra steps without LM ({prev}+{t_steps} steps)", s_ctl))
     say(f"transfer: {transfer_tab}")
 
     run.add("3D: DMT-mini MAT-R (A), vs untrained DMT", s_dmt.mean.mat_r, peer=s_untr.mean.mat_r,
@@ -213,7 +213,7 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
             timing=True)
 
     # figures
-    best = int(np.argmin([e.n_atoms if hasattr(e, "n_atoms") else e.molecule.n_atoms for e in data.test]))
+    best = int(np.argmin([e.molecule.n_atoms for e in data.test]))  # the smallest molecule draws clearest
     e0 = data.test[best]
     fig = plot_conformers(out / "conformers.png", e0.molecule,
                           {"DMT-mini": g_dmt[best], "RDKit ETKDG": g_etkdg[best]}, e0.coords,
@@ -226,7 +226,7 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
     run.add_figure(fig, relative_to=out)
     lad3 = log["ladder_3d"]
     fig = plot_ladder(out / "ladder_matr.png",
-                      {"DMT-mini (DDIM)": ([r["steps"] for r in lad3], [r["MAT-R (ddim)"] for r in lad3])},
+                      {"DMT-mini": ([r["steps"] for r in lad3], [r["MAT-R"] for r in lad3])},
                       xlabel="DMT training steps", ylabel="MAT-R (A)",
                       hlines={"RDKit ETKDG": s_etkdg.mean.mat_r, "1.5 x ETKDG": 1.5 * s_etkdg.mean.mat_r})
     run.add_figure(fig, relative_to=out)
