@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 import tomllib
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -103,6 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-demo", action="store_true", help="only install and --help")
     ap.add_argument("--keep", action="store_true", help="keep the venvs (.venvs/_pip-<family>)")
     ap.add_argument("--json", type=Path, help="also write the rows to this JSON file")
+    ap.add_argument("--jobs", type=int, default=2, help="families checked at once (default 2)")
     args = ap.parse_args(argv)
     pkgs = args.root / "packages"
     slugs = args.slugs or sorted(p.name for p in (pkgs.iterdir() if pkgs.is_dir() else [])
@@ -113,11 +115,13 @@ def main(argv: list[str] | None = None) -> int:
     by_family: dict[str, list[str]] = {}
     for s in slugs:
         by_family.setdefault(family(pkgs / s / "pyproject.toml"), []).append(s)
-    rows = []
-    for fam in FAMILIES:
-        if fam in by_family:
-            rows += check_family(fam, by_family[fam], root=args.root, python=args.python, demo=not args.no_demo,
-                                 keep=args.keep)
+    # the families are independent venvs: two at a time (the machine has two cores; nothing here is timed
+    # against a budget, the per-package runner does that alone)
+    fams = [f for f in FAMILIES if f in by_family]
+    with ThreadPoolExecutor(max_workers=min(args.jobs, len(fams))) as pool:
+        futures = [pool.submit(check_family, fam, by_family[fam], root=args.root, python=args.python,
+                               demo=not args.no_demo, keep=args.keep) for fam in fams]
+        rows = [row for fut in futures for row in fut.result()]
     print("\n| package | family | pip install s (family) | --help s | base-install demo s | result |")
     print("|---|---|---|---|---|---|")
     for r in rows:

@@ -137,3 +137,12 @@ def test_errors_are_one_line_and_os_errors_are_user_errors(tmp_path, capsys):
     assert cli.run_main(parser, ["missing"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nope.txt" in err
+
+
+def test_the_command_clock_ends_with_the_command():
+    from iclr25.utils import results
+
+    parser, sub = cli.method_parser("fixture-ok", "d")
+    sub.add_parser("noop").set_defaults(func=lambda args: 0)
+    assert cli.run_main(parser, ["noop"]) == 0
+    assert results._COMMAND_T0 is None  # a RunResult made later in a notebook times itself

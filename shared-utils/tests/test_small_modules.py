@@ -110,3 +110,37 @@ def test_peer_env_builds_once_and_reuses(tmp_path):
     assert out == str(tmp_path / "peer")
     mtime = py.stat().st_mtime_ns
     assert bench.peer_env(tmp_path / "peer", ["six"]) == py and py.stat().st_mtime_ns == mtime
+
+
+def test_lazy_exports_import_on_first_use():
+    import sys
+
+    from iclr25.utils.lazy import lazy_exports
+
+    sys.modules.pop("json.tool", None)
+    ns = {}
+    getattr_, dir_ = lazy_exports("json", {"main": "tool"}, ns)
+    assert "json.tool" not in sys.modules
+    assert callable(getattr_("main")) and "json.tool" in sys.modules and "main" in ns
+    import pytest
+
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        getattr_("nope")
+
+
+def test_argparse_number_types_name_the_flag():
+    import argparse
+
+    import pytest
+
+    from iclr25.utils.cli import nonnegative_float, positive_float, positive_int
+
+    assert positive_int("--steps")("3") == 3 and positive_float("--lr")("0.5") == 0.5
+    assert nonnegative_float("--k")("0") == 0.0
+    for parse, text, msg in [(positive_int("--steps"), "0", "--steps must be an integer >= 1"),
+                             (positive_int("--steps"), "x", "--steps must be an integer >= 1, got 'x'"),
+                             (positive_float("--lr"), "nan", "--lr must be a finite number > 0"),
+                             (positive_float("--lr"), "-1", "--lr must be a finite number > 0"),
+                             (nonnegative_float("--k"), "inf", "--k must be a finite number >= 0")]:
+        with pytest.raises(argparse.ArgumentTypeError, match=msg):
+            parse(text)

@@ -27,7 +27,7 @@ from ._atomic import atomic_write
 from .results import ResultsError, RunResult, mark_command_start
 
 __all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "error_line",
-           "set_torch_threads", "write_demo_index"]
+           "set_torch_threads", "write_demo_index", "positive_int", "positive_float", "nonnegative_float"]
 
 GROUP = "iclr25.cli"
 
@@ -70,8 +70,8 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int
     do. The command's clock (``RunResult.wall_time_s``) starts here.
     """
     mark_command_start()
-    args = parser.parse_args(None if argv is None else list(argv))
     try:
+        args = parser.parse_args(None if argv is None else list(argv))
         rc = args.func(args)
     except BrokenPipeError:
         _silence_stdout()
@@ -82,6 +82,8 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        mark_command_start(None, clear=True)  # a later RunResult outside a command times itself
     return 0 if rc is None else int(rc)
 
 
@@ -96,6 +98,41 @@ def _silence_stdout() -> None:
     with contextlib.suppress(OSError, ValueError):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+
+
+def positive_int(flag: str) -> Callable[[str], int]:
+    """An argparse ``type=`` for an integer >= 1 whose error names ``flag`` (``--steps must be an integer >= 1``)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} must be an integer >= 1, got {text!r}") from None
+        if value < 1:
+            raise argparse.ArgumentTypeError(f"{flag} must be an integer >= 1, got {value}")
+        return value
+    return parse
+
+
+def _float_type(flag: str, ok: Callable[[float], bool], what: str) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} must be {what}, got {text!r}") from None
+        if not (value == value and abs(value) != float("inf") and ok(value)):
+            raise argparse.ArgumentTypeError(f"{flag} must be {what}, got {text}")
+        return value
+    return parse
+
+
+def positive_float(flag: str) -> Callable[[str], float]:
+    """An argparse ``type=`` for a finite number > 0 whose error names ``flag``."""
+    return _float_type(flag, lambda v: v > 0, "a finite number > 0")
+
+
+def nonnegative_float(flag: str) -> Callable[[str], float]:
+    """An argparse ``type=`` for a finite number >= 0 whose error names ``flag``."""
+    return _float_type(flag, lambda v: v >= 0, "a finite number >= 0")
 
 
 def set_torch_threads(n: Any) -> None:

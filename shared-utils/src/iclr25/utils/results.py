@@ -37,10 +37,11 @@ TRACKED_LIBRARIES = (
 _COMMAND_T0: float | None = None
 
 
-def mark_command_start(t0: float | None = None) -> None:
-    """Record that a command began now (or at ``t0``); later :meth:`RunResult.start` calls time from there."""
+def mark_command_start(t0: float | None = None, *, clear: bool = False) -> None:
+    """Record that a command began now (or at ``t0``); later :meth:`RunResult.start` calls time from there.
+    ``clear=True`` forgets it (``run_main`` does so when its command ends)."""
     global _COMMAND_T0
-    _COMMAND_T0 = time.perf_counter() if t0 is None else t0
+    _COMMAND_T0 = None if clear else (time.perf_counter() if t0 is None else t0)
 
 
 class ResultsError(ValueError):
