@@ -7,22 +7,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.cli import add_run_command, method_parser, positive_int, run_main
 
 PACKAGE = "iclr25-llm-regret"
 AGENT_NAMES = ("hedge", "ftrl_l2", "ftpl", "ftl", "uniform", "exp3", "llm")
-
-
-def _positive(name: str):
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be an integer, got {text!r}") from None
-        if v < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be >= 1, got {v}")
-        return v
-    return parse
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -65,10 +53,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     src.add_argument("--losses", type=Path, help="your own losses: .npy (or .npz with one array) of shape (T, d) "
                                                  "or (n_seeds, T, d), values in [0, 1]")
     r.add_argument("--agent", default="hedge", choices=AGENT_NAMES, help="agent (default hedge)")
-    r.add_argument("--T", type=_positive("--T"), default=200, help="rounds (default 200)")
-    r.add_argument("--d", type=_positive("--d"), default=2, help="actions (default 2)")
-    r.add_argument("--seeds", type=_positive("--seeds"), default=50, help="independent runs (default 50; 1 for llm)")
-    r.add_argument("--stride", type=_positive("--stride"), default=1, help="stride of the trend test (default 1)")
+    r.add_argument("--T", type=positive_int("--T"), default=200, help="rounds (default 200)")
+    r.add_argument("--d", type=positive_int("--d"), default=2, help="actions (default 2)")
+    r.add_argument("--seeds", type=positive_int("--seeds"), default=50, help="independent runs (default 50; 1 for llm)")
+    r.add_argument("--stride", type=positive_int("--stride"), default=1, help="stride of the trend test (default 1)")
     r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     r.add_argument("--endpoint", help="llm: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     r.add_argument("--model", help="llm: the served model name (with --endpoint)")
@@ -84,10 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--model", default="lsa", choices=("lsa", "transformer"), help="default lsa")
     t.add_argument("--head", default="ball", choices=("ball", "simplex"),
                    help="ball: the theorem's setting (default); simplex: probability vectors")
-    t.add_argument("--d", type=_positive("--d"), default=2, help="actions (default 2)")
-    t.add_argument("--T", type=_positive("--T"), default=10, help="rounds per sequence (default 10)")
-    t.add_argument("--steps", type=_positive("--steps"), default=1500, help="Adam steps (default 1500)")
-    t.add_argument("--N", type=_positive("--N"), default=1, help="sequences per sample (default 1)")
+    t.add_argument("--d", type=positive_int("--d"), default=2, help="actions (default 2)")
+    t.add_argument("--T", type=positive_int("--T"), default=10, help="rounds per sequence (default 10)")
+    t.add_argument("--steps", type=positive_int("--steps"), default=1500, help="Adam steps (default 1500)")
+    t.add_argument("--N", type=positive_int("--N"), default=1, help="sequences per sample (default 1)")
     t.add_argument("--k", type=float, default=0.0, help="softmax sharpness of the max-surrogate (default 0)")
     t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     t.add_argument("--out", type=Path, default=Path("results/llm-regret-train"),
