@@ -24,7 +24,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", type=Path, default=Path("results/implicit-deform-bench"))
     p.add_argument("--preset", default="repro")
-    p.add_argument("--lip-iters", type=int, default=1500)
+    p.add_argument("--lip-iters", type=int, default=1000)
+    p.add_argument("--repeats", type=int, default=3)
     args = p.parse_args()
     cfg = DeformConfig.preset(args.preset)
     pair = make_pair("bar", "twist", n_points=20000, mesh_resolution=64)
@@ -38,7 +39,8 @@ def main() -> None:
                           depth=cfg.sdf_depth, iters=args.lip_iters, show_progress=False)
 
     per_pair = bench.compare(ours, lip, names=(f"ours per pair ({cfg.total_iters} it)",
-                                               f"LipMLP per pair ({args.lip_iters} it)"), warmup=1, repeats=3)
+                                               f"LipMLP per pair ({args.lip_iters} it)"), warmup=1,
+                             repeats=args.repeats)
     # per-iteration: time the stages of one more fit (warm) and divide by their iteration counts
     t0 = time.perf_counter()
     res = fit(pair, config=cfg, show_progress=False)

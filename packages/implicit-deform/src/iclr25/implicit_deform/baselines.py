@@ -125,12 +125,13 @@ def _lip_chunk(params, static, opt_state, key, data, alpha, n, lr):
 def fit_lipmlp(source_points: np.ndarray, target_points: np.ndarray,
                sdf0: Callable[[np.ndarray], np.ndarray], sdf1: Callable[[np.ndarray], np.ndarray], *,
                width: int = 64, depth: int = 4, iters: int = 1500, batch: int = 1024, lr: float = 1e-3,
-               alpha: float = 1e-6, n_samples: int = 30000, chunk: int = 100, seed: int = 0,
+               alpha: float = 1e-10, n_samples: int = 30000, chunk: int = 100, seed: int = 0,
                show_progress: bool = True) -> LipMLPResult:
     """Fit the LipMLP space-time SDF to ``sdf0`` samples at t = 0 and ``sdf1`` samples at t = 1.
 
     Samples: points near each surface (noise 0.02 and 0.1) and uniform in the padded box, ``n_samples`` per
-    time. ``alpha`` weights the Lipschitz bound prod_i softplus(c_i).
+    time. ``alpha`` weights the Lipschitz bound prod_i softplus(c_i) (default 1e-10, the weight used by the
+    re-implementation in Sang et al.'s reference code).
     """
     seed = check_seed(seed)
     if iters < 1 or batch < 1:

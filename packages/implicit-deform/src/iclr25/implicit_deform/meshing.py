@@ -76,7 +76,7 @@ def export_mesh(mesh, path: str | os.PathLike[str]) -> Path:
 
 
 def _draw(ax, mesh, elev: float, azim: float, color: str, lim: tuple[np.ndarray, np.ndarray],
-          max_faces: int = 4000) -> None:
+          max_faces: int = 20000) -> None:
     from mpl_toolkits.mplot3d.art3d import Poly3DCollection  # noqa: PLC0415
 
     ax.set_axis_off()
