@@ -19,9 +19,10 @@ import torch
 from iclr25.ms_gode import ModelConfig, TrainConfig, run_sequence, task_sequence
 
 
-def run(methods, *, n_sims, epochs, hidden=24, lr_ms=5e-2, lr_base=5e-3, target="window", seed=0):
-    tasks = [t.split((0.6, 0.2, 0.2)) for t in task_sequence("physics", n_sims, seed=seed)]
-    mc = ModelConfig(hidden=hidden, ode_hidden=hidden, augment=8)
+def run(methods, *, n_sims, epochs, hidden=24, lr_ms=5e-2, lr_base=5e-3, target="window", seed=0,
+        sequence="physics", n_frames=None, step_size=1.0 / 15.0):
+    tasks = [t.split((0.6, 0.2, 0.2)) for t in task_sequence(sequence, n_sims, seed=seed, n_frames=n_frames)]
+    mc = ModelConfig(hidden=hidden, ode_hidden=hidden, augment=8, step_size=step_size)
     out = {}
     for m in methods:
         tc = TrainConfig(epochs=epochs, lr=lr_ms if m == "ms-gode" else lr_base, target=target)
@@ -34,9 +35,13 @@ def run(methods, *, n_sims, epochs, hidden=24, lr_ms=5e-2, lr_base=5e-3, target=
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=Path("results/ms-gode-ladder"))
+    parser.add_argument("--sequence", choices=["physics", "bio"], default="physics")
     args = parser.parse_args()
     torch.set_num_threads(1)
     t0 = time.perf_counter()
+    if args.sequence == "bio":
+        bio_ladder(args.out, t0)
+        return
     rows = []
     for epochs in (4, 10, 20):
         res = run(["ms-gode", "finetune", "joint"], n_sims=50, epochs=epochs)
@@ -67,6 +72,29 @@ def main() -> None:
               f"{r['ms-gode AP-MSE'] / r['finetune AP-MSE']:.2f} | "
               f"{' / '.join(f'{a:.2f}' for a in r['mode accuracy'])} |")
 
+
+
+def bio_ladder(out: Path, t0: float) -> None:
+    """The bio sequence at the repro's data size (20 simulations per config, 40 frames): budgets and causes."""
+    common = {"sequence": "bio", "n_frames": 40}
+    rows = []
+    for name, kw in (("epochs 4", {"epochs": 4}), ("epochs 8", {"epochs": 8}), ("epochs 16", {"epochs": 16}),
+                     ("epochs 8, rk4 step 1/30", {"epochs": 8, "step_size": 1.0 / 30.0}),
+                     ("epochs 8, 40 simulations", {"epochs": 8, "n_sims": 40})):
+        res = run(["ms-gode", "finetune"], **{"n_sims": 20, **common, **kw})
+        rows.append({"rung": name, **{f"{m} {k}": v[k] for m, v in res.items() for k in ("AP-MSE", "AF-MSE")},
+                     "ms-gode task1 after task1": res["ms-gode"]["acc"][0][0],
+                     "finetune task1 after task1": res["finetune"]["acc"][0][0],
+                     "mode accuracy": res["ms-gode"]["mode accuracy"]})
+        print(json.dumps(rows[-1]), flush=True)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "ladder_bio.json").write_text(json.dumps({"rows": rows, "seconds": time.perf_counter() - t0}, indent=1))
+    print("| setting | MS-GODE AP | Fine-tune AP | MS / FT | task 1 after task 1 (MS / FT) | mode acc |")
+    print("|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['rung']} | {r['ms-gode AP-MSE']:.4f} | {r['finetune AP-MSE']:.4f} | "
+              f"{r['ms-gode AP-MSE'] / r['finetune AP-MSE']:.2f} | {r['ms-gode task1 after task1']:.4f} / "
+              f"{r['finetune task1 after task1']:.4f} | {' / '.join(f'{a:.2f}' for a in r['mode accuracy'])} |")
 
 
 if __name__ == "__main__":
