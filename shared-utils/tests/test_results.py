@@ -128,3 +128,12 @@ def test_atomic_files_get_the_usual_mode(tmp_path):
     expected = stat.S_IMODE(plain.stat().st_mode)
     assert stat.S_IMODE((tmp_path / "a.txt").stat().st_mode) == expected
     assert stat.S_IMODE((tmp_path / "b.bin").stat().st_mode) == expected
+
+
+def test_pipes_in_metric_names_do_not_split_markdown_rows():
+    from iclr25.utils.results import RunResult
+
+    run = RunResult.start("iclr25-x", "demo", seed=0)
+    run.add("max |a - b|", 1.0)
+    row = [ln for ln in run.to_markdown().splitlines() if "max" in ln][0]
+    assert row.count(" | ") == 1 and "\\|a - b\\|" in row

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ._atomic import atomic_write
-from .results import ResultsError, RunResult, mark_command_start
+from .results import ResultsError, RunResult, cell, mark_command_start
 
 __all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "error_line",
            "set_torch_threads", "write_demo_index", "positive_int", "positive_float", "nonnegative_float"]
@@ -257,13 +257,13 @@ def write_demo_index(out: Path, runs: dict[str, RunResult | str], *, n_headline:
              "|---|---|---|---|---|---|"]
     for name, run in runs.items():
         if isinstance(run, str):
-            lines.append(f"| {name} | | | | {run} | |")
+            lines.append(f"| {name} | | | | {cell(run)} | |")
             continue
-        heads = "; ".join(
+        heads = cell("; ".join(
             f"{m.name} = {m.value:.4g}" + (f" ({m.peer_name}: {m.peer:.4g})" if m.peer is not None else "")
             if m.value is not None else f"{m.name} = –"
             for m in run.metrics[:n_headline]
-        )
+        ))
         figs = " ".join(f"[{Path(f).name}]({name}/{f})" for f in run.figures)
         wall = "" if run.wall_time_s is None else f"{run.wall_time_s:.1f}"
         lines.append(f"| {name} | {run.version} | {run.seed} | {wall} | {heads} | {figs} |")

@@ -293,8 +293,13 @@ class RunResult:
             row = [f"{m.name}{arrow}", _fmt(m.value) + (f" {m.unit}" if m.unit else "")]
             if has_peer:
                 row += [m.peer_name or "", _fmt(m.peer), _fmt(m.ratio)]
-            lines.append("| " + " | ".join(row) + " |")
+            lines.append("| " + " | ".join(cell(c) for c in row) + " |")
         return "\n".join(lines) + "\n"
+
+
+def cell(text: str) -> str:
+    """``text`` made safe for a Markdown table cell (a metric named ``|x - y|`` must not split the row)."""
+    return str(text).replace("|", "\\|").replace("\n", " ")
 
 
 def _fmt(x: float | None) -> str:
