@@ -37,7 +37,10 @@ class ConformerSet:
 def generate_smiles(lm: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: float = 1.0,
                     top_k: int | None = None, seed: int = 0, unique: bool = False, max_rounds: int = 20
                     ) -> list[str]:
-    """``n`` valid molecules (canonical SMILES) from the LM; with ``unique`` duplicates are redrawn."""
+    """``n`` valid molecules (canonical SMILES) from the LM that :func:`~iclr25.next_mol.chem.prepare` accepts
+    (one fragment, SELFIES round trip), so that DMT can take each; with ``unique`` duplicates are redrawn."""
+    from .chem import prepare  # noqa: PLC0415
+
     out: list[str] = []
     seen: set[str] = set()
     for r in range(max_rounds):
@@ -45,6 +48,10 @@ def generate_smiles(lm: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: 
                             seed=seed + 7919 * r)
         for s in decode_to_smiles(strings, tokenizer.kind):
             if s is None or (unique and s in seen):
+                continue
+            try:
+                prepare(s)
+            except ValueError:
                 continue
             seen.add(s)
             out.append(s)
