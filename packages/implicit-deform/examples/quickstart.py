@@ -10,7 +10,7 @@ from iclr25.implicit_deform.baselines import sdf_blend_mesh
 from iclr25.implicit_deform.metrics import sample_mesh
 
 pair = make_pair("bar", "twist", n_points=4000, mesh_resolution=48)
-res = fit(pair, config=DeformConfig.preset("test"), show_progress=False)
+res = fit(pair, config=DeformConfig.preset("test", sdf_iters=400), show_progress=False)
 
 # %% [markdown]
 # Marching cubes of f(., 0.5) against the exact twisted bar at t = 0.5, and the same for the SDF blend.

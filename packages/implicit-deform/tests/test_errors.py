@@ -123,3 +123,26 @@ def test_cli_fit_bad_times_and_corr(tmp_path):
     proc = _cli("fit", "a.npy", "a.npy", "--corr", "c.npy", "--out", "o", cwd=tmp_path)
     assert proc.returncode == 2 and "c.npy" in proc.stderr and "target indices" in proc.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_cli_fit_runs_on_own_files_and_writes_meshes_and_metrics(tmp_path):
+    import trimesh
+
+    from iclr25.implicit_deform.cli import main
+    from iclr25.utils.results import RunResult
+
+    src = trimesh.creation.icosphere(subdivisions=3, radius=0.5)
+    trimesh.Trimesh(src.vertices, src.faces).export(tmp_path / "a.ply")
+    trimesh.Trimesh(src.vertices * [1.2, 1.0, 1 / 1.2], src.faces).export(tmp_path / "b.obj")
+    np.save(tmp_path / "c.npy", np.arange(len(src.vertices)))  # one target index per source vertex
+    out = tmp_path / "out"
+    rc = main(["fit", str(tmp_path / "a.ply"), str(tmp_path / "b.obj"), "--corr", str(tmp_path / "c.npy"),
+               "--preset", "test", "--iters-scale", "0.1", "--n-points", "4000", "--resolution", "20",
+               "--times", "0.5", "--out", str(out)])
+    assert rc == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["advected_t0.5.ply", "intermediate_shapes.png", "mesh_t0.5.ply", "mesh_t0.ply", "mesh_t1.ply",
+                     "results.json"]
+    run = RunResult.load(out / "results.json")
+    assert run.metric("correspondence residual |x_T - y| (mean)").value < 0.2
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]

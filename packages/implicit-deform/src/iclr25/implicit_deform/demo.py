@@ -53,7 +53,7 @@ def run_demo(out: Path, *, seed: int = 0, run: RunResult | None = None) -> RunRe
                      for t in show],
             "ground truth": [pair.gt_mesh(t) for t in show],
             "SDF blend": [blend[times.index(t)] if t in times else pair.gt_mesh(t) for t in show]}
-    path = turntable_strip(rows, show, out / "intermediate_shapes.png")
+    path = turntable_strip(rows, show, out / "intermediate_shapes.png", max_faces=6000)
     run.add_figure(path, relative_to=out)
     run.finish().save(out / "results.json")
     return run

@@ -101,7 +101,7 @@ def _draw(ax, mesh, elev: float, azim: float, color: str, lim: tuple[np.ndarray,
 
 
 def turntable_strip(rows: dict[str, Sequence], times: Sequence[float], path: str | os.PathLike[str], *,
-                    elev: float = 20.0, azim: float = 35.0) -> Path:
+                    elev: float = 20.0, azim: float = 35.0, max_faces: int = 20000) -> Path:
     """A PNG grid: one row per entry of ``rows`` (name -> meshes, one per time), one column per time."""
     from iclr25.utils.plotting import savefig, subplots  # noqa: PLC0415
 
@@ -114,7 +114,7 @@ def turntable_strip(rows: dict[str, Sequence], times: Sequence[float], path: str
     for i, name in enumerate(names):
         for j, t in enumerate(times):
             ax = axes[i][j]
-            _draw(ax, rows[name][j], elev, azim, colors[i % len(colors)], lim)
+            _draw(ax, rows[name][j], elev, azim, colors[i % len(colors)], lim, max_faces)
             if i == 0:
                 ax.set_title(f"t = {t:g}", fontsize=9)
             if j == 0:
