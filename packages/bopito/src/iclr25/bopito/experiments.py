@@ -272,7 +272,8 @@ def run_repro(*, budget: Budget = REPRO_BUDGET, config: ReproConfig = ReproConfi
         f"prior {np.round(err_bg_i, 4).tolist()}")
 
     return {"ref": ref, "config": cfg, "budget": budget, "members": members, "ladder": ladder_rows,
-            "acf_ito": acf_ito, "acf_bop": acf_bop, "noise_floor": noise_floor, "msm_c": np.array(msm_c), "c_ref": c_ref,
+            "acf_ito": acf_ito, "acf_bop": acf_bop, "noise_floor": noise_floor,
+            "c_exact_samples": c_exact_samples, "msm_c": np.array(msm_c), "c_ref": c_ref,
             "w1_bg": w1_bg, "w1_ito": w1_ito, "w1_bop": w1_bop, "long_ito": long_ito, "long_bop": long_bop,
             "lambda_est": lam_est, "lambda_short": lam_short, "its": its, "vamp": vamp,
             "lambda_int": fits, "err_int": err_int, "err_ito_int": err_ito_i, "err_bg_int": err_bg_i,
