@@ -14,8 +14,8 @@ from iclr25.utils.cli import add_run_command, method_parser, run_main, set_torch
 
 PACKAGE = "iclr25-rxnflow"
 
-DEMO = {"n_electrophiles": 30, "n_amines": 50, "n_other": 20, "templates": "toy", "beta": 4.0, "steps": 250,
-        "batch_size": 64, "rho": 0.1, "min_sampling": 5, "n_samples": 200, "reward": "qed"}
+DEMO = {"n_electrophiles": 30, "n_amines": 50, "n_other": 20, "templates": "toy", "beta": 4.0, "steps": 200,
+        "batch_size": 64, "rho": 0.1, "min_sampling": 5, "n_samples": 150, "reward": "qed"}
 
 
 def demo(args: argparse.Namespace) -> int:
