@@ -3,9 +3,21 @@
 import numpy as np
 import pytest
 
-from iclr25.overtraining import (HiddenProgressMonitor, TrainConfig, analyze_recordings, forward, hidden, init_mlp,
-                                 linear_logistic_gd, loss_and_grad, make_odour_task, normalised_margin,
-                                 simulate_recordings, svm_margin, to_torch, train_mlp)
+from iclr25.overtraining import (
+    HiddenProgressMonitor,
+    TrainConfig,
+    analyze_recordings,
+    hidden,
+    init_mlp,
+    linear_logistic_gd,
+    loss_and_grad,
+    make_odour_task,
+    normalised_margin,
+    simulate_recordings,
+    svm_margin,
+    to_torch,
+    train_mlp,
+)
 from iclr25.overtraining.experiments import hidden_progress, separable_blobs
 
 
@@ -135,3 +147,21 @@ def test_analysis_recovers_the_ground_truth_of_generated_recordings():
                                n_probe_stimuli=40, noise=0.3, learning=False, seed=0)
     res0 = analyze_recordings(null, cv=4, n_permutations=500, seed=0)
     assert res0.margin_trend.p_value > 0.05
+
+
+def test_overtraining_aligns_the_after_kernel_and_reversal_keeps_the_alignment():
+    from iclr25.overtraining import kernel_alignment, overtraining_shift, shifted_labels
+    from iclr25.overtraining.experiments import DEFAULT_CONFIG, DEFAULT_TASK
+
+    task = make_odour_task(**DEFAULT_TASK, seed=0)
+    r = overtraining_shift(task, DEFAULT_CONFIG, protocol="reversal", overtrain_factor=20, seed=0)
+    assert r.alignment_overtrained > r.alignment_plateau > r.alignment_initial
+    assert r.epochs_plateau is not None and r.epochs_overtrained is not None
+    H = hidden(init_mlp(task.X_train.shape[1], 32, seed=1), task.X_train)
+    y_rev, _ = shifted_labels(task, "reversal")
+    assert np.isclose(kernel_alignment(H, y_rev), kernel_alignment(H, task.y_train))
+    y_new, _ = shifted_labels(task, "new_target")
+    assert np.array_equal(y_new > 0, task.mixtures_train[:, task.target + 1] > 0)
+    y_nr, _ = shifted_labels(task, "non_reversal")
+    kept = task.mixtures_train[:, task.target + 1] == 0
+    assert np.array_equal(y_nr[kept], task.y_train[kept]) and np.array_equal(y_nr[~kept], -task.y_train[~kept])

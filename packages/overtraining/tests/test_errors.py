@@ -1,9 +1,18 @@
 import numpy as np
 import pytest
 
-from iclr25.overtraining import (HiddenProgressMonitor, NotSeparableError, Recordings, TrainConfig,
-                                 example_flips, load_recordings, make_odour_task, normalised_margin, svm_margin,
-                                 train_mlp)
+from iclr25.overtraining import (
+    HiddenProgressMonitor,
+    NotSeparableError,
+    Recordings,
+    TrainConfig,
+    example_flips,
+    load_recordings,
+    make_odour_task,
+    normalised_margin,
+    svm_margin,
+    train_mlp,
+)
 from iclr25.overtraining.cli import main
 
 

@@ -35,8 +35,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 "growing after behaviour saturates (Kumar et al., ICLR 2025).")
     add_run_command(sub, "demo", _command("demo"), help="train the odour-task network past E0 and show the hidden "
                     "progress (under 30 s)", default_out="results/overtraining")
-    add_run_command(sub, "repro", _command("repro"), help="the reduced-scale reproduction, 5 seeds (at most 10 min)",
-                    default_out="results/overtraining-repro")
+    rp = add_run_command(sub, "repro", _command("repro"), help="the reduced-scale reproduction, 5 seeds (at most "
+                         "10 min)", default_out="results/overtraining-repro")
+    rp.add_argument("--seeds", type=_int_at_least("--seeds", 1), default=5, help="seeds per setting (default 5)")
     s = sub.add_parser("simulate", help="generate synthetic recordings (days x trials x neurons) as .npz",
                        description="Train the network, treat log-spaced checkpoints up to 20*E0 as recording days and "
                                    "record noisy hidden units. Writes a .npz with responses (days, trials, neurons), "

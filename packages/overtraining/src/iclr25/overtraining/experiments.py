@@ -4,6 +4,7 @@ controls, the lazy regime, the linear max-margin check and the overtraining-reve
 from __future__ import annotations
 
 import dataclasses
+
 import numpy as np
 
 from .network import TrainConfig, TrainingRun, linear_logistic_gd, log_epochs, train_mlp

@@ -45,8 +45,9 @@ class ShiftResult:
 
 
 def epochs_to_learn(params: MLPParams, X: np.ndarray, y: np.ndarray, config: TrainConfig, *,
-                    criterion: float = 1.0, max_epochs: int = 5000) -> int | None:
-    """Full-batch GD epochs from ``params`` until training accuracy ≥ ``criterion`` (None if not by max_epochs)."""
+                    criterion: float = 1.0, max_epochs: int = 5000, train_hidden: bool = True) -> int | None:
+    """Full-batch GD epochs from ``params`` until training accuracy ≥ ``criterion`` (None if not by max_epochs).
+    ``train_hidden=False`` trains the readout a only, on the frozen features φ (the kernel argument literally)."""
     from .network import loss_and_grad
 
     W, a = params.W.copy(), params.a.copy()
@@ -55,15 +56,23 @@ def epochs_to_learn(params: MLPParams, X: np.ndarray, y: np.ndarray, config: Tra
         if np.mean(y * forward(p, X) > 0) >= criterion:
             return e
         _, gW, ga = loss_and_grad(p, X, y, weight_decay=config.weight_decay)
-        W -= config.lr * gW
+        if train_hidden:
+            W -= config.lr * gW
         a -= config.lr * ga
     return None
 
 
 def overtraining_shift(task: OdourTask, config: TrainConfig | None = None, *, protocol: str = "reversal",
                        overtrain_factor: int = 20, criterion: float = 1.0, max_epochs: int = 5000,
+                       reset_readout: bool = False, match_norm: bool = False, readout_only: bool = False,
                        seed: int = 0) -> ShiftResult:
-    """The overtraining-reversal experiment (module docstring) for one network and one task change."""
+    """The overtraining-reversal experiment (module docstring) for one network and one task change.
+
+    ``reset_readout=True`` gives both copies their initial readout a₀ back before relearning (they keep their
+    learned hidden weights W): the after-kernel argument in isolation, without the readout's grown norm.
+    ``match_norm=True`` rescales the overtrained copy's (W, a) to the plateau copy's norm ‖θ‖ (for ReLU this only
+    rescales f by a positive factor, so its predictions are unchanged): the direction without the norm growth.
+    ``readout_only=True`` relearns with the hidden weights frozen (only a is trained on K_t's features)."""
     cfg = config or TrainConfig()
     if isinstance(overtrain_factor, bool) or not isinstance(overtrain_factor, int) or overtrain_factor < 2:
         raise ValueError(f"overtrain_factor must be an integer >= 2, got {overtrain_factor!r}")
@@ -78,8 +87,15 @@ def overtraining_shift(task: OdourTask, config: TrainConfig | None = None, *, pr
     E0 = max(E0, 1)
     run = train_mlp(X, y, task.X_test, task.y_test, cfg, init=p0, epochs=[E0, overtrain_factor * E0], seed=seed)
     p_plateau, p_over = run.checkpoints[0].params, run.checkpoints[1].params
-    ep_plateau = epochs_to_learn(p_plateau, X, y_new, cfg, criterion=criterion, max_epochs=max_epochs)
-    ep_over = epochs_to_learn(p_over, X, y_new, cfg, criterion=criterion, max_epochs=max_epochs)
+    if match_norm:
+        c = p_plateau.norm() / p_over.norm()
+        p_over = dataclasses.replace(p_over, W=p_over.W * c, a=p_over.a * c)
+    if reset_readout:
+        p_plateau = dataclasses.replace(p_plateau, a=p0.a.copy())
+        p_over = dataclasses.replace(p_over, a=p0.a.copy())
+    kw = {"criterion": criterion, "max_epochs": max_epochs, "train_hidden": not readout_only}
+    ep_plateau = epochs_to_learn(p_plateau, X, y_new, cfg, **kw)
+    ep_over = epochs_to_learn(p_over, X, y_new, cfg, **kw)
     return ShiftResult(protocol=protocol, E0=int(E0), overtrain_epochs=int(overtrain_factor * E0),
                        epochs_plateau=ep_plateau, epochs_overtrained=ep_over,
                        alignment_initial=kernel_alignment(hidden(p0, X), y),

@@ -152,7 +152,7 @@ def simulate_recordings(*, n_days: int = 12, n_neurons: int = 16, trials_per_sti
     margins, probe_correct = [], []
     from sklearn.linear_model import LogisticRegression
 
-    for d, (e, ee) in enumerate(zip(epochs, epochs_eff, strict=True)):
+    for d, ee in enumerate(epochs_eff):
         p = by_epoch[int(ee)]
         rates = hidden(p, X)[:, cells]
         rms = float(np.sqrt(np.mean(rates ** 2))) or 1.0
