@@ -8,9 +8,10 @@ shapes with exact intermediate ground truth, metrics, marching cubes, and the SD
 LipMLP baselines ship with it.
 """
 
-import importlib
 from importlib.metadata import version as _version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from iclr25.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .baselines import LipMLPResult as LipMLPResult
@@ -94,17 +95,6 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
-
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __all__ = [*_EXPORTS, "__version__"]
