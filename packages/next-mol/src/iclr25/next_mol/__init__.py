@@ -8,9 +8,10 @@ samplers), the SELFIES-token-to-atom map of the 1D-to-3D transfer, COV/MAT, FCD 
 end-to-end LM -> DMT -> SDF pipeline.
 """
 
-import importlib
 from importlib.metadata import version as _version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from iclr25.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .checkpoint import load_dmt as load_dmt
@@ -98,17 +99,6 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
-
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __all__ = [*_EXPORTS, "__version__"]
