@@ -6,8 +6,16 @@
 # %%
 import torch
 
-from iclr25.rxnflow import (RxnFlow, TrainConfig, distribution_fit, enumerate_terminals, parse_reward, toy_space,
-                            train, verify_route)
+from iclr25.rxnflow import (
+    RxnFlow,
+    TrainConfig,
+    distribution_fit,
+    enumerate_terminals,
+    parse_reward,
+    toy_space,
+    train,
+    verify_route,
+)
 
 torch.set_num_threads(1)
 space = toy_space(20, 30, n_other=10, seed=0)

@@ -2,8 +2,15 @@
 
 import numpy as np
 
-from iclr25.rxnflow import (distribution_fit, diverse_top_k, draw_subsets, log_partition_estimate,
-                            partition_estimates, random_synthesis, verify_route)
+from iclr25.rxnflow import (
+    distribution_fit,
+    diverse_top_k,
+    draw_subsets,
+    log_partition_estimate,
+    partition_estimates,
+    random_synthesis,
+    verify_route,
+)
 from iclr25.rxnflow.blocks import _grammar
 
 

@@ -5,8 +5,16 @@ import importlib.metadata
 import numpy as np
 import pytest
 
-from iclr25.rxnflow import (BlockLibrary, RxnFlow, TrainConfig, builtin_blocks, builtin_templates, parse_reward,
-                            toy_space, train)
+from iclr25.rxnflow import (
+    BlockLibrary,
+    RxnFlow,
+    TrainConfig,
+    builtin_blocks,
+    builtin_templates,
+    parse_reward,
+    toy_space,
+    train,
+)
 
 
 def test_builtin_library_and_templates():

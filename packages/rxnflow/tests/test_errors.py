@@ -3,8 +3,19 @@
 import numpy as np
 import pytest
 
-from iclr25.rxnflow import (BlockLibrary, RxnFlow, SynthesisSpace, TrainConfig, doctor, draw_subsets,
-                            parse_reward, parse_template, read_blocks, read_templates, subset_size)
+from iclr25.rxnflow import (
+    BlockLibrary,
+    RxnFlow,
+    SynthesisSpace,
+    TrainConfig,
+    doctor,
+    draw_subsets,
+    parse_reward,
+    parse_template,
+    read_blocks,
+    read_templates,
+    subset_size,
+)
 
 
 def test_invalid_smiles_names_the_line(tmp_path):

@@ -7,9 +7,10 @@ Also: template and block libraries with a library doctor, QED/SA/window rewards,
 experiment of the paper's appendix.
 """
 
-import importlib
 from importlib.metadata import version as _version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from iclr25.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .blocks import BlockLibrary as BlockLibrary
@@ -79,17 +80,6 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
-
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __all__ = [*_EXPORTS, "__version__"]

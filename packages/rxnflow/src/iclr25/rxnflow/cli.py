@@ -30,8 +30,15 @@ def demo(args: argparse.Namespace) -> int:
     from .gflownet import RxnFlow, TrainConfig, train
     from .rewards import parse_reward
     from .routes import verify_route
-    from .toy import distribution_fit, diverse_top_k, diversity, enumerate_terminals, exact_log_probs, \
-        random_synthesis, toy_space
+    from .toy import (
+        distribution_fit,
+        diverse_top_k,
+        diversity,
+        enumerate_terminals,
+        exact_log_probs,
+        random_synthesis,
+        toy_space,
+    )
 
     seed_everything(args.seed)
     space = toy_space(cfg["n_electrophiles"], cfg["n_amines"], n_other=cfg["n_other"], templates=cfg["templates"],

@@ -115,8 +115,15 @@ def run_repro(args: argparse.Namespace) -> int:
     from .gflownet import RxnFlow, TrainConfig, train
     from .rewards import parse_reward
     from .routes import verify_route
-    from .toy import distribution_fit, diverse_top_k, diversity, enumerate_terminals, exact_log_probs, \
-        random_synthesis, toy_space
+    from .toy import (
+        distribution_fit,
+        diverse_top_k,
+        diversity,
+        enumerate_terminals,
+        exact_log_probs,
+        random_synthesis,
+        toy_space,
+    )
 
     args.out.mkdir(parents=True, exist_ok=True)
     t_all = time.perf_counter()
