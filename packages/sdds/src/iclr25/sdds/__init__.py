@@ -6,9 +6,10 @@ importance sampling) or the DiffUCO baseline, with unbiased SN-NIS and neural-MC
 ground truth, and combinatorial-optimisation energies with conditional-expectation decoding.
 """
 
-import importlib
 from importlib.metadata import version as _version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from iclr25.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .autoregressive import AutoregressiveSampler as AutoregressiveSampler
@@ -92,17 +93,6 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
-
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __all__ = [*_EXPORTS, "__version__"]
