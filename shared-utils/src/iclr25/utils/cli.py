@@ -193,7 +193,7 @@ def discover(*, load: bool = True) -> list[MethodEntry]:
 def _cmd_list(methods: list[MethodEntry]) -> int:
     if not methods:
         print("No iclr25 method packages are installed (entry-point group 'iclr25.cli' is empty).")
-        print("Install one, e.g.: pip install iclr25-pgw")
+        print("Install one from a clone of the repository, e.g.: pip install ./shared-utils ./packages/pgw")
         return 0
     width = max(len(m.name) for m in methods)
     for m in methods:
