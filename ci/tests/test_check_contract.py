@@ -55,7 +55,7 @@ CASES = {
                     '[entry-point] [project.entry-points."iclr25.cli"] must have bad-pkg'),
     "lower-bound": (lambda p: _edit(p / "pyproject.toml", '"numpy>=1.26"', '"numpy"'),
                     "[dependencies] dependency 'numpy' has no lower bound"),
-    "utils-dependency": (lambda p: _edit(p / "pyproject.toml", '"iclr25-utils[plot,progress]>=0.1.0",', ""),
+    "utils-dependency": (lambda p: _edit(p / "pyproject.toml", '"iclr25-utils[plot,progress]>=0.3.0",', ""),
                          "[dependencies] iclr25-utils must be a dependency"),
     "workspace-source": (lambda p: _edit(p / "pyproject.toml", "iclr25-utils = { workspace = true }", ""),
                          "[dependencies] [tool.uv.sources] must have iclr25-utils"),

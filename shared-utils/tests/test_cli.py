@@ -146,3 +146,25 @@ def test_the_command_clock_ends_with_the_command():
     sub.add_parser("noop").set_defaults(func=lambda args: 0)
     assert cli.run_main(parser, ["noop"]) == 0
     assert results._COMMAND_T0 is None  # a RunResult made later in a notebook times itself
+
+
+def test_enable_jax_compilation_cache_uses_env_without_importing_jax(monkeypatch, tmp_path):
+    monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR", raising=False)
+    monkeypatch.delenv("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", raising=False)
+    monkeypatch.setenv("ICLR25_X_CACHE", str(tmp_path))
+    monkeypatch.delitem(sys.modules, "jax", raising=False)
+    assert cli.enable_jax_compilation_cache("x", "ICLR25_X_CACHE") == str(tmp_path)
+    assert os.environ["JAX_COMPILATION_CACHE_DIR"] == str(tmp_path)
+    assert os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] == "0"
+    assert "jax" not in sys.modules
+
+
+def test_enable_jax_compilation_cache_off_and_explicit(monkeypatch, tmp_path):
+    monkeypatch.delenv("JAX_COMPILATION_CACHE_DIR", raising=False)
+    monkeypatch.setenv("ICLR25_X_CACHE", "")
+    assert cli.enable_jax_compilation_cache("x", "ICLR25_X_CACHE") is None
+    assert "JAX_COMPILATION_CACHE_DIR" not in os.environ
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(tmp_path / "mine"))
+    monkeypatch.setenv("ICLR25_X_CACHE", str(tmp_path))
+    assert cli.enable_jax_compilation_cache("x", "ICLR25_X_CACHE") is None
+    assert os.environ["JAX_COMPILATION_CACHE_DIR"] == str(tmp_path / "mine")

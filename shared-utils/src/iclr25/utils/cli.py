@@ -27,7 +27,7 @@ from ._atomic import atomic_write
 from .results import ResultsError, RunResult, cell, mark_command_start
 
 __all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "error_line",
-           "set_torch_threads", "write_demo_index", "positive_int", "positive_float", "nonnegative_float"]
+           "set_torch_threads", "enable_jax_compilation_cache", "write_demo_index", "positive_int", "positive_float", "nonnegative_float"]
 
 GROUP = "iclr25.cli"
 
@@ -145,6 +145,29 @@ def set_torch_threads(n: Any) -> None:
     import torch  # noqa: PLC0415 - only the torch packages call this
 
     torch.set_num_threads(n)
+
+
+def enable_jax_compilation_cache(slug: str, env_var: str) -> str | None:
+    """Keep compiled XLA programs across runs (JAX's persistent cache), so a second run starts fast.
+
+    The folder is ``$<env_var>`` or ``~/.cache/iclr25-<slug>/jax``; an empty ``$<env_var>`` turns the cache
+    off, and an explicit ``JAX_COMPILATION_CACHE_DIR`` is left alone. JAX is not imported: if it is not loaded
+    yet the settings go into the environment variables JAX reads at import (so ``--help`` stays light),
+    otherwise (``main()`` called from a notebook) into ``jax.config``. Returns the folder used, or ``None``.
+    """
+    if os.environ.get("JAX_COMPILATION_CACHE_DIR"):
+        return None
+    folder = os.environ.get(env_var, str(Path.home() / ".cache" / f"iclr25-{slug}" / "jax"))
+    if not folder:
+        return None
+    if "jax" in sys.modules:
+        jax = sys.modules["jax"]
+        jax.config.update("jax_compilation_cache_dir", folder)
+        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
+    else:
+        os.environ["JAX_COMPILATION_CACHE_DIR"] = folder
+        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+    return folder
 
 
 # ----------------------------------------------------------------------------------------- discovery

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.cli import add_run_command, enable_jax_compilation_cache, method_parser, run_main
 from iclr25.utils.seeding import check_seed
 
 # The commands import JAX when they run, so that `--help` answers without loading it.
@@ -29,21 +27,9 @@ Problem file (JSON): any fields of Problem, e.g. {"gamma": 0.3, "alpha_1": 4, "a
 
 
 def enable_compilation_cache() -> None:
-    """Keep compiled XLA programs across runs (JAX's persistent cache) in ``$ICLR25_CLOC_JAX_CACHE`` or
-    ``~/.cache/iclr25-cl-optimal-control/jax`` (an empty value turns it off; ``JAX_COMPILATION_CACHE_DIR`` wins)."""
-    if os.environ.get("JAX_COMPILATION_CACHE_DIR"):
-        return
-    folder = os.environ.get("ICLR25_CLOC_JAX_CACHE",
-                            str(Path.home() / ".cache" / "iclr25-cl-optimal-control" / "jax"))
-    if not folder:
-        return
-    if "jax" in sys.modules:
-        jax = sys.modules["jax"]
-        jax.config.update("jax_compilation_cache_dir", folder)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
-    else:
-        os.environ["JAX_COMPILATION_CACHE_DIR"] = folder
-        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+    """Keep compiled XLA programs across runs in ``$ICLR25_CLOC_JAX_CACHE`` or ``~/.cache/iclr25-cl-optimal-control/jax`` (an empty
+    value turns it off; ``JAX_COMPILATION_CACHE_DIR`` wins): :func:`iclr25.utils.cli.enable_jax_compilation_cache`."""
+    enable_jax_compilation_cache("cl-optimal-control", "ICLR25_CLOC_JAX_CACHE")
 
 
 def _problem_from_args(args: argparse.Namespace) -> Any:

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.cli import add_run_command, enable_jax_compilation_cache, method_parser, run_main
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed
 
@@ -106,21 +104,9 @@ def cmd_fit(args: argparse.Namespace) -> int:
 
 
 def enable_compilation_cache() -> None:
-    """Keep compiled XLA programs across runs (JAX's persistent cache) in ``$ICLR25_IMPLICIT_DEFORM_JAX_CACHE``
-    or ``~/.cache/iclr25-implicit-deform/jax``; an empty value turns it off; ``JAX_COMPILATION_CACHE_DIR`` wins."""
-    if os.environ.get("JAX_COMPILATION_CACHE_DIR"):
-        return
-    folder = os.environ.get("ICLR25_IMPLICIT_DEFORM_JAX_CACHE",
-                            str(Path.home() / ".cache" / "iclr25-implicit-deform" / "jax"))
-    if not folder:
-        return
-    if "jax" in sys.modules:
-        jax = sys.modules["jax"]
-        jax.config.update("jax_compilation_cache_dir", folder)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
-    else:
-        os.environ["JAX_COMPILATION_CACHE_DIR"] = folder
-        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+    """Keep compiled XLA programs across runs in ``$ICLR25_IMPLICIT_DEFORM_JAX_CACHE`` or ``~/.cache/iclr25-implicit-deform/jax`` (an empty
+    value turns it off; ``JAX_COMPILATION_CACHE_DIR`` wins): :func:`iclr25.utils.cli.enable_jax_compilation_cache`."""
+    enable_jax_compilation_cache("implicit-deform", "ICLR25_IMPLICIT_DEFORM_JAX_CACHE")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

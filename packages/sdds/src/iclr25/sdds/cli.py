@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.cli import add_run_command, enable_jax_compilation_cache, method_parser, run_main
 from iclr25.utils.io import read_json
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed, jax_key
@@ -163,23 +162,9 @@ def cmd_estimate(args: argparse.Namespace) -> int:
 
 
 def enable_compilation_cache() -> None:
-    """Keep compiled XLA programs across runs (JAX's persistent cache), so a second run starts fast.
-
-    The folder is ``$ICLR25_SDDS_JAX_CACHE`` or ``~/.cache/iclr25-sdds/jax``; set the variable to an empty
-    string to turn the cache off. An explicit ``JAX_COMPILATION_CACHE_DIR`` is left alone.
-    """
-    if os.environ.get("JAX_COMPILATION_CACHE_DIR"):
-        return
-    folder = os.environ.get("ICLR25_SDDS_JAX_CACHE", str(Path.home() / ".cache" / "iclr25-sdds" / "jax"))
-    if not folder:
-        return
-    if "jax" in sys.modules:  # already imported (e.g. main() called from a notebook): configure it directly
-        jax = sys.modules["jax"]
-        jax.config.update("jax_compilation_cache_dir", folder)
-        jax.config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
-    else:  # JAX reads these when it is imported; setting them here keeps `--help` from importing JAX
-        os.environ["JAX_COMPILATION_CACHE_DIR"] = folder
-        os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0")
+    """Keep compiled XLA programs across runs in ``$ICLR25_SDDS_JAX_CACHE`` or ``~/.cache/iclr25-sdds/jax`` (an empty
+    value turns it off; ``JAX_COMPILATION_CACHE_DIR`` wins): :func:`iclr25.utils.cli.enable_jax_compilation_cache`."""
+    enable_jax_compilation_cache("sdds", "ICLR25_SDDS_JAX_CACHE")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
