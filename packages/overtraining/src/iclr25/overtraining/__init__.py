@@ -5,7 +5,7 @@ The synthetic odour-mixture task and its one-hidden-layer network trained by ful
 logistic loss (numpy), the hidden-progress quantities (normalised SVM margin, Fisher discriminant, example flips,
 kernel–task alignment) in a monitor that also hooks any torch model, the max-margin theory check for linear
 logistic regression, a recording generator with known ground truth and the per-day analysis of
-(days × trials × neurons) recordings, and the overtraining-reversal protocols. torch and scikit-learn are
+(days × trials × neurons) recordings (``.npz``, or NWB files through ``pynwb``), and the overtraining-reversal protocols. torch and scikit-learn are
 imported on first use.
 """
 
@@ -35,6 +35,8 @@ from .network import log_epochs as log_epochs
 from .network import loss_and_grad as loss_and_grad
 from .network import to_torch as to_torch
 from .network import train_mlp as train_mlp
+from .nwb import load_nwb as load_nwb
+from .nwb import save_nwb as save_nwb
 from .protocols import ShiftResult as ShiftResult
 from .protocols import epochs_to_learn as epochs_to_learn
 from .protocols import overtraining_shift as overtraining_shift
@@ -61,7 +63,7 @@ __all__ = [
     "linear_logistic_gd", "log_epochs", "loss_and_grad", "to_torch", "train_mlp",
     "ShiftResult", "epochs_to_learn", "overtraining_shift",
     "AnalysisResult", "Recordings", "TrendTest", "analyze_recordings", "load_recordings", "margin_trend",
-    "save_recordings", "simulate_recordings",
+    "save_recordings", "simulate_recordings", "load_nwb", "save_nwb",
     "PROTOCOLS", "OdourTask", "make_odour_task", "shifted_labels",
     "__version__",
 ]

@@ -38,11 +38,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     rp = add_run_command(sub, "repro", _command("repro"), help="the reduced-scale reproduction, 5 seeds (at most "
                          "10 min)", default_out="results/overtraining-repro")
     rp.add_argument("--seeds", type=_int_at_least("--seeds", 1), default=5, help="seeds per setting (default 5)")
-    s = sub.add_parser("simulate", help="generate synthetic recordings (days x trials x neurons) as .npz",
+    s = sub.add_parser("simulate", help="generate synthetic recordings (days x trials x neurons) as .npz or NWB",
                        description="Train the network, treat log-spaced checkpoints up to 20*E0 as recording days and "
                                    "record noisy hidden units. Writes a .npz with responses (days, trials, neurons), "
-                                   "labels (+-1), days, stimulus, probe, behaviour and truth_* ground truth.")
-    s.add_argument("--out", type=Path, required=True, help="output .npz file")
+                                   "labels (+-1), days, stimulus, probe, behaviour and truth_* ground truth; "
+                                   "or, with --format nwb, one NWB file per day (needs the nwb extra).")
+    s.add_argument("--out", type=Path, required=True, help="output .npz file (or folder, with --format nwb)")
+    s.add_argument("--format", choices=("npz", "nwb"), default="npz",
+                   help="npz (default) or nwb: DIR/day_000.nwb, ... with a trials table and a 'responses' series")
     s.add_argument("--days", type=_int_at_least("--days", 3), default=12, help="recording days (default 12)")
     s.add_argument("--neurons", type=_int_at_least("--neurons", 2), default=16,
                    help="recorded cells, at most the width 128 (default 16)")
@@ -53,11 +56,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="freeze the representation at E0 (a null control without hidden progress)")
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     s.set_defaults(func=_command("simulate"))
-    a = sub.add_parser("analyze", help="per-day decoding, margin trend and flips of a recording (.npz)",
+    a = sub.add_parser("analyze", help="per-day decoding, margin trend and flips of a recording (.npz or NWB)",
                        description="Analyse recordings: a .npz with responses (days, trials, neurons), labels "
                                    "(days, trials; +-1 or 0/1), days (strictly increasing); optional stimulus "
-                                   "(integer ids), probe (bool, held-out stimuli) and behaviour (1 = correct).")
-    a.add_argument("recordings", type=Path, help="the recordings .npz")
+                                   "(integer ids), probe (bool, held-out stimuli) and behaviour (1 = correct). "
+                                   "Or one NWB file per day, in recording order (needs the nwb extra): a trials "
+                                   "table with a label column, and the units table (spike counts per trial) or a "
+                                   "named time series (mean per trial) as responses.")
+    a.add_argument("recordings", type=Path, nargs="+", help="the recordings .npz, or NWB files (one per day)")
     a.add_argument("--out", type=Path, default=Path("results/overtraining-analysis"),
                    help="folder for results.json, analysis.json and analysis.png (default results/overtraining-analysis)")
     a.add_argument("--cv", type=_int_at_least("--cv", 2), default=5, help="cross-validation folds (default 5)")
@@ -66,6 +72,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     a.add_argument("--reference-day", type=int, default=None,
                    help="day index flips are counted from (default: first day at the behavioural plateau)")
     a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    nwb = a.add_argument_group("NWB input")
+    nwb.add_argument("--nwb-responses", default="units", metavar="SOURCE",
+                     help="'units' (spike counts per trial window, default) or a time series path such as "
+                          "'responses' or 'ophys/Fluorescence/RoiResponseSeries' (mean per trial window)")
+    nwb.add_argument("--nwb-label-column", default="label", metavar="COL",
+                     help="trials column with the class: -1/+1, 0/1 or booleans (default label)")
+    nwb.add_argument("--nwb-stimulus-column", default=None, metavar="COL", help="trials column of stimulus ids")
+    nwb.add_argument("--nwb-probe-column", default=None, metavar="COL",
+                     help="trials column flagging held-out stimuli")
+    nwb.add_argument("--nwb-behaviour-column", default=None, metavar="COL",
+                     help="trials column with 1 = correct choice")
+    nwb.add_argument("--nwb-trials", type=_int_at_least("--nwb-trials", 2), default=None, metavar="N",
+                     help="keep the first N trials of each day (when days differ in trial counts)")
     a.set_defaults(func=_command("analyze"))
     return run_main(parser, argv)
 

@@ -96,15 +96,26 @@ def simulate(args: argparse.Namespace) -> int:
     from .recordings import save_recordings, simulate_recordings
 
     out: Path = args.out
-    if out.suffix.lower() != ".npz":
+    if args.format == "npz" and out.suffix.lower() != ".npz":
         raise ValueError(f"--out must name a .npz file, got {str(out)!r}")
+    if args.format == "nwb":
+        if out.suffix.lower() in (".npz", ".nwb") or out.is_file():
+            raise ValueError(f"--out must name a folder for the NWB files (--format nwb), got {str(out)!r}")
+        from .nwb import _pynwb
+
+        _pynwb()  # fail before training when the extra is missing
     if not (math.isfinite(args.noise) and 0 <= args.noise < 100):
         raise ValueError(f"--noise must be a number in [0, 100), got {args.noise}")
     if args.neurons > 128:
         raise ValueError(f"--neurons must be at most the network width 128, got {args.neurons}")
     rec = simulate_recordings(n_days=args.days, n_neurons=args.neurons, trials_per_stimulus=args.trials,
                               noise=args.noise, learning=not args.no_learning, seed=args.seed)
-    save_recordings(out, rec)
+    if args.format == "nwb":
+        from .nwb import save_nwb
+
+        save_nwb(out, rec)
+    else:
+        save_recordings(out, rec)
     D, T, N = rec.responses.shape
     print(f"wrote {out}: {D} days x {T} trials x {N} neurons (days = epochs {rec.days.tolist()}, "
           f"E0 = {int(rec.truth['E0'])})")
@@ -136,10 +147,27 @@ def analysis_figure(res, path: Path) -> Path:
 def analyze(args: argparse.Namespace) -> int:
     from .recordings import analyze_recordings, load_recordings
 
-    run = RunResult.start(PACKAGE, "analyze", seed=args.seed,
-                          config={"recordings": str(args.recordings), "cv": args.cv,
-                                  "permutations": args.permutations, "reference_day": args.reference_day})
-    rec = load_recordings(args.recordings)
+    paths = list(args.recordings)
+    nwb_opts = {"responses": args.nwb_responses, "label_column": args.nwb_label_column,
+                "stimulus_column": args.nwb_stimulus_column, "probe_column": args.nwb_probe_column,
+                "behaviour_column": args.nwb_behaviour_column, "n_trials": args.nwb_trials}
+    is_nwb = [p.suffix.lower() == ".nwb" for p in paths]
+    config = {"recordings": [str(p) for p in paths] if len(paths) > 1 else str(paths[0]), "cv": args.cv,
+              "permutations": args.permutations, "reference_day": args.reference_day}
+    if any(is_nwb):
+        config["nwb"] = nwb_opts
+    run = RunResult.start(PACKAGE, "analyze", seed=args.seed, config=config)
+    if any(is_nwb):
+        if not all(is_nwb):
+            bad = next(p for p, b in zip(paths, is_nwb) if not b)
+            raise ValueError(f"{bad}: NWB input is one .nwb file per day; do not mix it with other files")
+        from .nwb import load_nwb
+
+        rec = load_nwb(paths, **nwb_opts)
+    else:
+        if len(paths) > 1:
+            raise ValueError(f"{paths[1]}: a .npz recording holds every day; give one .npz file (or .nwb files)")
+        rec = load_recordings(paths[0])
     nd = len(rec.days)
     if args.reference_day is not None and not 0 <= args.reference_day < nd - 1:
         raise ValueError(f"--reference-day must be a day index in [0, {nd - 2}], got {args.reference_day}")
