@@ -1,0 +1,104 @@
+"""Command line of ``iclr25 knowledge-manipulation``: ``demo``, ``generate``, ``train``, ``eval``, ``repro``.
+
+Torch is imported inside the commands, so ``--help`` stays light.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from iclr25.utils.cli import add_run_command, method_parser, positive_float, positive_int, run_main
+
+PACKAGE = "iclr25-knowledge-manipulation"
+TASK_HELP = ("task specs KIND:ATTRIBUTE[:modM][:cot], e.g. classification:birth_month:mod2:cot, "
+             "comparison:birth_month, inverse:birth_date+birth_city, retrieval:birth_city, partial:birth_year")
+
+
+def _cmd(name: str):
+    def run(args: argparse.Namespace) -> int:
+        from . import commands
+
+        return getattr(commands, name)(args)
+    return run
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, sub = method_parser("knowledge-manipulation",
+                                "Knowledge manipulation by language models on synthetic biographies: retrieval, "
+                                "classification, comparison and inverse search, with and without chain of thought "
+                                "(Allen-Zhu & Li, ICLR 2025).")
+    d = add_run_command(sub, "demo", _cmd("demo"), help="pretrain a tiny GPT on 120 biographies, then fine-tune "
+                        "classification without and with CoT and inverse search (about 20 s)",
+                        default_out="results/knowledge-manipulation")
+    d.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    r = add_run_command(sub, "repro", _cmd("repro"), help="the reduced-scale reproduction: N = 1000, both modes, "
+                        "a ladder of three model sizes, the attributes-first control, throughput (at most 10 min)",
+                        default_out="results/knowledge-manipulation-repro")
+    r.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+
+    g = sub.add_parser("generate", help="write a population of synthetic people and their biographies (JSONL)",
+                       description="Write one JSON line per person (attributes, name, split, bios). With --qa, "
+                                   "also the QAs of the given tasks.")
+    g.add_argument("--n", type=positive_int("--n"), default=1000, help="number of people (default 1000)")
+    g.add_argument("--out", type=Path, required=True, help="output .jsonl file")
+    g.add_argument("--multiplicity", type=positive_int("--multiplicity"), default=5,
+                   help="biographies per person, each with fresh templates (default 5)")
+    g.add_argument("--order", choices=("name_first", "attributes_first"), default="name_first",
+                   help="sentence form (default name_first; attributes_first is the inverse-search control)")
+    g.add_argument("--fullname", action="store_true", help="the full name in every sentence (default he/she)")
+    g.add_argument("--no-permute", action="store_true", help="keep the default sentence order")
+    g.add_argument("--qa", type=Path, help="also write the QAs of --tasks to this .jsonl file")
+    g.add_argument("--tasks", nargs="+", default=["retrieval:birth_date"], help=TASK_HELP)
+    g.add_argument("--people", choices=("train", "test", "all"), default="all", help="whose QAs (default all)")
+    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    g.set_defaults(func=_cmd("generate"))
+
+    t = sub.add_parser("train", help="Stage A: pretrain a rotary GPT on biographies (+ retrieval QAs) and save it",
+                       description="Pretrain on a fresh biography of every person each epoch plus retrieval QAs "
+                                   "(extractable mode: everyone's; paper mode: train people's), save model.pt, "
+                                   "tokenizer.json, people.jsonl and results.json into --out.")
+    t.add_argument("--out", type=Path, required=True, help="output folder")
+    src = t.add_mutually_exclusive_group()
+    src.add_argument("--people", type=Path, help="a people .jsonl file from `generate` (default: --n new people)")
+    src.add_argument("--n", type=positive_int("--n"), default=1000, help="number of people to generate (default 1000)")
+    t.add_argument("--mode", choices=("extractable", "paper"), default="extractable", help="default extractable")
+    t.add_argument("--order", choices=("name_first", "attributes_first"), default="name_first")
+    t.add_argument("--layers", type=positive_int("--layers"), default=2, help="default 2")
+    t.add_argument("--d-model", type=positive_int("--d-model"), default=64, help="default 64")
+    t.add_argument("--heads", type=positive_int("--heads"), default=4, help="default 4")
+    t.add_argument("--epochs", type=positive_int("--epochs"), default=40,
+                   help="Stage A epochs = exposures of each biography (default 40)")
+    t.add_argument("--lr", type=positive_float("--lr"), default=3e-3, help="peak learning rate (default 3e-3)")
+    t.add_argument("--batch-size", type=positive_int("--batch-size"), default=4,
+                   help="packed rows of 128 tokens per step (default 4)")
+    t.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    t.set_defaults(func=_cmd("train"))
+
+    e = sub.add_parser("eval", help="Stage B: fine-tune and evaluate the tasks on a trained model, or evaluate a "
+                                    "local Hugging Face model few-shot",
+                       description="With --model DIR (the --out of `train`): one fine-tune per task from the "
+                                   "checkpoint, exact match on train and test people. With --hf-path DIR: a local "
+                                   "Hugging Face causal LM, few-shot, on the people of --people (or --n new ones).")
+    which = e.add_mutually_exclusive_group(required=True)
+    which.add_argument("--model", type=Path, help="a folder written by `train`")
+    which.add_argument("--hf-path", type=Path, help="a local Hugging Face model folder (needs the hf extra)")
+    e.add_argument("--tasks", nargs="+", default=None, help=TASK_HELP + " (default: the paper's five)")
+    e.add_argument("--people", type=Path, help="--hf-path: a people .jsonl file (default: --n new people)")
+    e.add_argument("--n", type=positive_int("--n"), default=100, help="--hf-path: people to generate (default 100)")
+    e.add_argument("--shots", type=int, default=3, help="--hf-path: solved examples in the prompt (default 3)")
+    e.add_argument("--limit", type=positive_int("--limit"), default=None, help="--hf-path: questions per task")
+    e.add_argument("--context", action="store_true", help="--hf-path: put the biographies in the prompt")
+    e.add_argument("--epochs", type=positive_int("--epochs"), default=None, help="--model: fine-tune epochs")
+    e.add_argument("--out", type=Path, help="folder for results.json (default: none)")
+    e.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    e.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    e.set_defaults(func=_cmd("evaluate"))
+    return run_main(parser, argv)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,279 @@
+"""The paper's protocol end to end: pretrain on biographies (Stage A), then one fine-tune per manipulation
+task from that checkpoint (Stage B), evaluated on train and test people, with retrieval re-measured after
+every fine-tune so that a failure cannot be blamed on forgetting.
+
+Modes (Stage A data):
+
+- ``extractable``: biographies of everyone + retrieval QAs of **everyone**: test people's knowledge is
+  extractable by construction (the stricter test of "even when knowledge is perfectly extractable").
+- ``paper``: biographies of everyone + retrieval QAs of the **train** half only (the paper's mixed training);
+  test-people retrieval then measures extraction generalisation.
+
+Stage B mixes the task's train-people QAs with a ``replay`` fraction of Stage A documents.
+
+References: Allen-Zhu & Li, *Physics of Language Models: Part 3.2* (ICLR 2025), §2 (protocol, p_train /
+p_test), §3-§5 (tasks), Fig. 1-5.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from iclr25.utils.seeding import check_seed
+
+from .biography import ATTRIBUTES, Population, make_population, render_bio
+from .capacity import CapacityReport, capacity_report
+from .model import GPTConfig, RotaryGPT
+from .tasks import QA, TaskSpec, build_task, parse_task, retrieval_qas
+from .training import Docs, EvalResult, TrainConfig, TrainStats, encode_docs, evaluate, pack, train_steps
+from .vocabulary import WordTokenizer
+
+__all__ = ["ExperimentConfig", "PretrainedModel", "FinetuneResult", "ExperimentResult", "pretrain", "finetune",
+           "run_experiment", "build_tokenizer", "DEFAULT_TASKS", "save_pretrained", "load_pretrained"]
+
+DEFAULT_TASKS = ("classification:birth_month:mod2", "classification:birth_month:mod2:cot",
+                 "comparison:birth_month", "comparison:birth_month:cot", "inverse:birth_date+birth_city")
+
+
+@dataclasses.dataclass(frozen=True)
+class ExperimentConfig:
+    """Everything that defines one run (population, data mode, model shape, both training stages)."""
+
+    n_people: int = 1000
+    mode: str = "extractable"
+    order: str = "name_first"
+    fullname: bool = False
+    permute: bool = True
+    bio_attributes: tuple[str, ...] = ATTRIBUTES
+    qa_attributes: tuple[str, ...] = ATTRIBUTES
+    n_layers: int = 2
+    d_model: int = 64
+    n_heads: int = 4
+    pretrain: TrainConfig = TrainConfig(epochs=40, lr=3e-3, batch_size=4, seq_len=128)
+    finetune: TrainConfig = TrainConfig(epochs=30, lr=1e-3, batch_size=4, seq_len=128)
+    replay: float = 0.3
+    tasks: tuple[str, ...] = DEFAULT_TASKS
+
+    def __post_init__(self) -> None:
+        if isinstance(self.n_people, bool) or not isinstance(self.n_people, int) or self.n_people < 2:
+            raise ValueError(f"n_people must be an integer >= 2, got {self.n_people!r}")
+        if self.mode not in ("extractable", "paper"):
+            raise ValueError(f"mode must be 'extractable' or 'paper', got {self.mode!r}")
+        if self.order not in ("name_first", "attributes_first"):
+            raise ValueError(f"order must be 'name_first' or 'attributes_first', got {self.order!r}")
+        for field, vals in (("bio_attributes", self.bio_attributes), ("qa_attributes", self.qa_attributes)):
+            bad = [a for a in vals if a not in ATTRIBUTES]
+            if bad or (field == "bio_attributes" and not vals):
+                raise ValueError(f"{field} must be a non-empty subset of {ATTRIBUTES}, got {vals!r}")
+        if not 0.0 <= self.replay < 1.0:
+            raise ValueError(f"replay must be in [0, 1), got {self.replay!r}")
+        for t in self.tasks:
+            parse_task(t)
+        GPTConfig(vocab_size=8, n_layers=self.n_layers, d_model=self.d_model, n_heads=self.n_heads)
+
+    def to_dict(self) -> dict:
+        d = dataclasses.asdict(self)
+        return d
+
+
+@dataclasses.dataclass
+class PretrainedModel:
+    """A Stage A model with its tokenizer, population and the settings that made it."""
+
+    model: RotaryGPT
+    tokenizer: WordTokenizer
+    population: Population
+    config: ExperimentConfig
+    stats: TrainStats | None = None
+    seed: int = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class FinetuneResult:
+    """One Stage B fine-tune: the task's accuracy on train and test people and retrieval after it."""
+
+    task: str
+    train: EvalResult
+    test: EvalResult
+    retrieval_test_after: float
+    stats: TrainStats
+
+
+@dataclasses.dataclass(frozen=True)
+class ExperimentResult:
+    """Stage A retrieval (per attribute, train and test people), the Stage B fine-tunes, capacity."""
+
+    config: ExperimentConfig
+    retrieval: dict[str, tuple[float, float]]
+    finetunes: tuple[FinetuneResult, ...]
+    pretrain_stats: TrainStats
+    capacity: CapacityReport
+    seed: int = 0
+
+    def finetune_of(self, task: str) -> FinetuneResult:
+        for f in self.finetunes:
+            if f.task == str(parse_task(task)):
+                return f
+        raise KeyError(f"no fine-tune of {task!r}; have {[f.task for f in self.finetunes]}")
+
+    def table(self) -> list[dict]:
+        """One row per fine-tune: task, train/test accuracy, chance, retrieval after."""
+        return [{"task": f.task, "train": f.train.accuracy, "test": f.test.accuracy, "chance": f.test.chance,
+                 "retrieval_test_after": f.retrieval_test_after} for f in self.finetunes]
+
+
+def build_tokenizer(population: Population, *, seed: int = 0) -> WordTokenizer:
+    """Train the word-level vocabulary on a corpus that uses every template and task once per person."""
+    from .biography import REVERSED_TEMPLATES, TEMPLATES, render_sentence
+
+    texts: list[str] = []
+    for i, p in enumerate(population.people):
+        for a in ATTRIBUTES:
+            k = i % len(TEMPLATES[a])
+            texts.append(render_sentence(p, a, k, subject=p.pronoun))
+            texts.append(render_sentence(p, a, i % len(REVERSED_TEMPLATES[a]), reverse=True))
+    for t in TEMPLATES.values():
+        texts.extend(x.format(s="He She", v="") for x in t)
+    for t in REVERSED_TEMPLATES.values():
+        texts.extend(x.format(s="", v="") for x in t)
+    specs = [f"retrieval:{a}" for a in ATTRIBUTES] + ["partial:birth_year:cot", "partial:birth_day",
+                                                      "partial:birth_month", "classification:birth_month:mod2:cot",
+                                                      "classification:birth_year:mod3:cot",
+                                                      "comparison:birth_month:cot", "comparison:birth_year:cot",
+                                                      "inverse:birth_date+birth_city", "inverse:university+major"]
+    for s in specs:
+        qas = build_task(population, s, people="all", n_pairs=min(50, len(population))
+                         if s.startswith("comparison") else None, seed=seed)
+        texts.extend(q.prompt + " " + q.answer for q in qas)
+    texts.extend(str(r) for r in range(12))
+    return WordTokenizer.train(texts)
+
+
+def _stage_a_docs(pop: Population, tok: WordTokenizer, cfg: ExperimentConfig, rng: np.random.Generator,
+                  epochs: int, people_bios: Sequence[int] | None = None) -> Docs:
+    qa_people = "all" if cfg.mode == "extractable" else "train"
+    qas = retrieval_qas(pop, qa_people, cfg.qa_attributes) if cfg.qa_attributes else []
+    everyone = range(len(pop)) if people_bios is None else people_bios
+    bios = [render_bio(pop.people[i], rng, permute=cfg.permute, fullname=cfg.fullname, order=cfg.order,
+                       attributes=cfg.bio_attributes) for _ in range(epochs) for i in everyone]
+    return encode_docs(tok, bios, qas * epochs)
+
+
+def pretrain(config: ExperimentConfig = ExperimentConfig(), *, population: Population | None = None,
+             seed: int = 0) -> PretrainedModel:
+    """Stage A: a fresh biography of every person each epoch ("multi-∞" + permute) plus the mode's retrieval
+    QAs, ``config.pretrain.epochs`` times, packed and shuffled."""
+    seed = check_seed(seed)
+    pop = population if population is not None else make_population(config.n_people, seed=seed)
+    tok = build_tokenizer(pop, seed=seed)
+    rng = np.random.default_rng(seed + 1)
+    docs = _stage_a_docs(pop, tok, config, rng, config.pretrain.epochs)
+    cfg = GPTConfig(vocab_size=tok.vocab_size, n_layers=config.n_layers, d_model=config.d_model,
+                    n_heads=config.n_heads, max_len=max(config.pretrain.seq_len, config.finetune.seq_len))
+    torch.manual_seed(seed)
+    model = RotaryGPT(cfg, seed=seed)
+    stats = train_steps(model, pack(docs, config.pretrain.seq_len, rng=rng), config.pretrain, desc="pretrain")
+    return PretrainedModel(model, tok, pop, config, stats, seed)
+
+
+def finetune(pre: PretrainedModel, task: str | TaskSpec, *, config: TrainConfig | None = None,
+             replay: float | None = None, seed: int = 0) -> tuple[RotaryGPT, TrainStats]:
+    """Stage B: a copy of the Stage A model fine-tuned on the task's train-people QAs, mixed with ``replay``
+    (fraction of documents) of fresh Stage A documents."""
+    cfg = config or pre.config.finetune
+    replay = pre.config.replay if replay is None else replay
+    spec = parse_task(task)
+    rng = np.random.default_rng(check_seed(seed) + 7)
+    model = copy.deepcopy(pre.model)
+    qas = build_task(pre.population, spec, people="train", seed=seed)
+    docs = encode_docs(pre.tokenizer, qas=qas * cfg.epochs)
+    if replay > 0:
+        stage_a = _stage_a_docs(pre.population, pre.tokenizer, pre.config, rng, max(1, cfg.epochs // 4 + 1))
+        n_rep = min(len(stage_a), int(round(replay / (1 - replay) * len(docs))))
+        pick = rng.choice(len(stage_a), size=n_rep, replace=False)
+        docs = docs + Docs([stage_a.ids[k] for k in pick], [stage_a.mask[k] for k in pick])
+    stats = train_steps(model, pack(docs, cfg.seq_len, rng=rng), cfg, desc=f"finetune {spec}")
+    return model, stats
+
+
+def retrieval_accuracy(model: RotaryGPT, pre: PretrainedModel, attribute: str, people: str) -> EvalResult:
+    qas = build_task(pre.population, f"retrieval:{attribute}", people=people)
+    return evaluate(model, pre.tokenizer, qas, people=people)
+
+
+def eval_task(model: RotaryGPT, pre: PretrainedModel, task: str, people: str, *, seed: int = 0) -> EvalResult:
+    qas: list[QA] = build_task(pre.population, task, people=people, seed=seed + (0 if people == "train" else 1))
+    return evaluate(model, pre.tokenizer, qas, people=people)
+
+
+def run_experiment(config: ExperimentConfig = ExperimentConfig(), *, seed: int = 0,
+                   pre: PretrainedModel | None = None) -> ExperimentResult:
+    """Stage A (unless ``pre`` is given), then every task of ``config.tasks`` as its own Stage B fine-tune."""
+    pre = pre or pretrain(config, seed=seed)
+    retr = {a: (retrieval_accuracy(pre.model, pre, a, "train").accuracy,
+                retrieval_accuracy(pre.model, pre, a, "test").accuracy) for a in config.qa_attributes or ("birth_date",)}
+    fts = []
+    for task in config.tasks:
+        model, stats = finetune(pre, task, seed=seed)
+        tr = eval_task(model, pre, task, "train", seed=seed)
+        te = eval_task(model, pre, task, "test", seed=seed)
+        after = retrieval_accuracy(model, pre, "birth_date", "test").accuracy
+        fts.append(FinetuneResult(str(parse_task(task)), tr, te, after, stats))
+    cap = capacity_report(pre.population, GPTConfig(vocab_size=pre.tokenizer.vocab_size, n_layers=config.n_layers,
+                                                    d_model=config.d_model, n_heads=config.n_heads),
+                          exposures=config.pretrain.epochs)
+    return ExperimentResult(config, retr, tuple(fts), pre.stats, cap, seed)
+
+
+# ------------------------------------------------------------------------------------------ save / load
+def save_pretrained(pre: PretrainedModel, folder: str | os.PathLike[str]) -> Path:
+    """Write ``model.pt`` (weights + model config), ``tokenizer.json`` and ``people.jsonl`` into ``folder``."""
+    from iclr25.utils.io import atomic_path
+
+    from .biography import write_people_jsonl
+
+    out = Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out / "model.pt") as tmp:
+        torch.save({"config": pre.model.cfg.to_dict(), "state_dict": pre.model.state_dict(),
+                    "experiment": pre.config.to_dict(), "seed": pre.seed}, tmp)
+    pre.tokenizer.save(out / "tokenizer.json")
+    write_people_jsonl(out / "people.jsonl", pre.population, seed=pre.seed)
+    return out
+
+
+def load_pretrained(folder: str | os.PathLike[str]) -> PretrainedModel:
+    """Read a folder written by :func:`save_pretrained` (``train --out DIR``); errors name the folder."""
+    from iclr25.utils.io import DataFileError
+
+    from .biography import read_people_jsonl
+
+    p = Path(folder)
+    if not p.is_dir():
+        raise FileNotFoundError(f"--model {p}: no such model folder (expected the --out folder of `train`)")
+    for name in ("model.pt", "tokenizer.json", "people.jsonl"):
+        if not (p / name).is_file():
+            raise FileNotFoundError(f"--model {p}: no {name} (expected the --out folder of `train`)")
+    try:
+        blob = torch.load(p / "model.pt", map_location="cpu", weights_only=True)
+        cfg = GPTConfig(**blob["config"])
+        exp = dict(blob["experiment"])
+        exp["pretrain"] = TrainConfig(**{**exp["pretrain"], "betas": tuple(exp["pretrain"]["betas"])})
+        exp["finetune"] = TrainConfig(**{**exp["finetune"], "betas": tuple(exp["finetune"]["betas"])})
+        for k in ("bio_attributes", "qa_attributes", "tasks"):
+            exp[k] = tuple(exp[k])
+        config = ExperimentConfig(**exp)
+        model = RotaryGPT(cfg)
+        model.load_state_dict(blob["state_dict"])
+    except (KeyError, TypeError, RuntimeError, EOFError, ValueError, OSError) as exc:
+        raise DataFileError(p / "model.pt", f"not a model written by `train` ({str(exc).splitlines()[0][:120]})") from None
+    model.eval()
+    return PretrainedModel(model, WordTokenizer.load(p / "tokenizer.json"), read_people_jsonl(p / "people.jsonl"),
+                           config, None, int(blob.get("seed", 0)))

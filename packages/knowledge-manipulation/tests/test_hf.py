@@ -1,0 +1,70 @@
+"""The evaluation harness on a user's own Hugging Face causal LM: a tiny GPT-2 and a tiny Llama built from a
+config with our word-level vocabulary and saved to a folder (nothing is downloaded)."""
+
+import pytest
+
+from iclr25.knowledge_manipulation import evaluate_hf, make_population
+from iclr25.knowledge_manipulation.cli import main
+from iclr25.knowledge_manipulation.experiments import build_tokenizer
+from iclr25.knowledge_manipulation.hf_eval import build_prompt
+from iclr25.knowledge_manipulation.tasks import build_task
+
+TASKS = ["retrieval:birth_city", "classification:birth_month:mod2:cot", "comparison:birth_month",
+         "inverse:birth_date+birth_city"]
+
+
+@pytest.fixture(scope="module", params=["gpt2", "llama"])
+def tiny_hf_model(request, tmp_path_factory):
+    pytest.importorskip("transformers")  # the hf extra; the isolated test env installs every extra
+    import torch
+    from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+
+    fast = build_tokenizer(make_population(12, seed=0)).to_hf()
+    V = len(fast)
+    torch.manual_seed(0)
+    if request.param == "gpt2":
+        model = GPT2LMHeadModel(GPT2Config(n_embd=16, n_layer=1, n_head=2, vocab_size=V, n_positions=512,
+                                           bos_token_id=2, eos_token_id=2, pad_token_id=0))
+    else:
+        model = LlamaForCausalLM(LlamaConfig(hidden_size=16, intermediate_size=32, num_hidden_layers=1,
+                                             num_attention_heads=2, num_key_value_heads=2, vocab_size=V,
+                                             max_position_embeddings=512, bos_token_id=2, eos_token_id=2,
+                                             pad_token_id=0))
+    path = tmp_path_factory.mktemp(f"tiny-{request.param}")
+    model.save_pretrained(path)
+    fast.save_pretrained(path)
+    return path
+
+
+def test_tiny_hf_model_runs_every_task(tiny_hf_model):
+    pop = make_population(12, seed=0)
+    res = evaluate_hf(tiny_hf_model, pop, TASKS, shots=1, limit=2, context=True)
+    assert [r.task for r in res] == TASKS
+    for r in res:
+        assert r.n == 2 and 0.0 <= r.accuracy <= 1.0 and len(r.examples) == 2
+
+
+def test_cli_eval_hf_path(tiny_hf_model, tmp_path, capsys):
+    from iclr25.utils.results import RunResult
+
+    assert main(["eval", "--hf-path", str(tiny_hf_model), "--n", "12", "--limit", "2", "--shots", "0",
+                 "--tasks", "retrieval:birth_city", "--out", str(tmp_path)]) == 0
+    run = RunResult.load(tmp_path / "results.json")
+    assert run.metric("retrieval:birth_city test").value is not None
+
+
+def test_prompt_format():
+    pop = make_population(6, seed=0)
+    qas = build_task(pop, "comparison:birth_month:cot", people="train", n_pairs=3)
+    text = build_prompt(qas[0], qas[1:], population=pop, context=True)
+    assert text.count("Q: ") == 3 and text.endswith("A:") and pop.people[qas[0].person].name in text
+    assert qas[1].answer in text
+    with pytest.raises(ValueError, match="context=True needs the population"):
+        build_prompt(qas[0], [], context=True)
+
+
+def test_hf_path_errors(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no config.json"):
+        evaluate_hf(tmp_path, make_population(4), ["retrieval:birth_city"])
+    with pytest.raises(ValueError, match="shots must be"):
+        evaluate_hf(tmp_path, make_population(4), ["retrieval:birth_city"], shots=-1)

@@ -1,0 +1,84 @@
+"""The model and the training plumbing: RoPE is relative, a packed document is computed as if alone, greedy
+generation agrees with the forward pass, packing keeps documents whole, capacity accounting."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from iclr25.knowledge_manipulation import (
+    GPTConfig,
+    RotaryGPT,
+    bits_per_person,
+    capacity_report,
+    suggest_model,
+)
+from iclr25.knowledge_manipulation.model import apply_rope, rope_tables
+from iclr25.knowledge_manipulation.training import Docs, generate, pack
+
+
+def test_rope_scores_depend_on_offset_only():
+    torch.manual_seed(0)
+    cos, sin = rope_tables(64, 8)
+    q, k = torch.randn(8), torch.randn(8)
+
+    def score(p, s):
+        rq = apply_rope(q.view(1, 1, 1, 8), cos[p].view(1, 1, 1, 4), sin[p].view(1, 1, 1, 4))
+        rk = apply_rope(k.view(1, 1, 1, 8), cos[s].view(1, 1, 1, 4), sin[s].view(1, 1, 1, 4))
+        return float((rq * rk).sum())
+
+    assert score(10, 3) == pytest.approx(score(40, 33), abs=1e-5)
+    assert score(10, 3) != pytest.approx(score(10, 4), abs=1e-3)
+    assert score(5, 5) == pytest.approx(float(q @ k), abs=1e-5)  # no rotation at equal positions
+
+
+def test_packed_document_equals_standalone():
+    torch.manual_seed(0)
+    net = RotaryGPT(GPTConfig(vocab_size=20, n_layers=2, d_model=16, n_heads=2, max_len=32), seed=1)
+    a, b = [5, 6, 7, 2], [8, 9, 10, 11, 12, 2]
+    alone = net(torch.tensor([b]))
+    batch = pack(Docs([a, b], [[0, 1, 1, 1], [0] + [1] * 5]), 16, rng=np.random.default_rng(0))
+    logits = net(batch.ids, batch.pos, batch.doc)
+    where = (batch.doc[0] == 1).nonzero().flatten()
+    assert torch.allclose(logits[0, where], alone[0], atol=1e-5)
+    assert batch.pos[0, where].tolist() == list(range(len(b)))
+
+
+def test_pack_keeps_documents_whole():
+    rng = np.random.default_rng(0)
+    docs = Docs([[3] * n + [2] for n in rng.integers(1, 10, 50)], [[0] + [1] * n for n in rng.integers(1, 10, 50)])
+    docs = Docs(docs.ids, [[0] + [1] * (len(x) - 1) for x in docs.ids])
+    b = pack(docs, 16, rng=rng)
+    assert b.n_tokens == docs.n_tokens
+    for r in range(b.n_rows):
+        d = b.doc[r]
+        for k in d.unique().tolist():
+            if k >= 0:
+                assert int((d == k).sum()) == len(docs.ids[k])
+    with pytest.raises(ValueError, match="exceeds seq_len"):
+        pack(Docs([[1] * 20], [[1] * 20]), 16, rng=rng)
+
+
+def test_greedy_generation_matches_forward():
+    torch.manual_seed(0)
+    net = RotaryGPT(GPTConfig(vocab_size=30, n_layers=1, d_model=16, n_heads=2, max_len=32), seed=2)
+    prompts = [[4, 5, 6], [7, 8, 9, 10, 11]]
+    out = generate(net, prompts, 4, batch_size=2)  # left padding must not change anything
+    for p, g in zip(prompts, out, strict=True):
+        seq = list(p)
+        for tok in g:
+            assert int(net(torch.tensor([seq]))[0, -1].argmax()) == tok
+            seq.append(tok)
+
+
+def test_capacity_accounting():
+    bpp = bits_per_person()
+    assert bpp == pytest.approx(math.log2(12 * 28 * 100) + math.log2(100 * 150 * 60 * 120))
+    cfg = GPTConfig(vocab_size=1000, n_layers=4, d_model=128, n_heads=4)
+    assert sum(p.numel() for p in RotaryGPT(cfg).parameters()) == cfg.n_params
+    rep = capacity_report(1000, cfg, exposures=100)
+    assert rep.rate_bits_per_param == 1.0 and rep.headroom == pytest.approx(cfg.n_params / (1000 * bpp))
+    assert capacity_report(1000, cfg, exposures=1000).headroom == pytest.approx(2 * rep.headroom)
+    small, big = suggest_model(200, exposures=40), suggest_model(20000, exposures=40)
+    assert small.n_params < big.n_params
