@@ -1,0 +1,317 @@
+"""``teosynth``: a procedural generator of dated temporal earth-observation sequences.
+
+Each sequence is 2-5 RGB frames of one location with increasing dates, stored in a *shuffled* order (the
+pipeline must sort them by date, as TEOChat sorts by ``timestamp``). A scene class drives an event program:
+
+* ``residential``: buildings that stay; half of them meet a disaster on the last frame with a damage level
+  (``no_damage``, ``minor_damage`` = a roof colour change visible only relative to the earlier frame,
+  ``major_damage`` = half the roof replaced by rubble, ``destroyed`` = a rubble patch) (xBD analog);
+* ``construction_site``: some buildings stay, new ones go absent -> cleared -> foundation -> roofed (S2Looking /
+  QFabric analog); ``demolition_site``: buildings are demolished (roofed -> cleared);
+* ``flooded_road``: a road that a water polygon covers from some frame on;
+* ``farm``, ``runway``, ``solar_farm``, ``parking_lot``: static layouts with seasonal / per-frame variation.
+
+Nuisances per frame: brightness and colour shift, +-1 px misregistration, clouds.
+
+References: Irvin et al., "TEOChat: A Large Vision-Language Assistant for Temporal Earth Observation Data",
+ICLR 2025, Sec. 3 (TEOChatlas tasks); the generator is this package's substitute for the imagery.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+
+import numpy as np
+from scipy import ndimage
+
+from iclr25.utils.seeding import check_seed
+
+__all__ = ["SCENES", "DAMAGE_LEVELS", "STATUSES", "BuildingTrack", "EOSequence", "generate_sequence",
+           "generate_sequences"]
+
+SCENES = ("residential", "construction_site", "demolition_site", "flooded_road", "farm", "runway", "solar_farm",
+          "parking_lot")
+DAMAGE_LEVELS = ("no_damage", "minor_damage", "major_damage", "destroyed")
+#: statuses of a building footprint in one frame
+STATUSES = ("absent", "cleared", "foundation", "roofed", "minor_damage", "major_damage", "destroyed")
+
+_ROOFS = np.array([[0.75, 0.2, 0.2], [0.2, 0.3, 0.75], [0.9, 0.9, 0.9], [0.9, 0.55, 0.1], [0.15, 0.6, 0.6]],
+                  dtype=np.float32)
+_CLEARED = np.array([0.62, 0.52, 0.36], dtype=np.float32)
+_FOUNDATION = np.array([0.45, 0.45, 0.47], dtype=np.float32)
+_WATER = np.array([0.1, 0.25, 0.55], dtype=np.float32)
+_ROAD = np.array([0.35, 0.35, 0.35], dtype=np.float32)
+
+
+@dataclasses.dataclass(frozen=True)
+class BuildingTrack:
+    """One building footprint: its pixel box ``(x1, y1, x2, y2)`` (half-open) and its status per frame, in
+    chronological order; ``damage`` is its damage level where a disaster struck (else ``None``)."""
+
+    box: tuple[int, int, int, int]
+    statuses: tuple[str, ...]
+    damage: str | None = None
+
+    @property
+    def change(self) -> str:
+        """``constructed``, ``demolished``, ``damaged`` or ``no_change`` between the first and last frame."""
+        first, last = self.statuses[0], self.statuses[-1]
+        if first != "roofed" and last == "roofed":
+            return "constructed"
+        if first == "roofed" and last == "cleared":
+            return "demolished"
+        if self.damage not in (None, "no_damage"):
+            return "damaged"
+        return "no_change"
+
+
+@dataclasses.dataclass(frozen=True)
+class EOSequence:
+    """A dated image sequence of one location.
+
+    ``frames`` is ``(T, H, W, 3)`` uint8 and ``dates`` (``"YYYY-MM-DD"``) in the *stored* order, which may be
+    shuffled; ``order`` is the chronological order (``frames[order]`` is sorted by date). Annotations
+    (``buildings``, ``flood_frames``) are chronological.
+    """
+
+    frames: np.ndarray
+    dates: tuple[str, ...]
+    scene: str = ""
+    buildings: tuple[BuildingTrack, ...] = ()
+    flood_frames: tuple[bool, ...] = ()
+    name: str = ""
+
+    @property
+    def n_frames(self) -> int:
+        return int(self.frames.shape[0])
+
+    @property
+    def size(self) -> int:
+        return int(self.frames.shape[1])
+
+    @property
+    def order(self) -> np.ndarray:
+        """Indices that sort the stored frames chronologically (stable on equal dates)."""
+        return np.argsort(np.array([_dt.date.fromisoformat(d).toordinal() for d in self.dates]), kind="stable")
+
+    def chronological(self) -> np.ndarray:
+        """The frames sorted by date, ``(T, H, W, 3)`` uint8."""
+        return self.frames[self.order]
+
+
+# ------------------------------------------------------------------------------------------ rendering
+def _terrain(rng: np.random.Generator, s: int) -> np.ndarray:
+    t = ndimage.gaussian_filter(rng.normal(size=(s, s)), sigma=s / 10)
+    t = (t - t.min()) / (np.ptp(t) + 1e-9)
+    green, brown = np.array([0.22, 0.42, 0.18]), np.array([0.45, 0.38, 0.24])
+    img = green[None, None] * (1 - t[..., None]) + brown[None, None] * t[..., None]
+    img = img + rng.normal(scale=0.02, size=(s, s, 3))
+    return img.astype(np.float32)
+
+
+def _place_boxes(rng: np.random.Generator, s: int, n: int, free: np.ndarray, lo: int, hi: int
+                 ) -> list[tuple[int, int, int, int]]:
+    boxes: list[tuple[int, int, int, int]] = []
+    for _ in range(200):
+        if len(boxes) == n:
+            break
+        w, h = (int(v) for v in rng.integers(lo, hi + 1, size=2))
+        x1, y1 = int(rng.integers(1, s - w)), int(rng.integers(1, s - h))
+        if free[max(0, y1 - 1):y1 + h + 1, max(0, x1 - 1):x1 + w + 1].all():
+            boxes.append((x1, y1, x1 + w, y1 + h))
+            free[max(0, y1 - 1):y1 + h + 1, max(0, x1 - 1):x1 + w + 1] = False
+    return boxes
+
+
+def _draw_building(img: np.ndarray, box: tuple[int, int, int, int], status: str, roof: np.ndarray,
+                   alt_roof: np.ndarray, rubble: np.ndarray, half: int) -> None:
+    x1, y1, x2, y2 = box
+    if status == "absent":
+        return
+    if status == "cleared":
+        img[y1:y2, x1:x2] = _CLEARED
+        return
+    if status == "foundation":
+        img[y1:y2, x1:x2] = _FOUNDATION
+        return
+    if status == "destroyed":
+        img[y1:y2, x1:x2] = rubble[y1:y2, x1:x2]
+        return
+    img[y1:y2, x1:x2] = alt_roof if status == "minor_damage" else roof
+    img[y1:y2, x1] *= 0.7  # a shadowed edge, so adjacent roofs stay separable
+    img[y2 - 1, x1:x2] *= 0.7
+    if status == "major_damage":
+        if half == 0:
+            xm = (x1 + x2) // 2
+            img[y1:y2, x1:xm] = rubble[y1:y2, x1:xm]
+        else:
+            ym = (y1 + y2) // 2
+            img[y1:ym, x1:x2] = rubble[y1:ym, x1:x2]
+
+
+def _road_mask(rng: np.random.Generator, s: int, horizontal: bool | None = None) -> np.ndarray:
+    m = np.zeros((s, s), dtype=bool)
+    horizontal = bool(rng.integers(2)) if horizontal is None else horizontal
+    c, w = int(rng.integers(s // 4, 3 * s // 4)), max(2, s // 12)
+    if horizontal:
+        m[c:c + w] = True
+    else:
+        m[:, c:c + w] = True
+    return m
+
+
+def _dates(rng: np.random.Generator, t: int) -> list[str]:
+    start = _dt.date(2015, 1, 1) + _dt.timedelta(days=int(rng.integers(0, 365 * 7)))
+    gaps = rng.integers(20, 400, size=t - 1)
+    days = np.concatenate([[0], np.cumsum(gaps)])
+    return [(start + _dt.timedelta(days=int(d))).isoformat() for d in days]
+
+
+def _nuisance(rng: np.random.Generator, img: np.ndarray, clouds: float) -> np.ndarray:
+    s = img.shape[0]
+    out = img * rng.uniform(0.85, 1.15) + rng.normal(scale=0.03, size=3)
+    dy, dx = (int(v) for v in rng.integers(-1, 2, size=2))
+    out = np.roll(out, (dy, dx), axis=(0, 1))
+    if rng.random() < clouds:
+        c = ndimage.gaussian_filter(rng.normal(size=(s, s)), sigma=s / 8)
+        c = np.clip((c - np.quantile(c, 0.8)) / (np.ptp(c) + 1e-9) * 6, 0, 0.8)[..., None]
+        out = out * (1 - c) + 0.95 * c
+    return out
+
+
+def generate_sequence(rng: np.random.Generator, *, size: int = 32, scene: str | None = None,
+                      n_frames: int | None = None, clouds: float = 0.1, shuffle: bool = True,
+                      name: str = "") -> EOSequence:
+    """Draw one sequence with ``rng`` (see the module docstring for the scene programs)."""
+    s = size
+    scene = SCENES[int(rng.integers(len(SCENES)))] if scene is None else scene
+    if scene not in SCENES:
+        raise ValueError(f"scene must be one of {SCENES}, got {scene!r}")
+    t = int(rng.integers(2, 6)) if n_frames is None else int(n_frames)
+    if scene == "construction_site":
+        t = max(t, 3)  # room for at least one construction stage between the first and the last frame
+    base = _terrain(rng, s)
+    free = np.ones((s, s), dtype=bool)
+    static = np.zeros((s, s, 3), dtype=np.float32)
+    static_mask = np.zeros((s, s), dtype=bool)
+    tracks: list[BuildingTrack] = []
+    flood = [False] * t
+    per_frame: list[np.ndarray] | None = None
+    lo, hi = max(4, s // 6), max(6, s // 4)
+    if scene in ("residential", "construction_site", "demolition_site", "flooded_road"):
+        if scene == "flooded_road":
+            road = _road_mask(rng, s)
+            static[road], static_mask[road] = _ROAD, True
+            free &= ~ndimage.binary_dilation(road, iterations=2)
+        n_b = int(rng.integers(2, 5)) if scene != "flooded_road" else int(rng.integers(1, 3))
+        boxes = _place_boxes(rng, s, n_b, free, lo, hi)
+        disaster = scene == "residential" and rng.random() < 0.5
+        n_change = 0
+        for k, box in enumerate(boxes):
+            st = ["roofed"] * t
+            damage = None
+            if scene == "residential" and disaster:
+                damage = DAMAGE_LEVELS[int(rng.choice(4, p=[0.3, 0.3, 0.2, 0.2]))]
+                st[-1] = "roofed" if damage == "no_damage" else damage
+            elif scene == "construction_site" and (k == 0 or rng.random() < 0.6) and n_change < 3:
+                start = int(rng.integers(1, t - 1)) if t > 2 else 1
+                stages = ["cleared", "foundation", "roofed"]
+                st = ["absent"] * t
+                for j in range(start, t):
+                    st[j] = stages[min(j - start, 2)]
+                if st[-1] != "roofed":  # the change must be complete in the last frame
+                    st[-1] = "roofed"
+                n_change += 1
+            elif scene == "demolition_site" and (k == 0 or rng.random() < 0.6) and n_change < 3:
+                when = int(rng.integers(1, t))
+                st = ["roofed"] * when + ["cleared"] * (t - when)
+                n_change += 1
+            tracks.append(BuildingTrack(box, tuple(st), damage))
+        if scene == "flooded_road":
+            when = int(rng.integers(1, t))
+            flood = [j >= when for j in range(t)]
+            rr = ndimage.binary_dilation(static_mask, iterations=int(rng.integers(2, 4)))
+            blob = ndimage.gaussian_filter(rng.normal(size=(s, s)), sigma=s / 8) > -0.05
+            water = rr & blob | static_mask
+    elif scene == "farm":
+        horizontal = bool(rng.integers(2))
+        w = int(rng.integers(3, 6))
+        phase = rng.uniform(0, 2 * np.pi)
+        per_frame = []
+        for j in range(t):
+            img = base.copy()
+            for k in range(0, s, w):
+                season = 0.5 + 0.5 * np.sin(phase + 1.3 * j + k)
+                col = np.array([0.25 + 0.5 * season, 0.5, 0.15], dtype=np.float32)
+                if horizontal:
+                    img[k:k + w - 1] = col
+                else:
+                    img[:, k:k + w - 1] = col
+            per_frame.append(img)
+    elif scene == "runway":
+        m = _road_mask(rng, s)
+        m = ndimage.binary_dilation(m, iterations=2)
+        static[m], static_mask[m] = np.array([0.5, 0.5, 0.52]), True
+        ys, xs = np.nonzero(m)
+        cy, cx = int(np.median(ys)), int(np.median(xs))
+        if np.ptp(xs) > np.ptp(ys):
+            for x in range(1, s, 4):
+                static[cy, x:x + 2] = 0.95
+        else:
+            for y in range(1, s, 4):
+                static[y:y + 2, cx] = 0.95
+    elif scene == "solar_farm":
+        x0, y0 = int(rng.integers(0, s // 4)), int(rng.integers(0, s // 4))
+        for y in range(y0, s - 2, 4):
+            for x in range(x0, s - 2, 5):
+                static[y:y + 3, x:x + 4], static_mask[y:y + 3, x:x + 4] = np.array([0.08, 0.12, 0.3]), True
+    elif scene == "parking_lot":
+        x0, y0 = int(rng.integers(0, s // 4)), int(rng.integers(0, s // 4))
+        x1, y1 = int(rng.integers(3 * s // 4, s)), int(rng.integers(3 * s // 4, s))
+        per_frame = []
+        for _ in range(t):
+            img = base.copy()
+            img[y0:y1, x0:x1] = np.array([0.3, 0.3, 0.32])
+            n_cars = int(rng.integers(4, 12))
+            for _ in range(n_cars):
+                cy, cx = int(rng.integers(y0, max(y0 + 1, y1 - 2))), int(rng.integers(x0, max(x0 + 1, x1 - 1)))
+                img[cy:cy + 2, cx:cx + 1] = _ROOFS[int(rng.integers(len(_ROOFS)))]
+            per_frame.append(img)
+    frames = []
+    roofs = [(_ROOFS[int(rng.integers(len(_ROOFS)))]) for _ in tracks]
+    alts = [_ROOFS[(int(np.nonzero((_ROOFS == r).all(1))[0][0]) + int(rng.integers(1, len(_ROOFS)))) % len(_ROOFS)]
+            for r in roofs]
+    rubble = (0.35 + 0.3 * rng.random((s, s, 1)) * np.array([1.0, 0.9, 0.8])).astype(np.float32)
+    halves = rng.integers(0, 2, size=len(tracks))
+    for j in range(t):
+        img = per_frame[j].copy() if per_frame is not None else base.copy()
+        img[static_mask] = static[static_mask]
+        if scene == "flooded_road" and flood[j]:
+            img[water] = _WATER
+        for tr, roof, alt, half in zip(tracks, roofs, alts, halves, strict=True):
+            _draw_building(img, tr.box, tr.statuses[j], roof, alt, rubble, int(half))
+        frames.append(_nuisance(rng, img, clouds))
+    frames_u8 = (np.clip(np.stack(frames), 0, 1) * 255).round().astype(np.uint8)
+    dates = _dates(rng, t)
+    perm = rng.permutation(t) if shuffle else np.arange(t)
+    return EOSequence(frames=frames_u8[perm], dates=tuple(dates[i] for i in perm), scene=scene,
+                      buildings=tuple(tracks), flood_frames=tuple(flood), name=name)
+
+
+def generate_sequences(n: int, *, seed: int = 0, size: int = 32, clouds: float = 0.1,
+                       scenes: tuple[str, ...] | None = None) -> list[EOSequence]:
+    """``n`` sequences with scene classes drawn uniformly from ``scenes`` (default: all eight)."""
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"n must be an integer >= 1, got {n!r}")
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 16:
+        raise ValueError(f"size must be an integer >= 16 (pixels), got {size!r}")
+    if not 0.0 <= clouds <= 1.0:
+        raise ValueError(f"clouds must be a probability in [0, 1], got {clouds!r}")
+    scenes = SCENES if scenes is None else tuple(scenes)
+    for sc in scenes:
+        if sc not in SCENES:
+            raise ValueError(f"scenes must be drawn from {SCENES}, got {sc!r}")
+    rng = np.random.default_rng(check_seed(seed))
+    return [generate_sequence(rng, size=int(size), scene=scenes[int(rng.integers(len(scenes)))], clouds=clouds,
+                              name=f"seq{i:05d}") for i in range(n)]

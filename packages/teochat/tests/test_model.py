@@ -1,0 +1,38 @@
+"""The architecture: image tokens spliced in order, answer-only loss mask, cached greedy decoding."""
+
+import torch
+
+from iclr25.teochat import ModelConfig, TinyTEOChat, Vocabulary
+from iclr25.teochat.assistant import _collate, _encode
+
+
+def _model():
+    v = Vocabulary()
+    torch.manual_seed(0)
+    return v, TinyTEOChat(ModelConfig(vocab_size=len(v), d_model=32, n_layers=2, n_heads=2, enc_channels=8),
+                          v.image, v.number_span).eval()
+
+
+def test_answer_only_loss_mask_and_image_tokens():
+    v, m = _model()
+    ids, n_prompt = _encode(v, "user : these are 2 satellite images : <image> <image> q ? assistant :", "yes", 16)
+    assert ids.count(v.image) == 32
+    _, valid, target = _collate([(ids, n_prompt)], v.pad, left=False)
+    assert int(target.sum()) == 2  # "yes" and <eos>; prompt and image positions are ignored
+
+
+def test_cached_greedy_decoding_equals_full_recomputation():
+    v, m = _model()
+    rows = [_encode(v, "user : this is a satellite image : image 1 : <image> what ? assistant :", None, 16),
+            _encode(v, "user : these are 2 satellite images : image 1 : <image> image 2 : <image> q ? assistant :",
+                    None, 16)]
+    ids, valid, _ = _collate(rows, v.pad, left=True)
+    frames = torch.randn(3, 3, 32, 32)
+    gen = m.generate(ids, valid, frames, eos=v.eos, max_new_tokens=5)
+    # reference: no cache, the whole sequence recomputed for every new token
+    cur, val = ids, valid
+    for k in range(5):
+        nxt = m(cur, val, frames)[:, -1].argmax(-1)
+        assert torch.equal(nxt[gen[:, k] != v.eos], gen[:, k][gen[:, k] != v.eos])
+        cur = torch.cat([cur, nxt[:, None]], 1)
+        val = torch.cat([val, torch.ones_like(val[:, :1])], 1)
