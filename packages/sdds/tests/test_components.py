@@ -14,7 +14,6 @@ from iclr25.sdds import (
     MaxCutEnergy,
     MDSEnergy,
     MISEnergy,
-    Sampler,
     SamplerConfig,
     beta_schedule,
     decode_ce,
@@ -113,11 +112,8 @@ def test_autoregressive_log_probs_are_normalised():
     np.testing.assert_allclose(s.log_q, np.asarray(_log_prob(model, s.x.astype(np.float32))), atol=1e-4)
 
 
-def test_gnn_sampler_checkpoint_round_trip(tmp_path):
-    graphs = random_graphs(3, 8, 10, seed=0)
-    energy = MISEnergy.from_graphs(graphs)
-    cfg = SamplerConfig(objective="rkl_rl", n_steps=4, hidden=8, n_layers=1, n_samples=8, temperature=0.1)
-    sampler = Sampler(make_model(cfg, energy, jax.random.key(0)), cfg, energy)
+def test_gnn_sampler_checkpoint_round_trip(tmp_path, trained_mis):
+    sampler, graphs, _ = trained_mis
     save_sampler(sampler, tmp_path / "ck")
     assert not any(p.suffix in (".pkl", ".pickle") for p in (tmp_path / "ck").iterdir())
     again = load_sampler(tmp_path / "ck")
@@ -125,9 +121,27 @@ def test_gnn_sampler_checkpoint_round_trip(tmp_path):
     b = again.sample(16, key=jax.random.key(5), index=1)
     np.testing.assert_array_equal(a.x, b.x)
     np.testing.assert_allclose(a.log_q, b.log_q, rtol=1e-6)
-    assert again.config == cfg
-    n1 = graphs[1][0]
+    assert again.config == sampler.config
+    assert set(again.history) == set(sampler.history)
+    n1 = int(np.asarray(sampler.energy.graphs.node_mask[1]).sum())
     assert np.all(a.x[:, n1:] == 0)  # padding nodes are never selected
+
+
+def test_gnn_aggregations_differ_and_mean_sees_the_degree():
+    # a star: with "mean" the centre and the leaves get the same averaged message from constant inputs,
+    # so only the log-degree feature can tell them apart; with "sum" the message itself scales with degree
+    import jax.numpy as jnp
+
+    from iclr25.sdds.models import GNN
+
+    energy = MISEnergy.from_graphs([(5, np.array([[0, 1], [0, 2], [0, 3], [0, 4]]))])
+    x = jnp.zeros(5)
+    rand = jnp.zeros((5, 0))
+    for agg in ("sum", "mean"):
+        model = GNN(hidden=8, n_layers=1, n_random=0, aggregation=agg, key=jax.random.key(0))
+        logits, _ = eqx.filter_jit(lambda m, g: m(x, 2, 4, rand, g))(model, energy.graphs.take(0))
+        assert abs(float(logits[0] - logits[1])) > 1e-4, agg  # centre differs from a leaf
+        np.testing.assert_allclose(np.asarray(logits[1:]), float(logits[1]), rtol=1e-5)  # leaves agree
 
 
 def test_symmetric_network_is_equivariant_to_the_global_flip():

@@ -116,12 +116,33 @@ def test_bad_estimator_arguments():
         neural_mcmc(UniformProposal(9), e, 0.4, n_chains=4, n_steps=4, burn_in=4)
 
 
+def test_bad_aggregation():
+    with pytest.raises(ValueError, match="aggregation"):
+        SamplerConfig(aggregation="max")
+
+
+def test_a_0_2_gnn_checkpoint_is_refused_not_silently_reinterpreted(tmp_path):
+    from iclr25.sdds import Sampler, random_graphs, save_sampler
+    from iclr25.sdds.diffusion import make_model
+
+    energy = MISEnergy.from_graphs(random_graphs(2, 6, 8, seed=0))
+    cfg = SamplerConfig(objective="rkl_rl", n_steps=2, hidden=4, n_layers=1, n_samples=4, temperature=0.1)
+    save_sampler(Sampler(make_model(cfg, energy, jax.random.key(0)), cfg, energy), tmp_path / "ck")
+    spec = json.loads((tmp_path / "ck" / "config.json").read_text())
+    del spec["config"]["aggregation"]  # what 0.2 wrote
+    (tmp_path / "ck" / "config.json").write_text(json.dumps(spec))
+    with pytest.raises(ValueError, match=r"config.json.*< 0.3"):
+        load_sampler(tmp_path / "ck")
+
+
 def test_bad_decode_input():
     m = MISEnergy.from_graphs([(3, np.array([[0, 1]]))])
     with pytest.raises(ValueError, match="probs"):
         decode_ce(m, np.full((2, 4), 0.5))
     with pytest.raises(ValueError, match="probs"):
         decode_ce(m, np.full((2, 3), 1.5))
+    with pytest.raises(ValueError, match="index"):
+        decode_ce(m, np.full((2, 3), 0.5), 3)
 
 
 def test_bad_checkpoint(tmp_path):

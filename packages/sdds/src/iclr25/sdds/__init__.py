@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from .checkpoint import load_sampler as load_sampler
     from .checkpoint import read_checkpoint_spec as read_checkpoint_spec
     from .checkpoint import save_sampler as save_sampler
+    from .decoding import decode_ce as decode_ce
+    from .decoding import decode_no_model as decode_no_model
     from .diffusion import Sampler as Sampler
     from .diffusion import SamplerConfig as SamplerConfig
     from .diffusion import Samples as Samples
@@ -28,9 +30,7 @@ if TYPE_CHECKING:
     from .energy import MDSEnergy as MDSEnergy
     from .energy import MISEnergy as MISEnergy
     from .energy import QUBOEnergy as QUBOEnergy
-    from .energy import decode_ce as decode_ce
     from .energy import from_bqm as from_bqm
-    from .energy import random_graphs as random_graphs
     from .estimators import MIN_ESS_FRACTION as MIN_ESS_FRACTION
     from .estimators import Estimate as Estimate
     from .estimators import MCMCResult as MCMCResult
@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from .exact import exact_ising as exact_ising
     from .exact import exact_mis as exact_mis
     from .exact import greedy_mis as greedy_mis
+    from .graphs import PaddedGraphs as PaddedGraphs
+    from .graphs import random_graphs as random_graphs
     from .memory import peak_memory as peak_memory
     from .metropolis import MetropolisResult as MetropolisResult
     from .metropolis import metropolis as metropolis
@@ -69,9 +71,11 @@ _EXPORTS = {
     "MDSEnergy": "energy",
     "MISEnergy": "energy",
     "QUBOEnergy": "energy",
-    "decode_ce": "energy",
+    "decode_ce": "decoding",
+    "decode_no_model": "decoding",
     "from_bqm": "energy",
-    "random_graphs": "energy",
+    "PaddedGraphs": "graphs",
+    "random_graphs": "graphs",
     "Estimate": "estimators",
     "MCMCResult": "estimators",
     "MIN_ESS_FRACTION": "estimators",

@@ -11,6 +11,7 @@ References: Sanokowski et al., ICLR 2025, Sec. 5.2 (autoregressive baselines); W
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 import equinox as eqx
@@ -105,13 +106,15 @@ class AutoregressiveSampler:
 
 def train_autoregressive(energy: Energy, *, temperature: float, n_epochs: int = 300, n_samples: int = 256,
                          hidden: int = 64, learning_rate: float = 1e-3, temperature_start: float | None = None,
-                         key: Any = None, seed: int = 0, show_progress: bool = True) -> AutoregressiveSampler:
+                         key: Any = None, seed: int = 0, show_progress: bool = True,
+                         callback: Callable[[int, float], None] | None = None) -> AutoregressiveSampler:
     r"""Train the masked-MLP sampler by REINFORCE on the reverse KL (the VAN objective).
 
     .. math:: \nabla_\theta\, T\,\mathrm{KL}(q \| p) = \mathbb{E}_q[(T \ln q(x) + E(x) - b)\, \nabla_\theta \ln q(x)]
 
     with b the batch mean; the temperature is annealed linearly from ``temperature_start`` over 3/4 of the
-    epochs. References: Wu, Wang & Zhang, PRL 2019, Eq. 4; Sanokowski et al., ICLR 2025, Sec. 5.2.
+    epochs. ``callback(epoch, free_energy)`` is called after every epoch with the batch's variational free energy
+    mean(T ln q + E). References: Wu, Wang & Zhang, PRL 2019, Eq. 4; Sanokowski et al., ICLR 2025, Sec. 5.2.
     """
     if not isinstance(energy, Energy):
         raise TypeError(f"energy must be an iclr25.sdds Energy, got {type(energy).__name__}")
@@ -150,4 +153,7 @@ def train_autoregressive(energy: Energy, *, temperature: float, n_epochs: int = 
         temp = t0 + (t_end - t0) * frac
         model, opt_state, free = step(model, opt_state, k, jnp.asarray(temp, jnp.float32))
         hist.append(float(free))
-    return AutoregressiveSampler(model, energy, {"loss": np.asarray(hist)})
+        if callback is not None:
+            callback(epoch, hist[-1])
+    # "free_energy" as in the diffusion sampler's history (the REINFORCE surrogate itself is not recorded)
+    return AutoregressiveSampler(model, energy, {"free_energy": np.asarray(hist)})

@@ -105,7 +105,8 @@ def energy_to_spec(energy: Energy) -> tuple[dict[str, Any], dict[str, np.ndarray
 def energy_from_spec(meta: dict[str, Any], arrays: Any) -> Energy:
     import jax.numpy as jnp  # noqa: PLC0415
 
-    from .energy import IsingEnergy, PaddedGraphs  # noqa: PLC0415
+    from .energy import IsingEnergy  # noqa: PLC0415
+    from .graphs import PaddedGraphs  # noqa: PLC0415
 
     kinds = _kinds()
     kind = meta.get("kind")
@@ -173,6 +174,11 @@ def load_sampler(directory: str | os.PathLike[str]) -> Sampler:
         energy = energy_from_spec(spec["energy"], arrays)
     except (TypeError, ValueError, KeyError) as exc:
         raise DataFileError(d / "energy.npz", f"does not match the {kind} in config.json ({exc})") from exc
+    if "aggregation" not in spec["config"] and energy.lattice_shape is None and config.model != "cnn":
+        # 0.2 divided the GNN's messages by the degree without a degree feature; the same weights under the
+        # summed messages of 0.3 would load without error and mean something else
+        raise DataFileError(d / "config.json", "a GNN sampler written by iclr25-sdds < 0.3 (degree-averaged "
+                                               "messages, no longer available); retrain it with 'iclr25 sdds train'")
     skeleton = make_model(config, energy, jax.random.key(0))
     try:
         model = eqx.tree_deserialise_leaves(d / "model.eqx", skeleton)

@@ -21,7 +21,7 @@ MIN_ESS_FRACTION = 0.1
 DESCRIPTION = """Scalable discrete diffusion samplers (Sanokowski et al., ICLR 2025).
 
   demo                       train a small Ising sampler (fKL w/ MC), SN-NIS and neural MCMC vs exact values
-  repro                      reduced-scale reproduction: critical Ising, MIS, memory versus steps
+  repro                      reduced-scale reproduction: critical Ising L = 6, 8, 12, MIS, memory versus steps
   train --config FILE        train a sampler from a JSON config, write a checkpoint folder
   estimate --checkpoint DIR  SN-NIS estimates (and exact values for Ising lattices) of a checkpoint; estimates
                              with an ESS fraction below --min-ess (0.1) carry a warning
@@ -49,7 +49,8 @@ def repro(args: argparse.Namespace) -> int:
 
 
 def _problem_from_spec(spec: Any, path: Path) -> Any:
-    from .energy import IsingEnergy, MISEnergy, random_graphs  # noqa: PLC0415
+    from .energy import IsingEnergy, MISEnergy
+    from .graphs import random_graphs  # noqa: PLC0415
 
     kind = spec["kind"]
     try:

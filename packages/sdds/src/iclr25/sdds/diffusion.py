@@ -23,8 +23,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .energy import Energy, PaddedGraphs
-from .models import GNN, LatticeCNN
+from .energy import Energy
+from .graphs import PaddedGraphs
+from .models import AGGREGATIONS, GNN, LatticeCNN
 from .noise import SCHEDULES, beta_schedule, log_forward
 
 __all__ = ["SamplerConfig", "Samples", "Sampler", "OBJECTIVES", "make_model", "sample_trajectories"]
@@ -69,6 +70,9 @@ class SamplerConfig:
         ``"auto"`` is the lattice CNN for lattice energies and the GNN otherwise.
     hidden, n_layers, n_random_features
         Network width, depth and (GNN) number of random node features redrawn at every step.
+    aggregation : {"sum", "mean"}
+        GNN message aggregation: ``"sum"`` (the reference's ``segment_sum``, default) or ``"mean"`` (divided by
+        the degree, with log(1 + degree) added to the node features). The lattice CNN ignores it.
     n_samples : int
         Trajectories per instance per epoch (the M of SN-NIS).
     instances_per_batch : int
@@ -80,9 +84,15 @@ class SamplerConfig:
         after ``n_equil`` epochs over ``n_anneal`` epochs (default: 3/4 of the epochs), "linear" or "exp".
     step_minibatch : int
         Diffusion steps per gradient update for ``rkl_rl`` and ``fkl_nis``.
-    ppo_clip, value_weight, td_k, ppo_epochs, reward_ema
+    ppo_epochs : int
+        PPO passes over each collected batch of trajectories: every pass visits the T steps in random chunks of
+        ``step_minibatch``, so one batch gets ``ppo_epochs * (T // step_minibatch)`` gradient updates. The
+        default 1 is what the MIS ladder of the README supports: with summed GNN messages, 300 epochs of 1 or 2
+        passes decode to 0.943 / 0.944 of the optimum (equal samples), and at equal wall time 1 pass x 300
+        epochs (0.943) beats 4 passes x 100 epochs (0.930).
+    ppo_clip, value_weight, td_k, reward_ema
         PPO: clip range, critic weight c1 in (1-c1) actor + c1 critic, GAE lambda = TD_k^(-1/T) (gamma = 1),
-        passes over the collected steps per epoch, and the decay of the moving reward mean/std.
+        and the decay of the moving reward mean/std.
     symmetric : bool
         Make the network equivariant to the global flip x -> 1 - x (odd logits), so that q is exactly
         symmetric; for zero-field Ising models this stops the sampler from collapsing onto one of the two
@@ -98,6 +108,7 @@ class SamplerConfig:
     hidden: int = 32
     n_layers: int = 3
     n_random_features: int = 3
+    aggregation: str = "sum"
     n_samples: int = 64
     instances_per_batch: int = 1
     n_epochs: int = 200
@@ -123,6 +134,8 @@ class SamplerConfig:
             raise ValueError(f"schedule must be one of {SCHEDULES}, got {self.schedule!r}")
         if self.model not in ("auto", "cnn", "gnn"):
             raise ValueError(f"model must be 'auto', 'cnn' or 'gnn', got {self.model!r}")
+        if self.aggregation not in AGGREGATIONS:
+            raise ValueError(f"aggregation must be one of {AGGREGATIONS}, got {self.aggregation!r}")
         if self.anneal not in ("linear", "exp"):
             raise ValueError(f"anneal must be 'linear' or 'exp', got {self.anneal!r}")
         for name in ("n_steps", "hidden", "n_layers", "n_samples", "instances_per_batch", "n_epochs",
@@ -189,7 +202,7 @@ def make_model(config: SamplerConfig, energy: Energy, key: jax.Array) -> eqx.Mod
         return LatticeCNN(energy.lattice_shape[0], hidden=config.hidden, n_layers=config.n_layers,
                           symmetric=config.symmetric, key=key)
     return GNN(hidden=config.hidden, n_layers=config.n_layers, n_random=config.n_random_features,
-               symmetric=config.symmetric, key=key)
+               symmetric=config.symmetric, aggregation=config.aggregation, key=key)
 
 
 def _n_random(model: eqx.Module) -> int:
@@ -281,8 +294,10 @@ class Samples:
 class Sampler:
     """A trained diffusion sampler: the network, its configuration and its training history.
 
-    ``history`` holds per-epoch arrays: ``temperature``, ``loss``, ``energy`` (mean E(X_0)) and ``ess``
-    (fKL: effective sample size fraction of the epoch's weights; NaN otherwise).
+    ``history`` holds per-epoch arrays with one meaning for every objective: ``temperature``, ``loss`` (the
+    loss the optimiser minimised: PPO's clipped loss, the fKL or DiffUCO surrogate), ``free_energy`` (the
+    batch's variational free energy E + T (log q - log p_fwd), an upper bound on -T log Z), ``energy`` (mean
+    E(X_0)) and ``ess`` (ESS / M of the batch's importance weights; NaN at temperature 0).
     """
 
     model: Any

@@ -1,15 +1,12 @@
-"""Energy functions on binary variables X in {0,1}^N and conditional-expectation decoding.
+"""Energy functions on binary variables X in {0,1}^N (Ising, QUBO, MIS, MaxCut, MDS, MaxClique).
 
 Every energy here is *multilinear* in X (no variable appears squared), so it is also the exact expectation
 of the energy under independent Bernoulli variables with means X, and the change of energy when one bit is
-set is ``E(x | x_i=1) - E(x | x_i=0)``. That is what makes conditional-expectation (CE) decoding exact.
+set, ``E(x | x_i=1) - E(x | x_i=0)``, is what conditional-expectation decoding (:mod:`iclr25.sdds.decoding`)
+compares. The pairwise energies also give that change from the neighbours of i alone
+(``flip_delta``), which makes decoding O(|E|) instead of O(N |E|). Graphs: :mod:`iclr25.sdds.graphs`.
 
-Graphs are stored padded, so a data set of graphs of different sizes has fixed array shapes under ``jit``:
-``senders``/``receivers`` (G, E) index the nodes of each edge (each undirected edge once), ``edge_weight``
-(G, E) is 0 on padding edges and ``node_mask`` (G, N) is 0 on padding nodes.
-
-References: Sanokowski et al., ICLR 2025, Sec. 2 and App. C (energy functions); DiffUCO (ICML 2024) for the
-conditional-expectation decoding.
+References: Sanokowski et al., ICLR 2025, Sec. 2 and App. C (energy functions).
 """
 
 from __future__ import annotations
@@ -22,79 +19,14 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from .graphs import PaddedGraphs, lattice_edges, random_graphs
+
 __all__ = [
-    "PaddedGraphs", "Energy", "IsingModelEnergy", "IsingEnergy", "QUBOEnergy", "MISEnergy", "MaxCutEnergy",
-    "MDSEnergy", "MaxCliqueEnergy", "lattice_edges", "random_graphs", "decode_ce", "from_bqm",
+    "Energy", "IsingModelEnergy", "IsingEnergy", "QUBOEnergy", "MISEnergy", "MaxCutEnergy", "MDSEnergy",
+    "MaxCliqueEnergy", "from_bqm",
+    # re-exported from .graphs (0.2 had them here)
+    "PaddedGraphs", "lattice_edges", "random_graphs",
 ]
-
-
-class PaddedGraphs(eqx.Module):
-    """A stack of G graphs padded to N nodes and E undirected edges (each stored once)."""
-
-    senders: jax.Array      # (G, E) int32
-    receivers: jax.Array    # (G, E) int32
-    edge_weight: jax.Array  # (G, E) float32, 0 on padding edges
-    node_mask: jax.Array    # (G, N) float32, 0 on padding nodes
-
-    @property
-    def n_graphs(self) -> int:
-        return int(self.node_mask.shape[0])
-
-    @property
-    def n_nodes(self) -> int:
-        return int(self.node_mask.shape[1])
-
-    def take(self, index: Any) -> PaddedGraphs:
-        """The graphs at ``index`` (an int or an integer array), as a pytree slice."""
-        return jax.tree_util.tree_map(lambda a: a[index], self)
-
-    @classmethod
-    def from_edge_lists(cls, graphs: Sequence[tuple[int, Any]], *, weights: Sequence[Any] | None = None,
-                        n_nodes: int | None = None) -> PaddedGraphs:
-        """Pad a list of ``(n_nodes, edges (m, 2))`` pairs (optionally with per-edge weights)."""
-        if len(graphs) == 0:
-            raise ValueError("graphs must be a non-empty list of (n_nodes, edges) pairs, got an empty list")
-        sizes, edge_arrays = [], []
-        for k, item in enumerate(graphs):
-            if not (isinstance(item, tuple) and len(item) == 2):
-                raise TypeError(f"graphs[{k}] must be a (n_nodes, edges) pair, got {type(item).__name__}")
-            n, edges = item
-            if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-                raise ValueError(f"graphs[{k}]: n_nodes must be a positive integer, got {n!r}")
-            e = np.asarray(edges)
-            if e.size == 0:
-                e = np.zeros((0, 2), dtype=np.int64)
-            if e.ndim != 2 or e.shape[1] != 2:
-                raise ValueError(f"graphs[{k}]: edges must have shape (m, 2), got {e.shape}")
-            if not np.issubdtype(e.dtype, np.integer):
-                raise TypeError(f"graphs[{k}]: edges must be integers, got dtype {e.dtype}")
-            if e.size and (e.min() < 0 or e.max() >= n):
-                raise ValueError(f"graphs[{k}]: edges must be node ids in [0, {n}), got [{e.min()}, {e.max()}]")
-            if e.size and np.any(e[:, 0] == e[:, 1]):
-                raise ValueError(f"graphs[{k}]: edges must not contain self-loops")
-            sizes.append(int(n))
-            edge_arrays.append(e.astype(np.int64))
-        n_max = max(sizes) if n_nodes is None else int(n_nodes)
-        if n_max < max(sizes):
-            raise ValueError(f"n_nodes={n_max} is smaller than the largest graph ({max(sizes)} nodes)")
-        e_max = max(1, max(len(e) for e in edge_arrays))
-        G = len(graphs)
-        snd = np.zeros((G, e_max), np.int32)
-        rcv = np.zeros((G, e_max), np.int32)
-        w = np.zeros((G, e_max), np.float32)
-        mask = np.zeros((G, n_max), np.float32)
-        for k, (n, e) in enumerate(zip(sizes, edge_arrays, strict=True)):
-            m = len(e)
-            snd[k, :m], rcv[k, :m] = e[:, 0], e[:, 1]
-            if weights is None:
-                w[k, :m] = 1.0
-            else:
-                wk = np.asarray(weights[k], dtype=np.float64)
-                if wk.shape != (m,) or not np.all(np.isfinite(wk)):
-                    raise ValueError(f"weights[{k}] must be {m} finite numbers, got shape {wk.shape}")
-                w[k, :m] = wk
-            mask[k, :n] = 1.0
-        return cls(jnp.asarray(snd), jnp.asarray(rcv), jnp.asarray(w), jnp.asarray(mask))
 
 
 def _check_states(x: Any, n_nodes: int, name: str = "x") -> np.ndarray:
@@ -140,6 +72,16 @@ class Energy(eqx.Module):
     def _energy(self, x: jax.Array, graph: PaddedGraphs) -> jax.Array:
         raise NotImplementedError
 
+    def _flip_delta(self, x: jax.Array, i: jax.Array, nbr: jax.Array, w: jax.Array,
+                    graph: PaddedGraphs) -> jax.Array:
+        """E(x | x_i = 1) - E(x | x_i = 0) for one state ``x`` (N,) of ``graph``; ``nbr``/``w`` (D,) are the
+        neighbours of i and their edge weights (:func:`iclr25.sdds.graphs.neighbour_table`, 0-padded).
+
+        This fallback evaluates the energy twice (O(|E|)); pairwise energies override it with an O(D) sum.
+        """
+        del nbr, w
+        return self._energy(x.at[i].set(1.0), graph) - self._energy(x.at[i].set(0.0), graph)
+
     def energy_of(self, x: jax.Array, index: jax.Array) -> jax.Array:
         """E of one state ``x`` (N,) on instance ``index``; traceable (no input checks)."""
         return self._energy(x, self.graphs.take(index))
@@ -183,6 +125,10 @@ class IsingModelEnergy(Energy):
         # the constructors build one instance, so the fields are row 0
         return -pair - jnp.sum(graph.node_mask * self.fields[0] * s)
 
+    def _flip_delta(self, x, i, nbr, w, graph):
+        # s_i goes -1 -> +1: dE = -2 (sum_j J_ij s_j + h_i)
+        return -2.0 * (jnp.sum(w * _spins(x[nbr])) + graph.node_mask[i] * self.fields[0, i])
+
     @classmethod
     def from_couplings(cls, n_nodes: int, edges: Any, couplings: Any, fields: Any | None = None) -> IsingModelEnergy:
         """An Ising model on ``n_nodes`` spins with couplings J on ``edges`` (m, 2) and optional fields h."""
@@ -191,16 +137,6 @@ class IsingModelEnergy(Energy):
         if h.shape != (n_nodes,) or not np.all(np.isfinite(h)):
             raise ValueError(f"fields must be {n_nodes} finite numbers, got shape {h.shape}")
         return cls(graphs, jnp.asarray(h[None, :], jnp.float32))
-
-
-def lattice_edges(L: int) -> np.ndarray:
-    """Edges (2 L^2, 2) of the periodic L x L square lattice; node i = row * L + column."""
-    if isinstance(L, bool) or not isinstance(L, (int, np.integer)) or L < 3:
-        raise ValueError(f"L (lattice size) must be an integer >= 3, got {L!r}")
-    idx = np.arange(L * L).reshape(L, L)
-    right = np.stack([idx.ravel(), np.roll(idx, -1, axis=1).ravel()], axis=1)
-    down = np.stack([idx.ravel(), np.roll(idx, -1, axis=0).ravel()], axis=1)
-    return np.concatenate([right, down])
 
 
 class IsingEnergy(IsingModelEnergy):
@@ -251,6 +187,10 @@ class QUBOEnergy(Energy):
         quad = jnp.sum(graph.edge_weight * x[graph.senders] * x[graph.receivers])
         return quad + jnp.sum(self.linear[0] * x) + self.offset
 
+    def _flip_delta(self, x, i, nbr, w, graph):
+        del graph
+        return jnp.sum(w * x[nbr]) + self.linear[0, i]
+
     @classmethod
     def from_arrays(cls, n_nodes: int, edges: Any, quadratic: Any, linear: Any, offset: float = 0.0) -> QUBOEnergy:
         graphs = PaddedGraphs.from_edge_lists([(n_nodes, np.asarray(edges))], weights=[quadratic])
@@ -298,6 +238,9 @@ class MISEnergy(Energy):
         pen = jnp.sum(graph.edge_weight * x[graph.senders] * x[graph.receivers])
         return -self.A * jnp.sum(graph.node_mask * x) + self.B * pen
 
+    def _flip_delta(self, x, i, nbr, w, graph):
+        return -self.A * graph.node_mask[i] + self.B * jnp.sum(w * x[nbr])
+
     @classmethod
     def from_graphs(cls, graphs: Sequence[tuple[int, Any]], *, A: float = 1.0, B: float = 1.2,
                     n_nodes: int | None = None) -> MISEnergy:
@@ -340,6 +283,10 @@ class MaxCutEnergy(Energy):
         s = _spins(x)
         return jnp.sum(graph.edge_weight * s[graph.senders] * s[graph.receivers])
 
+    def _flip_delta(self, x, i, nbr, w, graph):
+        del i, graph
+        return 2.0 * jnp.sum(w * _spins(x[nbr]))
+
     @classmethod
     def from_graphs(cls, graphs: Sequence[tuple[int, Any]], *, n_nodes: int | None = None) -> MaxCutEnergy:
         return cls(PaddedGraphs.from_edge_lists(graphs, n_nodes=n_nodes))
@@ -372,68 +319,10 @@ class MDSEnergy(Energy):
         return cls(PaddedGraphs.from_edge_lists(graphs, n_nodes=n_nodes), float(B))
 
 
-def random_graphs(n_graphs: int, n_min: int, n_max: int, *, p: float | None = None, mean_degree: float = 6.0,
-                  seed: int = 0) -> list[tuple[int, np.ndarray]]:
-    """Erdos-Renyi graphs with a uniform number of nodes in [n_min, n_max] as ``(n, edges)`` pairs.
+def __getattr__(name: str) -> Any:
+    # decode_ce lived here until 0.2; it is in .decoding now (which imports this module)
+    if name == "decode_ce":
+        from .decoding import decode_ce  # noqa: PLC0415
 
-    The edge probability is ``p`` or ``mean_degree / (n - 1)``.
-    """
-    if n_graphs < 1 or n_min < 2 or n_max < n_min:
-        raise ValueError(f"need n_graphs >= 1 and 2 <= n_min <= n_max, got {n_graphs}, {n_min}, {n_max}")
-    rng = np.random.default_rng(seed)
-    out = []
-    for _ in range(n_graphs):
-        n = int(rng.integers(n_min, n_max + 1))
-        prob = p if p is not None else min(1.0, mean_degree / (n - 1))
-        iu = np.triu_indices(n, 1)
-        keep = rng.random(len(iu[0])) < prob
-        out.append((n, np.stack([iu[0][keep], iu[1][keep]], axis=1)))
-    return out
-
-
-def _ce_single(energy: Energy, x: jax.Array, index: jax.Array) -> jax.Array:
-    graph = energy.graphs.take(index)
-
-    def step(x, i):
-        e1 = energy._energy(x.at[i].set(1.0), graph)
-        e0 = energy._energy(x.at[i].set(0.0), graph)
-        # padding nodes stay 0
-        xi = jnp.where((e1 < e0) & (graph.node_mask[i] > 0), 1.0, 0.0)
-        return x.at[i].set(xi), None
-
-    x, _ = jax.lax.scan(step, x, jnp.arange(x.shape[0]))
-    return x
-
-
-@eqx.filter_jit
-def _decode_ce(energy: Energy, probs: jax.Array, index: jax.Array) -> jax.Array:
-    return jax.vmap(lambda p, i: _ce_single(energy, p, i))(probs, index)
-
-
-def decode_ce(energy: Energy, probs: Any, index: Any = 0) -> np.ndarray:
-    r"""Conditional-expectation decoding: fix the bits in node order, each to the value of lower expected energy.
-
-    For bit i, with bits < i already fixed and bits > i still at their probabilities,
-    :math:`x_i = \arg\min_{v \in \{0,1\}} \mathbb{E}[E(X) | X_{<i}, X_i = v]`; for a multilinear energy that
-    expectation is E evaluated at the probabilities. For MIS (B > A) the result is a maximal independent set.
-
-    Parameters
-    ----------
-    energy : Energy
-    probs : array (B, N) or (N,)
-        Bernoulli probabilities (or binary samples) in [0, 1].
-    index : int or array (B,)
-        Instance of each row.
-
-    References: Sanokowski et al. (DiffUCO), ICML 2024, Sec. 3.4; used for CO results in ICLR 2025, Sec. 5.1.
-    """
-    p = np.asarray(probs, dtype=np.float64)
-    single = p.ndim == 1
-    p = np.atleast_2d(p)
-    if p.shape[-1] != energy.n_nodes or p.ndim != 2 or p.shape[0] == 0:
-        raise ValueError(f"probs must have shape (B, {energy.n_nodes}) or ({energy.n_nodes},), got {np.shape(probs)}")
-    if not np.all(np.isfinite(p)) or p.min() < 0 or p.max() > 1:
-        raise ValueError("probs must be finite probabilities in [0, 1]")
-    idx = np.broadcast_to(np.asarray(index, dtype=np.int32), (p.shape[0],))
-    out = np.asarray(_decode_ce(energy, jnp.asarray(p, jnp.float32), jnp.asarray(idx)))
-    return out[0] if single else out
+        return decode_ce
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

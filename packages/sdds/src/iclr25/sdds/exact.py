@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .energy import Energy, lattice_edges
+from .energy import Energy
+from .graphs import lattice_edges
 
 __all__ = ["ExactIsing", "exact_ising", "exact_enumeration", "exact_mis", "greedy_mis", "BETA_CRITICAL"]
 

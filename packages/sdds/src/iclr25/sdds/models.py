@@ -17,9 +17,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .energy import PaddedGraphs
+from .graphs import PaddedGraphs
 
-__all__ = ["LatticeCNN", "GNN", "time_embedding"]
+__all__ = ["AGGREGATIONS", "LatticeCNN", "GNN", "time_embedding"]
 
 N_TIME = 8
 
@@ -113,11 +113,24 @@ def _per_site(norm: eqx.nn.LayerNorm, h: jax.Array) -> jax.Array:
     return (h - mean) * jax.lax.rsqrt(var + norm.eps) * norm.weight + norm.bias
 
 
+AGGREGATIONS = ("sum", "mean")
+
+
 class GNN(eqx.Module):
-    """Encode-process-decode GNN; messages are summed with ``jax.ops.segment_sum`` and mean-normalised."""
+    r"""Encode-process-decode GNN with ``jax.ops.segment_sum`` message passing.
+
+    Layer l: :math:`m_i = \sum_{j \in N(i)} w_{ij} W_l h_j` (``aggregation="sum"``, the reference's
+    ``segment_sum``), or that sum divided by the degree d_i (``"mean"``), in which case the encoder also gets
+    :math:`\log(1 + d_i)` as a node feature, so the degree is still seen; then
+    :math:`h_i \leftarrow \mathrm{LayerNorm}(h_i + \mathrm{MLP}([h_i, m_i]))`. A plain mean without the degree
+    feature (what 0.2 did) hides each node's degree, the signal min-degree greedy MIS relies on.
+
+    References: Sanokowski et al., ICLR 2025, App. A.2 (encode-process-decode GNN, random node features).
+    """
 
     n_random: int = eqx.field(static=True)
     symmetric: bool = eqx.field(static=True)
+    aggregation: str = eqx.field(static=True)
     enc: eqx.nn.Linear
     msg: list
     upd: list
@@ -126,11 +139,15 @@ class GNN(eqx.Module):
     value: eqx.nn.MLP
 
     def __init__(self, *, hidden: int = 64, n_layers: int = 3, n_random: int = 3, symmetric: bool = False,
-                 key: jax.Array):
+                 aggregation: str = "sum", key: jax.Array):
+        if aggregation not in AGGREGATIONS:
+            raise ValueError(f"aggregation must be one of {AGGREGATIONS}, got {aggregation!r}")
         keys = jax.random.split(key, 2 * n_layers + 3)
         self.n_random = n_random
         self.symmetric = symmetric
-        self.enc = eqx.nn.Linear(1 + n_random + N_TIME, hidden, key=keys[0])
+        self.aggregation = aggregation
+        n_deg = 1 if aggregation == "mean" else 0
+        self.enc = eqx.nn.Linear(1 + n_random + N_TIME + n_deg, hidden, key=keys[0])
         self.msg = [eqx.nn.Linear(hidden, hidden, key=keys[1 + i]) for i in range(n_layers)]
         self.upd = [eqx.nn.MLP(2 * hidden, hidden, hidden, 1, activation=jax.nn.silu, key=keys[1 + n_layers + i])
                     for i in range(n_layers)]
@@ -147,16 +164,21 @@ class GNN(eqx.Module):
         n = s.shape[0]
         s = s[:, None]
         temb = jnp.broadcast_to(time_embedding(step, n_steps), (n, N_TIME))
-        h = jax.vmap(self.enc)(jnp.concatenate([s, rand, temb], axis=1))
         snd, rcv, w = graph.senders, graph.receivers, graph.edge_weight
-        deg = (jax.ops.segment_sum(jnp.abs(w), rcv, num_segments=n)
-               + jax.ops.segment_sum(jnp.abs(w), snd, num_segments=n))
-        inv_deg = 1.0 / jnp.maximum(deg, 1.0)
+        feats = [s, rand, temb]
+        if self.aggregation == "mean":
+            deg = (jax.ops.segment_sum(jnp.abs(w), rcv, num_segments=n)
+                   + jax.ops.segment_sum(jnp.abs(w), snd, num_segments=n))
+            scale = (1.0 / jnp.maximum(deg, 1.0))[:, None]
+            feats.append(jnp.log1p(deg)[:, None])
+        else:
+            scale = 1.0
+        h = jax.vmap(self.enc)(jnp.concatenate(feats, axis=1))
         mask = graph.node_mask[:, None]
         for lin, upd, norm in zip(self.msg, self.upd, self.norms, strict=True):
             m = jax.vmap(lin)(h)
             agg = (jax.ops.segment_sum(w[:, None] * m[snd], rcv, num_segments=n)
-                   + jax.ops.segment_sum(w[:, None] * m[rcv], snd, num_segments=n)) * inv_deg[:, None]
+                   + jax.ops.segment_sum(w[:, None] * m[rcv], snd, num_segments=n)) * scale
             h = jax.vmap(norm)(h + jax.vmap(upd)(jnp.concatenate([h, agg], axis=1))) * mask
         logits = jax.vmap(self.dec)(h)
         pooled = jnp.sum(h, axis=0) / jnp.maximum(jnp.sum(mask), 1.0)

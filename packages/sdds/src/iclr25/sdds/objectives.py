@@ -41,7 +41,7 @@ from .diffusion import (
     step_logits,
 )
 from .energy import Energy
-from .noise import beta_schedule
+from .noise import beta_schedule, log_forward
 
 __all__ = ["TrainState", "make_train_step", "init_state", "train"]
 
@@ -84,6 +84,31 @@ def _batch_index(config: SamplerConfig, energy: Energy, key: jax.Array) -> jax.A
     return jnp.repeat(g, config.n_samples)
 
 
+def _epoch_metrics(loss, e0, log_q, log_fwd, log_prior, temperature, n_groups: int) -> dict[str, jax.Array]:
+    r"""The metrics every objective reports per epoch, with the same meaning for all three.
+
+    * ``loss``: mean of the loss the optimiser minimised this epoch (PPO's clipped loss, the fKL surrogate,
+      DiffUCO's surrogate); comparable only within one objective.
+    * ``free_energy``: the variational free energy of the batch, mean of
+      :math:`E(X_0) + T[\log q(X_{0:T}) - \log p_{fwd}(X_{1:T}|X_0)] = T\,\mathrm{KL}(q\|p) - T \log Z`
+      (an upper bound on :math:`-T \log Z`), from the sampled trajectories; comparable across objectives.
+    * ``energy``: mean :math:`E(X_0)`.
+    * ``ess``: ESS / M of the self-normalised weights :math:`w \propto p(X_{0:T}) / q(X_{0:T})` of the batch,
+      per instance (NaN at temperature 0).
+    """
+    lq = jnp.sum(log_q, 0) + log_prior
+    lf = jnp.sum(log_fwd, 0)
+    free = e0 + temperature * (lq - lf)
+    lw = (-e0 / jnp.where(temperature > 0, temperature, 1.0) + lf - lq).reshape(n_groups, -1)
+    w = jax.nn.softmax(lw, axis=-1)
+    ess = jnp.mean(1.0 / jnp.sum(w**2, -1)) / lw.shape[-1]
+    return {"loss": loss, "free_energy": jnp.mean(free), "energy": jnp.mean(e0),
+            "ess": jnp.where(temperature > 0, ess, jnp.nan)}
+
+
+METRICS = ("temperature", "loss", "free_energy", "energy", "ess")
+
+
 # ----------------------------------------------------------------------------------------------- diffuco
 def _diffuco_loss(model, energy: Energy, config: SamplerConfig, betas, index, key, temperature):
     n_steps = config.n_steps
@@ -107,9 +132,10 @@ def _diffuco_loss(model, energy: Energy, config: SamplerConfig, betas, index, ke
         lp0 = jnp.where(x == 0, jnp.log1p(-beta), jnp.log(beta))
         f = temperature * jnp.sum(mask * (neg_ent - (p * lp1 + (1 - p) * lp0)), -1)
         lq = bernoulli_log_prob(x_new, logits, mask)
-        return x_new, (f, lq)
+        lf = log_forward(x_new, x, beta, mask)
+        return x_new, (f, lq, lf)
 
-    x0, (f, lq) = jax.lax.scan(body, x_T, (jnp.arange(n_steps), jax.random.split(k1, n_steps)))
+    x0, (f, lq, lf) = jax.lax.scan(body, x_T, (jnp.arange(n_steps), jax.random.split(k1, n_steps)))
     e0 = energy.batch_energy(x0, index)
     f_sg = jax.lax.stop_gradient(f)
     # cost-to-go after the action of step j: the closed-form terms of later steps plus the energy
@@ -118,8 +144,8 @@ def _diffuco_loss(model, energy: Energy, config: SamplerConfig, betas, index, ke
     adv = togo - _group_mean(togo, config.instances_per_batch)
     surrogate = jnp.sum(f, axis=0) + jnp.sum(adv * lq, axis=0)
     loss = jnp.mean(surrogate)
-    total = jnp.sum(f_sg, axis=0) + e0  # T KL(q || p) + const, per sample (closed-form steps)
-    return loss, (jnp.mean(e0), jnp.mean(total))
+    log_prior = -jnp.log(2.0) * jnp.sum(mask, axis=-1)
+    return loss, (e0, jax.lax.stop_gradient(lq), lf, log_prior)
 
 
 def _diffuco_step(config: SamplerConfig, energy: Energy) -> Callable:
@@ -129,9 +155,10 @@ def _diffuco_step(config: SamplerConfig, energy: Energy) -> Callable:
     def step(state: TrainState, key: jax.Array, temperature: jax.Array):
         kb, ks = jax.random.split(key)
         index = _batch_index(config, energy, kb)
-        (_, (e_mean, kl)), grads = eqx.filter_value_and_grad(_diffuco_loss, has_aux=True)(
+        (loss, (e0, lq, lf, log_prior)), grads = eqx.filter_value_and_grad(_diffuco_loss, has_aux=True)(
             state.model, energy, config, betas, index, ks, temperature)
-        return _apply(state, grads, opt), {"loss": kl, "energy": e_mean, "ess": jnp.nan}
+        metrics = _epoch_metrics(loss, e0, lq, lf, log_prior, temperature, config.instances_per_batch)
+        return _apply(state, grads, opt), metrics
 
     return step
 
@@ -174,7 +201,6 @@ def _fkl_step(config: SamplerConfig, energy: Energy) -> Callable:
         log_w = -e0 / temperature + jnp.sum(tr.log_fwd, 0) - jnp.sum(tr.log_q, 0) - tr.log_prior
         lw = log_w.reshape(G, -1)
         w = jax.nn.softmax(lw, axis=-1).reshape(-1)  # self-normalised per instance
-        ess = jnp.mean(1.0 / jnp.sum(jax.nn.softmax(lw, axis=-1) ** 2, -1)) / config.n_samples
 
         def loss_fn(model, steps):
             lq, _ = _chunk_log_q(model, tr, graphs, steps, config.n_steps)
@@ -185,7 +211,7 @@ def _fkl_step(config: SamplerConfig, energy: Energy) -> Callable:
             return _apply(st, grads, opt), loss
 
         state, losses = _scan_updates(update, state, _step_chunks(config, kp))
-        return state, {"loss": jnp.mean(losses), "energy": jnp.mean(e0), "ess": ess}
+        return state, _epoch_metrics(jnp.mean(losses), e0, tr.log_q, tr.log_fwd, tr.log_prior, temperature, G)
 
     return step
 
@@ -249,9 +275,9 @@ def _ppo_step(config: SamplerConfig, energy: Energy) -> Callable:
         chunks = jnp.concatenate([_step_chunks(config, kk) for kk in keys])
         state, losses = _scan_updates(update, state, chunks)
         state = dataclasses.replace(state, reward_mean=mean, reward_var=var)
-        kl = -jnp.mean(jnp.sum(rewards, 0))  # T KL(q || p) + const from the collected rewards
-        del losses
-        return state, {"loss": kl, "energy": jnp.mean(e0), "ess": jnp.nan}
+        metrics = _epoch_metrics(jnp.mean(losses), e0, tr.log_q, tr.log_fwd, tr.log_prior, temperature,
+                                 config.instances_per_batch)
+        return state, metrics
 
     return step
 
@@ -291,7 +317,7 @@ def train(config: SamplerConfig, energy: Energy, key: jax.Array | None = None, *
     k_init, k_train = jax.random.split(key)
     state = init_state(config, energy, k_init)
     step = eqx.filter_jit(make_train_step(config, energy))
-    hist: dict[str, list[float]] = {"temperature": [], "loss": [], "energy": [], "ess": []}
+    hist: dict[str, list[float]] = {name: [] for name in METRICS}
     keys = jax.random.split(k_train, config.n_epochs)
     it = range(config.n_epochs)
     if show_progress:
@@ -301,7 +327,7 @@ def train(config: SamplerConfig, energy: Energy, key: jax.Array | None = None, *
         state, metrics = step(state, keys[epoch], jnp.asarray(temp, jnp.float32))
         m = {k: float(v) for k, v in metrics.items()}
         hist["temperature"].append(temp)
-        for name in ("loss", "energy", "ess"):
+        for name in METRICS[1:]:
             hist[name].append(m[name])
         if callback is not None:
             callback(epoch, m)
