@@ -1,0 +1,222 @@
+"""Command line of ``iclr25 v1-topology``: ``demo``, ``train``, ``analyze`` and ``repro``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from iclr25.utils.cli import add_run_command, method_parser, positive_int, run_main
+
+PACKAGE = "iclr25-v1-topology"
+
+
+def _plot_maps(path: Path, panels: list[tuple[str, object, object]]) -> Path:
+    """Orientation maps (hue = preferred orientation, brightness = selectivity) with pinwheels marked."""
+    import numpy as np
+
+    from iclr25.utils.plotting import savefig, subplots
+
+    from .maps import pinwheels
+
+    fig, axes = subplots(1, len(panels), size=(3.4, 3.4))
+    axes = np.atleast_1d(axes)
+    for ax, (title, theta, osi) in zip(axes, panels, strict=True):
+        th = np.asarray(theta)
+        hsv = np.stack([th / np.pi, np.ones_like(th), np.ones_like(th)], -1)
+        if osi is not None:
+            s = np.asarray(osi)
+            hsv[..., 2] = 0.35 + 0.65 * np.clip(s / max(float(s.max()), 1e-9), 0, 1)
+        from matplotlib.colors import hsv_to_rgb
+
+        ax.imshow(hsv_to_rgb(hsv), origin="upper", interpolation="nearest")
+        pw = pinwheels(np.exp(2j * th), periodic=True)
+        if pw.count:
+            pos = pw.positions[pw.charges > 0]
+            neg = pw.positions[pw.charges < 0]
+            ax.plot(pos[:, 1], pos[:, 0], "wo", ms=3.5, mec="k", mew=0.6, label="+")
+            ax.plot(neg[:, 1], neg[:, 0], "ks", ms=3.0, mec="w", mew=0.6, label="−")
+        ax.set_title(title, fontsize=8)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    return savefig(fig, path)
+
+
+def _finite(obj):
+    """NaN/inf become ``null`` so that the JSON we write is strict JSON."""
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    if isinstance(obj, float) and not (obj == obj and abs(obj) != float("inf")):
+        return None
+    return obj
+
+
+# ------------------------------------------------------------------------------------------------ demo
+def demo(args: argparse.Namespace) -> int:
+    from iclr25.utils.results import RunResult
+    from iclr25.utils.seeding import seed_everything
+
+    from .experiments import evaluate, train
+    from .fields import gaussian_random_field
+    from .maps import pinwheel_density
+    from .presets import preset_config
+
+    seed_everything(args.seed)
+    n_samples = 1500
+    configs = {"macaque": preset_config("macaque", n_side=24), "mouse": preset_config("mouse", n_side=24)}
+    run = RunResult.start(PACKAGE, "demo", seed=args.seed,
+                          config={"n_side": 24, "n_samples": n_samples, "presets": list(configs)})
+    evs, panels = {}, []
+    for name, cfg in configs.items():
+        res = train(cfg, n_samples, seed=args.seed, desc=f"train {name}")
+        ev, om = evaluate(res.net, n_images=40, seed=args.seed)
+        evs[name] = ev
+        panels.append((f"{name}: overlap {cfg.overlap:.2f}, |Δθ| {ev.summary.neighbour_dtheta_deg:.0f}°",
+                       om.theta, om.osi))
+    hi, lo = evs["macaque"], evs["mouse"]
+    run.add("neighbour |dtheta| high overlap (deg)", hi.summary.neighbour_dtheta_deg,
+            peer=lo.summary.neighbour_dtheta_deg, peer_name="zero overlap", higher_is_better=False)
+    run.add("median OSI high overlap", hi.median_osi, peer=lo.median_osi, peer_name="zero overlap")
+    run.add("pinwheel density high overlap (per Lambda^2)", hi.summary.density, peer=3.141592653589793,
+            peer_name="pi (Kaschube 2010)")
+    run.add("column spacing high overlap (sites)", hi.summary.spacing)
+    dens = [pinwheel_density(gaussian_random_field(96, 12.0, seed=args.seed + k)) for k in range(3)]
+    run.add("maps API check: density of Gaussian random fields", sum(dens) / len(dens), peer=3.141592653589793,
+            peer_name="pi (theory)")
+    run.add_figure(_plot_maps(args.out / "maps.png", panels), relative_to=args.out)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------- train
+def train_cmd(args: argparse.Namespace) -> int:
+    from iclr25.utils.io import atomic_write, save_npz
+    from iclr25.utils.results import RunResult
+
+    from .experiments import evaluate, train
+    from .images import load_images
+    from .network import SESNN
+    from .presets import preset_config
+
+    overrides = {} if args.n_side is None else {"n_side": args.n_side}
+    cfg = preset_config(args.species, **overrides)
+    images = load_images(args.images, f0=cfg.whiten_f0, min_size=cfg.retina // 2) if args.images else None
+    out: Path = args.out
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out must be a folder, got the file {str(out)!r}")
+    ckpt = out / "checkpoint.npz"
+    net = None
+    if ckpt.exists():
+        net = SESNN.load(ckpt)
+        if net.cfg != cfg:
+            raise ValueError(f"{ckpt}: the checkpoint was trained with a different configuration; use another "
+                             "--out folder or the same --species/--n-side")
+        print(f"resuming from {ckpt} ({net.samples_seen} images seen)")
+    run = RunResult.start(PACKAGE, "train", seed=args.seed,
+                          config={"species": str(args.species), "n_samples": args.samples, **cfg.to_dict()})
+    out.mkdir(parents=True, exist_ok=True)
+    res = train(cfg, args.samples, images=images, seed=args.seed, net=net, checkpoint=ckpt, desc="train")
+    ev, om = evaluate(res.net, images, seed=args.seed)
+    save_npz(out / "map.npz", theta=om.theta, osi=om.osi, z=om.z, responses=om.responses)
+    for k, v in (("median OSI", ev.median_osi), ("neighbour |dtheta| (deg)", ev.summary.neighbour_dtheta_deg),
+                 ("pinwheel density (per Lambda^2)", ev.summary.density), ("column spacing (sites)", ev.summary.spacing),
+                 ("NNPD / Lambda", ev.summary.nnpd), ("map wiring cost", ev.summary.wiring_cost),
+                 ("sparseness (population)", ev.sparseness_population), ("reliability at SNR 1", ev.reliability_snr1)):
+        run.add(k, v)
+    run.add_figure(_plot_maps(out / "map.png", [(f"{args.species}: overlap {cfg.overlap:.2f}", om.theta, om.osi)]),
+                   relative_to=out)
+    with atomic_write(out / "evaluation.json") as f:
+        f.write(json.dumps(_finite(ev.to_dict()), indent=2, allow_nan=False) + "\n")
+    run.finish().save(out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+# --------------------------------------------------------------------------------------------- analyze
+def analyze(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from iclr25.utils.io import DataFileError, read_array, read_npz
+
+    from .maps import check_map, summarize_map
+
+    path = Path(args.map)
+    sel = None
+    if path.suffix.lower() == ".npz":
+        arrays = read_npz(path, what="orientation map")
+        key = "z" if "z" in arrays else "theta" if "theta" in arrays else None
+        if key is None:
+            if len(arrays) != 1:
+                raise DataFileError(path, f"expected an array 'theta' or 'z' (or a single array), got {sorted(arrays)}")
+            key = next(iter(arrays))
+        m = arrays[key]
+        sel = arrays.get("osi") if key == "theta" else None
+    else:
+        m = read_array(path, what="orientation map")
+    if args.degrees:
+        m = np.radians(m)
+    try:
+        check_map(m, "map", periodic=args.periodic)
+        if sel is not None:
+            check_map(sel, "osi")
+        s = summarize_map(m, selectivity=sel, periodic=args.periodic, smooth=args.smooth)
+    except (ValueError, TypeError) as exc:
+        raise DataFileError(path, str(exc)) from exc
+    d = s.to_dict()
+    width = max(len(k) for k in d)
+    for k, v in d.items():
+        print(f"{k:<{width}}  {v:.4g}" if isinstance(v, float) else f"{k:<{width}}  {v}")
+    if args.out is not None:
+        from iclr25.utils.io import atomic_write
+
+        with atomic_write(args.out) as f:
+            f.write(json.dumps(_finite(d), indent=2, allow_nan=False) + "\n")
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------- repro
+def repro(args: argparse.Namespace) -> int:
+    from .reproduction import run_repro
+
+    return run_repro(args.out, seed=args.seed, quick=args.quick)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, sub = method_parser("v1-topology", "Orientation maps from a self-organising E-I spiking network "
+                                "(Zhong et al., ICLR 2025): salt-and-pepper vs pinwheels, map metrics.")
+    add_run_command(sub, "demo", demo, help="train a high- and a zero-overlap network, maps and metrics (<60 s)",
+                    default_out="results/v1-topology")
+    p = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+                        default_out="results/v1-topology-repro")
+    p.add_argument("--quick", action="store_true", help="a smaller, faster ladder (for a smoke test)")
+    t = sub.add_parser("train", help="train a network for a species preset (resumable)",
+                       description="Train the spiking network of a species preset on whitened natural images "
+                       "(built in: scikit-image and scikit-learn photographs) and measure its orientation map. "
+                       "Writes OUT/checkpoint.npz (resumed when present), OUT/map.npz (theta, osi, z, responses), "
+                       "OUT/map.png, OUT/evaluation.json and OUT/results.json.")
+    t.add_argument("--species", default="cat",
+                   help="mouse, rat, cat, macaque, or a preset .json file (default: cat)")
+    t.add_argument("--out", type=Path, required=True, help="output folder (a checkpoint there is resumed)")
+    t.add_argument("--samples", type=positive_int("--samples"), default=3000,
+                   help="training images in total (default: 3000)")
+    t.add_argument("--n-side", type=positive_int("--n-side"), default=None, help="E sheet side (default: preset's)")
+    t.add_argument("--images", default=None,
+                   help="your own images: .npy/.npz of shape (H, W), (n, H, W) or (n, H, W, 3); whitened here")
+    t.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    t.set_defaults(func=train_cmd)
+    a = sub.add_parser("analyze", help="pinwheels, density, Λ, NNPD, wiring cost of any orientation map",
+                       description="Metrics of an orientation map file: .npy with preferred orientations "
+                       "(radians in [0, π), or degrees with --degrees) or a complex z = |z|e^{2iθ} map; or an "
+                       ".npz with 'theta' (and optional 'osi') or 'z'.")
+    a.add_argument("map", help="orientation map (.npy or .npz)")
+    a.add_argument("--degrees", action="store_true", help="the map holds degrees rather than radians")
+    a.add_argument("--no-periodic", dest="periodic", action="store_false",
+                   help="the map is not periodic (experimental data); default: periodic (a simulated torus)")
+    a.add_argument("--smooth", type=float, default=0.0, help="Gaussian smoothing (sites) before pinwheel detection")
+    a.add_argument("--out", type=Path, default=None, help="write the metrics to this .json file")
+    a.set_defaults(func=analyze)
+    return run_main(parser, argv)
