@@ -12,7 +12,7 @@ OUT ?= results
 UV_SPEC := uv>=0.13.9,<0.14
 
 .PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check pip-check test-packages \
-        bench repro new clean
+        notebooks docs docs-serve bench repro new clean
 
 help:
 	@echo "make setup            install uv when missing (into .venvs/_uv, never into the system Python), then"
@@ -20,6 +20,9 @@ help:
 	@echo "make demo             run every installed method's demo into $(OUT)/ (with an index README)"
 	@echo "make test [PKG=slug]  contract check, lint, lock check, shared-utils tests, build check, plain-pip"
 	@echo "                      check, then each package's tests in its own environment (only PKG's when set)"
+	@echo "make docs             run the notebooks on a Jupyter kernel, build the site (mkdocs --strict) into"
+	@echo "                      build/docs/site, open it in headless Chromium when installed (part of make test)"
+	@echo "make docs-serve       serve the built site on http://127.0.0.1:8000"
 	@echo "make bench PKG=slug   the package's side-by-side benchmarks"
 	@echo "make repro PKG=slug   the package's reduced-scale reproduction into $(OUT)/<slug>-repro"
 	@echo "make lint | lock | new PKG=slug | clean"
@@ -34,7 +37,7 @@ demo: setup
 	.venv/bin/iclr25 demo --all --out $(OUT)
 
 ifeq ($(PKG),)
-test: contract lint lock-check test-utils build-check pip-check test-packages
+test: contract lint lock-check test-utils build-check pip-check test-packages docs
 else
 test: uv
 	$(PYTHON) ci/check_contract.py $(PKG)
@@ -67,6 +70,23 @@ pip-check:
 test-packages: uv
 	$(PYTHON) ci/run_package_tests.py
 
+# notebooks/*.py (jupytext) executed on an ipykernel of an environment holding every package
+notebooks: uv
+	@UV_PROJECT_ENVIRONMENT=.venvs/_notebooks $(UV) sync --frozen --quiet --exact --compile-bytecode --all-packages \
+	  --no-default-groups --group notebooks
+	.venvs/_notebooks/bin/python ci/run_notebooks.py
+
+# the documentation site: tests of its tooling, the strict build, then the browser check
+docs: notebooks
+	@UV_PROJECT_ENVIRONMENT=.venvs/_docs $(UV) sync --frozen --quiet --exact --no-install-workspace \
+	  --no-default-groups --only-group docs
+	.venvs/_docs/bin/python -m pytest -q -p no:cacheprovider ci/docs/tests
+	NO_MKDOCS_2_WARNING=1 .venvs/_docs/bin/python ci/docs/build.py
+	.venvs/_docs/bin/python ci/docs/browser_check.py
+
+docs-serve:
+	cd build/docs/site && $(PYTHON) -m http.server --bind 127.0.0.1 8000
+
 bench: uv
 	@test -n "$(PKG)" || { echo "make bench needs PKG=<slug>"; exit 2; }
 	@UV_PROJECT_ENVIRONMENT=.venvs/$(PKG) $(UV) sync --frozen --quiet --package iclr25-$(PKG) --all-extras --group test
@@ -84,4 +104,4 @@ new:
 	$(PYTHON) ci/new_package.py $(PKG)
 
 clean:
-	rm -rf .venvs dist $(OUT) .pytest_cache
+	rm -rf .venvs dist build $(OUT) .pytest_cache

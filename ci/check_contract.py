@@ -86,6 +86,10 @@ def _check_pyproject(pkg: Path, slug: str, module: str, bad) -> str | None:
     elif not SEMVER.match(str(version)):
         bad("version", f"version {version!r} is not semver MAJOR.MINOR.PATCH")
         version = None
+    statuses = [c for c in project.get("classifiers", []) if c.startswith("Development Status :: ")]
+    if len(statuses) != 1:
+        bad("status", "[project] classifiers must hold exactly one 'Development Status :: N - ...' (the "
+                      f"package's status on the documentation site), got {statuses or 'none'}")
     eps = project.get("entry-points", {}).get("iclr25.cli", {})
     expected_ep = f"iclr25.{module}.cli:main"
     if eps.get(slug) != expected_ep:

@@ -53,6 +53,8 @@ CASES = {
     "entry-point": (lambda p: _edit(p / "pyproject.toml", '[project.entry-points."iclr25.cli"]',
                                     '[project.entry-points."console_scripts"]'),
                     '[entry-point] [project.entry-points."iclr25.cli"] must have bad-pkg'),
+    "status": (lambda p: _edit(p / "pyproject.toml", 'classifiers = ["Development Status :: 1 - Planning"]', ""),
+               "[status] [project] classifiers must hold exactly one 'Development Status"),
     "lower-bound": (lambda p: _edit(p / "pyproject.toml", '"numpy>=1.26"', '"numpy"'),
                     "[dependencies] dependency 'numpy' has no lower bound"),
     "utils-dependency": (lambda p: _edit(p / "pyproject.toml", '"iclr25-utils[plot,progress]>=0.3.0",', ""),

@@ -131,8 +131,9 @@ def load_nwb(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *
         responses: ``"units"`` (spike counts per trial window) or the path of a ``TimeSeries`` in the file
             (mean over each trial window).
         label_column: trials column with the trial's class, ±1, 0/1 or boolean.
-        stimulus_column, probe_column, behaviour_column: optional trials columns: integer stimulus ids, held-out
-            flags (never used to fit decoders), 1 = correct choice.
+        stimulus_column: optional trials column of integer stimulus ids.
+        probe_column: optional trials column flagging held-out stimuli (never used to fit decoders).
+        behaviour_column: optional trials column, 1 = correct choice.
         days: one number per file (default: days since the first session's ``session_start_time``).
         n_trials: keep the first ``n_trials`` trials of every day (needed when days have different trial
             counts; the default requires equal counts).

@@ -128,6 +128,10 @@ def exact_propagation(A: sp.csr_array, X: np.ndarray, weights: np.ndarray,
 class PushPropagator:
     """Lazy local propagation state (reserves ``Q[l]``, residues ``R[l]``) over a symmetric CSR graph.
 
+    Removed edges keep their slot in the CSR arrays with weight 0, so a removal never rebuilds the graph.
+
+    References: ScaleGUN Algorithm 1 (push), Algorithm 2 (edge update); Lemma 3.1 (invariants).
+
     Parameters
     ----------
     A : scipy.sparse CSR, shape (n, n)
@@ -138,10 +142,6 @@ class PushPropagator:
         GPR level weights.
     r_max : float
         Absolute push threshold.
-
-    Removed edges keep their slot in the CSR arrays with weight 0, so a removal never rebuilds the graph.
-
-    References: ScaleGUN Algorithm 1 (push), Algorithm 2 (edge update); Lemma 3.1 (invariants).
     """
 
     def __init__(self, A: sp.csr_array, X: np.ndarray, weights: np.ndarray, r_max: float):

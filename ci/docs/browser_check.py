@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Open the built documentation site in a real browser (headless Chromium) and fail on what a reader would see
+broken.
+
+It serves ``build/docs/site`` on 127.0.0.1, then, through the Chrome DevTools protocol, loads the home page and
+two package pages (a package's overview and another's API reference) and fails when
+
+- the page logs a console error or throws an uncaught exception;
+- a resource fails to load (a 404, or any request that leaves 127.0.0.1: the site must work offline);
+- the API page has no API section (no ``.doc-object`` rendered by mkdocstrings), or shows raw TeX;
+
+and saves a screenshot of each page. Without a Chromium on PATH (Debian's ``chromium`` package) it says so and
+exits 0, unless ``--require`` is given.
+
+Usage: ``python ci/docs/browser_check.py [--site build/docs/site] [--shots build/docs/screenshots]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import contextlib
+import functools
+import http.server
+import json
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BROWSERS = ("chromium", "chromium-browser", "google-chrome", "chrome")
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # noqa: D102 - keep CI output short
+        pass
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve(site: Path):
+    handler = functools.partial(_Quiet, directory=str(site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    t = threading.Thread(target=httpd.serve_forever, daemon=True)
+    t.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+
+
+class Browser:
+    """A headless Chromium driven over the DevTools protocol (one tab)."""
+
+    def __init__(self, exe: str):
+        import websocket  # noqa: PLC0415 - the docs dependency group
+
+        self.port = _free_port()
+        self.profile = tempfile.mkdtemp(prefix="iclr25-chromium-")
+        self.proc = subprocess.Popen(
+            [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+             "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--hide-scrollbars",
+             f"--remote-debugging-port={self.port}", f"--user-data-dir={self.profile}", "--window-size=1280,1000",
+             "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 30
+        targets = None
+        while time.time() < deadline:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/json", timeout=2) as r:
+                    targets = [t for t in json.load(r) if t.get("type") == "page"]
+                if targets:
+                    break
+            except OSError:
+                time.sleep(0.2)
+        if not targets:
+            self.close()
+            raise RuntimeError("chromium did not open its DevTools port within 30 s")
+        self.ws = websocket.create_connection(targets[0]["webSocketDebuggerUrl"], timeout=60, suppress_origin=True)
+        self._id = 0
+        self.events: list[dict] = []
+        for domain in ("Page", "Runtime", "Log", "Network"):
+            self.call(f"{domain}.enable")
+
+    def call(self, method: str, **params):
+        self._id += 1
+        my = self._id
+        self.ws.send(json.dumps({"id": my, "method": method, "params": params}))
+        while True:
+            msg = json.loads(self.ws.recv())
+            if msg.get("id") == my:
+                if "error" in msg:
+                    raise RuntimeError(f"{method}: {msg['error']}")
+                return msg.get("result", {})
+            if "method" in msg:
+                self.events.append(msg)
+
+    def drain(self, seconds: float) -> None:
+        self.ws.settimeout(0.2)
+        end = time.time() + seconds
+        while time.time() < end:
+            try:
+                msg = json.loads(self.ws.recv())
+            except Exception:  # noqa: BLE001 - a timeout: nothing arrived
+                continue
+            if "method" in msg:
+                self.events.append(msg)
+        self.ws.settimeout(60)
+
+    def evaluate(self, expression: str):
+        res = self.call("Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True)
+        return res.get("result", {}).get("value")
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.ws.close()
+        self.proc.terminate()
+        with contextlib.suppress(Exception):
+            self.proc.wait(timeout=10)
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+def problems_of(events: list[dict], base: str) -> list[str]:
+    out = []
+    requests: dict[str, str] = {}
+    for e in events:
+        m, p = e["method"], e.get("params", {})
+        if m == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+            out.append("console error: " + " ".join(str(a.get("value", a.get("description", ""))) for a in p["args"]))
+        elif m == "Runtime.exceptionThrown":
+            d = p.get("exceptionDetails", {})
+            out.append(f"uncaught exception: {d.get('exception', {}).get('description') or d.get('text')}")
+        elif m == "Log.entryAdded" and p.get("entry", {}).get("level") == "error":
+            out.append(f"browser error: {p['entry'].get('text')} {p['entry'].get('url', '')}".strip())
+        elif m == "Network.requestWillBeSent":
+            url = p["request"]["url"]
+            requests[p["requestId"]] = url
+            if not (url.startswith(base) or url.startswith("data:") or url.startswith("blob:")
+                    or url == "about:blank"):
+                out.append(f"request leaves the site: {url}")
+        elif m == "Network.responseReceived" and p["response"].get("status", 200) >= 400:
+            out.append(f"HTTP {p['response']['status']}: {p['response']['url']}")
+        elif m == "Network.loadingFailed" and not p.get("canceled"):
+            out.append(f"failed to load: {requests.get(p['requestId'], '?')} ({p.get('errorText')})")
+    return sorted(set(out))
+
+
+def check_page(b: Browser, base: str, path: str, shot: Path, *, need_api: bool) -> dict:
+    b.events.clear()
+    b.call("Page.navigate", url=f"{base}/{path}")
+    deadline = time.time() + 30
+    while time.time() < deadline and b.evaluate("document.readyState") != "complete":
+        time.sleep(0.2)
+    b.drain(1.0)  # let late requests and console messages arrive
+    info = b.evaluate(r"""({title: document.title,
+        api: document.querySelectorAll('.doc-object').length,
+        mathRendered: [...document.querySelectorAll('math')].filter(e => e.getBoundingClientRect().height > 0).length,
+        rawMath: (document.body.innerText.match(/\.\. math::|:math:`|\\frac\{/g) || []).length,
+        h1: (document.querySelector('h1') || {}).textContent || ''})""")
+    png = b.call("Page.captureScreenshot", format="png")["data"]
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    shot.write_bytes(base64.b64decode(png))
+    probs = problems_of(b.events, base)
+    if need_api and not info["api"]:
+        probs.append("no API section (.doc-object) on the page")
+    if info["rawMath"]:
+        probs.append(f"{info['rawMath']} equations left as raw reStructuredText/TeX")
+    return {"page": path, "title": info["title"], "h1": info["h1"].strip(), "api_objects": info["api"],
+            "equations": info["mathRendered"], "screenshot": str(shot), "problems": probs}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--site", type=Path, default=ROOT / "build" / "docs" / "site")
+    ap.add_argument("--shots", type=Path, default=ROOT / "build" / "docs" / "screenshots")
+    ap.add_argument("--pages", nargs="*", default=None,
+                    help="pages to load (default: the home page, pgw's overview, bopito's API reference)")
+    ap.add_argument("--require", action="store_true", help="fail when no Chromium is installed")
+    args = ap.parse_args(argv)
+    exe = next((shutil.which(n) for n in BROWSERS if shutil.which(n)), None)
+    if exe is None:
+        print("browser check: skipped, no chromium on PATH (Debian: apt-get install chromium)")
+        return 1 if args.require else 0
+    if not (args.site / "index.html").is_file():
+        print(f"browser check: {args.site} has no index.html; run make docs first", file=sys.stderr)
+        return 2
+    pages = args.pages if args.pages is not None else ["", "packages/pgw/", "packages/bopito/api/"]
+    results = []
+    with serve(args.site) as base:
+        b = Browser(exe)
+        try:
+            for path in pages:
+                name = path.strip("/").replace("/", "-") or "home"
+                results.append(check_page(b, base, path, args.shots / f"{name}.png",
+                                          need_api=path.rstrip("/").endswith("api")))
+        finally:
+            b.close()
+    bad = 0
+    for r in results:
+        status = "ok" if not r["problems"] else "FAILED"
+        bad += bool(r["problems"])
+        print(f"browser check: /{r['page']} {status} - {r['title']!r}, {r['api_objects']} API objects, "
+              f"{r['equations']} equations rendered, screenshot {r['screenshot']}")
+        for p in r["problems"]:
+            print(f"    {p}")
+    (args.shots / "report.json").write_text(json.dumps(results, indent=2))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,341 @@
+#!/usr/bin/env python3
+"""Build the federation's documentation site (MkDocs + Material + mkdocstrings + mkdocs-jupyter).
+
+Everything on the site is generated from the tree, so it cannot drift from it:
+
+- the home page: the root README's introduction, the two commands and a package table made from each
+  package's metadata (``pyproject.toml``: name, version, description, the ``Development Status`` classifier,
+  the backend read from its dependencies);
+- one section per package (every ``packages/*`` folder, and ``shared-utils``): its README (figures copied,
+  links to files that are not pages turned into repository paths), an API reference generated from the
+  docstrings of each public module (mkdocstrings; ``.. math::`` converted to MathML at build time), its
+  CHANGELOG;
+- the contributor guide (``CONTRIBUTING.md``) and the notebooks executed by ``ci/run_notebooks.py``
+  (``build/notebooks/*.ipynb``, rendered with their outputs).
+
+Usage: ``python ci/docs/build.py [--out build/docs] [--no-build]`` (run it with the docs environment's
+Python; ``make docs`` does). The build runs ``mkdocs build --strict``: a broken link, a missing reference or
+a docstring warning fails it. Nothing is fetched from the network, and the site loads no remote resource.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import posixpath
+import re
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+
+STATUS = {"1": "planned", "2": "planned", "3": "alpha", "4": "beta", "5": "stable", "6": "stable"}
+# modules of a package that are not part of its Python API (command-line plumbing)
+NOT_API = {"cli", "commands", "__main__", "reproduction", "repro"}
+
+
+@dataclass(frozen=True)
+class Package:
+    slug: str
+    folder: Path
+    distribution: str
+    module: str
+    version: str
+    description: str
+    status: str
+    backend: str
+    dependencies: tuple[str, ...]
+
+
+def _backend(deps: list[str]) -> str:
+    names = {re.split(r"[\[<>=!~; ]", d, maxsplit=1)[0].lower() for d in deps}
+    parts = [b for b in ("torch", "jax") if b in names]
+    return " + ".join(parts) if parts else "numpy"
+
+
+def read_package(folder: Path) -> Package:
+    meta = tomllib.loads((folder / "pyproject.toml").read_text())
+    proj = meta["project"]
+    status = None
+    for c in proj.get("classifiers", []):
+        m = re.match(r"Development Status :: (\d)", c)
+        if m:
+            status = STATUS[m.group(1)]
+    if status is None:  # ci/check_contract.py requires the classifier; the site says so rather than guess
+        print(f"docs: warning: {folder / 'pyproject.toml'} has no 'Development Status' classifier", file=sys.stderr)
+        status = "unknown"
+    module = meta["tool"]["uv"]["build-backend"]["module-name"]
+    slug = "utils" if folder.name == "shared-utils" else folder.name
+    return Package(slug=slug, folder=folder, distribution=proj["name"], module=module, version=proj["version"],
+                   description=proj.get("description", ""), status=status,
+                   backend=_backend(proj.get("dependencies", [])), dependencies=tuple(proj.get("dependencies", [])))
+
+
+def packages() -> list[Package]:
+    pk = [read_package(p) for p in sorted((ROOT / "packages").iterdir()) if (p / "pyproject.toml").is_file()]
+    return pk + [read_package(ROOT / "shared-utils")]
+
+
+# ------------------------------------------------------------------------------------------- Markdown
+_LINK = re.compile(r"(!?)\[([^\]]*)\]\(([^)\s]+)\)")
+
+
+def rewrite_links(text: str, src_dir: Path, page_of: dict[Path, str], page_dir: str, assets: set[Path]) -> str:
+    """Links between Markdown files become links between pages; links to copied figures stay; any other
+    relative link (a source file, a folder) becomes the file's path in the repository, as code."""
+
+    def repl(m: re.Match[str]) -> str:
+        bang, label, target = m.groups()
+        if re.match(r"^[a-z]+:|^#|^/", target):
+            return m.group(0)
+        path_part, _, anchor = target.partition("#")
+        resolved = (src_dir / path_part).resolve()
+        if resolved in page_of:
+            rel = _relpath(page_of[resolved], page_dir)
+            return f"{bang}[{label}]({rel}{'#' + anchor if anchor else ''})"
+        if resolved in assets:
+            return m.group(0)
+        try:
+            repo_path = resolved.relative_to(ROOT).as_posix()
+        except ValueError:
+            repo_path = path_part
+        if bang:
+            return f"*(figure `{repo_path}` not in the repository)*"
+        return f"{label} (`{repo_path}`)" if label.strip("`") != repo_path else f"`{repo_path}`"
+
+    # leave code blocks alone
+    parts = re.split(r"(```.*?```)", text, flags=re.S)
+    return "".join(p if p.startswith("```") else _LINK.sub(repl, p) for p in parts)
+
+
+def _relpath(target_page: str, from_dir: str) -> str:
+    return posixpath.relpath(target_page, from_dir or ".")
+
+
+def public_modules(pkg: Package) -> list[str]:
+    base = pkg.folder / "src" / Path(*pkg.module.split("."))
+    mods = []
+    for f in sorted(base.rglob("*.py")):
+        rel = f.relative_to(base).with_suffix("")
+        if any(part.startswith("_") for part in rel.parts) or rel.name in NOT_API:
+            continue
+        mods.append(".".join([pkg.module, *rel.parts]))
+    return mods
+
+
+def api_page(pkg: Package) -> str:
+    lines = [f"# {pkg.distribution}: API reference", "",
+             f"Generated from the docstrings of `{pkg.module}` {pkg.version}.", "",
+             f"::: {pkg.module}", "    options:", "      members: false", "      show_root_heading: false", ""]
+    for mod in public_modules(pkg):
+        lines += [f"::: {mod}", ""]
+    return "\n".join(lines)
+
+
+def package_table(pkgs: list[Package]) -> str:
+    rows = ["| package | version | status | backend | what it is | install from a clone |", "|---|---|---|---|---|---|"]
+    for p in pkgs:
+        folder = p.folder.relative_to(ROOT).as_posix()
+        install = f"`pip install ./shared-utils ./{folder}`" if p.slug != "utils" else "`pip install ./shared-utils`"
+        desc = p.description.replace("|", "\\|")
+        rows.append(f"| [{p.distribution}](packages/{p.slug}/index.md) | {p.version} | {p.status} | {p.backend} | "
+                    f"{desc} | {install} |")
+    return "\n".join(rows)
+
+
+def home_page(pkgs: list[Package], notebooks: list[Path], page_of: dict[Path, str]) -> str:
+    readme = rewrite_links((ROOT / "README.md").read_text(), ROOT, page_of, "", set())
+    intro = readme.split("\n## ", 1)[0].split("\n", 1)[1].strip()
+    commands = re.search(r"## Two commands\n(.*?)\n## ", readme, re.S)
+    nb = "\n".join(f"- [{_title_of_notebook(n)}](notebooks/{n.name})" for n in notebooks) or "- (none built)"
+    methods = [p for p in pkgs if p.slug != "utils"]
+    return f"""# iclr25
+
+{intro}
+
+## Two commands
+{commands.group(1).strip() if commands else ""}
+
+## Packages
+{len(methods)} methods and the shared glue, generated from each package's `pyproject.toml` (version,
+`Development Status` classifier, dependencies):
+
+{package_table(pkgs)}
+
+## Notebooks
+Executed on a Jupyter kernel when the site is built; each composes two or more methods on one piece of data:
+
+{nb}
+
+## Contributing
+See the [contributor guide](contributing.md).
+"""
+
+
+def _title_of_notebook(path: Path) -> str:
+    nb = json.loads(path.read_text())
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            src = "".join(cell.get("source", []))
+            m = re.search(r"^#\s+(.+)$", src, re.M)
+            if m:
+                return m.group(1).strip()
+    return path.stem
+
+
+def write_sources(src: Path, pkgs: list[Package], notebooks: list[Path]) -> list[dict]:
+    if src.exists():
+        shutil.rmtree(src)
+    src.mkdir(parents=True)
+    page_of: dict[Path, str] = {(ROOT / "README.md").resolve(): "index.md",
+                                (ROOT / "CONTRIBUTING.md").resolve(): "contributing.md"}
+    for p in pkgs:
+        page_of[(p.folder / "README.md").resolve()] = f"packages/{p.slug}/index.md"
+        page_of[(p.folder / "CHANGELOG.md").resolve()] = f"packages/{p.slug}/changelog.md"
+    nav: list[dict] = [{"Home": "index.md"}]
+    pkg_nav = []
+    for p in pkgs:
+        d = src / "packages" / p.slug
+        d.mkdir(parents=True)
+        assets: set[Path] = set()
+        for fig_dir in ("docs",):
+            if (p.folder / fig_dir).is_dir():
+                for f in (p.folder / fig_dir).rglob("*"):
+                    if f.is_file() and f.suffix.lower() in (".png", ".svg", ".jpg", ".jpeg", ".gif"):
+                        dest = d / f.relative_to(p.folder)
+                        dest.parent.mkdir(parents=True, exist_ok=True)
+                        shutil.copy2(f, dest)
+                        assets.add(f.resolve())
+        readme = (p.folder / "README.md").read_text()
+        (d / "index.md").write_text(rewrite_links(readme, p.folder, page_of, f"packages/{p.slug}", assets))
+        (d / "api.md").write_text(api_page(p))
+        ch = p.folder / "CHANGELOG.md"
+        (d / "changelog.md").write_text(rewrite_links(ch.read_text(), p.folder, page_of, f"packages/{p.slug}", set())
+                                        if ch.is_file() else f"# Changelog\n\n{p.distribution} has no CHANGELOG.md.\n")
+        pkg_nav.append({p.distribution: [{"Overview": f"packages/{p.slug}/index.md"},
+                                         {"API reference": f"packages/{p.slug}/api.md"},
+                                         {"Changelog": f"packages/{p.slug}/changelog.md"}]})
+    nav.append({"Packages": pkg_nav})
+    if notebooks:
+        (src / "notebooks").mkdir()
+        for n in notebooks:
+            shutil.copy2(n, src / "notebooks" / n.name)
+        nav.append({"Notebooks": [{_title_of_notebook(n): f"notebooks/{n.name}"} for n in notebooks]})
+    (src / "index.md").write_text(home_page(pkgs, notebooks, page_of))
+    contrib = (ROOT / "CONTRIBUTING.md").read_text()
+    (src / "contributing.md").write_text(rewrite_links(contrib, ROOT, page_of, "", set()))
+    nav.append({"Contributing": "contributing.md"})
+    return nav
+
+
+def mkdocs_config(src: Path, site: Path, pkgs: list[Package], nav: list[dict]) -> dict:
+    paths = [str((p.folder / "src").resolve()) for p in pkgs]
+    return {
+        "site_name": "iclr25",
+        "site_description": "A federation of per-paper Python packages, one per ICLR 2025 paper",
+        "docs_dir": str(src), "site_dir": str(site), "use_directory_urls": True, "strict": True,
+        "nav": nav,
+        "theme": {"name": "material", "font": False, "features": ["navigation.sections", "content.code.copy"]},
+        "validation": {"nav": {"omitted_files": "warn", "not_found": "warn"},
+                       "links": {"not_found": "warn", "anchors": "warn", "unrecognized_links": "warn"}},
+        "markdown_extensions": ["admonition", "tables", "attr_list", "md_in_html", "footnotes",
+                                {"toc": {"permalink": True}}, "pymdownx.superfences", "pymdownx.details"],
+        "plugins": [
+            "search",
+            {"mkdocstrings": {"handlers": {"python": {
+                "paths": paths,
+                "options": {"docstring_style": "auto", "show_source": False, "heading_level": 2,
+                            "show_root_heading": True, "show_root_full_path": True, "members_order": "source",
+                            "filters": ["!^_"], "show_signature_annotations": True,
+                            "separate_signature": True, "show_if_no_docstring": False,
+                            "merge_init_into_class": True,
+                            "extensions": [f"{HERE / 'griffe_math.py'}:RstMath"]}}}}},
+            {"mkdocs-jupyter": {"execute": False, "include": ["notebooks/*.ipynb"], "include_source": True,
+                                "ignore_h1_titles": False}},
+        ],
+    }
+
+
+def _page_text(html_text: str) -> str:
+    import html as _html  # noqa: PLC0415
+
+    text = re.sub(r"<(script|style)\b.*?</\1>", " ", html_text, flags=re.S | re.I)
+    text = _html.unescape(re.sub(r"<[^>]+>", "", text))
+    return " ".join(text.split())
+
+
+def check_notebook_outputs(site: Path, notebooks: list[Path]) -> list[str]:
+    """Every line a notebook printed when it ran must be on its page of the site (what the reader sees is
+    what the kernel printed)."""
+    problems = []
+    for n in notebooks:
+        page = site / "notebooks" / n.stem / "index.html"
+        if not page.is_file():
+            problems.append(f"notebook {n.name} has no page {page.relative_to(site)}")
+            continue
+        text = _page_text(page.read_text(encoding="utf-8"))
+        nb = json.loads(n.read_text())
+        printed = [line for cell in nb["cells"] if cell.get("cell_type") == "code"
+                   for out in cell.get("outputs", []) if out.get("output_type") == "stream"
+                   for line in "".join(out.get("text", [])).splitlines() if line.strip()]
+        if not printed:
+            problems.append(f"notebook {n.name} printed nothing (was it executed?)")
+        for line in printed:
+            if " ".join(line.split()) not in text:
+                problems.append(f"notebook {n.name}: printed {line.strip()!r}, which its page does not show")
+                break
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=ROOT / "build" / "docs")
+    ap.add_argument("--notebooks", type=Path, default=ROOT / "build" / "notebooks",
+                    help="folder of executed notebooks (.ipynb) to render (default build/notebooks)")
+    ap.add_argument("--no-build", action="store_true", help="write the sources and mkdocs.yml only")
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    pkgs = packages()
+    notebooks = sorted(args.notebooks.glob("*.ipynb")) if args.notebooks.is_dir() else []
+    src, site = args.out / "src", args.out / "site"
+    nav = write_sources(src, pkgs, notebooks)
+    cfg = mkdocs_config(src, site, pkgs, nav)
+    cfg_path = args.out / "mkdocs.yml"
+    cfg_path.write_text(json.dumps(cfg, indent=1))  # JSON is YAML
+    if args.no_build:
+        return 0
+    if site.exists():
+        shutil.rmtree(site)
+    # not --quiet: it also hides the warnings that --strict is there to count
+    proc = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-f", str(cfg_path)], cwd=args.out,
+                          check=False, capture_output=True, text=True)
+    rc = proc.returncode
+    for line in (proc.stdout + proc.stderr).splitlines():
+        if not line.startswith("INFO") and line.strip():
+            print(line, file=sys.stderr)
+    if rc != 0:
+        print(f"docs: mkdocs build --strict failed (exit {rc})", file=sys.stderr)
+        return rc
+    missing = [p.slug for p in pkgs if not (site / "packages" / p.slug / "api" / "index.html").is_file()]
+    if missing:
+        print(f"docs: no API page for {missing}", file=sys.stderr)
+        return 1
+    mismatched = check_notebook_outputs(site, notebooks)
+    if mismatched:
+        for m in mismatched:
+            print(f"docs: {m}", file=sys.stderr)
+        return 1
+    pages = sorted(site.rglob("index.html"))
+    print(f"docs: {len(pages)} pages, {len(pkgs)} packages, {len(notebooks)} notebooks (their printed output checked on their pages) in "
+          f"{time.perf_counter() - t0:.1f} s -> {site.relative_to(ROOT) if site.is_relative_to(ROOT) else site}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

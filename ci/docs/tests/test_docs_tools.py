@@ -1,0 +1,99 @@
+"""The documentation site's tooling: math conversion, link rewriting, the metadata table, the output check and
+the browser check's event parsing (run by ``make docs`` in the docs environment)."""
+
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(HERE))
+
+import browser_check  # noqa: E402
+import griffe_math  # noqa: E402
+
+import build  # noqa: E402
+
+
+def test_rst_math_block_and_role_become_mathml():
+    out = griffe_math.rst_math_to_mathml("Intro.\n\n.. math::\n\n    x = \\frac{1}{2}\n\nso :math:`y^2` is.")
+    assert '<div class="math-display"><math' in out and 'display="block"' in out and "<mfrac>" in out
+    assert 'display="inline"' in out and "<msup>" in out
+    assert "math::" not in out and ":math:" not in out
+    assert out.startswith("Intro.\n\n") and out.rstrip().endswith("is.")
+
+
+def test_math_inside_a_section_keeps_its_indentation_and_other_text_is_untouched():
+    text = "Args:\n    x: the value\n\n    .. math:: a + b\n\nReturns:\n    y, costs $5"
+    out = griffe_math.rst_math_to_mathml(text)
+    assert "\n    <div class=\"math-display\"><math" in out
+    assert out.endswith("Returns:\n    y, costs $5")
+    assert griffe_math.rst_math_to_mathml("no math here, $HOME") == "no math here, $HOME"
+
+
+def test_links_between_readmes_become_pages_and_other_files_repository_paths(tmp_path):
+    root = build.ROOT
+    page_of = {(root / "packages/pgw/README.md").resolve(): "packages/pgw/index.md",
+               (root / "packages/pgw/CHANGELOG.md").resolve(): "packages/pgw/changelog.md",
+               (root / "CONTRIBUTING.md").resolve(): "contributing.md"}
+    fig = (root / "packages/pgw/docs/x.png").resolve()
+    text = ("See [the changelog](CHANGELOG.md), [guide](../../CONTRIBUTING.md#style), ![fig](docs/x.png), "
+            "[code](src/iclr25/pgw/solver.py) and [web](https://arxiv.org).\n```\n[not](a link)\n```")
+    out = build.rewrite_links(text, root / "packages/pgw", page_of, "packages/pgw", {fig})
+    assert "[the changelog](changelog.md)" in out
+    assert "[guide](../../contributing.md#style)" in out
+    assert "![fig](docs/x.png)" in out
+    assert "code (`packages/pgw/src/iclr25/pgw/solver.py`)" in out
+    assert "[web](https://arxiv.org)" in out and "[not](a link)" in out
+
+
+def test_package_table_comes_from_every_package_folder():
+    pkgs = build.packages()
+    folders = {p.name for p in (build.ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file()}
+    assert {p.folder.name for p in pkgs} == folders | {"shared-utils"}
+    table = build.package_table(pkgs)
+    for p in pkgs:
+        assert f"[{p.distribution}](packages/{p.slug}/index.md) | {p.version} | {p.status} |" in table
+    assert all(p.status in {"planned", "alpha", "beta", "stable"} for p in pkgs)
+
+
+def test_backend_is_read_from_the_dependencies():
+    assert build._backend(["torch>=2", "numpy>=1"]) == "torch"
+    assert build._backend(["jax[cpu]>=0.4", "torch>=2"]) == "torch + jax"
+    assert build._backend(["numpy>=1.26", "scipy>=1"]) == "numpy"
+
+
+def test_notebook_output_check_catches_a_page_that_does_not_show_the_output(tmp_path):
+    nb = tmp_path / "demo.ipynb"
+    nb.write_text(json.dumps({"cells": [{"cell_type": "code", "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": ["accuracy 0.970\n", "done\n"]}]}]}))
+    page = tmp_path / "site/notebooks/demo/index.html"
+    page.parent.mkdir(parents=True)
+    page.write_text("<pre>accuracy   0.970</pre><p>done</p>")
+    assert build.check_notebook_outputs(tmp_path / "site", [nb]) == []
+    page.write_text("<pre>accuracy 0.971</pre><p>done</p>")
+    assert "printed 'accuracy 0.970'" in build.check_notebook_outputs(tmp_path / "site", [nb])[0]
+
+
+def test_browser_events_that_fail_the_check():
+    base = "http://127.0.0.1:1"
+    events = [
+        {"method": "Runtime.consoleAPICalled", "params": {"type": "error", "args": [{"value": "boom"}]}},
+        {"method": "Runtime.consoleAPICalled", "params": {"type": "log", "args": [{"value": "fine"}]}},
+        {"method": "Network.requestWillBeSent", "params": {"requestId": "1", "request": {"url": "https://cdn.x/a.js"}}},
+        {"method": "Network.requestWillBeSent", "params": {"requestId": "2", "request": {"url": f"{base}/a.css"}}},
+        {"method": "Network.responseReceived", "params": {"response": {"status": 404, "url": f"{base}/b.png"}}},
+        {"method": "Runtime.exceptionThrown", "params": {"exceptionDetails": {"text": "Uncaught", "exception": {
+            "description": "TypeError: x"}}}},
+    ]
+    probs = browser_check.problems_of(events, base)
+    assert "console error: boom" in probs
+    assert "request leaves the site: https://cdn.x/a.js" in probs
+    assert f"HTTP 404: {base}/b.png" in probs
+    assert "uncaught exception: TypeError: x" in probs
+    assert len(probs) == 4
+
+
+def test_doctests_of_the_math_module():
+    import doctest
+
+    assert doctest.testmod(griffe_math).failed == 0
