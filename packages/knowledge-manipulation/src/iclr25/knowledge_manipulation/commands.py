@@ -54,7 +54,8 @@ def _add_experiment(run: RunResult, res, prefix: str = "") -> None:
         run.add(f"{prefix}{f.task} train", f.train.accuracy, higher_is_better=True)
         run.add(f"{prefix}{f.task} test", f.test.accuracy, peer=f.test.chance, peer_name="chance")
         run.add(f"{prefix}{f.task}: birth_date retrieval test after", f.retrieval_test_after, higher_is_better=True)
-    run.add(f"{prefix}pretrain throughput", res.pretrain_stats.tokens_per_s, unit="tok/s", timing=True)
+    if res.pretrain_stats is not None:  # None for a model loaded from a folder
+        run.add(f"{prefix}pretrain throughput", res.pretrain_stats.tokens_per_s, unit="tok/s", timing=True)
 
 
 def task_figure(rows: list[dict], path: Path, title: str) -> Path:
@@ -176,7 +177,6 @@ def _evaluate_own(args: argparse.Namespace, tasks: list[str]) -> int:
     run = RunResult.start(PACKAGE, "eval", seed=args.seed, config={"model": str(args.model), **cfg.to_dict()})
     res = run_experiment(cfg, seed=args.seed, pre=pre)
     _add_experiment(run, res)
-    run.metrics = [m for m in run.metrics if m.name != "pretrain throughput"]
     run.finish()
     if args.out is not None:
         run.save(args.out / "results.json")

@@ -113,7 +113,7 @@ class ExperimentResult:
     config: ExperimentConfig
     retrieval: dict[str, tuple[float, float]]
     finetunes: tuple[FinetuneResult, ...]
-    pretrain_stats: TrainStats
+    pretrain_stats: TrainStats | None
     capacity: CapacityReport
     seed: int = 0
 
@@ -184,15 +184,20 @@ def pretrain(config: ExperimentConfig = ExperimentConfig(), *, population: Popul
 
 
 def finetune(pre: PretrainedModel, task: str | TaskSpec, *, config: TrainConfig | None = None,
-             replay: float | None = None, seed: int = 0) -> tuple[RotaryGPT, TrainStats]:
-    """Stage B: a copy of the Stage A model fine-tuned on the task's train-people QAs, mixed with ``replay``
-    (fraction of documents) of fresh Stage A documents."""
+             replay: float | None = None, n_train: int | None = None, seed: int = 0) -> tuple[RotaryGPT, TrainStats]:
+    """Stage B: a copy of the Stage A model fine-tuned on the task's train-people QAs (the first ``n_train``
+    train people when given), mixed with ``replay`` (fraction of documents) of fresh Stage A documents."""
     cfg = config or pre.config.finetune
     replay = pre.config.replay if replay is None else replay
     spec = parse_task(task)
     rng = np.random.default_rng(check_seed(seed) + 7)
     model = copy.deepcopy(pre.model)
-    qas = build_task(pre.population, spec, people="train", seed=seed)
+    people = pre.population.train
+    if n_train is not None:
+        if isinstance(n_train, bool) or not isinstance(n_train, int) or not 2 <= n_train <= len(people):
+            raise ValueError(f"n_train must be an integer in 2..{len(people)}, got {n_train!r}")
+        people = people[:n_train]
+    qas = build_task(pre.population, spec, people=people, seed=seed)
     docs = encode_docs(pre.tokenizer, qas=qas * cfg.epochs)
     if replay > 0:
         stage_a = _stage_a_docs(pre.population, pre.tokenizer, pre.config, rng, max(1, cfg.epochs // 4 + 1))
