@@ -144,3 +144,19 @@ def test_argparse_number_types_name_the_flag():
                              (nonnegative_float("--k"), "inf", "--k must be a finite number >= 0")]:
         with pytest.raises(argparse.ArgumentTypeError, match=msg):
             parse(text)
+
+
+def test_load_local_model_names_the_flag_and_folder(tmp_path):
+    import importlib.util
+
+    from iclr25.utils.hf import load_local_model
+
+    with pytest.raises(FileNotFoundError, match=r"--model .*: no config.json \(expected a Hugging Face LLaVA"):
+        load_local_model(tmp_path, flag="--model", what="LLaVA model")
+    (tmp_path / "config.json").write_text("{not json")
+    if importlib.util.find_spec("transformers") is None:
+        with pytest.raises(ImportError, match=r"--hf-path needs transformers: pip install 'iclr25-x\[hf\]'"):
+            load_local_model(tmp_path, extra="iclr25-x[hf]")
+    else:
+        with pytest.raises(ValueError, match="--hf-path .*: cannot load a model"):
+            load_local_model(tmp_path)

@@ -226,19 +226,10 @@ class HFCausalLM:
     max_new_tokens: int = 32
 
     def __post_init__(self):
-        p = Path(self.path)
-        if not (p / "config.json").is_file():
-            raise FileNotFoundError(f"--hf-path {p}: no config.json (expected a Hugging Face model folder)")
-        try:
-            from transformers import AutoModelForCausalLM, AutoTokenizer
-        except ImportError as exc:
-            raise ImportError("--hf-path needs transformers: pip install 'iclr25-llm-regret[hf]'") from exc
-        try:
-            self.tokenizer = AutoTokenizer.from_pretrained(p, local_files_only=True)
-            self.model = AutoModelForCausalLM.from_pretrained(p, local_files_only=True)
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"--hf-path {p}: cannot load the model ({str(exc).splitlines()[0]})") from None
-        self.model.eval()
+        from iclr25.utils.hf import load_local_model
+
+        self.tokenizer, self.model = load_local_model(self.path, "AutoModelForCausalLM", flag="--hf-path",
+                                                      extra="iclr25-llm-regret[hf]")
 
     def __call__(self, prompt: str) -> str:
         import torch
