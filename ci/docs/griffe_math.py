@@ -82,9 +82,44 @@ def rst_math_to_mathml(text: str) -> str:
     return _BLOCK.sub(block, text)
 
 
+_SECTION = re.compile(r"^(Args|Arguments|Parameters|Returns|Yields|Raises|Attributes|Examples?|Notes?|Other Parameters)"
+                      r":?\s*$")
+
+
+def hoist_references(text: str) -> str:
+    r"""Move a ``References: ...`` paragraph that follows a section (``Args:``, ``Returns``/``-------``, ...)
+    up to just after the summary paragraph.
+
+    The packages end docstrings with a ``References:`` line; after a section, Google and NumPy parsers read it
+    as one more parameter ("References"). Where it stands before the first section it is plain prose.
+
+    >>> hoist_references("Sum.\n\nArgs:\n    x: a\n\nReferences: Paper, Sec. 2.")
+    'Sum.\n\nReferences: Paper, Sec. 2.\n\nArgs:\n    x: a'
+    """
+    paras = re.split(r"\n[ \t]*\n", text.strip("\n"))
+    first_section = next((i for i, p in enumerate(paras) if _SECTION.match(p.lstrip().split("\n")[0].strip())),
+                         None)
+    if first_section is None:
+        return text
+    refs = [i for i, p in enumerate(paras) if i > first_section and p.lstrip().startswith("References:")]
+    if not refs:
+        return text
+    moved = [paras[i] for i in refs]
+    rest = [p for i, p in enumerate(paras) if i not in refs]
+    at = max(1, min(first_section, len(rest)))
+    return "\n\n".join(rest[:at] + moved + rest[at:])
+
+
 class RstMath(griffe.Extension):
-    """Convert reStructuredText math in every docstring griffe loads into MathML."""
+    """Prepare every docstring griffe loads for the site: a trailing ``References:`` paragraph moves above the
+    sections (see :func:`hoist_references`) and reStructuredText math becomes MathML."""
 
     def on_instance(self, *, obj: Any, **kwargs: Any) -> None:  # griffe calls it for every object
-        if obj.docstring is not None and ("math::" in obj.docstring.value or ":math:`" in obj.docstring.value):
-            obj.docstring.value = rst_math_to_mathml(obj.docstring.value)
+        if obj.docstring is None:
+            return
+        value = obj.docstring.value
+        if "References:" in value:
+            value = hoist_references(value)
+        if "math::" in value or ":math:`" in value:
+            value = rst_math_to_mathml(value)
+        obj.docstring.value = value
