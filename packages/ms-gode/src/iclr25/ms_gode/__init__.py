@@ -6,9 +6,10 @@ detection), bit-packed state export, the physics (springs, charged) and Bio-CDL 
 mass-action) simulators, and the fine-tune / joint / EWC / replay / LwF baselines on the same backbone.
 """
 
-import importlib
 from importlib.metadata import version as _version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from iclr25.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .continual import BASELINES as BASELINES
@@ -66,17 +67,6 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
-
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __all__ = [*_EXPORTS, "__version__"]
