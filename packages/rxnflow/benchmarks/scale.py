@@ -3,9 +3,8 @@
 Each configuration runs in a fresh process (peak RSS is per process). Writes ``scale.json``.
 Run: ``/work/tools/heavy .venvs/rxnflow/bin/python packages/rxnflow/benchmarks/scale.py [OUT.json]``.
 
-torchgfn 2.4.1 (the issue's peer) declares ``numpy<2`` (and torch-geometric, tensordict, linear-attention-
-transformer), so it cannot join this workspace (numpy 2.x); the full-softmax reference here is the same TB step
-on the whole action space (ρ = 1).
+The full-softmax reference here is the same TB step on the whole action space (ρ = 1); the issue's peer,
+torchgfn 2.4.1, runs in its own environment (it pins numpy<2): see ``torchgfn_peer.py``.
 """
 
 import json
