@@ -303,7 +303,8 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
     tables = "\n".join([
         "### Critical Ising (beta_c), relative errors against the exact finite-lattice values", "",
         f"Equal samples: every sampler trains on {scale.ising_epochs} epochs x {scale.ising_samples} samples = "
-        f"{n_ising}; the equal-wall-time autoregressive row trains as long as rkl_rl did. "
+        f"{n_ising}; the equal-wall-time autoregressive row trains as long as rkl_rl did, at most "
+        f"{scale.ar_max_epochs} epochs (its train s column says how long it took). "
         f"{scale.ising_steps} diffusion steps; {scale.n_eval} samples per estimator.", "",
         "| L | sampler | train samples | train s | F (SN-NIS) ± SE | F (variational bound) | U (SN-NIS) | "
         "S (SN-NIS) | ESS/M | U (NMCMC or Metropolis) | acceptance |",
