@@ -35,7 +35,7 @@ __all__ = ["train", "TrainResult", "evaluate", "Evaluation", "sweep_point", "swe
 
 @dataclasses.dataclass(frozen=True)
 class TrainResult:
-    """A trained network and the median OSI / neighbour |Δθ| after each logged batch."""
+    """A trained network and, per batch of this call, its mean E and I rates (spikes per unit time)."""
 
     net: SESNN
     history: list[dict[str, float]]
@@ -55,11 +55,15 @@ def train(cfg: NetworkConfig, n_samples: int, *, images: Sequence[np.ndarray] | 
     imgs = builtin_images(f0=cfg.whiten_f0) if images is None else list(images)
     if net is None:
         net = SESNN(cfg, seed=seed)
+    elif net.cfg != cfg:
+        raise ValueError("net was built with another NetworkConfig than cfg; pass net.cfg to continue training it")
     n_batches = -(-n_samples // cfg.batch)
     history: list[dict[str, float]] = []
     todo = range(net.batches_seen, n_batches)
     for k in progress(todo, desc=desc, total=len(todo)):
-        net.train_batch(imgs, np.random.default_rng([net.seed, 1, k]))
+        sim = net.train_batch(imgs, np.random.default_rng([net.seed, 1, k]))
+        T = net.cfg.n_steps * net.cfg.dt
+        history.append({"batch": k, "rate_e": float(sim.counts_e.mean() / T), "rate_i": float(sim.counts_i.mean() / T)})
         if checkpoint is not None and ((k + 1) % checkpoint_every == 0 or k == n_batches - 1):
             net.save(checkpoint)
     return TrainResult(net, history)

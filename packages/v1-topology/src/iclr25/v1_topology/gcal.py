@@ -99,10 +99,17 @@ class GCAL:
                 self.theta = self.theta + c.beta * (self.avg - c.mu)
         return self
 
-    def orientation_map(self, *, n_orientations: int = 8, n_phases: int = 4, period: float = 6.0):
-        """Vector-sum tuning (:func:`maps.orientation_tuning`) of the settled responses to gratings."""
+    def orientation_map(self, *, n_orientations: int = 8, n_phases: int = 4, period: float | None = None):
+        """Vector-sum tuning (:func:`maps.orientation_tuning`) of the settled responses to gratings, at the
+        period of :data:`probe.PERIODS` that drives the most activity (or ``period``)."""
+        from .probe import PERIODS
+
         th = np.arange(n_orientations) * np.pi / n_orientations
-        g = grating_patches(self.net_cfg, th, np.arange(n_phases) * 2 * np.pi / n_phases, period)
         n = self.net_cfg.n_side
-        R = self.respond(g).reshape(n_orientations, n_phases, n, n).mean(1)
-        return orientation_tuning(R, th)
+        best = None
+        for lam in PERIODS if period is None else (float(period),):
+            g = grating_patches(self.net_cfg, th, np.arange(n_phases) * 2 * np.pi / n_phases, lam)
+            R = self.respond(g).reshape(n_orientations, n_phases, n, n).mean(1)
+            if best is None or R.mean() > best.mean():
+                best = R
+        return orientation_tuning(best, th)

@@ -46,7 +46,8 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     from .cli import _plot_maps
 
     n_side = 16 if quick else 32
-    n_main = 2000 if quick else 4000
+    n_main = 2000 if quick else 8000       # section 1 (claims, coding costs)
+    n_sweep = 1000 if quick else 4000      # phase diagram and range doubling
     ladder = (500, 1000, 2000) if quick else (1000, 4000, 8000)
     seeds = (seed, seed + 1) if quick else (seed, seed + 1, seed + 2)
     hi_cfg = preset_config("macaque", n_side=n_side)
@@ -57,17 +58,27 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     lines: list[str] = []
     t_all = time.perf_counter()
 
+    from .images import builtin_images as _bi
+
+    imgs_main = _bi(f0=hi_cfg.whiten_f0)
+    t_train = time.perf_counter()
+    train(hi_cfg, 1000, seed=seed + 100, desc="timing: 1000 images")
+    sec_per_1000 = time.perf_counter() - t_train
+    run.add("training seconds per 1000 images (32x32 sheet)" if not quick else "training seconds per 1000 images",
+            sec_per_1000, unit="s", higher_is_better=False, timing=True)
+
     # 1. overlap -> topology, seeds
     rows: dict[str, list[dict[str, float]]] = {"high": [], "zero": []}
     nets: dict[str, Any] = {}
     oms: dict[str, Any] = {}
+    main_evals: dict[str, Any] = {}
     for key, cfg in (("high", hi_cfg), ("zero", lo_cfg)):
         for s in seeds:
             net = train(cfg, n_main, seed=s, desc=f"{key} overlap, seed {s}").net
             ev, om = evaluate(net, seed=s)
             rows[key].append(_ev_row(ev))
             if s == seed:
-                nets[key], oms[key] = net, om
+                nets[key], oms[key], main_evals[key] = net, om, ev.to_dict()
     col = {k: {m: [r[m] for r in v] for m in v[0]} for k, v in rows.items()}
     lines += [f"### 1. Overlap → topology ({n_side}×{n_side} E sheet, {n_main} images, seeds {list(seeds)}; "
               "mean ± sd)", "",
@@ -75,7 +86,7 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
               "|---|---|---|---|"]
     targets = {"dth": "< 30° (high), > 38° (zero)", "density": "[1.5, 6] vs π = 3.14 (high)", "osi": "> 0.3",
                "spacing": "", "nnpd": "", "ring": "ring present (high)"}
-    names = {"dth": "neighbour |Δθ| (deg)", "density": "pinwheel density (per Λ²)", "osi": "median OSI",
+    names = {"dth": "neighbour \\|Δθ\\| (deg)", "density": "pinwheel density (per Λ²)", "osi": "median OSI",
              "spacing": "column spacing Λ (sites)", "nnpd": "NNPD / Λ", "ring": "ring ratio of the z spectrum"}
     for m, label in names.items():
         lines.append(f"| {label} | {_mean_sd(col['high'][m])} | {_mean_sd(col['zero'][m])} | {targets[m]} |")
@@ -92,7 +103,7 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     lines += ["", "### 4. Coding costs: pinwheel (high overlap) vs salt-and-pepper (zero overlap), mean of seeds", "",
               "| measure | pinwheel | salt-and-pepper | ratio pinwheel / s&p | paper's direction |", "|---|---|---|---|---|"]
     func = {"map_wiring": ("map wiring cost (mean distance to 8 like-tuned partners)", "lower"),
-            "ee_length": ("E→E length-weighted wiring Σ|W|d/Σ|W|", "lower"),
+            "ee_length": ("E→E length-weighted wiring Σ\\|W\\|d/Σ\\|W\\|", "lower"),
             "ee_inverse": ("E→E inverse-strength energy (Eq. 7)", "lower"),
             "entropy": ("E→E weight entropy (bits, capacity)", "–"),
             "sparse_pop": ("Treves–Rolls sparseness, population", "higher"),
@@ -110,7 +121,15 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
 
     # 2. ladder and ablation
     lines += ["", "### 2. Scale ladder (training images, seed 0) and E→E-gain ablation", "",
-              "| run | images | |Δθ| high | |Δθ| zero | density high | OSI high | OSI zero |", "|---|---|---|---|---|---|---|"]
+              "| run | images | \\|Δθ\\| high | \\|Δθ\\| zero | density high | OSI high | OSI zero | rate high / zero | "
+              "ratio map wiring | ratio sparseness (pop) | ratio reliability SNR 1 |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
+
+    def _ladder_line(label: str, n: int, r_hi: dict[str, float], r_lo: dict[str, float]) -> str:
+        return (f"| {label} | {n} | {r_hi['dth']:.1f} | {r_lo['dth']:.1f} | {r_hi['density']:.2f} | "
+                f"{r_hi['osi']:.3f} | {r_lo['osi']:.3f} | {r_hi['rate']:.3f} / {r_lo['rate']:.3f} | "
+                f"{r_hi['map_wiring'] / r_lo['map_wiring']:.3f} | {r_hi['sparse_pop'] / r_lo['sparse_pop']:.3f} | "
+                f"{r_hi['reliability'] / r_lo['reliability']:.3f} |")
     ladder_rows = []
     for n in ladder:
         if n == n_main:
@@ -119,22 +138,39 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
             r_hi = _ev_row(evaluate(train(hi_cfg, n, seed=seed, desc=f"ladder {n} high").net, seed=seed)[0])
             r_lo = _ev_row(evaluate(train(lo_cfg, n, seed=seed, desc=f"ladder {n} zero").net, seed=seed)[0])
         ladder_rows.append((n, r_hi, r_lo))
-        lines.append(f"| ladder | {n} | {r_hi['dth']:.1f} | {r_lo['dth']:.1f} | {r_hi['density']:.2f} | "
-                     f"{r_hi['osi']:.3f} | {r_lo['osi']:.3f} |")
-    for gain in (0.3, 1.0):
+        lines.append(_ladder_line("ladder", n, r_hi, r_lo))
+    for gain in (1.0,):
         r_hi = _ev_row(evaluate(train(hi_cfg.replace(ee_gain=gain), n_main, seed=seed, desc=f"gain {gain}").net,
                                 seed=seed)[0])
         r_lo = _ev_row(evaluate(train(lo_cfg.replace(ee_gain=gain), n_main, seed=seed, desc=f"gain {gain}").net,
                                 seed=seed)[0])
-        lines.append(f"| E→E gain {gain} (default {hi_cfg.ee_gain}) | {n_main} | {r_hi['dth']:.1f} | {r_lo['dth']:.1f} | "
-                     f"{r_hi['density']:.2f} | {r_hi['osi']:.3f} | {r_lo['osi']:.3f} |")
+        lines.append(_ladder_line(f"ablation: E→E gain {gain} (default {hi_cfg.ee_gain})", n_main, r_hi, r_lo))
+    # ablation: rate-matched comparison (thresholds of the zero-overlap network shifted until its mean rate on
+    # natural images equals the high-overlap one), and the noise level of the reliability measure
+    from .probe import noise_reliability
+
+    hi_net, lo_net = nets["high"], nets["zero"]
+    target = rows["high"][0]["rate"]
+    matched = _rate_matched(lo_net, target, seed)
+    r_m = _ev_row(evaluate(matched, seed=seed)[0])
+    lines.append(_ladder_line("ablation: zero overlap rate-matched to high", n_main, rows["high"][0], r_m))
+    snr_cells = []
+    for snr in (0.25, 1.0, 4.0):
+        a = noise_reliability(hi_net, imgs_main, 60, snr=snr, seed=seed)
+        b = noise_reliability(lo_net, imgs_main, 60, snr=snr, seed=seed)
+        snr_cells.append(f"SNR {snr:g}: {a:.3f} / {b:.3f} = {a / b:.3f}")
+    lines += ["", "Reliability (pinwheel / salt-and-pepper) against the noise level, seed 0: " + "; ".join(snr_cells)]
 
     # 3. phase diagram and range doubling
     strides = (1, 2, 4, 8)
     scales = (1.0, 2.0)
-    pts = sweep(hi_cfg, strides, scales, n_main, seeds=(seed,))
+    # the (stride 1 and 8, range x1) corners are the seed-0 networks of section 1; the rest runs through
+    # parallel_map (sequential here: two cores are shared; pass n_jobs / a Dask or Ray backend to sweep())
+    # through parallel_map (sequential here: two cores are shared; pass n_jobs or a Dask/Ray backend to sweep())
+    pts = sweep(hi_cfg, strides, scales, n_sweep, seeds=(seed,))
     grid = {(p["config"]["stride"], round(p["config"]["r_ee"] / hi_cfg.r_ee, 3)): p for p in pts}
-    lines += ["", f"### 3. Phase diagram: neighbour |Δθ| (deg) / pinwheel density / Λ (sites), seed {seed}", "",
+    lines += ["", f"### 3. Phase diagram: neighbour |Δθ| (deg) / pinwheel density / Λ (sites), seed {seed}, "
+                  f"{n_sweep} images", "",
               "| stride (overlap) | " + " | ".join(f"range ×{f:g} (r_EE {hi_cfg.r_ee * f:g}, r_EI {hi_cfg.r_ei * f:g})"
                                                  for f in scales) + " |", "|---" * (1 + len(scales)) + "|"]
     for s in strides:
@@ -146,13 +182,13 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
         lines.append(f"| {s} ({max(0.0, 1 - s / hi_cfg.patch):.3f}) | " + " | ".join(cells) + " |")
     lam1 = [grid[(1, 1.0)]["eval"]["summary"]["spacing"]]
     lam2 = [grid[(1, 2.0)]["eval"]["summary"]["spacing"]]
+    cfg2 = hi_cfg.replace(r_ee=hi_cfg.r_ee * 2, r_ei=hi_cfg.r_ei * 2, r_ii=hi_cfg.r_ii * 2)
     for s in seeds[1:]:
-        cfg2 = hi_cfg.replace(r_ee=hi_cfg.r_ee * 2, r_ei=hi_cfg.r_ei * 2, r_ii=hi_cfg.r_ii * 2)
-        lam2.append(evaluate(train(cfg2, n_main, seed=s, desc=f"range x2 seed {s}").net, seed=s)[0].summary.spacing)
-        lam1.append(rows["high"][seeds.index(s)]["spacing"])
+        lam2.append(evaluate(train(cfg2, n_sweep, seed=s, desc=f"range x2 seed {s}").net, seed=s)[0].summary.spacing)
+        lam1.append(evaluate(train(hi_cfg, n_sweep, seed=s, desc=f"range x1 seed {s}").net, seed=s)[0].summary.spacing)
     ratio_lam = float(np.mean(lam2) / np.mean(lam1))
     lines += ["", f"Range doubling at stride 1: Λ(2r) / Λ(r) = {np.mean(lam2):.2f} / {np.mean(lam1):.2f} = "
-                  f"**{ratio_lam:.2f}** (target ≥ 1.3; seeds {list(seeds)})"]
+                  f"**{ratio_lam:.2f}** (target ≥ 1.3; seeds {list(seeds)}, {n_sweep} images)"]
     run.add("Lambda(2r) / Lambda(r) at high overlap", ratio_lam)
     verdict["range doubling Lambda ratio >= 1.3"] = ratio_lam >= 1.3
 
@@ -163,7 +199,7 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
 
     imgs = builtin_images(f0=hi_cfg.whiten_f0)
     lines += ["", "### 5. GCAL baseline (rate-based, same sheet, patches and images) beside ours", "",
-              "| model | overlap | median OSI | neighbour |Δθ| | pinwheel density | Λ |", "|---|---|---|---|---|---|"]
+              "| model | overlap | median OSI | neighbour \\|Δθ\\| | pinwheel density | Λ |", "|---|---|---|---|---|---|"]
     for key, cfg in (("high", hi_cfg), ("zero", lo_cfg)):
         g = GCAL(cfg, seed=seed).train(imgs, 1000 if quick else 3000, seed=seed)
         t = g.orientation_map()
@@ -204,7 +240,8 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
 
     lines += ["", "### Verdict", "", "| claim | reproduced here |", "|---|---|"]
     lines += [f"| {k} | {'yes' if v else 'no'} |" for k, v in verdict.items()]
-    lines.append(f"\nrepro wall time {time.perf_counter() - t_all:.0f} s")
+    lines.append(f"\nTraining speed: {sec_per_1000:.1f} s per 1000 images on the {n_side}×{n_side} sheet "
+                 f"(paper note target < 30 s). repro wall time {time.perf_counter() - t_all:.0f} s")
 
     fig1 = _plot_maps(out / "maps.png", [
         (f"high overlap (stride 1): |Δθ| {rows['high'][0]['dth']:.0f}°, ρ {rows['high'][0]['density']:.2f}",
@@ -221,19 +258,43 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     return 0
 
 
+def _rate_matched(net: Any, target_rate: float, seed: int, iters: int = 8) -> Any:
+    """A copy of ``net`` whose E thresholds are shifted by a common offset (bisection) so that its mean E rate on
+    natural images equals ``target_rate`` — separates the effect of the map from that of the activity level."""
+    import copy
+
+    from .images import builtin_images
+    from .probe import image_responses
+
+    imgs = builtin_images(f0=net.cfg.whiten_f0)
+    T = net.cfg.n_steps * net.cfg.dt
+    lo, hi = -1.0, 1.0
+    base = net.theta_e.copy()
+    out = copy.deepcopy(net)
+    for _ in range(iters):  # bisection on the offset
+        mid = 0.5 * (lo + hi)
+        out.theta_e = (base + mid).astype(base.dtype)
+        rate = image_responses(out, imgs, 60, seed=seed)[0].mean() / T  # the 60 crops evaluate() uses
+        lo, hi = (mid, hi) if rate > target_rate else (lo, mid)
+    out.theta_e = (base + 0.5 * (lo + hi)).astype(base.dtype)
+    return out
+
+
 def _plot_phase(path: Path, grid: dict, strides: tuple[int, ...], scales: tuple[float, ...],
                 cfg: NetworkConfig) -> Path:
     from iclr25.utils.plotting import savefig, subplots
 
-    fig, axes = subplots(1, 2, size=(3.6, 3.0))
-    for ax, (key, label) in zip(axes, (("neighbour_dtheta_deg", "neighbour |Δθ| (deg)"),
-                                       ("density", "pinwheel density (per Λ²)")), strict=True):
+    fig, axes = subplots(1, 2, size=(4.4, 3.2))
+    for i_ax, (ax, (key, label)) in enumerate(zip(axes, (("neighbour_dtheta_deg", "neighbour |Δθ| (deg)"),
+                                                         ("density", "pinwheel density (per Λ²)")), strict=True)):
+        ax.grid(False)
         M = np.array([[grid[(s, round(f, 3))]["eval"]["summary"][key] for f in scales] for s in strides])
         im = ax.imshow(M, aspect="auto", cmap="viridis")
         ax.set_xticks(range(len(scales)), [f"×{f:g}" for f in scales])
         ax.set_yticks(range(len(strides)), [f"{s} ({max(0, 1 - s / cfg.patch):.2f})" for s in strides])
         ax.set_xlabel("connection range")
-        ax.set_ylabel("stride (overlap)")
+        if i_ax == 0:
+            ax.set_ylabel("stride (overlap)")
         for i in range(M.shape[0]):
             for j in range(M.shape[1]):
                 ax.text(j, i, f"{M[i, j]:.1f}", ha="center", va="center", color="w", fontsize=7)
