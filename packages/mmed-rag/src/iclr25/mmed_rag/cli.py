@@ -1,0 +1,116 @@
+"""Command line of ``iclr25 mmed-rag``: ``demo``, ``generate``, ``build-index``, ``train``, ``evaluate``, ``repro``.
+
+Data files are ``.npz`` archives with ``images`` (N, 3, H, W) or (N, H, W, 3) (uint8 or float in [0, 1]),
+``domains`` (N,) (0 radiology, 1 pathology, 2 ophthalmology), ``reports`` (N,) strings and optionally
+``labels`` / ``report_labels`` (N, 4) 0/1; ``generate`` writes ``train.npz``, ``db.npz`` and ``test.npz``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from iclr25.utils.cli import (
+    add_run_command,
+    method_parser,
+    nonnegative_float,
+    positive_float,
+    positive_int,
+    run_main,
+)
+
+BACKENDS = ("numpy", "faiss-flat", "faiss-hnsw", "hnswlib")
+RULES = ("gap", "ratio", "fixed")
+
+
+def _cmd(name: str):
+    def run(args: argparse.Namespace) -> int:
+        from . import commands
+
+        return getattr(commands, name)(args)
+    return run
+
+
+def _unit(flag: str):
+    def parse(text: str) -> float:
+        v = nonnegative_float(flag)(text)
+        if v > 1:
+            raise argparse.ArgumentTypeError(f"{flag} must lie in [0, 1], got {v}")
+        return v
+    return parse
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, sub = method_parser("mmed-rag", "MMed-RAG (Xia et al., ICLR 2025): domain-aware retrieval, adaptive "
+                                "context selection and RAG preference fine-tuning, on procedural medical images.")
+    p = add_run_command(sub, "demo", _cmd("demo"), help="router, retrievers, gap rule, a tiny VLM with SFT and DPO "
+                        "on built-in data (at most 60 s)", default_out="results/mmed-rag")
+    p.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    p = add_run_command(sub, "repro", _cmd("repro"), help="the reduced-scale reproduction (at most 10 min)",
+                        default_out="results/mmed-rag-repro")
+    p.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    p.add_argument("--quick", action="store_true", help="one small rung only (a smoke run)")
+
+    g = sub.add_parser("generate", help="write procedural train/db/test data sets (.npz)",
+                       description="Write DIR/train.npz, DIR/db.npz (the retrieval database, with report label "
+                                   "noise) and DIR/test.npz, plus DIR/examples.png.")
+    g.add_argument("--out", type=Path, required=True, help="output folder")
+    g.add_argument("--n-train", type=positive_int("--n-train"), default=600, help="images per domain (default 600)")
+    g.add_argument("--n-db", type=positive_int("--n-db"), default=300, help="database images per domain (300)")
+    g.add_argument("--n-test", type=positive_int("--n-test"), default=200, help="test images per domain (200)")
+    g.add_argument("--size", type=positive_int("--size"), default=32, help="image side in pixels, 16-128 (32)")
+    g.add_argument("--contrast-lo", type=_unit("--contrast-lo"), default=0.15, help="lowest finding contrast (0.15)")
+    g.add_argument("--contrast-hi", type=_unit("--contrast-hi"), default=1.0, help="highest finding contrast (1.0)")
+    g.add_argument("--label-noise", type=_unit("--label-noise"), default=0.1,
+                   help="probability a database report states a finding wrongly (0.1)")
+    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    g.set_defaults(func=_cmd("generate"))
+
+    b = sub.add_parser("build-index", help="train the router and per-domain retrievers, index the database",
+                       description="DATA is a folder with train.npz and db.npz (from 'generate') or one .npz used "
+                                   "both to train the retrievers and as the database. Writes OUT/ with the router, "
+                                   "one retriever per domain, and the sharded index (manifest.json).")
+    b.add_argument("data", type=Path, help="data folder or .npz file")
+    b.add_argument("--out", type=Path, required=True, help="output index folder")
+    b.add_argument("--backend", choices=BACKENDS, default="faiss-flat", help="index backend (default faiss-flat)")
+    b.add_argument("--steps", type=positive_int("--steps"), default=300, help="retriever Adam steps (default 300)")
+    b.add_argument("--router-steps", type=positive_int("--router-steps"), default=150, help="router steps (150)")
+    b.add_argument("--pooled", action="store_true", help="one retriever and one shard for all domains (baseline)")
+    b.add_argument("--text-tower", choices=("cnn", "minilm"), default="cnn",
+                   help="cnn (from scratch, default) or minilm (packaged all-MiniLM-L6-v2, the minilm extra)")
+    b.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    b.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    b.set_defaults(func=_cmd("build_index"))
+
+    t = sub.add_parser("train", help="SFT a tiny VLM, mine preference pairs, DPO (RAG-PT)",
+                       description="DATA: a folder with train.npz (or one .npz). Retrieves contexts with INDEX, "
+                                   "trains the tiny VLM with SFT, mines D_cm/D_oa1/D_oa2 pairs from its own "
+                                   "answers and fine-tunes with DPO against a frozen copy. Writes OUT/sft.pt, "
+                                   "OUT/rag_pt.pt, OUT/pairs.json.")
+    t.add_argument("data", type=Path, help="data folder or .npz file")
+    t.add_argument("--index", type=Path, required=True, help="index folder from build-index")
+    t.add_argument("--out", type=Path, required=True, help="output model folder")
+    t.add_argument("--sft-steps", type=positive_int("--sft-steps"), default=600, help="SFT steps (default 600)")
+    t.add_argument("--dpo-steps", type=positive_int("--dpo-steps"), default=200, help="DPO steps (default 200)")
+    t.add_argument("--beta", type=positive_float("--beta"), default=0.1, help="DPO beta (default 0.1)")
+    t.add_argument("--k", type=positive_int("--k"), default=3, help="contexts in the prompt, cap (default 3)")
+    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    t.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    t.set_defaults(func=_cmd("train"))
+
+    e = sub.add_parser("evaluate", help="VQA acc/F1/AUC, copy and harm rates, recall@k, BLEU/ROUGE-L",
+                       description="DATA: a folder with test.npz (or one .npz). Evaluates retrieval with INDEX and, "
+                                   "with --model, the VLM without RAG, with fixed-k RAG and with adaptive RAG.")
+    e.add_argument("data", type=Path, help="data folder or .npz file")
+    e.add_argument("--index", type=Path, required=True, help="index folder from build-index")
+    e.add_argument("--model", type=Path, help="model folder from train")
+    e.add_argument("--out", type=Path, required=True, help="folder for results.json")
+    e.add_argument("--k", type=positive_int("--k"), default=3, help="context cap (default 3)")
+    e.add_argument("--rule", choices=RULES, default="gap", help="context selection rule (default gap)")
+    e.add_argument("--gamma", type=nonnegative_float("--gamma"), default=0.02, help="gap rule gamma (0.02)")
+    e.add_argument("--threshold", type=positive_float("--threshold"), default=1.05, help="ratio threshold (1.05)")
+    e.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    e.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    e.set_defaults(func=_cmd("evaluate"))
+    return run_main(parser, argv)

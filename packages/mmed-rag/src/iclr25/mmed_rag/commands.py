@@ -1,0 +1,170 @@
+"""The command implementations behind :mod:`iclr25.mmed_rag.cli` (imported on first use: torch, faiss)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+
+from iclr25.utils.cli import set_torch_threads
+from iclr25.utils.io import atomic_write
+from iclr25.utils.results import RunResult
+from iclr25.utils.seeding import seed_everything
+
+from .data import MedDataset, generate_splits, load_dataset
+
+PACKAGE = "iclr25-mmed-rag"
+
+DEMO = dict(n_train=100, n_db=50, n_test=25, router_steps=30, retriever_steps=30, sft_steps=120, dpo_steps=30,
+            mine_images=40, pooled_baseline=False, n_report_eval=8)
+HEADLINE = ("router_accuracy", "recall@5", "precision_fixed_k", "precision_gap", "mean_k_gap", "acc_no_rag",
+            "acc_sft_fixed_k", "acc_mmed_rag", "copy_rate_sft", "copy_rate_mmed_rag", "harm_rate_sft",
+            "harm_rate_mmed_rag", "bleu_no_rag", "bleu_mmed_rag", "rouge_l_no_rag", "rouge_l_mmed_rag")
+
+
+def _data_file(path: Path, name: str) -> Path:
+    """``path`` itself when it is a file, else ``path/<name>.npz``."""
+    if path.is_dir():
+        return path / f"{name}.npz"
+    if path.suffix.lower() != ".npz":
+        raise ValueError(f"{path}: expected a data folder (from 'generate') or an .npz file")
+    return path
+
+
+def _load(path: Path, name: str) -> MedDataset:
+    return load_dataset(_data_file(path, name))
+
+
+def demo(args: argparse.Namespace) -> int:
+    set_torch_threads(args.threads)
+    from .experiments import PipelineConfig, run_pipeline
+    from .figures import plot_examples
+
+    cfg = PipelineConfig(**DEMO)
+    run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=dataclasses.asdict(cfg))
+    seed_everything(args.seed)
+    res = run_pipeline(cfg, seed=args.seed)
+    for k in HEADLINE:
+        run.add(k, res.metrics[k])
+    args.out.mkdir(parents=True, exist_ok=True)
+    run.add_figure(plot_examples(res.examples, args.out / "examples.png"), relative_to=args.out)
+    run.notes = f"preference pairs mined: {res.stats}. Demo budget: the VLM is undertrained; see repro."
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+def generate(args: argparse.Namespace) -> int:
+    from .figures import plot_examples
+
+    if args.contrast_lo > args.contrast_hi:
+        raise ValueError(f"--contrast-lo ({args.contrast_lo}) must not exceed --contrast-hi ({args.contrast_hi})")
+    if args.label_noise >= 0.5:
+        raise ValueError(f"--label-noise must be < 0.5, got {args.label_noise}")
+    if not 16 <= args.size <= 128:
+        raise ValueError(f"--size must lie in 16..128, got {args.size}")
+    sp = generate_splits(args.n_train, args.n_db, args.n_test, size=args.size,
+                         contrast=(args.contrast_lo, args.contrast_hi), label_noise=args.label_noise, seed=args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name in ("train", "db", "test"):
+        getattr(sp, name).save(args.out / f"{name}.npz")
+    t = sp.test
+    plot_examples({"images": t.images[:6], "domains": t.domains[:6], "retrieved": [[] for _ in range(6)],
+                   "truth": list(t.reports[:6]), "generated": [""] * 6}, args.out / "examples.png")
+    print(f"wrote {args.out}/train.npz ({len(sp.train)}), db.npz ({len(sp.db)}), test.npz ({len(sp.test)}), "
+          "examples.png")
+    return 0
+
+
+def build_index(args: argparse.Namespace) -> int:
+    set_torch_threads(args.threads)
+    train = _load(args.data, "train")
+    db = _load(args.data, "db") if args.data.is_dir() else train
+    from .rag import RetrievalConfig, RetrievalSystem
+
+    cfg = RetrievalConfig(router_steps=args.router_steps, retriever_steps=args.steps, backend=args.backend,
+                          pooled=args.pooled, text_tower=args.text_tower)
+    rs = RetrievalSystem.fit(train, db, config=cfg, seed=args.seed)
+    rs.save(args.out)
+    print(f"wrote {args.out}: {rs.index!r}, backend {args.backend}")
+    return 0
+
+
+def train(args: argparse.Namespace) -> int:
+    set_torch_threads(args.threads)
+    data = _load(args.data, "train")
+    db = _load(args.data, "db") if args.data.is_dir() else data
+    import torch
+
+    from .experiments import _vqa_set, sft_examples
+    from .preference import mine_preferences, train_dpo, train_sft
+    from .rag import RetrievalSystem
+    from .vlm import TinyVLM
+
+    rs = RetrievalSystem.load(args.index)
+    seed_everything(args.seed)
+    n_mine = max(1, len(data) // 4)
+    fit, mine = data.subset(np.arange(len(data) - n_mine)), data.subset(np.arange(len(data) - n_mine, len(data)))
+    sft = train_sft(TinyVLM(rs.vocab), sft_examples(fit, db, k_max=args.k, seed=args.seed), steps=args.sft_steps,
+                    seed=args.seed)
+    ctx = rs.retrieve(mine.images, k_max=args.k, rule="gap")
+    pairs = mine_preferences(sft, _vqa_set(mine, ctx.reports), seed=args.seed)
+    pol = sft.frozen_copy()
+    for p in pol.parameters():
+        p.requires_grad_(True)
+    pol, stats = train_dpo(pol, pairs, reference=sft, steps=args.dpo_steps, beta=args.beta, seed=args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, m in (("sft", sft), ("rag_pt", pol)):
+        with atomic_write(args.out / f"{name}.pt", "wb") as f:
+            torch.save(m.state_dict(), f)
+    with atomic_write(args.out / "pairs.json") as f:
+        json.dump({"stats": pairs.stats, "dpo": stats}, f, indent=1)
+    print(f"wrote {args.out}: sft.pt, rag_pt.pt; pairs {pairs.stats}; DPO {stats}")
+    return 0
+
+
+def evaluate(args: argparse.Namespace) -> int:
+    set_torch_threads(args.threads)
+    test = _load(args.data, "test")
+    from .data import vqa_items
+    from .metrics import context_precision, recall_at_k
+    from .rag import RetrievalSystem, _load_state
+
+    rs = RetrievalSystem.load(args.index)
+    run = RunResult.start(PACKAGE, "evaluate", seed=args.seed, config={"data": str(args.data), "index": str(args.index), "k": args.k,
+                                                                    "rule": args.rule, "gamma": args.gamma,
+                                                                    "threshold": args.threshold})
+    ctx = rs.retrieve(test.images, k_max=args.k, rule=args.rule, gamma=args.gamma, threshold=args.threshold)
+    fixed = rs.retrieve(test.images, k_max=args.k, rule="fixed")
+    img, fnd, ans = vqa_items(test)
+    run.add("router_accuracy", float((ctx.domains == test.domains).mean()))
+    run.add("recall@1", recall_at_k(fixed.retrieved.labels, test.labels, 1))
+    run.add(f"recall@{args.k}", recall_at_k(fixed.retrieved.labels, test.labels, args.k))
+    run.add("precision_fixed_k", context_precision(fixed.retrieved.labels[img], fixed.selection.mask[img], fnd, ans))
+    run.add(f"precision_{args.rule}", context_precision(ctx.retrieved.labels[img], ctx.selection.mask[img], fnd, ans))
+    run.add(f"mean_k_{args.rule}", ctx.selection.mean_k)
+    if args.model is not None:
+        from .experiments import _vqa_set, vqa_eval
+        from .vlm import TinyVLM
+
+        for name in ("sft", "rag_pt"):
+            m = TinyVLM(rs.vocab)
+            m.load_state_dict(_load_state(args.model / f"{name}.pt"))
+            for label, c in (("fixed_k", fixed), (args.rule, ctx)):
+                e = vqa_eval(m.eval(), _vqa_set(test, c.reports), seed=args.seed)
+                for k, v in e.items():
+                    run.add(f"{name}_{label}_{k}", v)
+    args.out.mkdir(parents=True, exist_ok=True)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+def repro(args: argparse.Namespace) -> int:
+    from .repro import run_repro
+
+    set_torch_threads(args.threads)
+    return run_repro(args.out, seed=args.seed, quick=args.quick)

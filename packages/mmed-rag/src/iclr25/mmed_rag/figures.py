@@ -1,0 +1,49 @@
+"""Figures: example images with their retrieved reports, and the ablation/ordering chart."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from iclr25.utils.plotting import savefig, subplots
+
+from .data import DOMAINS
+
+__all__ = ["plot_examples", "plot_ablation"]
+
+
+def plot_examples(examples: dict[str, Any], path: str | Path) -> Path:
+    """Up to six test images, each with its top retrieved report and the generated report."""
+    n = min(6, len(examples["images"]))
+    fig, axes = subplots(2, 3, size=(4.0, 4.2))
+    for j, ax in enumerate(np.ravel(axes)):
+        ax.axis("off")
+        if j >= n:
+            continue
+        ax.imshow(np.transpose(examples["images"][j], (1, 2, 0)), interpolation="nearest")
+        top = examples["retrieved"][j][0] if examples["retrieved"][j] else "(none)"
+        text = (f"{DOMAINS[int(examples['domains'][j])]}\nretrieved: {top}\ngenerated: {examples['generated'][j]}"
+                f"\ntruth: {examples['truth'][j]}")
+        ax.set_title("\n".join(textwrap.fill(line, 44) for line in text.splitlines()), fontsize=6.5, loc="left")
+    return savefig(fig, path)
+
+
+def plot_ablation(rows: dict[str, dict[str, float]], path: str | Path) -> Path:
+    """Grouped bars of accuracy, copy rate and harm rate per model variant (``rows[variant][metric]``)."""
+    metrics = ("accuracy", "copy_rate", "harm_rate")
+    names = list(rows)
+    fig, ax = subplots(1, 1, size=(8.0, 3.6))
+    w = 0.8 / len(metrics)
+    x = np.arange(len(names))
+    for i, m in enumerate(metrics):
+        vals = [rows[n].get(m, np.nan) for n in names]
+        ax.bar(x + (i - 1) * w, vals, w, label=m.replace("_", " "))
+    ax.set_xticks(x)
+    ax.set_xticklabels(names, rotation=20, fontsize=7)
+    ax.set_ylim(0, 1)
+    ax.legend(fontsize=7)
+    ax.set_title("VQA on the test split (gap-rule contexts; no-RAG/fixed-k rows as labelled)", fontsize=8)
+    return savefig(fig, path)

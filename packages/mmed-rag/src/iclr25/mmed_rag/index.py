@@ -1,0 +1,328 @@
+"""A pluggable, persistent inner-product index (faiss flat / HNSW, hnswlib, numpy) and the domain-sharded
+report database that the per-domain retrievers search.
+
+Vectors are L2-normalised on the way in, so an inner-product score is the cosine similarity
+s(q, v) = ⟨q, v⟩ / (‖q‖ ‖v‖) ∈ [-1, 1]; ``search`` returns the top k by decreasing score.
+
+References: Xia et al., *MMed-RAG*, ICLR 2025, §3.1 (domain-aware retrieval: one retriever and one database
+per domain); Johnson et al., *Billion-scale similarity search with GPUs* (faiss); Malkov & Yashunin, *HNSW*.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from iclr25.utils.io import DataFileError, read_json
+
+__all__ = ["BACKENDS", "SearchResult", "VectorIndex", "DomainIndex", "Retrieved"]
+
+BACKENDS = ("numpy", "faiss-flat", "faiss-hnsw", "hnswlib")
+_FILE = {"numpy": "vectors.npy", "faiss-flat": "index.faiss", "faiss-hnsw": "index.faiss", "hnswlib": "index.hnsw"}
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchResult:
+    """Top-k ``scores`` (B, k) float32, decreasing, and ``ids`` (B, k) int64 (insertion order)."""
+
+    scores: np.ndarray
+    ids: np.ndarray
+
+
+def _normalise(x: Any, dim: int | None, name: str) -> np.ndarray:
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must be a numeric array, got dtype {arr.dtype}")
+    arr = np.ascontiguousarray(arr, dtype=np.float32)
+    if arr.ndim == 1:
+        arr = arr[None]
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a (n, dim) array, got shape {arr.shape}")
+    if dim is not None and arr.shape[1] != dim:
+        raise ValueError(f"{name} has dimension {arr.shape[1]}, the index holds dimension {dim}")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or inf")
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    if np.any(norms == 0):
+        raise ValueError(f"{name} contains an all-zero vector (no direction to compare)")
+    return np.ascontiguousarray(arr / norms, dtype=np.float32)
+
+
+def _need(module: str, backend: str):
+    import importlib
+
+    try:
+        return importlib.import_module(module)
+    except ImportError as exc:
+        extra = " (pip install 'iclr25-mmed-rag[hnswlib]')" if module == "hnswlib" else ""
+        raise ImportError(f"index backend {backend!r} needs the {module} package{extra}") from exc
+
+
+class VectorIndex:
+    """An inner-product (cosine) index over L2-normalised vectors.
+
+    ``backend`` is one of :data:`BACKENDS`: ``numpy`` (exact, brute force), ``faiss-flat`` (faiss
+    ``IndexFlatIP``, exact), ``faiss-hnsw`` (faiss ``IndexHNSWFlat``, approximate) or ``hnswlib`` (approximate).
+    ``m``, ``ef_construction`` and ``ef_search`` are the HNSW graph degree and beam widths.
+    """
+
+    def __init__(self, dim: int, *, backend: str = "faiss-flat", m: int = 16, ef_construction: int = 100,
+                 ef_search: int = 64, seed: int = 0) -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {', '.join(BACKENDS)}, got {backend!r}")
+        if not isinstance(dim, (int, np.integer)) or dim < 1:
+            raise ValueError(f"dim must be an integer >= 1, got {dim!r}")
+        for name, v in (("m", m), ("ef_construction", ef_construction), ("ef_search", ef_search)):
+            if not isinstance(v, (int, np.integer)) or v < 2:
+                raise ValueError(f"{name} must be an integer >= 2, got {v!r}")
+        self.dim, self.backend = int(dim), backend
+        self.m, self.ef_construction, self.ef_search, self.seed = int(m), int(ef_construction), int(ef_search), seed
+        self._n = 0
+        self._vectors = np.zeros((0, self.dim), np.float32)
+        self._impl: Any = None
+        if backend == "faiss-flat":
+            faiss = _need("faiss", backend)
+            self._impl = faiss.IndexFlatIP(self.dim)
+        elif backend == "faiss-hnsw":
+            faiss = _need("faiss", backend)
+            self._impl = faiss.IndexHNSWFlat(self.dim, self.m, faiss.METRIC_INNER_PRODUCT)
+            self._impl.hnsw.efConstruction = self.ef_construction
+            self._impl.hnsw.efSearch = self.ef_search
+        elif backend == "hnswlib":
+            hnswlib = _need("hnswlib", backend)
+            self._impl = hnswlib.Index(space="ip", dim=self.dim)
+            self._impl.init_index(max_elements=1024, ef_construction=self.ef_construction, M=self.m,
+                                  random_seed=int(seed))
+            self._impl.set_ef(self.ef_search)
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __repr__(self) -> str:
+        return f"VectorIndex(dim={self.dim}, backend={self.backend!r}, n={self._n})"
+
+    def add(self, vectors: Any) -> VectorIndex:
+        """Append vectors (n, dim); their ids continue from ``len(self)``."""
+        v = _normalise(vectors, self.dim, "vectors")
+        if self.backend == "numpy":
+            self._vectors = np.concatenate([self._vectors, v])
+        elif self.backend == "hnswlib":
+            need = self._n + len(v)
+            if need > self._impl.get_max_elements():
+                self._impl.resize_index(max(need, 2 * self._impl.get_max_elements()))
+            self._impl.add_items(v, np.arange(self._n, need), num_threads=1)
+        else:
+            self._impl.add(v)
+        self._n += len(v)
+        return self
+
+    def search(self, queries: Any, k: int) -> SearchResult:
+        """The top ``k`` (at most ``len(self)``) by cosine similarity, best first."""
+        if not isinstance(k, (int, np.integer)) or isinstance(k, bool) or k < 1:
+            raise ValueError(f"k must be an integer >= 1, got {k!r}")
+        if self._n == 0:
+            raise ValueError("the index is empty: add vectors before searching")
+        q = _normalise(queries, self.dim, "queries")
+        k = min(int(k), self._n)
+        if self.backend == "numpy":
+            s = q @ self._vectors.T
+            part = np.argpartition(-s, k - 1, axis=1)[:, :k] if k < self._n else np.tile(np.arange(self._n), (len(q), 1))
+            ps = np.take_along_axis(s, part, 1)
+            order = np.lexsort((part, -ps), axis=1)
+            ids = np.take_along_axis(part, order, 1)
+            return SearchResult(np.take_along_axis(s, ids, 1).astype(np.float32), ids.astype(np.int64))
+        if self.backend == "hnswlib":
+            ids, dist = self._impl.knn_query(q, k=k, num_threads=1)
+            return SearchResult((1.0 - dist).astype(np.float32), ids.astype(np.int64))
+        scores, ids = self._impl.search(q, k)
+        return SearchResult(scores.astype(np.float32), ids.astype(np.int64))
+
+    # ------------------------------------------------------------------------------------- persistence
+    def _write(self, folder: Path, stem: str) -> dict:
+        path = folder / f"{stem}.{_FILE[self.backend]}"
+        if self.backend == "numpy":
+            np.save(path, self._vectors)
+        elif self.backend == "hnswlib":
+            self._impl.save_index(str(path))
+        else:
+            import faiss
+
+            faiss.write_index(self._impl, str(path))
+        return {"backend": self.backend, "dim": self.dim, "n": self._n, "file": path.name, "m": self.m,
+                "ef_construction": self.ef_construction, "ef_search": self.ef_search, "seed": self.seed}
+
+    @classmethod
+    def _read(cls, folder: Path, meta: dict) -> VectorIndex:
+        idx = cls(meta["dim"], backend=meta["backend"], m=meta["m"], ef_construction=meta["ef_construction"],
+                  ef_search=meta["ef_search"], seed=meta["seed"])
+        path = folder / meta["file"]
+        if not path.is_file():
+            raise FileNotFoundError(f"{path}: no such index file (the index folder is incomplete)")
+        try:
+            if idx.backend == "numpy":
+                idx._vectors = np.load(path, allow_pickle=False).astype(np.float32)
+                n = len(idx._vectors)
+            elif idx.backend == "hnswlib":
+                idx._impl.load_index(str(path), max_elements=max(int(meta["n"]), 1))
+                idx._impl.set_ef(idx.ef_search)
+                n = idx._impl.get_current_count()
+            else:
+                import faiss
+
+                idx._impl = faiss.read_index(str(path))
+                if idx.backend == "faiss-hnsw":
+                    idx._impl.hnsw.efSearch = idx.ef_search
+                n = idx._impl.ntotal
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise DataFileError(path, f"cannot read the {idx.backend} index ({exc})") from exc
+        if n != meta["n"]:
+            raise DataFileError(path, f"holds {n} vectors, the manifest says {meta['n']}")
+        idx._n = n
+        return idx
+
+    def save(self, folder: str | os.PathLike[str]) -> Path:
+        """Write the index into ``folder`` (``manifest.json`` + the backend's file), atomically."""
+        return _atomic_folder(Path(folder), lambda tmp: _dump_manifest(tmp, {"index": self._write(tmp, "index")}))
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike[str]) -> VectorIndex:
+        """Read an index written by :meth:`save`."""
+        folder = Path(folder)
+        manifest = _read_manifest(folder)
+        if "index" not in manifest:
+            raise DataFileError(folder / "manifest.json", "not a VectorIndex manifest (no 'index' entry)")
+        return cls._read(folder, manifest["index"])
+
+
+def _dump_manifest(folder: Path, manifest: dict) -> None:
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+
+
+def _read_manifest(folder: Path) -> dict:
+    if not folder.is_dir():
+        raise FileNotFoundError(f"{folder}: no such index folder")
+    m = read_json(folder / "manifest.json", what="index manifest")
+    if not isinstance(m, dict):
+        raise DataFileError(folder / "manifest.json", "not an index manifest (expected a JSON object)")
+    return m
+
+
+def _atomic_folder(folder: Path, write) -> Path:
+    """Write a whole folder into a temporary sibling, then move it into place (no half-written index)."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.tmp-", dir=folder.parent))
+    try:
+        write(tmp)
+        if folder.exists():
+            old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
+            folder.rename(old)
+            tmp.rename(folder)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            tmp.rename(folder)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return folder
+
+
+@dataclasses.dataclass(frozen=True)
+class Retrieved:
+    """Retrieved contexts for a batch of queries: ``scores``/``ids`` (B, k), ``reports`` (B lists of k
+    strings), ``labels`` (B, k, 4) (the retrieved reports' stated findings) and ``domains`` (B, k)."""
+
+    scores: np.ndarray
+    ids: np.ndarray
+    reports: list[list[str]]
+    labels: np.ndarray
+    domains: np.ndarray
+
+
+class DomainIndex:
+    """A report database sharded by domain: one :class:`VectorIndex` (and one retriever) per domain.
+
+    ``shards`` maps a domain name to ``(index, reports, labels)``; the pooled variant has a single shard
+    named ``"pooled"`` holding every domain (with per-entry ``domains`` kept to measure cross-domain hits).
+    """
+
+    def __init__(self) -> None:
+        self._shards: dict[str, tuple[VectorIndex, tuple[str, ...], np.ndarray, np.ndarray]] = {}
+
+    @property
+    def domains(self) -> tuple[str, ...]:
+        return tuple(self._shards)
+
+    def __repr__(self) -> str:
+        return "DomainIndex(" + ", ".join(f"{d}: {len(s[0])}" for d, s in self._shards.items()) + ")"
+
+    def add_shard(self, domain: str, embeddings: Any, reports: Any, labels: Any, *, domains: Any = None,
+                  backend: str = "faiss-flat", **kwargs: Any) -> DomainIndex:
+        """Index ``embeddings`` (n, dim) of ``reports`` (n strings) with their stated ``labels`` (n, 4)."""
+        if not isinstance(domain, str) or not domain:
+            raise ValueError(f"domain must be a non-empty string, got {domain!r}")
+        emb = np.asarray(embeddings)
+        reports = tuple(str(r) for r in reports)
+        labels = np.asarray(labels, dtype=np.int64)
+        if emb.ndim != 2 or len(emb) == 0:
+            raise ValueError(f"embeddings of shard {domain!r} must be a non-empty (n, dim) array, got {emb.shape}")
+        if len(reports) != len(emb) or len(labels) != len(emb):
+            raise ValueError(f"mismatched counts in shard {domain!r}: {len(emb)} embeddings, {len(reports)} "
+                             f"reports, {len(labels)} labels")
+        doms = np.full(len(emb), -1, np.int64) if domains is None else np.asarray(domains, dtype=np.int64)
+        if len(doms) != len(emb):
+            raise ValueError(f"mismatched counts in shard {domain!r}: {len(emb)} embeddings, {len(doms)} domains")
+        idx = VectorIndex(emb.shape[1], backend=backend, **kwargs).add(emb)
+        self._shards[domain] = (idx, reports, labels, doms)
+        return self
+
+    def shard(self, domain: str) -> VectorIndex:
+        if domain not in self._shards:
+            raise ValueError(f"unknown domain {domain!r}; this index has shards {', '.join(self._shards) or '(none)'}")
+        return self._shards[domain][0]
+
+    def search(self, domain: str, queries: Any, k: int) -> Retrieved:
+        """Search the shard of ``domain`` and return the contexts with their reports and labels."""
+        idx = self.shard(domain)
+        _, reports, labels, doms = self._shards[domain]
+        res = idx.search(queries, k)
+        return Retrieved(res.scores, res.ids, [[reports[i] for i in row] for row in res.ids], labels[res.ids],
+                         doms[res.ids])
+
+    def save(self, folder: str | os.PathLike[str]) -> Path:
+        """Write every shard (index file + ``<domain>.meta.npz``) and ``manifest.json`` into ``folder``."""
+        def write(tmp: Path) -> None:
+            shards = {}
+            for d, (idx, reports, labels, doms) in self._shards.items():
+                meta = idx._write(tmp, d)
+                np.savez(tmp / f"{d}.meta.npz", reports=np.asarray(reports, dtype=np.str_), labels=labels,
+                         domains=doms)
+                shards[d] = meta
+            _dump_manifest(tmp, {"kind": "iclr25-mmed-rag DomainIndex", "shards": shards})
+        return _atomic_folder(Path(folder), write)
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike[str]) -> DomainIndex:
+        """Read an index folder written by :meth:`save`; errors name the file that is missing or corrupt."""
+        folder = Path(folder)
+        manifest = _read_manifest(folder)
+        shards = manifest.get("shards")
+        if not isinstance(shards, dict) or not shards:
+            raise DataFileError(folder / "manifest.json", "not a DomainIndex manifest (no 'shards')")
+        out = cls()
+        from iclr25.utils.io import read_npz
+
+        for d, meta in shards.items():
+            idx = VectorIndex._read(folder, meta)
+            z = read_npz(folder / f"{d}.meta.npz", required=("reports", "labels", "domains"), what="index metadata")
+            if len(z["reports"]) != len(idx):
+                raise DataFileError(folder / f"{d}.meta.npz", f"{len(z['reports'])} reports for {len(idx)} vectors")
+            out._shards[d] = (idx, tuple(str(r) for r in z["reports"]), z["labels"].astype(np.int64),
+                              z["domains"].astype(np.int64))
+        return out

@@ -1,0 +1,63 @@
+"""The Hugging Face path on a tiny LlavaForConditionalGeneration built from a config (never downloaded):
+saved to a folder, loaded through the same code a user's model takes, scored with RAG prompts, one DPO step."""
+
+import numpy as np
+import pytest
+import torch
+
+from iclr25.mmed_rag import Vocab, generate
+from iclr25.mmed_rag.hf import load_hf_vlm, rag_prompt
+from iclr25.mmed_rag.text import words
+
+
+def _tiny_llava(folder):
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import (
+        CLIPVisionConfig,
+        LlamaConfig,
+        LlavaConfig,
+        LlavaForConditionalGeneration,
+        PreTrainedTokenizerFast,
+    )
+
+    ds = generate(2, seed=0)
+    extra = words(rag_prompt("is there a nodule ?", list(ds.reports[:2]))) + ["yes", "no"]
+    vocab = Vocab.build(list(ds.reports) + [" ".join(extra)])
+    toks = ["<pad>", "<unk>", "<image>"] + [t for t in vocab.tokens if not t.startswith("<")]
+    tk = Tokenizer(models.WordLevel({t: i for i, t in enumerate(toks)}, unk_token="<unk>"))
+    tk.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation()])
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", unk_token="<unk>")
+    torch.manual_seed(0)
+    cfg = LlavaConfig(
+        vision_config=CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=1,
+                                       num_attention_heads=2, image_size=32, patch_size=8),
+        text_config=LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+                                num_key_value_heads=2, vocab_size=len(toks), pad_token_id=0, bos_token_id=1,
+                                eos_token_id=1),
+        image_token_index=2, vision_feature_layer=-1)
+    LlavaForConditionalGeneration(cfg).save_pretrained(folder)
+    tok.save_pretrained(folder)
+    return ds
+
+
+def test_tiny_llava_rag_and_dpo(tmp_path):
+    ds = _tiny_llava(tmp_path / "llava")
+    vlm = load_hf_vlm(tmp_path / "llava")
+    ref = load_hf_vlm(tmp_path / "llava")
+    assert vlm.n_image_tokens == 16
+    x = torch.as_tensor(ds.images[:2])
+    prompts = [rag_prompt("is there a nodule ?", list(ds.reports[2:4])), rag_prompt("is there a nodule ?", [])]
+    p = vlm.yes_probability(x, prompts)
+    assert p.shape == (2,) and np.all((p > 0) & (p < 1))
+    opt = torch.optim.Adam(vlm.model.parameters(), lr=1e-2)
+    noise = torch.rand_like(x)
+    first = vlm.dpo_step(ref, opt, x, noise, prompts, ["yes", "no"], ["yes", "no"])
+    assert abs(float(first.loss.detach()) - np.log(2)) < 1e-5  # policy == reference at step 0
+    for _ in range(4):
+        last = vlm.dpo_step(ref, opt, x, noise, prompts, ["yes", "no"], ["yes", "no"])
+    assert float(last.loss.detach()) < float(first.loss.detach())
+
+
+def test_missing_model_folder(tmp_path):
+    with pytest.raises(FileNotFoundError, match="not a Hugging Face model folder"):
+        load_hf_vlm(tmp_path)
