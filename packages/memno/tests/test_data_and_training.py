@@ -91,17 +91,35 @@ def test_cli_generate_then_train(tmp_path, capsys):
     assert torch.load(out / "model.pt")["name"] == "memno"
 
 
-def test_adamw_bias_corrected_steps():
-    # with a constant gradient g the bias-corrected Adam step is exactly lr · sign(g) at every step
-    # (m̂ = g, v̂ = g²), after the decoupled decay θ ← θ (1 − lr λ)
-    from iclr25.memno.training import AdamW
+def test_trivial_predictors():
+    # do-nothing scores ‖u_t − u_{t+1}‖/‖u_{t+1}‖; linear extrapolation is exact on data linear in time (after
+    # its first step, which falls back to persistence); both stream like a model
+    from iclr25.memno import DoNothing, LinearExtrapolation
+    from iclr25.memno.datasets import PDEDataset
 
-    p = torch.nn.Parameter(torch.tensor([1.0, -2.0, 0.5], dtype=torch.float64))
-    g = torch.tensor([0.3, -4.0, 1e-3], dtype=torch.float64)
-    opt = AdamW([p], weight_decay=0.1, eps=0.0)
-    expected = p.detach().clone()
-    for lr in (0.01, 0.02, 0.005):
-        p.grad = g.clone()
-        opt.step(lr)
-        expected = expected * (1 - lr * 0.1) - lr * torch.sign(g)
-        assert torch.allclose(p.detach(), expected, atol=1e-12)
+    t = np.arange(6, dtype=np.float32)
+    x = np.linspace(0, 1, 8, endpoint=False, dtype=np.float32)
+    u = (1.0 + np.sin(2 * np.pi * x))[None, None] * (1.0 + 0.1 * t[None, :, None])  # (1, 6, 8), linear in t
+    data = PDEDataset(u=u, target=u, x=x, t=t, params={})
+    lin = evaluate(LinearExtrapolation(), data)
+    assert lin.per_step[1:].max() < 1e-6 and lin.per_step[0] > 0.05
+    dn = evaluate(DoNothing(), data)
+    expected = np.linalg.norm(u[0, :-1] - u[0, 1:], axis=-1) / np.linalg.norm(u[0, 1:], axis=-1)
+    assert np.allclose(dn.per_step, expected, atol=1e-6)
+    # a rollout from one frame cannot extrapolate: both stay at u_0
+    assert np.isclose(lin.nrmse_rollout, dn.nrmse_rollout)
+    u0 = torch.as_tensor(u[:, 0])
+    assert torch.allclose(rollout(LinearExtrapolation(), u0, 4), rollout_full(DoNothing(), u0, 4))
+
+
+def test_modes_default_to_half_the_resolution_and_are_never_capped():
+    import pytest
+
+    from iclr25.memno import Setting, compare_models
+
+    out = compare_models(Setting(16, 1.0), ["ffno"], n_train=3, n_test=2, epochs=1, width=4, n_layers=1, seed=0,
+                         t_burn=0.0, n_x=64, with_rollout=False)
+    assert out["modes"] == 8 and out["ffno"]["model"].config["modes"] == 8
+    with pytest.raises(ValueError, match="modes=12 needs at least 22 grid points"):
+        compare_models(Setting(16, 1.0), ["ffno"], n_train=3, n_test=2, epochs=1, width=4, n_layers=1, seed=0,
+                       t_burn=0.0, n_x=64, modes=12)

@@ -2,7 +2,8 @@
 
 Data (ETDRK4 KS/Burgers solvers, lossy observations, cached data sets), models (FFNO/FNO layers, diagonal S4
 memory, MemNO and its Markovian and history-stacking baselines), training and evaluation (teacher-forced and
-autoregressive nRMSE, resolution transfer), and the linear Mori-Zwanzig example.
+autoregressive nRMSE, resolution transfer, the do-nothing and linear-extrapolation predictors), and the linear
+Mori-Zwanzig example.
 """
 
 import importlib
@@ -11,6 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from . import datasets as datasets
+    from .baselines import DoNothing as DoNothing
+    from .baselines import LinearExtrapolation as LinearExtrapolation
     from .datasets import PDEDataset as PDEDataset
     from .datasets import burgers as burgers
     from .datasets import ks as ks
@@ -19,6 +22,7 @@ if TYPE_CHECKING:
     from .experiments import Setting as Setting
     from .experiments import compare_models as compare_models
     from .experiments import ks_observed as ks_observed
+    from .experiments import observed as observed
     from .layers import FFNOLayer as FFNOLayer
     from .layers import FNOLayer as FNOLayer
     from .layers import SpectralConv1d as SpectralConv1d
@@ -64,7 +68,8 @@ _EXPORTS = {
     "train": "training", "evaluate": "training", "rollout": "training", "rollout_full": "training",
     "nrmse": "training", "TrainResult": "training", "EvalResult": "training",
     "mori_zwanzig_toy": "theory", "MoriZwanzigResult": "theory",
-    "Setting": "experiments", "ks_observed": "experiments", "compare_models": "experiments",
+    "Setting": "experiments", "ks_observed": "experiments", "observed": "experiments",
+    "compare_models": "experiments", "DoNothing": "baselines", "LinearExtrapolation": "baselines",
 }
 
 

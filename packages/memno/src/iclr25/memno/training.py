@@ -16,8 +16,7 @@ from iclr25.utils.seeding import check_seed
 
 from .datasets import PDEDataset
 
-__all__ = ["nrmse", "TrainResult", "EvalResult", "train", "evaluate", "rollout", "rollout_full", "AdamW",
-           "warmup_cosine"]
+__all__ = ["nrmse", "TrainResult", "EvalResult", "train", "evaluate", "rollout", "rollout_full", "warmup_cosine"]
 
 
 def nrmse(pred: torch.Tensor | np.ndarray, target: torch.Tensor | np.ndarray, *, eps: float = 1e-12
@@ -84,40 +83,6 @@ def _tensors(data: PDEDataset) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.as_tensor(data.u, dtype=torch.float32), torch.as_tensor(data.target, dtype=torch.float32)
 
 
-class AdamW:
-    """Adam with decoupled weight decay (Loshchilov & Hutter 2019), the update of ``torch.optim.AdamW``.
-
-    .. math::
-        θ ← θ (1 − η λ),\\quad m ← β₁ m + (1 − β₁) g,\\quad v ← β₂ v + (1 − β₂) g²,\\quad
-        θ ← θ − η \\frac{m / (1 − β₁^t)}{\\sqrt{v / (1 − β₂^t)} + ε}
-
-    Written out here because constructing any ``torch.optim`` optimizer imports ``torch._dynamo`` (about 5 s
-    of CPU in torch 2.15), which would dominate the demo and the tests.
-    """
-
-    def __init__(self, params, *, weight_decay: float = 1e-4, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8) -> None:
-        self.params = [p for p in params if p.requires_grad]
-        self.m = [torch.zeros_like(p) for p in self.params]
-        self.v = [torch.zeros_like(p) for p in self.params]
-        self.weight_decay, self.betas, self.eps, self.t = weight_decay, betas, eps, 0
-
-    @torch.no_grad()
-    def step(self, lr: float) -> None:
-        """One update with learning rate ``lr``."""
-        self.t += 1
-        b1, b2 = self.betas
-        bc1, bc2 = 1 - b1**self.t, 1 - b2**self.t
-        for p, m, v in zip(self.params, self.m, self.v, strict=True):
-            if p.grad is None:
-                continue
-            g = p.grad
-            p.mul_(1 - lr * self.weight_decay)
-            m.lerp_(g, 1 - b1)
-            v.mul_(b2).addcmul_(g, g, value=1 - b2)
-            p.addcdiv_(m, (v / bc2).sqrt_().add_(self.eps), value=-lr / bc1)
-
-
 def warmup_cosine(step: int, total: int, peak: float, *, warmup: float = 0.1, floor: float = 1e-3) -> float:
     """Learning rate at ``step`` of ``total``: linear warm-up to ``peak`` over the first ``warmup`` fraction,
     then cosine decay to ``floor · peak``."""
@@ -134,7 +99,8 @@ def train(model: nn.Module, data: PDEDataset, *, epochs: int = 50, batch_size: i
     """Train a next-step model on whole trajectories at once (teacher forcing).
 
     Inputs ``u(t₀..t_{N−1})``, targets ``target(t₁..t_N)``; the loss is the nRMSE averaged over steps and
-    samples. AdamW (:class:`AdamW`) with a linear warm-up over 10 % of the steps and a cosine decay
+    samples. ``torch.optim.AdamW`` (decoupled weight decay ``weight_decay``) with a linear warm-up over 10 % of
+    the steps and a cosine decay
     (:func:`warmup_cosine`); mini-batches of trajectories, shuffled by ``seed``.
     Because every model here is causal in time, one forward pass trains all ``N`` next-step predictions.
 
@@ -148,7 +114,8 @@ def train(model: nn.Module, data: PDEDataset, *, epochs: int = 50, batch_size: i
         raise ValueError(f"lr must be a positive finite number, got {lr!r}")
     u, target = _tensors(data)
     gen = torch.Generator().manual_seed(seed)
-    opt = AdamW(model.parameters(), weight_decay=weight_decay)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
     n = u.shape[0]
     steps = epochs * math.ceil(n / batch_size)
     step = 0
@@ -164,7 +131,9 @@ def train(model: nn.Module, data: PDEDataset, *, epochs: int = 50, batch_size: i
             loss = nrmse(pred, target[idx, 1:]).mean()
             model.zero_grad(set_to_none=True)
             loss.backward()
-            opt.step(warmup_cosine(step, steps, lr))
+            for group in opt.param_groups:
+                group["lr"] = warmup_cosine(step, steps, lr)
+            opt.step()
             step += 1
             total += float(loss.detach()) * len(idx)
         losses.append(total / n)
