@@ -23,6 +23,10 @@ __all__ = ["S4D", "GRUMemory", "LSTMMemory", "make_memory"]
 class S4D(nn.Module):
     """Diagonal state space layer (S4D-Lin initialisation) applied independently to each of ``d_model`` channels.
 
+    Input and output have shape ``(batch, T, ..., H)``: time is axis 1, channels are last and any axes between
+    (e.g. space) are independent sequences sharing the kernel, so no transpose is needed.
+    :meth:`step` takes ``(batch, ..., H)``.
+
     Parameters
     ----------
     d_model : int
@@ -33,10 +37,6 @@ class S4D(nn.Module):
         ``log Δ`` is initialised uniformly in ``[log dt_min, log dt_max]`` and learned.
     output : {"glu", "linear"}
         The pointwise map after the GELU: a GLU of a 1×1 linear to ``2H`` channels, or a linear ``H → H``.
-
-    Input and output have shape ``(batch, T, ..., H)``: time is axis 1, channels are last and any axes between
-    (e.g. space) are independent sequences sharing the kernel, so no transpose is needed.
-    :meth:`step` takes ``(batch, ..., H)``.
 
     References: Gu, Gupta, Goel, Ré, "On the parameterization and initialization of diagonal state space
     models" (S4D, NeurIPS 2022), eqs. (4)-(6) and S4D-Lin; the MemNO paper §4 (S4 as the memory layer).
