@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from .pipeline import ConformerSet as ConformerSet
     from .pipeline import generate_smiles as generate_smiles
     from .pipeline import predict_conformers as predict_conformers
+    from .pipeline import redraw_flipped as redraw_flipped
     from .pipeline import to_rdkit as to_rdkit
     from .pipeline import write_sdf as write_sdf
     from .tokenizer import SelfiesTokenizer as SelfiesTokenizer
@@ -93,7 +94,7 @@ _EXPORTS = {
     "cov_mat_from_rmsd": "metrics", "de_novo_metrics": "metrics", "fcd": "metrics", "rmsd_matrix": "metrics",
     "sanity": "metrics", "stereo_matches": "metrics",
     "ConformerSet": "pipeline", "generate_smiles": "pipeline", "predict_conformers": "pipeline",
-    "to_rdkit": "pipeline", "write_sdf": "pipeline",
+    "redraw_flipped": "pipeline", "to_rdkit": "pipeline", "write_sdf": "pipeline",
     "SelfiesTokenizer": "tokenizer", "SmilesTokenizer": "tokenizer",
     "LMFeaturizer": "transfer", "LMProjector": "transfer",
 }

@@ -152,13 +152,16 @@ def train_dmt(model: DMT, graphs: Sequence[Graph], *, steps: int = 1000, batch_s
               weight_decay: float = 0.05, warmup: int = 100, aligned: bool = True, seed: int = 0,
               parameters: Sequence[torch.nn.Parameter] | None = None,
               lm_features: Callable[[Sequence[int]], list[np.ndarray]] | None = None, desc: str = "DMT",
-              callback: Callable[[int], None] | None = None, callback_steps: Sequence[int] = ()) -> TrainResult:
+              callback: Callable[[int], None] | None = None, callback_steps: Sequence[int] = (),
+              stop_after: int | None = None) -> TrainResult:
     """Train ``model`` on reference conformers (random one per molecule per step, random rotation, centred) with
     the (aligned) noise loss; AdamW, linear warm-up, cosine decay to 10%.
 
     ``parameters`` restricts what is trained (the transfer's stage 2); ``lm_features(indices)`` returns the
     per-atom LM features of those training molecules (recomputed each step so that the projector trains).
     ``callback(step)`` runs (model in eval mode) after each step listed in ``callback_steps`` (ladders).
+    ``stop_after`` stops after that many steps of the ``steps``-long schedule (an ablation that must match a
+    ladder rung of a longer run: same learning rates, same batches, same noise draws).
     """
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ValueError(f"steps must be a positive integer, got {steps!r}")
@@ -173,11 +176,15 @@ def train_dmt(model: DMT, graphs: Sequence[Graph], *, steps: int = 1000, batch_s
     params = list(parameters) if parameters is not None else list(model.parameters())
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.LambdaLR(opt, _lr_lambda(min(warmup, steps), steps, 0.1))
+    if stop_after is not None and (isinstance(stop_after, bool) or not isinstance(stop_after, int)
+                                   or not 1 <= stop_after <= steps):
+        raise ValueError(f"stop_after must be an integer in [1, steps={steps}], got {stop_after!r}")
+    last = steps if stop_after is None else stop_after
     model.train()
     losses = []
     t0 = time.perf_counter()
     marks = set(callback_steps)
-    for step in progress(range(1, steps + 1), desc=desc, total=steps):
+    for step in progress(range(1, last + 1), desc=desc, total=last):
         idx = rng.integers(len(graphs), size=batch_size)
         sel = [graphs[i] for i in idx]
         batch = collate(sel)
@@ -200,7 +207,7 @@ def train_dmt(model: DMT, graphs: Sequence[Graph], *, steps: int = 1000, batch_s
             callback(step)
             model.train()
     model.eval()
-    return TrainResult(steps, tuple(losses), time.perf_counter() - t0, aligned)
+    return TrainResult(last, tuple(losses), time.perf_counter() - t0, aligned)
 
 
 @torch.no_grad()
@@ -210,6 +217,25 @@ def _x0_hat(model: DMT, x: torch.Tensor, t: float, batch: Batch, schedule: Cosin
     eps = model(x, tt, batch.atom_feats, batch.pair_feats, batch.mask, batch.lm_feats)
     a, s = schedule.alpha(tt)[:, None, None], schedule.sigma(tt)[:, None, None]
     return (x - s * eps) / a, eps
+
+
+def _size_batches(jobs: list[tuple[int, int]], graphs: Sequence[Graph], batch_size: int,
+                  max_waste: float = 0.2) -> list[list[tuple[int, int]]]:
+    """Split size-sorted jobs into batches of at most ``batch_size`` whose padded pair work
+    ``len * n_max^2`` exceeds the real work ``sum n_i^2`` by at most ``max_waste`` (the pair stack is O(N^2))."""
+    batches: list[list[tuple[int, int]]] = []
+    cur: list[tuple[int, int]] = []
+    real = 0
+    for job in jobs:
+        n2 = graphs[job[0]].n_atoms ** 2
+        if cur and (len(cur) == batch_size or (len(cur) + 1) * n2 > (1 + max_waste) * (real + n2)):
+            batches.append(cur)
+            cur, real = [], 0
+        cur.append(job)
+        real += n2
+    if cur:
+        batches.append(cur)
+    return batches
 
 
 @torch.no_grad()
@@ -234,8 +260,7 @@ def sample_conformers(model: DMT, graphs: Sequence[Graph], k: int, *, steps: int
     jobs.sort(key=lambda ij: graphs[ij[0]].n_atoms)  # similar sizes share a batch: less padding
     out = [np.zeros((k, g.n_atoms, 3), np.float32) for g in graphs]
     ts = torch.linspace(schedule.T, t_end, steps + 1)
-    for b0 in progress(range(0, len(jobs), batch_size), desc="sampling", total=-(-len(jobs) // batch_size)):
-        chunk = jobs[b0:b0 + batch_size]
+    for chunk in progress(_size_batches(jobs, graphs, batch_size), desc="sampling"):
         batch = collate([graphs[i] for i, _ in chunk])
         m = batch.mask
         x = masked_center(torch.randn(*m.shape, 3, generator=gen), m)

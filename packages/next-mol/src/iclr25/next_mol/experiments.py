@@ -116,45 +116,68 @@ class ConformerScores:
     fraction_sane: float
     bond_error: float
     seconds_per_conformer: float
+    fraction_bonds_ok: float = float("nan")   # the two halves of "sane": bond lengths within bounds...
+    fraction_no_clash: float = float("nan")   # ... and no non-bonded pair too close
+    fraction_stereo_ok: float = float("nan")  # stereo perceived from 3D equals the input's (trivial without any)
+    redrawn: int = 0                          # conformers redrawn by the stereo check
 
 
-def _score(test: Sequence[Ensemble], generated: Sequence[np.ndarray], seconds: float, delta: float
-           ) -> ConformerScores:
-    vals, sane, err = [], [], []
+def _score(test: Sequence[Ensemble], generated: Sequence[np.ndarray], seconds: float, delta: float,
+           redrawn: int = 0) -> ConformerScores:
+    from .metrics import stereo_matches  # noqa: PLC0415
+
+    vals, sane, err, bonds, clash, stereo = [], [], [], [], [], []
     for e, g in zip(test, generated, strict=True):
         vals.append(cov_mat_from_rmsd(rmsd_matrix(e.molecule.mol, e.coords, g), delta))
         s = sanity(e.molecule, g, e.coords[0])
         sane.append(s.sane)
         err.append(s.bond_error)
+        bonds.append(s.bonds_ok)
+        clash.append(s.no_clash)
+        stereo.append(stereo_matches(e.molecule, g))
     mean, median = mean_cov_mat(vals)
     n_conf = sum(len(g) for g in generated)
-    return ConformerScores(mean, median, float(np.concatenate(sane).mean()), float(np.median(np.concatenate(err))),
-                           seconds / n_conf)
+    frac = [float(np.concatenate(x).mean()) for x in (sane, bonds, clash, stereo)]
+    return ConformerScores(mean, median, frac[0], float(np.median(np.concatenate(err))), seconds / n_conf,
+                           frac[1], frac[2], frac[3], redrawn)
 
 
 def evaluate_conformers(source: DMT | str, data: ThreeDData, *, ratio: int = 2, steps: int = 50,
                         sampler: str = "ancestral", seed: int = 0, delta: float = 0.75,
-                        graphs: Sequence[Graph] | None = None) -> tuple[ConformerScores, list[np.ndarray]]:
-    """``ratio x K`` conformers per test molecule from DMT (or ``"etkdg"`` / ``"etkdg+mmff"``), scored."""
+                        graphs: Sequence[Graph] | None = None, stereo_rounds: int = 0,
+                        ensembles: Sequence[Ensemble] | None = None) -> tuple[ConformerScores, list[np.ndarray]]:
+    """``ratio x K`` conformers per test molecule from DMT (or ``"etkdg"`` / ``"etkdg+mmff"``), scored;
+    ``stereo_rounds > 0`` runs DMT's stereo check (:func:`~iclr25.next_mol.pipeline.redraw_flipped`);
+    ``ensembles`` replaces ``data.test`` (same molecules in another stereo form, for instance)."""
+    test = list(ensembles) if ensembles is not None else data.test
+    redrawn = 0
     t0 = time.perf_counter()
     if isinstance(source, str):
         gen = [etkdg_conformers(e.molecule, ratio * e.n_confs, mmff=source == "etkdg+mmff", seed=seed + 101)
-               for e in data.test]
+               for e in test]
     else:
-        graphs = list(graphs if graphs is not None else data.test_graphs)
-        gen_all = sample_conformers(source, graphs, ratio * max(e.n_confs for e in data.test), steps=steps,
+        graphs = list(graphs if graphs is not None else
+                      (data.test_graphs if ensembles is None else graphs_of(test)))
+        gen_all = sample_conformers(source, graphs, ratio * max(e.n_confs for e in test), steps=steps,
                                     sampler=sampler, seed=seed, batch_size=128)
-        gen = [g[:ratio * e.n_confs] for g, e in zip(gen_all, data.test, strict=True)]
-    return _score(data.test, gen, time.perf_counter() - t0, delta), gen
+        gen = [g[:ratio * e.n_confs] for g, e in zip(gen_all, test, strict=True)]
+        if stereo_rounds:
+            from .pipeline import redraw_flipped  # noqa: PLC0415
+
+            gen, _, counts = redraw_flipped(source, [e.molecule for e in test], gen, rounds=stereo_rounds,
+                                            steps=steps, sampler=sampler, seed=seed, graphs=graphs, batch_size=128)
+            redrawn = sum(counts)
+    return _score(test, gen, time.perf_counter() - t0, delta, redrawn), gen
 
 
 def fit_dmt(data: ThreeDData, *, steps: int, aligned: bool = True, seed: int = 0, batch_size: int = 32,
-            lr: float = 5e-4, model: DMT | None = None, callback=None, callback_steps=(), **size: Any
-            ) -> tuple[DMT, dict[str, float]]:
+            lr: float = 5e-4, model: DMT | None = None, callback=None, callback_steps=(),
+            stop_after: int | None = None, **size: Any) -> tuple[DMT, dict[str, float]]:
     """Train (or continue training) DMT on the training ensembles; returns it with loss and validation RMSD."""
     if model is None:
         model = make_dmt(pos_std=data.pos_std, seed=seed, **size)
     res = train_dmt(model, data.train_graphs, steps=steps, batch_size=batch_size, lr=lr, aligned=aligned,
-                    seed=seed, warmup=min(100, steps // 10 + 1), callback=callback, callback_steps=callback_steps)
+                    seed=seed, warmup=min(100, steps // 10 + 1), callback=callback, callback_steps=callback_steps,
+                    stop_after=stop_after)
     return model, {"seconds": res.seconds, "final_loss": res.final_loss,
                    "val_rmsd": validation_rmsd(model, data.test_graphs)}

@@ -86,6 +86,33 @@ class CausalLM(nn.Module):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         return self.hidden_states(ids)[-1] @ self.tok.weight.T
 
+    @torch.no_grad()
+    def step_logits(self, last: torch.Tensor, cache: list[list[torch.Tensor]]) -> torch.Tensor:
+        """Logits of the next token after ``last`` (``(B,)``, at position ``len`` of the prefix), reusing the keys
+        and values of the prefix in ``cache`` (one ``[k, v]`` pair of ``(B, H, T, C)`` per block, updated in
+        place; start with ``[]``). Computes exactly what :meth:`forward` computes at the last position, in
+        ``O(T)`` per token instead of re-running the whole prefix (incremental decoding)."""
+        pos = cache[0][0].shape[2] if cache else 0
+        if pos >= self.config.max_len:
+            raise ValueError(f"the prefix already has max_len={self.config.max_len} tokens")
+        h = self.tok(last)[:, None] + self.pos.weight[pos][None, None]
+        B, H = h.shape[0], self.config.n_heads
+        C = self.config.d_model // H
+        for b, blk in enumerate(self.blocks):
+            sa = blk.self_attn
+            q, k, v = nn.functional.linear(blk.norm1(h), sa.in_proj_weight, sa.in_proj_bias).chunk(3, -1)
+            q, k, v = (x.view(B, 1, H, C).transpose(1, 2) for x in (q, k, v))
+            if len(cache) <= b:
+                cache.append([k, v])
+            else:
+                cache[b][0] = torch.cat([cache[b][0], k], 2)
+                cache[b][1] = torch.cat([cache[b][1], v], 2)
+            att = torch.softmax(q @ cache[b][0].transpose(2, 3) / math.sqrt(C), -1)
+            o = (att @ cache[b][1]).transpose(1, 2).reshape(B, 1, H * C)
+            h = h + sa.out_proj(o)
+            h = h + blk.linear2(blk.activation(blk.linear1(blk.norm2(h))))
+        return (self.norm(h) @ self.tok.weight.T)[:, 0]
+
     def n_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
@@ -115,11 +142,14 @@ def _lr_lambda(warmup: int, total: int, floor: float):
 def train_lm(model: CausalLM, tokenizer: Tokenizer, corpus: Sequence[str], *, steps: int = 500,
              batch_size: int = 64, lr: float = 1e-3, weight_decay: float = 0.01, warmup: int = 50,
              seed: int = 0, desc: str = "LM", callback: Callable[[int], None] | None = None,
-             callback_steps: Sequence[int] = ()) -> LMTrainResult:
+             callback_steps: Sequence[int] = (), length_buckets: int | None = None) -> LMTrainResult:
     """Next-token cross-entropy ``L = -mean_t log p(s_t | s_<t)`` (padding ignored), AdamW with linear warm-up
     and cosine decay to 10%; ``corpus`` is a list of SELFIES (or SMILES) strings in ``tokenizer``'s language.
 
     ``callback(step)`` runs (model in eval mode) after each step listed in ``callback_steps`` (ladders).
+    ``length_buckets``: each batch is computed as that many length-sorted sub-batches trimmed to their own
+    longest string (less padding; the loss and its gradient are the same); default 4 for models with
+    ``d_model >= 128`` (where compute outweighs the per-call overhead), else 1.
 
     References: NExT-Mol (Liu et al., ICLR 2025), Sec. 3.1 (MoLlama pretraining and fine-tuning objective).
     """
@@ -133,6 +163,10 @@ def train_lm(model: CausalLM, tokenizer: Tokenizer, corpus: Sequence[str], *, st
         ids = ids[keep][:, :model.config.max_len]
         if len(ids) == 0:
             raise ValueError(f"every corpus string is longer than max_len={model.config.max_len} tokens")
+    if length_buckets is None:
+        length_buckets = 4 if model.config.d_model >= 128 else 1
+    if isinstance(length_buckets, bool) or not isinstance(length_buckets, int) or length_buckets < 1:
+        raise ValueError(f"length_buckets must be a positive integer, got {length_buckets!r}")
     g = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, betas=(0.9, 0.98))
@@ -143,12 +177,21 @@ def train_lm(model: CausalLM, tokenizer: Tokenizer, corpus: Sequence[str], *, st
     marks = set(callback_steps)
     for step in progress(range(1, steps + 1), desc=desc, total=steps):
         batch = ids[torch.randint(len(ids), (batch_size,), generator=g)]
-        batch = batch[:, :int((batch != PAD).sum(1).max())]
-        logits = model(batch[:, :-1])
-        loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), batch[:, 1:].reshape(-1),
-                                           ignore_index=PAD)
         opt.zero_grad(set_to_none=True)
-        loss.backward()
+        # the same mean cross-entropy over all real tokens of the batch, computed on length-sorted sub-batches
+        # trimmed to their own longest string (less padding; the loss and its gradient are unchanged)
+        lengths = (batch != PAD).sum(1)
+        order = torch.argsort(lengths)
+        n_tok = int((batch[:, 1:] != PAD).sum())
+        total = 0.0
+        for part in order.split(max(1, -(-batch_size // length_buckets))):
+            sub = batch[part][:, :int(lengths[part].max())]
+            logits = model(sub[:, :-1])
+            part_loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), sub[:, 1:].reshape(-1),
+                                                    ignore_index=PAD, reduction="sum") / n_tok
+            part_loss.backward()
+            total += float(part_loss.detach())
+        loss = torch.tensor(total)
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         sched.step()
@@ -186,8 +229,9 @@ def sample_lm(model: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: flo
         ids = torch.full((b, 1), BOS, dtype=torch.long)
         done = torch.zeros(b, dtype=torch.bool)
         has_atom = torch.zeros(b, dtype=torch.bool)
+        cache: list[list[torch.Tensor]] = []
         for _ in range(max_len - 1):
-            logits = model(ids)[:, -1] / temperature
+            logits = model.step_logits(ids[:, -1], cache) / temperature
             logits[:, PAD] = logits[:, BOS] = float("-inf")
             logits[:, EOS] = logits[:, EOS].masked_fill(~has_atom, float("-inf"))
             if top_k is not None and top_k < logits.shape[-1]:
@@ -234,10 +278,27 @@ def random_token_strings(tokenizer: Tokenizer, corpus: Sequence[str], n: int, *,
 
 
 def to_selfies_corpus(smiles: Sequence[str]) -> list[str]:
-    """SELFIES of each SMILES (RDKit-canonical first); an item that cannot be encoded is a ``ValueError``."""
-    from .chem import prepare  # noqa: PLC0415
+    """SELFIES of each SMILES (RDKit-canonical first); an item that cannot be encoded, or that does not survive
+    the SELFIES round trip, is a ``ValueError`` naming it (the checks of :func:`iclr25.next_mol.chem.prepare`
+    without building the token-to-atom map, which the LM corpus does not need)."""
+    import selfies as sf  # noqa: PLC0415
+    from rdkit import Chem  # noqa: PLC0415
 
-    return [prepare(s, name=f"smiles[{i}]").selfies for i, s in enumerate(smiles)]
+    from .chem import canonical_smiles  # noqa: PLC0415
+
+    out = []
+    for i, s in enumerate(smiles):
+        can = canonical_smiles(s, name=f"smiles[{i}]")
+        try:
+            enc = sf.encoder(can)
+        except Exception as exc:  # noqa: BLE001
+            raise ValueError(f"smiles[{i}] {s!r} cannot be encoded as SELFIES ({exc})") from exc
+        dec = Chem.MolFromSmiles(sf.decoder(enc)) if enc else None
+        if dec is None or Chem.MolToSmiles(dec) != can:
+            raise ValueError(f"smiles[{i}] {s!r} does not survive the SELFIES round trip; its valence or charges "
+                             "are outside the SELFIES alphabet")
+        out.append(enc)
+    return out
 
 
 def lm_state(model: CausalLM, tokenizer: Tokenizer) -> dict[str, Any]:

@@ -139,17 +139,23 @@ def de_novo_metrics(generated: Sequence[str | None], *, train: Sequence[str] = (
                     ) -> DeNovo:
     """Validity = valid / all; uniqueness = distinct valid / valid; novelty = distinct valid not in ``train`` /
     distinct valid; FCD of the valid molecules against ``reference`` (None without a reference)."""
-    from .chem import canonical_smiles  # noqa: PLC0415
 
     n = len(generated)
     if n == 0:
         raise ValueError("generated is empty")
     valid = [s for s in generated if s]
     uniq = set(valid)
-    train_set = {canonical_smiles(s) for s in train} if train else set()
+    train_set = _canonical_set(tuple(train)) if train else frozenset()
     novelty = len(uniq - train_set) / len(uniq) if uniq else 0.0
     f = fcd(valid, reference) if reference and len(valid) > 1 else None
     return DeNovo(n, len(valid) / n, len(uniq) / max(1, len(valid)), novelty, f)
+
+
+@functools.lru_cache(maxsize=2)
+def _canonical_set(smiles: tuple[str, ...]) -> frozenset[str]:
+    from .chem import canonical_smiles  # noqa: PLC0415
+
+    return frozenset(canonical_smiles(s) for s in smiles)
 
 
 @functools.lru_cache(maxsize=1)
@@ -159,9 +165,20 @@ def _chemnet():
     return fcd_pkg.load_ref_model()
 
 
+@functools.lru_cache(maxsize=4)
+def _fcd_stats(smiles: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and covariance of the ChemNet activations of a set (cached: the reference set of a ladder is the same
+    for every rung, so its activations are computed once)."""
+    import fcd as fcd_pkg  # noqa: PLC0415
+
+    act = fcd_pkg.get_predictions(_chemnet(), list(smiles), device="cpu")
+    return np.mean(act, axis=0), np.cov(act.T)
+
+
 def fcd(generated: Sequence[str], reference: Sequence[str]) -> float:
     """Frechet ChemNet Distance ``|mu_g - mu_r|^2 + tr(S_g + S_r - 2 (S_g S_r)^{1/2})`` of ChemNet activations,
-    through the ``fcd`` package (its ChemNet weights ship in the wheel; SMILES are canonicalised there).
+    through the ``fcd`` package (its ChemNet weights ship in the wheel; SMILES are canonicalised there). The
+    reference statistics are cached, so scoring many generated sets against one reference is cheap.
 
     References: Preuer et al., J. Chem. Inf. Model. 2018.
     """
@@ -169,7 +186,9 @@ def fcd(generated: Sequence[str], reference: Sequence[str]) -> float:
 
     if len(generated) < 2 or len(reference) < 2:
         raise ValueError(f"FCD needs at least 2 molecules on each side, got {len(generated)} and {len(reference)}")
-    return float(fcd_pkg.get_fcd(list(generated), list(reference), _chemnet(), device="cpu"))
+    mu_g, s_g = _fcd_stats(tuple(generated))
+    mu_r, s_r = _fcd_stats(tuple(reference))
+    return float(fcd_pkg.calculate_frechet_distance(mu1=mu_g, sigma1=s_g, mu2=mu_r, sigma2=s_r))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -20,7 +20,7 @@ from .lm import CausalLM, decode_to_smiles, sample_lm
 from .metrics import sanity, stereo_matches
 from .tokenizer import Tokenizer
 
-__all__ = ["ConformerSet", "generate_smiles", "predict_conformers", "to_rdkit", "write_sdf"]
+__all__ = ["ConformerSet", "generate_smiles", "predict_conformers", "redraw_flipped", "to_rdkit", "write_sdf"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,11 +60,44 @@ def generate_smiles(lm: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: 
     raise ValueError(f"the LM produced only {len(out)} valid{' unique' if unique else ''} molecules of n={n}")
 
 
+def redraw_flipped(dmt: DMT, molecules: Sequence[Molecule], coords: list[np.ndarray], *, rounds: int = 3,
+                   steps: int = 50, sampler: str = "ancestral", seed: int = 0, graphs=None, batch_size: int = 64
+                   ) -> tuple[list[np.ndarray], list[np.ndarray], list[int]]:
+    """The stereo check: conformers whose tetrahedral or double-bond stereo perceived from 3D (RDKit
+    ``AssignStereochemistryFrom3D``) differs from the input molecule are redrawn from DMT, all molecules' flipped
+    conformers in one batched call per round, for at most ``rounds`` rounds; a redrawn conformer replaces the old
+    one only when its stereo is right. DMT is not reflection-equivariant, so nothing in it forbids the mirror
+    image of a centre; this check fixes what the model gets wrong instead of hiding it.
+
+    Returns ``(coords, stereo_ok, n_redrawn)``, one entry per molecule (``coords`` is a new list; the input
+    arrays are not modified).
+    """
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 0:
+        raise ValueError(f"rounds must be a non-negative integer, got {rounds!r}")
+    graphs = list(graphs) if graphs is not None else graphs_of(molecules)
+    coords = [np.array(c, copy=True) for c in coords]
+    ok = [stereo_matches(m, c) for m, c in zip(molecules, coords, strict=True)]
+    redrawn = [0] * len(coords)
+    for r in range(rounds):
+        bad = [(i, j) for i, o in enumerate(ok) for j in np.flatnonzero(~o)]
+        if not bad:
+            break
+        new = sample_conformers(dmt, [graphs[i] for i, _ in bad], 1, steps=steps, sampler=sampler,
+                                seed=seed + 104729 * (r + 1), batch_size=batch_size)
+        for (i, j), x in zip(bad, new, strict=True):
+            if stereo_matches(molecules[i], x)[0]:
+                coords[i][j] = x[0]
+                ok[i][j] = True
+                redrawn[i] += 1
+    return coords, ok, redrawn
+
+
 def predict_conformers(dmt: DMT, smiles: Sequence[str], k: int, *, steps: int = 50, sampler: str = "ancestral",
                        seed: int = 0, stereo_check: bool = True, max_resample: int = 3, batch_size: int = 64
                        ) -> list[ConformerSet]:
     """``k`` DMT conformers for each SMILES; with ``stereo_check`` those whose tetrahedral or double-bond stereo
-    perceived from 3D differs from the input are redrawn (at most ``max_resample`` rounds).
+    perceived from 3D differs from the input are redrawn (at most ``max_resample`` rounds, see
+    :func:`redraw_flipped`).
 
     Every SMILES is validated first; an invalid one is a ``ValueError`` naming ``smiles[i]``.
     """
@@ -73,22 +106,13 @@ def predict_conformers(dmt: DMT, smiles: Sequence[str], k: int, *, steps: int = 
     molecules = prepare_many(smiles)
     graphs = graphs_of(molecules)
     coords = sample_conformers(dmt, graphs, k, steps=steps, sampler=sampler, seed=seed, batch_size=batch_size)
-    out = []
-    for i, (m, c) in enumerate(zip(molecules, coords, strict=True)):
-        ok = stereo_matches(m, c) if stereo_check else np.ones(k, dtype=bool)
-        redrawn = 0
-        for r in range(max_resample if stereo_check else 0):
-            bad = np.flatnonzero(~ok)
-            if not len(bad):
-                break
-            new = sample_conformers(dmt, [graphs[i]], len(bad), steps=steps, sampler=sampler,
-                                    seed=seed + 104729 * (r + 1) + i)[0]
-            new_ok = stereo_matches(m, new)
-            c[bad[new_ok]] = new[new_ok]
-            ok[bad[new_ok]] = True
-            redrawn += int(new_ok.sum())
-        out.append(ConformerSet(m, c, ok, sanity(m, c).sane, redrawn))
-    return out
+    if stereo_check:
+        coords, oks, redrawn = redraw_flipped(dmt, molecules, coords, rounds=max_resample, steps=steps,
+                                              sampler=sampler, seed=seed, graphs=graphs, batch_size=batch_size)
+    else:
+        oks, redrawn = [np.ones(k, dtype=bool) for _ in molecules], [0] * len(molecules)
+    return [ConformerSet(m, c, ok, sanity(m, c).sane, r)
+            for m, c, ok, r in zip(molecules, coords, oks, redrawn, strict=True)]
 
 
 def to_rdkit(conformers: ConformerSet, *, add_hydrogens: bool = False):

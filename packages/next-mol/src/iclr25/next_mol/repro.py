@@ -23,7 +23,7 @@ from iclr25.utils.results import RunResult
 
 from .conformers import EnsembleSettings
 from .data import load_moses
-from .diffusion import Graph, make_dmt, train_dmt, validation_rmsd
+from .diffusion import Graph, graphs_of, make_dmt, sample_conformers, train_dmt, validation_rmsd
 from .experiments import (
     LMRun,
     evaluate_conformers,
@@ -44,20 +44,42 @@ REPRO: dict[str, Any] = {
     "n_sample_ladder": 500, "fcd_ref": 1000,
     "dmt_train": 120, "dmt_test": 12, "max_heavy_atoms": 18, "n_embed_train": 12, "n_embed_test": 40,
     "max_confs": 4, "dmt_ladder": [200, 400, 800], "dmt_hidden": 96, "dmt_blocks": 4, "dmt_heads": 4,
-    "dmt_batch": 32, "dmt_lr": 1e-3, "sample_steps": 50, "ddim_steps": 20, "transfer_steps": 100, "n_jobs": 2,
+    "dmt_batch": 32, "dmt_lr": 1e-3, "sample_steps": 50, "final_sample_steps": 100, "ddim_steps": 20,
+    "transfer_steps": 100, "stereo_rounds": 3, "n_jobs": 2,
 }
 QUICK: dict[str, Any] = {
     **REPRO, "lm_train": 1000, "lm_ladder": [20, 40, 80], "lm_d": 64, "lm_layers": 1, "n_sample": 200,
     "n_sample_ladder": 100, "fcd_ref": 300, "dmt_train": 16, "dmt_test": 3, "n_embed_train": 4, "n_embed_test": 8,
     "max_confs": 2, "dmt_ladder": [10, 20, 40], "dmt_hidden": 32, "dmt_blocks": 2, "sample_steps": 10,
-    "ddim_steps": 5, "transfer_steps": 10,
+    "final_sample_steps": 20, "ddim_steps": 5, "transfer_steps": 10,
 }
 
 
 def _row(name: str, s) -> dict[str, Any]:
     return {"method": name, "COV-R mean": s.mean.cov_r, "MAT-R mean": s.mean.mat_r, "COV-R median": s.median.cov_r,
             "MAT-R median": s.median.mat_r, "COV-P mean": s.mean.cov_p, "MAT-P mean": s.mean.mat_p,
-            "sane": s.fraction_sane, "bond error": s.bond_error, "s/conformer": s.seconds_per_conformer}
+            "sane": s.fraction_sane, "bonds ok": s.fraction_bonds_ok, "no clash": s.fraction_no_clash,
+            "stereo ok": s.fraction_stereo_ok, "bond error": s.bond_error, "s/conformer": s.seconds_per_conformer}
+
+
+def _stereo_variants(test, seed: int):
+    """The test molecules that have stereocentres or stereo double bonds, each fixed to one stereoisomer (MOSES
+    SMILES carry no stereo, so the stereo check is vacuous on them as they are)."""
+    from rdkit import Chem  # noqa: PLC0415
+    from rdkit.Chem.EnumerateStereoisomers import EnumerateStereoisomers, StereoEnumerationOptions  # noqa: PLC0415
+
+    from .chem import prepare  # noqa: PLC0415
+
+    out = []
+    for e in test:
+        opts = StereoEnumerationOptions(onlyUnassigned=True, unique=True, maxIsomers=8, rand=None)
+        isomers = sorted(Chem.MolToSmiles(m) for m in EnumerateStereoisomers(Chem.Mol(e.molecule.mol), options=opts))
+        if len(isomers) > 1:
+            try:
+                out.append(prepare(isomers[seed % len(isomers)]))
+            except ValueError:
+                continue
+    return out
 
 
 def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
@@ -68,6 +90,15 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
 
     def say(msg: str) -> None:
         print(f"[{time.perf_counter() - t_start:6.1f} s] {msg}", flush=True)
+
+    stages: dict[str, float] = {}
+    mark = [time.perf_counter()]
+
+    def stage(name: str) -> None:
+        now = time.perf_counter()
+        stages[name] = now - mark[0]
+        mark[0] = now
+        say(f"stage {name!r}: {stages[name]:.1f} s")
 
     # ------------------------------------------------------------------------------------------- A: 1D
     train = load_moses("train", cfg["lm_train"], seed=seed)
@@ -95,13 +126,17 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
     model = CausalLM(LMConfig(tok.size, d_model=cfg["lm_d"], n_layers=cfg["lm_layers"],
                               max_len=max(len(tok.split(x)) for x in sf_corpus + extra) + 2))
     holder["lm"] = LMRun("selfies", model, tok, sf_corpus, 0.0, 0.0)
+    stage("1D: data and SELFIES corpus")
     lm_sf = fit_lm("selfies", train, corpus=sf_corpus, extra_vocab=extra, steps=last, model=model, seed=seed,
                    callback=lm_rung, callback_steps=cfg["lm_ladder"])
     final_sf = holder[last]
+    stage("1D: SELFIES LM training + 3 ladder evaluations")
     lm_sm = fit_lm("smiles", train, steps=cfg["lm_ladder"][-1], d_model=cfg["lm_d"], n_layers=cfg["lm_layers"],
                    seed=seed)
     final_sm = one_d_experiment(lm_sm, cfg["n_sample"], train=train, reference=ref, seed=seed)
+    stage("1D: SMILES LM training + evaluation")
     rand = random_baseline(lm_sf.tokenizer, sf_corpus, cfg["n_sample"], train=train, reference=ref, seed=seed)
+    stage("1D: random-token baseline")
     for name, r in (("SELFIES LM", final_sf), ("SMILES LM", final_sm), ("random SELFIES tokens", rand)):
         log["1d"].append({"method": name, **{k: r[k] for k in ("validity", "uniqueness", "novelty", "fcd")}})
         say(f"{name}: {log['1d'][-1]}")
@@ -121,15 +156,16 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
                         seed=seed, n_jobs=cfg["n_jobs"])
     say(f"ensembles: {len(data.train)} train / {len(data.test)} test molecules, "
         f"K = {np.mean([e.n_confs for e in data.test]):.1f}, pos_std {data.pos_std:.3f} A, {data.seconds:.0f} s")
+    stage("3D: pseudo-GEOM ensembles")
     size = {"hidden": cfg["dmt_hidden"], "n_blocks": cfg["dmt_blocks"], "n_heads": cfg["dmt_heads"]}
-    steps, ddim = cfg["sample_steps"], cfg["ddim_steps"]
+    steps, ddim, fsteps = cfg["sample_steps"], cfg["ddim_steps"], cfg["final_sample_steps"]
     rows = []
     s_etkdg, g_etkdg = evaluate_conformers("etkdg", data, seed=seed)
     s_mmff, _ = evaluate_conformers("etkdg+mmff", data, seed=seed)
     rows += [_row("RDKit ETKDG", s_etkdg), _row("RDKit ETKDG + MMFF", s_mmff)]
     untrained = make_dmt(pos_std=data.pos_std, seed=seed, **size)
-    s_untr, _ = evaluate_conformers(untrained, data, steps=steps, seed=seed)
-    rows.append(_row(f"DMT-mini untrained ({steps} ancestral steps)", s_untr))
+    s_untr, _ = evaluate_conformers(untrained, data, steps=fsteps, seed=seed)
+    rows.append(_row(f"DMT-mini untrained ({fsteps} ancestral steps)", s_untr))
     say(f"ETKDG MAT-R {s_etkdg.mean.mat_r:.3f}, +MMFF {s_mmff.mean.mat_r:.3f}, untrained {s_untr.mean.mat_r:.3g}")
     dmt = make_dmt(pos_std=data.pos_std, seed=seed, **size)
     rungs: dict[int, Any] = {}
@@ -138,28 +174,59 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
         s_rung, gen = evaluate_conformers(dmt, data, steps=steps, seed=seed)
         rungs[step] = (s_rung, validation_rmsd(dmt, data.test_graphs), gen)
         log["ladder_3d"].append({"steps": step, "MAT-R": s_rung.mean.mat_r, "COV-R": s_rung.mean.cov_r,
-                                 "val RMSD": rungs[step][1]})
+                                 "val RMSD": rungs[step][1], "sane": s_rung.fraction_sane})
         say(f"DMT @ {step} steps: {log['ladder_3d'][-1]}")
 
+    stage("3D: ETKDG, ETKDG+MMFF and untrained DMT baselines")
     prev = cfg["dmt_ladder"][-1]
     dmt, info = fit_dmt(data, steps=prev, seed=seed, batch_size=cfg["dmt_batch"], lr=cfg["dmt_lr"], model=dmt,
                         callback=dmt_rung, callback_steps=cfg["dmt_ladder"])
     mid = cfg["dmt_ladder"][1]
     mid_val, mid_mat = rungs[mid][1], rungs[mid][0].mean.mat_r
-    s_dmt, g_dmt = rungs[prev][0], rungs[prev][2]
-    s_ddim, _ = evaluate_conformers(dmt, data, steps=ddim, sampler="ddim", seed=seed)
-    rows.append(_row(f"DMT-mini ({prev} steps, {steps} ancestral steps)", s_dmt))
-    rows.append(_row(f"DMT-mini ({prev} steps, {ddim} DDIM steps)", s_ddim))
-    say(f"DMT final MAT-R {s_dmt.mean.mat_r:.3f} (ancestral), {s_ddim.mean.mat_r:.3f} (ddim)")
+    s_50 = rungs[prev][0]
+    stage("3D: DMT training + 3 ladder evaluations")
+    from .checkpoint import save_dmt, save_lm  # noqa: PLC0415
 
-    # aligned vs unaligned loss at equal steps (the ladder's middle rung; same seed, same batches)
-    unal, info_u = fit_dmt(data, steps=mid, seed=seed, aligned=False, batch_size=cfg["dmt_batch"],
+    save_dmt(out / "models" / "dmt.pt", dmt, extra={"steps": prev})  # for benchmarks/transfer_ablation.py
+    save_lm(out / "models" / "lm.pt", lm_sf.model, lm_sf.tokenizer)
+    # the headline row: the paper's 100-step ancestral sampler, with the stereo check
+    s_dmt, g_dmt = evaluate_conformers(dmt, data, steps=fsteps, seed=seed, stereo_rounds=cfg["stereo_rounds"])
+    s_ddim, _ = evaluate_conformers(dmt, data, steps=ddim, sampler="ddim", seed=seed)
+    rows.append(_row(f"DMT-mini ({prev} steps, {fsteps} ancestral steps, stereo check)", s_dmt))
+    rows.append(_row(f"DMT-mini ({prev} steps, {steps} ancestral steps)", s_50))
+    rows.append(_row(f"DMT-mini ({prev} steps, {ddim} DDIM steps)", s_ddim))
+    say(f"DMT final MAT-R {s_dmt.mean.mat_r:.3f} ({fsteps} ancestral), {s_50.mean.mat_r:.3f} ({steps}), "
+        f"{s_ddim.mean.mat_r:.3f} (ddim)")
+    # the stereo check where it has work to do: the test molecules with stereocentres, fixed to one isomer
+    from .metrics import sanity, stereo_matches  # noqa: PLC0415
+    from .pipeline import redraw_flipped  # noqa: PLC0415
+
+    iso = _stereo_variants(data.test, seed)
+    stereo_tab: dict[str, Any] = {"molecules": len(iso)}
+    if iso:
+        k_iso = 2 * cfg["max_confs"]
+        g_iso = graphs_of(iso)
+        raw = sample_conformers(dmt, g_iso, k_iso, steps=fsteps, seed=seed, batch_size=128)
+        before = float(np.concatenate([stereo_matches(m, c) for m, c in zip(iso, raw, strict=True)]).mean())
+        fixed, oks, counts = redraw_flipped(dmt, iso, raw, rounds=cfg["stereo_rounds"], steps=fsteps, seed=seed,
+                                            graphs=g_iso, batch_size=128)
+        stereo_tab.update({"conformers": k_iso * len(iso), "stereo ok before": before,
+                           "stereo ok after": float(np.concatenate(oks).mean()), "redrawn": sum(counts),
+                           "sane after": float(np.concatenate([sanity(m, c).sane for m, c in
+                                                               zip(iso, fixed, strict=True)]).mean())})
+    say(f"stereo check on stereo-fixed test molecules: {stereo_tab}")
+    stage("3D: final 100-step sampling, DDIM, stereo check")
+
+    # aligned vs unaligned loss at equal steps: the ladder's middle rung of the same schedule (same learning
+    # rates, same batches and noise draws; only the regression target differs)
+    unal, info_u = fit_dmt(data, steps=prev, stop_after=mid, seed=seed, aligned=False, batch_size=cfg["dmt_batch"],
                            lr=cfg["dmt_lr"], **size)
     s_unal, _ = evaluate_conformers(unal, data, steps=steps, seed=seed)
     rows.append(_row(f"DMT-mini unaligned loss ({mid} steps, {steps} ancestral steps)", s_unal))
     align_tab = {"aligned": {"steps": mid, "val RMSD": mid_val, "MAT-R": mid_mat},
                  "unaligned": {"steps": mid, "val RMSD": info_u["val_rmsd"], "MAT-R": s_unal.mean.mat_r}}
     say(f"alignment ablation @ {mid} steps: {align_tab}")
+    stage("3D: unaligned-loss ablation")
 
     # 1D-to-3D transfer: stage 2 (projector + new DMT input columns) versus the same steps of DMT alone
     molecules_tr = [e.molecule for e in data.train]
@@ -193,6 +260,7 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
     rows.append(_row(f"DMT-mini + LM transfer ({prev}+{t_steps} steps)", s_tr))
     rows.append(_row(f"DMT-mini, same extra steps without LM ({prev}+{t_steps} steps)", s_ctl))
     say(f"transfer: {transfer_tab}")
+    stage("3D: 1D-to-3D transfer and its control")
 
     run.add("3D: DMT-mini MAT-R (A), vs untrained DMT", s_dmt.mean.mat_r, peer=s_untr.mean.mat_r,
             peer_name="untrained DMT-mini", unit="A", higher_is_better=False)
@@ -200,7 +268,8 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
             peer_name="RDKit ETKDG", unit="A", higher_is_better=False)
     run.add("3D: DMT-mini COV-R @0.75 A, vs RDKit ETKDG", s_dmt.mean.cov_r, peer=s_etkdg.mean.cov_r,
             peer_name="RDKit ETKDG", higher_is_better=True)
-    run.add("3D: sane conformers (DMT-mini)", s_dmt.fraction_sane, higher_is_better=True)
+    run.add(f"3D: sane conformers (DMT-mini, {fsteps} steps) vs {steps} steps", s_dmt.fraction_sane,
+            peer=s_50.fraction_sane, peer_name=f"{steps} sampler steps", higher_is_better=True)
     run.add("3D: median |bond length - MMFF| (A, DMT-mini)", s_dmt.bond_error, unit="A", higher_is_better=False)
     run.add(f"3D: validation RMSD @ {mid} steps, aligned vs unaligned loss", mid_val, peer=info_u["val_rmsd"],
             peer_name="unaligned", unit="A", higher_is_better=False)
@@ -230,7 +299,9 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
                       xlabel="DMT training steps", ylabel="MAT-R (A)",
                       hlines={"RDKit ETKDG": s_etkdg.mean.mat_r, "1.5 x ETKDG": 1.5 * s_etkdg.mean.mat_r})
     run.add_figure(fig, relative_to=out)
-    log.update({"3d": rows, "alignment": align_tab, "transfer": transfer_tab})
+    stage("figures")
+    log.update({"3d": rows, "alignment": align_tab, "transfer": transfer_tab, "stereo": stereo_tab,
+                "stages": [{"stage": k, "seconds": v} for k, v in stages.items()]})
     with atomic_write(out / "tables.json") as f:
         json.dump(log, f, indent=1, default=float)
     with atomic_write(out / "tables.md") as f:
@@ -264,4 +335,8 @@ def tables_markdown(log: dict[str, Any]) -> str:
         parts += ["", "### Aligned vs unaligned loss (equal steps)",
                   _table([{"loss": k, **v} for k, v in log["alignment"].items()]),
                   "", "### 1D-to-3D transfer", _table([{"run": k, **v} for k, v in log["transfer"].items()])]
+    if "stereo" in log:
+        parts += ["", "### Stereo check on the stereo-fixed test molecules", _table([log["stereo"]])]
+    if "stages" in log:
+        parts += ["", "### Time per stage", _table(log["stages"])]
     return "\n".join(parts) + "\n"
