@@ -151,6 +151,8 @@ def test_load_local_model_names_the_flag_and_folder(tmp_path):
 
     from iclr25.utils.hf import load_local_model
 
+    with pytest.raises(FileNotFoundError, match=r"--model .*nope: no such folder"):
+        load_local_model(tmp_path / "nope", flag="--model")
     with pytest.raises(FileNotFoundError, match=r"--model .*: no config.json \(expected a Hugging Face LLaVA"):
         load_local_model(tmp_path, flag="--model", what="LLaVA model")
     (tmp_path / "config.json").write_text("{not json")

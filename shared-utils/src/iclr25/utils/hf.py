@@ -31,11 +31,13 @@ def load_local_model(path: str | os.PathLike[str], model_class: str = "AutoModel
         tokenizer: also load ``AutoTokenizer`` from the same folder.
 
     Raises:
-        FileNotFoundError: no ``config.json`` in ``path``.
+        FileNotFoundError: ``path`` is not a folder, or has no ``config.json``.
         ImportError: ``transformers`` is not installed (the message says what to install).
         ValueError: the folder's files do not load as that class.
     """
     p = Path(path)
+    if not p.is_dir():
+        raise FileNotFoundError(f"{flag} {p}: no such folder (expected a Hugging Face {what} folder)")
     if not (p / "config.json").is_file():
         raise FileNotFoundError(f"{flag} {p}: no config.json (expected a Hugging Face {what} folder)")
     try:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -36,21 +35,10 @@ class HFCausalLM:
     max_new_tokens: int = 24
 
     def __post_init__(self) -> None:
-        p = Path(self.path)
-        if not p.is_dir():
-            raise FileNotFoundError(f"--hf-path {p}: no such model folder (expected a Hugging Face model folder)")
-        if not (p / "config.json").is_file():
-            raise FileNotFoundError(f"--hf-path {p}: no config.json (expected a Hugging Face model folder)")
-        try:
-            from transformers import AutoModelForCausalLM, AutoTokenizer
-        except ImportError as exc:
-            raise ImportError("--hf-path needs transformers: pip install 'iclr25-knowledge-manipulation[hf]'") from exc
-        try:
-            self.tokenizer = AutoTokenizer.from_pretrained(p, local_files_only=True)
-            self.model = AutoModelForCausalLM.from_pretrained(p, local_files_only=True)
-        except (OSError, ValueError, KeyError) as exc:
-            raise ValueError(f"--hf-path {p}: cannot load the model ({str(exc).splitlines()[0][:160]})") from None
-        self.model.eval()
+        from iclr25.utils.hf import load_local_model
+
+        self.tokenizer, self.model = load_local_model(self.path, "AutoModelForCausalLM", flag="--hf-path",
+                                                      extra="iclr25-knowledge-manipulation[hf]")
 
     def complete(self, prompt: str) -> str:
         import torch
