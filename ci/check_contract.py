@@ -179,6 +179,35 @@ def _check_init(pkg: Path, module: str, bad) -> None:
         bad("init", f'src/iclr25/{module}/__init__.py must set __version__ from the metadata of "iclr25-{pkg.name}"')
 
 
+STATUS_OF = {"1": "planned", "2": "planned", "3": "alpha", "4": "beta", "5": "stable", "6": "stable"}
+
+
+def check_root_table(root: Path, pkgs: list[Path]) -> list[str]:
+    """The root README's package table names every package folder, with the status of its classifier."""
+    readme = root / "README.md"
+    if not readme.is_file():
+        return []
+    rows = {}
+    for line in readme.read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^\| `([a-z0-9-]+)` \|(.*)\|\s*$", line)
+        if m:
+            rows[m.group(1)] = [c.strip() for c in m.group(2).split("|")]
+    problems = []
+    for pkg in pkgs:
+        try:
+            project = tomllib.loads((pkg / "pyproject.toml").read_text(encoding="utf-8")).get("project", {})
+        except (OSError, tomllib.TOMLDecodeError):
+            continue
+        status = next((STATUS_OF.get(c.split("::")[1].strip()[:1]) for c in project.get("classifiers", [])
+                       if c.startswith("Development Status ::")), None)
+        if pkg.name not in rows:
+            problems.append(f"README.md: the package table has no row for `{pkg.name}`")
+        elif status and status not in rows[pkg.name]:
+            problems.append(f"README.md: the row of `{pkg.name}` does not say {status!r}, the status of its "
+                            "Development Status classifier")
+    return problems
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Check packages against the contract (CONTRIBUTING.md).")
     ap.add_argument("slugs", nargs="*", help="packages to check (default: all under packages/)")
@@ -198,6 +227,10 @@ def main(argv: list[str] | None = None) -> int:
     for pkg in pkgs:
         for rule, msg in check_package(pkg):
             print(f"packages/{pkg.name}: [{rule}] {msg}")
+            n_bad += 1
+    if not args.slugs:
+        for msg in check_root_table(args.root, pkgs):
+            print(f"[root-table] {msg}")
             n_bad += 1
     if n_bad:
         print(f"{n_bad} contract violation(s) in {len(pkgs)} package(s)", file=sys.stderr)

@@ -115,3 +115,17 @@ def test_scaffold_rejects_bad_slugs(new_package, fake_root):
     new_package.scaffold("ok", root=fake_root)
     with pytest.raises(FileExistsError):
         new_package.scaffold("ok", root=fake_root)
+
+
+def test_root_table_must_list_each_package_with_its_classifier_status(contract, new_package, fake_root, capsys):
+    new_package.scaffold("good-pkg", root=fake_root)  # the template's classifier: 1 - Planning
+    readme = fake_root / "README.md"
+    readme.write_text("| slug | status |\n|---|---|\n| `other` | alpha |\n")
+    rc, out = run(contract, fake_root, capsys)
+    assert rc == 1 and "[root-table] README.md: the package table has no row for `good-pkg`" in out
+    readme.write_text("| slug | status |\n|---|---|\n| `good-pkg` | alpha |\n")
+    rc, out = run(contract, fake_root, capsys)
+    assert rc == 1 and "the row of `good-pkg` does not say 'planned'" in out
+    readme.write_text("| slug | status |\n|---|---|\n| `good-pkg` | planned |\n")
+    rc, out = run(contract, fake_root, capsys)
+    assert rc == 0, out
