@@ -18,8 +18,8 @@ from .data import MedDataset, generate_splits, load_dataset
 
 PACKAGE = "iclr25-mmed-rag"
 
-DEMO = dict(n_train=100, n_db=50, n_test=25, router_steps=30, retriever_steps=30, sft_steps=120, dpo_steps=30,
-            mine_images=40, pooled_baseline=False, n_report_eval=8)
+DEMO = dict(n_train=80, n_db=40, n_test=20, router_steps=20, retriever_steps=20, sft_steps=80, dpo_steps=20,
+            mine_images=30, pooled_baseline=False, n_report_eval=6)
 HEADLINE = ("router_accuracy", "recall@5", "precision_fixed_k", "precision_gap", "mean_k_gap", "acc_no_rag",
             "acc_sft_fixed_k", "acc_mmed_rag", "copy_rate_sft", "copy_rate_mmed_rag", "harm_rate_sft",
             "harm_rate_mmed_rag", "bleu_no_rag", "bleu_mmed_rag", "rouge_l_no_rag", "rouge_l_mmed_rag")
