@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -32,19 +31,10 @@ class HFLlavaAssistant:
     """A local LLaVA-style model (``config.json`` + weights + tokenizer), greedy decoding on the CPU."""
 
     def __init__(self, path: str | os.PathLike[str], *, max_new_tokens: int = 32, references: bool = True) -> None:
-        p = Path(path)
-        if not (p / "config.json").is_file():
-            raise FileNotFoundError(f"--hf-model {p}: no config.json (expected a Hugging Face LLaVA model folder)")
-        try:
-            from transformers import AutoTokenizer, LlavaForConditionalGeneration  # noqa: PLC0415
-        except ImportError as exc:
-            raise ImportError("--hf-model needs transformers: pip install 'iclr25-teochat[hf]'") from exc
-        try:
-            self.tokenizer = AutoTokenizer.from_pretrained(p, local_files_only=True)
-            self.model = LlavaForConditionalGeneration.from_pretrained(p, local_files_only=True)
-        except (OSError, ValueError, KeyError) as exc:
-            raise ValueError(f"--hf-model {p}: cannot load a LLaVA model ({str(exc).splitlines()[0]})") from None
-        self.model.eval()
+        from iclr25.utils.hf import load_local_model
+
+        self.tokenizer, self.model = load_local_model(path, "LlavaForConditionalGeneration", flag="--hf-model",
+                                                      extra="iclr25-teochat[hf]", what="LLaVA model")
         cfg = self.model.config
         vc = cfg.vision_config
         self.image_size = int(vc.image_size)
