@@ -81,7 +81,7 @@ docs: notebooks
 	@UV_PROJECT_ENVIRONMENT=.venvs/_docs $(UV) sync --frozen --quiet --exact --no-install-workspace \
 	  --no-default-groups --only-group docs
 	.venvs/_docs/bin/python -m pytest -q -p no:cacheprovider ci/docs/tests
-	NO_MKDOCS_2_WARNING=1 .venvs/_docs/bin/python ci/docs/build.py
+	NO_MKDOCS_2_WARNING=1 .venvs/_docs/bin/python ci/docs/build_site.py
 	.venvs/_docs/bin/python ci/docs/browser_check.py
 
 docs-serve:

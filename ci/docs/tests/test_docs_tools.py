@@ -9,9 +9,8 @@ HERE = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(HERE))
 
 import browser_check  # noqa: E402
+import build_site as build  # noqa: E402
 import griffe_math  # noqa: E402
-
-import build  # noqa: E402
 
 
 def test_rst_math_block_and_role_become_mathml():

@@ -13,7 +13,7 @@ Everything on the site is generated from the tree, so it cannot drift from it:
 - the contributor guide (``CONTRIBUTING.md``) and the notebooks executed by ``ci/run_notebooks.py``
   (``build/notebooks/*.ipynb``, rendered with their outputs).
 
-Usage: ``python ci/docs/build.py [--out build/docs] [--no-build]`` (run it with the docs environment's
+Usage: ``python ci/docs/build_site.py [--out build/docs] [--no-build]`` (run it with the docs environment's
 Python; ``make docs`` does). The build runs ``mkdocs build --strict``: a broken link, a missing reference or
 a docstring warning fails it. Nothing is fetched from the network, and the site loads no remote resource.
 """
