@@ -32,10 +32,12 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from check_contract import STATUS_OF  # noqa: E402 - one status table for the contract and the site
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 
-STATUS = {"1": "planned", "2": "planned", "3": "alpha", "4": "beta", "5": "stable", "6": "stable"}
 # modules of a package that are not part of its Python API (command-line plumbing)
 NOT_API = {"cli", "commands", "__main__", "reproduction", "repro"}
 
@@ -50,7 +52,6 @@ class Package:
     description: str
     status: str
     backend: str
-    dependencies: tuple[str, ...]
 
 
 def _backend(deps: list[str]) -> str:
@@ -66,7 +67,7 @@ def read_package(folder: Path) -> Package:
     for c in proj.get("classifiers", []):
         m = re.match(r"Development Status :: (\d)", c)
         if m:
-            status = STATUS[m.group(1)]
+            status = STATUS_OF[m.group(1)]
     if status is None:  # ci/check_contract.py requires the classifier; the site says so rather than guess
         print(f"docs: warning: {folder / 'pyproject.toml'} has no 'Development Status' classifier", file=sys.stderr)
         status = "unknown"
@@ -74,7 +75,7 @@ def read_package(folder: Path) -> Package:
     slug = "utils" if folder.name == "shared-utils" else folder.name
     return Package(slug=slug, folder=folder, distribution=proj["name"], module=module, version=proj["version"],
                    description=proj.get("description", ""), status=status,
-                   backend=_backend(proj.get("dependencies", [])), dependencies=tuple(proj.get("dependencies", [])))
+                   backend=_backend(proj.get("dependencies", [])))
 
 
 def packages() -> list[Package]:
@@ -204,14 +205,13 @@ def write_sources(src: Path, pkgs: list[Package], notebooks: list[Path]) -> list
         d = src / "packages" / p.slug
         d.mkdir(parents=True)
         assets: set[Path] = set()
-        for fig_dir in ("docs",):
-            if (p.folder / fig_dir).is_dir():
-                for f in (p.folder / fig_dir).rglob("*"):
-                    if f.is_file() and f.suffix.lower() in (".png", ".svg", ".jpg", ".jpeg", ".gif"):
-                        dest = d / f.relative_to(p.folder)
-                        dest.parent.mkdir(parents=True, exist_ok=True)
-                        shutil.copy2(f, dest)
-                        assets.add(f.resolve())
+        figures = p.folder / "docs"  # the README's figures
+        for f in sorted(figures.rglob("*")) if figures.is_dir() else []:
+            if f.is_file() and f.suffix.lower() in (".png", ".svg", ".jpg", ".jpeg", ".gif"):
+                dest = d / f.relative_to(p.folder)
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(f, dest)
+                assets.add(f.resolve())
         readme = (p.folder / "README.md").read_text()
         (d / "index.md").write_text(rewrite_links(readme, p.folder, page_of, f"packages/{p.slug}", assets))
         (d / "api.md").write_text(api_page(p))
