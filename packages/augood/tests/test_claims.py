@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from scipy.sparse.csgraph import connected_components
 
 from iclr25.augood import (
     au_good,
@@ -69,37 +68,6 @@ def test_partitions_are_disjoint_row_ids(small_sim):
     assert (r.test.size, r.valid.size) == (80, 40)
     # row ids of the full set: the validation rows are spread over all of range(n)
     assert r.valid.max() > n - r.test.size - r.valid.size
-
-
-# CCPart equals the reference's greedy loop (list version, the note's Algorithm) under the same tie order
-def _reference_ccpart(sim, threshold, test_size, valid_size):
-    n = sim.shape[0]
-    graph = sim.copy()
-    graph.data = (graph.data >= threshold).astype(np.int8)
-    graph.eliminate_zeros()
-    _, clusters = connected_components(graph, directed=False)
-    parts, counts = np.unique(clusters, return_counts=True)
-    train, test, valid = [], [], []
-    for part in parts[np.argsort(counts)]:
-        idx = list(np.where(clusters == part)[0])
-        if (len(test) + len(idx)) / n < test_size:
-            test.extend(idx)
-    for part in parts[np.argsort(counts)]:
-        rem = [i for i in np.where(clusters == part)[0] if i not in test]
-        if rem:
-            if (len(valid) + len(rem)) / n < valid_size and valid_size > 0:
-                valid.extend(rem)
-            else:
-                train.extend(rem)
-    return sorted(train), sorted(valid), sorted(test)
-
-
-@pytest.mark.parametrize("threshold", [0.35, 0.5, 0.7, 0.9])
-def test_ccpart_matches_reference_greedy_loop(small_sim, threshold):
-    sim = small_sim[0]
-    p = ccpart(sim, threshold, tie_break="numpy")
-    train, valid, test = _reference_ccpart(sim, threshold, 0.2, 0.1)
-    assert p.test.tolist() == test and p.valid.tolist() == valid and p.train.tolist() == train
 
 
 # 4. AU-GOOD bounds and deployment ordering -------------------------------------------------------------

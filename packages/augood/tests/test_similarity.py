@@ -23,7 +23,7 @@ def test_matches_rdkit_bulk(kind, bulk, small_sim):
     smiles = small_sim[3][:150]
     ref = _rdkit_dense(smiles, bulk)
     np.fill_diagonal(ref, 0.0)
-    ours = similarity_matrix(smiles, kind=kind).toarray()
+    ours = similarity_matrix(smiles, kind=kind, min_threshold=0.0).toarray()
     np.testing.assert_allclose(ours, ref, atol=1e-6)
 
 
@@ -31,11 +31,11 @@ def test_maccs_matches_rdkit():
     fps = [MACCSkeys.GenMACCSKeys(Chem.MolFromSmiles(s)) for s in SMILES]
     ref = np.array([DataStructs.BulkTanimotoSimilarity(f, fps) for f in fps])
     np.fill_diagonal(ref, 0.0)
-    np.testing.assert_allclose(similarity_matrix(SMILES, fingerprint="maccs").toarray(), ref, atol=1e-6)
+    np.testing.assert_allclose(similarity_matrix(SMILES, fingerprint="maccs", min_threshold=0).toarray(), ref, atol=1e-6)
 
 
 def test_threshold_diagonal_and_symmetry():
-    full = similarity_matrix(SMILES).toarray()
+    full = similarity_matrix(SMILES, min_threshold=0.0).toarray()
     S = similarity_matrix(SMILES, min_threshold=0.3)
     dense = S.toarray()
     assert np.all(np.diag(dense) == 0)
@@ -47,22 +47,53 @@ def test_threshold_diagonal_and_symmetry():
 def test_cross_similarity_and_max(small_sim):
     smiles = small_sim[3]
     q, t = smiles[:37], smiles[37:200]
-    cross = similarity_matrix(q, t).toarray()
+    cross = similarity_matrix(q, t, min_threshold=0.0).toarray()
     ref = _rdkit_dense(q + t, DataStructs.BulkTanimotoSimilarity)[:37, 37:200]
     np.testing.assert_allclose(cross, ref, atol=1e-6)
     np.testing.assert_allclose(max_similarity(q, t), ref.max(axis=1), atol=1e-6)
     # Mols, SMILES and precomputed fingerprints give the same matrix
     mols = [Chem.MolFromSmiles(s) for s in q]
-    np.testing.assert_array_equal(similarity_matrix(mols, t).toarray(), cross)
-    np.testing.assert_array_equal(similarity_matrix(fingerprints(q), fingerprints(t).toarray()).toarray(), cross)
+    np.testing.assert_array_equal(similarity_matrix(mols, t, min_threshold=0.0).toarray(), cross)
+    np.testing.assert_array_equal(similarity_matrix(fingerprints(q), fingerprints(t).toarray(), min_threshold=0.0).toarray(), cross)
 
 
-def test_blocks_are_seamless(monkeypatch, small_sim):
-    from iclr25.augood import similarity
+@pytest.mark.parametrize("min_threshold", [0.0, 0.3, 0.55])
+def test_tiles_are_seamless_and_match_dense(monkeypatch, small_sim, min_threshold):
+    from iclr25.augood import allpairs
 
-    whole = similarity_matrix(small_sim[1]).toarray()
-    monkeypatch.setattr(similarity, "_BLOCK_ELEMENTS", 1000)  # many small query blocks
-    np.testing.assert_array_equal(similarity_matrix(small_sim[1]).toarray(), whole)
+    fp = small_sim[1]
+    dense = similarity_matrix(fp, min_threshold=0.0).toarray()
+    expected = np.where(dense >= np.float32(min_threshold), dense, 0)
+    monkeypatch.setattr(allpairs, "BLOCK_ROWS", 37)  # many small, unaligned query blocks and target tiles
+    monkeypatch.setattr(allpairs, "TILE_COLS", 53)
+    tiled = similarity_matrix(fp, min_threshold=min_threshold)
+    np.testing.assert_array_equal(tiled.toarray(), expected)
+    assert tiled.has_sorted_indices and np.all(tiled.data >= np.float32(min_threshold))
+    cross = similarity_matrix(fp[:90], fp[90:], min_threshold=min_threshold).toarray()
+    np.testing.assert_array_equal(cross, np.where(dense[:90, 90:] >= np.float32(min_threshold), dense[:90, 90:], 0))
+    np.testing.assert_array_equal(max_similarity(fp[:90], fp[90:]), dense[:90, 90:].max(axis=1))
+
+
+def test_default_is_sparse_and_derived_from_the_grid(small_sim):
+    from iclr25.augood import threshold_grid
+
+    fp = small_sim[1]
+    full = similarity_matrix(fp, min_threshold=0.0)
+    default = similarity_matrix(fp)  # 0.30: the default grid's lowest λ
+    assert default.data.min() >= np.float32(0.3) and default.nnz < full.nnz / 5
+    grid = similarity_matrix(fp, thresholds=threshold_grid(0.5, 0.9, 0.1))
+    assert grid.data.min() >= np.float32(0.5)
+    np.testing.assert_array_equal(grid.toarray(), np.where(full.toarray() >= np.float32(0.5), full.toarray(), 0))
+    with pytest.raises(ValueError, match=r"min_threshold must be <= min\(thresholds\)"):
+        similarity_matrix(fp, min_threshold=0.6, thresholds=[0.5, 0.7])
+
+
+@pytest.mark.parametrize("backend,n_jobs", [("threading", 2), (None, 2)])
+def test_parallel_map_backends_give_the_same_matrix(small_sim, backend, n_jobs):
+    fp = small_sim[1]
+    ref = similarity_matrix(fp)
+    par = similarity_matrix(fp, n_jobs=n_jobs, backend=backend)
+    assert (ref != par).nnz == 0
 
 
 def test_sequence_identity():

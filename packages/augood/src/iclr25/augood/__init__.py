@@ -22,8 +22,10 @@ from .partition import threshold_grid as threshold_grid
 from .score import AUGOOD as AUGOOD
 from .score import au_good as au_good
 from .similarity import InvalidMoleculeError as InvalidMoleculeError
+from .similarity import SimilarityMemoryError as SimilarityMemoryError
 from .similarity import fingerprints as fingerprints
 from .similarity import max_similarity as max_similarity
+from .similarity import needed_threshold as needed_threshold
 from .similarity import similarity_matrix as similarity_matrix
 
 __version__ = _version("iclr25-augood")
@@ -36,6 +38,7 @@ __all__ = [
     "ModelComparison",
     "Partition",
     "SequenceFamilies",
+    "SimilarityMemoryError",
     "__version__",
     "au_good",
     "ccpart",
@@ -47,6 +50,7 @@ __all__ = [
     "load_dataset",
     "load_deployment_set",
     "max_similarity",
+    "needed_threshold",
     "random_partition",
     "scaffold_partition",
     "similarity_matrix",

@@ -104,7 +104,7 @@ def run_case_study(dataset: str = "solubility", *, models: Sequence[str] = MODEL
     control, pool = control_split(len(ds), control_fraction, seed)
     fp_all = fingerprints(ds.smiles)
     fp_pool, fp_control = fp_all[pool], fp_all[control]
-    sim = similarity_matrix(fp_pool)
+    sim = similarity_matrix(fp_pool, thresholds=thresholds)
     s_drugs = max_similarity(drugs, fp_pool)
     s_control = max_similarity(fp_control, fp_pool)
     seconds["similarity"] = time.perf_counter() - t0

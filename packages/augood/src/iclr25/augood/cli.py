@@ -230,7 +230,7 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
     if dep_table is not None:
         dep_fp = _molecules(dep_table, args.deployment, args.deployment_smiles_col, args.fingerprint, args.n_bits)
         deploy = max_similarity(dep_fp, fp)
-    sim = similarity_matrix(fp)
+    sim = similarity_matrix(fp, thresholds=thresholds)
     X = fp.astype(np.float32)
     curves = {}
     for m in models:

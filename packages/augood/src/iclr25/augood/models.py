@@ -41,12 +41,13 @@ class TanimotoKNNRegressor:
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        from .similarity import _binary_matrix, _fingerprint_blocks
+        from .allpairs import row_blocks
+        from .similarity import _binary_matrix
 
         q = _binary_matrix(X if sp.issparse(X) else np.asarray(X), "X")
         k = min(int(self.n_neighbors), self.X_.shape[0])
         out = np.empty(q.shape[0])
-        for start, block in _fingerprint_blocks(q, self.X_, "tanimoto", True):
+        for start, block in row_blocks(q, self.X_, "tanimoto"):
             nn = np.argpartition(-block, k - 1, axis=1)[:, :k]
             out[start:start + block.shape[0]] = self.y_[nn].mean(axis=1)
         return out

@@ -20,7 +20,9 @@ from iclr25.utils.seeding import check_seed
 from .similarity import _as_items, _check_threshold, _parse_molecules
 
 __all__ = [
+    "BALANCES",
     "TIE_BREAKS",
+    "TIE_RULES",
     "Partition",
     "ccpart",
     "ccpart_sweep",
@@ -32,6 +34,13 @@ __all__ = [
 #: How components of equal size are ordered: seeded random, by component label, or ``np.argsort``'s
 #: default (introsort) order, which is what the reference implementation uses and is kept for parity.
 TIE_BREAKS = ("random", "stable", "numpy")
+#: When a pair with similarity exactly λ is an edge of the CCPart graph: ``">="`` (hestia-good 1.2.2 and
+#: Hestia-GOOD since commit f9f35ca, 2025-06-09, ``sim_df2mtx``: ``metric >= threshold``) or ``">"``
+#: (hestia-ood 0.0.36 and Hestia-GOOD before that commit: ``metric > threshold``).
+TIE_RULES = (">=", ">")
+#: Label balancing caps: each class's test share at most 1.3× its proportional share (``"proportional"``), or
+#: 1.3× an equal share ``test_size·N / n_classes`` (``"equal"``, the reference's ``_balanced_labels``).
+BALANCES = ("proportional", "equal")
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -54,6 +63,8 @@ class Partition:
         Whether the achieved test fraction reaches ``min_test_fraction × test_size``.
     n_components : int or None
         Number of connected components (CCPart) or scaffold groups.
+    tie_rule : str or None
+        ``">="`` or ``">"``: whether a pair at exactly λ was an edge (CCPart only).
     """
 
     train: np.ndarray
@@ -66,6 +77,7 @@ class Partition:
     valid_size: float
     viable: bool
     n_components: int | None = None
+    tie_rule: str | None = None
 
     @property
     def test_fraction(self) -> float:
@@ -160,14 +172,26 @@ def _group_labels(labels: Any, n: int, n_bins: int) -> np.ndarray | None:
     return inv
 
 
+def _check_choice(value: Any, choices: tuple[str, ...], name: str) -> str:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+    return value
+
+
 def _component_order(sizes: np.ndarray, tie_break: str, rng: np.random.Generator) -> np.ndarray:
+    """Components by ascending size; labels are canonical (ordered by smallest member), see
+    :func:`_canonical`, so ``"stable"`` breaks ties by the smallest row id."""
     if tie_break == "random":
         return np.lexsort((rng.permutation(sizes.size), sizes))
     if tie_break == "stable":
         return np.argsort(sizes, kind="stable")
-    if tie_break == "numpy":
-        return np.argsort(sizes)
-    raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
+    return np.argsort(sizes)  # "numpy": the reference's np.argsort(counts) (introsort order)
+
+
+def _class_caps(groups: np.ndarray, n_classes: int, fraction: float, balance: str) -> np.ndarray:
+    class_n = np.bincount(groups, minlength=n_classes)
+    share = fraction * class_n if balance == "proportional" else np.full(n_classes, fraction * groups.size / n_classes)
+    return np.maximum(1.0, 1.3 * share)
 
 
 def _fill(order: np.ndarray, sizes: np.ndarray, free: np.ndarray, n: int, fraction: float,
@@ -201,7 +225,8 @@ def _fill(order: np.ndarray, sizes: np.ndarray, free: np.ndarray, n: int, fracti
 
 def _group_partition(comp: np.ndarray, n_comp: int, method: str, threshold: float | None, test_size: float,
                      valid_size: float, groups: np.ndarray | None, tie_break: str, rng: np.random.Generator,
-                     min_test_fraction: float) -> Partition:
+                     min_test_fraction: float, balance: str = "proportional",
+                     tie_rule: str | None = None) -> Partition:
     """Whole groups (component labels ``comp``), smallest first, to test, then validation; the rest trains."""
     n = comp.size
     sizes = np.bincount(comp, minlength=n_comp)
@@ -211,10 +236,8 @@ def _group_partition(comp: np.ndarray, n_comp: int, method: str, threshold: floa
         n_classes = int(groups.max()) + 1
         comp_class = np.zeros((n_comp, n_classes), dtype=np.int64)
         np.add.at(comp_class, (comp, groups), 1)
-        class_n = np.bincount(groups, minlength=n_classes)
-        # stratified cap: a class may take at most 1.3× its proportional share of the subset
-        test_cap = np.maximum(1.0, 1.3 * test_size * class_n)
-        valid_cap = np.maximum(1.0, 1.3 * valid_size * class_n)
+        test_cap = _class_caps(groups, n_classes, test_size, balance)
+        valid_cap = _class_caps(groups, n_classes, valid_size, balance)
     test_c = _fill(order, sizes, np.ones(n_comp, dtype=bool), n, test_size, comp_class, test_cap)
     valid_c = _fill(order, sizes, ~test_c, n, valid_size, comp_class, valid_cap)
     part = np.zeros(n_comp, dtype=np.int8)
@@ -224,7 +247,7 @@ def _group_partition(comp: np.ndarray, n_comp: int, method: str, threshold: floa
     test = np.flatnonzero(row_part == 2)
     viable = test.size / n >= min_test_fraction * test_size
     return Partition(np.flatnonzero(row_part == 0), np.flatnonzero(row_part == 1), test, n, method, threshold,
-                     test_size, valid_size, bool(viable), int(n_comp))
+                     test_size, valid_size, bool(viable), int(n_comp), tie_rule)
 
 
 def _check_min_fraction(min_test_fraction: Any) -> float:
@@ -235,28 +258,68 @@ def _check_min_fraction(min_test_fraction: Any) -> float:
     return float(min_test_fraction)
 
 
+def _canonical(labels: np.ndarray, n_comp: int) -> np.ndarray:
+    """Relabel components in the order of their smallest member (the labels scipy gives the full graph)."""
+    _, first = np.unique(labels, return_index=True)
+    new = np.empty(n_comp, dtype=np.int64)
+    new[np.argsort(first)] = np.arange(n_comp)
+    return new[labels]
+
+
+def threshold_components(sim: sp.csr_matrix, thresholds: np.ndarray, tie_rule: str = ">=") -> list[np.ndarray]:
+    """Connected-component labels of the graph ``sim >= λ`` (or ``sim > λ``) for every λ in ``thresholds``.
+
+    Thresholds are processed from the highest down: the edges that appear between :math:`\\lambda_{k+1}` and
+    :math:`\\lambda_k` join the components found at :math:`\\lambda_{k+1}`, so every stored entry is visited
+    once for the whole grid instead of once per threshold. Ties are decided in the matrix's own precision
+    (float32 from :func:`~iclr25.augood.similarity_matrix`: a Tanimoto of exactly 7/20 equals λ = 0.35).
+    Labels are canonical: component ids in the order of their smallest member.
+    """
+    n = sim.shape[0]
+    dtype = sim.data.dtype if sim.data.dtype.kind == "f" else np.dtype(np.float64)
+    t = np.asarray(thresholds).astype(dtype)
+    # number of thresholds an entry passes: the entry is an edge at λ_k iff passes > k
+    passes = np.searchsorted(t, sim.data.astype(dtype, copy=False), side="right" if tie_rule == ">=" else "left")
+    rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(sim.indptr))
+    labels = np.arange(n, dtype=np.int64)
+    n_comp = n
+    out: list[np.ndarray] = [labels] * t.size
+    for k in range(t.size - 1, -1, -1):
+        new = np.flatnonzero(passes == k + 1)  # edges at λ_k that were not edges at λ_{k+1}
+        if new.size:
+            g = sp.csr_matrix((np.ones(new.size, np.int8), (labels[rows[new]], labels[sim.indices[new]])),
+                              shape=(n_comp, n_comp))
+            n_comp, lab = connected_components(g, directed=False)
+            labels = _canonical(lab[labels], n_comp)
+        out[k] = labels
+    return out
+
+
 def ccpart(sim: Any, threshold: float, *, test_size: float = 0.2, valid_size: float = 0.1, labels: Any = None,
-           seed: int = 0, tie_break: str = "random", min_test_fraction: float = 0.9,
-           n_bins: int = 10) -> Partition:
+           seed: int = 0, tie_break: str = "random", tie_rule: str = ">=", balance: str = "proportional",
+           min_test_fraction: float = 0.9, n_bins: int = 10) -> Partition:
     """CCPart: connected components of the similarity graph, smallest components to the test set.
 
-    1. Build the graph :math:`G_\\lambda = \\{(i, j) : \\mathrm{sim}(i, j) \\ge \\lambda\\}` and its connected
-       components.
+    1. Build the graph :math:`G_\\lambda = \\{(i, j) : \\mathrm{sim}(i, j) \\ge \\lambda\\}` (``tie_rule=">="``)
+       or :math:`\\mathrm{sim}(i, j) > \\lambda` (``tie_rule=">"``) and its connected components.
     2. Sort the components by size, ascending (ties: ``tie_break``).
     3. Add whole components to the test set while :math:`(|\\mathrm{test}| + |C|) / N <` ``test_size``
-       (and, with ``labels``, while every class stays within 1.3× its proportional share).
+       (and, with ``labels``, while every class stays within its cap, see ``balance``).
     4. The next components go to validation by the same rule with ``valid_size``; the rest is training.
 
-    Because a component is never split, no training or validation item has similarity ``>= threshold``
-    to any test item. At low λ a giant component can make the target test size unreachable: the
+    Because a component is never split, no training or validation item is linked to a test item: with
+    ``">="`` every cross pair has similarity ``< threshold``, with ``">"`` every cross pair has similarity
+    ``<= threshold``. At low λ a giant component can make the target test size unreachable: the
     partition is then returned with ``viable=False``.
 
     Parameters
     ----------
     sim : scipy.sparse matrix or 2-D array
-        Square item × item similarity (e.g. from :func:`~iclr25.augood.similarity_matrix`).
+        Square item × item similarity (e.g. from :func:`~iclr25.augood.similarity_matrix`). Pairs not
+        stored count as 0, so a matrix stored at ``min_threshold <= threshold`` gives the same partition as
+        the full one.
     threshold : float in [0, 1]
-        λ. Pairs with similarity ``>= threshold`` are edges.
+        λ.
     test_size, valid_size : float
         Target fractions; the achieved ones are at most these.
     labels : array-like, optional
@@ -264,6 +327,14 @@ def ccpart(sim: Any, threshold: float, *, test_size: float = 0.2, valid_size: fl
     seed : int
         Seed of the random tie order between equal-size components (``tie_break="random"``).
     tie_break : {"random", "stable", "numpy"}
+        Order of equal-size components: seeded random, by smallest row id, or ``np.argsort``'s default order
+        over components labelled by smallest row id (the reference's order, for parity).
+    tie_rule : {">=", ">"}
+        Whether a pair at exactly λ is an edge. ``">="`` is hestia-good 1.2.2 (and Hestia-GOOD's main
+        branch since 2025-06); ``">"`` is hestia-ood 0.0.36.
+    balance : {"proportional", "equal"}
+        With ``labels``: a class may take at most 1.3× its proportional share of the subset
+        (``1.3·test_size·N_c``), or 1.3× an equal share (``1.3·test_size·N / n_classes``, the reference's rule).
     min_test_fraction : float
         A partition is viable when ``|test| / N >= min_test_fraction × test_size``.
     n_bins : int
@@ -285,54 +356,43 @@ def ccpart(sim: Any, threshold: float, *, test_size: float = 0.2, valid_size: fl
     >>> p.test.tolist(), p.train.tolist()
     ([0, 1, 4], [2, 3])
     """
-    sim = check_similarity(sim)
-    seed = check_seed(seed)
-    n = sim.shape[0]
-    test_size, valid_size = _check_sizes(test_size, valid_size)
     threshold = _check_threshold(threshold, "threshold")
-    min_test_fraction = _check_min_fraction(min_test_fraction)
-    groups = _group_labels(labels, n, n_bins)
-    return _ccpart(sim, threshold, test_size, valid_size, groups, np.random.default_rng(seed), tie_break,
-                   min_test_fraction)
-
-
-def _ccpart(sim: sp.csr_matrix, threshold: float, test_size: float, valid_size: float,
-            groups: np.ndarray | None, rng: np.random.Generator, tie_break: str,
-            min_test_fraction: float) -> Partition:
-    n = sim.shape[0]
-    keep = sim.data >= threshold
-    # a fresh edge list (never sim's own index arrays, which later thresholds reuse)
-    rows = np.repeat(np.arange(n), np.diff(sim.indptr))
-    counts = np.bincount(rows[keep], minlength=n)
-    indptr = np.concatenate([[0], np.cumsum(counts)])
-    graph = sp.csr_matrix((np.ones(int(indptr[-1]), np.int8), sim.indices[keep], indptr), shape=sim.shape)
-    n_comp, comp = connected_components(graph, directed=False)
-    return _group_partition(comp, n_comp, "ccpart", threshold, test_size, valid_size, groups, tie_break, rng,
-                            min_test_fraction)
+    return _sweep(sim, [threshold], test_size, valid_size, labels, seed, tie_break, tie_rule, balance,
+                  min_test_fraction, n_bins, single=True)[0]
 
 
 def ccpart_sweep(sim: Any, thresholds: Sequence[float], *, test_size: float = 0.2, valid_size: float = 0.1,
-                 labels: Any = None, seed: int = 0, tie_break: str = "random",
-                 min_test_fraction: float = 0.9) -> list[Partition]:
-    """:func:`ccpart` at every threshold, validating the inputs once.
+                 labels: Any = None, seed: int = 0, tie_break: str = "random", tie_rule: str = ">=",
+                 balance: str = "proportional", min_test_fraction: float = 0.9,
+                 n_bins: int = 10) -> list[Partition]:
+    """:func:`ccpart` at every threshold, validating the inputs once and finding all components in one pass
+    over the stored pairs (:func:`threshold_components`).
 
     References
     ----------
     Paper Sec. 3.4 (the GOOD curve is built from CCPart partitions over a grid of thresholds).
     """
+    return _sweep(sim, thresholds, test_size, valid_size, labels, seed, tie_break, tie_rule, balance,
+                  min_test_fraction, n_bins, single=False)
+
+
+def _sweep(sim: Any, thresholds: Any, test_size: Any, valid_size: Any, labels: Any, seed: Any, tie_break: Any,
+           tie_rule: Any, balance: Any, min_test_fraction: Any, n_bins: int, *, single: bool) -> list[Partition]:
     sim = check_similarity(sim)
     seed = check_seed(seed)
     test_size, valid_size = _check_sizes(test_size, valid_size)
     thresholds = check_thresholds(thresholds)
     min_test_fraction = _check_min_fraction(min_test_fraction)
-    groups = _group_labels(labels, sim.shape[0], 10)
-    if tie_break not in TIE_BREAKS:
-        raise ValueError(f"tie_break must be one of {TIE_BREAKS}, got {tie_break!r}")
+    tie_break = _check_choice(tie_break, TIE_BREAKS, "tie_break")
+    tie_rule = _check_choice(tie_rule, TIE_RULES, "tie_rule")
+    balance = _check_choice(balance, BALANCES, "balance")
+    groups = _group_labels(labels, sim.shape[0], n_bins)
     out = []
-    for k, t in enumerate(thresholds):
+    for k, (t, comp) in enumerate(zip(thresholds, threshold_components(sim, thresholds, tie_rule), strict=True)):
         # one generator per threshold so that a threshold's partition does not depend on the others
-        rng = np.random.default_rng([seed, k])
-        out.append(_ccpart(sim, float(t), test_size, valid_size, groups, rng, tie_break, min_test_fraction))
+        rng = np.random.default_rng(seed if single else [seed, k])
+        out.append(_group_partition(comp, int(comp.max()) + 1, "ccpart", float(t), test_size, valid_size, groups,
+                                    tie_break, rng, min_test_fraction, balance, tie_rule))
     return out
 
 

@@ -1,28 +1,31 @@
 """Pairwise similarity of molecules (fingerprint Tanimoto/Dice/cosine) and of sequences (global-alignment
-identity), stored as a sparse CSR matrix that keeps only the pairs at or above ``min_threshold``.
+identity), stored as a sparse CSR matrix that keeps only the pairs at or above ``min_threshold`` (by default
+the smallest threshold a CCPart sweep needs), with a memory estimate checked before the work.
 
-The fingerprint kernel is a sparse-by-dense integer product: with binary fingerprints ``a`` and ``b``,
-``|a ∧ b| = a · b``, so one ``int16`` CSR × dense product gives the intersections of a block of queries
-with every target at once. It was measured against RDKit's ``BulkTanimotoSimilarity`` and against a
-bit-packed ``uint64`` popcount kernel (``benchmarks/similarity_kernels.py``) and is the fastest of the
-three on ECFP4-2048 (5.5× RDKit bulk and 2.2× the popcount kernel on 3,000 built-in molecules, all pairs
-stored; see the README).
+The fingerprint kernel (:mod:`iclr25.augood.allpairs`) is a blocked sparse-by-dense integer product: with
+binary fingerprints ``a`` and ``b``, ``|a ∧ b| = a · b``. The product was measured against RDKit's
+``BulkTanimotoSimilarity`` and a bit-packed ``uint64`` popcount kernel (``benchmarks/similarity_kernels.py``)
+and is the fastest of the three on ECFP4-2048 (see the README).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "DEFAULT_MIN_THRESHOLD",
     "FINGERPRINTS",
     "KINDS",
     "InvalidMoleculeError",
+    "SimilarityMemoryError",
     "fingerprints",
     "max_similarity",
+    "needed_threshold",
     "similarity_matrix",
 ]
 
@@ -31,7 +34,6 @@ FINGERPRINTS = ("ecfp2", "ecfp4", "ecfp6", "maccs")
 #: Similarity functions: set-based ones on fingerprints, and global-alignment identity on sequences.
 KINDS = ("tanimoto", "dice", "cosine", "identity")
 
-_BLOCK_ELEMENTS = 1 << 20  # entries of one query-block × targets intersection matrix (~20 MB of work space)
 _FP_CHUNK = 2048  # molecules parsed and fingerprinted at a time
 
 
@@ -202,81 +204,145 @@ def _check_threshold(value: Any, name: str) -> float:
     return value
 
 
-def _set_similarity(inter: np.ndarray, a: np.ndarray, b: np.ndarray, kind: str) -> np.ndarray:
-    """Similarity of bit sets from intersection sizes ``inter`` (block × targets) and set sizes."""
-    inter = inter.astype(np.float32)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if kind == "tanimoto":
-            s = inter / (a[:, None] + b[None, :] - inter)
-        elif kind == "dice":
-            s = 2.0 * inter / (a[:, None] + b[None, :])
-        else:  # cosine
-            s = inter / np.sqrt(a[:, None] * b[None, :])
-    s[~np.isfinite(s)] = 0.0  # two empty fingerprints share nothing
-    return s
+class SimilarityMemoryError(MemoryError, ValueError):
+    """A similarity request whose stored pairs would not fit in the memory budget (raised before the work)."""
 
 
-def _fingerprint_blocks(q: sp.csr_matrix, t: sp.csr_matrix, kind: str, self_pairs: bool):
-    """Yield ``(start, block)``: dense similarity of query rows ``start:start+len(block)`` to all targets."""
+def needed_threshold(thresholds: Any) -> float:
+    """The smallest similarity a CCPart sweep and AU-GOOD over ``thresholds`` need stored: ``min(thresholds)``.
+
+    CCPart at λ only looks at pairs ``>= λ`` (or ``> λ``), and AU-GOOD's first bin is ``s <= λ_1``, which
+    also takes the deployment items with no stored pair (``unmatched="lowest_bin"``); so pairs below
+    :math:`\\lambda_1` change nothing and are not stored.
+
+    Examples
+    --------
+    >>> needed_threshold([0.3, 0.35, 0.9])
+    0.3
+    """
+    from .partition import check_thresholds
+
+    return float(check_thresholds(thresholds)[0])
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (``MemAvailable`` of ``/proc/meminfo``), or None where unknown."""
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def _gib(nbytes: float) -> str:
+    return f"{nbytes / 2**30:.2f} GiB"
+
+
+#: Bytes of memory per stored entry at the peak of :func:`similarity_matrix`: the CSR result (8 B: float32 value,
+#: int32 column), the symmetric COO it is built from (12 B) and the tasks' pair lists (6 B per entry).
+BYTES_PER_ENTRY = 26
+_SAMPLE_ROWS = 256
+
+
+def estimate_entries(q: sp.csr_matrix, t: sp.csr_matrix | None, kind: str, min_threshold: float, *,
+                     seed: int = 0) -> float:
+    """Expected number of stored entries, from the exact pairs of up to 256 random query rows."""
+    from .allpairs import all_pairs
+
+    n = q.shape[0]
+    m = n if t is None else t.shape[0]
+    rows = np.sort(np.random.default_rng(seed).choice(n, min(n, _SAMPLE_ROWS), replace=False))
+    found = all_pairs(q[rows], q if t is None else t, kind, min_threshold)[0].size
+    if t is None:
+        found -= rows.size if min_threshold <= 1.0 else 0  # each sampled row also meets itself (similarity 1)
+        return max(found, 0) / rows.size * n
+    return found / rows.size * m
+
+
+def check_memory(entries: float, max_memory: Any, *, what: str) -> None:
+    """Raise :class:`SimilarityMemoryError` when ``entries`` stored pairs would not fit in ``max_memory``."""
+    budget = available_memory() if max_memory is None else max_memory
+    if budget is None:
+        return
+    if isinstance(budget, bool) or not isinstance(budget, (int, float, np.integer, np.floating)) or budget <= 0:
+        raise ValueError(f"max_memory must be a positive number of bytes, got {max_memory!r}")
+    need = entries * BYTES_PER_ENTRY
+    if need > budget:
+        raise SimilarityMemoryError(
+            f"{what} would store about {entries:,.0f} pairs ({_gib(entries * 8)} as CSR, about {_gib(need)} at "
+            f"the peak), more than max_memory={_gib(budget)}"
+            f"{' (the memory available now)' if max_memory is None else ''}; raise min_threshold (or pass "
+            "thresholds= so that only min(thresholds) is stored), use approximate_similarity_matrix, or raise "
+            "max_memory")
+
+
+def _sequence_matrix(items: Any, targets: Any, min_threshold: float, max_memory: Any,
+                     align: dict[str, Any]) -> sp.csr_matrix:
+    from .sequence import check_sequences, identity_matrix
+
+    q = check_sequences(items, "items")
+    t = None if targets is None else check_sequences(targets, "targets")
+    m = len(q) if t is None else len(t)
+    check_memory(float(len(q)) * m, max_memory, what=f"identity of {len(q):,} x {m:,} sequences (dense)")
+    sim = identity_matrix(q, t, **align)
+    if t is None:
+        np.fill_diagonal(sim, 0.0)
+    sim[sim < min_threshold] = 0.0
+    out = sp.csr_matrix(sim.astype(np.float32))
+    out.eliminate_zeros()
+    return out
+
+
+def _fingerprint_pair(items: Any, targets: Any, fingerprint: str, n_bits: int):
+    q = fingerprints(items, fingerprint=fingerprint, n_bits=n_bits)
+    if targets is None:
+        return q, None
+    try:
+        t = fingerprints(targets, fingerprint=fingerprint, n_bits=n_bits)
+    except InvalidMoleculeError as exc:
+        raise InvalidMoleculeError("targets", exc.rows, exc.examples) from exc
     if q.shape[1] != t.shape[1]:
         raise ValueError(f"items and targets must have the same fingerprint length, got {q.shape[1]} and "
                          f"{t.shape[1]}")
-    q = sp.csr_matrix(q, dtype=np.int16)
-    # the dense, C-ordered transposed targets make the sparse × dense product stream through memory;
-    # scattered straight from the CSR structure (no intermediate dense copy)
-    t = sp.csr_matrix(t)
-    t_dense_T = np.zeros((t.shape[1], t.shape[0]), dtype=np.int16)
-    t_dense_T[t.indices, np.repeat(np.arange(t.shape[0]), np.diff(t.indptr))] = 1
-    a = np.asarray(q.sum(axis=1), dtype=np.float32).ravel()
-    b = np.asarray(t.sum(axis=1), dtype=np.float32).ravel()
-    n, m = q.shape[0], t.shape[0]
-    step = max(1, _BLOCK_ELEMENTS // max(m, 1))
-    for start in range(0, n, step):
-        stop = min(n, start + step)
-        inter = q[start:stop] @ t_dense_T
-        block = _set_similarity(np.asarray(inter), a[start:stop], b, kind)
-        if not self_pairs:
-            r = np.arange(stop - start)
-            block[r, start + r] = np.nan  # marks the diagonal, which is never stored
-        yield start, block
+    return q, t
 
 
-def _sequence_blocks(q: list[str], t: list[str], self_pairs: bool, **align: Any):
-    from .sequence import identity_matrix
+def resolve_min_threshold(min_threshold: Any, thresholds: Any) -> float:
+    """``min_threshold`` as given, else ``min(thresholds)``, else :data:`DEFAULT_MIN_THRESHOLD`."""
+    if thresholds is not None:
+        need = needed_threshold(thresholds)
+        if min_threshold is None:
+            return need
+        min_threshold = _check_threshold(min_threshold, "min_threshold")
+        if min_threshold > need:
+            raise ValueError(f"min_threshold must be <= min(thresholds) = {need} (pairs between them are needed), "
+                             f"got {min_threshold}")
+        return min_threshold
+    return DEFAULT_MIN_THRESHOLD if min_threshold is None else _check_threshold(min_threshold, "min_threshold")
 
-    sim = identity_matrix(q, None if t is q else t, **align)
-    if not self_pairs:
-        np.fill_diagonal(sim, np.nan)
-    step = max(1, _BLOCK_ELEMENTS // max(sim.shape[1], 1))
-    for start in range(0, sim.shape[0], step):
-        yield start, sim[start:start + step]
+
+#: Pairs stored by :func:`similarity_matrix` when neither ``min_threshold`` nor ``thresholds`` is given: the
+#: lowest λ of the default grid (:func:`~iclr25.augood.threshold_grid`, 0.30 to 0.95).
+DEFAULT_MIN_THRESHOLD = 0.30
 
 
-def _blocks(items: Any, targets: Any, kind: str, fingerprint: str, n_bits: int, self_pairs: bool,
-            align: dict[str, Any]):
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
-    if kind == "identity":
-        from .sequence import check_sequences
-
-        q = check_sequences(items, "items")
-        t = q if targets is None else check_sequences(targets, "targets")
-        return len(q), len(t), _sequence_blocks(q, t, self_pairs, **align)
-    if align:
-        raise TypeError(f"alignment options {sorted(align)} only apply to kind='identity'")
-    q = fingerprints(items, fingerprint=fingerprint, n_bits=n_bits)
-    if targets is None:
-        t = q
-    else:
-        try:
-            t = fingerprints(targets, fingerprint=fingerprint, n_bits=n_bits)
-        except InvalidMoleculeError as exc:
-            raise InvalidMoleculeError("targets", exc.rows, exc.examples) from exc
-    return q.shape[0], t.shape[0], _fingerprint_blocks(q, t, kind, self_pairs)
+def symmetric_csr(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n: int) -> sp.csr_matrix:
+    """The symmetric ``n × n`` CSR matrix of unordered pairs ``(rows[k], cols[k])`` with values ``vals``."""
+    r = np.concatenate([rows, cols])
+    c = np.concatenate([cols, rows])
+    v = np.concatenate([vals, vals])
+    del rows, cols
+    out = sp.csr_matrix((v, (r, c)), shape=(n, n))
+    out.sort_indices()
+    return out
 
 
 def similarity_matrix(items: Any, targets: Any = None, *, kind: str = "tanimoto", fingerprint: str = "ecfp4",
-                      n_bits: int = 2048, min_threshold: float = 0.0, **align: Any) -> sp.csr_matrix:
+                      n_bits: int = 2048, min_threshold: float | None = None, thresholds: Any = None,
+                      n_jobs: int = 1, backend: str | None = None, max_memory: float | None = None,
+                      **align: Any) -> sp.csr_matrix:
     """Sparse pairwise similarity, keeping only the pairs with similarity ``>= min_threshold``.
 
     For fingerprints ``a``, ``b`` (bit sets) the similarities are
@@ -290,6 +356,13 @@ def similarity_matrix(items: Any, targets: Any = None, *, kind: str = "tanimoto"
     and for sequences ``identity`` is the fraction of identical positions of a Needleman–Wunsch global
     alignment (see :func:`iclr25.augood.sequence.identity_matrix`, extra ``[seq]``).
 
+    Sparse by default: only what a CCPart sweep / AU-GOOD over ``thresholds`` needs is stored
+    (:func:`needed_threshold`, the grid's smallest λ), 0.30 when nothing is said; all pairs only with an
+    explicit ``min_threshold=0``. Before the work, the number of stored pairs is estimated from 256 sampled
+    rows, and a request that would not fit in ``max_memory`` raises :class:`SimilarityMemoryError` with the
+    estimate. The fingerprint kernel is exact and blocked (:mod:`iclr25.augood.allpairs`): its working set
+    is a few tiles of ~8 MB per task, whatever the number of molecules.
+
     Parameters
     ----------
     items : sequence of str or rdkit.Chem.Mol, or 2-D 0/1 array
@@ -300,8 +373,16 @@ def similarity_matrix(items: Any, targets: Any = None, *, kind: str = "tanimoto"
     kind : {"tanimoto", "dice", "cosine", "identity"}
     fingerprint : {"ecfp2", "ecfp4", "ecfp6", "maccs"}
     n_bits : int
-    min_threshold : float in [0, 1]
-        Pairs below it are not stored; zeros are never stored.
+    min_threshold : float in [0, 1], optional
+        Pairs below it are not stored; zeros are never stored. Default: ``min(thresholds)``, or 0.30.
+    thresholds : array-like, optional
+        The CCPart/AU-GOOD threshold grid the matrix is for; ``min_threshold`` is derived from it.
+    n_jobs : int
+        Workers for :func:`iclr25.utils.parallel.parallel_map` (``-1``: all cores).
+    backend : str, optional
+        joblib backend of ``parallel_map`` (``"loky"``, ``"dask"`` with a running ``distributed.Client``, ...).
+    max_memory : float, optional
+        Bytes the result may take at its peak; default: the memory available now.
     **align
         Alignment options for ``kind="identity"`` (``denominator``, ``gap_open``, ``gap_extend``).
 
@@ -310,41 +391,50 @@ def similarity_matrix(items: Any, targets: Any = None, *, kind: str = "tanimoto"
     scipy.sparse.csr_matrix
         ``float32``, shape ``(len(items), len(targets or items))``; symmetric when ``targets`` is None.
 
+    Raises
+    ------
+    SimilarityMemoryError
+        (a ``MemoryError`` and a ``ValueError``) when the estimate exceeds ``max_memory``.
+
     References
     ----------
     Paper Sec. 3.1 (similarity functions) and Sec. 3.3 (the similarity graph that CCPart cuts).
 
     Examples
     --------
-    >>> S = similarity_matrix(["CCO", "CCCO", "c1ccccc1"])
+    >>> S = similarity_matrix(["CCO", "CCCO", "c1ccccc1"], min_threshold=0.0)
     >>> S.shape, round(float(S[0, 1]), 3), S[0, 0]
     ((3, 3), 0.556, np.float32(0.0))
     """
-    min_threshold = _check_threshold(min_threshold, "min_threshold")
-    self_pairs = targets is not None
-    n, m, blocks = _blocks(items, targets, kind, fingerprint, n_bits, self_pairs, align)
-    counts = np.zeros(n, dtype=np.int64)
-    cols: list[np.ndarray] = []
-    vals: list[np.ndarray] = []
-    for start, block in blocks:
-        keep = block >= np.float32(min_threshold)
-        keep &= block > 0  # NaN (the diagonal) compares False and drops out here too
-        r, c = np.nonzero(keep)
-        counts[start:start + block.shape[0]] = np.bincount(r, minlength=block.shape[0])
-        cols.append(c.astype(np.int32))
-        vals.append(block[r, c].astype(np.float32))
-    indptr = np.concatenate([[0], np.cumsum(counts)])
-    indices = np.concatenate(cols) if cols else np.zeros(0, np.int32)
-    data = np.concatenate(vals) if vals else np.zeros(0, np.float32)
-    return sp.csr_matrix((data, indices, indptr), shape=(n, m))
+    min_threshold = resolve_min_threshold(min_threshold, thresholds)
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if kind == "identity":
+        return _sequence_matrix(items, targets, min_threshold, max_memory, align)
+    if align:
+        raise TypeError(f"alignment options {sorted(align)} only apply to kind='identity'")
+    q, t = _fingerprint_pair(items, targets, fingerprint, n_bits)
+    n = q.shape[0]
+    m = n if t is None else t.shape[0]
+    entries = estimate_entries(q, t, kind, min_threshold)
+    check_memory(entries, max_memory, what=f"similarity_matrix of {n:,} x {m:,} items at min_threshold="
+                 f"{min_threshold}")
+    from .allpairs import all_pairs
+
+    rows, cols, vals = all_pairs(q, t, kind, min_threshold, n_jobs=n_jobs, backend=backend, desc="similarity")
+    if t is None:
+        return symmetric_csr(rows, cols, vals, n)
+    out = sp.csr_matrix((vals, (rows, cols)), shape=(n, m))
+    out.sort_indices()
+    return out
 
 
 def max_similarity(queries: Any, targets: Any, *, kind: str = "tanimoto", fingerprint: str = "ecfp4",
-                   n_bits: int = 2048, **align: Any) -> np.ndarray:
+                   n_bits: int = 2048, n_jobs: int = 1, backend: str | None = None, **align: Any) -> np.ndarray:
     """For each query, its highest similarity to any target: :math:`s_j = \\max_i \\mathrm{sim}(q_j, x_i)`.
 
     This is what AU-GOOD histograms for a deployment set (queries) against the training data (targets).
-    Computed block by block, so the full query × target matrix is never held in memory.
+    Exact and tiled (:mod:`iclr25.augood.allpairs`), so the query × target matrix is never held in memory.
 
     References
     ----------
@@ -355,8 +445,16 @@ def max_similarity(queries: Any, targets: Any, *, kind: str = "tanimoto", finger
     >>> max_similarity(["CCO"], ["CCCO", "c1ccccc1"]).round(3)
     array([0.556], dtype=float32)
     """
-    n, _, blocks = _blocks(queries, targets, kind, fingerprint, n_bits, True, align)
-    out = np.empty(n, dtype=np.float32)
-    for start, block in blocks:
-        out[start:start + block.shape[0]] = block.max(axis=1)
-    return out
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if kind == "identity":
+        from .sequence import check_sequences, identity_matrix
+
+        return identity_matrix(check_sequences(queries, "queries"), check_sequences(targets, "targets"),
+                               **align).max(axis=1).astype(np.float32)
+    if align:
+        raise TypeError(f"alignment options {sorted(align)} only apply to kind='identity'")
+    q, t = _fingerprint_pair(queries, targets, fingerprint, n_bits)
+    from .allpairs import max_over_targets
+
+    return max_over_targets(q, t, kind, n_jobs=n_jobs, backend=backend)
