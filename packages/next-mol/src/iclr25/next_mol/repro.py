@@ -45,7 +45,7 @@ REPRO: dict[str, Any] = {
     "dmt_train": 120, "dmt_test": 12, "max_heavy_atoms": 18, "n_embed_train": 12, "n_embed_test": 40,
     "max_confs": 4, "dmt_ladder": [200, 400, 800], "dmt_hidden": 96, "dmt_blocks": 4, "dmt_heads": 4,
     "dmt_batch": 32, "dmt_lr": 1e-3, "sample_steps": 50, "final_sample_steps": 100, "ddim_steps": 20,
-    "transfer_steps": 100, "stereo_rounds": 3, "n_jobs": 2,
+    "transfer_steps": 100, "stereo_rounds": 3, "n_jobs": 2, "side_process": True,
 }
 QUICK: dict[str, Any] = {
     **REPRO, "lm_train": 1000, "lm_ladder": [20, 40, 80], "lm_d": 64, "lm_layers": 1, "n_sample": 200,
@@ -82,82 +82,16 @@ def _stereo_variants(test, seed: int):
     return out
 
 
-def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
-    cfg = dict(QUICK if quick else REPRO)
-    run = RunResult.start(PACKAGE, "repro", seed=seed, config=cfg)
-    t_start = time.perf_counter()
-    log: dict[str, Any] = {"1d": [], "3d": [], "ladder_1d": [], "ladder_3d": []}
-
-    def say(msg: str) -> None:
-        print(f"[{time.perf_counter() - t_start:6.1f} s] {msg}", flush=True)
-
-    stages: dict[str, float] = {}
-    mark = [time.perf_counter()]
-
-    def stage(name: str) -> None:
-        now = time.perf_counter()
-        stages[name] = now - mark[0]
-        mark[0] = now
-        say(f"stage {name!r}: {stages[name]:.1f} s")
-
-    # ------------------------------------------------------------------------------------------- A: 1D
-    train = load_moses("train", cfg["lm_train"], seed=seed)
-    ref = load_moses("test", cfg["fcd_ref"], seed=seed)
-    sf_corpus = to_selfies_corpus(train)
-    # the 3D molecules' tokens join the vocabulary (for the transfer), their strings are not trained on
-    ens_smiles = [*load_moses("train", cfg["dmt_train"], seed=seed + 11, max_heavy_atoms=cfg["max_heavy_atoms"]),
-                  *load_moses("test", cfg["dmt_test"], seed=seed + 13, max_heavy_atoms=cfg["max_heavy_atoms"])]
-    extra = to_selfies_corpus(ens_smiles)
-    holder: dict[str, Any] = {}
-    last = cfg["lm_ladder"][-1]
-
-    def lm_rung(step: int) -> None:
-        n = cfg["n_sample"] if step == last else cfg["n_sample_ladder"]
-        r = one_d_experiment(holder["lm"], n, train=train, reference=ref, seed=seed)
-        holder[step] = r
-        log["ladder_1d"].append({"steps": step, "n": n, **{k: r[k] for k in ("validity", "uniqueness", "fcd")}})
-        say(f"SELFIES LM @ {step} steps: {log['ladder_1d'][-1]}")
-
-    from .lm import CausalLM, LMConfig  # noqa: PLC0415
-    from .tokenizer import SelfiesTokenizer  # noqa: PLC0415
-
-    tok = SelfiesTokenizer().fit(sf_corpus + extra)
-    torch.manual_seed(seed)
-    model = CausalLM(LMConfig(tok.size, d_model=cfg["lm_d"], n_layers=cfg["lm_layers"],
-                              max_len=max(len(tok.split(x)) for x in sf_corpus + extra) + 2))
-    holder["lm"] = LMRun("selfies", model, tok, sf_corpus, 0.0, 0.0)
-    stage("1D: data and SELFIES corpus")
-    lm_sf = fit_lm("selfies", train, corpus=sf_corpus, extra_vocab=extra, steps=last, model=model, seed=seed,
-                   callback=lm_rung, callback_steps=cfg["lm_ladder"])
-    final_sf = holder[last]
-    stage("1D: SELFIES LM training + 3 ladder evaluations")
-    lm_sm = fit_lm("smiles", train, steps=cfg["lm_ladder"][-1], d_model=cfg["lm_d"], n_layers=cfg["lm_layers"],
-                   seed=seed)
-    final_sm = one_d_experiment(lm_sm, cfg["n_sample"], train=train, reference=ref, seed=seed)
-    stage("1D: SMILES LM training + evaluation")
-    rand = random_baseline(lm_sf.tokenizer, sf_corpus, cfg["n_sample"], train=train, reference=ref, seed=seed)
-    stage("1D: random-token baseline")
-    for name, r in (("SELFIES LM", final_sf), ("SMILES LM", final_sm), ("random SELFIES tokens", rand)):
-        log["1d"].append({"method": name, **{k: r[k] for k in ("validity", "uniqueness", "novelty", "fcd")}})
-        say(f"{name}: {log['1d'][-1]}")
-    run.add("1D: SELFIES LM validity", final_sf["validity"], peer=final_sm["validity"], peer_name="SMILES LM",
-            higher_is_better=True)
-    run.add("1D: SELFIES LM uniqueness", final_sf["uniqueness"], higher_is_better=True)
-    run.add("1D: SELFIES LM novelty", final_sf["novelty"], higher_is_better=True)
-    run.add("1D: FCD vs MOSES test, SELFIES LM", final_sf["fcd"], peer=rand["fcd"], peer_name="random tokens",
-            higher_is_better=False)
-    run.add("1D: FCD vs MOSES test, SELFIES LM vs SMILES LM", final_sf["fcd"], peer=final_sm["fcd"],
-            peer_name="SMILES LM", higher_is_better=False)
-
-    # ------------------------------------------------------------------------------------------- B: 3D
-    data = three_d_data(cfg["dmt_train"], cfg["dmt_test"], max_heavy_atoms=cfg["max_heavy_atoms"],
-                        train_settings=EnsembleSettings(n_embed=cfg["n_embed_train"], max_confs=cfg["max_confs"]),
-                        test_settings=EnsembleSettings(n_embed=cfg["n_embed_test"], max_confs=cfg["max_confs"]),
-                        seed=seed, n_jobs=cfg["n_jobs"])
+def _main_line(cfg: dict[str, Any], seed: int, out: Path, clock: _Clock) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Experiment B (3D) up to the transfer: ensembles, ETKDG / ETKDG+MMFF / untrained baselines, DMT training
+    with its ladder, the final samplers and the stereo check."""
+    say, stage = clock.say, clock.stage
+    log: dict[str, Any] = {"ladder_3d": []}
+    data = _three_d(cfg, seed)
     say(f"ensembles: {len(data.train)} train / {len(data.test)} test molecules, "
         f"K = {np.mean([e.n_confs for e in data.test]):.1f}, pos_std {data.pos_std:.3f} A, {data.seconds:.0f} s")
     stage("3D: pseudo-GEOM ensembles")
-    size = {"hidden": cfg["dmt_hidden"], "n_blocks": cfg["dmt_blocks"], "n_heads": cfg["dmt_heads"]}
+    size = _dmt_size(cfg)
     steps, ddim, fsteps = cfg["sample_steps"], cfg["ddim_steps"], cfg["final_sample_steps"]
     rows = []
     s_etkdg, g_etkdg = evaluate_conformers("etkdg", data, seed=seed)
@@ -185,10 +119,9 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
     mid_val, mid_mat = rungs[mid][1], rungs[mid][0].mean.mat_r
     s_50 = rungs[prev][0]
     stage("3D: DMT training + 3 ladder evaluations")
-    from .checkpoint import save_dmt, save_lm  # noqa: PLC0415
+    from .checkpoint import save_dmt  # noqa: PLC0415
 
     save_dmt(out / "models" / "dmt.pt", dmt, extra={"steps": prev})  # for benchmarks/transfer_ablation.py
-    save_lm(out / "models" / "lm.pt", lm_sf.model, lm_sf.tokenizer)
     # the headline row: the paper's 100-step ancestral sampler, with the stereo check
     s_dmt, g_dmt = evaluate_conformers(dmt, data, steps=fsteps, seed=seed, stereo_rounds=cfg["stereo_rounds"])
     s_ddim, _ = evaluate_conformers(dmt, data, steps=ddim, sampler="ddim", seed=seed)
@@ -217,23 +150,160 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
     say(f"stereo check on stereo-fixed test molecules: {stereo_tab}")
     stage("3D: final 100-step sampling, DDIM, stereo check")
 
-    # aligned vs unaligned loss at equal steps: the ladder's middle rung of the same schedule (same learning
-    # rates, same batches and noise draws; only the regression target differs)
-    unal, info_u = fit_dmt(data, steps=prev, stop_after=mid, seed=seed, aligned=False, batch_size=cfg["dmt_batch"],
-                           lr=cfg["dmt_lr"], **size)
-    s_unal, _ = evaluate_conformers(unal, data, steps=steps, seed=seed)
-    rows.append(_row(f"DMT-mini unaligned loss ({mid} steps, {steps} ancestral steps)", s_unal))
-    align_tab = {"aligned": {"steps": mid, "val RMSD": mid_val, "MAT-R": mid_mat},
-                 "unaligned": {"steps": mid, "val RMSD": info_u["val_rmsd"], "MAT-R": s_unal.mean.mat_r}}
-    say(f"alignment ablation @ {mid} steps: {align_tab}")
-    stage("3D: unaligned-loss ablation")
+    log.update({"3d": rows, "stereo": stereo_tab})
+    return log, {"data": data, "dmt": dmt, "mid_val": mid_val, "mid_mat": mid_mat, "unaligned_at": len(rows),
+                 "s_50": s_50, "s_dmt": s_dmt, "s_ddim": s_ddim, "s_untr": s_untr, "s_etkdg": s_etkdg,
+                 "s_mmff": s_mmff, "g_dmt": g_dmt, "g_etkdg": g_etkdg}
 
+
+class _Clock:
+    """Time-stamped progress lines and per-stage wall times of one process."""
+
+    def __init__(self, tag: str = "") -> None:
+        self.t0 = self.mark = time.perf_counter()
+        self.tag = tag
+        self.stages: dict[str, float] = {}
+
+    def say(self, msg: str) -> None:
+        print(f"[{time.perf_counter() - self.t0:6.1f} s]{self.tag} {msg}", flush=True)
+
+    def stage(self, name: str) -> None:
+        now = time.perf_counter()
+        self.stages[name] = now - self.mark
+        self.mark = now
+        self.say(f"stage {name!r}: {self.stages[name]:.1f} s")
+
+
+def _ens_smiles(cfg: dict[str, Any], seed: int) -> list[str]:
+    return [*load_moses("train", cfg["dmt_train"], seed=seed + 11, max_heavy_atoms=cfg["max_heavy_atoms"]),
+            *load_moses("test", cfg["dmt_test"], seed=seed + 13, max_heavy_atoms=cfg["max_heavy_atoms"])]
+
+
+def _three_d(cfg: dict[str, Any], seed: int):
+    return three_d_data(cfg["dmt_train"], cfg["dmt_test"], max_heavy_atoms=cfg["max_heavy_atoms"],
+                        train_settings=EnsembleSettings(n_embed=cfg["n_embed_train"], max_confs=cfg["max_confs"]),
+                        test_settings=EnsembleSettings(n_embed=cfg["n_embed_test"], max_confs=cfg["max_confs"]),
+                        seed=seed, n_jobs=cfg["n_jobs"])
+
+
+def _dmt_size(cfg: dict[str, Any]) -> dict[str, int]:
+    return {"hidden": cfg["dmt_hidden"], "n_blocks": cfg["dmt_blocks"], "n_heads": cfg["dmt_heads"]}
+
+
+def _side(cfg: dict[str, Any], seed: int, out: Path, threads: int, tag: str = " [side]") -> dict[str, Any]:
+    """Experiment A (1D) and the unaligned-loss ablation: the half of the repro that does not need the main
+    line's DMT. It runs in a second process beside the main 3D line (the two halves share nothing but files:
+    the SELFIES LM goes to ``OUT/models/lm.pt``, the ensembles come from the on-disk cache)."""
+    torch.set_num_threads(threads)
+    clock = _Clock(tag)
+    res: dict[str, Any] = {"ladder_1d": []}
+    train = load_moses("train", cfg["lm_train"], seed=seed)
+    ref = load_moses("test", cfg["fcd_ref"], seed=seed)
+    sf_corpus = to_selfies_corpus(train)
+    # the 3D molecules' tokens join the vocabulary (for the transfer), their strings are not trained on
+    extra = to_selfies_corpus(_ens_smiles(cfg, seed))
+    holder: dict[str, Any] = {}
+    last = cfg["lm_ladder"][-1]
+
+    def lm_rung(step: int) -> None:
+        n = cfg["n_sample"] if step == last else cfg["n_sample_ladder"]
+        r = one_d_experiment(holder["lm"], n, train=train, reference=ref, seed=seed)
+        holder[step] = r
+        res["ladder_1d"].append({"steps": step, "n": n, **{k: r[k] for k in ("validity", "uniqueness", "fcd")}})
+        clock.say(f"SELFIES LM @ {step} steps: {res['ladder_1d'][-1]}")
+
+    from .checkpoint import save_lm  # noqa: PLC0415
+    from .lm import CausalLM, LMConfig  # noqa: PLC0415
+    from .tokenizer import SelfiesTokenizer  # noqa: PLC0415
+
+    tok = SelfiesTokenizer().fit(sf_corpus + extra)
+    torch.manual_seed(seed)
+    model = CausalLM(LMConfig(tok.size, d_model=cfg["lm_d"], n_layers=cfg["lm_layers"],
+                              max_len=max(len(tok.split(x)) for x in sf_corpus + extra) + 2))
+    holder["lm"] = LMRun("selfies", model, tok, sf_corpus, 0.0, 0.0)
+    clock.stage("1D: data and SELFIES corpus")
+    lm_sf = fit_lm("selfies", train, corpus=sf_corpus, extra_vocab=extra, steps=last, model=model, seed=seed,
+                   callback=lm_rung, callback_steps=cfg["lm_ladder"])
+    save_lm(out / "models" / "lm.pt", lm_sf.model, lm_sf.tokenizer)
+    final_sf = holder[last]
+    clock.stage("1D: SELFIES LM training + 3 ladder evaluations")
+    lm_sm = fit_lm("smiles", train, steps=last, d_model=cfg["lm_d"], n_layers=cfg["lm_layers"], seed=seed)
+    final_sm = one_d_experiment(lm_sm, cfg["n_sample"], train=train, reference=ref, seed=seed)
+    clock.stage("1D: SMILES LM training + evaluation")
+    rand = random_baseline(lm_sf.tokenizer, sf_corpus, cfg["n_sample"], train=train, reference=ref, seed=seed)
+    clock.stage("1D: random-token baseline")
+    res["1d"] = [{"method": name, **{k: r[k] for k in ("validity", "uniqueness", "novelty", "fcd")}}
+                 for name, r in (("SELFIES LM", final_sf), ("SMILES LM", final_sm), ("random SELFIES tokens", rand))]
+    for row in res["1d"]:
+        clock.say(f"{row['method']}: {row}")
+    res["final"] = {"selfies": final_sf, "smiles": final_sm, "random": rand}
+
+    # aligned vs unaligned loss at equal steps: the ladder's middle rung of the main line's schedule (same
+    # learning rates, same batches and noise draws; only the regression target differs)
+    data = _three_d(cfg, seed)
+    prev, mid, steps = cfg["dmt_ladder"][-1], cfg["dmt_ladder"][1], cfg["sample_steps"]
+    unal, info_u = fit_dmt(data, steps=prev, stop_after=mid, seed=seed, aligned=False, batch_size=cfg["dmt_batch"],
+                           lr=cfg["dmt_lr"], **_dmt_size(cfg))
+    s_unal, _ = evaluate_conformers(unal, data, steps=steps, seed=seed)
+    res["unaligned"] = {"row": _row(f"DMT-mini unaligned loss ({mid} steps, {steps} ancestral steps)", s_unal),
+                        "val RMSD": info_u["val_rmsd"], "MAT-R": s_unal.mean.mat_r}
+    clock.stage("3D: unaligned-loss ablation")
+    res["stages"] = clock.stages
+    return res
+
+
+def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
+    """Run the reproduction into ``out``. Two processes: the main one runs the 3D line (ensembles, baselines,
+    DMT training and its ladder, the final samplers, the stereo check, then the transfer), a second one the 1D
+    experiment and the unaligned-loss ablation (:func:`_side`); ``cfg["side_process"] = False`` runs both in
+    this process, one after the other (same results)."""
+    cfg = dict(QUICK if quick else REPRO)
+    run = RunResult.start(PACKAGE, "repro", seed=seed, config=cfg)
+    clock = _Clock()
+    say, stage = clock.say, clock.stage
+    threads = torch.get_num_threads()
+    pool = None
+    if cfg["side_process"]:
+        import multiprocessing  # noqa: PLC0415
+        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
+
+        pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        side_future = pool.submit(_side, cfg, seed, out, threads)
+    try:
+        log, main = _main_line(cfg, seed, out, clock)
+        side = side_future.result() if pool is not None else _side(cfg, seed, out, threads, tag="")
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+    if pool is not None:
+        stage("waiting for the side process")
+    final_sf, final_sm, rand = (side["final"][k] for k in ("selfies", "smiles", "random"))
+    log["1d"], log["ladder_1d"] = side["1d"], side["ladder_1d"]
+    run.add("1D: SELFIES LM validity", final_sf["validity"], peer=final_sm["validity"], peer_name="SMILES LM",
+            higher_is_better=True)
+    run.add("1D: SELFIES LM uniqueness", final_sf["uniqueness"], higher_is_better=True)
+    run.add("1D: SELFIES LM novelty", final_sf["novelty"], higher_is_better=True)
+    run.add("1D: FCD vs MOSES test, SELFIES LM", final_sf["fcd"], peer=rand["fcd"], peer_name="random tokens",
+            higher_is_better=False)
+    run.add("1D: FCD vs MOSES test, SELFIES LM vs SMILES LM", final_sf["fcd"], peer=final_sm["fcd"],
+            peer_name="SMILES LM", higher_is_better=False)
+    mid = cfg["dmt_ladder"][1]
+    log["3d"].insert(main["unaligned_at"], side["unaligned"]["row"])
+    log["alignment"] = {"aligned": {"steps": mid, "val RMSD": main["mid_val"], "MAT-R": main["mid_mat"]},
+                        "unaligned": {"steps": mid, "val RMSD": side["unaligned"]["val RMSD"],
+                                      "MAT-R": side["unaligned"]["MAT-R"]}}
+    say(f"alignment ablation @ {mid} steps: {log['alignment']}")
+    data, dmt = main["data"], main["dmt"]
+    steps, prev = cfg["sample_steps"], cfg["dmt_ladder"][-1]
+    rows = log["3d"]
     # 1D-to-3D transfer: stage 2 (projector + new DMT input columns) versus the same steps of DMT alone
     molecules_tr = [e.molecule for e in data.train]
     molecules_te = [e.molecule for e in data.test]
-    lm_t = lm_sf
-    feat_tr = LMFeaturizer(lm_t.model, lm_t.tokenizer, molecules_tr, seed=seed)
-    feat_te = LMFeaturizer(lm_t.model, lm_t.tokenizer, molecules_te, seed=seed)
+    from .checkpoint import load_lm  # noqa: PLC0415
+
+    lm_model, lm_tok = load_lm(out / "models" / "lm.pt")  # written by the side process
+    feat_tr = LMFeaturizer(lm_model, lm_tok, molecules_tr, seed=seed)
+    feat_te = LMFeaturizer(lm_model, lm_tok, molecules_te, seed=seed)
     feat_te.projector = feat_tr.projector
     base_state = {k: v.clone() for k, v in dmt.state_dict().items()}
     with_lm = dmt.extend_lm_input(feat_tr.d_out)
@@ -262,6 +332,10 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
     say(f"transfer: {transfer_tab}")
     stage("3D: 1D-to-3D transfer and its control")
 
+    s_dmt, s_untr, s_etkdg, s_mmff, s_50, s_ddim = (main[k] for k in ("s_dmt", "s_untr", "s_etkdg", "s_mmff",
+                                                                      "s_50", "s_ddim"))
+    g_dmt, g_etkdg = main["g_dmt"], main["g_etkdg"]
+    fsteps = cfg["final_sample_steps"]
     run.add("3D: DMT-mini MAT-R (A), vs untrained DMT", s_dmt.mean.mat_r, peer=s_untr.mean.mat_r,
             peer_name="untrained DMT-mini", unit="A", higher_is_better=False)
     run.add("3D: DMT-mini MAT-R (A), vs RDKit ETKDG", s_dmt.mean.mat_r, peer=s_etkdg.mean.mat_r,
@@ -271,7 +345,7 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
     run.add(f"3D: sane conformers (DMT-mini, {fsteps} steps) vs {steps} steps", s_dmt.fraction_sane,
             peer=s_50.fraction_sane, peer_name=f"{steps} sampler steps", higher_is_better=True)
     run.add("3D: median |bond length - MMFF| (A, DMT-mini)", s_dmt.bond_error, unit="A", higher_is_better=False)
-    run.add(f"3D: validation RMSD @ {mid} steps, aligned vs unaligned loss", mid_val, peer=info_u["val_rmsd"],
+    run.add(f"3D: validation RMSD @ {mid} steps, aligned vs unaligned loss", main["mid_val"], peer=side["unaligned"]["val RMSD"],
             peer_name="unaligned", unit="A", higher_is_better=False)
     run.add("3D: MAT-R with LM transfer vs same steps without", s_tr.mean.mat_r, peer=s_ctl.mean.mat_r,
             peer_name="no transfer", unit="A", higher_is_better=False)
@@ -300,13 +374,14 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
                       hlines={"RDKit ETKDG": s_etkdg.mean.mat_r, "1.5 x ETKDG": 1.5 * s_etkdg.mean.mat_r})
     run.add_figure(fig, relative_to=out)
     stage("figures")
-    log.update({"3d": rows, "alignment": align_tab, "transfer": transfer_tab, "stereo": stereo_tab,
-                "stages": [{"stage": k, "seconds": v} for k, v in stages.items()]})
+    log.update({"transfer": transfer_tab,
+                "stages": [{"process": "main", "stage": k, "seconds": v} for k, v in clock.stages.items()]
+                + [{"process": "side", "stage": k, "seconds": v} for k, v in side["stages"].items()]})
     with atomic_write(out / "tables.json") as f:
         json.dump(log, f, indent=1, default=float)
     with atomic_write(out / "tables.md") as f:
         f.write(tables_markdown(log))
-    run.add("repro wall time", time.perf_counter() - t_start, unit="s", higher_is_better=False, timing=True)
+    run.add("repro wall time", time.perf_counter() - clock.t0, unit="s", higher_is_better=False, timing=True)
     run.finish().save(out / "results.json")
     print(tables_markdown(log))
     return run
