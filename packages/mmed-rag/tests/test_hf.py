@@ -58,6 +58,12 @@ def test_tiny_llava_rag_and_dpo(tmp_path):
     assert float(last.loss.detach()) < float(first.loss.detach())
 
 
-def test_missing_model_folder(tmp_path):
-    with pytest.raises(FileNotFoundError, match="not a Hugging Face model folder"):
+def test_missing_or_corrupt_model_folder(tmp_path):
+    # iclr25.utils.hf.load_local_model: one line naming the flag, the folder and what was expected
+    with pytest.raises(FileNotFoundError, match=r"--hf-path .*: no config.json \(expected a Hugging Face LLaVA"):
+        load_hf_vlm(tmp_path)
+    with pytest.raises(FileNotFoundError, match="--model .*: no such folder"):
+        load_hf_vlm(tmp_path / "nope", flag="--model")
+    (tmp_path / "config.json").write_text("{not json")
+    with pytest.raises(ValueError, match=r"--hf-path .*: cannot load a LLaVA model"):
         load_hf_vlm(tmp_path)

@@ -32,3 +32,15 @@ def test_routed_contexts_stay_in_domain_and_roundtrip(system, tmp_path):
     np.testing.assert_array_equal(c.retrieved.ids, c2.retrieved.ids)
     np.testing.assert_allclose(c.sims, c2.sims, atol=1e-6)
     assert c.reports == c2.reports
+
+
+def test_reindex_keeps_the_retrievers(system):
+    sp, rs = system
+    same = rs.reindex(sp.db).retrieve(sp.test.images, k_max=3, rule="fixed")
+    before = rs.retrieve(sp.test.images, k_max=3, rule="fixed")
+    np.testing.assert_array_equal(same.retrieved.ids, before.retrieved.ids)
+    half = sp.db.subset(np.arange(len(sp.db)) % 2 == 0)
+    small = rs.reindex(half)
+    assert sum(len(small.index.shard(d)) for d in small.index.domains) == len(half)
+    with pytest.raises(ValueError, match="db has no reports of domain"):
+        rs.reindex(sp.db.domain("radiology"))

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .data import load_dataset as load_dataset
     from .data import make_report as make_report
     from .data import question as question
+    from .data import read_report as read_report
     from .data import render as render
     from .data import vqa_items as vqa_items
     from .dpo import DPOOutput as DPOOutput
@@ -42,11 +43,13 @@ if TYPE_CHECKING:
     from .metrics import copy_rate as copy_rate
     from .metrics import harm_rate as harm_rate
     from .metrics import recall_at_k as recall_at_k
+    from .metrics import report_finding_accuracy as report_finding_accuracy
     from .metrics import report_metrics as report_metrics
     from .metrics import vqa_metrics as vqa_metrics
     from .preference import Examples as Examples
     from .preference import PreferencePairs as PreferencePairs
     from .preference import mine_preferences as mine_preferences
+    from .preference import mine_report_preferences as mine_report_preferences
     from .preference import train_dpo as train_dpo
     from .preference import train_sft as train_sft
     from .rag import Contexts as Contexts
@@ -76,8 +79,8 @@ __version__ = _version("iclr25-mmed-rag")
 
 _EXPORTS = {
     **{n: "data" for n in ("DOMAINS", "FINDINGS", "MedDataset", "Splits", "check_images", "domain_index",
-                           "generate", "generate_splits", "load_dataset", "make_report", "question", "render",
-                           "vqa_items")},
+                           "generate", "generate_splits", "load_dataset", "make_report", "question", "read_report",
+                           "render", "vqa_items")},
     **{n: "dpo" for n in ("DPOOutput", "dpo_loss", "sequence_logps")},
     **{n: "index" for n in ("BACKENDS", "DomainIndex", "Retrieved", "SearchResult", "VectorIndex")},
     **{n: "retriever" for n in ("CLIPRetriever", "clip_loss", "train_retriever")},
@@ -86,9 +89,10 @@ _EXPORTS = {
                                 "select_contexts", "to_positive")},
     "Vocab": "text",
     **{n: "experiments" for n in ("PipelineConfig", "PipelineResult", "run_pipeline")},
-    **{n: "metrics" for n in ("context_precision", "copy_rate", "harm_rate", "recall_at_k", "report_metrics",
-                              "vqa_metrics")},
-    **{n: "preference" for n in ("Examples", "PreferencePairs", "mine_preferences", "train_dpo", "train_sft")},
+    **{n: "metrics" for n in ("context_precision", "copy_rate", "harm_rate", "recall_at_k",
+                              "report_finding_accuracy", "report_metrics", "vqa_metrics")},
+    **{n: "preference" for n in ("Examples", "PreferencePairs", "mine_preferences", "mine_report_preferences",
+                                 "train_dpo", "train_sft")},
     **{n: "rag" for n in ("Contexts", "RetrievalConfig", "RetrievalSystem")},
     **{n: "vlm" for n in ("TinyVLM", "VLMConfig", "encode_prompts", "generate_reports", "noise_images",
                           "yes_probability")},

@@ -86,7 +86,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t = sub.add_parser("train", help="SFT a tiny VLM, mine preference pairs, DPO (RAG-PT)",
                        description="DATA: a folder with train.npz (or one .npz). Retrieves contexts with INDEX, "
                                    "trains the tiny VLM with SFT, mines D_cm/D_oa1/D_oa2 pairs from its own "
-                                   "answers and fine-tunes with DPO against a frozen copy. Writes OUT/sft.pt, "
+                                   "VQA answers and generated reports and fine-tunes with DPO against a frozen "
+                                   "copy. Writes OUT/sft.pt, "
                                    "OUT/rag_pt.pt, OUT/pairs.json.")
     t.add_argument("data", type=Path, help="data folder or .npz file")
     t.add_argument("--index", type=Path, required=True, help="index folder from build-index")
@@ -95,6 +96,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--dpo-steps", type=positive_int("--dpo-steps"), default=200, help="DPO steps (default 200)")
     t.add_argument("--beta", type=positive_float("--beta"), default=0.1, help="DPO beta (default 0.1)")
     t.add_argument("--k", type=positive_int("--k"), default=3, help="contexts in the prompt, cap (default 3)")
+    t.add_argument("--no-report-pairs", action="store_true", help="mine VQA preference pairs only")
+    t.add_argument("--report-threshold", type=_unit("--report-threshold"), default=0.75,
+                   help="a generated report is right when it states at least this fraction of the four "
+                        "findings correctly (default 0.75)")
     t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     t.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     t.set_defaults(func=_cmd("train"))

@@ -19,7 +19,7 @@ from .data import MedDataset, generate_splits, load_dataset
 PACKAGE = "iclr25-mmed-rag"
 
 DEMO = dict(n_train=80, n_db=40, n_test=20, router_steps=20, retriever_steps=20, sft_steps=80, dpo_steps=20,
-            mine_images=30, pooled_baseline=False, n_report_eval=6)
+            mine_images=30, pooled_baseline=False, n_report_eval=6, mine_reports=15)
 HEADLINE = ("router_accuracy", "recall@5", "precision_fixed_k", "precision_gap", "mean_k_gap", "acc_no_rag",
             "acc_sft_fixed_k", "acc_mmed_rag", "copy_rate_sft", "copy_rate_mmed_rag", "harm_rate_sft",
             "harm_rate_mmed_rag", "bleu_no_rag", "bleu_mmed_rag", "rouge_l_no_rag", "rouge_l_mmed_rag")
@@ -94,15 +94,24 @@ def build_index(args: argparse.Namespace) -> int:
 
 
 def train(args: argparse.Namespace) -> int:
+    if args.report_threshold <= 0:
+        raise ValueError(f"--report-threshold must lie in (0, 1], got {args.report_threshold}")
     set_torch_threads(args.threads)
     data = _load(args.data, "train")
     db = _load(args.data, "db") if args.data.is_dir() else data
     import torch
 
     from .experiments import _vqa_set, sft_examples
-    from .preference import mine_preferences, train_dpo, train_sft
+    from .preference import (
+        Examples,
+        PreferencePairs,
+        mine_preferences,
+        mine_report_preferences,
+        train_dpo,
+        train_sft,
+    )
     from .rag import RetrievalSystem
-    from .vlm import TinyVLM
+    from .vlm import REPORT_QUESTION, TinyVLM
 
     rs = RetrievalSystem.load(args.index)
     seed_everything(args.seed)
@@ -112,6 +121,11 @@ def train(args: argparse.Namespace) -> int:
                     seed=args.seed)
     ctx = rs.retrieve(mine.images, k_max=args.k, rule="gap")
     pairs = mine_preferences(sft, _vqa_set(mine, ctx.reports), seed=args.seed)
+    if not args.no_report_pairs:
+        reports = Examples(mine.images, ctx.reports, [REPORT_QUESTION] * len(mine), list(mine.reports))
+        pairs = PreferencePairs.concat([pairs, mine_report_preferences(sft, reports, mine.domains, mine.labels,
+                                                                       threshold=args.report_threshold,
+                                                                       seed=args.seed)])
     pol = sft.frozen_copy()
     for p in pol.parameters():
         p.requires_grad_(True)

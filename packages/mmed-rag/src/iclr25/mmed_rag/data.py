@@ -23,7 +23,7 @@ from iclr25.utils.io import DataFileError, read_npz, save_npz
 from iclr25.utils.seeding import check_seed
 
 __all__ = ["DOMAINS", "FINDINGS", "MedDataset", "generate", "generate_splits", "render", "make_report",
-           "question", "vqa_items", "check_images", "domain_index", "load_dataset"]
+           "question", "vqa_items", "check_images", "domain_index", "load_dataset", "read_report"]
 
 DOMAINS = ("radiology", "pathology", "ophthalmology")
 FINDINGS = {
@@ -276,6 +276,33 @@ def make_report(domain: str | int, labels: Any, *, rng: np.random.Generator | No
         opts = pos if labels[j] else neg
         parts.append(opts[int(rng.integers(len(opts)))])
     return " . ".join(parts) + " ."
+
+
+def _norm(text: str) -> str:
+    return " ".join(w for w in text.lower().replace(".", " ").split())
+
+
+# sentence (normalised) -> (finding, value) per domain, for reading reports back
+_READ = {name: {_norm(phrase): (j, v) for j, pair in enumerate(sents) for v, opts in ((1, pair[0]), (0, pair[1]))
+                for phrase in opts} for name, sents in _SENTENCES.items()}
+
+
+def read_report(domain: str | int, text: str) -> np.ndarray:
+    """The finding labels a (templated or generated) report states: (4,) int64, 1 present, 0 absent, −1 when
+    the report states nothing, or both, about that finding. Sentences are read whole, so "no cardiomegaly"
+    is not mistaken for "cardiomegaly"."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    table = _READ[DOMAINS[domain_index(domain)]]
+    out = np.full(4, -1, np.int64)
+    seen = np.zeros((4, 2), bool)
+    for sentence in text.lower().split("."):
+        hit = table.get(_norm(sentence))
+        if hit is not None:
+            seen[hit] = True
+    out[seen[:, 1] & ~seen[:, 0]] = 1
+    out[seen[:, 0] & ~seen[:, 1]] = 0
+    return out
 
 
 def question(domain: str | int, finding: int) -> str:

@@ -7,23 +7,44 @@ References: Xia et al., *MMed-RAG*, ICLR 2025 (§3 method, §4 Table 1 ordering 
 from __future__ import annotations
 
 import dataclasses
+import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 import torch
 
 from .data import DOMAINS, MedDataset, Splits, generate_splits, question, vqa_items
-from .metrics import context_precision, copy_rate, harm_rate, recall_at_k, report_metrics, vqa_metrics
-from .preference import Examples, PreferencePairs, answer, mine_preferences, train_dpo, train_sft
+from .metrics import (
+    context_precision,
+    copy_rate,
+    harm_rate,
+    recall_at_k,
+    report_finding_accuracy,
+    report_metrics,
+    vqa_metrics,
+)
+from .preference import (
+    Examples,
+    PreferencePairs,
+    answer,
+    mine_preferences,
+    mine_report_preferences,
+    train_dpo,
+    train_sft,
+)
 from .rag import RetrievalConfig, RetrievalSystem
+from .selection import select_contexts
 from .vlm import REPORT_QUESTION, TinyVLM, VLMConfig, generate_reports, noise_images
 
-__all__ = ["PipelineConfig", "PipelineResult", "run_pipeline", "sft_examples", "vqa_eval"]
+__all__ = ["PipelineConfig", "PipelineResult", "run_pipeline", "retrieval_metrics", "sft_examples", "vqa_eval"]
 
 
 @dataclasses.dataclass(frozen=True)
 class PipelineConfig:
-    """Every budget and knob of one run (defaults: the repro's middle rung)."""
+    """Every budget and knob of one run (defaults: the repro's middle rung). ``report_pairs``: also mine
+    report-generation pairs from ``mine_reports`` images (a report is right when its finding accuracy is at
+    least ``report_threshold``); ``dpo_tasks``: which pairs DPO trains on; ``text_tower``: "cnn" or "minilm"."""
 
     n_train: int = 400
     n_db: int = 200
@@ -33,6 +54,7 @@ class PipelineConfig:
     label_noise: float = 0.15
     router_steps: int = 100
     retriever_steps: int = 200
+    text_tower: str = "cnn"
     backend: str = "faiss-flat"
     k: int = 3
     gamma: float = 0.02
@@ -45,6 +67,10 @@ class PipelineConfig:
     dpo_lr: float = 2e-4
     beta: float = 0.1
     dpo_kinds: tuple[str, ...] = ("cm", "oa1", "oa2")
+    report_pairs: bool = True
+    mine_reports: int = 100
+    report_threshold: float = 0.75
+    dpo_tasks: tuple[str, ...] = ("vqa", "report")
     ablations: bool = False
     pooled_baseline: bool = True
     n_report_eval: int = 30
@@ -58,8 +84,8 @@ class PipelineResult:
     stats: dict[str, int]
     splits: Splits
     system: RetrievalSystem
-    sft: TinyVLM
-    rag_pt: TinyVLM
+    sft: TinyVLM | None
+    rag_pt: TinyVLM | None
     examples: dict[str, Any]
 
 
@@ -123,42 +149,74 @@ def vqa_eval(model: TinyVLM, data: Examples, *, seed: int = 0) -> dict[str, floa
             "harm_rate": harm_rate(y, a0, a1)}
 
 
-def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any = None) -> PipelineResult:
-    """Run every stage at the budget of ``cfg`` and return the metrics the README's Results table shows."""
+def retrieval_metrics(rs: RetrievalSystem, db: MedDataset, test: MedDataset, *, k: int = 3, gamma: float = 0.02,
+                      gammas: Sequence[float] = (), seed: int = 0) -> dict[str, float]:
+    """Router accuracy, recall@1/5 (and of random same-domain reports), cross-domain contexts in the top 5,
+    context precision on the asked finding at ranks 1, 3, 5 and 10 (``precision@r``: the top r kept), of fixed
+    k and of the gap rule (γ = ``gamma`` and each of ``gammas``), with the gap rule's mean k."""
+    M: dict[str, float] = {}
+    top = rs.retrieve(test.images, k_max=10, rule="fixed")
+    M["router_accuracy"] = float((top.domains == test.domains).mean())
+    M["recall@1"] = recall_at_k(top.retrieved.labels, test.labels, 1)
+    M["recall@5"] = recall_at_k(top.retrieved.labels, test.labels, 5)
+    rng = np.random.default_rng(seed + 7)
+    rand = np.stack([rng.choice(np.flatnonzero(db.domains == d), 5) for d in test.domains])
+    M["recall@5_random"] = recall_at_k(db.report_labels[rand], test.labels, 5)
+    M["cross_domain_top5"] = float((top.retrieved.domains[:, :5] != test.domains[:, None]).mean())
+    img, fnd, ans = vqa_items(test)
+    labels = top.retrieved.labels[img]
+    width = labels.shape[1]
+    for r in (1, 3, 5, 10):
+        if r <= width:
+            mask = np.zeros((len(img), width), bool)
+            mask[:, :r] = True
+            M[f"precision@{r}"] = context_precision(labels, mask, fnd, ans)
+    M["precision_fixed_k"] = context_precision(labels[:, :k], np.ones((len(img), min(k, width)), bool), fnd, ans)
+    for g in (gamma, *gammas):
+        sel = select_contexts(top.sims[:, :k], rule="gap", k_max=k, gamma=g)
+        key = "" if g == gamma else f"@{g:g}"
+        M[f"precision_gap{key}"] = context_precision(labels[:, :k], sel.mask[img], fnd, ans)
+        M[f"mean_k_gap{key}"] = sel.mean_k
+    M["mean_k_fixed"] = float(min(k, width))
+    return M
+
+
+def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any = None, minilm_model: Any = None,
+                 retrieval_only: bool = False) -> PipelineResult:
+    """Run every stage at the budget of ``cfg`` and return the metrics the README's Results table shows
+    (``retrieval_only``: stop after the retrieval and selection metrics; the model fields are then ``None``).
+    ``minilm_model``: an already loaded sentence encoder for ``text_tower="minilm"`` (loaded once, reused)."""
     cfg = cfg or PipelineConfig()
     say = log or (lambda *_: None)
     torch.manual_seed(seed)
     sp = generate_splits(cfg.n_train, cfg.n_db, cfg.n_test, size=cfg.size, contrast=cfg.contrast,
                          label_noise=cfg.label_noise, seed=seed)
     M: dict[str, float] = {}
-    rcfg = RetrievalConfig(router_steps=cfg.router_steps, retriever_steps=cfg.retriever_steps, backend=cfg.backend)
-    rs = RetrievalSystem.fit(sp.train, sp.db, config=rcfg, seed=seed)
+    clock = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        M[f"seconds_{name}"] = now - clock
+        clock = now
+
+    rcfg = RetrievalConfig(router_steps=cfg.router_steps, retriever_steps=cfg.retriever_steps, backend=cfg.backend,
+                           text_tower=cfg.text_tower)
+    rs = RetrievalSystem.fit(sp.train, sp.db, config=rcfg, seed=seed, minilm_model=minilm_model)
     test = sp.test
-    K = 10
-    ctx_fixed_all = rs.retrieve(test.images, k_max=K, rule="fixed")
-    M["router_accuracy"] = float((ctx_fixed_all.domains == test.domains).mean())
-    M["recall@1"] = recall_at_k(ctx_fixed_all.retrieved.labels, test.labels, 1)
-    M["recall@5"] = recall_at_k(ctx_fixed_all.retrieved.labels, test.labels, 5)
-    rng = np.random.default_rng(seed + 7)
-    rand = np.stack([rng.choice(np.flatnonzero(sp.db.domains == d), 5) for d in test.domains])
-    M["recall@5_random"] = recall_at_k(sp.db.report_labels[rand], test.labels, 5)
+    M.update(retrieval_metrics(rs, sp.db, test, k=cfg.k, gamma=cfg.gamma, seed=seed))
     if cfg.pooled_baseline:
         pooled = RetrievalSystem.fit(sp.train, sp.db, config=dataclasses.replace(rcfg, pooled=True),
                                      vocab=rs.vocab, seed=seed)
-        cp = pooled.retrieve(test.images, k_max=K, rule="fixed")
+        cp = pooled.retrieve(test.images, k_max=10, rule="fixed")
         M["recall@5_pooled"] = recall_at_k(cp.retrieved.labels, test.labels, 5)
         M["cross_domain_top5_pooled"] = float((cp.retrieved.domains[:, :5] != test.domains[:, None]).mean())
-    M["cross_domain_top5"] = float((ctx_fixed_all.retrieved.domains[:, :5] != test.domains[:, None]).mean())
     say(f"retrieval: router {M['router_accuracy']:.3f}, recall@5 {M['recall@5']:.3f}")
-
-    # adaptive selection vs fixed k, precision on the asked finding
     ctx_fixed = rs.retrieve(test.images, k_max=cfg.k, rule="fixed")
     ctx_gap = rs.retrieve(test.images, k_max=cfg.k, rule="gap", gamma=cfg.gamma)
-    img, fnd, ans = vqa_items(test)
-    M["precision_fixed_k"] = context_precision(ctx_fixed.retrieved.labels[img], ctx_fixed.selection.mask[img], fnd, ans)
-    M["precision_gap"] = context_precision(ctx_gap.retrieved.labels[img], ctx_gap.selection.mask[img], fnd, ans)
-    M["mean_k_gap"] = ctx_gap.selection.mean_k
-    M["mean_k_fixed"] = float(cfg.k)
+    lap("retrieval")
+    if retrieval_only:
+        return PipelineResult(M, {}, sp, rs, None, None, {})
 
     # SFT
     train_sft_set, mine_set = sp.train.subset(np.arange(len(sp.train) - cfg.mine_images)), \
@@ -169,12 +227,20 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
 
     # mining on held-out training images with the deployed (gap-rule) retrieval
     mc = rs.retrieve(mine_set.images, k_max=cfg.k, rule="gap", gamma=cfg.gamma)
+    lap("sft")
     pairs = mine_preferences(sft, _vqa_set(mine_set, mc.reports), seed=seed)
-    stats = dict(pairs.stats, pairs=len(pairs))
+    if cfg.report_pairs:
+        n_rep = min(cfg.mine_reports, len(mine_set))
+        rep = mine_set.subset(np.arange(n_rep))
+        rep_set = Examples(rep.images, mc.reports[:n_rep], [REPORT_QUESTION] * n_rep, list(rep.reports))
+        pairs = PreferencePairs.concat([pairs, mine_report_preferences(
+            sft, rep_set, rep.domains, rep.labels, threshold=cfg.report_threshold, seed=seed)])
+    stats = dict(pairs.stats, pairs=len(pairs), report_pairs=int((pairs.task == "report").sum()))
     say(f"pairs: {stats}")
+    lap("mining")
 
-    def dpo(kinds: tuple[str, ...], s: int) -> tuple[TinyVLM, dict]:
-        sub: PreferencePairs = pairs.only(kinds)
+    def dpo(kinds: tuple[str, ...], s: int, tasks: tuple[str, ...] = cfg.dpo_tasks) -> tuple[TinyVLM, dict]:
+        sub: PreferencePairs = pairs.only(kinds, tasks)
         pol = sft.frozen_copy()
         for p in pol.parameters():
             p.requires_grad_(True)
@@ -182,6 +248,7 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
 
     rag_pt, dstats = dpo(cfg.dpo_kinds, seed)
     M.update({f"dpo_{k}": v for k, v in dstats.items()})
+    lap("dpo")
 
     fixed_set = _vqa_set(test, ctx_fixed.reports)
     gap_set = _vqa_set(test, ctx_gap.reports)
@@ -196,24 +263,37 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
     M["auc_sft_fixed_k"], M["auc_mmed_rag"] = e_sft_fixed["auc"], e_pt["auc"]
     M["copy_rate_sft"], M["copy_rate_mmed_rag"] = e_sft_gap["copy_rate"], e_pt["copy_rate"]
     M["harm_rate_sft"], M["harm_rate_mmed_rag"] = e_sft_gap["harm_rate"], e_pt["harm_rate"]
-    if cfg.ablations:
-        for name, kinds in (("cm_only", ("cm",)), ("oa_only", ("oa1", "oa2")), ("rule_oa2_only", ("oa2",))):
-            if not (set(kinds) & set(pairs.kind.tolist())):
-                continue
-            m_abl, _ = dpo(kinds, seed)
-            e = vqa_eval(m_abl, gap_set, seed=seed)
-            M[f"acc_{name}"], M[f"copy_rate_{name}"], M[f"harm_rate_{name}"] = (
-                e["accuracy"], e["copy_rate"], e["harm_rate"])
     # report generation on a subset of the test images
     n_rep = min(cfg.n_report_eval, len(test))
     sub = np.random.default_rng(seed + 3).choice(len(test), n_rep, replace=False)
     refs = [test.reports[i] for i in sub]
-    gen_no = generate_reports(sft, test.images[sub], [[] for _ in sub])
-    gen_rag = generate_reports(sft, test.images[sub], [ctx_fixed.reports[i] for i in sub])
-    gen_pt = generate_reports(rag_pt, test.images[sub], [ctx_gap.reports[i] for i in sub])
-    for name, hyp in (("no_rag", gen_no), ("rag", gen_rag), ("mmed_rag", gen_pt)):
+
+    def reports_eval(name: str, model: TinyVLM, contexts: list[list[str]]) -> list[str]:
+        hyp = generate_reports(model, test.images[sub], contexts)
         r = report_metrics(hyp, refs)
         M[f"bleu_{name}"], M[f"rouge_l_{name}"] = r["bleu"], r["rouge_l"]
+        M[f"report_factual_{name}"] = float(report_finding_accuracy(test.domains[sub], hyp, test.labels[sub]).mean())
+        return hyp
+
+    reports_eval("no_rag", sft, [[] for _ in sub])
+    reports_eval("rag", sft, [ctx_fixed.reports[i] for i in sub])
+    gen_pt = reports_eval("mmed_rag", rag_pt, [ctx_gap.reports[i] for i in sub])
+    lap("eval")
+    if cfg.ablations:
+        variants = [("cm_only", ("cm",), cfg.dpo_tasks), ("oa_only", ("oa1", "oa2"), cfg.dpo_tasks),
+                    ("rule_oa2_only", ("oa2",), cfg.dpo_tasks)]
+        if "report" in cfg.dpo_tasks and cfg.report_pairs:
+            variants.append(("vqa_pairs_only", cfg.dpo_kinds, ("vqa",)))
+        for name, kinds, tasks in variants:
+            if not len(pairs.only(kinds, tasks)):
+                continue
+            m_abl, _ = dpo(kinds, seed, tasks)
+            e = vqa_eval(m_abl, gap_set, seed=seed)
+            M[f"acc_{name}"], M[f"copy_rate_{name}"], M[f"harm_rate_{name}"] = (
+                e["accuracy"], e["copy_rate"], e["harm_rate"])
+            if name == "vqa_pairs_only":
+                reports_eval(name, m_abl, [ctx_gap.reports[i] for i in sub])
+        lap("ablations")
     examples = {"images": test.images[sub[:6]], "domains": test.domains[sub[:6]],
                 "retrieved": [ctx_gap.reports[i] for i in sub[:6]], "truth": refs[:6], "generated": gen_pt[:6]}
     return PipelineResult(M, stats, sp, rs, sft, rag_pt, examples)

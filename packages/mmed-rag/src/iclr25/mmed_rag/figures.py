@@ -31,19 +31,20 @@ def plot_examples(examples: dict[str, Any], path: str | Path) -> Path:
     return savefig(fig, path)
 
 
-def plot_ablation(rows: dict[str, dict[str, float]], path: str | Path) -> Path:
-    """Grouped bars of accuracy, copy rate and harm rate per model variant (``rows[variant][metric]``)."""
-    metrics = ("accuracy", "copy_rate", "harm_rate")
+def plot_ablation(rows: dict[str, dict[str, float]], path: str | Path, *,
+                  metrics: tuple[str, ...] = ("accuracy", "copy_rate", "harm_rate"),
+                  title: str = "VQA on the test split (gap-rule contexts; no-RAG/fixed-k rows as labelled)") -> Path:
+    """Grouped bars of ``metrics`` (default accuracy, copy rate, harm rate) per variant (``rows[variant][metric]``)."""
     names = list(rows)
     fig, ax = subplots(1, 1, size=(8.0, 3.6))
     w = 0.8 / len(metrics)
     x = np.arange(len(names))
     for i, m in enumerate(metrics):
         vals = [rows[n].get(m, np.nan) for n in names]
-        ax.bar(x + (i - 1) * w, vals, w, label=m.replace("_", " "))
+        ax.bar(x + (i - (len(metrics) - 1) / 2) * w, vals, w, label=m.replace("_", " "))
     ax.set_xticks(x)
     ax.set_xticklabels(names, rotation=20, fontsize=7)
     ax.set_ylim(0, 1)
     ax.legend(fontsize=7)
-    ax.set_title("VQA on the test split (gap-rule contexts; no-RAG/fixed-k rows as labelled)", fontsize=8)
+    ax.set_title(title, fontsize=8)
     return savefig(fig, path)

@@ -102,17 +102,14 @@ class HFVLM:
         return out
 
 
-def load_hf_vlm(path: str | os.PathLike[str]) -> HFVLM:
-    """Load a LLaVA-style model and tokenizer from a local folder (never downloads)."""
+def load_hf_vlm(path: str | os.PathLike[str], *, flag: str = "--hf-path") -> HFVLM:
+    """Load a LLaVA-style model and tokenizer from a local folder (never downloads), through
+    :func:`iclr25.utils.hf.load_local_model`; errors name ``flag`` and the folder."""
+    from iclr25.utils.hf import load_local_model
+
+    tok, model = load_local_model(path, "LlavaForConditionalGeneration", flag=flag, extra="iclr25-mmed-rag[hf]",
+                                  what="LLaVA model")
     p = Path(path)
-    if not p.is_dir() or not (p / "config.json").is_file():
-        raise FileNotFoundError(f"{p}: not a Hugging Face model folder (no config.json)")
-    try:
-        from transformers import AutoTokenizer, LlavaForConditionalGeneration
-    except ImportError as exc:
-        raise ImportError("the Hugging Face path needs the hf extra: pip install 'iclr25-mmed-rag[hf]'") from exc
-    model = LlavaForConditionalGeneration.from_pretrained(p, local_files_only=True)
-    tok = AutoTokenizer.from_pretrained(p, local_files_only=True)
     vc = model.config.vision_config
     n = (vc.image_size // vc.patch_size) ** 2
     if getattr(model.config, "vision_feature_select_strategy", "default") == "full":

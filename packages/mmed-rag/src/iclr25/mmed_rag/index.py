@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,8 @@ import numpy as np
 
 from iclr25.utils.io import DataFileError, read_json
 
-__all__ = ["BACKENDS", "SearchResult", "VectorIndex", "DomainIndex", "Retrieved"]
+__all__ = ["BACKENDS", "SearchResult", "VectorIndex", "DomainIndex", "Retrieved", "benchmark_backends",
+           "clustered_vectors"]
 
 BACKENDS = ("numpy", "faiss-flat", "faiss-hnsw", "hnswlib")
 _FILE = {"numpy": "vectors.npy", "faiss-flat": "index.faiss", "faiss-hnsw": "index.faiss", "hnswlib": "index.hnsw"}
@@ -326,3 +328,42 @@ class DomainIndex:
             out._shards[d] = (idx, tuple(str(r) for r in z["reports"]), z["labels"].astype(np.int64),
                               z["domains"].astype(np.int64))
         return out
+
+
+def clustered_vectors(n: int, n_queries: int, dim: int = 64, *, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """A database (n, dim) and queries (n_queries, dim) from a mixture of 200 Gaussian clusters (embeddings are
+    clustered; uniform noise is HNSW's worst case)."""
+    rng = np.random.default_rng(seed)
+    centres = rng.standard_normal((200, dim)).astype(np.float32)
+    lab = rng.integers(0, 200, n + n_queries)
+    x = centres[lab] + 0.6 * rng.standard_normal((n + n_queries, dim)).astype(np.float32)
+    return x[:n], x[n:]
+
+
+def benchmark_backends(backends: tuple[str, ...] = ("faiss-flat", "faiss-hnsw"), *, n: int = 100_000,
+                       n_queries: int = 1000, dim: int = 64, k: int = 10, m: int = 16, ef_search: int = 64,
+                       repeats: int = 3, seed: int = 0) -> list[dict[str, Any]]:
+    """Build time, median query latency (ms per query, one thread) and recall@k against the first (exact)
+    backend on :func:`clustered_vectors`; one dict per backend."""
+    from iclr25.utils.bench import measure
+
+    try:
+        import faiss
+
+        faiss.omp_set_num_threads(1)
+    except ImportError:
+        pass
+    db, q = clustered_vectors(n, n_queries, dim, seed=seed)
+    rows, exact = [], None
+    for backend in backends:
+        hnsw = backend in ("faiss-hnsw", "hnswlib")
+        t0 = time.perf_counter()
+        idx = VectorIndex(dim, backend=backend, m=m, ef_search=ef_search).add(db)
+        build = time.perf_counter() - t0
+        res = idx.search(q, k)
+        exact = res.ids if exact is None else exact
+        t = measure(lambda idx=idx: idx.search(q, k), repeats=repeats)
+        recall = float(np.mean([len(set(a) & set(b)) / k for a, b in zip(exact, res.ids, strict=True)]))
+        rows.append({"backend": backend, "params": f"M = {m}, ef = {ef_search}" if hnsw else "", "n": n,
+                     "build_s": build, "query_ms": 1e3 * t.median / n_queries, f"recall@{k}": recall})
+    return rows

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["vqa_metrics", "auc", "report_metrics", "copy_rate", "harm_rate", "recall_at_k", "context_precision"]
+__all__ = ["vqa_metrics", "auc", "report_metrics", "copy_rate", "harm_rate", "recall_at_k", "context_precision",
+           "report_finding_accuracy"]
 
 
 def _binary(name: str, x: Any) -> np.ndarray:
@@ -70,6 +71,20 @@ def report_metrics(hypotheses: Sequence[str], references: Sequence[str]) -> dict
     scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
     rl = np.mean([scorer.score(r, h)["rougeL"].fmeasure for h, r in zip(hypotheses, references, strict=True)])
     return {"bleu": float(bleu), "rouge_l": float(100 * rl)}
+
+
+def report_finding_accuracy(domains: Any, hypotheses: Sequence[str], labels: Any) -> np.ndarray:
+    """Per report, the fraction of the four findings it states correctly (:func:`~iclr25.mmed_rag.data.read_report`;
+    a finding it does not state, or states both ways, counts as wrong): the factual accuracy of a report."""
+    from .data import read_report
+
+    d, y = np.asarray(domains), np.asarray(labels)
+    if not (len(d) == len(hypotheses) == len(y)) or y.ndim != 2:
+        raise ValueError(f"mismatched counts: {len(d)} domains, {len(hypotheses)} reports, labels of shape {y.shape}")
+    if len(d) == 0:
+        return np.zeros(0)
+    said = np.stack([read_report(int(di), h) for di, h in zip(d, hypotheses, strict=True)])
+    return (said == y).mean(1)
 
 
 def copy_rate(y_true: Any, y_pred_noise_image: Any) -> float:

@@ -77,20 +77,29 @@ class RetrievalSystem:
         kw = dict(steps=cfg.retriever_steps, batch_size=cfg.batch_size, lr=cfg.lr, dim=cfg.dim, width=cfg.width,
                   text_tower=cfg.text_tower, minilm_model=minilm_model)
         retrievers: dict[str, CLIPRetriever] = {}
-        index = DomainIndex()
         if cfg.pooled:
             retrievers["pooled"] = train_retriever(train, vocab, desc="retriever pooled", seed=seed + 1, **kw)
-            index.add_shard("pooled", retrievers["pooled"].encode_texts(db.reports), db.reports, db.report_labels,
-                            domains=db.domains, backend=cfg.backend)
         else:
             for di, d in enumerate(DOMAINS):
                 tr, dbd = train.domain(d), db.domain(d)
-                if len(tr) == 0 or len(dbd) == 0:
-                    continue
-                retrievers[d] = train_retriever(tr, vocab, desc=f"retriever {d}", seed=seed + 1 + di, **kw)
-                index.add_shard(d, retrievers[d].encode_texts(dbd.reports), dbd.reports, dbd.report_labels,
-                                domains=dbd.domains, backend=cfg.backend)
-        return cls(vocab, router, retrievers, index, cfg)
+                if len(tr) and len(dbd):
+                    retrievers[d] = train_retriever(tr, vocab, desc=f"retriever {d}", seed=seed + 1 + di, **kw)
+        return cls(vocab, router, retrievers, DomainIndex(), cfg).reindex(db)
+
+    def reindex(self, db: MedDataset) -> RetrievalSystem:
+        """The same router and retrievers over a new report database ``db`` (e.g. a clean or a larger one)."""
+        index = DomainIndex()
+        if self.config.pooled:
+            index.add_shard("pooled", self.retrievers["pooled"].encode_texts(db.reports), db.reports,
+                            db.report_labels, domains=db.domains, backend=self.config.backend)
+        else:
+            for d in self.retrievers:
+                if not np.any(db.domains == domain_index(d)):
+                    raise ValueError(f"db has no reports of domain {d!r}, which this system has a retriever for")
+                dbd = db.domain(d)
+                index.add_shard(d, self.retrievers[d].encode_texts(dbd.reports), dbd.reports, dbd.report_labels,
+                                domains=dbd.domains, backend=self.config.backend)
+        return RetrievalSystem(self.vocab, self.router, self.retrievers, index, self.config)
 
     def route(self, images: Any) -> np.ndarray:
         """Domain ids (N,) predicted by the router."""

@@ -80,7 +80,8 @@ class MiniLMText(nn.Module):
                                   "pip install 'iclr25-mmed-rag[minilm]'") from exc
             model = load_model()
         self.encoder = model
-        dim = int(model.get_sentence_embedding_dimension())
+        # sentence-transformers >= 6 renamed get_sentence_embedding_dimension to get_embedding_dimension
+        dim = int((getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension)())
         self.proj = nn.Linear(dim, out_dim)
         self._cache: dict[str, torch.Tensor] = {}
 
