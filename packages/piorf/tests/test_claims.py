@@ -7,6 +7,7 @@ from scipy.optimize import linprog
 from scipy.spatial import Delaunay
 
 from iclr25.piorf import (
+    Rewirer,
     as_edge_index,
     balanced_forman,
     bottleneck_nodes,
@@ -19,6 +20,7 @@ from iclr25.piorf import (
     simulate_cylinder,
     spectral_gap,
     strouhal,
+    velocity_gradient,
 )
 
 
@@ -89,11 +91,12 @@ def cylinder_mesh():
     return mesh, np.stack([u, v], axis=1), ollivier_ricci(mesh.edge_index)
 
 
-@pytest.mark.parametrize("partner", ["feature-difference", "speed"])
-def test_rewiring_semantics(cylinder_mesh, partner):
+@pytest.mark.parametrize("top_k", [1, 3])
+@pytest.mark.parametrize("partner", ["feature-difference", "speed", "gradient"])
+def test_rewiring_semantics(cylinder_mesh, partner, top_k):
     mesh, vel, curv = cylinder_mesh
     n = mesh.n_nodes
-    rw = rewire(mesh.edge_index, curv.node, vel, ratio=0.03, partner=partner)
+    rw = rewire(mesh.edge_index, curv.node, vel, ratio=0.03, partner=partner, top_k=top_k, pos=mesh.pos)
     S = set(np.argsort(curv.node, kind="stable")[: int(np.floor(0.03 * n))].tolist())
     assert 0 < rw.n_added <= int(np.floor(0.03 * n))
     assert all(a in S or b in S for a, b in rw.added)
@@ -103,6 +106,9 @@ def test_rewiring_semantics(cylinder_mesh, partner):
     assert all((b, a) in fwd for a, b in fwd) and len(fwd) == ei.shape[1]
     assert rw.long_range.sum() == 2 * rw.n_added
     assert np.array_equal(rw.mesh_edge_index, mesh.edge_index)
+    # one public path: the per-mesh Rewirer gives the same edges as the one-shot rewire
+    again = Rewirer(mesh.edge_index, curv.node, ratio=0.03, partner=partner, top_k=top_k, pos=mesh.pos)(vel)
+    assert np.array_equal(again.edge_index, rw.edge_index)
 
 
 def test_feature_difference_rule_makes_at_most_two_hubs(cylinder_mesh):
@@ -113,11 +119,42 @@ def test_feature_difference_rule_makes_at_most_two_hubs(cylinder_mesh):
     assert set(rw.added[:, 1].tolist()) <= {int(np.argmax(f)), int(np.argmin(f))}
 
 
+def test_speed_and_gradient_rules_pick_the_fastest_and_steepest_nodes(cylinder_mesh):
+    mesh, vel, curv = cylinder_mesh
+    speed = np.linalg.norm(vel, axis=1)
+    rw = rewire(mesh.edge_index, curv.node, vel, partner="speed")
+    assert set(rw.added[:, 1].tolist()) == {int(np.argmax(speed))}
+    g = velocity_gradient(mesh.edge_index, vel, mesh.pos)
+    i = 17
+    nb = mesh.edge_index[0, mesh.edge_index[1] == i]
+    want = np.mean(np.linalg.norm(vel[nb] - vel[i], axis=1) / np.linalg.norm(mesh.pos[nb] - mesh.pos[i], axis=1))
+    assert np.isclose(g[i], want)
+    rw = rewire(mesh.edge_index, curv.node, vel, partner="gradient", pos=mesh.pos)
+    assert set(rw.added[:, 1].tolist()) == {int(np.argmax(g))}
+
+
+def test_top_k_spreads_the_partners_round_robin(cylinder_mesh):
+    mesh, vel, curv = cylinder_mesh
+    speed = np.linalg.norm(vel, axis=1)
+    top = np.argsort(-speed, kind="stable")[:5]
+    rewirer = Rewirer(mesh.edge_index, curv.node, ratio=0.05, partner="speed", top_k=4)
+    # the i-th bottleneck node takes the (i mod 4)-th fastest node other than itself (some are among the fastest)
+    want = [[int(j) for j in top if j != s][i % 4] for i, s in enumerate(rewirer.bottleneck)]
+    assert set(top[:4].tolist()) & set(rewirer.bottleneck.tolist())
+    assert rewirer.partners(vel).tolist() == want
+    rw = rewirer(vel)  # the same pairs, less those that are mesh edges already
+    assert 0 < rw.n_added <= len(rewirer.bottleneck) and set(rw.added.ravel().tolist()) <= set(top.tolist()) | set(rewirer.bottleneck.tolist())
+    f = vel @ np.array([0.6, -0.8])
+    hubs = rewire(mesh.edge_index, curv.node, vel, ratio=0.05, projection=[0.6, -0.8], top_k=3).added[:, 1]
+    extremes = set(np.argsort(f)[:3].tolist()) | set(np.argsort(f)[-3:].tolist())
+    assert 3 <= len(set(hubs.tolist())) <= 6 and set(hubs.tolist()) <= extremes
+
+
 def test_rewiring_raises_spectral_gap_and_lowers_resistance(cylinder_mesh):
     mesh, vel, curv = cylinder_mesh
     S = bottleneck_nodes(curv.node, 0.03)
-    for partner in ("feature-difference", "speed"):
-        rw = rewire(mesh.edge_index, curv.node, vel, partner=partner)
+    for partner in ("feature-difference", "speed", "gradient"):
+        rw = rewire(mesh.edge_index, curv.node, vel, partner=partner, pos=mesh.pos)
         assert spectral_gap(rw.edge_index) > 1.02 * spectral_gap(mesh.edge_index)
         assert effective_resistance(rw.edge_index, S) < 0.95 * effective_resistance(mesh.edge_index, S)
 

@@ -18,6 +18,7 @@ from iclr25.piorf import (
     fosr,
     load_trajectory,
     ollivier_ricci,
+    paired_test,
     rewire,
     sdrf,
     simulate_cylinder,
@@ -118,8 +119,23 @@ def test_simulation_and_data_parameters():
         TrainConfig(steps=0)
     with pytest.raises(ValueError, match="partner must be one of"):
         TrainConfig(partner="x")
+    with pytest.raises(ValueError, match="top_k must be a positive integer"):
+        TrainConfig(top_k=0)
     with pytest.raises(TypeError, match="dataset must be a non-empty FlowDataset"):
         train([1, 2])
+    with pytest.raises(ValueError, match="vary must be one of"):
+        cylinder_flow(1, vary="density")
+    with pytest.raises(ValueError, match="reynolds must be at most 240 with vary='speed'"):
+        cylinder_flow(1, reynolds=(100.0, 300.0))
+
+
+def test_bad_top_k_pos_and_metric_arguments():
+    with pytest.raises(ValueError, match="top_k must be an integer in"):
+        rewire(EI, GAMMA, VEL, top_k=0)
+    with pytest.raises(ValueError, match="pos must be a finite"):
+        rewire(EI, GAMMA, VEL, partner="gradient", pos=np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="a and b must be 1-D with the same length"):
+        paired_test([1.0, 2.0], [1.0, 2.0, 3.0])
 
 
 def test_invalid_files(tmp_path):

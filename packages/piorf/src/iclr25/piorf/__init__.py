@@ -33,15 +33,23 @@ from .mechanism import long_range_task as long_range_task
 from .mesh import NodeType as NodeType
 from .mesh import TriangleMesh as TriangleMesh
 from .mesh import channel_mesh as channel_mesh
+from .metrics import HoldFirstFrame as HoldFirstFrame
+from .metrics import PairedTest as PairedTest
+from .metrics import RolloutErrors as RolloutErrors
+from .metrics import TimeMean as TimeMean
+from .metrics import paired_test as paired_test
+from .metrics import rollout_errors as rollout_errors
+from .metrics import shedding_period as shedding_period
 from .rewiring import PARTNER_RULES as PARTNER_RULES
+from .rewiring import Rewirer as Rewirer
 from .rewiring import Rewiring as Rewiring
 from .rewiring import bottleneck_nodes as bottleneck_nodes
 from .rewiring import rewire as rewire
+from .rewiring import velocity_gradient as velocity_gradient
 from .training import REWIRINGS as REWIRINGS
 from .training import Rollout as Rollout
 from .training import Simulator as Simulator
 from .training import TrainConfig as TrainConfig
-from .training import rollout_rmse as rollout_rmse
 from .training import train as train
 
 __version__ = _version("iclr25-piorf")
@@ -58,12 +66,13 @@ def __getattr__(name: str):
 
 __all__ = [
     "ollivier_ricci", "balanced_forman", "Curvature",
-    "rewire", "Rewiring", "bottleneck_nodes", "PARTNER_RULES",
+    "rewire", "Rewirer", "Rewiring", "bottleneck_nodes", "velocity_gradient", "PARTNER_RULES",
     "sdrf", "fosr", "borf", "digl", "BASELINES",
     "spectral_gap", "effective_resistance",
     "cylinder_flow", "FlowDataset", "Trajectory", "load_trajectory", "save_trajectory",
     "simulate_cylinder", "CylinderFlowSolution", "strouhal", "channel_mesh", "TriangleMesh", "NodeType",
-    "MeshGraphNet", "train", "TrainConfig", "Simulator", "Rollout", "rollout_rmse", "REWIRINGS",
+    "MeshGraphNet", "train", "TrainConfig", "Simulator", "Rollout", "REWIRINGS",
+    "rollout_errors", "RolloutErrors", "HoldFirstFrame", "TimeMean", "shedding_period", "paired_test", "PairedTest",
     "long_range_task", "LongRangeResult",
     "as_edge_index", "mesh_edges", "symmetrize",
     "__version__",

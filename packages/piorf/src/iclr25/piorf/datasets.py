@@ -1,8 +1,12 @@
 """Built-in data: lattice-Boltzmann cylinder flow interpolated onto graded triangle meshes, cached on disk.
 
 Each trajectory has its own Reynolds number in ``reynolds`` and its own cylinder height, hence its own mesh,
-as in MeshGraphNets' CylinderFlow. Positions are in cylinder diameters, velocity in units of the peak inflow
-speed and pressure in units of :math:`\\rho u_{\\max}^2`.
+as in MeshGraphNets' CylinderFlow. With ``vary="speed"`` (the default since 0.3) the Reynolds number is set by
+the inflow speed at a fixed viscosity, as in CylinderFlow, so a model can read it from the inflow velocity;
+``vary="viscosity"`` (0.2's data) keeps the inflow speed and changes the viscosity, which no node feature shows.
+Positions are in cylinder diameters, velocity in units of the reference peak inflow speed :data:`U_REF` (the
+peak inflow speed at Re 120 for ``"speed"``, every run's for ``"viscosity"``) and pressure in units of
+:math:`\\rho u_{\\mathrm{ref}}^2`.
 """
 
 from __future__ import annotations
@@ -23,9 +27,14 @@ from .graph import as_edge_index, mesh_edges
 from .lbm import simulate_cylinder
 from .mesh import NodeType, TriangleMesh, channel_mesh
 
-__all__ = ["Trajectory", "FlowDataset", "cylinder_flow", "cache_dir", "load_trajectory", "save_trajectory"]
+__all__ = ["Trajectory", "FlowDataset", "cylinder_flow", "cache_dir", "load_trajectory", "save_trajectory",
+           "U_REF", "RE_REF", "VARY"]
 
 _FORMAT = 1
+#: Peak inflow speed (lattice units) at the reference Reynolds number :data:`RE_REF`; velocities are divided by it.
+U_REF = 0.1
+RE_REF = 120.0
+VARY = ("speed", "viscosity")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,7 +164,7 @@ def load_trajectory(path: str | os.PathLike[str]) -> Trajectory:
     return Trajectory(pos, cells.astype(np.int64), ei, node_type, vel, prs, float(reynolds.reshape(())))
 
 
-def _interpolate(sol, mesh: TriangleMesh, scale: float) -> tuple[np.ndarray, np.ndarray]:
+def _interpolate(sol, mesh: TriangleMesh, scale: float, u_ref: float) -> tuple[np.ndarray, np.ndarray]:
     """LBM cell-centre fields at the mesh nodes (mesh in lattice units divided by ``scale``)."""
     from scipy.interpolate import RegularGridInterpolator
     from scipy.ndimage import distance_transform_edt
@@ -181,29 +190,32 @@ def _interpolate(sol, mesh: TriangleMesh, scale: float) -> tuple[np.ndarray, np.
     s = mesh.pos[inflow, 1] * scale / (ny - 2.0)
     vel[:, inflow, 0] = 4.0 * sol.u_max * s * (1.0 - s)
     vel[:, inflow, 1] = 0.0
-    return vel / sol.u_max, prs / sol.u_max ** 2
+    return vel / u_ref, prs / u_ref ** 2
 
 
 def _one_trajectory(seed: int, k: int, steps: int, re_range: tuple[float, float], lattice: tuple[int, int],
-                    radius: float, save_every: int, spinup: int, mesh_size: tuple[float, float]) -> Trajectory:
+                    radius: float, save_every: int, spinup: int, mesh_size: tuple[float, float], vary: str
+                    ) -> Trajectory:
     rng = np.random.default_rng([seed, k])
     nx, ny = lattice
     re = float(rng.uniform(*re_range))
     cy = 1.0 + (ny - 2) * float(rng.uniform(0.42, 0.58))
     cx = 2.0 * ny / 2.0 * float(rng.uniform(0.9, 1.1))
-    sol = simulate_cylinder(nx=nx, ny=ny, radius=radius, center=(cx, cy), reynolds=re, n_frames=steps,
+    # "speed": nu = (2/3) U_REF D / RE_REF for every run, Re = (2/3) u_max D / nu  =>  u_max = U_REF Re / RE_REF
+    u_max = U_REF * re / RE_REF if vary == "speed" else U_REF
+    sol = simulate_cylinder(nx=nx, ny=ny, radius=radius, center=(cx, cy), reynolds=re, u_max=u_max, n_frames=steps,
                             save_every=save_every, spinup=spinup)
     scale = 2.0 * radius
     mesh = channel_mesh(nx / scale, (ny - 2) / scale, (cx / scale, (cy - 1.0) / scale), radius / scale,
                         h_min=mesh_size[0] / scale, h_max=mesh_size[1] / scale, seed=int(rng.integers(2**31)))
-    vel, prs = _interpolate(sol, mesh, scale)
+    vel, prs = _interpolate(sol, mesh, scale, U_REF)
     return Trajectory(mesh.pos.astype(np.float32), mesh.cells, mesh.edge_index, mesh.node_type, vel, prs, re)
 
 
 def cylinder_flow(n_trajectories: int = 10, steps: int = 100, *, reynolds: tuple[float, float] = (80.0, 160.0),
                   seed: int = 0, lattice: tuple[int, int] = (220, 44), radius: float = 5.0, save_every: int = 25,
-                  spinup: int = 3000, mesh_size: tuple[float, float] = (1.2, 4.5), cache: bool = True,
-                  show_progress: bool = False) -> FlowDataset:
+                  spinup: int = 3000, mesh_size: tuple[float, float] = (1.2, 4.5), vary: str = "speed",
+                  cache: bool = True, show_progress: bool = False) -> FlowDataset:
     """Cylinder-flow trajectories (lattice Boltzmann, D2Q9 BGK) on graded triangle meshes.
 
     Trajectory ``k`` depends only on ``(seed, k)`` and the settings, so asking for more trajectories reuses
@@ -223,6 +235,9 @@ def cylinder_flow(n_trajectories: int = 10, steps: int = 100, *, reynolds: tuple
         ``(nx, ny)`` lattice size; the cylinder has ``radius`` lattice units.
     mesh_size
         Mesh edge length at the cylinder and far away, in lattice units.
+    vary
+        ``"speed"``: the Reynolds number is set by the inflow speed (fixed viscosity; visible to a model);
+        ``"viscosity"``: by the viscosity at a fixed inflow speed (the 0.2 data; hidden from a model).
     cache
         Read and write the disk cache.
 
@@ -238,9 +253,16 @@ def cylinder_flow(n_trajectories: int = 10, steps: int = 100, *, reynolds: tuple
     lo, hi = (float(reynolds[0]), float(reynolds[1])) if np.ndim(reynolds) == 1 and len(reynolds) == 2 else (-1, -1)
     if not 0 < lo <= hi:
         raise ValueError(f"reynolds must be a range (low, high) with 0 < low <= high, got {reynolds!r}")
+    if vary not in VARY:
+        raise ValueError(f"vary must be one of {VARY}, got {vary!r}")
+    if vary == "speed" and hi > 2.0 * RE_REF:
+        raise ValueError(f"reynolds must be at most {2.0 * RE_REF:g} with vary='speed' (the peak inflow speed "
+                         f"{U_REF} * Re / {RE_REF:g} must stay <= 0.2 lattice units, low Mach), got {reynolds!r}")
     config = {"steps": int(steps), "reynolds": [lo, hi], "seed": seed, "lattice": list(lattice),
               "radius": float(radius), "save_every": int(save_every), "spinup": int(spinup),
               "mesh_size": list(mesh_size), "format": _FORMAT}
+    if vary != "viscosity":  # 0.2's cache names stay valid for its data
+        config["vary"] = vary
     tag = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
     trajs = []
     for k in progress(range(n_trajectories), total=n_trajectories, desc="cylinder flow",
@@ -254,7 +276,7 @@ def cylinder_flow(n_trajectories: int = 10, steps: int = 100, *, reynolds: tuple
                 traj = None  # a corrupt cache entry is regenerated
         if traj is None:
             traj = _one_trajectory(seed, k, int(steps), (lo, hi), tuple(lattice), float(radius), int(save_every),
-                                   int(spinup), tuple(mesh_size))
+                                   int(spinup), tuple(mesh_size), vary)
             if cache:
                 try:
                     save_trajectory(path, traj)

@@ -16,9 +16,8 @@ import numpy as np
 from iclr25.utils.seeding import check_seed
 
 from .curvature import ollivier_ricci
-from .graph import edge_keys
 from .mesh import channel_mesh
-from .rewiring import PARTNER_RULES, _combine, bottleneck_nodes, default_projection, partners
+from .rewiring import PARTNER_RULES, Rewirer
 
 __all__ = ["LongRangeResult", "long_range_task"]
 
@@ -41,19 +40,16 @@ class LongRangeResult:
         return self.rmse_piorf / self.rmse_plain
 
 
-def _batch(mesh, S, keys, v: np.ndarray, rule: str, w: np.ndarray, rewired: bool):
+def _batch(rewirer: Rewirer, v: np.ndarray, rewired: bool):
     """Disjoint union of ``len(v)`` copies of the (rewired) mesh and the targets at the bottleneck nodes."""
-    n = mesh.n_nodes
+    n, mesh = rewirer.n_nodes, rewirer.edge_index
     eis, masks, tgt = [], [], []
     for b, vb in enumerate(v):
-        r = partners(S, vb, rule, w)
-        if rewired:
-            ei, mask, _ = _combine(mesh.edge_index, n, np.stack([S, r], axis=1), keys)
-        else:
-            ei, mask = mesh.edge_index, np.zeros(mesh.edge_index.shape[1], dtype=bool)
+        rw = rewirer(vb)
+        ei, mask = (rw.edge_index, rw.long_range) if rewired else (mesh, np.zeros(mesh.shape[1], dtype=bool))
         eis.append(ei + b * n)
         masks.append(mask)
-        tgt.append(vb[r])
+        tgt.append(vb[rewirer.partners(vb)])
     return np.concatenate(eis, axis=1), np.concatenate(masks), np.concatenate(tgt)
 
 
@@ -93,15 +89,15 @@ def long_range_task(*, layers: int = 4, latent: int = 32, steps: int = 400, batc
         raise ValueError(f"partner must be one of {PARTNER_RULES}, got {partner!r}")
     mesh = channel_mesh(16.0, 4.0, (3.0, 2.1), 0.5, h_min=0.2, h_max=0.8, grade=2.0, seed=seed)
     n = mesh.n_nodes
-    S = bottleneck_nodes(ollivier_ricci(mesh.edge_index).node, ratio)
-    keys = edge_keys(mesh.edge_index[0], mesh.edge_index[1], n)
-    w = default_projection(2, seed=seed)
+    rewirer = Rewirer(mesh.edge_index, ollivier_ricci(mesh.edge_index).node, ratio=ratio, partner=partner,
+                      pos=mesh.pos, seed=seed)
+    S = rewirer.bottleneck
     rng = np.random.default_rng(seed)
     pos = torch.as_tensor(mesh.pos, dtype=torch.float32)
     test_v = rng.normal(size=(n_test, n, 2)).astype(np.float32)
     A = csr_array((np.ones(mesh.edge_index.shape[1]), (mesh.edge_index[0], mesh.edge_index[1])), shape=(n, n))
     dist = shortest_path(A, unweighted=True, indices=S)
-    hops = float(np.mean([dist[np.arange(len(S)), partners(S, v, partner, w)] for v in test_v]))
+    hops = float(np.mean([dist[np.arange(len(S)), rewirer.partners(v)] for v in test_v]))
     results = {}
     for rewired in (False, True):
         torch.manual_seed(seed)
@@ -111,7 +107,7 @@ def long_range_task(*, layers: int = 4, latent: int = 32, steps: int = 400, batc
         train_rng = np.random.default_rng([seed, 1])
 
         def run(v: np.ndarray, model=model, rewired=rewired):
-            ei, mask, tgt = _batch(mesh, S, keys, v, partner, w, rewired)
+            ei, mask, tgt = _batch(rewirer, v, rewired)
             ei_t = torch.as_tensor(ei)
             d = pos.repeat(len(v), 1)
             d = d[ei_t[0]] - d[ei_t[1]]

@@ -8,7 +8,9 @@ decoder's. One processor block updates edges, then nodes, both with residuals:
     e'_{ij} = e_{ij} + \\mathrm{MLP}_e([h_i, h_j, e_{ij}]), \\qquad
     h'_i = h_i + \\mathrm{MLP}_h\\Big(\\big[h_i, \\textstyle\\sum_{j \\to i} \\mathrm{MLP}_e(\\cdot)_{ji}\\big]\\Big).
 
-Aggregation is ``index_add_`` (no compiled scatter extension). With ``separate_long_range=True`` the
+Aggregation is ``index_add_`` (no compiled scatter extension). The first layer of the edge MLP is applied to
+the nodes before the gather, :math:`W[h_i, h_j, e_{ij}] = (W_s h)_i + (W_d h)_j + W_e e_{ij}`: the same
+function and parameters as the concatenation, with a third fewer edge-level multiplications. With ``separate_long_range=True`` the
 long-range edges get their own encoder and edge MLPs and their own aggregation slot in the node MLP, as
 MeshGraphNets does with world edges.
 """
@@ -44,9 +46,12 @@ class _Block(nn.Module):
                 ) -> tuple[torch.Tensor, list[torch.Tensor]]:
         n = h.shape[0]
         new_edges, aggs = [], []
+        lat = h.shape[1]
         for f, e, ei in zip(self.edge, edges, index):
             src, dst = ei[0], ei[1]
-            m = f(torch.cat([h[src], h[dst], e], dim=1))
+            w, b = f[0].weight, f[0].bias
+            pre = (h @ w[:, :lat].T)[src] + (h @ w[:, lat:2 * lat].T)[dst] + torch.addmm(b, e, w[:, 2 * lat:].T)
+            m = f[1:](pre)
             aggs.append(_scatter_sum(m, dst, n))
             new_edges.append(e + m)
         return h + self.node(torch.cat([h, *aggs], dim=1)), new_edges

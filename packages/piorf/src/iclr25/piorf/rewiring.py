@@ -12,9 +12,17 @@ velocity field :math:`v`:
     or of smallest :math:`f`, so all of :math:`S` meets at (at most) two hub nodes.
 ``partner="speed"`` (the paper's text and Fig. 1: "the highest velocity node")
     :math:`r(s) = \\arg\\max_{j \\ne s} \\|v_j\\|`.
+``partner="gradient"`` (the paper's abstract: "high-velocity-gradient nodes")
+    :math:`r(s) = \\arg\\max_{j \\ne s} g_j` with the mesh velocity gradient
+    :math:`g_j = \\operatorname{mean}_{k \\in N(j)} \\|v_k - v_j\\| / \\|x_k - x_j\\|` (:func:`velocity_gradient`).
+
+``top_k > 1`` spreads the partners: the :math:`i`-th bottleneck node (lowest curvature first) takes the
+:math:`(i \\bmod k)`-th best partner of its rule instead of the best, so the edges meet at :math:`k` nodes per
+rule side instead of one or two hubs (``top_k=1`` is the paper's rule).
 
 Added edges that already exist, self-loops and duplicates are dropped, so at most :math:`|S|` undirected
-edges are added; the mesh edges are kept.
+edges are added; the mesh edges are kept. :class:`Rewirer` holds the per-mesh part (the bottleneck set, the
+sorted mesh edges) and rewires one velocity field per call; :func:`rewire` is a one-shot call of it.
 """
 
 from __future__ import annotations
@@ -28,9 +36,10 @@ from iclr25.utils.seeding import check_seed
 
 from .graph import as_edge_index, edge_keys, undirected_edges
 
-__all__ = ["Rewiring", "rewire", "bottleneck_nodes", "default_projection", "PARTNER_RULES"]
+__all__ = ["Rewiring", "Rewirer", "rewire", "bottleneck_nodes", "default_projection", "velocity_gradient",
+           "PARTNER_RULES"]
 
-PARTNER_RULES = ("feature-difference", "speed")
+PARTNER_RULES = ("feature-difference", "speed", "gradient")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,52 +103,135 @@ def default_projection(dim: int, *, seed: int = 0) -> np.ndarray:
     return np.random.default_rng(check_seed(seed)).normal(0.0, 1.0 / np.sqrt(dim), size=dim)
 
 
-def partners(bottleneck: np.ndarray, velocity: np.ndarray, partner: str, projection: np.ndarray | None
-             ) -> np.ndarray:
-    """The partner of every bottleneck node (vectorised; the rules of the module docstring)."""
-    if partner == "feature-difference":
-        f = velocity @ projection
-        hi, lo = int(np.argmax(f)), int(np.argmin(f))
-        fs = f[bottleneck]
-        d_hi, d_lo = np.abs(f[hi] - fs), np.abs(f[lo] - fs)
-        # argmax_j |f_j - f_s| is attained at the max or the min of f; ties go to the smaller index
-        pick_hi = (d_hi > d_lo) | ((d_hi == d_lo) & (hi <= lo))
-        return np.where(pick_hi, hi, lo)
-    speed = np.sqrt(np.sum(velocity.astype(np.float64) ** 2, axis=1))
-    order = np.argsort(-speed, kind="stable")
-    first, second = order[0], order[1] if len(order) > 1 else order[0]
-    return np.where(bottleneck == first, second, first)
+def velocity_gradient(edge_index: np.ndarray, velocity: np.ndarray, pos: np.ndarray | None = None) -> np.ndarray:
+    """Mesh velocity-gradient magnitude :math:`g_i = \\operatorname{mean}_{j\\in N(i)} \\|v_j - v_i\\| /
+    \\|x_j - x_i\\|` (edge lengths 1 without ``pos``), vectorised over the ``(2, E)`` symmetric edges."""
+    src, dst = edge_index[0], edge_index[1]
+    v = np.asarray(velocity, dtype=np.float64)
+    dv = np.sqrt(np.sum((v[src] - v[dst]) ** 2, axis=1))
+    if pos is not None:
+        dv = dv / np.maximum(np.sqrt(np.sum((pos[src] - pos[dst]) ** 2, axis=1)), 1e-12)
+    n = len(v)
+    return np.bincount(dst, dv, minlength=n) / np.maximum(np.bincount(dst, minlength=n), 1)
 
 
-def _combine(ei: np.ndarray, n: int, new_pairs: np.ndarray, mesh_keys: np.ndarray
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Append undirected ``new_pairs`` to ``ei`` without self-loops, duplicates or existing edges."""
-    a, b = new_pairs[:, 0], new_pairs[:, 1]
-    ok = a != b
-    a, b = a[ok], b[ok]
-    k = edge_keys(np.minimum(a, b), np.maximum(a, b), n)
-    _, first = np.unique(k, return_index=True)
-    first = np.sort(first)
-    a, b, k = a[first], b[first], k[first]
-    pos = np.minimum(np.searchsorted(mesh_keys, k), max(mesh_keys.size - 1, 0))
-    fresh = ~(mesh_keys[pos] == k) if mesh_keys.size else np.ones(len(k), dtype=bool)
-    a, b = a[fresh], b[fresh]
-    added = np.stack([a, b], axis=1)
-    new = np.concatenate([np.stack([a, b]), np.stack([b, a])], axis=1)
-    out = np.concatenate([ei, new], axis=1)
-    mask = np.concatenate([np.zeros(ei.shape[1], dtype=bool), np.ones(new.shape[1], dtype=bool)])
-    return out, mask, added
+def _pick_spread(order: np.ndarray, bottleneck: np.ndarray, k: int) -> np.ndarray:
+    """Row ``i`` of ``order`` (candidates best first): its ``(i mod k)``-th entry that is not ``bottleneck[i]``."""
+    ok = order != bottleneck[:, None]
+    rank = np.cumsum(ok, axis=1) - 1
+    want = (np.arange(len(bottleneck)) % k)[:, None]
+    return order[np.arange(len(bottleneck)), np.argmax(ok & (rank == want), axis=1)]
+
+
+class Rewirer:
+    """PIORF for one mesh: the bottleneck set is fixed, the partners are re-chosen from each velocity field.
+
+    ``Rewirer(edge_index, node_curvature, ...)(velocity)`` equals ``rewire(edge_index, node_curvature,
+    velocity, ...)``; the training loop and the mechanism task build one per mesh and call it every step.
+    Parameters as in :func:`rewire`.
+    """
+
+    def __init__(self, edge_index: Any, node_curvature: Any, *, ratio: float = 0.03,
+                 partner: str = "feature-difference", top_k: int = 1, projection: Any = None, pos: Any = None,
+                 dim: int = 2, seed: int = 0) -> None:
+        seed = check_seed(seed)
+        if partner not in PARTNER_RULES:
+            raise ValueError(f"partner must be one of {PARTNER_RULES}, got {partner!r}")
+        gamma = np.asarray(node_curvature)
+        if gamma.ndim != 1:
+            raise ValueError(f"node_curvature must be a 1-D array of one value per node, got shape {gamma.shape}")
+        self.edge_index, self.n_nodes = as_edge_index(edge_index, gamma.size if gamma.size else None)
+        self.bottleneck = bottleneck_nodes(gamma, ratio)
+        if isinstance(top_k, bool) or not isinstance(top_k, (int, np.integer)) or not 1 <= top_k < self.n_nodes:
+            raise ValueError(f"top_k must be an integer in [1, {self.n_nodes - 1}], got {top_k!r}")
+        self.partner, self.top_k = partner, int(top_k)
+        self.pos = None
+        if pos is not None:
+            self.pos = np.asarray(pos, dtype=np.float64)
+            if self.pos.ndim != 2 or len(self.pos) != self.n_nodes or not np.all(np.isfinite(self.pos)):
+                raise ValueError(f"pos must be a finite ({self.n_nodes}, dim) array, got shape {np.shape(pos)}")
+        self.projection = None
+        if partner == "feature-difference":
+            w = default_projection(dim, seed=seed) if projection is None else np.asarray(projection, float)
+            if w.ndim != 1 or not np.all(np.isfinite(w)):
+                raise ValueError(f"projection must be a finite vector of shape (d,), got {w.shape}")
+            self.projection = w
+        # sorted: the membership test of the added edges is a searchsorted
+        self._keys = np.sort(edge_keys(self.edge_index[0], self.edge_index[1], self.n_nodes))
+
+    def _velocity(self, velocity: Any) -> np.ndarray:
+        v = np.asarray(velocity)
+        if v.dtype == object or not (np.issubdtype(v.dtype, np.number)
+                                     and not np.issubdtype(v.dtype, np.complexfloating)):
+            raise TypeError(f"velocity must be a real array, got dtype {v.dtype}")
+        if v.ndim == 1:
+            v = v[:, None]
+        if v.ndim != 2 or v.shape[0] != self.n_nodes or v.shape[1] < 1:
+            raise ValueError(f"velocity must have shape ({self.n_nodes}, d), one row per node, got "
+                             f"{np.shape(velocity)}")
+        if not np.all(np.isfinite(v)):
+            raise ValueError("velocity must be finite (no NaN or inf)")
+        if self.projection is not None and self.projection.shape != (v.shape[1],):
+            raise ValueError(f"projection must be a finite vector of shape ({v.shape[1]},), got "
+                             f"{self.projection.shape}")
+        return v
+
+    def partners(self, velocity: Any) -> np.ndarray:
+        """The partner of every bottleneck node for this velocity field (vectorised)."""
+        v = self._velocity(velocity)
+        S, k = self.bottleneck, self.top_k
+        if self.partner == "feature-difference":
+            f = v @ self.projection
+            by_f = np.argsort(f, kind="stable")
+            # argmax_j |f_j - f_s| (and the next k-1) lie among the k smallest and the k largest f
+            cand = np.unique(np.concatenate([by_f[:k + 1], by_f[-(k + 1):]]))
+            d = np.abs(f[cand][None, :] - f[S][:, None])
+            order = cand[np.argsort(-d, axis=1, kind="stable")]  # ties: the smaller node id
+            return _pick_spread(order, S, k)
+        if self.partner == "speed":
+            score = np.sqrt(np.sum(v.astype(np.float64) ** 2, axis=1))
+        else:
+            score = velocity_gradient(self.edge_index, v, self.pos)
+        top = np.argsort(-score, kind="stable")[:k + 1]
+        return _pick_spread(np.broadcast_to(top, (len(S), len(top))), S, k)
+
+    def __call__(self, velocity: Any) -> Rewiring:
+        """Rewire for ``velocity`` ``(N, d)``: the mesh edges plus ``(s, r(s))`` and ``(r(s), s)``."""
+        S, n = self.bottleneck, self.n_nodes
+        if len(S) == 0:
+            self._velocity(velocity)
+            a = b = np.zeros(0, dtype=np.int64)
+        else:
+            a, b = S, self.partners(velocity)
+            ok = a != b
+            a, b = a[ok], b[ok]
+            key = edge_keys(np.minimum(a, b), np.maximum(a, b), n)
+            _, first = np.unique(key, return_index=True)
+            first = np.sort(first)
+            a, b, key = a[first], b[first], key[first]
+            keys = self._keys
+            pos = np.minimum(np.searchsorted(keys, key), max(keys.size - 1, 0))
+            fresh = ~(keys[pos] == key) if keys.size else np.ones(len(key), dtype=bool)
+            a, b = a[fresh], b[fresh]
+        ei = self.edge_index
+        out = np.concatenate([ei, np.stack([a, b]), np.stack([b, a])], axis=1)
+        mask = np.concatenate([np.zeros(ei.shape[1], dtype=bool), np.ones(2 * len(a), dtype=bool)])
+        suffix = "" if self.top_k == 1 else f"/top{self.top_k}"
+        return Rewiring(out, mask, np.stack([a, b], axis=1), np.zeros((0, 2), dtype=np.int64), S,
+                        f"piorf/{self.partner}{suffix}")
 
 
 def rewire(edge_index: Any, node_curvature: Any, velocity: Any, *, ratio: float = 0.03,
-           partner: str = "feature-difference", projection: Any = None, seed: int = 0) -> Rewiring:
+           partner: str = "feature-difference", top_k: int = 1, projection: Any = None, pos: Any = None,
+           seed: int = 0) -> Rewiring:
     """Rewire a mesh graph with PIORF: join each bottleneck node to a partner chosen from the velocity field.
 
     .. math::
 
         S = \\operatorname{argsort}(\\gamma)_{1..\\lfloor rN\\rfloor}, \\qquad
         E' = E \\cup \\{(s, r(s)), (r(s), s) : s \\in S\\}, \\qquad
-        r(s) = \\arg\\max_j |w^\\top v_j - w^\\top v_s| \\ \\text{or}\\ \\arg\\max_{j\\ne s}\\|v_j\\|.
+        r(s) = \\arg\\max_j |w^\\top v_j - w^\\top v_s| \\ \\text{or}\\ \\arg\\max_{j\\ne s}\\|v_j\\|
+        \\ \\text{or}\\ \\arg\\max_{j\\ne s} g_j.
 
     Parameters
     ----------
@@ -152,9 +244,14 @@ def rewire(edge_index: Any, node_curvature: Any, velocity: Any, *, ratio: float 
     ratio
         Fraction of nodes rewired, in ``(0, 1)``; the paper uses 0.03.
     partner
-        ``"feature-difference"`` (default, the reference code) or ``"speed"`` (the paper's text).
+        ``"feature-difference"`` (default, the reference code), ``"speed"`` (the paper's text) or
+        ``"gradient"`` (the abstract's velocity-gradient nodes).
+    top_k
+        Spread the partners over the ``top_k`` best candidates (round robin); 1 is the paper's rule.
     projection
         ``(d,)`` projection ``w`` of the feature-difference rule; default :func:`default_projection` of ``seed``.
+    pos
+        ``(N, dim)`` node positions for the gradient rule (hop lengths 1 without them).
     seed
         Seed of the default projection.
 
@@ -176,32 +273,10 @@ def rewire(edge_index: Any, node_curvature: Any, velocity: Any, *, ratio: float 
     >>> rw.n_added <= 5, bool(rw.long_range.sum() == 2 * rw.n_added)
     (True, True)
     """
-    seed = check_seed(seed)
-    if partner not in PARTNER_RULES:
-        raise ValueError(f"partner must be one of {PARTNER_RULES}, got {partner!r}")
-    gamma = np.asarray(node_curvature)
-    if gamma.ndim != 1:
-        raise ValueError(f"node_curvature must be a 1-D array of one value per node, got shape {gamma.shape}")
-    ei, n = as_edge_index(edge_index, gamma.size if gamma.size else None)
-    S = bottleneck_nodes(gamma, ratio)
     v = np.asarray(velocity)
-    if v.dtype == object or not (np.issubdtype(v.dtype, np.number) and not np.issubdtype(v.dtype, np.complexfloating)):
-        raise TypeError(f"velocity must be a real array, got dtype {v.dtype}")
-    if v.ndim == 1:
-        v = v[:, None]
-    if v.ndim != 2 or v.shape[0] != n or v.shape[1] < 1:
-        raise ValueError(f"velocity must have shape ({n}, d), one row per node, got {np.shape(velocity)}")
-    if not np.all(np.isfinite(v)):
-        raise ValueError("velocity must be finite (no NaN or inf)")
-    w = None
-    if partner == "feature-difference":
-        w = default_projection(v.shape[1], seed=seed) if projection is None else np.asarray(projection, float)
-        if w.shape != (v.shape[1],) or not np.all(np.isfinite(w)):
-            raise ValueError(f"projection must be a finite vector of shape ({v.shape[1]},), got {w.shape}")
-    keys = edge_keys(ei[0], ei[1], n)
-    r = partners(S, v, partner, w)
-    out, mask, added = _combine(ei, n, np.stack([S, r], axis=1), keys)
-    return Rewiring(out, mask, added, np.zeros((0, 2), dtype=np.int64), S, f"piorf/{partner}")
+    dim = v.shape[1] if v.ndim == 2 else 1
+    return Rewirer(edge_index, node_curvature, ratio=ratio, partner=partner, top_k=top_k, projection=projection,
+                   pos=pos, dim=dim, seed=seed)(velocity)
 
 
 def from_edge_sets(original: np.ndarray, final_pairs: np.ndarray, n: int, method: str,

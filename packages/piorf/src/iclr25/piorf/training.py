@@ -10,7 +10,7 @@ The simulator predicts the normalised velocity change and the next pressure,
 
 where :math:`\\tilde v_t = v_t + \\varepsilon`, :math:`\\varepsilon \\sim N(0, 0.02^2)` on normal nodes (the target
 is corrected for the noise). ``rewiring="piorf"`` rewires the mesh at every step from the current (noisy or
-predicted) velocity; the baselines rewire each mesh once.
+predicted) velocity through one :class:`~iclr25.piorf.Rewirer` per mesh; the baselines rewire each mesh once.
 """
 
 from __future__ import annotations
@@ -27,11 +27,10 @@ from iclr25.utils.seeding import check_seed
 from .baselines import BASELINES
 from .curvature import ollivier_ricci
 from .datasets import FlowDataset, Trajectory
-from .graph import edge_keys
 from .mesh import NodeType
-from .rewiring import PARTNER_RULES, _combine, bottleneck_nodes, default_projection, partners
+from .rewiring import PARTNER_RULES, Rewirer, default_projection
 
-__all__ = ["REWIRINGS", "TrainConfig", "Simulator", "Rollout", "train", "rollout_rmse"]
+__all__ = ["REWIRINGS", "TrainConfig", "Simulator", "Rollout", "train"]
 
 REWIRINGS = ("none", "piorf", *BASELINES)
 
@@ -50,8 +49,8 @@ class TrainConfig:
         Adam learning rate, decayed exponentially to ``lr_final`` [1e-4 to 1e-6].
     noise_std
         Training noise on the velocity of normal nodes [0.02].
-    ratio, partner
-        PIORF's rewired fraction [0.03] and partner rule.
+    ratio, partner, top_k
+        PIORF's rewired fraction [0.03], partner rule and partner spread [1] (:func:`~iclr25.piorf.rewire`).
     separate_long_range
         Encode long-range edges with their own MLPs.
     """
@@ -64,10 +63,11 @@ class TrainConfig:
     noise_std: float = 0.02
     ratio: float = 0.03
     partner: str = "feature-difference"
+    top_k: int = 1
     separate_long_range: bool = False
 
     def __post_init__(self) -> None:
-        for name in ("steps", "layers", "latent"):
+        for name in ("steps", "layers", "latent", "top_k"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
                 raise ValueError(f"{name} must be a positive integer, got {v!r}")
@@ -90,55 +90,88 @@ class Rollout:
     rmse_velocity: np.ndarray
     rmse_pressure: np.ndarray
 
+    @classmethod
+    def against(cls, traj: Trajectory, start: int, velocity: np.ndarray, pressure: np.ndarray) -> Rollout:
+        """A rollout of ``len(velocity) - 1`` steps from frame ``start``, scored against ``traj``:
+        :math:`\\mathrm{RMSE}_t = \\sqrt{\\operatorname{mean}_i \\|\\hat v_{t,i} - v_{t,i}\\|^2}` per step."""
+        T = len(velocity) - 1
+        truth_v = traj.velocity[start + 1:start + T + 1]
+        truth_p = traj.pressure[start + 1:start + T + 1]
+        rv = np.sqrt(np.mean(np.sum((velocity[1:] - truth_v) ** 2, axis=2), axis=1))
+        rp = np.sqrt(np.mean((pressure[1:] - truth_p) ** 2, axis=1))
+        return cls(velocity, pressure, rv, rp)
+
 
 class _MeshPlan:
-    """What a trajectory's mesh needs per step: static rewired edges, or PIORF's bottleneck set."""
+    """What a trajectory's mesh needs per step: static rewired edges, or PIORF's :class:`Rewirer`."""
 
-    def __init__(self, traj: Trajectory, method: str, config: TrainConfig, seed: int) -> None:
+    def __init__(self, traj: Trajectory, method: str, config: TrainConfig, seed: int, projection: np.ndarray
+                 ) -> None:
         import ot  # noqa: F401 - POT's first import takes seconds; keep it out of the preprocessing time
         import torch
 
         t0 = time.perf_counter()
-        self.method = method
-        self.n = traj.n_nodes
-        self.mesh = traj.edge_index
-        # sorted for _combine's membership test (a user's Trajectory need not hold a sorted edge_index)
-        self.keys = np.sort(edge_keys(self.mesh[0], self.mesh[1], self.n))
+        mesh = traj.edge_index
+        self.rewirer = None
         if method == "piorf":
-            self.bottleneck = bottleneck_nodes(ollivier_ricci(self.mesh).node, config.ratio)
+            self.rewirer = Rewirer(mesh, ollivier_ricci(mesh, n_nodes=traj.n_nodes).node, ratio=config.ratio,
+                                   partner=config.partner, top_k=config.top_k, projection=projection,
+                                   pos=traj.pos, seed=seed)
         if method in ("none", "piorf"):
-            static, long_range = self.mesh, np.zeros(self.mesh.shape[1], dtype=bool)
+            static, long_range = mesh, np.zeros(mesh.shape[1], dtype=bool)
         else:
-            rw = BASELINES[method](self.mesh, seed=seed)
+            rw = BASELINES[method](mesh, seed=seed)
             static, long_range = rw.edge_index, rw.long_range
         self.seconds = time.perf_counter() - t0
         self.pos = torch.as_tensor(np.asarray(traj.pos, dtype=np.float32))
         self.static = (torch.as_tensor(static), torch.as_tensor(long_range))
-        onehot = np.eye(NodeType.SIZE, dtype=np.float32)[traj.node_type]
-        self.onehot = torch.as_tensor(onehot)
+        self.onehot = torch.as_tensor(np.eye(NodeType.SIZE, dtype=np.float32)[traj.node_type])
         nt = traj.node_type
         self.normal = torch.as_tensor(nt == NodeType.NORMAL)
         self.loss_mask = torch.as_tensor((nt == NodeType.NORMAL) | (nt == NodeType.OUTFLOW))
 
-    def graph(self, velocity: np.ndarray, partner: str, projection: np.ndarray):
+    def graph(self, velocity: np.ndarray):
         """``(edge_index, long_range, edge_attr)`` tensors for the current velocity."""
         import torch
 
-        if self.method == "piorf" and len(self.bottleneck):
-            r = partners(self.bottleneck, velocity, partner, projection)
-            ei, lr, _ = _combine(self.mesh, self.n, np.stack([self.bottleneck, r], axis=1), self.keys)
-            ei, lr = torch.as_tensor(ei), torch.as_tensor(lr)
+        if self.rewirer is not None and len(self.rewirer.bottleneck):
+            rw = self.rewirer(velocity)
+            ei, lr = torch.as_tensor(rw.edge_index), torch.as_tensor(rw.long_range)
         else:
             ei, lr = self.static
         d = self.pos[ei[0]] - self.pos[ei[1]]
         return ei, lr, torch.cat([d, d.norm(dim=1, keepdim=True)], dim=1)
 
 
+def _inputs(stats: dict[str, Any], plan: _MeshPlan, velocity):
+    """Normalised node features, edge features, edges and long-range mask for ``velocity`` (a tensor)."""
+    import torch
+
+    x = torch.cat([(velocity - stats["v_mean"]) / stats["v_std"], plan.onehot], dim=1)
+    ei, lr, ea = plan.graph(velocity.numpy())
+    return x, (ea - stats["e_mean"]) / stats["e_std"], ei, lr
+
+
 class Simulator:
-    """A trained MeshGraphNet with its normalisation statistics and rewiring (made by :func:`train`)."""
+    """A trained MeshGraphNet with its normalisation statistics and rewiring (made by :func:`train`).
+
+    Attributes
+    ----------
+    model, stats, config, rewiring, seed
+        The network, the normalisation statistics, the settings, the rewiring name and the training seed.
+    projection
+        The feature-difference rule's fixed projection (drawn from ``seed``).
+    preprocess_seconds
+        Curvature / static rewiring time over the training meshes.
+    step_seconds
+        Mean wall time of one training step.
+    losses
+        Training loss of every step.
+    """
 
     def __init__(self, model, stats: dict[str, Any], config: TrainConfig, rewiring: str, projection: np.ndarray,
-                 seed: int, preprocess_seconds: float, step_seconds: float, losses: np.ndarray) -> None:
+                 seed: int, preprocess_seconds: float, step_seconds: float, losses: np.ndarray,
+                 plans: dict[int, tuple[Trajectory, _MeshPlan]] | None = None) -> None:
         self.model = model
         self.stats = stats
         self.config = config
@@ -148,41 +181,30 @@ class Simulator:
         self.preprocess_seconds = preprocess_seconds
         self.step_seconds = step_seconds
         self.losses = losses
-        self._plans: dict[int, tuple[Trajectory, _MeshPlan]] = {}
+        self._plans = dict(plans or {})
 
     def _plan(self, traj: Trajectory) -> _MeshPlan:
-        """The (cached) static rewiring or bottleneck set of a trajectory's mesh."""
+        """The (cached) static rewiring or :class:`Rewirer` of a trajectory's mesh."""
         hit = self._plans.get(id(traj))
         if hit is None or hit[0] is not traj:
-            hit = self._plans[id(traj)] = (traj, _MeshPlan(traj, self.rewiring, self.config, self.seed))
+            plan = _MeshPlan(traj, self.rewiring, self.config, self.seed, self.projection)
+            hit = self._plans[id(traj)] = (traj, plan)
         return hit[1]
-
-    def _inputs(self, plan: _MeshPlan, velocity):
-        import torch
-
-        s = self.stats
-        x = torch.cat([(velocity - s["v_mean"]) / s["v_std"], plan.onehot], dim=1)
-        ei, lr, ea = plan.graph(velocity.numpy(), self.config.partner, self.projection)
-        return x, (ea - s["e_mean"]) / s["e_std"], ei, lr
 
     def _step(self, plan: _MeshPlan, velocity):
         import torch
 
         s = self.stats
-        x, ea, ei, lr = self._inputs(plan, velocity)
-        out = self.model(x, ea, ei, lr)
+        out = self.model(*_inputs(s, plan, velocity))
         dv = out[:, :2] * s["dv_std"] + s["dv_mean"]
         p = out[:, 2] * s["p_std"] + s["p_mean"]
-        v_next = torch.where(plan.loss_mask[:, None], velocity + dv, velocity)
-        return v_next, p
+        return torch.where(plan.loss_mask[:, None], velocity + dv, velocity), p
 
     def rollout(self, traj: Trajectory, n_steps: int | None = None, *, start: int = 0) -> Rollout:
         """Autoregressive prediction of ``n_steps`` frames from frame ``start`` (non-fluid nodes held fixed)."""
         import torch
 
-        T = traj.n_steps - 1 - start if n_steps is None else int(n_steps)
-        if not 1 <= T <= traj.n_steps - 1 - start:
-            raise ValueError(f"n_steps must be in [1, {traj.n_steps - 1 - start}], got {n_steps!r}")
+        T = _check_rollout(traj, n_steps, start)
         plan = self._plan(traj)
         v = torch.as_tensor(traj.velocity[start].astype(np.float32))
         vs, ps = [v.numpy().copy()], [traj.pressure[start].astype(np.float32)]
@@ -192,12 +214,7 @@ class Simulator:
                 v, p = self._step(plan, v)
                 vs.append(v.numpy().copy())
                 ps.append(p.numpy().copy())
-        vel, prs = np.stack(vs), np.stack(ps)
-        truth_v = traj.velocity[start:start + T + 1]
-        truth_p = traj.pressure[start:start + T + 1]
-        rv = np.sqrt(np.mean(np.sum((vel[1:] - truth_v[1:]) ** 2, axis=2), axis=1))
-        rp = np.sqrt(np.mean((prs[1:] - truth_p[1:]) ** 2, axis=1))
-        return Rollout(vel, prs, rv, rp)
+        return Rollout.against(traj, start, np.stack(vs), np.stack(ps))
 
     def one_step_rmse(self, traj: Trajectory, *, stride: int = 1) -> float:
         """Velocity RMSE of one step from every ``stride``-th ground-truth frame, averaged over frames."""
@@ -213,13 +230,23 @@ class Simulator:
         return float(np.mean(errs))
 
 
-def _stats(dataset: FlowDataset, plans: list[_MeshPlan], partner: str, projection: np.ndarray) -> dict[str, Any]:
+def _check_rollout(traj: Trajectory, n_steps: int | None, start: int) -> int:
+    if isinstance(start, bool) or not isinstance(start, (int, np.integer)) or not 0 <= start < traj.n_steps - 1:
+        raise ValueError(f"start must be an integer in [0, {traj.n_steps - 2}], got {start!r}")
+    T = traj.n_steps - 1 - start if n_steps is None else n_steps
+    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or not 1 <= T <= traj.n_steps - 1 - start:
+        raise ValueError(f"n_steps must be an integer in [1, {traj.n_steps - 1 - start}] from frame {start}, "
+                         f"got {n_steps!r}")
+    return int(T)
+
+
+def _stats(dataset: FlowDataset, plans: list[_MeshPlan]) -> dict[str, Any]:
     import torch
 
     v = np.concatenate([t.velocity[:-1].reshape(-1, 2) for t in dataset.trajectories])
     dv = np.concatenate([(t.velocity[1:] - t.velocity[:-1]).reshape(-1, 2) for t in dataset.trajectories])
     p = np.concatenate([t.pressure[1:].ravel() for t in dataset.trajectories])
-    ea = torch.cat([pl.graph(t.velocity[0], partner, projection)[2] for pl, t in zip(plans, dataset.trajectories)])
+    ea = torch.cat([pl.graph(t.velocity[0])[2] for pl, t in zip(plans, dataset.trajectories)])
 
     def t(x):
         return torch.as_tensor(np.asarray(x, dtype=np.float32))
@@ -264,15 +291,12 @@ def train(dataset: FlowDataset, *, rewiring: str = "piorf", config: TrainConfig 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     projection = default_projection(2, seed=seed)
-    plans = [_MeshPlan(t, rewiring, config, seed) for t in dataset.trajectories]
-    pre = sum(p.seconds for p in plans)
-    stats = _stats(dataset, plans, config.partner, projection)
+    plans = [_MeshPlan(t, rewiring, config, seed, projection) for t in dataset.trajectories]
+    stats = _stats(dataset, plans)
     model = MeshGraphNet(2 + NodeType.SIZE, 3, 3, latent=config.latent, layers=config.layers,
                          separate_long_range=config.separate_long_range)
-    sim = Simulator(model, stats, config, rewiring, projection, seed, pre, 0.0, np.zeros(0))
     opt = torch.optim.Adam(model.parameters(), lr=config.lr)
-    gamma = (config.lr_final / config.lr) ** (1.0 / config.steps)
-    sched = torch.optim.lr_scheduler.ExponentialLR(opt, gamma)
+    sched = torch.optim.lr_scheduler.ExponentialLR(opt, (config.lr_final / config.lr) ** (1.0 / config.steps))
     gen = torch.Generator().manual_seed(seed)
     losses = np.empty(config.steps)
     model.train()
@@ -283,42 +307,17 @@ def train(dataset: FlowDataset, *, rewiring: str = "piorf", config: TrainConfig 
         traj, plan = dataset.trajectories[k], plans[k]
         t = int(rng.integers(traj.n_steps - 1))
         v = torch.as_tensor(traj.velocity[t].astype(np.float32))
-        noise = torch.randn(v.shape, generator=gen) * config.noise_std * plan.normal[:, None]
-        v_in = v + noise
+        v_in = v + torch.randn(v.shape, generator=gen) * config.noise_std * plan.normal[:, None]
         target_dv = (torch.as_tensor(traj.velocity[t + 1].astype(np.float32)) - v_in - stats["dv_mean"]) \
             / stats["dv_std"]
         target_p = (torch.as_tensor(traj.pressure[t + 1].astype(np.float32)) - stats["p_mean"]) / stats["p_std"]
-        x, ea, ei, lr = sim._inputs(plan, v_in)
-        out = model(x, ea, ei, lr)
+        out = model(*_inputs(stats, plan, v_in))
         loss = ((out[:, :2] - target_dv) ** 2).sum(1)[plan.loss_mask].mean() + ((out[:, 2] - target_p) ** 2).mean()
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
         sched.step()
         losses[step] = float(loss.detach())
-    sim.step_seconds = (time.perf_counter() - t0) / config.steps
-    sim.losses = losses
-    return sim
-
-
-def rollout_rmse(sim: Simulator, dataset: FlowDataset, horizon: int = 50, *, stride: int = 1) -> dict[str, float]:
-    """Mean over ``dataset`` of one-step velocity RMSE (every ``stride``-th frame) and ``horizon``-step rollout
-    velocity/pressure RMSE from frame 0.
-
-    ``horizon`` must fit every trajectory (at most its number of frames minus one): the metrics are named
-    after it, so it is never shortened silently.
-    """
-    if not isinstance(dataset, FlowDataset) or not len(dataset):
-        raise TypeError(f"dataset must be a non-empty FlowDataset, got {type(dataset).__name__}")
-    shortest = min(t.n_steps for t in dataset.trajectories)
-    if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or not 1 <= horizon < shortest:
-        raise ValueError(f"horizon must be an integer in [1, {shortest - 1}] (the shortest trajectory has "
-                         f"{shortest} frames), got {horizon!r}")
-    one, roll_v, roll_p = [], [], []
-    for traj in dataset.trajectories:
-        r = sim.rollout(traj, horizon)
-        one.append(sim.one_step_rmse(traj, stride=stride))
-        roll_v.append(float(np.mean(r.rmse_velocity)))
-        roll_p.append(float(np.mean(r.rmse_pressure)))
-    return {"rmse_1": float(np.mean(one)), f"rmse_{horizon}": float(np.mean(roll_v)),
-            f"rmse_p_{horizon}": float(np.mean(roll_p))}
+    step_seconds = (time.perf_counter() - t0) / config.steps
+    return Simulator(model, stats, config, rewiring, projection, seed, sum(p.seconds for p in plans), step_seconds,
+                     losses, {id(t): (t, p) for t, p in zip(dataset.trajectories, plans)})
