@@ -121,3 +121,16 @@ def test_cli_fit_roundtrip(tmp_path, capsys):
     assert z["X"].shape == (80, 2) and z["Y"].shape == (60, 2)
     assert prob.recovery_error(z["X"] @ z["Y"].T) < 1e-3
     assert "wrote" in capsys.readouterr().out
+
+
+def test_flop_model_ratio_and_where_2x_starts():
+    from iclr25.weighted_lowrank.costmodel import flop_ratio, two_x_threshold
+
+    # dense: the ratio is ~1 / (60/k + 9k/n) (15 operator products, s = 4k), below 2x at every k for n = 4000
+    assert max(flop_ratio(4000, 4000, k, steps=14) for k in range(16, 513, 16)) < 1.5
+    assert 2.3 < flop_ratio(16000, 16000, 256, steps=14) < 2.9
+    n2 = two_x_threshold(256, steps=14)
+    assert flop_ratio(n2, n2, 256, steps=14) >= 2.0 > flop_ratio(n2 - 1, n2 - 1, 256, steps=14)
+    # sparse rows with m < 8k weights: the sketched Gram alone costs more than the exact one
+    assert flop_ratio(16000, 16000, 128, nnz=int(0.05 * 16000**2), steps=14) < 1.0
+    assert two_x_threshold(128, density=0.05, steps=14) > 10**6

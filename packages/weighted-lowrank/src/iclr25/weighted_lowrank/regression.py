@@ -28,15 +28,16 @@ import dataclasses
 from typing import Any
 
 import numpy as np
-import scipy.linalg
 from threadpoolctl import threadpool_limits
 
 from iclr25.utils.seeding import check_seed
 
 from .sketch import SKETCHES, HalfStepSketch, sketch_bytes_per_row
-from .weights import DEFAULT_BATCH_BYTES, WeightedMatrix, as_weighted_matrix
+from .weights import (DEFAULT_BATCH_BYTES, FLOAT_BYTES, WeightedMatrix, as_weighted_matrix, gram_basis,
+                      unpack_gram)
 
-__all__ = ["RegressionResult", "weighted_regression", "SOLVERS", "REFINEMENTS", "blas_threads_for"]
+__all__ = ["RegressionResult", "weighted_regression", "SOLVERS", "REFINEMENTS", "blas_threads_for", "solve_rows",
+           "solve_exact", "solve_sketch", "solve_pcg", "LowerInverse"]
 
 #: Below this many flops per product (``rows · cols · k``) BLAS runs on one thread: thread start-up and
 #: spinning cost more than they save on small products (measured: 6x slower at 400 x 300 x 8 on 2 cores).
@@ -118,34 +119,135 @@ def blas_threads_for(rows: int, cols: int, k: int) -> int | None:
 
 
 # ------------------------------------------------------------------------------------------ solvers
+# Temporaries per row of a block, in float64 numbers (times FLOAT_BYTES = bytes); blocks of rows are sized so
+# that ``rows · bytes_per_row <= max_batch_bytes``.
+def exact_floats_per_row(k: int) -> int:
+    """Exact solver: the packed Gram row ``k(k+1)/2``, the unpacked ``k × k`` Gram, its LU copy and the
+    right-hand side with its solution (``3 k^2`` in all for the last three, rounded up)."""
+    return k * (k + 1) // 2 + 3 * k * k
+
+
+def refine_floats_per_row(k: int, d: int) -> int:
+    """Sketched / pcg refinement: the preconditioner factor ``k × k``, its inverse and one scratch ``k × k``
+    (``3 k^2``), and the ``B × d`` products of the normal operator (``W^{∘2} ∘ P F^T`` and its operand: ``2 d``)
+    plus one spare ``d`` row."""
+    return 3 * k * k + 3 * d
+
+
+def pcg_floats_per_row(k: int, d: int) -> int:
+    """pcg refinement: a few ``k``-vectors per row and the two ``B × d`` products of the normal operator."""
+    return 3 * k + 2 * d
+
+
 def solve_rows(A: WeightedMatrix, F: np.ndarray, cfg: SolverConfig, rng: np.random.Generator) -> RegressionResult:
-    """Solve the row regressions of ``A`` against the factor ``F`` (``A.shape[1] × k``) block by block."""
+    """Solve the row regressions of ``A`` against the factor ``F`` (``A.shape[1] × k``) with ``cfg.solver``."""
+    if cfg.solver == "exact":
+        return solve_exact(A, F, cfg.reg)
+    if cfg.solver == "sketch":
+        return solve_sketch(A, F, cfg, rng)
+    return solve_pcg(A, F, cfg)
+
+
+#: Columns of ``Z`` per sparse product ``W^{∘2}[rows] Z``: scipy's CSR × dense kernel reads one row of ``Z`` per
+#: stored weight, so ``Z`` is used in column blocks narrow enough to stay in cache (measured at n = 4000, 5%
+#: density, k = 128: 64 columns 3.0 s, 256 columns 4.6 s, all 8256 columns at once 7.6 s).
+SPARSE_GRAM_COLUMNS = 64
+
+
+def solve_exact(A: WeightedMatrix, F: np.ndarray, reg: float = 0.0) -> RegressionResult:
+    """LLR16's exact update: every Gram matrix from ``W^{∘2} Z`` with ``Z_j = vech(f_j f_j^T)``, then batched
+    ``k × k`` solves: ``O(‖W‖_0 k^2 + n k^3)``.
+
+    ``Z`` (``d × k(k+1)/2``; in blocks of :data:`SPARSE_GRAM_COLUMNS` columns for sparse ``W``) is built ONCE per
+    half-step when it fits ``A.max_basis_bytes``. Otherwise the rows are taken in super-blocks whose packed Gram
+    matrices fit that cap, and ``Z`` is built one block of columns at a time for each super-block (so it is
+    built ``ceil(rows · k(k+1)/2 · 8 / cap)`` times in all, never once per row block).
+    """
+    n, d = A.shape
+    k = F.shape[1]
+    X = np.empty((n, k))
+    width = k * (k + 1) // 2
+    per_row = FLOAT_BYTES * exact_floats_per_row(k)
+    cap = A.max_basis_bytes
+    col = min(width, SPARSE_GRAM_COLUMNS) if A.sparse else width
+    if FLOAT_BYTES * d * width <= cap:
+        Zs = [(cols, gram_basis(F, cols)) for cols in _column_blocks(width, col)]
+        for b in A.row_blocks(per_row):
+            X[b] = _solve_grams(A, F, b, unpack_gram(_packed_grams(A, Zs, b, width), k), reg)
+        return RegressionResult(X, 0, 0.0, "exact")
+    col = max(1, min(col, cap // (FLOAT_BYTES * d)))
+    super_rows = max(1, cap // (FLOAT_BYTES * width))
+    for start in range(0, n, super_rows):
+        sup = slice(start, min(start + super_rows, n))
+        flat = np.empty((sup.stop - sup.start, width))
+        for cols in _column_blocks(width, col):
+            Zc = gram_basis(F, cols)
+            for b in A.row_blocks(FLOAT_BYTES * (cols.stop - cols.start), within=sup):
+                flat[b.start - sup.start:b.stop - sup.start, cols] = A.packed_gram(Zc, b)
+            del Zc
+        for b in A.row_blocks(per_row, within=sup):
+            X[b] = _solve_grams(A, F, b, unpack_gram(flat[b.start - sup.start:b.stop - sup.start], k), reg)
+    return RegressionResult(X, 0, 0.0, "exact")
+
+
+def _column_blocks(width: int, col: int) -> list[slice]:
+    return [slice(c, min(c + col, width)) for c in range(0, width, col)]
+
+
+def _packed_grams(A: WeightedMatrix, Zs: list[tuple[slice, np.ndarray]], b: slice | np.ndarray,
+                  width: int) -> np.ndarray:
+    """The packed Gram matrices of rows ``b`` from the column blocks ``Zs`` of ``Z``."""
+    if len(Zs) == 1:
+        return A.packed_gram(Zs[0][1], b)
+    rows = b.stop - b.start if isinstance(b, slice) else len(b)
+    flat = np.empty((rows, width))
+    for cols, Zc in Zs:
+        flat[:, cols] = A.packed_gram(Zc, b)
+    return flat
+
+
+def solve_sketch(A: WeightedMatrix, F: np.ndarray, cfg: SolverConfig, rng: np.random.Generator) -> RegressionResult:
+    """The paper's sketch-and-precondition solver for every row of ``A`` (see the module docstring)."""
     n, d = A.shape
     k = F.shape[1]
     X = np.empty((n, k))
     steps, relg = 0, 0.0
-    if cfg.solver == "exact":
-        for b in A.row_blocks(8 * (k * (k + 1) // 2 + 3 * k * k)):
-            X[b] = _exact_block(A, F, b, cfg.reg)
-        return RegressionResult(X, 0, 0.0, "exact")
-    if cfg.solver == "sketch":
-        s = cfg.size(k, d)
-        sk = HalfStepSketch(cfg.sketch, d, s, k, rng)
-        sketch_rows = max(1, A.max_batch_bytes // sketch_bytes_per_row(cfg.sketch, d, s, k))
-        for b in A.row_blocks(8 * (3 * k * k + 3 * d)):
-            # the sketches may need more memory per row than the refinement: sketch in sub-blocks
-            parts = [_sketch_preconditioner(A, F, slice(a, min(a + sketch_rows, b.stop)), sk, cfg.reg)
-                     for a in range(b.start, b.stop, sketch_rows)]
-            P = np.concatenate([q[0] for q in parts])
-            x0 = np.concatenate([q[1] for q in parts])
-            X[b], st, rg = _refine(A, F, b, x0, lambda g, P=P: np.einsum("bij,bj->bi", P, g), cfg)
-            steps, relg = max(steps, st), max(relg, rg)
-        _fix_deficient_rows(A, F, X, cfg.reg)
-        return RegressionResult(X, steps, relg, "sketch")
-    # pcg: the shared preconditioner, one eigendecomposition of F^T F per half-step
+    s = cfg.size(k, d)
+    if A.sparse:
+        # never sketch up: a row with at most s stored weights is its own (exact) embedding, cheaper than any
+        # s-row sketch; those rows get the exact solve and the sketch covers the others
+        short = A.row_nnz(slice(0, n)) <= s
+        if np.any(short):
+            X[short] = solve_exact(A.take_rows(short), F, cfg.reg).X
+            if np.all(short):
+                return RegressionResult(X, 0, 0.0, "sketch")
+            rest = np.flatnonzero(~short)
+            sub = solve_sketch(A.take_rows(~short), F, cfg, rng)
+            X[rest] = sub.X
+            return RegressionResult(X, sub.steps, sub.rel_gradient, "sketch")
+    sk = HalfStepSketch(cfg.sketch, F, s, rng, max_bytes=A.max_batch_bytes)
+    sketch_rows = max(1, A.max_batch_bytes // sketch_bytes_per_row(cfg.sketch, d, s, k))
+    for b in A.row_blocks(FLOAT_BYTES * refine_floats_per_row(k, d)):
+        # the sketches may need more memory per row than the refinement: sketch in sub-blocks
+        parts = [_sketch_preconditioner(A, slice(a, min(a + sketch_rows, b.stop)), sk, cfg.reg)
+                 for a in range(b.start, b.stop, sketch_rows)]
+        factors = [(q[1].shape[0], q[0]) for q in parts]
+        x0 = np.concatenate([q[1] for q in parts])
+        X[b], st, rg = _refine(A, F, b, x0, lambda g, factors=factors: _apply_parts(factors, g), cfg)
+        steps, relg = max(steps, st), max(relg, rg)
+    _fix_deficient_rows(A, F, X, cfg.reg)
+    return RegressionResult(X, steps, relg, "sketch")
+
+
+def solve_pcg(A: WeightedMatrix, F: np.ndarray, cfg: SolverConfig) -> RegressionResult:
+    """The ``pcg`` ablation: the shared preconditioner, one eigendecomposition of ``F^T F`` per half-step."""
+    n, d = A.shape
+    k = F.shape[1]
+    X = np.empty((n, k))
+    steps, relg = 0, 0.0
     evals, E = np.linalg.eigh(F.T @ F)
     c = A.row_weight_mass(F) / max(float(np.sum(evals)), np.finfo(float).tiny)
-    for b in A.row_blocks(8 * (3 * k + 2 * d)):
+    for b in A.row_blocks(FLOAT_BYTES * pcg_floats_per_row(k, d)):
         denom = c[b, None] * evals[None, :] + cfg.reg
         inv = np.divide(1.0, denom, out=np.zeros_like(denom), where=denom > 0)
 
@@ -165,14 +267,14 @@ def _fix_deficient_rows(A: WeightedMatrix, F: np.ndarray, X: np.ndarray, reg: fl
     k = F.shape[1]
     if reg:
         return
-    idx = np.flatnonzero(A.row_nnz(slice(0, A.shape[0])) < k)
-    if idx.size:
-        X[idx] = _exact_block(A, F, idx, 0.0)
+    short = A.row_nnz(slice(0, A.shape[0])) < k
+    if np.any(short):
+        X[short] = solve_exact(A.take_rows(short), F, 0.0).X
 
 
-def _exact_block(A: WeightedMatrix, F: np.ndarray, b: slice | np.ndarray, reg: float) -> np.ndarray:
+def _solve_grams(A: WeightedMatrix, F: np.ndarray, b: slice | np.ndarray, G: np.ndarray, reg: float) -> np.ndarray:
+    """Solve ``(G_i + λ I) x_i = F^T D_{w_i}^2 m_i`` for the rows ``b`` (``G`` is overwritten)."""
     k = F.shape[1]
-    G = A.gram(F, b)
     if reg:
         G[:, np.arange(k), np.arange(k)] += reg
     rhs = A.rhs(F, b)
@@ -183,7 +285,10 @@ def _exact_block(A: WeightedMatrix, F: np.ndarray, b: slice | np.ndarray, reg: f
         ok = ~deficient
         if np.any(ok):
             try:
-                X[ok] = np.linalg.solve(G[ok], rhs[ok][:, :, None])[:, :, 0]
+                if np.all(ok):  # the common case: no copies of G
+                    X = np.linalg.solve(G, rhs[:, :, None])[:, :, 0]
+                else:
+                    X[ok] = np.linalg.solve(G[ok], rhs[ok][:, :, None])[:, :, 0]
             except np.linalg.LinAlgError:
                 deficient = np.ones_like(deficient)
         deficient |= ~np.all(np.isfinite(X), axis=1)
@@ -192,16 +297,88 @@ def _exact_block(A: WeightedMatrix, F: np.ndarray, b: slice | np.ndarray, reg: f
     return X
 
 
-def _sketch_preconditioner(A: WeightedMatrix, F: np.ndarray, b: slice, sk: HalfStepSketch,
-                           reg: float) -> tuple[np.ndarray, np.ndarray]:
-    """``P_i = R_i^{-1} R_i^{-T}`` with ``R_i`` the R factor of ``S A_i``, and ``x_0 = R_i^{-1} Q_i^T S b_i``.
+#: Blocks of at most this order are inverted by LAPACK directly in :class:`LowerInverse`.
+TRIANGULAR_LEAF = 32
 
-    ``R_i`` is taken as the Cholesky factor of ``(S A_i)^T S A_i + λ I`` (the R of ``QR([S A_i; sqrt(λ) I])`` up
-    to the signs of its rows, at half the flops of Householder QR); a block whose sketched Gram matrices are
-    not numerically positive definite (rows with fewer than ``k`` positive weights) falls back to QR.
-    ``x_0`` solves the sketched problem ``min ‖S A_i x - S b_i‖² + λ‖x‖²`` (sketch-and-solve).
+
+class LowerInverse:
+    """``L^{-1}`` for a stack ``(B, k, k)`` of invertible lower-triangular matrices, by recursive 2 × 2 blocking:
+
+    .. math::  \\begin{pmatrix} L_{11} & 0 \\\\ L_{21} & L_{22} \\end{pmatrix}^{-1}
+               = \\begin{pmatrix} L_{11}^{-1} & 0 \\\\ -L_{22}^{-1} L_{21} L_{11}^{-1} & L_{22}^{-1} \\end{pmatrix}
+
+    The inverse is kept as that tree (diagonal leaves of order ``<= TRIANGULAR_LEAF`` from one batched LAPACK
+    call each, and the dense off-diagonal blocks), so :meth:`apply` (``L^{-1} v``) and :meth:`apply_t`
+    (``L^{-T} v``) are batched matrix products over the whole stack that never read the zero upper triangle:
+    no Python loop over rows and no explicit ``P = L^{-T} L^{-1}``. Building it costs ``≈ k^3/3`` flops a
+    matrix, BLAS-3.
     """
-    T, Sb = sk.apply(A, F, b)
+
+    def __init__(self, L: np.ndarray) -> None:
+        k = L.shape[-1]
+        self.k = k
+        if k <= TRIANGULAR_LEAF:
+            self.leaf: np.ndarray | None = np.tril(np.linalg.inv(L))
+            return
+        self.leaf = None
+        h = self.h = k // 2
+        self.a11 = LowerInverse(L[:, :h, :h])
+        self.a22 = LowerInverse(L[:, h:, h:])
+        # A21 = -A22 L21 A11, with L21 A11 = (A11^T L21^T)^T
+        t = self.a11.apply_t(np.ascontiguousarray(L[:, h:, :h].transpose(0, 2, 1))).transpose(0, 2, 1)
+        self.a21 = -self.a22.apply(np.ascontiguousarray(t))
+
+    def apply(self, v: np.ndarray) -> np.ndarray:
+        """``L^{-1} v`` for ``v`` of shape ``(B, k, r)``."""
+        if self.leaf is not None:
+            return np.matmul(self.leaf, v)
+        h = self.h
+        out = np.empty(v.shape)
+        out[:, :h] = self.a11.apply(v[:, :h])
+        out[:, h:] = np.matmul(self.a21, v[:, :h]) + self.a22.apply(v[:, h:])
+        return out
+
+    def apply_t(self, v: np.ndarray) -> np.ndarray:
+        """``L^{-T} v`` for ``v`` of shape ``(B, k, r)``."""
+        if self.leaf is not None:
+            return np.matmul(self.leaf.transpose(0, 2, 1), v)
+        h = self.h
+        out = np.empty(v.shape)
+        out[:, :h] = self.a11.apply_t(v[:, :h]) + np.matmul(self.a21.transpose(0, 2, 1), v[:, h:])
+        out[:, h:] = self.a22.apply_t(v[:, h:])
+        return out
+
+    def precondition(self, g: np.ndarray) -> np.ndarray:
+        """``P g = L^{-T} (L^{-1} g)`` row by row, for ``g`` of shape ``(B, k)``."""
+        return self.apply_t(self.apply(g[:, :, None]))[:, :, 0]
+
+    def dense(self) -> np.ndarray:
+        """The ``(B, k, k)`` inverse itself (for tests)."""
+        B = (self.leaf if self.leaf is not None else self.a21).shape[0]
+        return self.apply(np.broadcast_to(np.eye(self.k), (B, self.k, self.k)).copy())
+
+
+def _apply_parts(parts: list[tuple[int, LowerInverse]], g: np.ndarray) -> np.ndarray:
+    """``P g`` for a block of rows whose factors come in consecutive parts of ``rows`` rows each."""
+    out = np.empty_like(g)
+    a = 0
+    for rows, inv in parts:
+        out[a:a + rows] = inv.precondition(g[a:a + rows])
+        a += rows
+    return out
+
+
+def _sketch_preconditioner(A: WeightedMatrix, b: slice, sk: HalfStepSketch,
+                           reg: float) -> tuple[LowerInverse, np.ndarray]:
+    """``L_i^{-1}`` with ``L_i L_i^T = (S A_i)^T S A_i + λ I`` (so ``P_i = L_i^{-T} L_i^{-1}``), and the
+    sketch-and-solve start ``x_0 = P_i (S A_i)^T S b_i``.
+
+    ``L_i^T`` is the R of ``QR([S A_i; sqrt(λ) I])`` up to the signs of its rows, at half the flops of
+    Householder QR; a block whose sketched Gram matrices are not numerically positive definite (rows with
+    fewer than ``k`` positive weights) falls back to QR. ``x_0`` solves the sketched problem
+    ``min ‖S A_i x - S b_i‖² + λ‖x‖²``.
+    """
+    T, Sb = sk.apply(A, b)
     B, _, k = T.shape
     idx = np.arange(k)
     with threadpool_limits(1, user_api="blas"):  # tiny k x k problems: threads only add overhead
@@ -221,11 +398,9 @@ def _sketch_preconditioner(A: WeightedMatrix, F: np.ndarray, b: slice, sk: HalfS
             floor = 1e-12 * np.where(scale > 0, scale, 1.0)  # an all-zero row (no weights) gets R = 1e-12 I
             R[:, idx, idx] = np.where(diag < floor, floor, R[:, idx, idx])
             L = R.transpose(0, 2, 1)
-        Linv = scipy.linalg.solve_triangular(L, np.broadcast_to(np.eye(k), L.shape), lower=True,
-                                             check_finite=False)
-        P = np.matmul(Linv.transpose(0, 2, 1), Linv)
-        x0 = np.einsum("bij,bj->bi", P, np.einsum("bsk,bs->bk", T[:, : Sb.shape[1]], Sb))
-    return P, x0
+        Linv = LowerInverse(L)
+        x0 = Linv.precondition(np.matmul(T.transpose(0, 2, 1)[:, :, : Sb.shape[1]], Sb[:, :, None])[:, :, 0])
+    return Linv, x0
 
 
 def _refine(A: WeightedMatrix, F: np.ndarray, b: slice, x0: np.ndarray, apply_p: Any,

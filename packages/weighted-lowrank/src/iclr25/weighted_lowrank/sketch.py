@@ -25,7 +25,7 @@ import numpy as np
 import scipy.fft
 import scipy.sparse as sp
 
-from .weights import WeightedMatrix
+from .weights import FLOAT_BYTES, WeightedMatrix
 
 __all__ = ["SKETCHES", "HalfStepSketch", "sketch_bytes_per_row"]
 
@@ -33,31 +33,45 @@ SKETCHES = ("gaussian", "srht", "countsketch")
 
 
 def sketch_bytes_per_row(kind: str, d: int, s: int, k: int) -> int:
-    """Bytes of temporaries per row of a block (used to size blocks under the memory cap)."""
+    """Bytes of temporaries per row of a block (used to size blocks under the memory cap).
+
+    Every kind holds the sketched block ``S [D_w F, D_w m]`` (``s (k + 1)`` floats) and its Gram matrix and
+    factors (two more ``s (k + 1)``-sized buffers, an upper bound of the ``k × k`` ones since ``s > k``). SRHT adds
+    the transformed rows before sampling (``2 d (k + 1)``: the input and the DCT output); CountSketch on dense
+    ``W`` the permuted, padded weight row and its signed copy (``2 d``).
+    """
+    sketched = 3 * s * (k + 1)
     if kind == "srht":
-        return 8 * 2 * d * (k + 1) + 8 * 3 * s * (k + 1)
+        return FLOAT_BYTES * (2 * d * (k + 1) + sketched)
     if kind == "countsketch":
-        return 8 * (2 * d + 3 * s * (k + 1))
-    return 8 * 3 * s * (k + 1)
+        return FLOAT_BYTES * (2 * d + sketched)
+    return FLOAT_BYTES * sketched
 
 
 class HalfStepSketch:
     """The random parts of one half-step's sketch, drawn once and applied block by block.
 
+    The factor ``F`` of the half-step is bound at construction, and what depends on it (the signed, permuted
+    and bucketed ``F`` of the dense CountSketch) is computed there once: nothing is cached under an object's
+    identity, so a new factor always means a new sketch.
+
     Parameters
     ----------
     kind : {"gaussian", "srht", "countsketch"}
-    d : int
-        Number of columns (the length of each row regression).
+    F : ndarray, shape (d, k)
+        The fixed factor of the half-step (``d`` is the length of each row regression).
     s : int
         Sketch size (rows of ``S``).
-    k : int
-        Number of columns of the factor ``F``.
     rng : numpy.random.Generator
+    max_bytes : int
+        Memory cap of the Gaussian sketch's ``d × (chunk k)`` temporaries.
     """
 
-    def __init__(self, kind: str, d: int, s: int, k: int, rng: np.random.Generator) -> None:
-        self.kind, self.d, self.s, self.k, self.rng = kind, d, s, k, rng
+    def __init__(self, kind: str, F: np.ndarray, s: int, rng: np.random.Generator, *,
+                 max_bytes: int = 1 << 28) -> None:
+        d, k = F.shape
+        self.kind, self.F, self.d, self.s, self.k, self.rng = kind, F, d, s, k, rng
+        self.max_bytes = int(max_bytes)
         if kind == "gaussian":
             self.G = rng.standard_normal((s, d)) / np.sqrt(s)
         elif kind == "srht":
@@ -68,13 +82,15 @@ class HalfStepSketch:
             self.signs = rng.choice(np.array([-1.0, 1.0]), size=d)
             self.perm = rng.permutation(d)
             self.m = -(-d // s)  # bucket size of the balanced hash of dense W
+            Fp = np.zeros((s * self.m, k))
+            Fp[:d] = (self.signs[:, None] * F)[self.perm]
+            self.Fp3 = Fp.reshape(s, self.m, k)  # dense W: the bucketed, signed factor, built once
         else:  # pragma: no cover - validated by the callers
             raise ValueError(f"sketch must be one of {SKETCHES}, got {kind!r}")
-        self._Fp: tuple[int, np.ndarray] | None = None
 
-    def apply(self, A: WeightedMatrix, F: np.ndarray, rows: slice) -> tuple[np.ndarray, np.ndarray]:
+    def apply(self, A: WeightedMatrix, rows: slice) -> tuple[np.ndarray, np.ndarray]:
         """``(S D_{w_i} F, S D_{w_i} m_i)`` for every row ``i`` in ``rows``: shapes ``(B, s', k)`` and ``(B, s')``."""
-        return getattr(self, f"_{self.kind}")(A, F, rows)
+        return getattr(self, f"_{self.kind}")(A, self.F, rows)
 
     # --------------------------------------------------------------------------------------- kinds
     def _gaussian(self, A: WeightedMatrix, F: np.ndarray, rows: slice) -> tuple[np.ndarray, np.ndarray]:
@@ -83,7 +99,7 @@ class HalfStepSketch:
         B = w.shape[0]
         T = np.empty((B, s, k))
         # chunk the sketch rows so that Z (d x chunk k) stays under the memory cap
-        chunk = max(1, min(s, A.max_batch_bytes // max(1, 8 * d * k)))
+        chunk = max(1, min(s, self.max_bytes // max(1, FLOAT_BYTES * d * k)))
         for a in range(0, s, chunk):
             G = self.G[a:a + chunk]
             Z = (G[:, :, None] * F[None, :, :]).transpose(1, 0, 2).reshape(d, -1)
@@ -104,12 +120,7 @@ class HalfStepSketch:
             T = np.asarray(C @ F).reshape(B, s, k)
             Sb = np.bincount(target, weights=sig * A.wm[rows].data, minlength=B * s).reshape(B, s)
             return T, Sb
-        m, d = self.m, self.d
-        if self._Fp is None or self._Fp[0] != id(F):
-            Fp = np.zeros((s * m, k))
-            Fp[:d] = (self.signs[:, None] * F)[self.perm]
-            self._Fp = (id(F), Fp.reshape(s, m, k))
-        Fp3 = self._Fp[1]
+        m, d, Fp3 = self.m, self.d, self.Fp3
         w = A.w[rows]
         B = w.shape[0]
         Wp = np.zeros((B, s * m))

@@ -18,13 +18,21 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["WeightedMatrix", "as_weighted_matrix"]
+__all__ = ["WeightedMatrix", "as_weighted_matrix", "gram_basis", "unpack_gram"]
 
 #: Default memory cap (bytes) of one block of rows' temporaries; a block of rows is sized to stay under it.
 DEFAULT_BATCH_BYTES = 1 << 28
 
-#: Sparse weights denser than this use one dense GEMM for products on their pattern (see _pattern_products).
-DENSE_PATTERN_DENSITY = 0.05
+#: A dense half-step may keep up to this many times ``max_batch_bytes`` in the Gram basis ``Z`` of the exact
+#: solver (built once per half-step; above it, ``Z`` is built and used one block of columns at a time).
+BASIS_BYTES_FACTOR = 8
+
+#: Bytes of one float64.
+FLOAT_BYTES = 8
+
+#: Sparse weights denser than this use one dense GEMM for products on their pattern (see _pattern_products);
+#: at or below it (the 1-10% regime of completion masks) every product costs ``O(‖W‖_0 k)``.
+DENSE_PATTERN_DENSITY = 0.25
 
 
 def _finite_float_array(x: Any, name: str) -> np.ndarray:
@@ -74,6 +82,13 @@ class WeightedMatrix:
             self.wm = w * m
             self.w2m = self.wm * w
 
+    def take_rows(self, mask: np.ndarray) -> WeightedMatrix:
+        """The problem restricted to the rows where ``mask`` is True (copies of those rows)."""
+        t = WeightedMatrix.__new__(WeightedMatrix)
+        t.sparse, t.max_batch_bytes, t._t = self.sparse, self.max_batch_bytes, None
+        t.w, t.w2, t.wm, t.w2m = (a[mask] for a in (self.w, self.w2, self.wm, self.w2m))
+        return t
+
     # ----------------------------------------------------------------------------------------- shape
     @property
     def shape(self) -> tuple[int, int]:
@@ -96,11 +111,16 @@ class WeightedMatrix:
             self._t = t
         return self._t
 
-    def row_blocks(self, bytes_per_row: int) -> list[slice]:
-        """Consecutive blocks of rows whose temporaries (``bytes_per_row`` each) fit the memory cap."""
-        n = self.shape[0]
-        size = max(1, min(n, self.max_batch_bytes // max(1, int(bytes_per_row))))
-        return [slice(a, min(a + size, n)) for a in range(0, n, size)]
+    @property
+    def max_basis_bytes(self) -> int:
+        """Memory cap of the exact solver's Gram basis ``Z`` (``BASIS_BYTES_FACTOR · max_batch_bytes``)."""
+        return BASIS_BYTES_FACTOR * self.max_batch_bytes
+
+    def row_blocks(self, bytes_per_row: int, within: slice | None = None) -> list[slice]:
+        """Consecutive blocks of rows (of ``within``, default all) whose temporaries fit the memory cap."""
+        start, stop = (0, self.shape[0]) if within is None else (within.start, within.stop)
+        size = max(1, min(stop - start, self.max_batch_bytes // max(1, int(bytes_per_row))))
+        return [slice(a, min(a + size, stop)) for a in range(start, stop, size)]
 
     # ------------------------------------------------------------------------------------- products
     def rhs(self, F: np.ndarray, rows: slice | np.ndarray) -> np.ndarray:
@@ -122,7 +142,7 @@ class WeightedMatrix:
     def residual_sq(self, X: np.ndarray, F: np.ndarray) -> float:
         """``‖W ∘ (M - X F^T)‖_F^2``, computed block by block."""
         total = 0.0
-        for b in self.row_blocks(8 * self.shape[1] * 2):
+        for b in self.row_blocks(FLOAT_BYTES * self.shape[1] * 2):
             if self.sparse:
                 w = self.w[b]
                 pred = _pattern_products(w, X[b], F)
@@ -136,20 +156,14 @@ class WeightedMatrix:
         data = self.wm.data if self.sparse else self.wm
         return float(np.sum(data * data))
 
-    def gram(self, F: np.ndarray, rows: slice | np.ndarray) -> np.ndarray:
-        """Exact Gram matrices ``F^T D_{w_i}^2 F`` of a block of rows, shape ``(B, k, k)``.
+    def packed_gram(self, Z: np.ndarray, rows: slice | np.ndarray) -> np.ndarray:
+        """``W^{∘2}[rows] Z``: the packed Gram matrices ``vech(F^T D_{w_i}^2 F)`` of a block of rows.
 
-        All of them come from ONE product ``W^{∘2}[rows] Z`` with ``Z_j = vech(f_j f_j^T)`` (the upper triangle,
-        ``k(k+1)/2`` columns): ``B d k(k+1)`` flops in a single GEMM, which is the LLR16 ``‖W‖_0 k^2`` cost.
+        ``Z`` is (a block of columns of) :func:`gram_basis`, built ONCE per half-step by the caller. The
+        product is one GEMM of ``2 B d c`` flops for ``c`` columns of ``Z`` (dense ``W``) or ``2 nnz c``
+        (sparse ``W``): with all ``k(k+1)/2`` columns, the LLR16 ``‖W‖_0 k^2`` cost.
         """
-        k = F.shape[1]
-        iu, ju = np.triu_indices(k)
-        Z = F[:, iu] * F[:, ju]
-        flat = np.asarray(self.w2[rows] @ Z)
-        G = np.empty((flat.shape[0], k, k))
-        G[:, iu, ju] = flat
-        G[:, ju, iu] = flat
-        return G
+        return np.asarray(self.w2[rows] @ Z)
 
     def row_nnz(self, rows: slice | np.ndarray) -> np.ndarray:
         """Number of positive weights in each row of the block."""
@@ -162,6 +176,40 @@ class WeightedMatrix:
         return np.asarray(self.w2 @ np.einsum("jk,jk->j", F, F)).ravel()
 
 
+def gram_basis(F: np.ndarray, cols: slice = slice(None)) -> np.ndarray:
+    """Columns ``cols`` of ``Z`` with ``Z_j = vech(f_j f_j^T)`` (upper triangle in ``np.triu_indices`` order,
+    ``k(k+1)/2`` columns in all).
+
+    ``W^{∘2} Z`` then holds every row's Gram matrix ``F^T D_{w_i}^2 F = Σ_j W_ij^2 f_j f_j^T`` packed. Written one
+    row ``a`` of the triangle at a time (``Z[:, (a, a..k-1)] = f_{·a} f_{·, a..k-1}``): one pass over ``Z`` and no
+    ``d × k(k+1)/2`` index gathers.
+    """
+    d, k = F.shape
+    c0, c1, _ = cols.indices(k * (k + 1) // 2)
+    Z = np.empty((d, max(0, c1 - c0)))
+    start = 0
+    for a in range(k):
+        stop = start + k - a  # columns (a, a), (a, a + 1), ..., (a, k - 1)
+        lo, hi = max(start, c0), min(stop, c1)
+        if lo < hi:
+            np.multiply(F[:, a:a + 1], F[:, a + lo - start:a + hi - start], out=Z[:, lo - c0:hi - c0])
+        start = stop
+    return Z
+
+
+def unpack_gram(flat: np.ndarray, k: int) -> np.ndarray:
+    """``(B, k(k+1)/2)`` packed upper triangles → ``(B, k, k)`` symmetric Gram matrices (one row of the
+    triangle at a time: slice copies, no fancy-index scatter)."""
+    G = np.empty((flat.shape[0], k, k))
+    start = 0
+    for a in range(k):
+        stop = start + k - a
+        G[:, a, a:] = flat[:, start:stop]
+        G[:, a + 1:, a] = flat[:, start + 1:stop]
+        start = stop
+    return G
+
+
 def _like(pattern: sp.csr_array, data: np.ndarray) -> sp.csr_array:
     """A CSR array with the pattern of ``pattern`` and the given data (explicit zeros kept)."""
     return sp.csr_array((data, pattern.indices, pattern.indptr), shape=pattern.shape)
@@ -170,8 +218,9 @@ def _like(pattern: sp.csr_array, data: np.ndarray) -> sp.csr_array:
 def _pattern_products(w: sp.csr_array, X: np.ndarray, F: np.ndarray) -> np.ndarray:
     """``(X F^T)_{ij}`` on the non-zero pattern of ``w`` (CSR), in CSR data order.
 
-    Below 5% density: gathers, ``nnz k`` flops. Above it, one dense GEMM and a gather of the pattern is faster
-    on real hardware (measured 7x at 10% density, n = 4000, k = 64) although it costs ``rows · cols · k``.
+    Up to ``DENSE_PATTERN_DENSITY``: gathers, ``2 nnz k`` flops. Above it, one dense GEMM and a gather of the
+    pattern (``2 rows · cols · k`` flops): faster in wall time well before that density (2.7x at 5%, n = 4000,
+    k = 128), but no longer ``O(‖W‖_0 k)``, which is the cost this package's sparse path is about.
     """
     rows = np.repeat(np.arange(w.shape[0]), np.diff(w.indptr))
     cols = w.indices
