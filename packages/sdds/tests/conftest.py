@@ -26,7 +26,7 @@ import pytest  # noqa: E402
 MIS_GRAPHS = dict(n_graphs=40, n_min=20, n_max=30, mean_degree=6.0, seed=0)
 MIS_CONFIG = dict(objective="rkl_rl", n_steps=4, hidden=16, n_layers=2, n_random_features=3, n_samples=8,
                   instances_per_batch=4, n_epochs=100, learning_rate=2e-3, temperature=0.0, temperature_start=0.4,
-                  step_minibatch=4, schedule="diffuco", ppo_epochs=4)
+                  step_minibatch=4, schedule="diffuco", ppo_epochs=2)
 
 
 @pytest.fixture(scope="session")

@@ -165,3 +165,16 @@ def test_lattice_cnn_input_layer_is_the_periodic_conv_of_spin_and_time_embedding
     logits, _ = model._core(s, 3, 12)
     expected = (h @ model.out.weight.T + model.out.bias)[:, 0]
     np.testing.assert_allclose(np.asarray(logits), np.asarray(expected), rtol=1e-5, atol=1e-6)
+
+
+def test_estimate_and_neural_mcmc_accept_shared_draws():
+    from iclr25.sdds import UniformProposal, estimate, neural_mcmc
+
+    e, prop = IsingEnergy(3), UniformProposal(9)
+    draws = prop.sample(64, key=jax.random.key(4))
+    a = estimate(prop, e, BETA_CRITICAL, 64, jax.random.key(4), seed=1, n_bootstrap=5)
+    b = estimate(prop, e, BETA_CRITICAL, 64, seed=1, n_bootstrap=5, samples=draws)
+    assert a == b
+    m1 = neural_mcmc(prop, e, BETA_CRITICAL, n_chains=4, n_steps=15, burn_in=2, key=jax.random.key(4), seed=3)
+    m2 = neural_mcmc(prop, e, BETA_CRITICAL, n_chains=4, n_steps=15, burn_in=2, seed=3, samples=draws)
+    assert m1.internal_energy == m2.internal_energy and m1.acceptance_rate == m2.acceptance_rate

@@ -35,9 +35,23 @@ def test_wrong_lattice_size(L):
         exact_ising(L, 0.4)
 
 
-def test_exact_ising_too_large_lattice():
+def test_exact_ising_transfer_too_large_lattice():
+    from iclr25.sdds import exact_ising_transfer
+
     with pytest.raises(ValueError, match="L must be <= 12"):
-        exact_ising(13, 0.4)
+        exact_ising_transfer(13, 0.4)
+    assert np.isfinite(exact_ising(13, 0.4).free_energy)  # Kaufman's formula has no such limit
+
+
+def test_bad_shared_samples():
+    e = IsingEnergy(3)
+    draws = UniformProposal(9).sample(32, key=jax.random.key(0))
+    with pytest.raises(ValueError, match="samples holds 32 draws, but n_samples asks for 16"):
+        estimate(UniformProposal(9), e, 0.4, 16, samples=draws)
+    with pytest.raises(ValueError, match=r"n_chains \* \(n_steps \+ 1\) asks for 20"):
+        neural_mcmc(UniformProposal(9), e, 0.4, n_chains=4, n_steps=4, burn_in=0, samples=draws)
+    with pytest.raises(TypeError, match="samples must be a Samples"):
+        estimate(UniformProposal(9), e, 0.4, 32, samples=np.zeros((32, 9)))
 
 
 @pytest.mark.parametrize("x, match", [

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from .exact import ExactIsing as ExactIsing
     from .exact import exact_enumeration as exact_enumeration
     from .exact import exact_ising as exact_ising
+    from .exact import exact_ising_transfer as exact_ising_transfer
     from .exact import exact_mis as exact_mis
     from .exact import greedy_mis as greedy_mis
     from .graphs import PaddedGraphs as PaddedGraphs
@@ -86,6 +87,7 @@ _EXPORTS = {
     "ExactIsing": "exact",
     "exact_enumeration": "exact",
     "exact_ising": "exact",
+    "exact_ising_transfer": "exact",
     "exact_mis": "exact",
     "greedy_mis": "exact",
     "read_checkpoint_spec": "checkpoint",

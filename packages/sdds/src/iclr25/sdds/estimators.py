@@ -109,6 +109,19 @@ def _check_proposal(sampler: Any) -> None:
         raise TypeError(f"sampler must have a sample(n_samples, *, key, ...) method, got {type(sampler).__name__}")
 
 
+def _draw(sampler: Any, samples: Any, n: int, key: Any, seed: int, index: int, epsilon: float,
+          n_name: str) -> Samples:
+    """``n`` fresh draws of ``sampler``, or the pre-drawn ``samples`` after checking that there are ``n``."""
+    if samples is None:
+        key = jax.random.key(seed) if key is None else key
+        return sampler.sample(n, key=key, index=index, epsilon=epsilon)
+    if not all(hasattr(samples, a) for a in ("x", "log_q", "log_aux")):
+        raise TypeError(f"samples must be a Samples (x, log_q, log_aux), got {type(samples).__name__}")
+    if len(samples.log_q) != n:
+        raise ValueError(f"samples holds {len(samples.log_q)} draws, but {n_name} asks for {n}")
+    return samples
+
+
 def importance_log_weights(samples: Samples, energy: Energy, beta: float, *, index: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """log w = -beta E(x) + log_aux - log_q of each sample, and the energies E(x)."""
     x = np.asarray(samples.x)
@@ -133,7 +146,8 @@ def _stats(lw: np.ndarray, e: np.ndarray, beta: float, n: int) -> np.ndarray:
 
 
 def estimate(sampler: Any, energy: Energy, beta: float, n_samples: int, key: Any = None, *, seed: int = 0,
-             index: int = 0, epsilon: float = 0.0, n_bootstrap: int = 200) -> Estimate:
+             index: int = 0, epsilon: float = 0.0, n_bootstrap: int = 200,
+             samples: Samples | None = None) -> Estimate:
     r"""Self-normalised neural importance sampling (SN-NIS) estimates with bootstrap standard errors.
 
     .. math::
@@ -158,6 +172,9 @@ def estimate(sampler: Any, energy: Energy, beta: float, n_samples: int, key: Any
         PRNG key of the samples (``jax.random.key(seed)`` when omitted); the bootstrap uses ``seed``.
     epsilon : float
         Uniform mixture weight of the sampler's last step (support coverage), passed to ``sampler.sample``.
+    samples : Samples, optional
+        ``n_samples`` draws of ``sampler`` made beforehand (for instance shared with :func:`neural_mcmc`, which
+        builds its chains from the same kind of independent draws); ``sampler`` is then not called.
 
     References: Sanokowski et al., ICLR 2025, Sec. 4, Eq. 10-12.
     """
@@ -168,8 +185,7 @@ def estimate(sampler: Any, energy: Energy, beta: float, n_samples: int, key: Any
     if n_samples < 2:
         raise ValueError(f"n_samples must be >= 2, got {n_samples}")
     n_bootstrap = _positive_int(n_bootstrap, "n_bootstrap")
-    key = jax.random.key(seed) if key is None else key
-    samples = sampler.sample(n_samples, key=key, index=index, epsilon=epsilon)
+    samples = _draw(sampler, samples, n_samples, key, seed, index, epsilon, "n_samples")
     lw, e = importance_log_weights(samples, energy, b, index=index)
     n = int(np.asarray(energy.graphs.node_mask[index]).sum())
     point = _stats(lw, e, b, n)
@@ -234,12 +250,14 @@ class MCMCResult:
 
 def neural_mcmc(sampler: Any, energy: Energy, beta: float, *, n_chains: int = 64, n_steps: int = 100,
                 burn_in: int = 10, key: Any = None, seed: int = 0, index: int = 0,
-                epsilon: float = 0.0) -> MCMCResult:
+                epsilon: float = 0.0, samples: Samples | None = None) -> MCMCResult:
     r"""Independent Metropolis-Hastings with fresh sampler draws (whole trajectories) as proposals.
 
     A chain at (X, w) moves to a proposal (X', w') with probability :math:`\min(1, w'/w)`, where
     :math:`w = \tilde p(X_{0:T}) / q(X_{0:T})`; the chains target exp(-beta E) exactly. U is the mean energy
     per spin after ``burn_in`` steps; its standard error treats the ``n_chains`` chain means as independent.
+    The proposals are ``n_chains * (n_steps + 1)`` independent draws of ``sampler``, or ``samples`` when given
+    (for instance the draws of an :func:`estimate`; the two estimates are then correlated, each stays valid).
 
     References: Sanokowski et al., ICLR 2025, Sec. 4 (Neural MCMC), App. A.6.
     """
@@ -247,8 +265,8 @@ def neural_mcmc(sampler: Any, energy: Energy, beta: float, *, n_chains: int = 64
     energy = _check_energy(energy)
     b = _check_beta(beta)
     n_chains, n_steps = check_chains(n_chains, n_steps, burn_in, steps_name="n_steps")
-    key = jax.random.key(seed) if key is None else key
-    samples = sampler.sample(n_chains * (n_steps + 1), key=key, index=index, epsilon=epsilon)
+    samples = _draw(sampler, samples, n_chains * (n_steps + 1), key, seed, index, epsilon,
+                    "n_chains * (n_steps + 1)")
     lw, e = importance_log_weights(samples, energy, b, index=index)
     lw = lw.reshape(n_steps + 1, n_chains)
     e = e.reshape(n_steps + 1, n_chains)

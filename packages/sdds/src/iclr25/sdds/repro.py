@@ -31,7 +31,8 @@ from .memory import peak_memory
 from .metropolis import metropolis
 from .objectives import train
 
-__all__ = ["ReproScale", "QUICK", "run_repro", "mis_config", "mis_problem", "mis_evaluate"]
+__all__ = ["ReproScale", "QUICK", "run_repro", "mis_config", "mis_problem", "mis_evaluate", "ising_lattice",
+           "ising_samplers", "ising_verdict", "ISING_HEADER"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,12 +43,12 @@ class ReproScale:
     ising_steps: int = 16
     ising_hidden: int = 16      # rkl_rl and diffuco: 1 layer x 16 channels
     ising_layers: int = 1
-    fkl_hidden: int = 16        # fkl_nis: 3 x 32 is ~5x slower per epoch (README); 1 x 16 fits the budget
+    fkl_hidden: int = 16        # fkl_nis 3 x 32 (~5x slower per epoch): benchmarks/ising_ladder.py
     fkl_layers: int = 1
     ising_ppo_epochs: int = 1
-    ising_diffuco_max_L: int = 8  # DiffUCO at L = 12 (~160 s) does not fit the 10-minute budget
+    ising_diffuco_max_L: int = 6  # DiffUCO at L = 8, 12: benchmarks/ising_ladder.py (the budget)
     ar_hidden: int = 64
-    ar_max_epochs: int = 4000  # caps the equal-wall-time autoregressive run at 16x the samples
+    ar_max_epochs: int = 2000  # caps the equal-wall-time autoregressive run at 8x the samples
     n_eval: int = 8192
     mis_train: int = 100
     mis_test: int = 30
@@ -164,9 +165,12 @@ def _mis_section(run: RunResult, scale: ReproScale, seed: int, rows: list[str]) 
 # ------------------------------------------------------------------------------------------------- Ising
 def _ising_row(run, rows, L, name, sampler, t_train, n_train, energy, exact, scale, seed) -> float:
     beta = BETA_CRITICAL
-    est = estimate(sampler, energy, beta, scale.n_eval, jax_key(seed + 1), seed=seed)
-    mc = neural_mcmc(sampler, energy, beta, n_chains=64, n_steps=scale.n_eval // 64 - 1,
-                     burn_in=max(1, scale.n_eval // 640), key=jax_key(seed + 2), seed=seed)
+    # one set of independent draws serves both estimators: SN-NIS weights them, neural MCMC chains them
+    n_chains = 64
+    draws = sampler.sample(scale.n_eval, key=jax_key(seed + 1))
+    est = estimate(sampler, energy, beta, scale.n_eval, seed=seed, samples=draws)
+    mc = neural_mcmc(sampler, energy, beta, n_chains=n_chains, n_steps=scale.n_eval // n_chains - 1,
+                     burn_in=max(1, scale.n_eval // 640), seed=seed, samples=draws)
     rel_f = abs(est.free_energy / exact.free_energy - 1)
     se_f = est.free_energy_se / abs(exact.free_energy)
     rel_u = abs(est.internal_energy / exact.internal_energy - 1)
@@ -193,38 +197,51 @@ def _ising_row(run, rows, L, name, sampler, t_train, n_train, energy, exact, sca
     return rel_f
 
 
-def _ising_section(run: RunResult, scale: ReproScale, seed: int, rows: list[str]) -> list[str]:
-    """Train every sampler on each lattice; returns the lines that compare diffusion with autoregressive."""
+ISING_HEADER = ("| L | sampler | train samples | train s | F (SN-NIS) ± SE | F (variational bound) | U (SN-NIS) | "
+                "S (SN-NIS) | ESS/M | U (NMCMC or Metropolis) | acceptance |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def ising_samplers(L: int, scale: ReproScale) -> list[tuple[str, int, int]]:
+    """The diffusion samplers of the repro's Ising table at lattice ``L``: (objective, layers, channels)."""
+    out = [("rkl_rl", scale.ising_layers, scale.ising_hidden), ("fkl_nis", scale.fkl_layers, scale.fkl_hidden)]
+    if L <= scale.ising_diffuco_max_L:
+        out.append(("diffuco", scale.ising_layers, scale.ising_hidden))
+    return out
+
+
+def ising_lattice(run: RunResult, rows: list[str], L: int, samplers, scale: ReproScale, seed: int, *,
+                  autoregressive: bool = True) -> dict[str, float]:
+    """Train and evaluate the diffusion ``samplers`` [(objective, layers, channels)] on the L x L lattice, and
+    (``autoregressive``) the autoregressive baseline at equal samples and, when rkl_rl is among the samplers,
+    at equal wall time with it, plus single-spin Metropolis; returns the SN-NIS F errors by sampler name."""
     beta = BETA_CRITICAL
     n_train = scale.ising_epochs * scale.ising_samples
-    verdict = []
-    for L in scale.lattices:
-        energy = IsingEnergy(L)
-        exact = exact_ising(L, beta)
-        errors: dict[str, float] = {}
-        objectives = ["rkl_rl", "fkl_nis"] + (["diffuco"] if L <= scale.ising_diffuco_max_L else [])
-        t_rkl = None
-        for objective in objectives:
-            big = objective == "fkl_nis"
-            cfg = SamplerConfig(objective=objective, n_steps=scale.ising_steps,
-                                hidden=scale.fkl_hidden if big else scale.ising_hidden,
-                                n_layers=scale.fkl_layers if big else scale.ising_layers,
-                                n_samples=scale.ising_samples, n_epochs=scale.ising_epochs, learning_rate=3e-3,
-                                temperature_start=4.0, step_minibatch=4, ppo_epochs=scale.ising_ppo_epochs,
-                                symmetric=scale.ising_symmetric)
-            clock = _EpochClock()
-            sampler = train(cfg, energy, jax_key(seed), callback=clock)
-            t_train = clock.total
-            t_rkl = t_train if objective == "rkl_rl" else t_rkl
-            name = f"{objective} ({cfg.n_layers}x{cfg.hidden})"
-            errors[objective] = _ising_row(run, rows, L, name, sampler, t_train, n_train, energy, exact, scale, seed)
-        # autoregressive (MADE, REINFORCE on the reverse KL): equal samples, then equal wall time with rkl_rl
+    energy = IsingEnergy(L)
+    exact = exact_ising(L, beta)
+    errors: dict[str, float] = {}
+    t_rkl = None
+    for objective, n_layers, hidden in samplers:
+        cfg = SamplerConfig(objective=objective, n_steps=scale.ising_steps, hidden=hidden, n_layers=n_layers,
+                            n_samples=scale.ising_samples, n_epochs=scale.ising_epochs, learning_rate=3e-3,
+                            temperature_start=4.0, step_minibatch=4, ppo_epochs=scale.ising_ppo_epochs,
+                            symmetric=scale.ising_symmetric)
         clock = _EpochClock()
-        ar = train_autoregressive(energy, temperature=1 / beta, temperature_start=4.0, n_epochs=scale.ising_epochs,
-                                  n_samples=scale.ising_samples, hidden=scale.ar_hidden, learning_rate=3e-3,
-                                  key=jax_key(seed), callback=clock)
-        errors["autoregressive"] = _ising_row(run, rows, L, "autoregressive (equal samples)", ar, clock.total,
-                                              n_train, energy, exact, scale, seed)
+        sampler = train(cfg, energy, jax_key(seed), callback=clock)
+        if objective == "rkl_rl" and t_rkl is None:
+            t_rkl = clock.total
+        name = f"{objective} ({n_layers}x{hidden})"
+        errors[name] = _ising_row(run, rows, L, name, sampler, clock.total, n_train, energy, exact, scale, seed)
+    if not autoregressive:
+        return errors
+    # autoregressive (MADE, REINFORCE on the reverse KL): equal samples, then equal wall time with rkl_rl
+    clock = _EpochClock()
+    ar = train_autoregressive(energy, temperature=1 / beta, temperature_start=4.0, n_epochs=scale.ising_epochs,
+                              n_samples=scale.ising_samples, hidden=scale.ar_hidden, learning_rate=3e-3,
+                              key=jax_key(seed), callback=clock)
+    errors["autoregressive"] = _ising_row(run, rows, L, "autoregressive (equal samples)", ar, clock.total,
+                                          n_train, energy, exact, scale, seed)
+    if t_rkl is not None:
         n_epochs_time = clock.epochs_for(t_rkl, at_least=scale.ising_epochs, at_most=scale.ar_max_epochs)
         clock_t = _EpochClock()
         ar_t = train_autoregressive(energy, temperature=1 / beta, temperature_start=4.0, n_epochs=n_epochs_time,
@@ -233,21 +250,32 @@ def _ising_section(run: RunResult, scale: ReproScale, seed: int, rows: list[str]
         errors["autoregressive (time)"] = _ising_row(
             run, rows, L, "autoregressive (equal wall time with rkl_rl)", ar_t, clock_t.total,
             n_epochs_time * scale.ising_samples, energy, exact, scale, seed)
-        # single-spin Metropolis with the same number of energy evaluations (one sweep = one evaluation)
-        n_chains = 64
-        mh = metropolis(energy, beta, n_chains=n_chains, n_sweeps=scale.n_eval // n_chains,
-                        burn_in=max(1, scale.n_eval // (10 * n_chains)), key=jax_key(seed + 3))
-        rel_mh = abs(mh.internal_energy / exact.internal_energy - 1)
-        run.add(f"L={L} Metropolis U rel. error (equal budget)", rel_mh, higher_is_better=False)
-        rows.append(f"| {L} | Metropolis (equal evaluations) | – | – | – | – | – | – | – | {rel_mh:.2e} | "
-                    f"{mh.acceptance_rate:.2f} |")
-        best = min(("rkl_rl", "fkl_nis", "diffuco"), key=lambda o: errors.get(o, np.inf))
+    # single-spin Metropolis with the same number of energy evaluations (one sweep = one evaluation)
+    n_chains = 64
+    mh = metropolis(energy, beta, n_chains=n_chains, n_sweeps=scale.n_eval // n_chains,
+                    burn_in=max(1, scale.n_eval // (10 * n_chains)), key=jax_key(seed + 3))
+    rel_mh = abs(mh.internal_energy / exact.internal_energy - 1)
+    run.add(f"L={L} Metropolis U rel. error (equal budget)", rel_mh, higher_is_better=False)
+    rows.append(f"| {L} | Metropolis (equal evaluations) | – | – | – | – | – | – | – | {rel_mh:.2e} | "
+                f"{mh.acceptance_rate:.2f} |")
+    return errors
+
+
+def ising_verdict(run: RunResult, errors_by_L: dict[int, dict[str, float]]) -> list[str]:
+    """One line per lattice: best diffusion sampler vs autoregressive at equal samples, and where diffusion wins."""
+    verdict, wins = [], []
+    for L, errors in errors_by_L.items():
+        diffusion = {k: v for k, v in errors.items() if not k.startswith("autoregressive")}
+        if "autoregressive" not in errors or not diffusion:
+            continue
+        best = min(diffusion, key=diffusion.get)
         ratio = errors[best] / errors["autoregressive"]
         run.add(f"L={L} best diffusion / autoregressive F error (equal samples)", ratio, higher_is_better=False)
         verdict.append(f"L = {L}: best diffusion sampler {best} {errors[best]:.1e} vs autoregressive "
                        f"{errors['autoregressive']:.1e} at equal samples (ratio {ratio:.2f}; "
                        f"{'diffusion' if ratio < 1 else 'autoregressive'} better)")
-    wins = [L for L, line in zip(scale.lattices, verdict, strict=True) if "diffusion better" in line]
+        if ratio < 1:
+            wins.append(L)
     if wins:
         verdict.append(f"Diffusion beats autoregressive at equal samples from L = {min(wins)} on the lattices tried "
                        f"(wins at L = {', '.join(map(str, wins))}).")
@@ -255,6 +283,12 @@ def _ising_section(run: RunResult, scale: ReproScale, seed: int, rows: list[str]
         verdict.append("Diffusion does not beat autoregressive at equal samples on any lattice tried; "
                        "see the ratio's trend with L.")
     return verdict
+
+
+def _ising_section(run: RunResult, scale: ReproScale, seed: int, rows: list[str]) -> list[str]:
+    """Train every sampler on each lattice; returns the lines that compare diffusion with autoregressive."""
+    errors = {L: ising_lattice(run, rows, L, ising_samplers(L, scale), scale, seed) for L in scale.lattices}
+    return ising_verdict(run, errors)
 
 
 # ------------------------------------------------------------------------------------------------ memory
@@ -306,9 +340,7 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
         f"{n_ising}; the equal-wall-time autoregressive row trains as long as rkl_rl did, at most "
         f"{scale.ar_max_epochs} epochs (its train s column says how long it took). "
         f"{scale.ising_steps} diffusion steps; {scale.n_eval} samples per estimator.", "",
-        "| L | sampler | train samples | train s | F (SN-NIS) ± SE | F (variational bound) | U (SN-NIS) | "
-        "S (SN-NIS) | ESS/M | U (NMCMC or Metropolis) | acceptance |",
-        "|---|---|---|---|---|---|---|---|---|---|---|", *ising_rows, "",
+        ISING_HEADER, *ising_rows, "",
         f"⚠: ESS/M below {MIN_ESS_FRACTION} (or an entropy outside [0, ln 2]): the SN-NIS columns of that row are "
         "unreliable (see the WARNING rows of results.json).", "",
         *[f"- {line}" for line in verdict], "",
