@@ -105,3 +105,17 @@ def test_sequence_identity():
     S = similarity_matrix(seqs, kind="identity", min_threshold=0.5).toarray()
     assert S[0, 1] == 1.0 and S[0, 3] == 0.0 and S[0, 0] == 0.0
     assert identity_matrix(["ACDEF"], ["ACDEFGHIKL"], denominator="longest")[0, 0] == pytest.approx(0.5)
+
+
+def test_runs_on_a_dask_cluster(small_sim):
+    """The same call on Dask (extra [dask]): an in-process LocalCluster stands in for a real cluster."""
+    from distributed import Client, LocalCluster
+
+    fp = small_sim[1]
+    ref = similarity_matrix(fp)
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster):
+        par = similarity_matrix(fp, backend="dask", n_jobs=2)
+        best = max_similarity(fp[:50], fp[50:], backend="dask", n_jobs=2)
+    assert (ref != par).nnz == 0
+    np.testing.assert_array_equal(best, max_similarity(fp[:50], fp[50:]))

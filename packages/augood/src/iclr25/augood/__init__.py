@@ -13,6 +13,8 @@ from .data import load_deployment_set as load_deployment_set
 from .data import simulate_protein_families as simulate_protein_families
 from .good import GOODCurve as GOODCurve
 from .good import good_curve as good_curve
+from .neighbours import approximate_similarity_matrix as approximate_similarity_matrix
+from .neighbours import pair_recall as pair_recall
 from .partition import Partition as Partition
 from .partition import ccpart as ccpart
 from .partition import ccpart_sweep as ccpart_sweep
@@ -40,6 +42,7 @@ __all__ = [
     "SequenceFamilies",
     "SimilarityMemoryError",
     "__version__",
+    "approximate_similarity_matrix",
     "au_good",
     "ccpart",
     "ccpart_sweep",
@@ -51,6 +54,7 @@ __all__ = [
     "load_deployment_set",
     "max_similarity",
     "needed_threshold",
+    "pair_recall",
     "random_partition",
     "scaffold_partition",
     "similarity_matrix",

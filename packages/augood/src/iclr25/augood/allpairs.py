@@ -19,7 +19,6 @@ bits) and one intersection block (``BLOCK_ROWS × TILE_COLS`` int16, 4 MB) at a 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -152,10 +151,16 @@ def all_pairs(q: sp.csr_matrix, t: sp.csr_matrix | None, kind: str, min_threshol
         ts, b, t_order = _sorted_by_size(t)
     job = _Job(qs, a, ts, b, kind, float(min_threshold), t is None)
     parts = parallel_map(_pairs_task, _items(job, n_jobs), n_jobs=n_jobs, backend=backend, desc=desc)
-    rows = np.concatenate([p[0] for p in parts])
-    cols = np.concatenate([p[1] for p in parts])
-    vals = np.concatenate([p[2] for p in parts])
-    return q_order[rows].astype(np.int32), t_order[cols].astype(np.int32), vals
+    out = []
+    for k, order in enumerate((q_order, t_order, None)):
+        col = np.concatenate([p[k] for p in parts])
+        out.append(col if order is None else order.astype(np.int32)[col])
+        for p in parts:  # free each task's column as soon as it is copied (where this process owns it)
+            try:
+                p[k].resize(0, refcheck=False)
+            except ValueError:
+                pass
+    return out[0], out[1], out[2]
 
 
 def _max_task(item: tuple[_Job, list[int]]) -> np.ndarray:

@@ -142,7 +142,7 @@ def good_curve(make_model: Callable[[], Any], X: Any, y: Any, sim: Any, threshol
                metric: str | Callable[[np.ndarray, np.ndarray], float] = "spearman",
                seeds: Sequence[int] = (0,), test_size: float = 0.2, valid_size: float = 0.1,
                n_bootstrap: int = 200, confidence: float = 0.95, name: str | None = None,
-               tie_break: str = "random", min_test_fraction: float = 0.9,
+               tie_break: str = "random", tie_rule: str = ">=", min_test_fraction: float = 0.9,
                show_progress: bool = True) -> GOODCurve:
     """GOOD curve: train on CCPart(λ) training data and score on its test set, for each λ and seed.
 
@@ -162,6 +162,7 @@ def good_curve(make_model: Callable[[], Any], X: Any, y: Any, sim: Any, threshol
     X : array or sparse matrix, shape (n, d)
     y : array, shape (n,)
     sim : square similarity matrix, shape (n, n)
+        Stored at least down to ``min(thresholds)`` (``similarity_matrix(..., thresholds=thresholds)``).
     thresholds : increasing sequence of λ in [0, 1]
     metric : str or callable
         One of :data:`~iclr25.augood.metrics.METRICS` (default Spearman ρ) or ``f(y_true, y_pred)``.
@@ -171,6 +172,8 @@ def good_curve(make_model: Callable[[], Any], X: Any, y: Any, sim: Any, threshol
         Bootstrap resamples of each test set for the interval (0 disables it).
     confidence : float
         Level of the percentile interval.
+    tie_break, tie_rule, min_test_fraction :
+        As in :func:`~iclr25.augood.ccpart`.
 
     Returns
     -------
@@ -195,48 +198,16 @@ def good_curve(make_model: Callable[[], Any], X: Any, y: Any, sim: Any, threshol
     if not seeds:
         raise ValueError("seeds must name at least one seed")
     B, confidence = check_bootstrap(n_bootstrap, confidence)
-
-    S, K = len(seeds), thresholds.size
-    perf = np.full((S, K), np.nan)
-    frac = np.zeros((S, K))
-    viable_sk = np.zeros((S, K), dtype=bool)
-    boot = np.full((S, B, K), np.nan)
-    rand = np.full(S, np.nan)
-    steps = progress(total=S * (K + 1), desc=f"GOOD curve {name or ''}".strip()) if show_progress else None
-    for s_i, seed in enumerate(seeds):
-        parts = ccpart_sweep(sim, thresholds, test_size=test_size, valid_size=valid_size, seed=seed,
-                             tie_break=tie_break, min_test_fraction=min_test_fraction)
-        rng = np.random.default_rng([seed, 1])
-        for k, part in enumerate(parts):
-            frac[s_i, k] = part.test_fraction
-            viable_sk[s_i, k] = part.viable
-            if part.viable:
-                pred = _fit_predict(make_model, X, y, part.train, part.test)
-                yt = y[part.test]
-                perf[s_i, k] = batch_metric(metric, yt[None, :], pred[None, :])[0]
-                if B:
-                    idx = rng.integers(0, yt.size, size=(B, yt.size))
-                    boot[s_i, :, k] = batch_metric(metric, yt[idx], pred[idx])
-            if steps is not None:
-                steps.update(1)
-        rp = random_partition(n, test_size=test_size, valid_size=valid_size, seed=seed)
-        pred = _fit_predict(make_model, X, y, rp.train, rp.test)
-        rand[s_i] = batch_metric(metric, y[rp.test][None, :], pred[None, :])[0]
-        if steps is not None:
-            steps.update(1)
+    steps = progress(total=len(seeds) * (thresholds.size + 1), desc=f"GOOD curve {name or ''}".strip()) \
+        if show_progress else None
+    runs = [_seed_run(make_model, X, y, sim, thresholds, seed, metric, B, steps,
+                      dict(test_size=test_size, valid_size=valid_size, seed=seed, tie_break=tie_break,
+                           tie_rule=tie_rule, min_test_fraction=min_test_fraction)) for seed in seeds]
     if steps is not None:
         steps.close()
+    perf, frac, viable_sk, boot, rand = (np.stack([r[i] for r in runs]) for i in range(5))
     viable = viable_sk.all(axis=0)
-    mean = np.full(K, np.nan)
-    mean[viable] = perf[:, viable].mean(axis=0)
-    boot_mean = np.full((B, K), np.nan)
-    lo = np.full(K, np.nan)
-    hi = np.full(K, np.nan)
-    if B and viable.any():
-        boot_mean[:, viable] = boot[:, :, viable].mean(axis=0)
-        alpha = (1.0 - confidence) / 2
-        lo[viable] = np.nanquantile(boot_mean[:, viable], alpha, axis=0)
-        hi[viable] = np.nanquantile(boot_mean[:, viable], 1 - alpha, axis=0)
+    mean, lo, hi, boot_mean = _summary(perf, boot, viable, confidence)
     return GOODCurve(
         name=name or getattr(make_model, "__name__", "model"),
         metric=metric if isinstance(metric, str) else "callable",
@@ -244,3 +215,46 @@ def good_curve(make_model: Callable[[], Any], X: Any, y: Any, sim: Any, threshol
         thresholds=thresholds, performance=perf, test_fraction=frac, viable=viable, mean=mean,
         ci_low=lo, ci_high=hi, bootstrap=boot_mean, random_performance=rand, seeds=seeds,
     )
+
+
+def _seed_run(make_model: Callable[[], Any], X: Any, y: np.ndarray, sim: sp.csr_matrix, thresholds: np.ndarray,
+              seed: int, metric: Any, B: int, steps: Any, part_args: dict[str, Any]):
+    """One tie seed: (performance (K,), test fraction (K,), viable (K,), bootstrap (B, K), random-split score)."""
+    K = thresholds.size
+    perf, frac = np.full(K, np.nan), np.zeros(K)
+    viable = np.zeros(K, dtype=bool)
+    boot = np.full((B, K), np.nan)
+    rng = np.random.default_rng([seed, 1])
+    for k, part in enumerate(ccpart_sweep(sim, thresholds, **part_args)):
+        frac[k], viable[k] = part.test_fraction, part.viable
+        if part.viable:
+            pred = _fit_predict(make_model, X, y, part.train, part.test)
+            yt = y[part.test]
+            perf[k] = batch_metric(metric, yt[None, :], pred[None, :])[0]
+            if B:
+                idx = rng.integers(0, yt.size, size=(B, yt.size))
+                boot[:, k] = batch_metric(metric, yt[idx], pred[idx])
+        if steps is not None:
+            steps.update(1)
+    rp = random_partition(y.size, test_size=part_args["test_size"], valid_size=part_args["valid_size"], seed=seed)
+    pred = _fit_predict(make_model, X, y, rp.train, rp.test)
+    rand = batch_metric(metric, y[rp.test][None, :], pred[None, :])[0]
+    if steps is not None:
+        steps.update(1)
+    return perf, frac, viable, boot, np.float64(rand)
+
+
+def _summary(perf: np.ndarray, boot: np.ndarray, viable: np.ndarray, confidence: float):
+    """Mean over seeds and the percentile interval of the bootstrap mean, at the thresholds viable for all seeds."""
+    K = perf.shape[1]
+    B = boot.shape[1]
+    mean = np.full(K, np.nan)
+    mean[viable] = perf[:, viable].mean(axis=0)
+    boot_mean = np.full((B, K), np.nan)
+    lo, hi = np.full(K, np.nan), np.full(K, np.nan)
+    if B and viable.any():
+        boot_mean[:, viable] = boot[:, :, viable].mean(axis=0)
+        alpha = (1.0 - confidence) / 2
+        lo[viable] = np.nanquantile(boot_mean[:, viable], alpha, axis=0)
+        hi[viable] = np.nanquantile(boot_mean[:, viable], 1 - alpha, axis=0)
+    return mean, lo, hi, boot_mean

@@ -261,8 +261,8 @@ def _check_min_fraction(min_test_fraction: Any) -> float:
 def _canonical(labels: np.ndarray, n_comp: int) -> np.ndarray:
     """Relabel components in the order of their smallest member (the labels scipy gives the full graph)."""
     _, first = np.unique(labels, return_index=True)
-    new = np.empty(n_comp, dtype=np.int64)
-    new[np.argsort(first)] = np.arange(n_comp)
+    new = np.empty(n_comp, dtype=np.int32)
+    new[np.argsort(first)] = np.arange(n_comp, dtype=np.int32)
     return new[labels]
 
 
@@ -279,16 +279,20 @@ def threshold_components(sim: sp.csr_matrix, thresholds: np.ndarray, tie_rule: s
     dtype = sim.data.dtype if sim.data.dtype.kind == "f" else np.dtype(np.float64)
     t = np.asarray(thresholds).astype(dtype)
     # number of thresholds an entry passes: the entry is an edge at λ_k iff passes > k
-    passes = np.searchsorted(t, sim.data.astype(dtype, copy=False), side="right" if tie_rule == ">=" else "left")
+    side = "right" if tie_rule == ">=" else "left"
+    passes = np.empty(sim.nnz, dtype=np.int16)  # in chunks: searchsorted's int64 result would be 8 B per entry
+    for s in range(0, sim.nnz, 1 << 22):
+        passes[s:s + (1 << 22)] = np.searchsorted(t, sim.data[s:s + (1 << 22)].astype(dtype, copy=False), side=side)
     rows = np.repeat(np.arange(n, dtype=np.int32), np.diff(sim.indptr))
-    labels = np.arange(n, dtype=np.int64)
+    labels = np.arange(n, dtype=np.int32)
     n_comp = n
     out: list[np.ndarray] = [labels] * t.size
     for k in range(t.size - 1, -1, -1):
         new = np.flatnonzero(passes == k + 1)  # edges at λ_k that were not edges at λ_{k+1}
-        if new.size:
-            g = sp.csr_matrix((np.ones(new.size, np.int8), (labels[rows[new]], labels[sim.indices[new]])),
-                              shape=(n_comp, n_comp))
+        er, ec = labels[rows[new]], labels[sim.indices[new]]
+        link = er != ec  # edges inside a component found at a higher λ change nothing
+        if link.any():
+            g = sp.coo_matrix((np.ones(int(link.sum()), np.int8), (er[link], ec[link])), shape=(n_comp, n_comp))
             n_comp, lab = connected_components(g, directed=False)
             labels = _canonical(lab[labels], n_comp)
         out[k] = labels

@@ -328,13 +328,18 @@ def resolve_min_threshold(min_threshold: Any, thresholds: Any) -> float:
 DEFAULT_MIN_THRESHOLD = 0.30
 
 
-def symmetric_csr(rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, n: int) -> sp.csr_matrix:
-    """The symmetric ``n × n`` CSR matrix of unordered pairs ``(rows[k], cols[k])`` with values ``vals``."""
+def symmetric_csr(pairs: list[np.ndarray], n: int) -> sp.csr_matrix:
+    """The symmetric ``n × n`` CSR matrix of unordered pairs ``pairs = [rows, cols, vals]`` (emptied here, so
+    that the pair lists are freed while the matrix is built)."""
+    rows, cols, vals = pairs
+    pairs.clear()
     r = np.concatenate([rows, cols])
     c = np.concatenate([cols, rows])
-    v = np.concatenate([vals, vals])
     del rows, cols
-    out = sp.csr_matrix((v, (r, c)), shape=(n, n))
+    v = np.concatenate([vals, vals])
+    del vals
+    out = sp.coo_matrix((v, (r, c)), shape=(n, n)).tocsr()
+    del r, c, v
     out.sort_indices()
     return out
 
@@ -421,10 +426,12 @@ def similarity_matrix(items: Any, targets: Any = None, *, kind: str = "tanimoto"
                  f"{min_threshold}")
     from .allpairs import all_pairs
 
-    rows, cols, vals = all_pairs(q, t, kind, min_threshold, n_jobs=n_jobs, backend=backend, desc="similarity")
+    pairs = list(all_pairs(q, t, kind, min_threshold, n_jobs=n_jobs, backend=backend, desc="similarity"))
     if t is None:
-        return symmetric_csr(rows, cols, vals, n)
-    out = sp.csr_matrix((vals, (rows, cols)), shape=(n, m))
+        return symmetric_csr(pairs, n)
+    rows, cols, vals = pairs
+    del pairs
+    out = sp.coo_matrix((vals, (rows, cols)), shape=(n, m)).tocsr()
     out.sort_indices()
     return out
 
