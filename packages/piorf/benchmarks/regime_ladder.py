@@ -1,9 +1,11 @@
 """The parts of issue 28 that do not fit the 10-minute repro, at the repro's regime and on its data:
 
-- ``rules``: the partner-rule ablation (speed, velocity gradient, top-4 spreads), 3 seeds;
-- ``baselines``: MGN+SDRF/FoSR/BORF/DIGL, 3 seeds;
-- ``ladder``: the depth ladder, 2/3/4/6 message-passing blocks x (MGN, MGN+PIORF) at 1500 steps, 2 seeds,
-  and a training-budget rung (600 steps at 2 blocks);
+- ``rules``: the partner-rule ablation (speed, velocity gradient, speed top-4, feature-difference with its own
+  long-range edge MLPs), ``--seeds`` (3);
+- ``hidden``: 0.2's data (Re set by the viscosity, invisible to the model), MGN and MGN+PIORF, 2 seeds;
+- ``ladder``: the depth ladder, 2/3/4/6 message-passing blocks x (MGN, MGN+PIORF) at 1500 steps, and a
+  training-budget rung (600 steps at 2 blocks), ``--ladder-seeds`` (2);
+- ``baselines``: MGN+SDRF/FoSR/BORF/DIGL, ``--ladder-seeds`` (2);
 
 each model trained on one core, one after the other. Rows are appended to ``OUT/rows.json`` as they finish
 (a rerun skips the finished ones); the tables are written to ``OUT/tables.md`` with the repro's MGN and

@@ -15,8 +15,8 @@ print(f"{mesh.n_nodes} nodes, edge curvature in [{curv.edge.min():.3f}, {curv.ed
 # %%
 x, y = mesh.pos.T
 velocity = np.stack([1.0 - np.exp(-(y - 2.1) ** 2 / 0.3) * (x > 3.0), 0.3 * np.sin(2 * x)], axis=1)
-for partner in ("feature-difference", "speed"):
-    rw = rewire(mesh.edge_index, curv.node, velocity, ratio=0.03, partner=partner)
+for partner in ("feature-difference", "speed", "gradient"):
+    rw = rewire(mesh.edge_index, curv.node, velocity, ratio=0.03, partner=partner, pos=mesh.pos)
     print(partner, rw.n_added, "edges; spectral gap", round(spectral_gap(mesh.edge_index), 5), "->",
           round(spectral_gap(rw.edge_index), 5), "; resistance from S",
           round(effective_resistance(mesh.edge_index, rw.bottleneck), 3), "->",

@@ -1,4 +1,4 @@
-"""The paper's claims at small scale (seeded, with margins): issue 9, checks 1-5."""
+"""The paper's claims at small scale (seeded, with margins): issue 9, checks 1-5, and issue 28's rollout regime."""
 
 import networkx as nx
 import numpy as np
@@ -7,21 +7,31 @@ from scipy.optimize import linprog
 from scipy.spatial import Delaunay
 
 from iclr25.piorf import (
+    HoldFirstFrame,
     Rewirer,
+    TimeMean,
+    TrainConfig,
     as_edge_index,
     balanced_forman,
     bottleneck_nodes,
     channel_mesh,
+    cylinder_flow,
     effective_resistance,
     long_range_task,
     mesh_edges,
     ollivier_ricci,
+    paired_test,
     rewire,
+    rollout_errors,
+    shedding_period,
     simulate_cylinder,
     spectral_gap,
     strouhal,
+    train,
     velocity_gradient,
 )
+
+TRIVIAL_MARGIN = 0.9  # a trained model must be at least 10 % better than either trivial predictor
 
 
 def linprog_orc(G: nx.Graph, alpha: float = 0.5) -> dict:
@@ -121,16 +131,17 @@ def test_feature_difference_rule_makes_at_most_two_hubs(cylinder_mesh):
 
 def test_speed_and_gradient_rules_pick_the_fastest_and_steepest_nodes(cylinder_mesh):
     mesh, vel, curv = cylinder_mesh
-    speed = np.linalg.norm(vel, axis=1)
-    rw = rewire(mesh.edge_index, curv.node, vel, partner="speed")
-    assert set(rw.added[:, 1].tolist()) == {int(np.argmax(speed))}
     g = velocity_gradient(mesh.edge_index, vel, mesh.pos)
     i = 17
     nb = mesh.edge_index[0, mesh.edge_index[1] == i]
     want = np.mean(np.linalg.norm(vel[nb] - vel[i], axis=1) / np.linalg.norm(mesh.pos[nb] - mesh.pos[i], axis=1))
     assert np.isclose(g[i], want)
-    rw = rewire(mesh.edge_index, curv.node, vel, partner="gradient", pos=mesh.pos)
-    assert set(rw.added[:, 1].tolist()) == {int(np.argmax(g))}
+    for partner, score in (("speed", np.linalg.norm(vel, axis=1)), ("gradient", g)):
+        rewirer = Rewirer(mesh.edge_index, curv.node, partner=partner, pos=mesh.pos)
+        first, second = np.argsort(-score, kind="stable")[:2]
+        S = rewirer.bottleneck
+        assert np.array_equal(rewirer.partners(vel), np.where(S == first, second, first))  # never itself
+        assert int(first) in rewirer(vel).added[:, 1]
 
 
 def test_top_k_spreads_the_partners_round_robin(cylinder_mesh):
@@ -144,10 +155,16 @@ def test_top_k_spreads_the_partners_round_robin(cylinder_mesh):
     assert rewirer.partners(vel).tolist() == want
     rw = rewirer(vel)  # the same pairs, less those that are mesh edges already
     assert 0 < rw.n_added <= len(rewirer.bottleneck) and set(rw.added.ravel().tolist()) <= set(top.tolist()) | set(rewirer.bottleneck.tolist())
-    f = vel @ np.array([0.6, -0.8])
-    hubs = rewire(mesh.edge_index, curv.node, vel, ratio=0.05, projection=[0.6, -0.8], top_k=3).added[:, 1]
-    extremes = set(np.argsort(f)[:3].tolist()) | set(np.argsort(f)[-3:].tolist())
-    assert 3 <= len(set(hubs.tolist())) <= 6 and set(hubs.tolist()) <= extremes
+    # feature-difference: the (i mod 3)-th largest |f_j - f_s| over all j != s (ties to the smaller id)
+    w = np.array([0.6, -0.8])
+    f = vel @ w
+    rewirer = Rewirer(mesh.edge_index, curv.node, ratio=0.05, projection=w, top_k=3)
+    got = rewirer.partners(vel)
+    for i, s in enumerate(rewirer.bottleneck):
+        d = np.abs(f - f[s])
+        d[s] = -np.inf
+        assert got[i] == np.argsort(-d, kind="stable")[i % 3]
+    assert len(set(got.tolist())) > 2  # more than the two hubs of top_k=1
 
 
 def test_rewiring_raises_spectral_gap_and_lowers_resistance(cylinder_mesh):
@@ -178,3 +195,23 @@ def test_lbm_sheds_vortices_at_re100():
 def test_as_edge_index_networkx_roundtrip():
     ei, n = as_edge_index(nx.path_graph(4))
     assert n == 4 and ei.shape == (2, 6)
+
+
+def test_rollout_regime_is_decidable_and_piorf_gain_absent(tmp_path, monkeypatch):
+    """Issue 28 at a tiny scale: with the Reynolds number visible (inflow speed) and horizons within one
+    shedding period, trained models beat both trivial predictors, so the comparison is decidable; and, as in
+    the repro (PIORF -5.2 % +- 3.9 over 5 seeds), MGN+PIORF is not significantly better than MGN."""
+    monkeypatch.setenv("ICLR25_PIORF_CACHE", str(tmp_path))
+    ds = cylinder_flow(5, 50, lattice=(110, 24), radius=3.0, mesh_size=(1.0, 3.0), spinup=3000, save_every=15)
+    tr, te = ds.split(4)
+    assert shedding_period(te[0]) > 10  # the horizons below are within one period
+    H = (5, 10)
+    trivial = [rollout_errors(p, te, H) for p in (HoldFirstFrame(), TimeMean())]
+    errs = {m: [rollout_errors(train(tr, rewiring=m, config=TrainConfig(steps=600, layers=2, latent=16), seed=s),
+                               te, H) for s in range(3)] for m in ("none", "piorf")}
+    for m, runs in errs.items():
+        for e in runs:
+            for h in H:
+                assert e.rollout[h] < TRIVIAL_MARGIN * min(t.rollout[h] for t in trivial), (m, h, e, trivial)
+    pt = paired_test([e.rollout[10] for e in errs["none"]], [e.rollout[10] for e in errs["piorf"]])
+    assert not (pt.improvement > 0 and pt.p_t < 0.05), pt

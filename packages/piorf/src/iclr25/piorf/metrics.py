@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from .datasets import FlowDataset, Trajectory
+from .lbm import strouhal
 from .mesh import NodeType
 from .training import Rollout, _check_rollout
 
@@ -126,7 +127,8 @@ def rollout_errors(predictor: Predictor, dataset: FlowDataset, horizons: Any = (
 
 def shedding_period(traj: Trajectory, *, downstream: float = 4.0) -> float:
     """Vortex-shedding period in frames: the dominant period of the cross-stream velocity at the mesh node
-    nearest ``downstream`` diameters behind the cylinder (positions are in diameters), from a zero-padded FFT."""
+    nearest ``downstream`` diameters behind the cylinder (positions are in diameters), from
+    :func:`~iclr25.piorf.strouhal`'s zero-padded FFT."""
     wall = traj.node_type == NodeType.WALL
     y = traj.pos[:, 1]
     cyl = wall & (y > y.min() + 1e-6) & (y < y.max() - 1e-6)
@@ -134,13 +136,8 @@ def shedding_period(traj: Trajectory, *, downstream: float = 4.0) -> float:
         raise ValueError("shedding_period needs a cylinder (interior wall nodes) and at least 4 frames")
     centre = traj.pos[cyl].mean(axis=0)
     probe = int(np.argmin(np.sum((traj.pos - centre - np.array([downstream, 0.0])) ** 2, axis=1)))
-    x = traj.velocity[:, probe, 1].astype(np.float64)
-    x = x - x.mean()
-    n_fft = 16 * len(x)
-    spec = np.abs(np.fft.rfft(x * np.hanning(len(x)), n=n_fft))
-    freqs = np.fft.rfftfreq(n_fft)
-    k = int(np.argmax(spec[1:])) + 1
-    return float(1.0 / freqs[k])
+    # strouhal() with unit time step, diameter and speed is the dominant frequency in 1/frames
+    return float(1.0 / strouhal(traj.velocity[:, probe, 1], 1.0, 1.0, 1.0))
 
 
 @dataclasses.dataclass(frozen=True)

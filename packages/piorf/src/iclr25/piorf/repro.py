@@ -139,7 +139,7 @@ def run_repro(args: argparse.Namespace) -> int:
     """
     from .curvature import ollivier_ricci
     from .figures import flow_figure, rollout_figure
-    from .metrics import paired_test, shedding_period
+    from .metrics import HoldFirstFrame, TimeMean, paired_test, shedding_period
     from .rewiring import rewire
 
     t0 = time.perf_counter()
@@ -177,7 +177,10 @@ def run_repro(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     curves = {lab: np.mean([r["curve"] for r in rows if r["label"] == lab], axis=0) / 1e3
               for lab in dict.fromkeys(r["label"] for r in rows)}
-    run.add_figure(rollout_figure(args.out / "rollout_error.png", curves, bold=tuple(curves),
+    bold = tuple(curves)
+    for name, p in (("hold first frame", HoldFirstFrame()), ("time-mean field (oracle)", TimeMean())):
+        curves[name] = p.rollout(te[0], max(HORIZONS)).rmse_velocity
+    run.add_figure(rollout_figure(args.out / "rollout_error.png", curves, bold=bold,
                                   title="rollout error (test trajectory 0, mean of seeds)"), relative_to=args.out)
     traj = te[0]
     rw = rewire(traj.edge_index, ollivier_ricci(traj.edge_index).node, traj.velocity[0])

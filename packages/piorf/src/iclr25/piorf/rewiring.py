@@ -274,7 +274,7 @@ def rewire(edge_index: Any, node_curvature: Any, velocity: Any, *, ratio: float 
     (True, True)
     """
     v = np.asarray(velocity)
-    dim = v.shape[1] if v.ndim == 2 else 1
+    dim = v.shape[1] if v.ndim == 2 and v.shape[1] > 0 else 1
     return Rewirer(edge_index, node_curvature, ratio=ratio, partner=partner, top_k=top_k, projection=projection,
                    pos=pos, dim=dim, seed=seed)(velocity)
 
