@@ -339,7 +339,8 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
         f"Equal samples: every sampler trains on {scale.ising_epochs} epochs x {scale.ising_samples} samples = "
         f"{n_ising}; the equal-wall-time autoregressive row trains as long as rkl_rl did, at most "
         f"{scale.ar_max_epochs} epochs (its train s column says how long it took). "
-        f"{scale.ising_steps} diffusion steps; {scale.n_eval} samples per estimator.", "",
+        f"{scale.ising_steps} diffusion steps; {scale.n_eval} samples per estimator, shared by SN-NIS and neural MCMC; "
+        f"DiffUCO at L <= {scale.ising_diffuco_max_L} (larger L and fkl_nis 3 x 32: benchmarks/ising_ladder.py).", "",
         ISING_HEADER, *ising_rows, "",
         f"⚠: ESS/M below {MIN_ESS_FRACTION} (or an entropy outside [0, ln 2]): the SN-NIS columns of that row are "
         "unreliable (see the WARNING rows of results.json).", "",
