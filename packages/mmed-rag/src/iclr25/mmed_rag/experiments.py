@@ -84,8 +84,8 @@ class PipelineResult:
     stats: dict[str, int]
     splits: Splits
     system: RetrievalSystem
-    sft: TinyVLM | None
-    rag_pt: TinyVLM | None
+    sft: TinyVLM
+    rag_pt: TinyVLM
     examples: dict[str, Any]
 
 
@@ -181,10 +181,9 @@ def retrieval_metrics(rs: RetrievalSystem, db: MedDataset, test: MedDataset, *, 
     return M
 
 
-def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any = None, minilm_model: Any = None,
-                 retrieval_only: bool = False) -> PipelineResult:
-    """Run every stage at the budget of ``cfg`` and return the metrics the README's Results table shows
-    (``retrieval_only``: stop after the retrieval and selection metrics; the model fields are then ``None``).
+def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any = None,
+                 minilm_model: Any = None) -> PipelineResult:
+    """Run every stage at the budget of ``cfg`` and return the metrics the README's Results table shows.
     ``minilm_model``: an already loaded sentence encoder for ``text_tower="minilm"`` (loaded once, reused)."""
     cfg = cfg or PipelineConfig()
     say = log or (lambda *_: None)
@@ -215,8 +214,6 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
     ctx_fixed = rs.retrieve(test.images, k_max=cfg.k, rule="fixed")
     ctx_gap = rs.retrieve(test.images, k_max=cfg.k, rule="gap", gamma=cfg.gamma)
     lap("retrieval")
-    if retrieval_only:
-        return PipelineResult(M, {}, sp, rs, None, None, {})
 
     # SFT
     train_sft_set, mine_set = sp.train.subset(np.arange(len(sp.train) - cfg.mine_images)), \
@@ -283,7 +280,7 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
         variants = [("cm_only", ("cm",), cfg.dpo_tasks), ("oa_only", ("oa1", "oa2"), cfg.dpo_tasks),
                     ("rule_oa2_only", ("oa2",), cfg.dpo_tasks)]
         if "report" in cfg.dpo_tasks and cfg.report_pairs:
-            variants.append(("vqa_pairs_only", cfg.dpo_kinds, ("vqa",)))
+            variants += [("vqa_pairs_only", cfg.dpo_kinds, ("vqa",)), ("report_pairs_only", cfg.dpo_kinds, ("report",))]
         for name, kinds, tasks in variants:
             if not len(pairs.only(kinds, tasks)):
                 continue
@@ -291,7 +288,7 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
             e = vqa_eval(m_abl, gap_set, seed=seed)
             M[f"acc_{name}"], M[f"copy_rate_{name}"], M[f"harm_rate_{name}"] = (
                 e["accuracy"], e["copy_rate"], e["harm_rate"])
-            if name == "vqa_pairs_only":
+            if name in ("vqa_pairs_only", "report_pairs_only"):
                 reports_eval(name, m_abl, [ctx_gap.reports[i] for i in sub])
         lap("ablations")
     examples = {"images": test.images[sub[:6]], "domains": test.domains[sub[:6]],

@@ -18,7 +18,7 @@ __all__ = ["plot_examples", "plot_ablation"]
 def plot_examples(examples: dict[str, Any], path: str | Path) -> Path:
     """Up to six test images, each with its top retrieved report and the generated report."""
     n = min(6, len(examples["images"]))
-    fig, axes = subplots(2, 3, size=(4.0, 4.2))
+    fig, axes = subplots(2, 3, size=(4.0, 5.0))
     for j, ax in enumerate(np.ravel(axes)):
         ax.axis("off")
         if j >= n:
@@ -28,6 +28,7 @@ def plot_examples(examples: dict[str, Any], path: str | Path) -> Path:
         text = (f"{DOMAINS[int(examples['domains'][j])]}\nretrieved: {top}\ngenerated: {examples['generated'][j]}"
                 f"\ntruth: {examples['truth'][j]}")
         ax.set_title("\n".join(textwrap.fill(line, 44) for line in text.splitlines()), fontsize=6.5, loc="left")
+    fig.subplots_adjust(hspace=0.6, top=0.86)
     return savefig(fig, path)
 
 

@@ -18,7 +18,7 @@ import numpy as np
 from iclr25.utils.io import atomic_write
 from iclr25.utils.results import RunResult
 
-from .data import MedDataset, generate_splits, make_report
+from .data import MedDataset, Splits, generate_splits, make_report
 from .experiments import PipelineConfig, retrieval_metrics, run_pipeline
 from .figures import plot_ablation, plot_examples
 from .index import benchmark_backends
@@ -42,7 +42,8 @@ ROWS = ("router_accuracy", "recall@1", "recall@5", "recall@5_pooled", "recall@5_
         "dpo_reward_accuracy", "dpo_margin", "seconds")
 DPO_VARIANTS = (("SFT + gap rule (no DPO)", "sft"), ("RULE-style (D_oa2 only)", "rule_oa2_only"),
                 ("DPO D_cm only", "cm_only"), ("DPO D_oa only", "oa_only"),
-                ("DPO VQA pairs only", "vqa_pairs_only"), ("MMed-RAG (all pairs)", "mmed_rag"))
+                ("DPO VQA pairs only", "vqa_pairs_only"), ("DPO report pairs only", "report_pairs_only"),
+                ("MMed-RAG (all pairs)", "mmed_rag"))
 
 
 _EPS = 1e-9  # a value exactly at a threshold holds (0.7 * 0.2 is 0.13999999999999999 in floats)
@@ -82,25 +83,35 @@ def _clean(db: MedDataset, seed: int) -> MedDataset:
     return MedDataset(db.images, db.domains, db.labels, db.labels.copy(), reports)
 
 
-def retrieval_ablation(cfg: PipelineConfig, *, seed: int = 0, log: Any = print) -> dict[str, dict[str, float]]:
+def retrieval_ablation(cfg: PipelineConfig, *, seed: int = 0, log: Any = print,
+                       baseline: tuple[RetrievalSystem, Splits, float] | None = None) -> dict[str, dict[str, float]]:
     """Retrieval-side causes of the gap-rule and ordering claims, one at a time at the budget of ``cfg``:
-    the baseline (with a γ sweep), a clean database, high finding contrast, and the MiniLM text tower."""
+    the baseline (with a γ sweep), a clean database, high finding contrast, and the MiniLM text tower.
+    ``baseline``: the (system, splits, seconds) of a pipeline run at ``cfg`` (the same seeded fit), reused."""
     rcfg = RetrievalConfig(router_steps=cfg.router_steps, retriever_steps=cfg.retriever_steps, backend=cfg.backend)
     rows: dict[str, dict[str, float]] = {}
+    base = f"baseline (contrast {cfg.contrast[0]:g}-{cfg.contrast[1]:g}, label noise {cfg.label_noise:g})"
+
+    def metrics(name: str, rs: RetrievalSystem, sp: Splits, seconds: float) -> None:
+        rows[name] = dict(retrieval_metrics(rs, sp.db, sp.test, k=cfg.k, gamma=cfg.gamma, gammas=GAMMAS, seed=seed),
+                          seconds=seconds)
+        log(f"[ablation] {name}: recall@5 {rows[name]['recall@5']:.3f}, precision@1 {rows[name]['precision@1']:.3f}")
 
     def fit(name: str, contrast: tuple[float, float] = cfg.contrast, text_tower: str = "cnn",
-            minilm_model: Any = None) -> tuple[RetrievalSystem, Any]:
+            minilm_model: Any = None) -> tuple[RetrievalSystem, Splits]:
         t0 = time.perf_counter()
         sp = generate_splits(cfg.n_train, cfg.n_db, cfg.n_test, size=cfg.size, contrast=contrast,
                              label_noise=cfg.label_noise, seed=seed)
         rs = RetrievalSystem.fit(sp.train, sp.db, config=dataclasses.replace(rcfg, text_tower=text_tower),
                                  minilm_model=minilm_model, seed=seed)
-        rows[name] = dict(retrieval_metrics(rs, sp.db, sp.test, k=cfg.k, gamma=cfg.gamma, gammas=GAMMAS, seed=seed),
-                          seconds=time.perf_counter() - t0)
-        log(f"[ablation] {name}: recall@5 {rows[name]['recall@5']:.3f}, precision@1 {rows[name]['precision@1']:.3f}")
+        metrics(name, rs, sp, time.perf_counter() - t0)
         return rs, sp
 
-    rs, sp = fit(f"baseline (contrast {cfg.contrast[0]:g}-{cfg.contrast[1]:g}, label noise {cfg.label_noise:g})")
+    if baseline is None:
+        rs, sp = fit(base)
+    else:
+        rs, sp, seconds = baseline
+        metrics(base, rs, sp, seconds)
     t0 = time.perf_counter()
     clean = _clean(sp.db, seed)
     rows["clean database (label noise 0)"] = dict(
@@ -134,18 +145,21 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     table: dict[str, dict[str, float]] = {}
     stats: dict[str, dict[str, int]] = {}
     last = None
+    results = {}
     for name, cfg in rungs.items():
         t0 = time.perf_counter()
         res = run_pipeline(cfg, seed=seed, log=lambda m, n=name: print(f"[{n}] {m}", flush=True))
         table[name] = dict(res.metrics, seconds=time.perf_counter() - t0)
         stats[name] = res.stats
-        last = res
+        last = results[name] = res
         for k, v in res.metrics.items():
             run.add(f"{name}/{k}", v)
         print(f"[{name}] done in {table[name]['seconds']:.0f} s", flush=True)
     top = list(rungs)[-1]
     m = table[top]
-    abl = retrieval_ablation(abl_cfg, seed=seed, log=lambda s: print(s, flush=True))
+    ab = results["XS" if quick else "S"]  # the ablation's baseline is that rung's own (seeded) retrieval
+    abl = retrieval_ablation(abl_cfg, seed=seed, log=lambda s: print(s, flush=True),
+                             baseline=(ab.system, ab.splits, ab.metrics["seconds_retrieval"]))
     for name, row in abl.items():
         for k, v in row.items():
             run.add(f"retrieval_ablation/{name}/{k}", v)
@@ -188,12 +202,12 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     lines += _table(["variant", "accuracy", "copy rate", "harm rate"],
                     [[v, _f(d.get("accuracy")), _f(d.get("copy_rate")), _f(d.get("harm_rate"))]
                      for v, d in variants.items()])
-    if "bleu_vqa_pairs_only" in m:
-        lines += ["", f"Report generation, rung {top}: BLEU / ROUGE-L / factual accuracy — no-RAG "
-                  f"{m['bleu_no_rag']:.1f} / {m['rouge_l_no_rag']:.1f} / {m['report_factual_no_rag']:.3f}; "
-                  f"DPO on VQA pairs only {m['bleu_vqa_pairs_only']:.1f} / {m['rouge_l_vqa_pairs_only']:.1f} / "
-                  f"{m['report_factual_vqa_pairs_only']:.3f}; MMed-RAG (VQA + report pairs) "
-                  f"{m['bleu_mmed_rag']:.1f} / {m['rouge_l_mmed_rag']:.1f} / {m['report_factual_mmed_rag']:.3f}"]
+    rep = [("SFT no-RAG", "no_rag"), ("SFT + fixed-k RAG", "rag"), ("DPO VQA pairs only", "vqa_pairs_only"),
+           ("DPO report pairs only", "report_pairs_only"), ("MMed-RAG (VQA + report pairs)", "mmed_rag")]
+    lines += ["", f"### Report generation (rung {top}, {rungs[top].n_report_eval} test images)", ""]
+    lines += _table(["model", "BLEU", "ROUGE-L", "factual accuracy"],
+                    [[label, f"{m[f'bleu_{k}']:.1f}", f"{m[f'rouge_l_{k}']:.1f}", _f(m[f"report_factual_{k}"])]
+                     for label, k in rep if f"bleu_{k}" in m])
     cols = ["recall@5", "recall@5_random", "precision@1", "precision@10", "precision_fixed_k", "precision_gap",
             "mean_k_gap", *(f"precision_gap@{g:g}" for g in GAMMAS), *(f"mean_k_gap@{g:g}" for g in GAMMAS),
             "seconds"]
