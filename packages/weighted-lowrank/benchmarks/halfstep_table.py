@@ -101,7 +101,12 @@ def main() -> None:
                     help="cells to measure, kind:n:k1,k2,... (default: %(default)s)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--kinds", nargs="+", default=["dense", "sparse"])
+    ap.add_argument("--from-cells", type=Path, default=None,
+                    help="rebuild the table from a cells-partial.json of an earlier run (measures nothing)")
     args = ap.parse_args()
+    done = {}
+    if args.from_cells is not None:
+        done = {(c["W"], c["n"], c["k"]): c for c in json.loads(args.from_cells.read_text())}
     run = RunResult.start("iclr25-weighted-lowrank", "bench-halfstep-table", seed=0, config=vars(args) | {
         "out": str(args.out)})
     measure = set()
@@ -113,7 +118,9 @@ def main() -> None:
         for n in args.ns:
             for k in args.ks:
                 nnz = n * n if kind == "dense" else int(round(args.density * n * n))
-                if (kind, n, k) in measure:
+                if (kind, n, k) in done:
+                    cell = done[(kind, n, k)]
+                elif (kind, n, k) in measure and args.from_cells is None:
                     t0 = time.perf_counter()
                     cell = time_cell(n, k, kind, args.density, args.threads)
                     print(f"measured {kind} n={n} k={k}: exact {cell['exact_s']:.2f} s, sketch {cell['sketch_s']:.2f} s, "
@@ -123,32 +130,48 @@ def main() -> None:
                 else:
                     cell = {"n": n, "k": k, "W": kind, "nnz": nnz, "status": "predicted"}
                 cells.append(cell)
-    # rates (GFLOP/s) from the measured compute-bound cells of each kind
+    # rates (GFLOP/s) from the measured compute-bound cells of each kind; for the sketched solver only from
+    # cells it really sketched (sparse rows with at most s weights are solved exactly: "fallback" cells)
+    def fallback(c: dict) -> bool:
+        return c["W"] != "dense" and c["nnz"] <= c["n"] * 4 * c["k"]
+
     rates: dict = {}
     for kind in args.kinds:
         meas = [c for c in cells if c["W"] == kind and c["status"] == "measured"]
         if not meas:
             continue
-        steps = int(np.median([c["steps"] for c in meas]))
-        fit = [c for c in meas if c["k"] >= COMPUTE_BOUND_K] or meas
-        r_e = float(np.median([half_step_flops(c["n"], c["n"], c["k"], nnz=c["nnz"], solver="exact") / c["exact_s"]
-                               for c in fit]))
-        r_s = float(np.median([half_step_flops(c["n"], c["n"], c["k"], nnz=c["nnz"], solver="sketch",
-                                               steps=c["steps"]) / c["sketch_s"] for c in fit]))
-        rates[kind] = {"exact_gflops": r_e / 1e9, "sketch_gflops": r_s / 1e9, "steps": steps}
+        sketched = [c for c in meas if not fallback(c)]
+        fit_e = [c for c in meas if c["k"] >= COMPUTE_BOUND_K] or meas
+        fit_s = [c for c in sketched if c["k"] >= COMPUTE_BOUND_K] or sketched
+        r = {"exact_gflops": float(np.median([half_step_flops(c["n"], c["n"], c["k"], nnz=c["nnz"], solver="exact")
+                                              / c["exact_s"] for c in fit_e])) / 1e9}
+        if fit_s:
+            r["steps"] = int(np.median([c["steps"] for c in sketched]))
+            r["sketch_gflops"] = float(np.median([half_step_flops(c["n"], c["n"], c["k"], nnz=c["nnz"], solver="sketch",
+                                                                  steps=c["steps"]) / c["sketch_s"]
+                                                  for c in fit_s])) / 1e9
+        fb = [c["exact_s"] / c["sketch_s"] for c in meas if fallback(c)]
+        if fb:
+            r["fallback_speedup"] = float(np.median(fb))
+        rates[kind] = r
     lines = [f"| n = d | k | W | exact s | sketch s | speed-up | flop model | steps | |",
              "|---|---|---|---|---|---|---|---|---|"]
     for c in cells:
-        steps = c.get("steps", rates.get(c["W"], {}).get("steps", 14))
+        r = rates.get(c["W"], {})
+        steps = c.get("steps", 0 if fallback(c) else r.get("steps", 14))
         c["flop_ratio"] = flop_ratio(c["n"], c["n"], c["k"], nnz=c["nnz"], steps=steps)
-        if c["status"] == "predicted" and c["W"] in rates:
-            r = rates[c["W"]]
+        if c["status"] == "predicted" and "exact_gflops" in r:
             c["exact_s"] = half_step_flops(c["n"], c["n"], c["k"], nnz=c["nnz"], solver="exact") / (
                 r["exact_gflops"] * 1e9)
-            c["sketch_s"] = half_step_flops(c["n"], c["n"], c["k"], nnz=c["nnz"], solver="sketch", steps=steps) / (
-                r["sketch_gflops"] * 1e9)
+            if fallback(c) and "fallback_speedup" in r:
+                c["sketch_s"] = c["exact_s"] / r["fallback_speedup"]
+            elif not fallback(c) and "sketch_gflops" in r:
+                c["sketch_s"] = half_step_flops(c["n"], c["n"], c["k"], nnz=c["nnz"], solver="sketch",
+                                                steps=steps) / (r["sketch_gflops"] * 1e9)
+            else:
+                del c["exact_s"]
             c["steps"] = steps
-        if "exact_s" not in c:
+        if "exact_s" not in c or "sketch_s" not in c:
             continue
         c["speedup"] = c["exact_s"] / c["sketch_s"]
         mark = "" if c["status"] == "measured" else "*"
@@ -158,7 +181,10 @@ def main() -> None:
             run.add(f"{c['W']} n={c['n']} k={c['k']}: seconds per half-step, sketch", c["sketch_s"], peer=c["exact_s"],
                     peer_name="exact (Z once)", unit="s", higher_is_better=False, timing=True)
     lines.append("\n`*` predicted: flop model / GFLOP/s fitted on the measured cells with k >= "
-                 f"{COMPUTE_BOUND_K} of the same W ({json.dumps({k: {a: round(b, 2) for a, b in v.items()} for k, v in rates.items()})}).")
+                 f"{COMPUTE_BOUND_K} of the same W (sketch: on the cells it sketched), with their median step count; "
+                 "sparse cells with at most s = 4k weights a row are solved exactly by both solvers, their predicted "
+                 "speed-up is the measured one of such cells "
+                 f"({json.dumps({k: {a: round(b, 2) for a, b in v.items()} for k, v in rates.items()})}).")
     for kind in args.kinds:
         for n in args.ns:
             meas = [c for c in cells if c["W"] == kind and c["n"] == n and c["status"] == "measured"
@@ -172,12 +198,14 @@ def main() -> None:
                 run.add(f"{kind} n={n}: log-log slope in k, sketch", ss, peer=se, peer_name="exact",
                         higher_is_better=False, timing=True)
     st = rates.get("dense", {}).get("steps", 14)
+    st_sparse = rates.get("sparse", {}).get("steps", st)
     def where(n2: int | None) -> str:
         return "never (the ratio's limit in n is below 2x)" if n2 is None else f"n = {n2}"
 
     for k in args.ks:
         lines.append(f"flop model, {st} steps, s = 4k, k = {k}: 2x from {where(two_x_threshold(k, steps=st))} (dense), "
-                     f"from {where(two_x_threshold(k, density=args.density, steps=st))} (density {args.density:g})")
+                     f"from {where(two_x_threshold(k, density=args.density, steps=st_sparse))} (density {args.density:g}, "
+                     f"{st_sparse} steps)")
     table = "\n".join(lines)
     print(table)
     run.notes = table
