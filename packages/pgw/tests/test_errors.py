@@ -46,6 +46,25 @@ def test_pgw_rejects_bad_input(kwargs, exc, match):
         pgw(args["C1"], args["C2"], args["p"], args["q"], args["lam"], **options)
 
 
+@pytest.mark.parametrize(("method", "option", "value"), [
+    ("entropic", "n_init", 3), ("entropic", "seed", 1), ("entropic", "n_init", 1),
+    ("fw-v1", "epsilon", 1e-3), ("fw-v2", "epsilon", 1e-2),
+])
+def test_options_a_method_does_not_use_are_rejected_by_name(method, option, value):
+    with pytest.raises(ValueError, match=rf"^{option} is (not|only) used by method="):
+        pgw(C, C, p, p, 1.0, method=method, **{option: value})
+
+
+@pytest.mark.parametrize(("method", "option", "value"), [
+    ("entropic", "n_jobs", 2), ("entropic", "backend", "loky"), ("entropic", "seed", 0),
+    ("fw-v1", "batch_size", 8), ("fw-v1", "epsilon", 1e-3),
+])
+def test_pairwise_rejects_options_its_method_does_not_use(method, option, value):
+    spaces = [mm_space(np.eye(2)), mm_space(np.eye(3))]
+    with pytest.raises(ValueError, match=rf"^{option} is (not|only) used by method="):
+        pgw_pairwise(spaces, 1.0, method=method, **{option: value})
+
+
 def test_entropic_method_validates_like_the_exact_one():
     with pytest.raises(ValueError, match="epsilon must be a finite number > 0"):
         pgw(C, C, p, p, 1.0, method="entropic", epsilon=0.0)
@@ -171,10 +190,25 @@ def test_no_import_circle_between_solver_and_entropic():
     import iclr25.pgw as pkg
 
     src = Path(pkg.__file__).parent
-    for module in ("entropic", "_core"):
+    for module in ("entropic", "frank_wolfe", "barycenter", "baselines"):
         tree = ast.parse((src / f"{module}.py").read_text())
         imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
         assert "solver" not in imported, f"{module}.py imports solver"
+
+
+def test_no_module_imports_a_private_name_of_another():
+    """What the modules share is public (frank_wolfe, space): no ``from .x import _name``."""
+    import ast
+    from pathlib import Path
+
+    import iclr25.pgw as pkg
+
+    offenders = []
+    for path in Path(pkg.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level > 0:
+                offenders += [f"{path.name}: {a.name}" for a in node.names if a.name.startswith("_")]
+    assert offenders == []
 
 
 def test_pairwise_n_jobs_small_work_stays_in_process_and_large_work_uses_workers(monkeypatch):

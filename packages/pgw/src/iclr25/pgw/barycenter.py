@@ -11,9 +11,8 @@ from scipy.spatial.distance import cdist
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
-from ._core import _check_int, _check_pos, default_init
-from .solver import _fw_v1, _Problem, single_threaded_blas
-from .space import as_lam, as_masses, as_matrix, point_masses
+from .frank_wolfe import PartialOracle, PGWProblem, default_init, frank_wolfe, single_threaded_blas
+from .space import as_int, as_lam, as_masses, as_matrix, as_positive, point_masses
 
 __all__ = ["BarycenterResult", "pgw_barycenter"]
 
@@ -107,9 +106,9 @@ def pgw_barycenter(Cs: Any, ps: Any, lams: Any, *, weights: Any = None, n_points
     lam_list = [as_lam(v, f"lams[{s}]") for s, v in enumerate(lam_arr)]
     w = np.full(S, 1.0 / S) if weights is None else as_masses(weights, S, "weights")
     w = w / w.sum()
-    N = _check_int(n_points, "n_points", 1)
-    max_iter, fw_max_iter = _check_int(max_iter, "max_iter", 1), _check_int(fw_max_iter, "fw_max_iter", 1)
-    tol = _check_pos(tol, "tol")
+    N = as_int(n_points, "n_points", 1)
+    max_iter, fw_max_iter = as_int(max_iter, "max_iter", 1), as_int(fw_max_iter, "fw_max_iter", 1)
+    tol = as_positive(tol, "tol")
     rng = np.random.default_rng(check_seed(seed))
     p = np.full(N, np.mean([x.sum() for x in ps]) / N) if mass is None else point_masses(mass, N)
 
@@ -121,15 +120,17 @@ def pgw_barycenter(Cs: Any, ps: Any, lams: Any, *, weights: Any = None, n_points
 
 
 def _bcd(C, Cs, ps, p, lam_list, w, max_iter, fw_max_iter, tol) -> BarycenterResult:
-    def problems(C: np.ndarray) -> list[_Problem]:
-        return [_Problem(C, Cs_, p, ps_, lam) for Cs_, ps_, lam in zip(Cs, ps, lam_list)]
+    def problems(C: np.ndarray) -> list[PGWProblem]:
+        return [PGWProblem(C, Cs_, p, ps_, lam) for Cs_, ps_, lam in zip(Cs, ps, lam_list)]
+
+    oracles = [PartialOracle(p, ps_) for ps_ in ps]
 
     plans = [default_init(p, ps_) for ps_ in ps]
     history: list[float] = []
     converged = False
     P_list = problems(C)
     for _ in progress(range(1, max_iter + 1), desc="PGW barycenter", total=max_iter):
-        plans = [_fw_v1(P, G, fw_max_iter, 1e-9)[0] for P, G in zip(P_list, plans)]
+        plans = [frank_wolfe(P, G, lmo, max_iter=fw_max_iter).plan for P, G, lmo in zip(P_list, plans, oracles)]
         C = _update_C(C, Cs, plans, w)
         P_list = problems(C)  # the objective of this iteration and the plans of the next use the new C
         obj = float(sum(ws * sum(P.terms(G)) for ws, P, G in zip(w, P_list, plans)))

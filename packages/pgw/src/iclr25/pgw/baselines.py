@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from ._core import _check_int, _check_pos, tensor_product
-from .space import as_masses, as_matrix
+from .frank_wolfe import tensor_product
+from .space import as_int, as_masses, as_matrix, as_positive
 
 __all__ = ["BaselineResult", "gw", "mpgw", "ugw", "BASELINES"]
 
@@ -58,7 +58,7 @@ def gw(C1: Any, C2: Any, p: Any, q: Any, *, G0: Any = None, max_iter: int = 10_0
     References: Mémoli (2011); paper Sec. 2 (GW) and Sec. 5 (baselines).
     """
     C1, C2, p, q = _inputs(C1, C2, p, q)
-    max_iter, tol = _check_int(max_iter, "max_iter", 1), _check_pos(tol, "tol")
+    max_iter, tol = as_int(max_iter, "max_iter", 1), as_positive(tol, "tol")
     a, b = p / p.sum(), q / q.sum()
     import ot
 
@@ -81,8 +81,8 @@ def mpgw(C1: Any, C2: Any, p: Any, q: Any, *, mass: float | None = None, G0: Any
     References: paper Sec. 2 (MPGW) and Sec. 5.
     """
     C1, C2, p, q = _inputs(C1, C2, p, q)
-    max_iter, tol = _check_int(max_iter, "max_iter", 1), _check_pos(tol, "tol")
-    m = min(p.sum(), q.sum()) if mass is None else _check_pos(mass, "mass")
+    max_iter, tol = as_int(max_iter, "max_iter", 1), as_positive(tol, "tol")
+    m = min(p.sum(), q.sum()) if mass is None else as_positive(mass, "mass")
     if m > min(p.sum(), q.sum()) * (1 + 1e-12):
         raise ValueError(f"mass must be at most min(|p|, |q|) = {min(p.sum(), q.sum()):.6g}, got {m}")
     m = min(m, min(p.sum(), q.sum()))
@@ -104,8 +104,8 @@ def ugw(C1: Any, C2: Any, p: Any, q: Any, *, rho: float = 1.0, epsilon: float = 
     References: paper Sec. 2 (UGW) and Sec. 5 (eps = 0.1, rho = 1 in the shape experiments).
     """
     C1, C2, p, q = _inputs(C1, C2, p, q)
-    rho, epsilon = _check_pos(rho, "rho"), _check_pos(epsilon, "epsilon")
-    max_iter, tol = _check_int(max_iter, "max_iter", 1), _check_pos(tol, "tol")
+    rho, epsilon = as_positive(rho, "rho"), as_positive(epsilon, "epsilon")
+    max_iter, tol = as_int(max_iter, "max_iter", 1), as_positive(tol, "tol")
     import ot
 
     G, _, log = ot.gromov.fused_unbalanced_gromov_wasserstein(

@@ -14,7 +14,7 @@ import numpy as np
 
 from iclr25.utils.seeding import check_seed
 
-__all__ = ["ShapeDataset", "shapes_ii", "add_outliers", "CLASS_NAMES"]
+__all__ = ["ShapeDataset", "shapes_ii", "add_outliers", "rotation", "CLASS_NAMES"]
 
 CLASS_NAMES = ("rectangle", "house", "arrow", "double arrow", "semicircle", "circle")
 
@@ -79,7 +79,8 @@ def _disc_template(radius: float = 0.3, rings: int = 5, per_ring: int = 25) -> n
     return np.vstack(pts)
 
 
-def _rotation(theta: float) -> np.ndarray:
+def rotation(theta: float) -> np.ndarray:
+    """The 2-D rotation matrix by the angle ``theta`` (radians), applied as ``X @ rotation(theta)``."""
     c, s = np.cos(theta), np.sin(theta)
     return np.array([[c, -s], [s, c]])
 
@@ -124,7 +125,7 @@ def shapes_ii(n_per_class: int = 20, seed: int = 0) -> ShapeDataset:
         sq, rf = square * [w, h], roof * [w, h]
         base = rf[:, 1].min()
         rf = np.column_stack([rf[:, 0], base + (rf[:, 1] - base) * t])
-        R = _rotation(rng.uniform(0, 2 * np.pi))
+        R = rotation(rng.uniform(0, 2 * np.pi))
         offset = np.vstack([sq, rf]).min(0)
         out[0].append((sq - offset) @ R)
         out[1].append(np.vstack([sq, rf]) @ R - offset @ R)
@@ -134,13 +135,13 @@ def shapes_ii(n_per_class: int = 20, seed: int = 0) -> ShapeDataset:
         step = 0.6 / 15 * w
         arrow = arrow - [arrow[:, 0].min() - step / 2, 0.0]
         double = np.vstack([arrow, arrow * [-1.0, 1.0]])
-        R = _rotation(rng.uniform(0, 2 * np.pi))
+        R = rotation(rng.uniform(0, 2 * np.pi))
         out[2].append(arrow @ R)
         out[3].append(double @ R)
         # semicircle / circle: an ellipse and its right half
         w, h = rng.uniform(0.5, 1.5, 2)
         ell = disc * [w, h]
-        R = _rotation(rng.uniform(0, 2 * np.pi))
+        R = rotation(rng.uniform(0, 2 * np.pi))
         out[4].append(ell[ell[:, 0] >= -1e-12] @ R)
         out[5].append(ell @ R)
     points = tuple(x for c in range(6) for x in out[c])

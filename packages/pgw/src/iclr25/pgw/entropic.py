@@ -10,7 +10,8 @@ Each Frank-Wolfe step solves
     \\hat G = \\begin{pmatrix} 2\\tilde M\\circ\\gamma & 0 \\\\ 0 & 0 \\end{pmatrix},\\quad
     \\hat p = [p; |q|],\\ \\hat q = [q; |p|],
 
-keeps the n x m block of S as the direction, and steps with the same exact line search as the exact
+keeps the n x m block of S as the direction, and steps with the same exact line search and the same
+stopping rule (relative Frank-Wolfe gap, :func:`iclr25.pgw.frank_wolfe.gap_converged`) as the exact
 solver. As :math:`\\varepsilon \\to 0` the oracle becomes the exact one of Algorithm 1, so the distance
 approaches the exact PGW (the measured gap is in the README). The Sinkhorn potentials are warm-started
 from one Frank-Wolfe step to the next. Computation runs in JAX's default float dtype (float32 unless
@@ -26,11 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from ._core import PGWResult, _check_int, _check_pos, default_init, tensor_product
-from .space import MMSpace, as_lam, as_masses, as_matrix
+from .frank_wolfe import PGWResult, default_init, tensor_product
+from .space import MMSpace, as_int, as_lam, as_masses, as_matrix, as_positive
 
-__all__ = ["EntropicBatchResult", "entropic_pgw", "entropic_pgw_batch", "entropic_pgw_pairs"]
+__all__ = ["EntropicBatchResult", "entropic_pgw", "entropic_pgw_batch", "entropic_pgw_pairs", "cost_scale",
+           "DEFAULT_EPSILON", "DEFAULT_MAX_ITER", "DEFAULT_TOL", "DEFAULT_INNER"]
 
+DEFAULT_EPSILON = 1e-3
 DEFAULT_MAX_ITER = 100
 DEFAULT_TOL = 1e-5
 DEFAULT_INNER = 500
@@ -49,7 +52,8 @@ class EntropicBatchResult:
     converged: np.ndarray
 
 
-def _solve_one(C1, C2, p, q, lam, eps, G0, max_iter, tol, n_inner, block_size=10, sinkhorn_tol=1e-5):
+def _solve_one(C1, C2, p, q, lam, eps, G0, max_iter, tol, n_inner, block_size=10, sinkhorn_tol=1e-5,
+               C1sq=None, C2sq=None):
     """Frank-Wolfe with a Sinkhorn oracle for one pair (traced; vmapped over the batch)."""
     import jax
     import jax.numpy as jnp
@@ -61,7 +65,8 @@ def _solve_one(C1, C2, p, q, lam, eps, G0, max_iter, tol, n_inner, block_size=10
     # log-masses of the extended marginals; zero-mass (padding) points get -inf and so no mass
     log_a = jnp.log(jnp.concatenate([p, mq[None]]))
     log_b = jnp.log(jnp.concatenate([q, mp[None]]))
-    C1sq, C2sq = C1 * C1, C2 * C2
+    C1sq = C1 * C1 if C1sq is None else C1sq
+    C2sq = C2 * C2 if C2sq is None else C2sq
     const = lam * (mp * mp + mq * mq)
 
     def L(G):
@@ -110,9 +115,11 @@ def _solve_one(C1, C2, p, q, lam, eps, G0, max_iter, tol, n_inner, block_size=10
         b = jnp.sum(grad * delta)
         alpha = jnp.where(a > 0, jnp.clip(-b / (2.0 * jnp.where(a > 0, a, 1.0)), 0.0, 1.0),
                           jnp.where(a + b < 0, 1.0, 0.0))
-        decrease = -(a * alpha * alpha + b * alpha)
         objective = jnp.sum(LG * G) - 2.0 * lam * mass * mass + const
-        done = decrease <= tol * jnp.maximum(jnp.abs(objective), 1e-12 * const)
+        # the stopping rule of frank_wolfe.gap_converged: relative gap, or a zero step
+        gap_done = -b <= tol * jnp.maximum(jnp.abs(objective), 1e-12 * const)
+        done = jnp.logical_or(gap_done, alpha == 0.0)
+        alpha = jnp.where(gap_done, 0.0, alpha)
         return G + alpha * delta, LG + alpha * Ld, f, g, it + 1, done
 
     f0 = jnp.zeros(n + 1, G0.dtype)
@@ -131,7 +138,7 @@ def _batched_solver(max_iter: int, n_inner: int):
                             in_axes=(0, 0, 0, 0, 0, 0, 0, None)))
 
 
-def _cost_scale(C1: np.ndarray, C2: np.ndarray, p: np.ndarray, q: np.ndarray, lam: np.ndarray) -> np.ndarray:
+def cost_scale(C1: np.ndarray, C2: np.ndarray, p: np.ndarray, q: np.ndarray, lam: np.ndarray) -> np.ndarray:
     """The size of the gradient entries, 2 max(C1^2, C2^2, 2 lam) min(|p|, |q|): epsilon is relative to it."""
     c = np.maximum(np.maximum(C1.max(axis=(1, 2)) ** 2, C2.max(axis=(1, 2)) ** 2), 2.0 * lam)
     return 2.0 * c * np.minimum(p.sum(1), q.sum(1))
@@ -149,11 +156,11 @@ def _objective_np(C1, C2, p, q, lam, G):
 
 
 def _check_options(epsilon: Any, max_iter: Any, tol: Any, inner_iter: Any) -> tuple[float, int, float, int]:
-    return (_check_pos(epsilon, "epsilon"), _check_int(max_iter, "max_iter", 1), _check_pos(tol, "tol"),
-            _check_int(inner_iter, "inner_iter", 1))
+    return (as_positive(epsilon, "epsilon"), as_int(max_iter, "max_iter", 1), as_positive(tol, "tol"),
+            as_int(inner_iter, "inner_iter", 1))
 
 
-def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilon: float = 1e-3,
+def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilon: float = DEFAULT_EPSILON,
                        max_iter: int = DEFAULT_MAX_ITER, tol: float = DEFAULT_TOL,
                        inner_iter: int = DEFAULT_INNER, G0s: Any = None) -> EntropicBatchResult:
     """Entropic PGW of a batch of B pairs of equal sizes, one ``jit(vmap(...))`` call.
@@ -178,7 +185,8 @@ def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilo
     epsilon : float
         Entropic regularisation relative to the cost scale :math:`2\\max(C_1^2, C_2^2, 2\\lambda)\\min(|p|,|q|)`.
     max_iter, tol : int, float
-        Frank-Wolfe iterations and relative tolerance on the decrease of a step.
+        Frank-Wolfe iterations, and the tolerance of the relative Frank-Wolfe gap (the same meaning as for
+        the exact methods; see :mod:`iclr25.pgw.frank_wolfe`).
     inner_iter : int
         Most Sinkhorn iterations per Frank-Wolfe step (warm-started; they stop once the marginals match
         to 1e-5 of the mass).
@@ -221,7 +229,7 @@ def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilo
         G0s = np.asarray(G0s, dtype=np.float64)
         if G0s.shape != (B, C1s.shape[1], C2s.shape[1]):
             raise ValueError(f"G0s must have shape {(B, C1s.shape[1], C2s.shape[1])}, got {G0s.shape}")
-    eps = epsilon * _cost_scale(C1s, C2s, ps, qs, lam_arr)
+    eps = epsilon * cost_scale(C1s, C2s, ps, qs, lam_arr)
     dt = jnp.asarray(1.0).dtype
     solver = _batched_solver(max_iter, inner_iter)
     G, it, done = solver(*(jnp.asarray(x, dt) for x in (C1s, C2s, ps, qs, lam_arr, eps, G0s)), tol)
@@ -233,7 +241,7 @@ def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilo
 
 
 def entropic_pgw(C1: np.ndarray, C2: np.ndarray, p: np.ndarray, q: np.ndarray, lam: float, *,
-                 epsilon: float = 1e-3, max_iter: int = DEFAULT_MAX_ITER, tol: float = DEFAULT_TOL,
+                 epsilon: float = DEFAULT_EPSILON, max_iter: int = DEFAULT_MAX_ITER, tol: float = DEFAULT_TOL,
                  inner_iter: int = DEFAULT_INNER, G0: np.ndarray | None = None):
     """Entropic PGW of one pair (a batch of one); returns a :class:`~iclr25.pgw.PGWResult`.
 
@@ -245,29 +253,71 @@ def entropic_pgw(C1: np.ndarray, C2: np.ndarray, p: np.ndarray, q: np.ndarray, l
                      float(r.mass[0]), int(r.n_iter[0]), bool(r.converged[0]), "entropic")
 
 
-def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam: float, *,
-                       epsilon: float = 1e-3, max_iter: int = DEFAULT_MAX_ITER, tol: float = DEFAULT_TOL,
-                       inner_iter: int = DEFAULT_INNER, batch_size: int = 64) -> np.ndarray:
-    """Entropic PGW of many pairs: spaces padded with zero-mass points to one size, then vmapped batches.
+@functools.cache
+def _pairs_solver(max_iter: int, n_inner: int):
+    """``jit(vmap)`` over a batch of pair indices into device-resident padded spaces: a batch sends only
+    its indices, the gathers happen on the device, and the float64 re-evaluation is left to the host."""
+    import jax
 
-    Padding a space with zero-mass points leaves every PGW value unchanged, and one padded size means one
-    compilation for all batches. The last batch is filled up with copies of its first pair.
+    fn = functools.partial(_solve_one, max_iter=max_iter, n_inner=n_inner)
+
+    def one(Cs, Csq, Ps, i, j, lam, eps, tol):
+        p, q = Ps[i], Ps[j]
+        mp, mq = p.sum(), q.sum()
+        G0 = p[:, None] * q[None, :] * (jax.numpy.minimum(mp, mq) / (mp * mq))
+        return fn(Cs[i], Cs[j], p, q, lam, eps, G0, tol=tol, C1sq=Csq[i], C2sq=Csq[j])
+
+    return jax.jit(jax.vmap(one, in_axes=(None, None, None, 0, 0, None, 0, None)))
+
+
+def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam: float, *,
+                       epsilon: float = DEFAULT_EPSILON, max_iter: int = DEFAULT_MAX_ITER,
+                       tol: float = DEFAULT_TOL, inner_iter: int = DEFAULT_INNER, batch_size: int = 64,
+                       stats: dict | None = None) -> np.ndarray:
+    """Entropic PGW of many pairs of (validated) mm-spaces, in fixed-size vmapped batches.
+
+    Every space is padded with zero-mass points to one size N (a multiple of 8), which leaves every PGW
+    value unchanged; its distances and squared distances go to the device once. Each batch of
+    ``batch_size`` pairs sends only its pair indices (the last batch is filled up with copies of its first
+    pair), so one compilation serves every batch. Each distance is re-evaluated in float64 from the plan.
+
+    References: see :func:`entropic_pgw_batch`.
     """
+    import jax.numpy as jnp
+
     from iclr25.utils.progress import progress
 
+    epsilon, max_iter, tol, inner_iter = _check_options(epsilon, max_iter, tol, inner_iter)
+    batch_size = as_int(batch_size, "batch_size", 1)
     N = int(math.ceil(max(s.n for s in spaces) / 8) * 8)
     Cs = np.zeros((len(spaces), N, N))
     Ps = np.zeros((len(spaces), N))
     for k, s in enumerate(spaces):
         Cs[k, : s.n, : s.n] = s.C
         Ps[k, : s.n] = s.p
+    Csq = Cs * Cs
+    cmax2 = Cs.max(axis=(1, 2)) ** 2
+    mass = Ps.sum(1)
+    dt = jnp.asarray(1.0).dtype
+    Cs_d, Csq_d, Ps_d = (jnp.asarray(x, dt) for x in (Cs, Csq, Ps))
+    solver = _pairs_solver(max_iter, inner_iter)
     idx = np.asarray(pairs)
     out = np.empty(len(pairs))
     batch_size = min(batch_size, len(pairs))
+    n_batches = 0
     for start in progress(range(0, len(pairs), batch_size), desc="entropic PGW batches"):
         sel = idx[start:start + batch_size]
         fill = np.concatenate([sel, np.repeat(sel[:1], batch_size - len(sel), axis=0)])
-        r = entropic_pgw_batch(Cs[fill[:, 0]], Cs[fill[:, 1]], Ps[fill[:, 0]], Ps[fill[:, 1]], lam,
-                               epsilon=epsilon, max_iter=max_iter, tol=tol, inner_iter=inner_iter)
-        out[start:start + len(sel)] = r.distance[: len(sel)]
+        i, j = fill[:, 0], fill[:, 1]
+        # cost_scale of every pair from the per-space maxima and masses
+        eps = epsilon * 2.0 * np.maximum(np.maximum(cmax2[i], cmax2[j]), 2.0 * lam) * np.minimum(mass[i], mass[j])
+        G, _, _ = solver(Cs_d, Csq_d, Ps_d, jnp.asarray(i), jnp.asarray(j), jnp.asarray(lam, dt),
+                         jnp.asarray(eps, dt), tol)
+        G = np.asarray(G, dtype=np.float64)[: len(sel)]
+        i, j = i[: len(sel)], j[: len(sel)]
+        transport, penalty, _ = _objective_np(Cs[i], Cs[j], Ps[i], Ps[j], lam, G)
+        out[start:start + len(sel)] = np.sqrt(np.maximum(transport + penalty, 0.0))
+        n_batches += 1
+    if stats is not None:
+        stats.update(batches=n_batches, batch_size=batch_size, padded_size=N)
     return out

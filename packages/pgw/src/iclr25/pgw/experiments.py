@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .baselines import BASELINES, BaselineResult
-from .datasets import ShapeDataset, _rotation, add_outliers, shapes_ii
+from .datasets import ShapeDataset, rotation, add_outliers, shapes_ii
 from .solver import PGWResult, pairwise_matrix, pgw, pgw_pairwise
 from .space import MMSpace, default_lam, mm_space
 
@@ -51,7 +51,7 @@ def outlier_matching(*, shape: int = 1, fraction: float = 0.1, lam_fraction: flo
     X = shapes_ii(1, seed=seed).points[shape]
     n = X.shape[0]
     rng = np.random.default_rng(seed + 1)
-    R = _rotation(rng.uniform(0, 2 * np.pi))
+    R = rotation(rng.uniform(0, 2 * np.pi))
     Y = add_outliers(X, fraction, seed=seed) @ R + rng.normal(size=2)
     a, b = mm_space(X, mass=1.0 / n), mm_space(Y, mass=1.0 / n)
     lam = default_lam([a, b], lam_fraction)

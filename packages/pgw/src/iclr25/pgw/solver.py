@@ -1,7 +1,6 @@
-"""The exact Partial Gromov-Wasserstein solvers: two Frank-Wolfe variants with POT's network simplex
-(``ot.emd``) as the linear minimisation oracle on the dummy-extended problem and an exact line search.
-
-Notation (paper, Sec. 3-4). For mm-spaces (C1, p) with n points and (C2, q) with m points,
+"""The exact Partial Gromov-Wasserstein distance ``pgw`` (both Frank-Wolfe variants of the paper, POT's
+network simplex as the oracle; the loop, oracles and problem live in :mod:`iclr25.pgw.frank_wolfe`), and
+``pgw_pairwise`` for distance matrices.
 
 .. math::
 
@@ -9,24 +8,12 @@ Notation (paper, Sec. 3-4). For mm-spaces (C1, p) with n points and (C2, q) with
         \\sum_{i,i',j,j'} (C_1[i,i'] - C_2[j,j'])^2 \\gamma_{ij}\\gamma_{i'j'}
         + \\lambda (|p|^2 + |q|^2 - 2 |\\gamma|^2),
 
-with :math:`\\Gamma_\\le(p,q) = \\{\\gamma \\ge 0: \\gamma 1 \\le p, \\gamma^T 1 \\le q\\}`. Writing
-:math:`\\tilde M = L - 2\\lambda` (L the 4-way squared-difference tensor), the objective is
-:math:`\\langle \\tilde M\\circ\\gamma, \\gamma\\rangle + \\lambda(|p|^2+|q|^2)` with the tensor product
-
-.. math::
-
-    (\\tilde M\\circ\\gamma) = C_1^{2}(\\gamma 1) 1^T + 1 (\\gamma^T 1)^T C_2^{2}
-        - 2 C_1 \\gamma C_2 - 2\\lambda|\\gamma|,
-
-computed in O(n^2 m + n m^2) (``C^2`` elementwise). The reported metric is
-:math:`\\sqrt{\\max(0, \\text{transport} + \\text{penalty})}`.
+with :math:`\\Gamma_\\le(p,q) = \\{\\gamma \\ge 0: \\gamma 1 \\le p, \\gamma^T 1 \\le q\\}`. The reported
+metric is :math:`\\sqrt{\\max(0, \\text{transport} + \\text{penalty})}`.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
-import math
 import os
 from typing import Any
 
@@ -34,18 +21,17 @@ import numpy as np
 
 from iclr25.utils.seeding import check_seed
 
-from ._core import PGWResult, _check_int, _check_pos, default_init, tensor_product
-from .entropic import DEFAULT_MAX_ITER, DEFAULT_TOL, entropic_pgw, entropic_pgw_pairs
-from .space import MMSpace, as_lam, as_masses, as_matrix
+from .entropic import DEFAULT_EPSILON, DEFAULT_MAX_ITER, DEFAULT_TOL, entropic_pgw, entropic_pgw_pairs
+from .frank_wolfe import (MAX_ITER, ORACLES, TOL, PGWProblem, PGWResult, default_init, frank_wolfe,
+                          single_threaded_blas, tensor_product)
+from .space import MMSpace, as_int, as_lam, as_masses, as_matrix, as_positive
 
-__all__ = ["PGWResult", "pgw", "pgw_distance", "pgw_pairwise", "tensor_product", "pgw_objective",
-           "default_init"]
+__all__ = ["PGWResult", "pgw", "pgw_distance", "pgw_pairwise", "pgw_objective", "pairwise_matrix", "METHODS",
+           "check_method_options"]
 
 METHODS = ("fw-v1", "fw-v2", "entropic")
-_EMD_MAX_ITER = 1_000_000
 
 
-# ---------------------------------------------------------------------------------------- building blocks
 def pgw_objective(C1: Any, C2: Any, p: Any, q: Any, lam: float, plan: Any) -> tuple[float, float]:
     """Transport term and penalty of a partial plan: ``(sum L G G, lam (|p|^2 + |q|^2 - 2 |G|^2))``.
 
@@ -83,151 +69,38 @@ def _check_plan(G: Any, p: np.ndarray, q: np.ndarray, name: str) -> np.ndarray:
     return G
 
 
-def _line_search(a: float, b: float) -> float:
-    """Minimiser over [0, 1] of the quadratic :math:`a\\alpha^2 + b\\alpha` (exact line search).
+def check_method_options(method: str, *, n_init: Any = None, seed: Any = None, epsilon: Any = None,
+                         max_iter: Any = None, tol: Any = None, exact_only: dict[str, Any] | None = None,
+                         entropic_only: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The options of ``method`` with their defaults filled in; an option the method does not use is an error.
 
-    References: paper Algorithm 1, line search (Sec. 4.1).
+    ``n_init`` and ``seed`` (random starts) belong to the exact methods, ``epsilon`` to ``"entropic"``;
+    ``exact_only`` / ``entropic_only`` name further options of the caller (``None`` = not given).
+    ``max_iter`` and ``tol`` mean the same for every method (see
+    :mod:`iclr25.pgw.frank_wolfe`); their defaults are 1000 / 1e-9 (exact) and 100 / 1e-5 (entropic).
     """
-    if a > 0:
-        return min(1.0, max(0.0, -b / (2.0 * a)))
-    return 1.0 if a + b < 0 else 0.0
-
-
-# ------------------------------------------------------------------------------------------ Frank-Wolfe
-@dataclasses.dataclass(frozen=True)
-class _Problem:
-    C1: np.ndarray
-    C2: np.ndarray
-    p: np.ndarray
-    q: np.ndarray
-    lam: float
-
-    @functools.cached_property
-    def C1sq(self) -> np.ndarray:
-        return self.C1 * self.C1
-
-    @functools.cached_property
-    def C2sq(self) -> np.ndarray:
-        return self.C2 * self.C2
-
-    @property
-    def const(self) -> float:
-        return self.lam * (self.p.sum() ** 2 + self.q.sum() ** 2)
-
-    def L(self, G: np.ndarray) -> np.ndarray:
-        return tensor_product(self.C1, self.C2, G, C1sq=self.C1sq, C2sq=self.C2sq)
-
-    def terms(self, G: np.ndarray) -> tuple[float, float]:
-        """Transport term and penalty of the plan ``G``."""
-        return float(np.sum(self.L(G) * G)), self.const - 2.0 * self.lam * float(G.sum()) ** 2
-
-
-def _converged(gap: float, objective: float, const: float, tol: float) -> bool:
-    # the FW gap bounds the first-order decrease still available; relative to the objective, with a
-    # floor proportional to lam (|p|^2 + |q|^2) so that a zero distance can still be reached
-    return gap <= tol * max(abs(objective), 1e-12 * const)
-
-
-def _fw_v1(P: _Problem, G0: np.ndarray, max_iter: int, tol: float) -> tuple[np.ndarray, int, bool]:
-    """Algorithm 1: Frank-Wolfe on Gamma_<=(p, q); the LMO is a balanced EMD on the dummy-extended LP.
-
-    The oracle :math:`\\min_{\\gamma'\\in\\Gamma_\\le}\\langle G, \\gamma'\\rangle` equals a balanced OT between
-    :math:`\\hat p = [p; |q|]` and :math:`\\hat q = [q; |p|]` with cost ``[[G, 0], [0, 0]]``; the dummy row and
-    column are dropped afterwards.
-    """
-    import ot  # POT (and the array backends it probes) loads on first solve, not on import
-
-    n, m = G0.shape
-    p_ext = np.append(P.p, P.q.sum())
-    q_ext = np.append(P.q, P.p.sum())
-    cost = np.zeros((n + 1, m + 1))
-    G = G0.copy()
-    LG = P.L(G)
-    mass = G.sum()
-    for it in range(1, max_iter + 1):
-        grad = LG - 2.0 * P.lam * mass  # half the gradient, (M~ o G)
-        cost[:n, :m] = grad
-        S = ot.emd(p_ext, q_ext, cost, numItermax=_EMD_MAX_ITER, center_dual=False, check_marginals=False)[:n, :m]
-        delta = S - G
-        Ldelta = P.L(delta)
-        dmass = delta.sum()
-        a = float(np.sum(Ldelta * delta)) - 2.0 * P.lam * dmass**2
-        b = 2.0 * float(np.sum(grad * delta))
-        objective = float(np.sum(LG * G)) - 2.0 * P.lam * mass**2 + P.const
-        if _converged(-b, objective, P.const, tol):
-            return G, it, True
-        alpha = _line_search(a, b)
-        if alpha == 0.0:
-            return G, it, True
-        G = G + alpha * delta
-        LG = LG + alpha * Ldelta  # L o G is linear in G: no second tensor product per iteration
-        mass = mass + alpha * dmass
-    return G, max_iter, False
-
-
-def _fw_v2(P: _Problem, G0: np.ndarray, max_iter: int, tol: float) -> tuple[np.ndarray, int, bool]:
-    """Algorithm 2: Frank-Wolfe on the extended balanced problem over :math:`\\Gamma(\\hat p, \\hat q)`.
-
-    The plan :math:`\\hat\\gamma` is (n+1, m+1); the extended objective has tensor
-    :math:`\\hat M = \\tilde M` on the n x m block and 0 wherever a dummy index appears, so its gradient is
-    :math:`2\\tilde M\\circ\\gamma` on the block and 0 on the dummy row and column, and the LMO is a plain EMD.
-    """
-    import ot
-
-    n, m = G0.shape
-    p_ext = np.append(P.p, P.q.sum())
-    q_ext = np.append(P.q, P.p.sum())
-    # the extended plan whose block is G0: the dummies take what the block leaves of each marginal
-    Gh = np.zeros((n + 1, m + 1))
-    Gh[:n, :m] = G0
-    Gh[:n, m] = P.p - G0.sum(1)
-    Gh[n, :m] = P.q - G0.sum(0)
-    Gh[n, m] = G0.sum()
-    grad_h = np.zeros((n + 1, m + 1))
-    LG = P.L(Gh[:n, :m])
-    for it in range(1, max_iter + 1):
-        block = Gh[:n, :m]
-        mass = block.sum()
-        grad_h[:n, :m] = 2.0 * (LG - 2.0 * P.lam * mass)
-        Sh = ot.emd(p_ext, q_ext, grad_h, numItermax=_EMD_MAX_ITER, center_dual=False,
-                    check_marginals=False)
-        Dh = Sh - Gh
-        delta = Dh[:n, :m]
-        Ldelta = P.L(delta)
-        dmass = delta.sum()
-        a = float(np.sum(Ldelta * delta)) - 2.0 * P.lam * dmass**2
-        b = float(np.sum(grad_h * Dh))
-        objective = float(np.sum(LG * block)) - 2.0 * P.lam * mass**2 + P.const
-        if _converged(-b, objective, P.const, tol):
-            return Gh[:n, :m].copy(), it, True
-        alpha = _line_search(a, b)
-        if alpha == 0.0:
-            return Gh[:n, :m].copy(), it, True
-        Gh = Gh + alpha * Dh
-        LG = LG + alpha * Ldelta
-    return Gh[:n, :m].copy(), max_iter, False
-
-
-def _iter_defaults(method: str, max_iter: Any, tol: Any) -> tuple[int, float]:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     if method == "entropic":
-        max_iter = DEFAULT_MAX_ITER if max_iter is None else max_iter
-        tol = DEFAULT_TOL if tol is None else tol
-    else:
-        max_iter = 1000 if max_iter is None else max_iter
-        tol = 1e-9 if tol is None else tol
-    return _check_int(max_iter, "max_iter", 1), _check_pos(tol, "tol")
-
-
-def _result(P: _Problem, G: np.ndarray, n_iter: int, converged: bool, method: str) -> PGWResult:
-    transport, penalty = P.terms(G)
-    G.setflags(write=False)
-    return PGWResult(math.sqrt(max(0.0, transport + penalty)), transport, penalty, G, float(G.sum()), n_iter,
-                     converged, method)
+        unused = [k for k, v in {"n_init": n_init, "seed": seed, **(exact_only or {})}.items() if v is not None]
+        if unused:
+            raise ValueError(f"{unused[0]} is not used by method='entropic' (one deterministic start from G0); "
+                             f"leave it out, or use method='fw-v1' / 'fw-v2'")
+        return {"epsilon": as_positive(DEFAULT_EPSILON if epsilon is None else epsilon, "epsilon"),
+                "max_iter": as_int(DEFAULT_MAX_ITER if max_iter is None else max_iter, "max_iter", 1),
+                "tol": as_positive(DEFAULT_TOL if tol is None else tol, "tol")}
+    unused = [k for k, v in {"epsilon": epsilon, **(entropic_only or {})}.items() if v is not None]
+    if unused:
+        raise ValueError(f"{unused[0]} is only used by method='entropic', got method={method!r}; leave it out")
+    return {"n_init": as_int(1 if n_init is None else n_init, "n_init", 1),
+            "seed": check_seed(0 if seed is None else seed),
+            "max_iter": as_int(MAX_ITER if max_iter is None else max_iter, "max_iter", 1),
+            "tol": as_positive(TOL if tol is None else tol, "tol")}
 
 
 def pgw(C1: Any, C2: Any, p: Any, q: Any, lam: float, *, method: str = "fw-v1", G0: Any = None,
-        n_init: int = 1, max_iter: int | None = None, tol: float | None = None, epsilon: float = 1e-3,
-        seed: int = 0) -> PGWResult:
+        n_init: int | None = None, max_iter: int | None = None, tol: float | None = None,
+        epsilon: float | None = None, seed: int | None = None) -> PGWResult:
     """The Partial Gromov-Wasserstein distance between (C1, p) and (C2, q).
 
     .. math::
@@ -250,19 +123,25 @@ def pgw(C1: Any, C2: Any, p: Any, q: Any, lam: float, *, method: str = "fw-v1", 
         (Algorithm 2; the same iterates), or the JAX entropic solver (Sinkhorn oracle, see
         :func:`iclr25.pgw.entropic_pgw_batch`).
     G0 : array_like (n, m), optional
-        Initial partial plan. Default :math:`pq^T\\min(|p|,|q|)/(|p||q|)` for both FW variants.
-    n_init : int
-        Number of starts: the first from ``G0``, the others random feasible plans (seeded); the start with
-        the lowest objective wins. FW is a local solver, so more starts give tighter metric behaviour.
+        Initial partial plan. Default :math:`pq^T\\min(|p|,|q|)/(|p||q|)` for every method.
+    n_init : int, optional
+        Exact methods only (default 1): number of starts, the first from ``G0``, the others random feasible
+        plans (seeded); the start with the lowest objective wins. FW is a local solver, so more starts give
+        tighter metric behaviour.
     max_iter : int, optional
-        Frank-Wolfe iterations per start (default 1000; 100 for ``"entropic"``).
+        Frank-Wolfe iterations (oracle calls) per start, for every method: default 1000 (exact), 100
+        (entropic).
     tol : float, optional
-        Stop when the Frank-Wolfe gap (entropic: the decrease of a step) is below ``tol`` times the
-        objective (default 1e-9; 1e-5 for ``"entropic"``).
-    epsilon : float
-        Entropic regularisation, relative to the cost scale (only for ``method="entropic"``).
-    seed : int
-        Seed of the random starts.
+        For every method: stop once the Frank-Wolfe gap :math:`-\\langle\\nabla f(\\gamma), S-\\gamma\\rangle`
+        is at most ``tol`` times the objective, or the line search returns a zero step. Default 1e-9
+        (exact), 1e-5 (entropic).
+    epsilon : float, optional
+        ``method="entropic"`` only (default 1e-3): entropic regularisation relative to the cost scale.
+    seed : int, optional
+        Exact methods only (default 0): seed of the random starts.
+
+    Passing an option that ``method`` does not use (``n_init``/``seed`` with ``"entropic"``, ``epsilon``
+    with ``"fw-v1"``/``"fw-v2"``) raises ``ValueError`` naming it.
 
     Returns
     -------
@@ -278,25 +157,20 @@ def pgw(C1: Any, C2: Any, p: Any, q: Any, lam: float, *, method: str = "fw-v1", 
     >>> round(r.distance, 6), round(r.mass, 6)
     (0.0, 2.0)
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    opts = check_method_options(method, n_init=n_init, seed=seed, epsilon=epsilon, max_iter=max_iter, tol=tol)
     C1, C2 = as_matrix(C1, "C1"), as_matrix(C2, "C2")
     p, q = as_masses(p, C1.shape[0], "p"), as_masses(q, C2.shape[0], "q")
     lam = as_lam(lam)
-    n_init = _check_int(n_init, "n_init", 1)
-    max_iter, tol = _iter_defaults(method, max_iter, tol)
-    seed = check_seed(seed)
     G0 = default_init(p, q) if G0 is None else _check_plan(G0, p, q, "G0")
     if method == "entropic":
-        return entropic_pgw(C1, C2, p, q, lam, epsilon=epsilon, max_iter=max_iter, tol=tol, G0=G0)
-    P = _Problem(C1, C2, p, q, lam)
-    solve = _fw_v1 if method == "fw-v1" else _fw_v2
-    rng = np.random.default_rng(seed)
+        return entropic_pgw(C1, C2, p, q, lam, G0=G0, **opts)
+    P = PGWProblem(C1, C2, p, q, lam)
+    oracle = ORACLES[method](p, q)
+    rng = np.random.default_rng(opts["seed"])
     best: PGWResult | None = None
-    for k in range(n_init):
+    for k in range(opts["n_init"]):
         start = G0 if k == 0 else _random_init(p, q, rng)
-        G, it, conv = solve(P, start, max_iter, tol)
-        res = _result(P, G, it, conv, method)
+        res = P.result(frank_wolfe(P, start, oracle, max_iter=opts["max_iter"], tol=opts["tol"]), method)
         if best is None or res.objective < best.objective:
             best = res
     assert best is not None
@@ -321,14 +195,6 @@ def _as_space(s: Any, i: int) -> MMSpace:
         except (TypeError, ValueError) as exc:
             raise type(exc)(f"spaces[{i}]: {exc}") from exc
     raise TypeError(f"spaces[{i}] must be an MMSpace or a (C, p) pair, got {type(s).__name__}")
-
-
-def single_threaded_blas():
-    """A context in which BLAS runs on one thread: the matrices of one pair are small (about 100 x 100),
-    so extra BLAS threads only contend with the parallel workers (measured 3-10x slower on 2 busy cores)."""
-    from threadpoolctl import threadpool_limits
-
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _distance_chunk(task: tuple[Any, dict[str, Any], list[tuple[int, int]], list[MMSpace]]) -> list[float]:
@@ -441,29 +307,36 @@ def pairwise_matrix(f: Any, spaces: list[MMSpace], *, n_jobs: int = 1, backend: 
     return D
 
 
-def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int = 1,
-                 backend: str | None = None, n_init: int = 1, max_iter: int | None = None,
-                 tol: float | None = None, epsilon: float = 1e-3, seed: int = 0,
-                 stats: dict[str, Any] | None = None) -> np.ndarray:
+def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int | None = None,
+                 backend: str | None = None, n_init: int | None = None, max_iter: int | None = None,
+                 tol: float | None = None, epsilon: float | None = None, seed: int | None = None,
+                 batch_size: int | None = None, stats: dict[str, Any] | None = None) -> np.ndarray:
     """The symmetric matrix of PGW distances between all pairs of mm-spaces (zero diagonal).
 
     Exact methods run pair by pair through :func:`iclr25.utils.parallel.parallel_map` (``n_jobs``
-    workers, ``backend`` ``None``/"loky"/"dask"/"ray"/..., so a Dask or Ray cluster can take it).
-    ``method="entropic"`` runs all pairs in vmapped JAX batches instead (spaces are padded with zero-mass
-    points to a common size, which leaves PGW unchanged).
+    workers, ``backend`` ``None``/"loky"/"dask"/"ray"/..., so a Dask or Ray cluster can take it); with
+    ``n_jobs != 1`` worker processes are started only when the work pays for their start-up (see
+    :func:`pairwise_matrix`), so asking for workers is never slower than serial.
 
-    With ``n_jobs != 1`` worker processes are started only when the work pays for their start-up (see
-    :func:`pairwise_matrix`): a small matrix is computed in this process, so asking for workers is never
-    slower than serial.
+    ``method="entropic"`` runs all pairs in fixed-size ``jit(vmap)`` batches of ``batch_size`` pairs
+    (default 64; see :func:`iclr25.pgw.entropic.entropic_pgw_pairs`): every space is padded with zero-mass
+    points to one size (which leaves PGW unchanged), its distances and squared distances are put on the
+    device once, and a batch receives only the indices of its pairs, so one compilation serves every batch.
 
     Parameters
     ----------
     spaces : sequence of MMSpace or (C, p)
     lam : float
         Penalty, shared by all pairs.
+    method, n_init, max_iter, tol, epsilon, seed
+        As in :func:`pgw`; an option that ``method`` does not use raises ``ValueError``.
+    n_jobs, backend
+        Exact methods only: workers (default 1; -1 all cores) and the ``parallel_map`` backend.
+    batch_size : int, optional
+        ``method="entropic"`` only: pairs per vmapped batch (default 64).
     stats : dict, optional
-        Filled with how the pairs ran (exact methods): ``pairs``, ``in_process``, ``workers``,
-        ``estimated_rest_s``.
+        Filled with how the pairs ran. Exact: ``pairs``, ``in_process``, ``workers``, ``estimated_rest_s``;
+        entropic: ``pairs``, ``batches``, ``batch_size``, ``padded_size``.
 
     Returns
     -------
@@ -471,23 +344,27 @@ def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int 
 
     References: paper Sec. 5 (shape retrieval with PGW distance matrices).
     """
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    opts = check_method_options(method, n_init=n_init, seed=seed, epsilon=epsilon, max_iter=max_iter, tol=tol,
+                                exact_only={"n_jobs": n_jobs, "backend": backend},
+                                entropic_only={"batch_size": batch_size})
     if isinstance(spaces, (str, bytes)) or not hasattr(spaces, "__len__"):
         raise TypeError(f"spaces must be a sequence of MMSpace or (C, p) pairs, got {type(spaces).__name__}")
     spaces = [_as_space(s, i) for i, s in enumerate(spaces)]
     if len(spaces) == 0:
         raise ValueError("spaces must hold at least one mm-space, got none")
     lam = as_lam(lam)
-    max_iter, tol = _iter_defaults(method, max_iter, tol)
     if method != "entropic":
-        return pairwise_matrix(pgw, spaces, n_jobs=n_jobs, backend=backend, desc="PGW pairs", stats=stats,
-                               lam=lam, method=method, n_init=n_init, max_iter=max_iter, tol=tol, seed=seed)
+        return pairwise_matrix(pgw, spaces, n_jobs=1 if n_jobs is None else n_jobs, backend=backend,
+                               desc="PGW pairs", stats=stats, lam=lam, method=method, **opts)
+    batch_size = as_int(64 if batch_size is None else batch_size, "batch_size", 1)
     k = len(spaces)
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     D = np.zeros((k, k))
+    info: dict[str, Any] = {"pairs": len(pairs), "batches": 0, "batch_size": batch_size, "padded_size": 0}
     if pairs:
         idx = np.array(pairs)
         D[idx[:, 0], idx[:, 1]] = D[idx[:, 1], idx[:, 0]] = entropic_pgw_pairs(
-            spaces, pairs, lam, epsilon=epsilon, max_iter=max_iter, tol=tol)
+            spaces, pairs, lam, batch_size=batch_size, stats=info, **opts)
+    if stats is not None:
+        stats.update(info)
     return D

@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 from scipy.spatial.distance import cdist
 
-__all__ = ["MMSpace", "mm_space", "default_lam", "as_matrix", "as_masses", "as_lam", "point_masses"]
+__all__ = ["MMSpace", "mm_space", "default_lam", "as_matrix", "as_masses", "as_lam", "as_int", "as_positive",
+           "point_masses"]
 
 _METRICS = ("euclidean", "sqeuclidean", "cityblock", "chebyshev")
 
@@ -89,6 +90,24 @@ def as_lam(lam: Any, name: str = "lam") -> float:
     if not np.isfinite(lam) or lam <= 0:
         raise ValueError(f"{name} must be a finite number > 0, got {lam}")
     return lam
+
+
+def as_int(x: Any, name: str, low: int) -> int:
+    """Validate an integer option ``>= low`` (booleans are rejected)."""
+    if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer >= {low}, got {type(x).__name__}")
+    if x < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {x}")
+    return int(x)
+
+
+def as_positive(x: Any, name: str) -> float:
+    """Validate a finite real option ``> 0``."""
+    if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a positive real number, got {type(x).__name__}")
+    if not np.isfinite(x) or x <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {x}")
+    return float(x)
 
 
 @dataclasses.dataclass(frozen=True)
