@@ -34,11 +34,13 @@ def test_certificate_bounds_are_ordered_for_every_request(stream):
     assert np.median(data / true) < 1e3
 
 
-def test_budget_respected_and_retrains_are_rare(stream):
+def test_default_r_max_needs_no_flush_and_retrains_are_rare(stream):
+    """Under the default r_max rule the residues never use the budget (no flush), and the accumulated
+    Newton terms of 300 requests trigger at most two retrains at this graph size."""
     u, recs = stream
-    assert all(max(r.data_bound) <= r.budget for r in recs)
-    assert all(r.budget_used <= 1.0 for r in recs)
-    assert u.ledger.n_retrains <= 30  # at most one retrain per 10 requests at this graph size
+    assert u.ledger.n_repushes == 0
+    assert u.ledger.n_retrains <= 2, u.ledger.n_retrains
+    assert max(max(r.approx_term) for r in recs) <= 0.1 * recs[0].budget
 
 
 def test_utility_matches_retraining_on_the_edited_graph(stream, stream_graph):
@@ -98,19 +100,6 @@ def test_cgu_and_retrain_modes_agree_with_scalegun(small_graph):
     assert np.abs(sg.embeddings() - cg.embeddings()).max() < 1e-4
     assert np.abs(sg.coef_ - cg.coef_).max() < 1e-3
     np.testing.assert_array_equal(sg.predict(g.test_idx), cg.predict(g.test_idx))
-
-
-def test_batch_removal_equals_sequential_removal(small_graph):
-    g = small_graph
-    edges = g.edges[:12]
-    a = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, sigma=0.0).fit()
-    b = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, sigma=0.0).fit()
-    a.unlearn_edges(edges)
-    for e in edges:
-        b.unlearn_edges(e[None, :])
-    np.testing.assert_allclose(a.exact_embeddings(), b.exact_embeddings(), atol=1e-12)
-    assert np.abs(a.embeddings() - b.embeddings()).max() < 1e-4
-    assert len(a.ledger) == 2 and len(b.ledger) == 13
 
 
 def test_digits_real_features():

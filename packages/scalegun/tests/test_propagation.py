@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from iclr25.scalegun import PushPropagator, exact_propagation, gpr_weights, preprocess_features
-from iclr25.scalegun.unlearner import _as_adjacency
+from iclr25.scalegun.validation import as_adjacency as _as_adjacency
 
 
 def _setup(g, r_max, weights=None):

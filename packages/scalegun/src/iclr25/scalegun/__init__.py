@@ -14,14 +14,18 @@ from . import datasets as datasets
 from .certificate import Ledger as Ledger
 from .certificate import LedgerRecord as LedgerRecord
 from .certificate import noise_multiplier as noise_multiplier
+from .certificate import r_max_rule as r_max_rule
 from .certificate import residual_budget as residual_budget
 from .certificate import worst_case_terms as worst_case_terms
 from .datasets import preprocess_features as preprocess_features
 from .propagation import PushPropagator as PushPropagator
 from .propagation import exact_propagation as exact_propagation
 from .propagation import gpr_weights as gpr_weights
+from .streaming import load_graph_files as load_graph_files
+from .streaming import powerlaw_files as powerlaw_files
 
 if TYPE_CHECKING:
+    from .experiments import sweep as sweep
     from .unlearner import MODES as MODES
     from .unlearner import CertifiedUnlearner as CertifiedUnlearner
 
@@ -29,18 +33,18 @@ __version__ = _version("iclr25-scalegun")
 
 __all__ = [
     "CertifiedUnlearner", "Ledger", "LedgerRecord", "MODES", "PushPropagator", "datasets", "exact_propagation",
-    "gpr_weights", "noise_multiplier", "preprocess_features", "residual_budget", "worst_case_terms",
+    "gpr_weights", "load_graph_files", "powerlaw_files", "sweep", "noise_multiplier", "preprocess_features", "r_max_rule", "residual_budget", "worst_case_terms",
     "__version__",
 ]
 
-_LAZY = {"CertifiedUnlearner", "MODES"}
+_LAZY = {"CertifiedUnlearner", "MODES", "sweep"}
 
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        from . import unlearner
+        from . import experiments, unlearner
 
-        return getattr(unlearner, name)
+        return getattr(experiments if name == "sweep" else unlearner, name)
     raise AttributeError(f"module 'iclr25.scalegun' has no attribute {name!r}")
 
 

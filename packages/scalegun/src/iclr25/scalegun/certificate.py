@@ -19,11 +19,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from iclr25.utils.io import atomic_write
 
-__all__ = ["noise_multiplier", "residual_budget", "worst_case_terms", "LedgerRecord", "Ledger"]
+__all__ = ["noise_multiplier", "residual_budget", "worst_case_terms", "r_max_rule", "R_MAX_FRACTION",
+           "R_MAX_FALLBACK", "LedgerRecord", "Ledger"]
 
 GAMMA = 0.25  # Lipschitz constant used for the logistic loss's second derivative (1/4 bounds 1/(6 sqrt 3))
+R_MAX_FRACTION = 0.1  # share of the budget that a full residue state may use under the default r_max
+R_MAX_FALLBACK = 1e-7  # relative r_max when there is no budget (sigma = 0): the paper's Cora setting
 
 
 def noise_multiplier(delta: float) -> float:
@@ -75,6 +80,40 @@ def worst_case_terms(eps2: float, *, n_nodes: int, n_train: int, n_features: int
     return approx, unlearn
 
 
+def r_max_rule(budget: float, *, grad_norms: Any, weight_norms: Any, spec: float, inv_deg_sum: float,
+               n_features: int, tail_sum: float, rounding: float = 0.0,
+               fraction: float = R_MAX_FRACTION) -> float:
+    """The default absolute push threshold: the largest ``r_max`` for which **every** residue state with
+    ``|r| <= r_max`` keeps the approximation term at most ``fraction * budget``.
+
+    Such a state has ``rho <= T r_max sqrt(F sum_v 1/d_v) + rounding`` (``T = sum_{j<L} sum_{l>=j} |w_l|``,
+    see :meth:`PushPropagator.residue_bound`), and the approximation term of class k is
+    ``A_k(rho) = rho ||a_k|| + gamma ||w_k|| rho (||Z||_2 + rho)``; so ``rho*`` is the smallest positive root
+    of ``A_k(rho) = fraction * budget`` over the classes and
+
+        r_max = (rho* - rounding) / (T sqrt(F sum_v 1/d_v)).
+
+    With ``||a_k|| ~ sqrt(n_train)`` and ``sum_v 1/d_v ~ n / d_avg``, ``r_max`` shrinks like
+    ``1 / sqrt(n n_train)``, i.e. ``1/n`` at a fixed training fraction and average degree (the paper's
+    worst-case bound has ``eps1 = sqrt(n) L r_max``). Because the term can never exceed
+    ``fraction * budget <= budget / 2``, the unlearner never needs a residue flush while the model
+    statistics stay within a factor ``1 / (2 fraction)`` of their values at fit time.
+    Returns ``nan`` when ``rounding`` alone reaches ``rho*`` (no threshold can keep the term that small).
+
+    References: ScaleGUN Lemma 3.1 and Theorem 4.1 (the approximation error term and its ``r_max``
+    dependence); this rule is ours (the paper sets ``rmax`` by hand per dataset).
+    """
+    a = np.asarray(grad_norms, dtype=np.float64)
+    w = np.asarray(weight_norms, dtype=np.float64)
+    target = fraction * budget
+    b = a + GAMMA * w * spec
+    c = GAMMA * w
+    rho = float(np.min(2.0 * target / (b + np.sqrt(b * b + 4.0 * c * target))))
+    if rho <= rounding:
+        return math.nan
+    return (rho - rounding) / (tail_sum * math.sqrt(n_features * inv_deg_sum))
+
+
 @dataclasses.dataclass(frozen=True)
 class LedgerRecord:
     """One request of the certificate ledger (per-class quantities are tuples over classes).
@@ -93,6 +132,8 @@ class LedgerRecord:
     retrained : whether this request triggered retraining (the bounds are then those after retraining).
     repushed : whether the residues were flushed (pushed with threshold 0) because the propagation-error
         term used up the budget; the flush time is part of ``update_s``.
+    cg_iterations : conjugate-gradient iterations of this request's Newton solve(s) (0: direct solve or none).
+    rows_changed : nodes whose embedding the request's update changed (all nodes in the exact modes).
     """
 
     index: int
@@ -111,6 +152,8 @@ class LedgerRecord:
     budget_used: float
     retrained: bool
     repushed: bool = False
+    cg_iterations: int = 0
+    rows_changed: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

@@ -55,7 +55,8 @@ def _check_options(args: argparse.Namespace) -> None:
 
     if args.hops < 1:
         raise ValueError(f"--hops must be an integer >= 1, got {args.hops}")
-    positive("--r-max", args.r_max, zero=args.mode != "scalegun")
+    if args.r_max is not None:
+        positive("--r-max", args.r_max, zero=args.mode != "scalegun")
     positive("--epsilon", args.epsilon)
     positive("--delta", args.delta, below=1.0)
     positive("--lam", args.lam)
@@ -137,7 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     un.add_argument("--hops", type=int, default=2, help="propagation hops (default: 2)")
     un.add_argument("--weights", default=None, choices=["sgc", "ppr", "avg", "hetero"],
                     help="GPR weights (default: sgc)")
-    un.add_argument("--r-max", type=float, default=1e-7, help="relative push threshold (default: 1e-7)")
+    un.add_argument("--r-max", type=float, default=None,
+                    help="relative push threshold (default: chosen from n and the budget, see r_max_rule)")
     un.add_argument("--epsilon", type=float, default=1.0, help="certificate epsilon (default: 1)")
     un.add_argument("--delta", type=float, default=1e-4, help="certificate delta (default: 1e-4)")
     un.add_argument("--lam", type=float, default=1e-2, help="L2 regularisation (default: 0.01)")

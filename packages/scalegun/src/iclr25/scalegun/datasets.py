@@ -249,9 +249,39 @@ def with_edges(g: GraphData, edges: np.ndarray) -> GraphData:
 _EDGE_TEXT = (".txt", ".edges", ".edgelist", ".csv")
 
 
+def _header_lines(p: Path) -> int:
+    """Lines up to and including a header line such as ``source,target`` (0 when there is none)."""
+    with p.open("rb") as f:
+        for k, raw in enumerate(f, 1):
+            line = raw.split(b"#", 1)[0].strip()
+            if line:
+                return k if not any(c in b"0123456789" for c in line) else 0
+    return 0
+
+
+def _fast_edge_text(p: Path, n_nodes: int | None) -> np.ndarray | None:
+    """The edge array parsed by numpy's C reader (no Python objects per line), or ``None`` when the file
+    needs the line-by-line reader (which then names the offending line)."""
+    try:
+        e = np.loadtxt(p, dtype=np.int64, comments="#", delimiter="," if p.suffix.lower() == ".csv" else None,
+                       ndmin=2, skiprows=_header_lines(p), encoding="utf-8")
+    except (ValueError, UnicodeDecodeError, OverflowError):
+        return None
+    if e.ndim != 2 or e.shape[1] != 2 or e.size == 0 or e.min() < 0 or (n_nodes is not None
+                                                                        and e.max() >= n_nodes):
+        return None
+    return e
+
+
 def _read_edge_text(p: Path, n_nodes: int | None) -> tuple[np.ndarray, int]:
     """``u v`` lines (``#`` comments, blank lines skipped; commas allowed in ``.csv``). ScaleGUN graphs are
-    unweighted, so a third column is rejected with its line number rather than read as a weight."""
+    unweighted, so a third column is rejected with its line number rather than read as a weight.
+
+    Valid files are parsed by numpy's C reader without Python lists; a file it rejects is read line by line
+    only to name the first bad line."""
+    e = _fast_edge_text(p, n_nodes)
+    if e is not None:
+        return e, int(e.max()) + 1 if n_nodes is None else n_nodes
     try:
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

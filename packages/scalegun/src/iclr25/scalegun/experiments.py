@@ -18,13 +18,14 @@ from typing import Any
 
 import numpy as np
 
+from iclr25.utils.parallel import parallel_map
 from iclr25.utils.progress import progress
 from iclr25.utils.results import RunResult
 
 from . import datasets
 from .unlearner import CertifiedUnlearner
 
-__all__ = ["run_demo", "run_repro"]
+__all__ = ["run_demo", "run_repro", "sweep", "run_cell"]
 
 PACKAGE = "iclr25-scalegun"
 # the config entries that are CertifiedUnlearner arguments (so results.json records what actually ran)
@@ -217,3 +218,111 @@ def repro_table(rows: list[dict]) -> str:
             f"{r['acc_retrain']:.4f} | {r['retrains_per_1000']:.0f} | {r['repushes_per_1000']:.0f} | "
             f"{r['state_mb']:.0f} |")
     return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------------------------------ sweep
+def _peak_reset() -> None:
+    """Reset the kernel's peak-RSS mark of this process (Linux ``clear_refs``), where allowed."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def _peak_rss_bytes(field: str = "VmHWM") -> int:
+    """Peak resident set size of this process since the last reset (``VmHWM``; else ``ru_maxrss``), or the
+    current one (``field="VmRSS"``)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def _median(xs: list[float]) -> float:
+    return float(np.median(xs)) if xs else float("nan")
+
+
+def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
+    """One sweep cell: load (or generate) a graph, fit ScaleGUN, unlearn ``requests[b]`` random requests of
+    each batch size ``b`` (edges never repeat), and time the baselines on the edited graph: one exact
+    re-propagation (CGU's per-request embedding update) and a retraining (re-propagation plus L-BFGS from
+    scratch with fresh noise). Module-level and picklable, so :func:`sweep` can ship it to any backend.
+
+    ``cell`` keys: ``graph`` (a folder written by :func:`powerlaw_files`, or ``{"n": .., "m": ..}`` for
+    :func:`datasets.powerlaw`), ``seed``, ``batches`` (e.g. ``[1, 5000]``), ``requests`` (counts, same
+    length), ``baseline_repeats``, and ``unlearner`` (keyword arguments of :class:`CertifiedUnlearner`).
+    """
+    import torch
+
+    from .model import train_ovr
+    from .propagation import PushPropagator, exact_propagation
+    from .streaming import load_graph_files
+
+    _peak_reset()
+    rss_start = _peak_rss_bytes("VmRSS")
+    seed = int(cell.get("seed", 0))
+    t0 = time.perf_counter()
+    spec = cell["graph"]
+    if isinstance(spec, dict):
+        g = datasets.powerlaw(int(spec["n"]), int(spec["m"]), int(spec.get("features", 64)),
+                              int(spec.get("classes", 5)), seed=seed, signal=float(spec.get("signal", 0.3)))
+    else:
+        g = load_graph_files(spec)
+    load_s = time.perf_counter() - t0
+    edges = g.edges
+    t0 = time.perf_counter()
+    u = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, seed=seed, **cell.get("unlearner", {})).fit()
+    fit_s = time.perf_counter() - t0
+    order = np.random.default_rng(seed).permutation(len(edges))
+    at = 0
+    out: dict[str, Any] = dict(graph=str(spec), seed=seed, nodes=g.n_nodes, edges=len(edges), load_s=load_s,
+                               fit_s=fit_s, r_max=u.r_max, r_max_abs=u.r_max_abs, batches={})
+    for b, k in zip(cell["batches"], cell["requests"], strict=True):
+        recs = []
+        for _ in range(int(k)):
+            recs.append(u.unlearn_edges(edges[order[at:at + b]]))
+            at += b
+        out["batches"][str(b)] = dict(
+            update_s=_median([r.update_s for r in recs]), newton_s=_median([r.unlearn_s for r in recs]),
+            total_s=_median([r.total_s for r in recs]), max_total_s=max(r.total_s for r in recs),
+            cg_iterations=_median([r.cg_iterations for r in recs]), flushes=sum(r.repushed for r in recs),
+            retrains=sum(r.retrained for r in recs), max_budget_used=max(r.budget_used for r in recs),
+            rows_changed_fraction=_median([r.rows_changed / g.n_nodes for r in recs]), requests=len(recs))
+    del edges
+    reprop, retrain = [], []
+    X_now = u.current_features()
+    Y, t = u._Y, u._t
+    for _ in range(int(cell.get("baseline_repeats", 1))):
+        t0 = time.perf_counter()
+        Z = exact_propagation(u._A, X_now, u.weights, u._deg)
+        reprop.append(time.perf_counter() - t0)
+        Zt = torch.as_tensor(Z[u.train_idx], dtype=torch.float64)
+        del Z
+        b = u.sigma * torch.randn(Zt.shape[1], Y.shape[1], generator=torch.Generator().manual_seed(seed + 1),
+                                  dtype=torch.float64)
+        t1 = time.perf_counter()
+        train_ovr(Zt, Y, t, u.lam, b, max_iter=u.max_iter)
+        retrain.append(reprop[-1] + time.perf_counter() - t1)
+        del Zt
+    p = u._prop
+    out.update(repropagation_s=_median(reprop), retrain_s=_median(retrain), state_bytes=int(u.nbytes()),
+               model_state_bytes=PushPropagator.state_bytes(p.n, p.A.nnz, p.F, u.hops, p.dtype.itemsize),
+               peak_rss_bytes=_peak_rss_bytes(), rss_start_bytes=rss_start, accuracy=u.score(g.test_idx),
+               flushes=u.ledger.n_repushes, retrains=u.ledger.n_retrains)
+    return out
+
+
+def sweep(graphs: list[Any], *, seeds: tuple[int, ...] = (0,), batches: tuple[int, ...] = (1, 5000),
+          requests: tuple[int, ...] = (20, 2), baseline_repeats: int = 1, n_jobs: int = 1,
+          backend: str | None = None, **unlearner: Any) -> list[dict[str, Any]]:
+    """The evaluation sweep, graphs x seeds (each cell runs every request size on one fitted unlearner),
+    through :func:`iclr25.utils.parallel.parallel_map`: ``n_jobs=1`` runs here; ``backend="dask"`` with a
+    running ``distributed.Client`` runs the cells on a Dask cluster unchanged (each worker needs the graph
+    folders on a shared path, or generates ``{"n", "m"}`` graphs itself). Returns :func:`run_cell`'s dicts.
+    """
+    cells = [dict(graph=gr, seed=s, batches=list(batches), requests=list(requests),
+                  baseline_repeats=baseline_repeats, unlearner=unlearner) for gr in graphs for s in seeds]
+    return parallel_map(run_cell, cells, n_jobs=n_jobs, backend=backend, desc="sweep")

@@ -66,14 +66,29 @@ def gpr_weights(kind: str | None, hops: int, *, alpha: float = 0.1) -> np.ndarra
 
 
 def _csr_positions(A: sp.csr_array, u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """Positions of the entries ``A[u_i, v_i]`` in ``A.data`` (sorted indices), ``-1`` where absent."""
-    pos = np.full(len(u), -1, dtype=np.int64)
-    for i, (a, b) in enumerate(zip(u.tolist(), v.tolist(), strict=True)):
-        lo, hi = A.indptr[a], A.indptr[a + 1]
-        j = lo + np.searchsorted(A.indices[lo:hi], b)
-        if j < hi and A.indices[j] == b:
-            pos[i] = j
-    return pos
+    """Positions of the entries ``A[u_i, v_i]`` in ``A.data`` (sorted indices), ``-1`` where absent.
+
+    A vectorised binary search inside each row ``[indptr[u_i], indptr[u_i + 1])``: about
+    ``log2(max degree)`` array operations over all pairs at once, no Python loop per entry.
+    """
+    u = np.asarray(u, dtype=np.int64).ravel()
+    v = np.asarray(v, dtype=np.int64).ravel()
+    if len(u) == 0:
+        return np.empty(0, dtype=np.int64)
+    indices = A.indices
+    last = max(len(indices) - 1, 0)
+    lo = A.indptr[u].astype(np.int64)
+    end = A.indptr[u + 1].astype(np.int64)
+    hi = end.copy()
+    active = lo < hi
+    while active.any():  # invariant: the first column >= v of row u lies in [lo, hi]
+        mid = (lo + hi) // 2
+        right = active & (indices[np.minimum(mid, last)] < v)
+        lo = np.where(right, mid + 1, lo)
+        hi = np.where(active & ~right, mid, hi)
+        active = lo < hi
+    found = (lo < end) & (indices[np.minimum(lo, last)] == v) if len(indices) else np.zeros(len(u), bool)
+    return np.where(found, lo, -1)
 
 
 def csr_weights(A: sp.csr_array, u: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -141,30 +156,45 @@ class PushPropagator:
     weights : ndarray, shape (L + 1,)
         GPR level weights.
     r_max : float
-        Absolute push threshold.
+        Absolute push threshold for every later update.
+    init_threshold : float, optional
+        Push threshold of the initial propagation (default ``r_max``); ``0`` starts from the exact embeddings
+        with every residue zero (for two hops this costs the same as a push at any small ``r_max``).
+    dtype : ``numpy.float64`` (default) or ``numpy.float32``
+        Storage and arithmetic of reserves, residues, features and embeddings (float32 halves the memory;
+        see :meth:`rounding_allowance` for what it costs the certificate).
     """
 
-    def __init__(self, A: sp.csr_array, X: np.ndarray, weights: np.ndarray, r_max: float):
-        self.A = sp.csr_array(A, dtype=np.float64, copy=True)
+    def __init__(self, A: sp.csr_array, X: np.ndarray, weights: np.ndarray, r_max: float, *,
+                 init_threshold: float | None = None, dtype: type = np.float64):
+        dtype = np.dtype(dtype)
+        if dtype not in (np.dtype(np.float64), np.dtype(np.float32)):
+            raise ValueError(f"dtype must be float64 or float32, got {dtype}")
+        self.dtype = dtype
+        self.A = sp.csr_array(A, dtype=dtype, copy=True)
         self.A.sort_indices()
+        if max(self.A.nnz, self.A.shape[0]) < 2**31 - 1:  # 4-byte indices (the memory model counts 4)
+            self.A.indices = self.A.indices.astype(np.int32, copy=False)
+            self.A.indptr = self.A.indptr.astype(np.int32, copy=False)
         self.n, self.F = X.shape
-        self.X = np.array(X, dtype=np.float64, copy=True)
+        self.X = np.array(X, dtype=dtype, copy=True)
         self.weights = np.asarray(weights, dtype=np.float64)
         self.L = len(self.weights) - 1
         self.r_max = float(r_max)
         self.deg = np.asarray(self.A.sum(axis=1)).ravel()
         # tail-sum coefficients c_j = sum_{l >= j} |w_l| of the residue error bound
         self._tail = np.cumsum(np.abs(self.weights)[::-1])[::-1]
-        self.Q = [np.zeros((self.n, self.F)) for _ in range(self.L + 1)]
-        self.R = [np.zeros((self.n, self.F)) for _ in range(self.L)]
+        self.Q = [np.zeros((self.n, self.F), dtype=dtype) for _ in range(self.L + 1)]
+        self.R = [np.zeros((self.n, self.F), dtype=dtype) for _ in range(self.L)]
         self._rsq = [np.zeros(self.n) for _ in range(self.L)]
-        self.Z = np.zeros((self.n, self.F))
+        self.Z = np.zeros((self.n, self.F), dtype=dtype)
         self.n_pushes = 0
+        sqrt_deg = np.sqrt(self.deg).astype(dtype)[:, None]
         if self.L == 0:
-            self.Q[0] = np.sqrt(self.deg)[:, None] * self.X
+            self.Q[0] = sqrt_deg * self.X
         else:
-            self.R[0] = np.sqrt(self.deg)[:, None] * self.X
-            self._sweep({0: np.arange(self.n)})
+            self.R[0] = sqrt_deg * self.X
+            self._sweep({0: np.arange(self.n)}, threshold=init_threshold)
         self._refresh_rows(np.arange(self.n))
 
     # ---------------------------------------------------------------------------------------- queries
@@ -190,6 +220,30 @@ class PushPropagator:
             lhs = self.Q[lvl] + (self.R[lvl] if lvl < self.L else 0.0)
             err = max(err, np.abs(lhs - rhs).max())
         return float(err)
+
+    def rounding_allowance(self) -> float:
+        """A floating-point allowance added to :meth:`residue_bound` (so the bound holds when every residue
+        is zero): ``k u sum|w| sqrt(n)`` with ``u`` the unit roundoff of the storage dtype and ``k = 9000``
+        (``1e-12 sum|w| sqrt(n)`` in float64; ``||Z||_F <= sum|w| sqrt(n)`` since ``||x_i|| <= 1``).
+
+        In float32 this is ``5.4e-4 sum|w| sqrt(n)``: at ``n = 10^5`` nodes it is 0.17, which multiplied by
+        ``||a_k|| + gamma ||w_k|| ||Z||_2`` exceeds any useful budget, so float32 storage suits memory-bound
+        runs whose certificate is audited (``audit=True``) rather than guaranteed.
+        """
+        u = float(np.finfo(self.dtype).eps) / 2.0
+        return 9000.0 * u * float(np.abs(self.weights).sum()) * float(np.sqrt(self.n))
+
+    @staticmethod
+    def state_bytes(n_nodes: int, n_entries: int, n_features: int, hops: int, itemsize: int = 8) -> int:
+        """The memory model of the propagation state, in bytes.
+
+        ``(2 hops + 3) n F`` values (``hops + 1`` reserve and ``hops`` residue levels, features, embedding),
+        ``(hops + 1) n`` float64 (residue norms, degrees), and the CSR graph with ``n_entries`` stored entries
+        (both directions of every edge plus the self loops): ``itemsize + 4`` bytes each plus ``8 (n + 1)``.
+        """
+        L = int(hops)
+        values = (2 * L + 3) * n_nodes * n_features * itemsize
+        return int(values + (L + 1) * n_nodes * 8 + n_entries * (itemsize + 4) + 8 * (n_nodes + 1))
 
     def nbytes(self) -> int:
         """Bytes held by the propagation state (reserves, residues, features, embedding, graph)."""
@@ -269,7 +323,7 @@ class PushPropagator:
     def _scatter(self, rows: np.ndarray, msgs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(targets, sums)``: for each neighbour t of the pushed rows, ``sum_{s in rows, s~t} msgs[s]``."""
         if len(rows) > _DENSE_FRACTION * self.n:
-            full = np.zeros((self.n, self.F))
+            full = np.zeros((self.n, self.F), dtype=self.dtype)
             full[rows] = msgs
             return np.arange(self.n), self.A @ full  # A is symmetric, so A^T = A
         sub = self.A[rows]
@@ -303,7 +357,7 @@ class PushPropagator:
                 self.Q[lvl][rows] += push
                 Rl[active] -= push
                 self.R[lvl][rows] = Rl[active]
-                targets, sums = self._scatter(rows, push / self.deg[rows, None])
+                targets, sums = self._scatter(rows, (push / self.deg[rows, None]).astype(self.dtype, copy=False))
                 dest = self.R[lvl + 1] if lvl + 1 < self.L else self.Q[self.L]
                 dest[targets] += sums
                 self.n_pushes += int(mask.sum())
@@ -318,8 +372,8 @@ class PushPropagator:
     def _refresh_rows(self, rows: np.ndarray) -> None:
         """Recompute ``Z_hat`` on ``rows`` (their degree or reserves changed); the sweep keeps the residue
         norms current."""
-        s = (1.0 / np.sqrt(self.deg[rows]))[:, None]
-        z = np.zeros((len(rows), self.F))
+        s = (1.0 / np.sqrt(self.deg[rows])).astype(self.dtype)[:, None]
+        z = np.zeros((len(rows), self.F), dtype=self.dtype)
         for w, Q in zip(self.weights, self.Q, strict=True):
             if w != 0.0:
                 z += w * Q[rows]
