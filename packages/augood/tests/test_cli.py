@@ -1,5 +1,7 @@
 import csv
 
+import pytest
+
 from iclr25.augood.cli import main
 from iclr25.utils.results import RunResult
 
@@ -35,3 +37,22 @@ def test_evaluate_writes_results(tmp_path, solubility, capsys):
     assert main(["evaluate", str(data), "--label-col", "logS", "--thresholds", "0.5:0.2:0.1",
                  "--smiles-col", "SMILES", "--out", str(tmp_path / "bad")]) == 2
     assert "--thresholds" in capsys.readouterr().err and not (tmp_path / "bad" / "results.json").exists()
+
+
+def test_partition_tie_rule_flag(tmp_path, solubility, capsys):
+    from iclr25.augood import ccpart, fingerprints, similarity_matrix
+
+    data = tmp_path / "mols.csv"
+    _write(data, solubility)
+    smiles = [solubility.smiles[i * 10] for i in range(120)]
+    sim = similarity_matrix(fingerprints(smiles), min_threshold=0.5)
+    assert (sim.data == 0.5).sum() > 0  # exact ties at λ = 0.5 in this file
+    for rule, name in ((">=", "ge.csv"), (">", "gt.csv")):
+        assert main(["partition", str(data), "--smiles-col", "SMILES", "--threshold", "0.5", "--tie-rule", rule,
+                     "--output", str(tmp_path / name)]) == 0
+        rows = list(csv.DictReader(open(tmp_path / name)))
+        test = [int(r["row"]) for r in rows if r["split"] == "test"]
+        assert test == ccpart(sim, 0.5, tie_rule=rule).test.tolist()
+    with pytest.raises(SystemExit) as info:
+        main(["partition", str(data), "--smiles-col", "SMILES", "--tie-rule", "=>"])
+    assert info.value.code == 2 and "--tie-rule" in capsys.readouterr().err

@@ -180,7 +180,7 @@ def partition_cmd(args: argparse.Namespace) -> int:
         fp = _molecules(table, args.data, args.smiles_col, args.fingerprint, args.n_bits)
         sim = similarity_matrix(fp, min_threshold=args.threshold)
         part = ccpart(sim, args.threshold, test_size=args.test_size, valid_size=args.valid_size,
-                      labels=labels, seed=args.seed)
+                      labels=labels, seed=args.seed, tie_rule=args.tie_rule)
     elif args.method == "scaffold":
         _molecules(table, args.data, args.smiles_col, "ecfp2", 64)  # names the file and line of a bad SMILES
         part = scaffold_partition(smiles, test_size=args.test_size, valid_size=args.valid_size, seed=args.seed)
@@ -235,7 +235,7 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
     curves = {}
     for m in models:
         curves[m] = good_curve(model_factory(m, seed=seeds[0]), X, y, sim, thresholds, metric=args.metric,
-                               seeds=seeds, name=m)
+                               seeds=seeds, name=m, tie_rule=args.tie_rule)
     print("| model | viable λ | ρ(λ, P) | AU-GOOD | 95% CI |\n|---|---|---|---|---|")
     for m, c in curves.items():
         r = au_good(c, deploy, n_bootstrap=200)
@@ -277,6 +277,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--fingerprint", default="ecfp4", help="ecfp2/ecfp4/ecfp6/maccs (default: ecfp4)")
     p.add_argument("--n-bits", type=int, default=2048, help="fingerprint length (default: 2048)")
     p.add_argument("--seed", type=int, default=0, help="tie-breaking seed (default: 0)")
+    p.add_argument("--tie-rule", choices=(">=", ">"), default=">=",
+                   help="a pair at exactly λ is an edge with '>=' (hestia-good 1.2.2) and not with '>' "
+                        "(hestia-ood 0.0.36) (default: >=)")
     p.add_argument("--output", type=Path, default=None,
                    help="output CSV (default: DATA.partition.csv beside the input)")
     p.set_defaults(func=partition_cmd)
@@ -296,6 +299,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--thresholds", default="0.30:0.95:0.05",
                    help="START:STOP:STEP or a comma list (default: 0.30:0.95:0.05)")
     e.add_argument("--seeds", default="0", help="comma list of CCPart tie seeds (default: 0)")
+    e.add_argument("--tie-rule", choices=(">=", ">"), default=">=",
+                   help="CCPart edge at exactly λ: '>=' (hestia-good 1.2.2) or '>' (hestia-ood 0.0.36) "
+                        "(default: >=)")
     e.add_argument("--fingerprint", default="ecfp4", help="ecfp2/ecfp4/ecfp6/maccs (default: ecfp4)")
     e.add_argument("--n-bits", type=int, default=2048, help="fingerprint length (default: 2048)")
     e.add_argument("--out", type=Path, default=Path("results/augood-evaluate"),

@@ -31,8 +31,9 @@ __all__ = [
     "threshold_grid",
 ]
 
-#: How components of equal size are ordered: seeded random, by component label, or ``np.argsort``'s
-#: default (introsort) order, which is what the reference implementation uses and is kept for parity.
+#: How components of equal size are ordered: seeded random, by smallest row id, or ``np.argsort``'s
+#: default (introsort) order over components labelled by smallest row id, which is what the reference
+#: implementation does (scipy labels components in that order) and is kept for parity.
 TIE_BREAKS = ("random", "stable", "numpy")
 #: When a pair with similarity exactly λ is an edge of the CCPart graph: ``">="`` (hestia-good 1.2.2 and
 #: Hestia-GOOD since commit f9f35ca, 2025-06-09, ``sim_df2mtx``: ``metric >= threshold``) or ``">"``
