@@ -162,3 +162,20 @@ def test_load_local_model_names_the_flag_and_folder(tmp_path):
     else:
         with pytest.raises(ValueError, match="--hf-path .*: cannot load a model"):
             load_local_model(tmp_path)
+
+
+def test_memory_readings_track_an_allocation():
+    import numpy as np
+
+    from iclr25.utils import memory
+
+    before = memory.peak_rss_bytes()
+    assert before >= memory.current_rss_bytes() > 0
+    block = np.ones(64 * 2**20 // 8)  # 64 MiB, touched
+    assert memory.current_rss_bytes() >= 60 * 2**20
+    assert memory.peak_rss_bytes() >= before + 32 * 2**20 or memory.peak_rss_bytes() >= 64 * 2**20
+    del block
+    if memory.reset_peak_rss():  # Linux: the mark falls back to the current RSS
+        assert memory.peak_rss_bytes() <= memory.current_rss_bytes() + 8 * 2**20
+    avail = memory.available_memory_bytes()
+    assert avail is None or avail > 0

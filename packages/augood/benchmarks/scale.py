@@ -36,16 +36,15 @@ from pathlib import Path
 
 import numpy as np
 
+from iclr25.utils.memory import peak_rss_bytes
+
 HERE = Path(__file__).resolve().parent
 N_DEPLOY = 2000
 _DATA = "moses/dataset/data/"
 
 
 def _peak_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    return peak_rss_bytes() / 2**20
 
 
 class TreeMemory:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import resource
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.utils.bench import peer_env
+from iclr25.utils.memory import peak_rss_bytes
 
 HERE = Path(__file__).resolve().parent
 HESTIA = "hestia-good==1.2.2"
@@ -123,11 +123,7 @@ def parity(py: Path, work: Path) -> tuple[list[str], dict[str, float]]:
 
 # ----------------------------------------------------------------------------------------------- speed
 def _peak_mb() -> float:
-    """Peak resident memory of this process image (VmHWM; ru_maxrss would include the parent's at fork)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return peak_rss_bytes() / 2**20
 
 
 def ours_worker(work: Path, min_threshold: float) -> None:

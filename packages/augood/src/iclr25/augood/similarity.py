@@ -11,11 +11,12 @@ and is the fastest of the three on ECFP4-2048 (see the README).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
+
+from iclr25.utils.memory import available_memory_bytes as available_memory
 
 __all__ = [
     "DEFAULT_MIN_THRESHOLD",
@@ -223,17 +224,6 @@ def needed_threshold(thresholds: Any) -> float:
     from .partition import check_thresholds
 
     return float(check_thresholds(thresholds)[0])
-
-
-def available_memory() -> int | None:
-    """Bytes of memory available now (``MemAvailable`` of ``/proc/meminfo``), or None where unknown."""
-    try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
-            if line.startswith("MemAvailable:"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return None
 
 
 def _gib(nbytes: float) -> str:

@@ -11,13 +11,13 @@ References: ScaleGUN Sec. 5 (Fig. 2 bounds; Tables 2-4 efficiency and utility).
 
 from __future__ import annotations
 
-import resource
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from iclr25.utils.memory import current_rss_bytes, peak_rss_bytes, reset_peak_rss
 from iclr25.utils.parallel import parallel_map
 from iclr25.utils.progress import progress
 from iclr25.utils.results import RunResult
@@ -121,7 +121,7 @@ def _demo_figure(out: Path, recs: list, budget: float, counts: tuple[int, int, i
 
 
 def _rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return peak_rss_bytes() / 2**20
 
 
 def run_repro(out: Path, seed: int = 0, *, sizes: tuple[int, ...] = (100_000, 300_000, 1_000_000),
@@ -221,26 +221,6 @@ def repro_table(rows: list[dict]) -> str:
 
 
 # ------------------------------------------------------------------------------------------------ sweep
-def _peak_reset() -> None:
-    """Reset the kernel's peak-RSS mark of this process (Linux ``clear_refs``), where allowed."""
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        pass
-
-
-def _peak_rss_bytes(field: str = "VmHWM") -> int:
-    """Peak resident set size of this process since the last reset (``VmHWM``; else ``ru_maxrss``), or the
-    current one (``field="VmRSS"``)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith(field + ":"):
-                return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
 def _median(xs: list[float]) -> float:
     return float(np.median(xs)) if xs else float("nan")
 
@@ -261,8 +241,8 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     from .propagation import PushPropagator, exact_propagation
     from .streaming import load_graph_files
 
-    _peak_reset()
-    rss_start = _peak_rss_bytes("VmRSS")
+    reset_peak_rss()
+    rss_start = current_rss_bytes()
     seed = int(cell.get("seed", 0))
     t0 = time.perf_counter()
     spec = cell["graph"]
@@ -310,7 +290,7 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     p = u._prop
     out.update(repropagation_s=_median(reprop), retrain_s=_median(retrain), state_bytes=int(u.nbytes()),
                model_state_bytes=PushPropagator.state_bytes(p.n, p.A.nnz, p.F, u.hops, p.dtype.itemsize),
-               peak_rss_bytes=_peak_rss_bytes(), rss_start_bytes=rss_start, accuracy=u.score(g.test_idx),
+               peak_rss_bytes=peak_rss_bytes(), rss_start_bytes=rss_start, accuracy=u.score(g.test_idx),
                flushes=u.ledger.n_repushes, retrains=u.ledger.n_retrains)
     return out
 
