@@ -154,7 +154,7 @@ def main() -> None:
         if fb:
             r["fallback_speedup"] = float(np.median(fb))
         rates[kind] = r
-    lines = [f"| n = d | k | W | exact s | sketch s | speed-up | flop model | steps | |",
+    lines = ["| n = d | k | W | exact s | sketch s | speed-up | flop model | steps | |",
              "|---|---|---|---|---|---|---|---|---|"]
     for c in cells:
         r = rates.get(c["W"], {})

@@ -6,7 +6,13 @@ import pytest
 import scipy.sparse as sp
 
 from iclr25.weighted_lowrank import regression
-from iclr25.weighted_lowrank.regression import LowerInverse, SolverConfig, solve_exact, solve_rows, solve_sketch
+from iclr25.weighted_lowrank.regression import (
+    LowerInverse,
+    SolverConfig,
+    solve_exact,
+    solve_rows,
+    solve_sketch,
+)
 from iclr25.weighted_lowrank.sketch import HalfStepSketch
 from iclr25.weighted_lowrank.weights import as_weighted_matrix
 

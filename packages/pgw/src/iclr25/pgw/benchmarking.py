@@ -15,12 +15,20 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 
 from iclr25.utils.bench import Comparison, compare
 
-from .entropic import DEFAULT_EPSILON, DEFAULT_INNER, DEFAULT_MAX_ITER, DEFAULT_TOL, cost_scale, entropic_pgw_batch
+from .entropic import (
+    DEFAULT_EPSILON,
+    DEFAULT_INNER,
+    DEFAULT_MAX_ITER,
+    DEFAULT_TOL,
+    cost_scale,
+    entropic_pgw_batch,
+)
 from .frank_wolfe import PGWProblem, default_init, gap_converged, line_search
 from .solver import pgw
 from .space import default_lam, mm_space
@@ -159,10 +167,9 @@ def exact_vs_mpgw(sizes: list[int] | tuple[int, ...] = (100, 300, 500), *,
             def mpgw_at(mass, a=a, b=b):
                 return ot.gromov.partial_gromov_wasserstein(a.C, b.C, a.p, b.p, m=mass, numItermax=_POT_MAX_ITER)
 
-            full = compare(ours, lambda: mpgw_at(min_mass), names=(f"PGW {method} n={n}", f"POT MPGW n={n}"),
-                           warmup=warmup, repeats=repeats)
-            same = compare(ours, lambda: mpgw_at(mass), names=(f"PGW {method} n={n}", f"POT MPGW n={n}"),
-                           warmup=warmup, repeats=repeats)
+            names = (f"PGW {method} n={n}", f"POT MPGW n={n}")
+            full = compare(ours, functools.partial(mpgw_at, min_mass), names=names, warmup=warmup, repeats=repeats)
+            same = compare(ours, functools.partial(mpgw_at, mass), names=names, warmup=warmup, repeats=repeats)
             G = np.asarray(mpgw_at(mass))
             P = PGWProblem(a.C, b.C, a.p, b.p, lam)
             rows.append(ExactRow(n, frac, ref.mass, min_mass, full, same, ref.objective, sum(P.terms(G))))

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .baselines import BASELINES, BaselineResult
-from .datasets import ShapeDataset, rotation, add_outliers, shapes_ii
+from .datasets import ShapeDataset, add_outliers, rotation, shapes_ii
 from .solver import PGWResult, pairwise_matrix, pgw, pgw_pairwise
 from .space import MMSpace, default_lam, mm_space
 

@@ -22,8 +22,17 @@ import numpy as np
 from iclr25.utils.seeding import check_seed
 
 from .entropic import DEFAULT_EPSILON, DEFAULT_MAX_ITER, DEFAULT_TOL, entropic_pgw, entropic_pgw_pairs
-from .frank_wolfe import (MAX_ITER, ORACLES, TOL, PGWProblem, PGWResult, default_init, frank_wolfe,
-                          single_threaded_blas, tensor_product)
+from .frank_wolfe import (
+    MAX_ITER,
+    ORACLES,
+    TOL,
+    PGWProblem,
+    PGWResult,
+    default_init,
+    frank_wolfe,
+    single_threaded_blas,
+    tensor_product,
+)
 from .space import MMSpace, as_int, as_lam, as_masses, as_matrix, as_positive
 
 __all__ = ["PGWResult", "pgw", "pgw_distance", "pgw_pairwise", "pgw_objective", "pairwise_matrix", "METHODS",

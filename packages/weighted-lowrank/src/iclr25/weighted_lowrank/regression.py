@@ -33,8 +33,14 @@ from threadpoolctl import threadpool_limits
 from iclr25.utils.seeding import check_seed
 
 from .sketch import SKETCHES, HalfStepSketch, sketch_bytes_per_row
-from .weights import (DEFAULT_BATCH_BYTES, FLOAT_BYTES, WeightedMatrix, as_weighted_matrix, gram_basis,
-                      unpack_gram)
+from .weights import (
+    DEFAULT_BATCH_BYTES,
+    FLOAT_BYTES,
+    WeightedMatrix,
+    as_weighted_matrix,
+    gram_basis,
+    unpack_gram,
+)
 
 __all__ = ["RegressionResult", "weighted_regression", "SOLVERS", "REFINEMENTS", "blas_threads_for", "solve_rows",
            "solve_exact", "solve_sketch", "solve_pcg", "LowerInverse"]
