@@ -1,22 +1,29 @@
 """The parts of issue 28 that do not fit the 10-minute repro, at the repro's regime and on its data:
 
+- ``repro``: the repro's own MGN and MGN+PIORF (feature-difference) models, ``--seeds`` (5), so the rows
+  below can be paired without a repro folder (same seeds, data and settings: same models as the repro's);
 - ``rules``: the partner-rule ablation (speed, velocity gradient, speed top-4, feature-difference with its own
-  long-range edge MLPs), ``--seeds`` (3);
-- ``hidden``: 0.2's data (Re set by the viscosity, invisible to the model), MGN and MGN+PIORF, 2 seeds;
+  long-range edge MLPs), ``--seeds`` (5);
+- ``baselines``: MGN+SDRF/FoSR/BORF/DIGL, ``--seeds`` (5);
+- ``hidden``: 0.2's data (Re set by the viscosity, invisible to the model), MGN and MGN+PIORF, ``--ladder-seeds``;
 - ``ladder``: the depth ladder, 2/3/4/6 message-passing blocks x (MGN, MGN+PIORF) at 1500 steps, and a
   training-budget rung (600 steps at 2 blocks), ``--ladder-seeds`` (2);
-- ``baselines``: MGN+SDRF/FoSR/BORF/DIGL, ``--ladder-seeds`` (2);
 
-each model trained on one core, one after the other. Rows are appended to ``OUT/rows.json`` as they finish
-(a rerun skips the finished ones); the tables are written to ``OUT/tables.md`` with the repro's MGN and
-MGN+PIORF rows (``--repro DIR``: the repro's ``rows.json``; same seeds and data, so paired).
+each model trained on one core. Every finished model is saved as its own file ``OUT/runs/<key>.json``
+(atomically; a rerun skips the finished ones; 0.3.0's ``OUT/rows.json`` is read too), so several processes
+can work on one folder: ``--list`` numbers the jobs, ``--index K`` runs only job K (one short job per model).
+The tables are written to ``OUT/tables.md``, with the repro's MGN and MGN+PIORF rows from ``--repro DIR`` (its
+``rows.json``) when given, else from the ``repro`` part.
 
-    python benchmarks/regime_ladder.py --repro results/piorf-repro --out results/piorf-regime
+    python benchmarks/regime_ladder.py --parts repro,rules,baselines --list
+    python benchmarks/regime_ladder.py --parts repro,rules,baselines --index 3 --out results/piorf-regime
+    python benchmarks/regime_ladder.py --parts repro,rules,baselines --tables-only --out results/piorf-regime
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -34,6 +41,8 @@ LADDER_STEPS = 1500
 
 def jobs(parts: list[str], seeds: int, ladder_seeds: int) -> list[dict]:
     out = []
+    if "repro" in parts:
+        out += [{"part": "repro", "method": m, "seed": s} for s in range(seeds) for m in ("none", "piorf")]
     if "rules" in parts:
         out += [{"part": "rules", "method": "piorf", "partner": p, "top_k": k, "separate": sep, "seed": s}
                 for s in range(seeds) for p, k, sep in RULES]
@@ -46,12 +55,23 @@ def jobs(parts: list[str], seeds: int, ladder_seeds: int) -> list[dict]:
         out += [{"part": "ladder", "method": m, "layers": 2, "train_steps": 600, "seed": s}
                 for s in range(ladder_seeds) for m in ("none", "piorf")]
     if "baselines" in parts:
-        out += [{"part": "baselines", "method": m, "seed": s} for s in range(ladder_seeds) for m in BASELINES]
+        out += [{"part": "baselines", "method": m, "seed": s} for s in range(seeds) for m in BASELINES]
     return out
 
 
 def _key(job: dict) -> str:
     return json.dumps({k: v for k, v in job.items() if k != "part"}, sort_keys=True)
+
+
+def _run_path(out: Path, job: dict) -> Path:
+    return out / "runs" / f"{hashlib.sha256(_key(job).encode()).hexdigest()[:16]}.json"
+
+
+def load_rows(out: Path) -> list[dict]:
+    """0.3.0's ``rows.json`` plus every ``runs/*.json``, one row per job key (the newest file wins)."""
+    rows = json.loads((out / "rows.json").read_text()) if (out / "rows.json").is_file() else []
+    rows += [json.loads(p.read_text()) for p in sorted((out / "runs").glob("*.json"))]
+    return list({_key(r["job"]): r for r in rows}.values())
 
 
 def ladder_table(rows: list[dict]) -> str:
@@ -109,28 +129,40 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=Path("results/piorf-regime"))
     ap.add_argument("--repro", type=Path, default=None, help="folder of a finished repro (its rows.json)")
-    ap.add_argument("--parts", default="rules,hidden,ladder,baselines")
-    ap.add_argument("--seeds", type=int, default=3)
+    ap.add_argument("--parts", default="repro,rules,baselines,hidden,ladder")
+    ap.add_argument("--seeds", type=int, default=5)
     ap.add_argument("--ladder-seeds", type=int, default=2)
+    ap.add_argument("--list", action="store_true", help="print the numbered jobs and whether each is done")
+    ap.add_argument("--index", type=int, action="append", help="run only job K of --list (repeatable)")
     ap.add_argument("--tables-only", action="store_true")
     args = ap.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / "rows.json"
-    rows = json.loads(path.read_text()) if path.is_file() else []
-    done = {_key(r["job"]) for r in rows}
-    todo = [] if args.tables_only else [j for j in jobs(args.parts.split(","), args.seeds, args.ladder_seeds)
-                                        if _key(j) not in done]
+    (args.out / "runs").mkdir(parents=True, exist_ok=True)
+    every = jobs(args.parts.split(","), args.seeds, args.ladder_seeds)
+    done = {_key(r["job"]) for r in load_rows(args.out)}
+    if args.list:
+        for k, job in enumerate(every):
+            print(k, "done" if _key(job) in done else "todo", json.dumps(job))
+        return
+    if args.index is not None and any(not 0 <= k < len(every) for k in args.index):
+        ap.error(f"--index must be in [0, {len(every) - 1}]")
+    chosen = every if args.index is None else [every[k] for k in args.index]
+    todo = [] if args.tables_only else [j for j in chosen if _key(j) not in done]
     t0 = time.perf_counter()
     for k, job in enumerate(todo):
         row = run_job({k: v for k, v in job.items() if k != "part"})
-        rows.append({**row, "part": job["part"], "job": job})
-        with atomic_write(path) as f:
-            json.dump(rows, f, indent=1)
+        row = {**row, "part": job["part"], "job": job}
+        with atomic_write(_run_path(args.out, job)) as f:
+            json.dump(row, f, indent=1)
         print(f"[{k + 1}/{len(todo)}] {label(job)} layers={job.get('layers', REGIME['layers'])} "
               f"steps={job.get('train_steps', REGIME['train_steps'])} seed={job['seed']}: "
               f"@16 {row[f'rmse_{max(HORIZONS)}']:.1f}, {row['wall_s']:.0f} s (total {time.perf_counter() - t0:.0f} s)",
               flush=True)
-    repro_rows, trivial = [], []
+    if args.index is not None:
+        print(f"wall {time.perf_counter() - t0:.0f} s")
+        return
+    rows = load_rows(args.out)
+    repro_rows, trivial = [r for r in rows if r["part"] == "repro"], []
+    rows = [r for r in rows if r["part"] != "repro"]
     if args.repro is not None and (args.repro / "rows.json").is_file():
         rep = json.loads((args.repro / "rows.json").read_text())
         repro_rows, trivial = [{**r, "part": "repro"} for r in rep["rows"]], rep["trivial"]

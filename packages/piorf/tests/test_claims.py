@@ -216,3 +216,18 @@ def test_rollout_regime_is_decidable_and_piorf_gain_absent(tmp_path, monkeypatch
             assert v.mean() + v.std(ddof=1) < min(get(t) for t in trivial), (m, name, v, trivial)
     pt = paired_test([e.rollout[5] for e in errs["none"]], [e.rollout[5] for e in errs["piorf"]])
     assert not (pt.improvement > 0 and pt.p_t < 0.05), pt  # measured: -1.4 % +- 11.7, p = 0.85
+
+
+def test_fine_mesh_regime_is_cylinderflow_sized():
+    """benchmarks/fine_mesh.py's meshes: about CylinderFlow's ~1.9k nodes (3x the repro's), at 4 blocks."""
+    from iclr25.piorf.repro import FINE_MESH
+
+    s = 10.0  # the data's length unit: the cylinder diameter, 10 lattice cells
+
+    def nodes(size):
+        return channel_mesh(220 / s, 42 / s, (22 / s, 21 / s), 5 / s, h_min=size[0] / s, h_max=size[1] / s,
+                            seed=1).n_nodes
+
+    n_fine, n_repro = nodes(FINE_MESH["mesh_size"]), nodes((1.2, 4.5))
+    assert 1800 < n_fine < 2500 and n_fine > 2.5 * n_repro, (n_fine, n_repro)
+    assert FINE_MESH["layers"] == 4
