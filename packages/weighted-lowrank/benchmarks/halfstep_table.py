@@ -91,6 +91,34 @@ def time_cell(n: int, k: int, kind: str, density: float, threads: int) -> dict:
     return out
 
 
+def load_cells(files: list[Path], density: float) -> dict:
+    """Measured cells keyed by ``(W, n, k)`` from table runs (a JSON list of cells) and from ``cells.py``
+    (JSON lines, one solver each: only ``s = 4k``, ``tol = 1e-6`` sketch lines and sparse lines of ``density``
+    enter the table). Later files override earlier ones, solver by solver."""
+    done: dict = {}
+    for f in files:
+        if f.suffix == ".jsonl":
+            for line in f.read_text().splitlines():
+                r = json.loads(line)
+                if r["W"] != "dense" and abs(r.get("density", density) - density) > 1e-12:
+                    continue
+                if r["solver"] == "sketch" and (r.get("s") != 4 * r["k"] or r.get("tol") != 1e-6):
+                    continue
+                c = done.setdefault((r["W"], r["n"], r["k"]), {"n": r["n"], "k": r["k"], "W": r["W"],
+                                                               "nnz": r["nnz"], "status": "measured"})
+                if r["solver"] == "exact":
+                    c["exact_s"] = r["seconds"]
+                else:
+                    c["sketch_s"], c["steps"] = r["seconds"], r["steps"]
+                    if "rel_error" in r:
+                        c["rel_error"] = r["rel_error"]
+        else:
+            for c in json.loads(f.read_text()):
+                done[(c["W"], c["n"], c["k"])] = dict(c)
+    # a cell with only one solver measured is not a measured ratio
+    return {key: c for key, c in done.items() if "exact_s" in c and "sketch_s" in c}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=Path("results/halfstep-table"))
@@ -101,12 +129,11 @@ def main() -> None:
                     help="cells to measure, kind:n:k1,k2,... (default: %(default)s)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--kinds", nargs="+", default=["dense", "sparse"])
-    ap.add_argument("--from-cells", type=Path, default=None,
-                    help="rebuild the table from a cells-partial.json of an earlier run (measures nothing)")
+    ap.add_argument("--from-cells", type=Path, nargs="+", default=None,
+                    help="rebuild the table from the cells-partial.json of earlier runs and/or the cells.jsonl "
+                         "of benchmarks/cells.py (later files win; measures nothing)")
     args = ap.parse_args()
-    done = {}
-    if args.from_cells is not None:
-        done = {(c["W"], c["n"], c["k"]): c for c in json.loads(args.from_cells.read_text())}
+    done = load_cells(args.from_cells or [], args.density)
     run = RunResult.start("iclr25-weighted-lowrank", "bench-halfstep-table", seed=0, config=vars(args) | {
         "out": str(args.out)})
     measure = set()
@@ -120,7 +147,7 @@ def main() -> None:
                 nnz = n * n if kind == "dense" else int(round(args.density * n * n))
                 if (kind, n, k) in done:
                     cell = done[(kind, n, k)]
-                elif (kind, n, k) in measure and args.from_cells is None:
+                elif (kind, n, k) in measure and not args.from_cells:
                     t0 = time.perf_counter()
                     cell = time_cell(n, k, kind, args.density, args.threads)
                     print(f"measured {kind} n={n} k={k}: exact {cell['exact_s']:.2f} s, sketch {cell['sketch_s']:.2f} s, "
