@@ -71,12 +71,19 @@ def test_pairwise_is_symmetric_and_parallel_equals_sequential(rng):
     assert np.array_equal(pgw_pairwise([(s.C, s.p) for s in spaces], 1.0), D)
 
 
-def test_entropic_pairwise_pads_unequal_sizes_without_changing_values(rng):
-    spaces = [random_space(rng, n=n) for n in (20, 25, 20)]
-    D = pgw_pairwise(spaces, 1.0, method="entropic")
-    direct = pgw(spaces[0].C, spaces[1].C, spaces[0].p, spaces[1].p, 1.0, method="entropic").distance
-    assert D[0, 1] == pytest.approx(direct, rel=1e-4)
+def test_entropic_pairwise_buckets_and_refills_without_changing_values(rng):
+    """Bucketed padding (20 points padded to 32, 40 to 48) and refilled slots (2 slots for the 6 pairs of
+    the 32 x 32 group: slots are refilled as their pairs finish, at different ticks) give every pair the
+    distance it has when solved alone, unpadded."""
+    spaces = [random_space(rng, n=n) for n in (20, 20, 40, 20, 20)]
+    stats: dict = {}
+    D = pgw_pairwise(spaces, 1.0, method="entropic", batch_size=2, stats=stats)
     assert np.allclose(D, D.T) and np.all(np.diag(D) == 0)
+    assert stats["buckets"] == [32, 48] and stats["batches"] == 3 and stats["pairs"] == 10
+    assert stats["refills"] == 10 - 2 - 2 - 2 and 0.5 < stats["slot_use"] <= 1 and 0.4 < stats["pad_use"] < 1
+    for i, j in zip(*np.triu_indices(5, 1)):
+        one = pgw(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p, 1.0, method="entropic").distance
+        assert D[i, j] == pytest.approx(one, rel=1e-4), (i, j)
 
 
 def test_shapes_ii_sizes_labels_and_determinism():

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import math
-from typing import Any
+import time
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -52,44 +52,89 @@ class EntropicBatchResult:
     converged: np.ndarray
 
 
+def _extended_marginals(p, q):
+    """log-masses of the dummy-extended marginals [p; |q|], [q; |p|]; zero-mass (padding) points get -inf
+    and so no mass."""
+    import jax.numpy as jnp
+
+    mp, mq = p.sum(), q.sum()
+    log_a = jnp.log(jnp.concatenate([p, mq[None]]))
+    log_b = jnp.log(jnp.concatenate([q, mp[None]]))
+    return log_a, log_b
+
+
+def _sinkhorn_block(K, f, g, log_a, log_b, eps, block_size):
+    """``block_size`` log-domain Sinkhorn iterations (warm-started potentials f, g), then the L1 error of the
+    row marginals relative to the total mass (the columns are exact after each g-update)."""
+    import jax
+    import jax.numpy as jnp
+    from jax.scipy.special import logsumexp
+
+    def one(fg, _):
+        f, g = fg
+        f = eps * log_a - eps * logsumexp((g[None, :] - K) / eps, axis=1)
+        g = eps * log_b - eps * logsumexp((f[:, None] - K) / eps, axis=0)
+        return (f, g), None
+
+    (f, g), _ = jax.lax.scan(one, (f, g), None, length=block_size)
+    a_ext = jnp.exp(log_a)
+    row = jnp.exp(f / eps + logsumexp((g[None, :] - K) / eps, axis=1))
+    return f, g, jnp.sum(jnp.abs(row - a_ext)) / a_ext.sum()
+
+
+def _extended_gradient(LG, G, lam):
+    """The oracle's cost [[2 (L o G - 2 lam |G|), 0], [0, 0]] on the dummy-extended problem."""
+    import jax.numpy as jnp
+
+    n, m = G.shape
+    return jnp.zeros((n + 1, m + 1), G.dtype).at[:n, :m].set(2.0 * (LG - 2.0 * lam * G.sum()))
+
+
+def _fw_update(G, LG, K, S, L, lam, const, tol):
+    """One Frank-Wolfe step towards the oracle's plan S (its n x m block): exact line search of Algorithm 1
+    and the stopping rule of :func:`iclr25.pgw.frank_wolfe.gap_converged` (relative gap, or a zero step).
+    Returns the new plan, its L o G and whether to stop."""
+    import jax.numpy as jnp
+
+    n, m = G.shape
+    grad = K[:n, :m]
+    mass = G.sum()
+    delta = S[:n, :m] - G
+    Ld = L(delta)
+    dmass = delta.sum()
+    a = jnp.sum(Ld * delta) - 2.0 * lam * dmass * dmass
+    b = jnp.sum(grad * delta)
+    alpha = jnp.where(a > 0, jnp.clip(-b / (2.0 * jnp.where(a > 0, a, 1.0)), 0.0, 1.0),
+                      jnp.where(a + b < 0, 1.0, 0.0))
+    objective = jnp.sum(LG * G) - 2.0 * lam * mass * mass + const
+    gap_done = -b <= tol * jnp.maximum(jnp.abs(objective), 1e-12 * const)
+    done = jnp.logical_or(gap_done, alpha == 0.0)
+    alpha = jnp.where(gap_done, 0.0, alpha)
+    return G + alpha * delta, LG + alpha * Ld, done
+
+
 def _solve_one(C1, C2, p, q, lam, eps, G0, max_iter, tol, n_inner, block_size=10, sinkhorn_tol=1e-5,
                C1sq=None, C2sq=None):
     """Frank-Wolfe with a Sinkhorn oracle for one pair (traced; vmapped over the batch)."""
     import jax
     import jax.numpy as jnp
-    from jax.scipy.special import logsumexp
 
     n, m = G0.shape
     n_blocks = max(1, n_inner // block_size)
-    mp, mq = p.sum(), q.sum()
-    # log-masses of the extended marginals; zero-mass (padding) points get -inf and so no mass
-    log_a = jnp.log(jnp.concatenate([p, mq[None]]))
-    log_b = jnp.log(jnp.concatenate([q, mp[None]]))
+    log_a, log_b = _extended_marginals(p, q)
     C1sq = C1 * C1 if C1sq is None else C1sq
     C2sq = C2 * C2 if C2sq is None else C2sq
-    const = lam * (mp * mp + mq * mq)
+    const = lam * (p.sum() ** 2 + q.sum() ** 2)
 
     def L(G):
         return tensor_product(C1, C2, G, C1sq=C1sq, C2sq=C2sq)
 
-    a_ext = jnp.exp(log_a)
-    total = a_ext.sum()
-
     def sinkhorn(K, f, g):
-        # log-domain Sinkhorn (stable for any eps), warm-started, in blocks of block_size iterations
-        # until the row marginals match to sinkhorn_tol of the total mass (columns are exact after
-        # each g-update)
-        def one(fg, _):
-            f, g = fg
-            f = eps * log_a - eps * logsumexp((g[None, :] - K) / eps, axis=1)
-            g = eps * log_b - eps * logsumexp((f[:, None] - K) / eps, axis=0)
-            return (f, g), None
-
+        # warm-started blocks of block_size iterations until the row marginals match to sinkhorn_tol
         def block(state):
             f, g, _, k = state
-            (f, g), _ = jax.lax.scan(one, (f, g), None, length=block_size)
-            row = jnp.exp(f / eps + logsumexp((g[None, :] - K) / eps, axis=1))
-            return f, g, jnp.sum(jnp.abs(row - a_ext)) / total, k + 1
+            f, g, err = _sinkhorn_block(K, f, g, log_a, log_b, eps, block_size)
+            return f, g, err, k + 1
 
         def go_on(state):
             _, _, err, k = state
@@ -104,23 +149,10 @@ def _solve_one(C1, C2, p, q, lam, eps, G0, max_iter, tol, n_inner, block_size=10
 
     def body(state):
         G, LG, f, g, it, _ = state
-        mass = G.sum()
-        grad = 2.0 * (LG - 2.0 * lam * mass)
-        K = jnp.zeros((n + 1, m + 1), G.dtype).at[:n, :m].set(grad)
+        K = _extended_gradient(LG, G, lam)
         f, g, S = sinkhorn(K, f, g)
-        delta = S[:n, :m] - G
-        Ld = L(delta)
-        dmass = delta.sum()
-        a = jnp.sum(Ld * delta) - 2.0 * lam * dmass * dmass
-        b = jnp.sum(grad * delta)
-        alpha = jnp.where(a > 0, jnp.clip(-b / (2.0 * jnp.where(a > 0, a, 1.0)), 0.0, 1.0),
-                          jnp.where(a + b < 0, 1.0, 0.0))
-        objective = jnp.sum(LG * G) - 2.0 * lam * mass * mass + const
-        # the stopping rule of frank_wolfe.gap_converged: relative gap, or a zero step
-        gap_done = -b <= tol * jnp.maximum(jnp.abs(objective), 1e-12 * const)
-        done = jnp.logical_or(gap_done, alpha == 0.0)
-        alpha = jnp.where(gap_done, 0.0, alpha)
-        return G + alpha * delta, LG + alpha * Ld, f, g, it + 1, done
+        G, LG, done = _fw_update(G, LG, K, S, L, lam, const, tol)
+        return G, LG, f, g, it + 1, done
 
     f0 = jnp.zeros(n + 1, G0.dtype)
     g0 = jnp.zeros(m + 1, G0.dtype)
@@ -253,33 +285,156 @@ def entropic_pgw(C1: np.ndarray, C2: np.ndarray, p: np.ndarray, q: np.ndarray, l
                      float(r.mass[0]), int(r.n_iter[0]), bool(r.converged[0]), "entropic")
 
 
+class _Slots(NamedTuple):
+    """The state of the B slots of a refilled batch (leading axis B): the Frank-Wolfe plan and its L o G,
+    the oracle's cost K, the Sinkhorn potentials, Frank-Wolfe steps and Sinkhorn blocks of the current
+    step, and per slot whether it is done, whether it converged and how many ticks it was active."""
+
+    G: Any
+    LG: Any
+    K: Any
+    f: Any
+    g: Any
+    it: Any
+    blk: Any
+    done: Any
+    converged: Any
+    ticks: Any
+
+
 @functools.cache
-def _pairs_solver(max_iter: int, n_inner: int):
-    """``jit(vmap)`` over a batch of pair indices into device-resident padded spaces: a batch sends only
-    its indices, the gathers happen on the device, and the float64 re-evaluation is left to the host."""
+def _slot_machine(max_iter: int, n_inner: int, block_size: int = 10, sinkhorn_tol: float = 1e-5):
+    """``(refill, run)``, both jitted, for the slots of one size bucket (padded sizes Na x Nb).
+
+    A *tick* advances every active slot by one Sinkhorn block; a slot whose Sinkhorn has converged (or
+    used its ``n_inner`` iterations) takes its Frank-Wolfe step in the same tick and starts the next
+    oracle solve. Each slot thus does exactly the work of :func:`_solve_one` on its own pair, no matter
+    what the other slots do, and a finished slot can be refilled with a new pair while the others run
+    on: there is no lock-step over Frank-Wolfe steps or Sinkhorn blocks. ``run`` ticks until ``n_ticks``
+    ticks have passed or every slot is done; ``refill`` starts new pairs (indices ``i`` into the
+    A-bucket spaces, ``j`` into the B-bucket ones) in the slots where ``mask`` holds.
+    """
     import jax
+    import jax.numpy as jnp
 
-    fn = functools.partial(_solve_one, max_iter=max_iter, n_inner=n_inner)
+    n_blocks = max(1, n_inner // block_size)
 
-    def one(Cs, Csq, Ps, i, j, lam, eps, tol):
-        p, q = Ps[i], Ps[j]
+    def pair(A, B, i, j):
+        CsA, CsqA, PsA = A
+        CsB, CsqB, PsB = B
+        return CsA[i], CsB[j], CsqA[i], CsqB[j], PsA[i], PsB[j]
+
+    def init_one(A, B, i, j, lam):
+        C1, C2, C1sq, C2sq, p, q = pair(A, B, i, j)
         mp, mq = p.sum(), q.sum()
-        G0 = p[:, None] * q[None, :] * (jax.numpy.minimum(mp, mq) / (mp * mq))
-        return fn(Cs[i], Cs[j], p, q, lam, eps, G0, tol=tol, C1sq=Csq[i], C2sq=Csq[j])
+        G = p[:, None] * q[None, :] * (jnp.minimum(mp, mq) / (mp * mq))
+        LG = tensor_product(C1, C2, G, C1sq=C1sq, C2sq=C2sq)
+        n, m = G.shape
+        zero = jnp.asarray(0, jnp.int32)
+        return _Slots(G, LG, _extended_gradient(LG, G, lam), jnp.zeros(n + 1, G.dtype), jnp.zeros(m + 1, G.dtype),
+                      zero, zero, jnp.asarray(False), jnp.asarray(False), zero)
 
-    return jax.jit(jax.vmap(one, in_axes=(None, None, None, 0, 0, None, 0, None)))
+    def tick_one(A, B, s, i, j, lam, eps, tol):
+        C1, C2, C1sq, C2sq, p, q = pair(A, B, i, j)
+        log_a, log_b = _extended_marginals(p, q)
+        const = lam * (p.sum() ** 2 + q.sum() ** 2)
+        f, g, err = _sinkhorn_block(s.K, s.f, s.g, log_a, log_b, eps, block_size)
+        blk = s.blk + 1
+        step = jnp.logical_and(jnp.logical_not(s.done), jnp.logical_or(err <= sinkhorn_tol, blk >= n_blocks))
+        S = jnp.exp((f[:, None] + g[None, :] - s.K) / eps)
+        G, LG, stop = _fw_update(s.G, s.LG, s.K, S, lambda X: tensor_product(C1, C2, X, C1sq=C1sq, C2sq=C2sq),
+                                 lam, const, tol)
+        K = _extended_gradient(LG, G, lam)
+        it = s.it + 1
+        active = jnp.logical_not(s.done)
+
+        def pick(new, old, where):
+            return jnp.where(where, new, old)
+
+        return _Slots(pick(G, s.G, step), pick(LG, s.LG, step), pick(K, s.K, step), pick(f, s.f, active),
+                      pick(g, s.g, active), pick(it, s.it, step), jnp.where(step, 0, pick(blk, s.blk, active)),
+                      jnp.logical_or(s.done, jnp.logical_and(step, jnp.logical_or(stop, it >= max_iter))),
+                      jnp.logical_or(s.converged, jnp.logical_and(step, stop)),
+                      s.ticks + active.astype(jnp.int32))
+
+    init = jax.vmap(init_one, in_axes=(None, None, 0, 0, None))
+    tick = jax.vmap(tick_one, in_axes=(None, None, 0, 0, 0, None, 0, None))
+
+    @jax.jit
+    def refill(A, B, slots, mask, live, i, j, lam):
+        new = init(A, B, i, j, lam)
+        new = new._replace(done=jnp.logical_not(live))
+        return jax.tree_util.tree_map(lambda a, b: jnp.where(mask.reshape(mask.shape + (1,) * (a.ndim - 1)), a, b),
+                                      new, slots)
+
+    @functools.partial(jax.jit, static_argnums=8)
+    def run(A, B, slots, i, j, lam, eps, tol, n_ticks):
+        def cond(c):
+            s, t = c
+            return jnp.logical_and(t < n_ticks, jnp.logical_not(jnp.all(s.done)))
+
+        def body(c):
+            s, t = c
+            return tick(A, B, s, i, j, lam, eps, tol), t + 1
+
+        return jax.lax.while_loop(cond, body, (slots, jnp.asarray(0, jnp.int32)))
+
+    return refill, run
+
+
+#: compiled ``run`` of :func:`_slot_machine` per options and shapes (a jitted function's own cache is
+#: bypassed by ahead-of-time compilation)
+_COMPILED: dict[tuple, Any] = {}
+
+
+def _buckets(n: np.ndarray, pairs: np.ndarray, multiple: int, min_group: int) -> np.ndarray:
+    """The padded size of every space: its size rounded up to a multiple of ``multiple``, then, while some
+    group of pairs (pairs whose two spaces have the same two buckets) has fewer than ``min_group`` pairs and
+    there is more than one bucket, the bucket with the fewest spaces in the smallest such group is merged
+    into the next larger bucket (the largest bucket takes its next smaller one instead): a small group's
+    compilation costs more than its padding saves."""
+    sizes = (np.ceil(n / multiple) * multiple).astype(np.int64)
+    while len(pairs):
+        levels = np.unique(sizes)
+        if len(levels) == 1:
+            break
+        keys, counts = np.unique(sizes[pairs], axis=0, return_counts=True)
+        if counts.min() >= min_group:
+            break
+        a, b = keys[np.argmin(counts)]
+        victim = a if np.sum(sizes == a) <= np.sum(sizes == b) else b
+        k = int(np.searchsorted(levels, victim))
+        if k == len(levels) - 1:
+            sizes[sizes == levels[k - 1]] = victim
+        else:
+            sizes[sizes == victim] = levels[k + 1]
+    return sizes
 
 
 def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam: float, *,
                        epsilon: float = DEFAULT_EPSILON, max_iter: int = DEFAULT_MAX_ITER,
                        tol: float = DEFAULT_TOL, inner_iter: int = DEFAULT_INNER, batch_size: int = 64,
+                       pad_multiple: int = 16, min_group_pairs: int = 16, sync_every: int = 16,
                        stats: dict | None = None) -> np.ndarray:
-    """Entropic PGW of many pairs of (validated) mm-spaces, in fixed-size vmapped batches.
+    """Entropic PGW of many pairs of (validated) mm-spaces, in fixed-size vmapped batches that are refilled
+    as pairs converge.
 
-    Every space is padded with zero-mass points to one size N (a multiple of 8), which leaves every PGW
-    value unchanged; its distances and squared distances go to the device once. Each batch of
-    ``batch_size`` pairs sends only its pair indices (the last batch is filled up with copies of its first
-    pair), so one compilation serves every batch. Each distance is re-evaluated in float64 from the plan.
+    Every space is padded with zero-mass points (which leaves every PGW value unchanged) only up to its
+    *bucket*, its size rounded up to a multiple of ``pad_multiple`` (buckets whose groups of pairs would hold
+    fewer than ``min(batch_size, min_group_pairs)`` pairs are merged upwards, see :func:`_buckets`: each
+    group costs one compilation, about 2 s on CPU); the pairs are grouped by the
+    buckets of their two spaces, and each bucket's spaces (distances, squared distances, masses) go to the
+    device once.
+    A group runs in ``batch_size`` slots (fewer, a power of two, for a small group), one compilation per
+    group: the slots advance one Sinkhorn block per tick, each on its own schedule (see
+    :func:`_slot_machine`), and every ``sync_every`` ticks the host collects the finished pairs and refills
+    their slots with the next ones, sending only pair indices. So no slot waits for the slowest pair of a
+    batch, and each pair gets the same iterations as :func:`entropic_pgw` on its own. Each distance is
+    re-evaluated in float64 from its plan.
+
+    ``stats`` (optional dict) receives ``batches`` (size groups), ``batch_size``, ``padded_size`` (largest
+    bucket), ``buckets``, ``ticks``, ``compile_s`` (seconds spent compiling the groups' solvers), ``refills`` (pairs started in a slot another pair had used), ``slot_use`` (share of slot-ticks that did a pair's work) and
+    ``pad_use`` (share of the padded cells that are real: sum of (n+1)(m+1) over sum of (Na+1)(Nb+1)).
 
     References: see :func:`entropic_pgw_batch`.
     """
@@ -289,35 +444,103 @@ def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam:
 
     epsilon, max_iter, tol, inner_iter = _check_options(epsilon, max_iter, tol, inner_iter)
     batch_size = as_int(batch_size, "batch_size", 1)
-    N = int(math.ceil(max(s.n for s in spaces) / 8) * 8)
-    Cs = np.zeros((len(spaces), N, N))
-    Ps = np.zeros((len(spaces), N))
-    for k, s in enumerate(spaces):
-        Cs[k, : s.n, : s.n] = s.C
-        Ps[k, : s.n] = s.p
-    Csq = Cs * Cs
-    cmax2 = Cs.max(axis=(1, 2)) ** 2
-    mass = Ps.sum(1)
+    pad_multiple = as_int(pad_multiple, "pad_multiple", 1)
+    min_group_pairs = as_int(min_group_pairs, "min_group_pairs", 1)
+    sync_every = as_int(sync_every, "sync_every", 1)
     dt = jnp.asarray(1.0).dtype
-    Cs_d, Csq_d, Ps_d = (jnp.asarray(x, dt) for x in (Cs, Csq, Ps))
-    solver = _pairs_solver(max_iter, inner_iter)
-    idx = np.asarray(pairs)
-    out = np.empty(len(pairs))
-    batch_size = min(batch_size, len(pairs))
-    n_batches = 0
-    for start in progress(range(0, len(pairs), batch_size), desc="entropic PGW batches"):
-        sel = idx[start:start + batch_size]
-        fill = np.concatenate([sel, np.repeat(sel[:1], batch_size - len(sel), axis=0)])
-        i, j = fill[:, 0], fill[:, 1]
-        # cost_scale of every pair from the per-space maxima and masses
-        eps = epsilon * 2.0 * np.maximum(np.maximum(cmax2[i], cmax2[j]), 2.0 * lam) * np.minimum(mass[i], mass[j])
-        G, _, _ = solver(Cs_d, Csq_d, Ps_d, jnp.asarray(i), jnp.asarray(j), jnp.asarray(lam, dt),
-                         jnp.asarray(eps, dt), tol)
-        G = np.asarray(G, dtype=np.float64)[: len(sel)]
-        i, j = i[: len(sel)], j[: len(sel)]
-        transport, penalty, _ = _objective_np(Cs[i], Cs[j], Ps[i], Ps[j], lam, G)
-        out[start:start + len(sel)] = np.sqrt(np.maximum(transport + penalty, 0.0))
-        n_batches += 1
+    idx = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    sizes = _buckets(np.array([s.n for s in spaces]), idx, pad_multiple, min(batch_size, min_group_pairs))
+    members: dict[int, np.ndarray] = {int(N): np.flatnonzero(sizes == N) for N in np.unique(sizes)}
+    local = np.empty(len(spaces), dtype=np.int64)
+    host: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    device: dict[int, tuple] = {}
+    for N, members_N in members.items():
+        local[members_N] = np.arange(len(members_N))
+        Cs, Ps = np.zeros((len(members_N), N, N)), np.zeros((len(members_N), N))
+        for k, s in enumerate(spaces[t] for t in members_N):
+            Cs[k, : s.n, : s.n] = s.C
+            Ps[k, : s.n] = s.p
+        host[N] = (Cs, Ps)
+        device[N] = tuple(jnp.asarray(x, dt) for x in (Cs, Cs * Cs, Ps))
+    cmax2 = np.array([s.C.max() ** 2 for s in spaces])
+    mass = np.array([s.p.sum() for s in spaces])
+    groups: dict[tuple[int, int], list[int]] = {}
+    for k, (i, j) in enumerate(idx):
+        groups.setdefault((int(sizes[i]), int(sizes[j])), []).append(k)
+    refill, run = _slot_machine(max_iter, inner_iter)
+    out = np.empty(len(idx))
+    total_ticks = slot_ticks = busy_ticks = refills = 0
+    compile_s = 0.0
+    lam_d, tol_f = jnp.asarray(lam, dt), float(tol)
+    with progress(total=len(idx), desc="entropic PGW pairs") as bar:
+        for (Na, Nb), ks in groups.items():
+            A, B = device[Na], device[Nb]
+            (CsA, PsA), (CsB, PsB) = host[Na], host[Nb]
+            n_slots = min(batch_size, 1 << (len(ks) - 1).bit_length())
+            queue = list(ks)
+            slot_pair = np.full(n_slots, -1)
+            si, sj, seps = np.zeros(n_slots, np.int64), np.zeros(n_slots, np.int64), np.ones(n_slots)
+            slots = run_group = None
+            while True:
+                free = np.flatnonzero(slot_pair < 0)
+                take = min(len(free), len(queue))
+                if take or slots is None:
+                    mask = np.zeros(n_slots, bool)
+                    live = np.zeros(n_slots, bool)
+                    mask[free] = True
+                    live[free[:take]] = True
+                    for s_, k in zip(free[:take], queue[:take]):
+                        i, j = idx[k]
+                        slot_pair[s_] = k
+                        si[s_], sj[s_] = local[i], local[j]
+                        # epsilon is relative to this pair's cost scale (see cost_scale)
+                        seps[s_] = epsilon * 2.0 * max(cmax2[i], cmax2[j], 2.0 * lam) * min(mass[i], mass[j])
+                    del queue[:take]
+                    si_d, sj_d, seps_d = jnp.asarray(si), jnp.asarray(sj), jnp.asarray(seps, dt)
+                    refills += take if slots is not None else 0
+                    if slots is None:  # a first fill builds the state's shapes
+                        slots = refill(A, B, _empty_slots(n_slots, Na, Nb, dt), jnp.asarray(mask), jnp.asarray(live),
+                                       si_d, sj_d, lam_d)
+                    else:
+                        slots = refill(A, B, slots, jnp.asarray(mask), jnp.asarray(live), si_d, sj_d, lam_d)
+                if np.all(slot_pair < 0):
+                    break
+                if run_group is None:  # compiled ahead of time, so that stats can tell compilation apart
+                    key = (max_iter, inner_iter, sync_every, str(dt), n_slots, A[0].shape, B[0].shape)
+                    if key not in _COMPILED:
+                        t0 = time.perf_counter()
+                        _COMPILED[key] = run.lower(A, B, slots, si_d, sj_d, lam_d, seps_d, tol_f,
+                                                   sync_every).compile()
+                        compile_s += time.perf_counter() - t0
+                    run_group = _COMPILED[key]
+                slots, t = run_group(A, B, slots, si_d, sj_d, lam_d, seps_d, tol_f)
+                t = int(t)
+                total_ticks += t
+                slot_ticks += t * n_slots
+                done = np.asarray(slots.done)
+                fin = np.flatnonzero(done & (slot_pair >= 0))
+                if fin.size:
+                    G = np.asarray(slots.G, dtype=np.float64)[fin]
+                    busy_ticks += int(np.asarray(slots.ticks)[fin].sum())
+                    a, b = si[fin], sj[fin]
+                    transport, penalty, _ = _objective_np(CsA[a], CsB[b], PsA[a], PsB[b], lam, G)
+                    out[slot_pair[fin]] = np.sqrt(np.maximum(transport + penalty, 0.0))
+                    slot_pair[fin] = -1
+                    bar.update(fin.size)
     if stats is not None:
-        stats.update(batches=n_batches, batch_size=batch_size, padded_size=N)
+        real = sum((spaces[i].n + 1) * (spaces[j].n + 1) for i, j in idx)
+        padded = sum((int(sizes[i]) + 1) * (int(sizes[j]) + 1) for i, j in idx)
+        stats.update(batches=len(groups), batch_size=batch_size, padded_size=int(sizes.max()) if len(sizes) else 0,
+                     buckets=sorted(members), ticks=total_ticks, refills=refills, compile_s=compile_s,
+                     slot_use=busy_ticks / slot_ticks if slot_ticks else 1.0,
+                     pad_use=real / padded if padded else 1.0)
     return out
+
+
+def _empty_slots(n_slots: int, Na: int, Nb: int, dt) -> _Slots:
+    import jax.numpy as jnp
+
+    z = jnp.zeros((n_slots,), jnp.int32)
+    return _Slots(jnp.zeros((n_slots, Na, Nb), dt), jnp.zeros((n_slots, Na, Nb), dt),
+                  jnp.zeros((n_slots, Na + 1, Nb + 1), dt), jnp.zeros((n_slots, Na + 1), dt),
+                  jnp.zeros((n_slots, Nb + 1), dt), z, z, jnp.ones((n_slots,), bool), jnp.zeros((n_slots,), bool), z)

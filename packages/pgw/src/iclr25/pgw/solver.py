@@ -327,10 +327,13 @@ def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int 
     ``n_jobs != 1`` worker processes are started only when the work pays for their start-up (see
     :func:`pairwise_matrix`), so asking for workers is never slower than serial.
 
-    ``method="entropic"`` runs all pairs in fixed-size ``jit(vmap)`` batches of ``batch_size`` pairs
-    (default 64; see :func:`iclr25.pgw.entropic.entropic_pgw_pairs`): every space is padded with zero-mass
-    points to one size (which leaves PGW unchanged), its distances and squared distances are put on the
-    device once, and a batch receives only the indices of its pairs, so one compilation serves every batch.
+    ``method="entropic"`` runs all pairs in fixed-size ``jit(vmap)`` batches of ``batch_size`` slots
+    (default 64; see :func:`iclr25.pgw.entropic.entropic_pgw_pairs`): spaces are bucketed by size and padded
+    with zero-mass points only up to their bucket (a multiple of 16 points; this leaves PGW unchanged), each
+    bucket's distances go to the device once, one compilation serves each pair of buckets, and a slot is
+    refilled with the next pair as soon as its pair has converged, so a batch never waits for its slowest
+    pair. Each distance equals that of ``pgw(..., method="entropic")`` on the pair alone (to float32
+    rounding).
 
     Parameters
     ----------
@@ -345,7 +348,8 @@ def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int 
         ``method="entropic"`` only: pairs per vmapped batch (default 64).
     stats : dict, optional
         Filled with how the pairs ran. Exact: ``pairs``, ``in_process``, ``workers``, ``estimated_rest_s``;
-        entropic: ``pairs``, ``batches``, ``batch_size``, ``padded_size``.
+        entropic: ``pairs``, ``batches`` (size groups), ``batch_size``, ``padded_size`` (largest bucket),
+        ``buckets``, ``ticks``, ``slot_use``, ``pad_use`` (see :func:`~iclr25.pgw.entropic.entropic_pgw_pairs`).
 
     Returns
     -------
