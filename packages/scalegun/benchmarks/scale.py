@@ -4,6 +4,7 @@ against the memory model, and the growth exponent of the time per request in n.
 
     python benchmarks/scale.py --prepare --sizes 1000000 3000000 10000000   # generate graphs (cached)
     python benchmarks/scale.py --out results/scalegun-scale --sizes 1000000 3000000 10000000
+    python benchmarks/scale.py --out results/scalegun-20M --sizes 20000000 --requests 10   # memory-guarded
 
 Graphs: :func:`iclr25.scalegun.powerlaw_files` (n = m / 10 nodes, F = 64, 5 classes, 10% training nodes),
 written once under ``--cache`` (default ``/tmp/scalegun-graphs``) and only loaded here. The cells run through
@@ -23,6 +24,7 @@ import numpy as np
 
 from iclr25.scalegun import powerlaw_files, sweep
 from iclr25.utils.io import atomic_write
+from iclr25.utils.memory import available_memory_bytes, current_rss_bytes
 from iclr25.utils.results import RunResult
 
 GB = 1e9
@@ -88,6 +90,13 @@ def main() -> None:
                     help="relative r_max values to run on the middle size as well (ablation of the threshold; "
                          "the middle size keeps the quiet run short)")
     ap.add_argument("--prepare", action="store_true", help="only generate the graphs into --cache")
+    ap.add_argument("--mmap", action="store_true", help="memory-map the graphs and features (MappedGraph)")
+    ap.add_argument("--train-keep", type=float, default=1.0,
+                    help="fraction of the training nodes kept (ablation of the Newton step's cost; default 1)")
+    ap.add_argument("--bytes-per-edge", type=float, default=806.0,
+                    help="peak RSS growth per edge of the memory model (default: measured at 10M edges, 0.2.0); "
+                         "a size whose prediction exceeds the available memory minus --reserve-gb is refused")
+    ap.add_argument("--reserve-gb", type=float, default=2.0)
     args = ap.parse_args()
     if args.prepare:
         prepare(args.cache, args.sizes)
@@ -95,15 +104,25 @@ def main() -> None:
     missing = [m for m in args.sizes if not (_folder(args.cache, m) / "graph.npz").is_file()]
     if missing:
         raise SystemExit(f"no cached graph for sizes {missing}: run with --prepare first")
+    free = available_memory_bytes()
+    need = args.bytes_per_edge * max(args.sizes) + current_rss_bytes()
+    print(f"memory: available {free / GB if free else float('nan'):.1f} GB, predicted peak {need / GB:.1f} GB "
+          f"({args.bytes_per_edge:.0f} B/edge x {max(args.sizes):,} edges + this process)", flush=True)
+    if free is not None and need > free - args.reserve_gb * GB:
+        raise SystemExit(f"refused: the predicted peak {need / GB:.1f} GB exceeds the available "
+                         f"{free / GB:.1f} GB minus {args.reserve_gb} GB reserve")
     cfg = dict(sizes=args.sizes, requests=args.requests, batches=args.batches, features=64, classes=5, hops=2,
-               epsilon=1.0, delta=1e-4, lam=1e-2, sigma=0.1, r_max="default rule", newton_solver="cg")
+               epsilon=1.0, delta=1e-4, lam=1e-2, sigma=0.1, r_max="default rule", newton_solver="cg",
+               mmap=args.mmap, train_keep=args.train_keep, available_memory_bytes=free)
     run = RunResult.start("iclr25-scalegun", "benchmark-scale", seed=0, config=cfg)
     cells = sweep([str(_folder(args.cache, m)) for m in args.sizes], batches=(1, 500, 5000),
-                  requests=(args.requests, args.batches, args.batches), backend=args.backend)
+                  requests=(args.requests, args.batches, args.batches), backend=args.backend, mmap=args.mmap,
+                  train_keep=args.train_keep)
     ablation = []
     for r in args.ablate_r_max:
         ablation += sweep([str(_folder(args.cache, args.sizes[len(args.sizes) // 2]))], batches=(1, 500, 5000),
-                          requests=(args.requests, args.batches, args.batches), backend=args.backend, r_max=r)
+                          requests=(args.requests, args.batches, args.batches), backend=args.backend, r_max=r,
+                          mmap=args.mmap, train_keep=args.train_keep)
     for c in cells:
         one, bat = c["batches"]["1"], c["batches"]["5000"]
         tag = f"{c['edges'] / 1e6:.1f}M edges"

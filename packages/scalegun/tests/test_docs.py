@@ -6,7 +6,7 @@ import importlib
 import pytest
 
 
-@pytest.mark.parametrize("module", ["certificate", "datasets", "propagation", "streaming", "unlearner"])
+@pytest.mark.parametrize("module", ["certificate", "datasets", "mapped", "propagation", "streaming", "unlearner"])
 def test_docstring_examples(module):
     mod = importlib.import_module(f"iclr25.scalegun.{module}")
     result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)

@@ -18,6 +18,8 @@ from .certificate import r_max_rule as r_max_rule
 from .certificate import residual_budget as residual_budget
 from .certificate import worst_case_terms as worst_case_terms
 from .datasets import preprocess_features as preprocess_features
+from .mapped import MappedGraph as MappedGraph
+from .mapped import write_mapped_graph as write_mapped_graph
 from .propagation import PushPropagator as PushPropagator
 from .propagation import exact_propagation as exact_propagation
 from .propagation import gpr_weights as gpr_weights
@@ -32,8 +34,8 @@ if TYPE_CHECKING:
 __version__ = _version("iclr25-scalegun")
 
 __all__ = [
-    "CertifiedUnlearner", "Ledger", "LedgerRecord", "MODES", "PushPropagator", "datasets", "exact_propagation",
-    "gpr_weights", "load_graph_files", "powerlaw_files", "sweep", "noise_multiplier", "preprocess_features", "r_max_rule", "residual_budget", "worst_case_terms",
+    "CertifiedUnlearner", "Ledger", "LedgerRecord", "MODES", "MappedGraph", "PushPropagator", "datasets", "exact_propagation",
+    "gpr_weights", "load_graph_files", "powerlaw_files", "sweep", "write_mapped_graph", "noise_multiplier", "preprocess_features", "r_max_rule", "residual_budget", "worst_case_terms",
     "__version__",
 ]
 

@@ -49,8 +49,9 @@ def preprocess_features(X: np.ndarray) -> np.ndarray:
 
 @dataclasses.dataclass(frozen=True)
 class GraphData:
-    """A node-classification graph: symmetric CSR ``adj`` (no self loops), features ``X (n, F)``, labels
-    ``y (n,)``, and a train/test split."""
+    """A node-classification graph: symmetric CSR ``adj`` (no self loops; or a
+    :class:`~iclr25.scalegun.mapped.MappedGraph`, which holds them), features ``X (n, F)``, labels ``y (n,)``,
+    and a train/test split."""
 
     adj: sp.csr_array
     X: np.ndarray
@@ -64,12 +65,16 @@ class GraphData:
 
     @property
     def edges(self) -> np.ndarray:
-        """The undirected edges ``(m, 2)`` with ``u < v``."""
+        """The undirected edges ``(m, 2)`` with ``u < v`` (row-major for a CSR or mapped ``adj``)."""
+        if hasattr(self.adj, "edges"):  # a MappedGraph: extracted block by block
+            return self.adj.edges()
         coo = sp.triu(self.adj, k=1).tocoo()
         return np.stack([coo.row, coo.col], axis=1).astype(np.int64)
 
     @property
     def n_edges(self) -> int:
+        if hasattr(self.adj, "edges"):
+            return int(self.adj.n_edges)
         return int(sp.triu(self.adj, k=1).nnz)
 
 

@@ -25,7 +25,7 @@ from iclr25.utils.results import RunResult
 from . import datasets
 from .unlearner import CertifiedUnlearner
 
-__all__ = ["run_demo", "run_repro", "sweep", "run_cell"]
+__all__ = ["run_demo", "run_repro", "sweep", "run_cell", "float32_comparison"]
 
 PACKAGE = "iclr25-scalegun"
 # the config entries that are CertifiedUnlearner arguments (so results.json records what actually ran)
@@ -45,7 +45,7 @@ def _stream(u: CertifiedUnlearner, edges: np.ndarray, nodes: np.ndarray, feats: 
 
 def run_demo(out: Path, seed: int = 0) -> RunResult:
     """Digits kNN graph: 60 edge + 10 node + 10 feature removals, ScaleGUN vs CGU, audited."""
-    cfg: dict[str, Any] = dict(dataset="sklearn digits, 10-NN graph", hops=2, r_max=1e-7, epsilon=1.0,
+    cfg: dict[str, Any] = dict(dataset="sklearn digits, 10-NN graph", hops=2, r_max=None, epsilon=1.0,
                                delta=1e-4, lam=1e-2, sigma=0.1, n_edges=60, n_nodes=10, n_features=10)
     run = RunResult.start(PACKAGE, "demo", seed=seed, config=cfg)
     g = datasets.digits_knn(10, seed=seed)
@@ -55,6 +55,7 @@ def run_demo(out: Path, seed: int = 0) -> RunResult:
     nodes, feats = picked[: cfg["n_nodes"]], picked[cfg["n_nodes"]:]
     kw = {k: cfg[k] for k in _UNLEARNER_KEYS} | {"seed": seed}
     sg = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, audit=True, **kw).fit()
+    run.config.update(r_max_chosen=sg.r_max, r_max_abs_chosen=sg.r_max_abs)  # r_max=None: the default rule
     acc0 = sg.score(g.test_idx)
     recs = _stream(sg, edges, nodes, feats, "scalegun")
     cg = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, mode="cgu", **kw).fit()
@@ -127,13 +128,11 @@ def _rss_mb() -> float:
 def run_repro(out: Path, seed: int = 0, *, sizes: tuple[int, ...] = (100_000, 300_000, 1_000_000),
               n_requests: int = 200, n_cgu: int = 3, n_retrain: int = 2) -> tuple[RunResult, list[dict]]:
     """Power-law graphs of ``sizes`` edges (n = m / 10, F = 64, 5 classes, 2 hops, 10% training nodes)."""
-    cfg = dict(sizes=list(sizes), avg_degree=20, features=64, classes=5, signal=0.3, hops=2, r_max=1e-9, epsilon=1.0,
+    cfg = dict(sizes=list(sizes), avg_degree=20, features=64, classes=5, signal=0.3, hops=2, r_max=None, epsilon=1.0,
                delta=1e-4, lam=1e-2, sigma=0.1, n_requests=n_requests, n_cgu=n_cgu, n_retrain=n_retrain)
     run = RunResult.start(PACKAGE, "repro", seed=seed, config=cfg)
     rows = []
-    # r_max is relative to the column L1 norm, which grows with n: a smaller value keeps the absolute push
-    # error, and so the certificate's approximation term, small at 10^5 nodes (the paper: 1e-7 on Cora,
-    # 5e-9 on papers100M)
+    # r_max=None: the default rule (r_max_rule) picks the threshold from n and the budget at each size
     kw = {k: cfg[k] for k in _UNLEARNER_KEYS} | {"seed": seed}
     for m in sizes:
         g = datasets.powerlaw(m // 10, m, 64, 5, seed=seed, signal=0.3)
@@ -164,7 +163,8 @@ def run_repro(out: Path, seed: int = 0, *, sizes: tuple[int, ...] = (100_000, 30
             retrains_per_1000=1000.0 * sg.ledger.n_retrains / len(recs),
             repushes_per_1000=1000.0 * sg.ledger.n_repushes / len(recs),
             max_budget_used=float(max(r.budget_used for r in recs)),
-            state_mb=sg.nbytes() / 2**20, rss_growth_mb=rss1 - rss0, init_s=t_init)
+            state_mb=sg.nbytes() / 2**20, rss_growth_mb=rss1 - rss0, init_s=t_init, r_max=sg.r_max,
+            r_max_abs=sg.r_max_abs)
         row["update_speedup_vs_cgu"] = row["cgu_update_s"] / row["scalegun_update_s"]
         row["total_speedup_vs_cgu"] = row["cgu_total_s"] / row["scalegun_total_s"]
         row["total_speedup_vs_retrain"] = row["retrain_total_s"] / row["scalegun_total_s"]
@@ -232,7 +232,8 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     scratch with fresh noise). Module-level and picklable, so :func:`sweep` can ship it to any backend.
 
     ``cell`` keys: ``graph`` (a folder written by :func:`powerlaw_files`, or ``{"n": .., "m": ..}`` for
-    :func:`datasets.powerlaw`), ``seed``, ``batches`` (e.g. ``[1, 5000]``), ``requests`` (counts, same
+    :func:`datasets.powerlaw`), ``mmap`` (a folder's graph and features memory-mapped), ``train_keep`` (the
+    fraction of the training nodes kept, default 1), ``seed``, ``batches`` (e.g. ``[1, 5000]``), ``requests`` (counts, same
     length), ``baseline_repeats``, and ``unlearner`` (keyword arguments of :class:`CertifiedUnlearner`).
     """
     import torch
@@ -250,15 +251,21 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
         g = datasets.powerlaw(int(spec["n"]), int(spec["m"]), int(spec.get("features", 64)),
                               int(spec.get("classes", 5)), seed=seed, signal=float(spec.get("signal", 0.3)))
     else:
-        g = load_graph_files(spec)
+        g = load_graph_files(spec, mmap=bool(cell.get("mmap", False)))
     load_s = time.perf_counter() - t0
     edges = g.edges
+    train = g.train_idx
+    keep = float(cell.get("train_keep", 1.0))
+    if keep < 1.0:  # a smaller training set (the Newton step's cost scales with it)
+        k = max(1, int(round(keep * len(train))))
+        train = np.sort(np.random.default_rng(seed).choice(train, k, replace=False))
     t0 = time.perf_counter()
-    u = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, seed=seed, **cell.get("unlearner", {})).fit()
+    u = CertifiedUnlearner(g.adj, g.X, g.y, train, seed=seed, **cell.get("unlearner", {})).fit()
     fit_s = time.perf_counter() - t0
     order = np.random.default_rng(seed).permutation(len(edges))
     at = 0
-    out: dict[str, Any] = dict(graph=str(spec), seed=seed, nodes=g.n_nodes, edges=len(edges), load_s=load_s,
+    out: dict[str, Any] = dict(graph=str(spec), mmap=bool(cell.get("mmap", False)), train=len(train), seed=seed,
+                               nodes=g.n_nodes, edges=len(edges), load_s=load_s,
                                fit_s=fit_s, r_max=u.r_max, r_max_abs=u.r_max_abs, batches={})
     for b, k in zip(cell["batches"], cell["requests"], strict=True):
         recs = []
@@ -297,12 +304,73 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
 
 def sweep(graphs: list[Any], *, seeds: tuple[int, ...] = (0,), batches: tuple[int, ...] = (1, 5000),
           requests: tuple[int, ...] = (20, 2), baseline_repeats: int = 1, n_jobs: int = 1,
-          backend: str | None = None, **unlearner: Any) -> list[dict[str, Any]]:
+          backend: str | None = None, mmap: bool = False, train_keep: float = 1.0, **unlearner: Any) -> list[dict[str, Any]]:
     """The evaluation sweep, graphs x seeds (each cell runs every request size on one fitted unlearner),
     through :func:`iclr25.utils.parallel.parallel_map`: ``n_jobs=1`` runs here; ``backend="dask"`` with a
     running ``distributed.Client`` runs the cells on a Dask cluster unchanged (each worker needs the graph
-    folders on a shared path, or generates ``{"n", "m"}`` graphs itself). Returns :func:`run_cell`'s dicts.
+    folders on a shared path, or generates ``{"n", "m"}`` graphs itself); ``mmap=True`` memory-maps the
+    folders' graphs and features (:func:`load_graph_files`); ``train_keep < 1`` subsamples the training nodes.
+    Returns :func:`run_cell`'s dicts.
     """
-    cells = [dict(graph=gr, seed=s, batches=list(batches), requests=list(requests),
+    cells = [dict(graph=gr, seed=s, batches=list(batches), requests=list(requests), mmap=mmap, train_keep=train_keep,
                   baseline_repeats=baseline_repeats, unlearner=unlearner) for gr in graphs for s in seeds]
     return parallel_map(run_cell, cells, n_jobs=n_jobs, backend=backend, desc="sweep")
+
+
+def float32_comparison(g: datasets.GraphData, n_requests: int = 10, seed: int = 0, *, epsilon: float = 1.0,
+                       delta: float = 1e-4, sigma: float = 0.1) -> dict[str, Any]:
+    """The certificate impact of ``dtype="float32"``, measured: twin unlearners (float32 and float64 push
+    state, ``sigma = 0`` so that float32 can be fitted; the same r_max, the float64 rule's) take the same
+    ``n_requests`` single-edge removals; then, against the exact float64 embeddings of the edited graph:
+
+    * ``err32`` / ``err64``: ``||Z_hat - Z||_F`` of each state (residues plus rounding), and ``rounding``:
+      ``||Z_hat32 - Z_hat64||_F`` (what float32's rounding really costs);
+    * ``allowance32`` / ``allowance64``: the rounding allowance that the bound adds to ``rho``
+      (:meth:`PushPropagator.rounding_allowance`) and ``rho32`` the whole of float32's ``rho``;
+    * ``approx32`` / ``approx32_measured``: float32's propagation-error term (max over classes) with that
+      ``rho``, and with ``err32`` in its place; ``approx64``: float64's;
+    * ``true32``: the gradient residual of float32's model on the exact embeddings (what the certificate
+      bounds) and ``bound32`` its data-dependent bound;
+    * ``budget``: ``sigma epsilon / c(delta)`` at the given ``(epsilon, delta, sigma)``, and
+      ``epsilon32`` / ``epsilon32_measured``: the smallest epsilon at which float32's term fits the rule's
+      share (10%) of the budget with the allowance, and with the measured error.
+    """
+    import torch
+
+    from .certificate import R_MAX_FRACTION, noise_multiplier, residual_budget
+    from .model import ovr_gradient
+
+    rng = np.random.default_rng(seed)
+    edges = g.edges[rng.choice(g.n_edges, n_requests, replace=False)]
+    ref = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, epsilon=epsilon, delta=delta, sigma=sigma).fit()
+    kw = dict(r_max=ref.r_max, sigma=0.0, seed=seed)
+    u64 = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, **kw).fit()
+    u32 = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, dtype="float32", **kw).fit()
+    for e in edges:
+        u64.unlearn_edges(e[None, :])
+        rec32 = u32.unlearn_edges(e[None, :])
+    Z = u64.exact_embeddings()
+    err32 = float(np.linalg.norm(u32.embeddings().astype(np.float64) - Z))
+    err64 = float(np.linalg.norm(u64.embeddings() - Z))
+    rounding = float(np.linalg.norm(u32.embeddings().astype(np.float64) - u64.embeddings()))
+    p32, p64 = u32._prop, u64._prop
+    rho32 = p32.residue_bound() + p32.rounding_allowance()
+    spec, _ = u32._active_stats()
+    an, wn = u32._approx_parts()
+    approx_measured = float(np.max(err32 * an + 0.25 * wn * err32 * (spec + err32)))
+    Zt = torch.as_tensor(Z[u32.train_idx], dtype=torch.float64)
+    true32 = float(torch.linalg.vector_norm(ovr_gradient(u32.W_, Zt, u32._Y, u32._t, u32.lam, u32._b),
+                                            dim=0).max())
+    budget = residual_budget(sigma, epsilon, delta)
+    approx32 = float(np.max(rec32.approx_term))
+
+    def eps_for(term: float) -> float:  # sigma eps / c(delta) * fraction >= term
+        return term * noise_multiplier(delta) / (sigma * R_MAX_FRACTION)
+
+    return dict(nodes=g.n_nodes, edges=g.n_edges, requests=n_requests, r_max=ref.r_max, err32=err32,
+                err64=err64, rounding=rounding, allowance32=p32.rounding_allowance(), allowance64=p64.rounding_allowance(),
+                rho32=rho32, approx32=approx32, approx32_measured=approx_measured,
+                approx64=float(np.max(u64.ledger[-1].approx_term)), true32=true32,
+                bound32=float(np.max(rec32.data_bound)), budget=budget, epsilon32=eps_for(approx32),
+                epsilon32_measured=eps_for(approx_measured), state_bytes32=p32.nbytes(),
+                state_bytes64=p64.nbytes())

@@ -115,9 +115,10 @@ def csr_neighbours(A: sp.csr_array, a: int) -> np.ndarray:
 def normalized_adjacency(A: sp.csr_array, deg: np.ndarray) -> sp.csr_array:
     """``P = D^{-1/2} A D^{-1/2}`` as CSR (zero-weight entries of soft-deleted edges contribute nothing)."""
     s = 1.0 / np.sqrt(deg)
-    P = A.copy()
     rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
-    P.data = A.data * s[rows] * s[A.indices]
+    # shares A's index arrays (no copy: they may be read-only memory maps)
+    P = sp.csr_array((A.data * s[rows] * s[A.indices], A.indices, A.indptr), shape=A.shape, copy=False)
+    P.has_sorted_indices = A.has_sorted_indices
     return P
 
 
@@ -149,8 +150,9 @@ class PushPropagator:
 
     Parameters
     ----------
-    A : scipy.sparse CSR, shape (n, n)
-        Symmetric 0/1 adjacency **with** self loops (validated by the caller).
+    A : scipy.sparse CSR, shape (n, n), or :class:`~iclr25.scalegun.mapped.MappedGraph`
+        Symmetric 0/1 adjacency **with** self loops (validated by the caller). A mapped graph is used over
+        its memory maps (the CSR index arrays are not copied).
     X : ndarray, shape (n, F)
         Node features (float64).
     weights : ndarray, shape (L + 1,)
@@ -171,11 +173,14 @@ class PushPropagator:
         if dtype not in (np.dtype(np.float64), np.dtype(np.float32)):
             raise ValueError(f"dtype must be float64 or float32, got {dtype}")
         self.dtype = dtype
-        self.A = sp.csr_array(A, dtype=dtype, copy=True)
-        self.A.sort_indices()
-        if max(self.A.nnz, self.A.shape[0]) < 2**31 - 1:  # 4-byte indices (the memory model counts 4)
-            self.A.indices = self.A.indices.astype(np.int32, copy=False)
-            self.A.indptr = self.A.indptr.astype(np.int32, copy=False)
+        if hasattr(A, "csr"):  # a MappedGraph: index arrays stay memory-mapped, only the weights are in RAM
+            self.A = A.csr(dtype)
+        else:
+            self.A = sp.csr_array(A, dtype=dtype, copy=True)
+            self.A.sort_indices()
+            if max(self.A.nnz, self.A.shape[0]) < 2**31 - 1:  # 4-byte indices (the memory model counts 4)
+                self.A.indices = self.A.indices.astype(np.int32, copy=False)
+                self.A.indptr = self.A.indptr.astype(np.int32, copy=False)
         self.n, self.F = X.shape
         self.X = np.array(X, dtype=dtype, copy=True)
         self.weights = np.asarray(weights, dtype=np.float64)

@@ -27,6 +27,7 @@ from iclr25.utils.io import DataFileError
 from iclr25.utils.seeding import check_seed
 
 from .datasets import GraphData, _check_frac, _check_int, _class_edges
+from .mapped import MappedGraph, write_mapped_graph
 
 __all__ = ["powerlaw_files", "load_graph_files", "GRAPH_FILES"]
 
@@ -34,6 +35,7 @@ GRAPH_FILES = ("graph.npz", "X.npy", "y.npy", "train.npy", "test.npy")
 _CHUNK = 1 << 21  # endpoint pairs per chunk (fixed: the graph depends on the seed only)
 _BLOCK_ENTRIES = 1 << 23  # directed entries per row block (~64 MB of keys)
 _ROW_CHUNK = 1 << 16  # feature rows written at a time
+MAPPED_DIR = "csr-mmap"  # load_graph_files(mmap=True): the memory-mapped CSR, next to graph.npz
 
 
 def powerlaw_files(out: str | os.PathLike[str], n: int, m: int, features: int = 64, classes: int = 5,
@@ -120,18 +122,33 @@ def powerlaw_files(out: str | os.PathLike[str], n: int, m: int, features: int = 
     return out
 
 
-def load_graph_files(folder: str | os.PathLike[str], *, mmap_features: bool = False) -> GraphData:
+def load_graph_files(folder: str | os.PathLike[str], *, mmap: bool = False,
+                     mmap_features: bool | None = None) -> GraphData:
     """The :class:`GraphData` of a folder written by :func:`powerlaw_files` (or laid out the same way by a
-    user). ``mmap_features=True`` maps ``X.npy`` read-only instead of reading it."""
+    user).
+
+    ``mmap=True``: ``adj`` is a :class:`~iclr25.scalegun.mapped.MappedGraph` over ``folder/csr-mmap/``
+    (written from ``graph.npz`` by :func:`~iclr25.scalegun.mapped.write_mapped_graph` on first use, or when
+    ``graph.npz`` is newer), and ``X.npy`` is mapped read-only; nothing of the graph is read into memory.
+    ``mmap_features`` maps ``X.npy`` alone (default: as ``mmap``).
+    """
     d = Path(folder)
     missing = [name for name in GRAPH_FILES if not (d / name).is_file()]
     if missing:
         raise FileNotFoundError(f"{d}: missing {', '.join(missing)} (expected {', '.join(GRAPH_FILES)})")
-    try:
-        adj = sp.csr_array(sp.load_npz(d / "graph.npz"))
-    except (OSError, ValueError, KeyError) as exc:
-        raise DataFileError(d / "graph.npz", f"not a CSR .npz ({exc})") from exc
-    X = np.load(d / "X.npy", mmap_mode="r" if mmap_features else None)
+    if mmap:
+        mapped = d / MAPPED_DIR
+        stamp = mapped / "indices.npy"
+        if not stamp.is_file() or stamp.stat().st_mtime < (d / "graph.npz").stat().st_mtime:
+            write_mapped_graph(d / "graph.npz", mapped)
+        adj: sp.csr_array | MappedGraph = MappedGraph(mapped)
+    else:
+        try:
+            adj = sp.csr_array(sp.load_npz(d / "graph.npz"))
+        except (OSError, ValueError, KeyError) as exc:
+            raise DataFileError(d / "graph.npz", f"not a CSR .npz ({exc})") from exc
+    map_x = mmap if mmap_features is None else mmap_features
+    X = np.load(d / "X.npy", mmap_mode="r" if map_x else None)
     y, tr, te = (np.load(d / name) for name in ("y.npy", "train.npy", "test.npy"))
     if adj.shape != (X.shape[0], X.shape[0]) or y.shape != (X.shape[0],):
         raise DataFileError(d, f"inconsistent files: graph {adj.shape}, X {X.shape}, y {y.shape}")

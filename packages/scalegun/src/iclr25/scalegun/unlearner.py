@@ -45,8 +45,10 @@ class CertifiedUnlearner(_Requests, _Accounting, _Retraining):
 
     Parameters
     ----------
-    adj : (n, n) scipy sparse matrix or array
-        Symmetric adjacency of an undirected graph; self loops are added; weights are ignored.
+    adj : (n, n) scipy sparse matrix or array, or :class:`~iclr25.scalegun.mapped.MappedGraph`
+        Symmetric adjacency of an undirected graph; self loops are added; weights are ignored. A
+        ``MappedGraph`` (:func:`load_graph_files` with ``mmap=True``) is used over its memory maps: the CSR
+        index arrays are neither copied nor re-validated, only the edge weights are held in memory.
     X : (n, F) array
         Node features. With ``standardize=True`` they are standardised and scaled to ``||x_i|| <= 1``;
         otherwise they must already satisfy ``||x_i|| <= 1``.
@@ -174,7 +176,7 @@ class CertifiedUnlearner(_Requests, _Accounting, _Retraining):
             self._A, self._deg = self._prop.A, self._prop.deg
         else:
             self._prop = None
-            self._A = self.A_.copy()
+            self._A = self.A_.csr(np.float64) if hasattr(self.A_, "csr") else self.A_.copy()
             self._deg = np.asarray(self._A.sum(axis=1)).ravel()
             self._Xc = self.X_.copy()
             self._Z = exact_propagation(self._A, self._Xc, self.weights, self._deg)

@@ -48,7 +48,14 @@ def as_index(x: Any, name: str, n: int, *, unique: bool = True) -> np.ndarray:
 
 
 def as_adjacency(adj: Any, n: int) -> sp.csr_array:
-    """Symmetric 0/1 CSR adjacency with every self loop present and sorted indices."""
+    """Symmetric 0/1 CSR adjacency with every self loop present and sorted indices (a
+    :class:`~iclr25.scalegun.mapped.MappedGraph` is already in that form and is returned as it is)."""
+    from .mapped import MappedGraph
+
+    if isinstance(adj, MappedGraph):
+        if adj.shape != (n, n):
+            raise ValueError(f"adj must have shape ({n}, {n}) to match X, got {adj.shape}")
+        return adj
     if sp.issparse(adj):
         A = sp.csr_array(adj)
     else:
@@ -63,6 +70,7 @@ def as_adjacency(adj: Any, n: int) -> sp.csr_array:
     A = A.astype(np.float64)
     if not np.all(np.isfinite(A.data)):
         raise ValueError("adj must be finite (no NaN or inf)")
+    A.sum_duplicates()  # duplicate entries are one weight (their sum), so every edge is stored once
     A.data = (A.data != 0).astype(np.float64)  # unweighted graph, as in the paper
     A.eliminate_zeros()
     if (A != A.T).nnz:
