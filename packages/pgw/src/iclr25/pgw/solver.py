@@ -149,12 +149,15 @@ def pgw(C1: Any, C2: Any, p: Any, q: Any, lam: float, *, method: str = "fw-v1", 
     seed : int, optional
         Exact methods only (default 0): seed of the random starts.
 
-    Passing an option that ``method`` does not use (``n_init``/``seed`` with ``"entropic"``, ``epsilon``
-    with ``"fw-v1"``/``"fw-v2"``) raises ``ValueError`` naming it.
-
     Returns
     -------
     PGWResult
+
+    Raises
+    ------
+    ValueError
+        For an option that ``method`` does not use (``n_init`` or ``seed`` with ``"entropic"``, ``epsilon``
+        with ``"fw-v1"`` or ``"fw-v2"``), naming it.
 
     References: paper Algorithms 1 and 2 (Frank-Wolfe for PGW), Sec. 4; the metric property, Sec. 3.
 
