@@ -133,6 +133,9 @@ def main() -> None:
 
     cells = []
     for p in args.ladder:
+        if not p.is_file():
+            print(f"{p}: missing, left out of the ladder")
+            continue
         cells += json.loads(p.read_text())["cells"]
     cells = sorted({c["edges"]: c for c in cells}.values(), key=lambda c: c["edges"])
     n = np.array([c["nodes"] for c in cells], float)
