@@ -15,6 +15,7 @@ from iclr25.pgw import (
     svm_accuracy,
 )
 from iclr25.pgw.datasets import CLASS_NAMES, shapes_ii
+from iclr25.pgw.entropic import entropic_pgw_pairs
 from iclr25.pgw.frank_wolfe import line_search, tensor_product
 
 from conftest import random_space
@@ -72,18 +73,23 @@ def test_pairwise_is_symmetric_and_parallel_equals_sequential(rng):
 
 
 def test_entropic_pairwise_buckets_and_refills_without_changing_values(rng):
-    """Bucketed padding (20 points padded to 32, 40 to 48) and refilled slots (2 slots for the 6 pairs of
-    the 32 x 32 group: slots are refilled as their pairs finish, at different ticks) give every pair the
-    distance it has when solved alone, unpadded."""
+    """Bucketed padding (20 points padded to 32, 40 to 48) and refilled slots (one slot per group through
+    ``pgw_pairwise`` here; 4 slots for the 6 pairs of the 32 x 32 group in the direct call, refilled as their
+    pairs finish at different ticks) give every pair the distance it has when solved alone, unpadded."""
     spaces = [random_space(rng, n=n) for n in (20, 20, 40, 20, 20)]
     stats: dict = {}
     D = pgw_pairwise(spaces, 1.0, method="entropic", batch_size=2, stats=stats)
     assert np.allclose(D, D.T) and np.all(np.diag(D) == 0)
     assert stats["buckets"] == [32, 48] and stats["batches"] == 3 and stats["pairs"] == 10
-    assert stats["refills"] == 10 - 2 - 2 - 2 and 0.5 < stats["slot_use"] <= 1 and 0.4 < stats["pad_use"] < 1
-    for i, j in zip(*np.triu_indices(5, 1)):
+    assert stats["refills"] == 10 - 3 and 0.4 < stats["pad_use"] < 1
+    pairs = list(zip(*np.triu_indices(5, 1)))
+    st: dict = {}
+    direct = entropic_pgw_pairs(spaces, pairs, 1.0, batch_size=4, pairs_per_slot=1, min_group_pairs=1, stats=st)
+    assert st["refills"] == 6 - 4 and 0 < st["slot_use"] < 1
+    for (i, j), d in zip(pairs, direct):
         one = pgw(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p, 1.0, method="entropic").distance
         assert D[i, j] == pytest.approx(one, rel=1e-4), (i, j)
+        assert d == pytest.approx(one, rel=1e-4), (i, j)
 
 
 def test_shapes_ii_sizes_labels_and_determinism():

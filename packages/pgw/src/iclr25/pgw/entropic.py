@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
 import time
 from typing import Any, NamedTuple
 
@@ -414,27 +415,27 @@ def _buckets(n: np.ndarray, pairs: np.ndarray, multiple: int, min_group: int) ->
 def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam: float, *,
                        epsilon: float = DEFAULT_EPSILON, max_iter: int = DEFAULT_MAX_ITER,
                        tol: float = DEFAULT_TOL, inner_iter: int = DEFAULT_INNER, batch_size: int = 64,
-                       pad_multiple: int = 16, min_group_pairs: int = 16, sync_every: int = 16,
-                       stats: dict | None = None) -> np.ndarray:
+                       pad_multiple: int = 16, min_group_pairs: int = 16, pairs_per_slot: int = 8,
+                       sync_every: int = 16, stats: dict | None = None) -> np.ndarray:
     """Entropic PGW of many pairs of (validated) mm-spaces, in fixed-size vmapped batches that are refilled
     as pairs converge.
 
     Every space is padded with zero-mass points (which leaves every PGW value unchanged) only up to its
     *bucket*, its size rounded up to a multiple of ``pad_multiple`` (buckets whose groups of pairs would hold
     fewer than ``min(batch_size, min_group_pairs)`` pairs are merged upwards, see :func:`_buckets`: each
-    group costs one compilation, about 2 s on CPU); the pairs are grouped by the
-    buckets of their two spaces, and each bucket's spaces (distances, squared distances, masses) go to the
-    device once.
-    A group runs in ``batch_size`` slots (fewer, a power of two, for a small group), one compilation per
-    group: the slots advance one Sinkhorn block per tick, each on its own schedule (see
-    :func:`_slot_machine`), and every ``sync_every`` ticks the host collects the finished pairs and refills
-    their slots with the next ones, sending only pair indices. So no slot waits for the slowest pair of a
-    batch, and each pair gets the same iterations as :func:`entropic_pgw` on its own. Each distance is
-    re-evaluated in float64 from its plan.
+    group costs one compilation, about 2 s on CPU); the pairs are grouped by the buckets of their two spaces,
+    and each bucket's spaces (distances, squared distances, masses) go to the device once. A group runs in
+    ``min(batch_size, ceil(pairs / pairs_per_slot))`` slots, one compilation per group: the slots advance
+    one Sinkhorn block per tick, each on its own schedule (see :func:`_slot_machine`), and every
+    ``sync_every`` ticks the host collects the finished pairs and refills their slots with the next ones,
+    sending only pair indices. So no slot waits for the slowest pair of a batch, and each pair gets the same
+    iterations as :func:`entropic_pgw` on its own. Each distance is re-evaluated in float64 from its plan.
 
     ``stats`` (optional dict) receives ``batches`` (size groups), ``batch_size``, ``padded_size`` (largest
-    bucket), ``buckets``, ``ticks``, ``compile_s`` (seconds spent compiling the groups' solvers), ``refills`` (pairs started in a slot another pair had used), ``slot_use`` (share of slot-ticks that did a pair's work) and
-    ``pad_use`` (share of the padded cells that are real: sum of (n+1)(m+1) over sum of (Na+1)(Nb+1)).
+    bucket), ``buckets``, ``ticks``, ``compile_s`` (seconds spent compiling the groups' solvers),
+    ``refills`` (pairs started in a slot another pair had used), ``slot_use`` (share of slot-ticks that did
+    a pair's work) and ``pad_use`` (share of the padded cells that are real: sum of (n+1)(m+1) over sum of
+    (Na+1)(Nb+1)).
 
     References: see :func:`entropic_pgw_batch`.
     """
@@ -446,6 +447,7 @@ def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam:
     batch_size = as_int(batch_size, "batch_size", 1)
     pad_multiple = as_int(pad_multiple, "pad_multiple", 1)
     min_group_pairs = as_int(min_group_pairs, "min_group_pairs", 1)
+    pairs_per_slot = as_int(pairs_per_slot, "pairs_per_slot", 1)
     sync_every = as_int(sync_every, "sync_every", 1)
     dt = jnp.asarray(1.0).dtype
     idx = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
@@ -476,7 +478,9 @@ def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam:
         for (Na, Nb), ks in groups.items():
             A, B = device[Na], device[Nb]
             (CsA, PsA), (CsB, PsB) = host[Na], host[Nb]
-            n_slots = min(batch_size, 1 << (len(ks) - 1).bit_length())
+            # about pairs_per_slot pairs per slot: the slots that finish last leave the others idle, and the
+            # more pairs each slot runs, the smaller that tail is against the whole group
+            n_slots = min(batch_size, max(1, math.ceil(len(ks) / pairs_per_slot)))
             queue = list(ks)
             slot_pair = np.full(n_slots, -1)
             si, sj, seps = np.zeros(n_slots, np.int64), np.zeros(n_slots, np.int64), np.ones(n_slots)
