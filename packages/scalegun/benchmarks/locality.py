@@ -98,7 +98,7 @@ def family_degrees(n: float, mean_degree: float, exponent: float = 2.5, bins: in
     two_m = n * mean_degree
     draws = two_m * p
     # distinct neighbours: pairs (r, j) with expected multiplicity 2m p_r p_j (each direction counted once)
-    d = np.array([float((count * (1.0 - np.exp(-two_m * pr * p))).sum()) for pr in p])
+    d = np.concatenate([(1.0 - np.exp(-two_m * np.outer(p[i:i + 256], p))) @ count for i in range(0, len(p), 256)])
     scale = mean_degree / (float((count * d).sum()) / n)  # match the measured mean degree after merging
     return d * scale, count, float(draws.max())
 
@@ -110,7 +110,10 @@ def fit(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--graphs", nargs="+", required=True)
+    ap.add_argument("--graphs", nargs="*", default=[])
+    ap.add_argument("--measured", type=Path, default=None,
+                    help="JSON lines of measured rows from an earlier run (instead of measuring --graphs again)")
+    ap.add_argument("--bins", type=int, default=1500, help="rank-grid bins of the family model")
     ap.add_argument("--ladder", nargs="+", type=Path, required=True, help="scale.py cells.json files")
     ap.add_argument("--batch", type=int, default=5000)
     ap.add_argument("--seeds", type=int, default=2)
@@ -118,7 +121,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=Path("results/scalegun-locality"))
     args = ap.parse_args()
 
-    rows = []
+    rows = [json.loads(line) for line in args.measured.read_text().splitlines()] if args.measured else []
     for folder in args.graphs:
         ms = [measure(folder, args.batch, s) for s in range(args.seeds)]
         row = {k: (float(np.mean([m[k] for m in ms])) if isinstance(ms[0][k], float) else ms[0][k]) for k in ms[0]}
@@ -126,7 +129,7 @@ def main() -> None:
         deg = np.diff(np.asarray(g.adj.indptr, dtype=np.int64)) - 1
         vals, cnt = np.unique(deg, return_counts=True)
         row["model_measured_degrees"] = model(vals.astype(float), cnt.astype(float), args.batch)
-        d, c, _ = family_degrees(row["nodes"], row["deg_mean"])
+        d, c, _ = family_degrees(row["nodes"], row["deg_mean"], bins=args.bins)
         row["model_family"] = model(d, c, args.batch)
         rows.append(row)
         print(json.dumps(row))
@@ -155,7 +158,7 @@ def main() -> None:
 
     X, y = [], []
     for c in cells:
-        d, cnt, _ = family_degrees(c["nodes"], mean_deg)
+        d, cnt, _ = family_degrees(c["nodes"], mean_deg, bins=args.bins)
         for b in ("500", "5000"):
             if b in c["batches"]:
                 X.append(features(model(d, cnt, int(b))))
@@ -164,7 +167,7 @@ def main() -> None:
     resid = (np.array(X) @ coef / np.array(y)).tolist()
 
     def predict(nodes: float, train_scale: float = 1.0, exponent: float = 2.5) -> dict:
-        d, cnt, _ = family_degrees(nodes, mean_deg, exponent)
+        d, cnt, _ = family_degrees(nodes, mean_deg, exponent, bins=args.bins)
         m = model(d, cnt, args.batch)
         rp = np.exp(laws["reprop"][0]) * nodes ** laws["reprop"][1]
         rt = np.exp(laws["retrain"][0]) * nodes ** laws["retrain"][1]
