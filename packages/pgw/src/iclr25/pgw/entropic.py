@@ -429,7 +429,8 @@ def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam:
     one Sinkhorn block per tick, each on its own schedule (see :func:`_slot_machine`), and every
     ``sync_every`` ticks the host collects the finished pairs and refills their slots with the next ones,
     sending only pair indices. So no slot waits for the slowest pair of a batch, and each pair gets the same
-    iterations as :func:`entropic_pgw` on its own. Each distance is re-evaluated in float64 from its plan.
+    iterations as :func:`entropic_pgw` on its own (in float32 the padding changes the rounding, and at a
+    small epsilon Frank-Wolfe can follow that into another local optimum; not so with ``jax_enable_x64``). Each distance is re-evaluated in float64 from its plan.
 
     ``stats`` (optional dict) receives ``batches`` (size groups), ``batch_size``, ``padded_size`` (largest
     bucket), ``buckets``, ``ticks``, ``compile_s`` (seconds spent compiling the groups' solvers),

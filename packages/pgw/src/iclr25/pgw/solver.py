@@ -335,8 +335,9 @@ def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int 
     with zero-mass points only up to their bucket (a multiple of 16 points; this leaves PGW unchanged), each
     bucket's distances go to the device once, one compilation serves each pair of buckets, and a slot is
     refilled with the next pair as soon as its pair has converged, so a batch never waits for its slowest
-    pair. Each distance equals that of ``pgw(..., method="entropic")`` on the pair alone (to float32
-    rounding).
+    pair. Each pair runs the iterations of ``pgw(..., method="entropic")`` on the pair alone; in float32 the
+    padding changes the rounding, which at a small epsilon can lead Frank-Wolfe to another local optimum
+    (README), while with ``jax_enable_x64`` the distances agree.
 
     Parameters
     ----------
