@@ -79,7 +79,7 @@ def time_cell(n: int, k: int, kind: str, density: float, threads: int) -> dict:
     out: dict = {"n": n, "k": k, "W": kind, "nnz": int(nnz), "status": "measured"}
     with threadpool_limits(threads, user_api="blas"):
         t0 = time.perf_counter()
-        res = solve_sketch(A, F, SolverConfig("sketch"), np.random.default_rng(1))
+        res = solve_sketch(A, F, SolverConfig("sketch", sketch_size=4 * k), np.random.default_rng(1))
         out["sketch_s"] = time.perf_counter() - t0
         t0 = time.perf_counter()
         ex = solve_exact(A, F)
@@ -175,7 +175,8 @@ def main() -> None:
         if fit_s:
             r["steps"] = int(np.median([c["steps"] for c in sketched]))
             r["sketch_gflops"] = float(np.median([half_step_flops(c["n"], c["n"], c["k"], nnz=c["nnz"], solver="sketch",
-                                                                  steps=c["steps"]) / c["sketch_s"]
+                                                                  steps=c["steps"], sketch_size=4 * c["k"])
+                                                  / c["sketch_s"]
                                                   for c in fit_s])) / 1e9
         fb = [c["exact_s"] / c["sketch_s"] for c in meas if fallback(c)]
         if fb:
@@ -186,7 +187,7 @@ def main() -> None:
     for c in cells:
         r = rates.get(c["W"], {})
         steps = c.get("steps", 0 if fallback(c) else r.get("steps", 14))
-        c["flop_ratio"] = flop_ratio(c["n"], c["n"], c["k"], nnz=c["nnz"], steps=steps)
+        c["flop_ratio"] = flop_ratio(c["n"], c["n"], c["k"], nnz=c["nnz"], steps=steps, sketch_size=4 * c["k"])
         if c["status"] == "predicted" and "exact_gflops" in r:
             c["exact_s"] = half_step_flops(c["n"], c["n"], c["k"], nnz=c["nnz"], solver="exact") / (
                 r["exact_gflops"] * 1e9)
@@ -194,7 +195,7 @@ def main() -> None:
                 c["sketch_s"] = c["exact_s"] / r["fallback_speedup"]
             elif not fallback(c) and "sketch_gflops" in r:
                 c["sketch_s"] = half_step_flops(c["n"], c["n"], c["k"], nnz=c["nnz"], solver="sketch",
-                                                steps=steps) / (r["sketch_gflops"] * 1e9)
+                                                steps=steps, sketch_size=4 * c["k"]) / (r["sketch_gflops"] * 1e9)
             else:
                 del c["exact_s"]
             c["steps"] = steps
@@ -230,8 +231,8 @@ def main() -> None:
         return "never (the ratio's limit in n is below 2x)" if n2 is None else f"n = {n2}"
 
     for k in args.ks:
-        lines.append(f"flop model, {st} steps, s = 4k, k = {k}: 2x from {where(two_x_threshold(k, steps=st))} (dense), "
-                     f"from {where(two_x_threshold(k, density=args.density, steps=st_sparse))} (density {args.density:g}, "
+        lines.append(f"flop model, {st} steps, s = 4k, k = {k}: 2x from {where(two_x_threshold(k, steps=st, sketch_size=4 * k))} (dense), "
+                     f"from {where(two_x_threshold(k, density=args.density, steps=st_sparse, sketch_size=4 * k))} (density {args.density:g}, "
                      f"{st_sparse} steps)")
     table = "\n".join(lines)
     print(table)

@@ -129,7 +129,7 @@ def test_dense_countsketch_is_bound_to_its_factor_not_to_an_id():
 
 
 def test_refinement_steps_stay_bounded_as_k_grows():
-    """s = 4k keeps the preconditioned condition number (so the CG step count) independent of k: a
+    """s = c·k (the default 8k) keeps the preconditioned condition number (so the CG step count) independent of k: a
     deterministic proxy of the ‖W‖_0 k scaling (the cost per step is 4 ‖W‖_0 k)."""
     rng = np.random.default_rng(0)
     d, n = 2048, 24
@@ -171,7 +171,7 @@ def test_sparse_half_step_memory_scales_with_nnz_not_n_times_d(solver):
 
     n, k = 3000, 4
     M, W, F = _sparse(n, n, 0.01, k)  # 30 weights a row > s = 16: the sketch path is taken
-    cfg = SolverConfig(solver, tol=1e-10)
+    cfg = SolverConfig(solver, sketch_size=16, tol=1e-10)
     peaks = {}
     for kind, A in (("sparse", as_weighted_matrix(M, W)), ("dense", as_weighted_matrix(M.toarray(), W.toarray()))):
         tracemalloc.start()
@@ -191,6 +191,7 @@ def test_sparse_sketch_takes_short_rows_exactly_and_sketches_the_rest():
     nnz = np.diff(W.indptr)
     assert 0 < np.sum(nnz <= 16) < 200
     A = as_weighted_matrix(M, W)
-    res = solve_sketch(A, F, SolverConfig("sketch", tol=1e-12, refine_steps=200), np.random.default_rng(0))
+    res = solve_sketch(A, F, SolverConfig("sketch", sketch_size=16, tol=1e-12, refine_steps=200),
+                       np.random.default_rng(0))
     assert res.steps > 0  # the long rows were sketched and refined
     np.testing.assert_allclose(res.X, solve_exact(A, F).X, rtol=1e-8, atol=1e-10)

@@ -127,10 +127,14 @@ def test_flop_model_ratio_and_where_2x_starts():
     from iclr25.weighted_lowrank.costmodel import flop_ratio, two_x_threshold
 
     # dense: the ratio is ~1 / (60/k + 9k/n) (15 operator products, s = 4k), below 2x at every k for n = 4000
-    assert max(flop_ratio(4000, 4000, k, steps=14) for k in range(16, 513, 16)) < 1.5
-    assert 2.3 < flop_ratio(16000, 16000, 256, steps=14) < 2.9
-    n2 = two_x_threshold(256, steps=14)
-    assert flop_ratio(n2, n2, 256, steps=14) >= 2.0 > flop_ratio(n2 - 1, n2 - 1, 256, steps=14)
+    assert max(flop_ratio(4000, 4000, k, steps=14, sketch_size=4 * k) for k in range(16, 513, 16)) < 1.5
+    assert 2.3 < flop_ratio(16000, 16000, 256, steps=14, sketch_size=1024) < 2.9
+    n2 = two_x_threshold(256, steps=14, sketch_size=1024)
+    assert flop_ratio(n2, n2, 256, steps=14, sketch_size=1024) >= 2.0 > flop_ratio(n2 - 1, n2 - 1, 256, steps=14,
+                                                                                    sketch_size=1024)
     # sparse rows with m < 8k weights: the sketched Gram alone costs more than the exact one
-    assert flop_ratio(16000, 16000, 128, nnz=int(0.05 * 16000**2), steps=14) < 1.0
-    assert two_x_threshold(128, density=0.05, steps=14) > 10**6
+    assert flop_ratio(16000, 16000, 128, nnz=int(0.05 * 16000**2), steps=14, sketch_size=512) < 1.0
+    assert two_x_threshold(128, density=0.05, steps=14, sketch_size=512) > 10**6
+    # the default s = 8k: fewer steps buy a 2x limit at k = 128 (never with 16 steps at s = 4k)
+    assert two_x_threshold(128, steps=16, sketch_size=512) is None
+    assert flop_ratio(16000, 16000, 128, steps=9) > 2.0 > flop_ratio(16000, 16000, 128, steps=16, sketch_size=512)

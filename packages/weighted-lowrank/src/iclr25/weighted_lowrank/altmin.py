@@ -191,7 +191,7 @@ def weighted_low_rank(M: Any, W: Any, k: int, *, solver: str = "sketch", n_iter:
     sketch : {"countsketch", "srht", "gaussian"}
         Subspace embedding of the ``"sketch"`` solver.
     sketch_size : int, optional
-        Sketch rows ``s`` (default ``4k``).
+        Sketch rows ``s`` (default ``8k``, at most the row length).
     refine : {"cg", "gd"}
         Refinement iteration on the preconditioned system.
     refine_steps : int

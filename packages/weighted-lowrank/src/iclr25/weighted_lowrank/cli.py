@@ -43,7 +43,7 @@ def demo(args: argparse.Namespace) -> int:
     seed_everything(args.seed)
     n, d, k, n_iter = 300, 240, 6, 15
     config = {"n": n, "d": d, "k": k, "n_iter": n_iter, "weights": "dense U(0.5,1.5)", "noise": 1e-3,
-              "sketch": "countsketch", "sketch_size": 4 * k}
+              "sketch": "countsketch", "sketch_size": min(8 * k, d)}
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=config)
     curves: dict[str, dict[str, list[float]]] = {}
     finals: dict[str, dict[str, float]] = {}
@@ -220,7 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     f.add_argument("--out", type=Path, default=Path("factors.npz"), help="output .npz (default: factors.npz)")
     f.add_argument("--solver", choices=SOLVERS, default="sketch", help="row-regression solver (default: sketch)")
     f.add_argument("--sketch", choices=SKETCHES, default="countsketch", help="sketch (default: countsketch)")
-    f.add_argument("--sketch-size", type=int, default=None, help="sketch rows s (default: 4k)")
+    f.add_argument("--sketch-size", type=int, default=None, help="sketch rows s (default: 8k, at most the row length)")
     f.add_argument("--refine", choices=REFINEMENTS, default="cg", help="refinement iteration (default: cg)")
     f.add_argument("--refine-steps", type=int, default=30, help="most refinement steps (default: 30)")
     f.add_argument("--tol", type=float, default=1e-6, help="solver tolerance (default: 1e-6)")

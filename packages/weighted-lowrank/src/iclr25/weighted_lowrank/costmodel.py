@@ -18,7 +18,9 @@ multiply-add as 2 flops:
 With ``s = 4k``, dense ``W`` (``nnz = rows · cols``) and ``steps + 1 ≈ 15``, the ratio of the two is about
 ``1 / (60/k + 9k/cols)``: at most ``sqrt(cols / 540) / 2``, reached at ``k ≈ sqrt(6.7 cols)``, so 2× needs
 ``cols ≳ 8600`` (:func:`two_x_threshold` solves it exactly). For sparse rows with ``m = nnz / rows`` entries
-each, the sketched Gram ``2 s k^2 = 8 k^3`` alone exceeds the exact Gram ``m k^2`` whenever ``m < 8k``.
+each, the sketched Gram ``2 s k^2 = 8 k^3`` alone exceeds the exact Gram ``m k^2`` whenever ``m < 8k``. The
+default ``s`` is ``DEFAULT_SKETCH_FACTOR · k = 8k`` (fewer CG steps: about 9 instead of 16 at ``tol = 1e-6``); as
+``m → ∞`` the ratio tends to ``(k + 3) / (4 steps + 8)``, so 2× needs ``steps ≤ (k - 13) / 8`` at any ``s``.
 
 References: Song, Ye, Yin, Zhang (ICLR 2025), Theorem 1.2 / Appendix C (runtime ``Õ(‖W‖_0 k)`` per
 regression round against LLR16's ``O(‖W‖_0 k^2)``).
@@ -28,7 +30,11 @@ from __future__ import annotations
 
 import math
 
-__all__ = ["half_step_flops", "round_flops", "flop_ratio", "two_x_threshold"]
+__all__ = ["half_step_flops", "round_flops", "flop_ratio", "two_x_threshold", "DEFAULT_SKETCH_FACTOR"]
+
+#: Default sketch size ``s = DEFAULT_SKETCH_FACTOR · k`` of the sketched solver (0.2.0: 8, chosen from the measured
+#: s / tol ladder in the README: ``s = 8k`` halves the CG steps of ``4k``, which pays for its larger Gram)
+DEFAULT_SKETCH_FACTOR = 8
 
 
 def half_step_flops(rows: int, cols: int, k: int, *, nnz: int | None = None, solver: str = "sketch",
@@ -42,7 +48,7 @@ def half_step_flops(rows: int, cols: int, k: int, *, nnz: int | None = None, sol
         return (steps + 1) * (4.0 * nnz * k + 4.0 * rows * k * k) + 2.0 * nnz * k + k**3
     if solver != "sketch":
         raise ValueError(f"solver must be 'exact', 'sketch' or 'pcg', got {solver!r}")
-    s = 4 * k if sketch_size is None else int(sketch_size)
+    s = DEFAULT_SKETCH_FACTOR * k if sketch_size is None else int(sketch_size)
     if nnz < rows * cols and nnz <= rows * s:
         # sparse rows with at most s weights on average are solved exactly (the solver never sketches up)
         return half_step_flops(rows, cols, k, nnz=nnz, solver="exact")
@@ -62,7 +68,7 @@ def flop_ratio(rows: int, cols: int, k: int, *, nnz: int | None = None, steps: i
 
     Examples
     --------
-    >>> round(flop_ratio(16000, 16000, 256, steps=14), 2)
+    >>> round(flop_ratio(16000, 16000, 256, steps=14, sketch_size=4 * 256), 2)
     2.61
     """
     return (half_step_flops(rows, cols, k, nnz=nnz, solver="exact")
@@ -76,9 +82,9 @@ def two_x_threshold(k: int, *, density: float = 1.0, steps: int = 14, sketch_siz
 
     Examples
     --------
-    >>> two_x_threshold(256, steps=14)
+    >>> two_x_threshold(256, steps=14, sketch_size=4 * 256)
     8552
-    >>> two_x_threshold(128, density=0.05, steps=14)  # sparse rows: 2x only past n = 1.9 million
+    >>> two_x_threshold(128, density=0.05, steps=14, sketch_size=4 * 128)  # sparse rows: 2x only past n = 1.9 million
     1913882
     """
     def ratio(n: int) -> float:

@@ -32,6 +32,7 @@ from threadpoolctl import threadpool_limits
 
 from iclr25.utils.seeding import check_seed
 
+from .costmodel import DEFAULT_SKETCH_FACTOR
 from .sketch import SKETCHES, HalfStepSketch, sketch_bytes_per_row
 from .weights import (
     DEFAULT_BATCH_BYTES,
@@ -87,8 +88,11 @@ class SolverConfig:
     reg: float = 0.0
 
     def size(self, k: int, d: int) -> int:
-        """The sketch size ``s`` (default ``4k``, at least ``k + 1``); never more than needed to be exact."""
-        s = 4 * k if self.sketch_size is None else int(self.sketch_size)
+        """The sketch size ``s`` (default ``8k``, at least ``k + 1``); never more than needed to be exact: the
+        default is capped at ``d`` (a sketch as long as the row is no embedding gain)."""
+        if self.sketch_size is None:
+            return max(k + 1, min(DEFAULT_SKETCH_FACTOR * k, d))
+        s = int(self.sketch_size)
         return max(k + 1, s) if self.sketch != "srht" else max(k + 1, min(s, d))
 
 
@@ -478,7 +482,7 @@ def weighted_regression(M: Any, W: Any, F: Any, *, solver: str = "sketch", sketc
     sketch : {"countsketch", "srht", "gaussian"}
         Subspace embedding of the ``"sketch"`` solver.
     sketch_size : int, optional
-        Rows ``s`` of the sketch (default ``4k``).
+        Rows ``s`` of the sketch (default ``8k``, at most ``d``).
     refine : {"cg", "gd"}
         Refinement on the preconditioned system: conjugate gradients or the paper's gradient descent.
     refine_steps : int
