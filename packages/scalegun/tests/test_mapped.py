@@ -81,3 +81,62 @@ def test_conversion_normalises_a_users_csr_like_the_in_memory_check(tmp_path):
         CertifiedUnlearner(m, np.ones((59, 2)) / 2, np.zeros(59, int), [0])
     with pytest.raises(FileNotFoundError, match="indptr.npy"):
         MappedGraph(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def cli_graph():
+    from iclr25.scalegun import datasets
+
+    return datasets.csbm(120, 500, 6, 3, seed=2)
+
+
+def _cli_files(d, g):
+    (d / "g.txt").write_text("\n".join(f"{u} {v}" for u, v in g.edges) + "\n")
+    np.save(d / "X.npy", g.X)
+    np.save(d / "y.npy", g.y)
+    e = g.edges
+    a, b = (int(v) for v in g.train_idx[:2])
+    keep = e[(e != a).all(axis=1) & (e != b).all(axis=1)]
+    (d / "req.txt").write_text(f"edge {keep[0][0]} {keep[0][1]}\nedge {keep[1][0]} {keep[1][1]} {keep[2][0]} "
+                               f"{keep[2][1]}\nnode {a}\nfeature {b}\n")
+
+
+def _ledger_argv(d, out, *extra):
+    return ["unlearn", "--graph", str(d / "g.txt"), "--features", str(d / "X.npy"), "--labels", str(d / "y.npy"),
+            "--requests", str(d / "req.txt"), "--out", str(out), *extra]
+
+
+def test_cli_mmap_gives_the_in_memory_ledger_and_reuses_its_folder(tmp_path, cli_graph):
+    import json
+
+    from iclr25.scalegun.cli import main
+
+    g = cli_graph
+    _cli_files(tmp_path, g)
+    maps = tmp_path / "maps"
+    assert main(_ledger_argv(tmp_path, tmp_path / "mem.json")) == 0
+    assert main(_ledger_argv(tmp_path, tmp_path / "map.json", "--mmap", str(maps))) == 0
+    assert sorted(p.name for p in maps.iterdir()) == ["indices.npy", "indptr.npy", "source.json"]
+    mem, mapped = (json.loads((tmp_path / f).read_text()) for f in ("mem.json", "map.json"))
+    assert mem["n_requests"] == mapped["n_requests"] == 4
+    for a, b in zip(mem["records"], mapped["records"], strict=True):
+        np.testing.assert_allclose(a["data_bound"], b["data_bound"], rtol=1e-9, atol=1e-15)
+    stamp = (maps / "indices.npy").stat().st_mtime_ns
+    assert main(_ledger_argv(tmp_path, tmp_path / "map2.json", "--mmap", str(maps))) == 0
+    assert (maps / "indices.npy").stat().st_mtime_ns == stamp  # same graph file: the maps are reused
+
+
+def test_cli_mmap_refuses_a_foreign_folder_and_float32_features(tmp_path, cli_graph, capsys):
+    from iclr25.scalegun.cli import main
+
+    g = cli_graph
+    _cli_files(tmp_path, g)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "keep.txt").write_text("mine")
+    assert main(_ledger_argv(tmp_path, tmp_path / "l.json", "--mmap", str(tmp_path / "data"))) == 2
+    assert "--mmap" in capsys.readouterr().err and (tmp_path / "data" / "keep.txt").exists()
+    np.save(tmp_path / "X.npy", g.X.astype(np.float32))
+    assert main(_ledger_argv(tmp_path, tmp_path / "l.json", "--mmap", str(tmp_path / "m"))) == 2
+    err = capsys.readouterr().err
+    assert "X.npy" in err and "float64" in err, err
+    assert not (tmp_path / "l.json").exists()

@@ -70,6 +70,41 @@ def _check_options(args: argparse.Namespace) -> None:
         raise ValueError(f"--out {str(out)!r} is a folder; name a .json file")
     if not out.parent.is_dir():
         raise FileNotFoundError(f"--out {str(out)!r}: no such folder {str(out.parent)!r}")
+    if args.mmap is not None and args.mmap.exists() and not args.mmap.is_dir():
+        raise ValueError(f"--mmap {str(args.mmap)!r} is a file; name a folder")
+
+
+MMAP_STAMP = "source.json"
+
+
+def _mapped_graph(graph: Path, folder: Path, n: int):
+    """The ``--mmap`` folder's :class:`MappedGraph` of ``graph``: written from ``graph`` (read once, as without
+    ``--mmap``) unless the folder already holds the maps of this very file (same path, size and mtime)."""
+    import json
+
+    from .mapped import MAPPED_FILES, MappedGraph, write_mapped_graph
+
+    st = graph.stat() if graph.is_file() else None
+    source = {"graph": str(graph.resolve()), "size": st.st_size if st else None,
+              "mtime_ns": st.st_mtime_ns if st else None}
+    stamp = folder / MMAP_STAMP
+    if folder.exists():
+        ours = folder.is_dir() and set(p.name for p in folder.iterdir()) <= {*MAPPED_FILES, MMAP_STAMP}
+        if not ours:
+            raise ValueError(f"--mmap {str(folder)!r} exists and is not a folder of mapped graph files written by "
+                             f"'unlearn --mmap' ({', '.join(MAPPED_FILES)}, {MMAP_STAMP}); name a new folder")
+        try:
+            same = json.loads(stamp.read_text()) == source and all((folder / f).is_file() for f in MAPPED_FILES)
+        except (OSError, ValueError):
+            same = False
+        if same:
+            g = MappedGraph(folder)
+            if g.n_nodes == n:
+                return g
+    write_mapped_graph(datasets.load_graph(graph, n_nodes=n), folder)
+    with atomic_write(stamp) as f:
+        json.dump(source, f)
+    return MappedGraph(folder)
 
 
 def unlearn(args: argparse.Namespace) -> int:
@@ -77,10 +112,11 @@ def unlearn(args: argparse.Namespace) -> int:
 
     _check_options(args)
     # features first: their row count is the number of nodes, which bounds the ids of every other file
-    X = datasets.load_features(args.features)
+    X = datasets.load_features(args.features, mmap=args.mmap is not None)
     n = X.shape[0]
     y = datasets.load_labels(args.labels, n)
-    adj = datasets.load_graph(args.graph, n_nodes=n)
+    adj = (datasets.load_graph(args.graph, n_nodes=n) if args.mmap is None
+           else _mapped_graph(args.graph, args.mmap, n))
     train = np.arange(n) if args.train is None else datasets.load_train(args.train, n)
     requests = datasets.read_requests(args.requests)
     datasets.check_requests(requests, adj, args.requests)
@@ -148,6 +184,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     un.add_argument("--audit", action="store_true",
                     help="also record the true gradient residual on exact embeddings (the paper's compare_gnorm)")
     un.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    un.add_argument("--mmap", type=Path, default=None, metavar="DIR",
+                    help="memory-map the graph and the features: the graph's CSR index arrays are written to DIR "
+                         "(a new folder, reused on later runs with the same --graph file) and read from there; "
+                         "--features (float64 .npy) is mapped read-only")
     un.set_defaults(func=unlearn)
     return run_main(parser, argv)
 

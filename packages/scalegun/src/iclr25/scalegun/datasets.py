@@ -349,21 +349,39 @@ def load_array(path: str | os.PathLike[str], name: str) -> np.ndarray:
         raise DataFileError(p, f"cannot read the {name}: {exc.problem}") from exc
 
 
-def load_features(path: str | os.PathLike[str]) -> np.ndarray:
-    """Node features ``(n, F)``: numeric, finite; errors name the file and the first bad row."""
+def load_features(path: str | os.PathLike[str], *, mmap: bool = False) -> np.ndarray:
+    """Node features ``(n, F)``: numeric, finite; errors name the file and the first bad row.
+
+    ``mmap=True``: the ``.npy`` is memory-mapped read-only (it must then hold float64, the unlearner's type,
+    so nothing is copied) and checked block by block; the array returned is the map."""
     p = Path(path)
-    X = load_array(p, "features")
+    if mmap:
+        if p.suffix.lower() != ".npy":
+            raise DataFileError(p, "features must be a .npy file")
+        if not p.is_file():
+            raise FileNotFoundError(f"{p}: no such file")
+        try:
+            X = np.load(p, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError, EOFError) as exc:
+            raise DataFileError(p, f"cannot read the features as .npy ({exc})") from exc
+        if X.dtype != np.float64:
+            raise DataFileError(p, f"memory-mapped features must be float64 (nothing is copied), got dtype "
+                                   f"{X.dtype}; save them with X.astype(np.float64) or drop --mmap")
+    else:
+        X = load_array(p, "features")
     if X.dtype == object or not (np.issubdtype(X.dtype, np.number) or X.dtype == bool):
         raise DataFileError(p, f"features must be numbers, got dtype {X.dtype}")
     if np.issubdtype(X.dtype, np.complexfloating):
         raise DataFileError(p, f"features must be real numbers, got dtype {X.dtype}")
     if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
         raise DataFileError(p, f"features must be a 2-D array (n_nodes >= 2, F >= 1), got shape {X.shape}")
-    bad = ~np.isfinite(X.astype(np.float64)).all(axis=1)
-    if bad.any():
-        raise DataFileError(p, f"features must be finite: row {int(np.flatnonzero(bad)[0])} has NaN or inf "
-                               f"({int(bad.sum())} such rows)")
-    return X.astype(np.float64)
+    block = max(1, (1 << 24) // (8 * X.shape[1]))  # about 16 MB of rows at a time
+    bad_rows = [r0 + np.flatnonzero(~np.isfinite(np.asarray(X[r0:r0 + block], dtype=np.float64)).all(axis=1))
+                for r0 in range(0, X.shape[0], block)]
+    bad = np.concatenate(bad_rows)
+    if len(bad):
+        raise DataFileError(p, f"features must be finite: row {int(bad[0])} has NaN or inf ({len(bad)} such rows)")
+    return X if mmap else X.astype(np.float64)
 
 
 def load_labels(path: str | os.PathLike[str], n: int) -> np.ndarray:
@@ -437,13 +455,24 @@ def read_requests(path: str | os.PathLike[str]) -> list[Request]:
     return out
 
 
-def check_requests(requests: list[Request], adj: sp.csr_array, path: str | os.PathLike[str]) -> None:
+def check_requests(requests: list[Request], adj, path: str | os.PathLike[str]) -> None:
     """Replay the requests on the edge set before any work: ids in range, edges present (and not removed
-    by an earlier request), nodes and features not removed twice. Errors name the file and the line."""
+    by an earlier request), nodes and features not removed twice. Errors name the file and the line.
+
+    ``adj``: a scipy sparse matrix or a :class:`~iclr25.scalegun.mapped.MappedGraph`. Edges are looked up
+    by binary search in the CSR rows (memory and time grow with the requests, not with the graph)."""
+    from .mapped import MappedGraph
+    from .propagation import _csr_positions
+
     p = Path(path)
     n = adj.shape[0]
-    upper = sp.triu(adj, k=1).tocoo()
-    edges = set(zip(upper.row.tolist(), upper.col.tolist(), strict=True))
+    if isinstance(adj, MappedGraph):
+        A = adj.csr(np.uint8)
+    else:
+        A = sp.csr_array(adj)
+        if not A.has_sorted_indices:
+            A = A.sorted_indices()
+    removed: set[tuple[int, int]] = set()
     gone_nodes: set[int] = set()
     gone_feats: set[int] = set()
     for r in requests:
@@ -455,15 +484,18 @@ def check_requests(requests: list[Request], adj: sp.csr_array, path: str | os.Pa
             raise DataFileError(p, f"{where}: a node is listed twice")
         if r.kind == "edge":
             pairs = [(min(u, v), max(u, v)) for u, v in zip(r.ids[::2], r.ids[1::2], strict=True)]
-            for (u, v) in pairs:
-                if u == v:
-                    raise DataFileError(p, f"{where}: ({u}, {u}) is a self loop, not an edge of the graph")
-                if (u, v) not in edges:
+            loops = [u for u, v in pairs if u == v]
+            if loops:
+                raise DataFileError(p, f"{where}: ({loops[0]}, {loops[0]}) is a self loop, not an edge of the graph")
+            uv = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+            present = (_csr_positions(A, uv[:, 0], uv[:, 1]) >= 0).tolist()
+            for (u, v), there in zip(pairs, present, strict=True):
+                if not there or (u, v) in removed or u in gone_nodes or v in gone_nodes:
                     raise DataFileError(p, f"{where}: edge ({u}, {v}) is not in the graph"
                                            + (" (any more)" if u in gone_nodes or v in gone_nodes else ""))
             if len(set(pairs)) != len(pairs):
                 raise DataFileError(p, f"{where}: an edge is listed twice")
-            edges.difference_update(pairs)
+            removed.update(pairs)
         else:
             twice = [a for a in r.ids if a in gone_nodes or (r.kind == "feature" and a in gone_feats)]
             if twice:
@@ -471,4 +503,3 @@ def check_requests(requests: list[Request], adj: sp.csr_array, path: str | os.Pa
             gone_feats.update(r.ids)
             if r.kind == "node":
                 gone_nodes.update(r.ids)
-                edges = {e for e in edges if e[0] not in gone_nodes and e[1] not in gone_nodes}
