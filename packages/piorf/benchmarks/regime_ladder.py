@@ -95,6 +95,13 @@ def load_rows(out: Path) -> list[dict]:
     return list({_key(r["job"]): r for r in rows}.values())
 
 
+def _plain_rule(r: dict) -> bool:
+    """The repro's rewiring settings (feature-difference, one partner, shared edge MLPs, Re visible): the rows
+    the ladder compares, whatever their depth, budget or width."""
+    return (r.get("partner", "feature-difference") == "feature-difference" and r.get("top_k", 1) == 1
+            and not r.get("separate", False) and r.get("vary", "speed") == "speed")
+
+
 def ladder_table(rows: list[dict]) -> str:
     """Depth / budget / width ladder: MGN and MGN+PIORF RMSE@16 and the paired change per rung."""
     from iclr25.piorf import paired_test
@@ -110,10 +117,8 @@ def ladder_table(rows: list[dict]) -> str:
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for key in sorted({rung(r) for r in rows}):
         def pick(m, key=key):
-            return sorted((r for r in rows if r["method"] == m and rung(r) == key
-                           and r.get("partner", "feature-difference") == "feature-difference"
-                           and r.get("top_k", 1) == 1 and not r.get("separate", False)
-                           and r.get("vary", "speed") == "speed"), key=lambda r: r["seed"])
+            return sorted((r for r in rows if r["method"] == m and rung(r) == key and _plain_rule(r)),
+                          key=lambda r: r["seed"])
         a, b = pick("none"), pick("piorf")
         seeds = sorted({r["seed"] for r in a} & {r["seed"] for r in b})
         if len(seeds) < 2:
@@ -141,9 +146,7 @@ def ladder_figure(path: Path, rows: list[dict], methods: list[dict] = ()) -> Pat
     H = f"rmse_{max(HORIZONS)}"
 
     def sel(m, **want):
-        return {r["seed"]: r[H] for r in rows if r["method"] == m
-                and r.get("partner", "feature-difference") == "feature-difference" and r.get("top_k", 1) == 1
-                and not r.get("separate", False) and r.get("vary", "speed") == "speed"
+        return {r["seed"]: r[H] for r in rows if r["method"] == m and _plain_rule(r)
                 and all(r.get(k, REGIME[k]) == v for k, v in want.items())}
 
     depth = [(L, sel("none", layers=L, train_steps=REGIME["train_steps"], latent=REGIME["latent"]),
