@@ -12,7 +12,7 @@ OUT ?= results
 UV_SPEC := uv>=0.13.9,<0.14
 
 .PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check pip-check test-packages \
-        notebooks docs docs-serve bench repro new clean
+        notebooks docs docs-serve bench repro new clean claims-table
 
 help:
 	@echo "make setup            install uv when missing (into .venvs/_uv, never into the system Python), then"
@@ -25,6 +25,7 @@ help:
 	@echo "make docs-serve       serve the built site on http://127.0.0.1:8000"
 	@echo "make bench PKG=slug   the package's side-by-side benchmarks"
 	@echo "make repro PKG=slug   the package's reduced-scale reproduction into $(OUT)/<slug>-repro"
+	@echo "make claims-table [PKG=slug]  rewrite README claims tables from the committed claims.json files"
 	@echo "make lint | lock | new PKG=slug | clean"
 
 uv:
@@ -34,7 +35,7 @@ setup: uv
 	$(UV) sync --frozen --all-packages --all-extras
 
 demo: setup
-	.venv/bin/iclr25 demo --all --out $(OUT)
+	.venv/bin/iclr25 demo --all --overwrite --out $(OUT)
 
 ifeq ($(PKG),)
 test: contract lint lock-check test-utils build-check pip-check test-packages docs
@@ -46,6 +47,10 @@ endif
 
 contract:
 	$(PYTHON) ci/check_contract.py
+
+# README claims tables rewritten from each package's committed claims.json (make test checks they agree)
+claims-table:
+	$(PYTHON) ci/claims_table.py $(PKG)
 
 lint: uv
 	@UV_PROJECT_ENVIRONMENT=.venvs/_tools $(UV) sync --frozen --quiet --exact --no-default-groups --only-group dev

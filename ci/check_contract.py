@@ -17,6 +17,8 @@ import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from claims_table import table_problems  # noqa: E402 - the README claims tables against claims.json
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
 README_SECTIONS = ("What it does", "Install", "Quickstart", "Command line", "Results",
@@ -64,6 +66,8 @@ def check_package(pkg: Path) -> list[tuple[str, str]]:
     if version is not None:
         _check_changelog(pkg, version, bad)
     _check_init(pkg, module, bad)
+    for problem in table_problems(pkg):
+        bad("claims", problem)
     return out
 
 

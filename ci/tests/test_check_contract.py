@@ -75,6 +75,8 @@ CASES = {
                         "[changelog] CHANGELOG.md has no entry '## [0.2.0]'"),
     "changelog-newest": (lambda p: _edit(p / "CHANGELOG.md", "## [0.1.0]", "## [0.2.0] - x\n- y\n\n## [0.1.0]"),
                          "[changelog] CHANGELOG.md's newest entry is 0.2.0"),
+    "claims-json": (lambda p: (p / f"{MOD}/claims.py").write_text("REGISTRY = None\n"),
+                    "[claims] has a claims registry but no committed claims.json"),
     "init-all": (lambda p: _edit(p / f"{MOD}/__init__.py", "__all__ =", "_all ="),
                  "[init] src/iclr25/bad_pkg/__init__.py must define __all__"),
     "init-version": (lambda p: _edit(p / f"{MOD}/__init__.py", '__version__ = _version("iclr25-bad-pkg")',

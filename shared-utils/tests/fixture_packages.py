@@ -25,7 +25,9 @@ def demo(args):
     if os.environ.get("FIXTURE_NONDETERMINISTIC"):
         value = float.fromhex(os.urandom(4).hex()[:6] + "p0")
     run = RunResult.start("iclr25-{slug}", "demo", seed=args.seed)
-    run.add("score", value, peer=1.0, peer_name="baseline", higher_is_better=True)
+    peer = 10.0 if os.environ.get("FIXTURE_HEADLINE_LOSES") else 0.25
+    run.add("score", value, peer=peer, peer_name="baseline", higher_is_better=True, headline=True)
+    run.headline_note = os.environ.get("FIXTURE_HEADLINE_NOTE", "")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "figure.png").write_bytes(b"\\x89PNG fake")
     run.add_figure("figure.png")

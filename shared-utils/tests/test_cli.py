@@ -49,8 +49,7 @@ def test_demo_writes_results_and_index(site, tmp_path):
     run = RunResult.load(out / "fixture-ok" / "results.json")
     assert run.seed == 2 and run.metric("score").value == 2.5 and run.version == "1.2.3"
     index = (out / "README.md").read_text()
-    assert "| fixture-ok | 1.2.3 | 2 |" in index
-    assert "score = 2.5 (baseline: 1)" in index
+    assert "| fixture-ok | 1.2.3 | score ↑ | 2.5 | baseline: 0.25 | holds |" in index
     assert "[figure.png](fixture-ok/figure.png)" in index
 
 
@@ -60,8 +59,8 @@ def test_demo_all_reports_the_broken_method_and_still_indexes(site, tmp_path):
     assert proc.returncode == 1
     assert "demo failed for: fixture-broken" in proc.stderr
     index = (out / "README.md").read_text()
-    assert "| fixture-broken | | | | failed to import: ImportError" in index
-    assert "| fixture-ok | 1.2.3 | 0 |" in index
+    assert "| fixture-broken | | | | | demo exited with status 1 |" in index
+    assert "| fixture-ok | 1.2.3 | score ↑ | 0.5 | baseline: 0.25 | holds |" in index
 
 
 def test_forwarding_and_errors(site):

@@ -24,8 +24,8 @@ def site(tmp_path, monkeypatch):
 def test_all_checks_pass_on_a_good_package(site):
     root = make_method(site, "fixture-good")
     checks = testing.package_checks("fixture-good", root=root)
-    assert [n for n, _ in checks] == ["version", "public_api", "help", "help_light", "demo",
-                                      "demo_deterministic", "readme_quickstart", "example"]
+    assert [n for n, _ in checks] == ["version", "public_api", "help", "help_light", "demo", "demo_headline",
+                                      "out_policy", "demo_deterministic", "readme_quickstart", "example"]
     for _, check in checks:
         check()
 
@@ -117,3 +117,18 @@ def test_broken_quickstart_fails(site):
     (root / "examples" / "quickstart.py").write_text("print(1)\n")
     with pytest.raises(AssertionError, match="percent notebook"):
         dict(testing.package_checks("fixture-qs", root=root))["example"]()
+
+
+def test_a_losing_headline_needs_its_one_line(site, monkeypatch):
+    root = make_method(site, "fixture-loses")
+    monkeypatch.setenv("FIXTURE_HEADLINE_LOSES", "1")
+    check = dict(testing.package_checks("fixture-loses", root=root))["demo_headline"]
+    with pytest.raises(AssertionError, match="does not beat its baseline"):
+        check()
+
+
+def test_a_losing_headline_with_its_note_passes(site, monkeypatch):
+    root = make_method(site, "fixture-says")
+    monkeypatch.setenv("FIXTURE_HEADLINE_LOSES", "1")
+    monkeypatch.setenv("FIXTURE_HEADLINE_NOTE", "the fixture's baseline is out of reach by design")
+    dict(testing.package_checks("fixture-says", root=root))["demo_headline"]()

@@ -6,7 +6,8 @@ Methods are discovered through the entry-point group ``iclr25.cli``: each packag
 ::
 
     iclr25 list                                  # name, version, one-line summary of each installed method
-    iclr25 demo NAME... | --all [--out DIR]      # run demos, then write DIR/README.md with every headline
+    iclr25 demo NAME... | --all [--out DIR]      # run demos (one process each), then DIR/README.md of headlines
+    iclr25 claims NAME [--rung test] [--out DIR] # decide the method's claims over seeds, write DIR/claims.json
     iclr25 NAME ARGS...                          # forward to that package's command line
 """
 
@@ -15,7 +16,9 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
+import functools
 import importlib.metadata
+import subprocess
 import os
 import sys
 import traceback
@@ -24,10 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from ._atomic import atomic_write
+from .guards import check_out
 from .results import ResultsError, RunResult, cell, mark_command_start
 
 __all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "error_line",
-           "set_torch_threads", "enable_jax_compilation_cache", "write_demo_index", "positive_int", "positive_float", "nonnegative_float"]
+           "set_torch_threads", "enable_jax_compilation_cache", "write_demo_index", "positive_int", "positive_float", "nonnegative_float",
+           "add_force_argument"]
 
 GROUP = "iclr25.cli"
 
@@ -52,13 +57,32 @@ def method_parser(slug: str, description: str) -> tuple[argparse.ArgumentParser,
 
 def add_run_command(subparsers: Any, name: str, func: Callable[[argparse.Namespace], int | None], *,
                     help: str, default_out: str) -> argparse.ArgumentParser:
-    """Add a ``demo``/``repro``-style command with ``--out DIR`` and ``--seed N``."""
+    """Add a ``demo``/``repro``-style command with ``--out DIR``, ``--seed N`` and ``--overwrite``.
+
+    ``--out`` is checked before ``func`` runs (:func:`iclr25.utils.guards.check_out`): not an existing file,
+    writable, and not a folder holding a previous run unless ``--overwrite`` is given.
+    """
     p = subparsers.add_parser(name, help=help, description=help)
     p.add_argument("--out", type=Path, default=Path(default_out),
-                   help=f"folder for results.json and figures (default: {default_out})")
+                   help=f"folder for results.json and figures (default: {default_out}); a folder that holds a "
+                        "previous run is written over only with --overwrite, and nothing else in it is touched")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    p.set_defaults(func=func)
+    p.add_argument("--overwrite", action="store_true",
+                   help="write over a previous run in --out (files this command did not write are kept)")
+
+    @functools.wraps(func)
+    def checked(args: argparse.Namespace) -> int | None:
+        check_out(args.out, overwrite=args.overwrite)
+        return func(args)
+
+    p.set_defaults(func=checked)
     return p
+
+
+def add_force_argument(p: argparse.ArgumentParser) -> None:
+    """Add ``--force``: run a request the size guard (:func:`iclr25.utils.guards.check_size`) would refuse."""
+    p.add_argument("--force", action="store_true",
+                   help="run even when the estimated memory or time exceeds what this machine can give")
 
 
 def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
@@ -79,6 +103,10 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int
     except (ValueError, TypeError, OSError, ImportError) as exc:
         print(f"{parser.prog}: error: {error_line(exc)}", file=sys.stderr)
         return 2
+    except MemoryError as exc:
+        detail = error_line(exc) if str(exc).strip() else "the request needs more memory than this machine has"
+        print(f"{parser.prog}: error: out of memory ({detail}); choose smaller sizes", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"{parser.prog}: interrupted", file=sys.stderr)
         return 130
@@ -88,7 +116,15 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int
 
 
 def error_line(exc: BaseException) -> str:
-    """The message of ``exc`` on one line (a multi-line message is joined with ``; ``)."""
+    """The message of ``exc`` on one line (a multi-line message is joined with ``; ``).
+
+    An ``OSError`` with a file name reads ``<file>: <reason>`` (not ``[Errno 17] File exists: 'x'``).
+    """
+    if isinstance(exc, OSError) and exc.strerror and exc.filename is not None:
+        text = f"{exc.filename}: {exc.strerror}"
+        if exc.filename2 is not None:
+            text += f" (and {exc.filename2})"
+        return text
     text = str(exc).strip() or type(exc).__name__
     return "; ".join(part.strip() for part in text.splitlines() if part.strip())
 
@@ -225,7 +261,9 @@ def _cmd_list(methods: list[MethodEntry]) -> int:
     return 0
 
 
-def _cmd_demo(methods: list[MethodEntry], names: list[str], run_all: bool, out: Path, seed: int) -> int:
+def _cmd_demo(methods: list[MethodEntry], names: list[str], run_all: bool, out: Path, seed: int,
+              overwrite: bool = False) -> int:
+    """Run each chosen demo in its own process (one method's threads, forks or memory never reach the next)."""
     by_name = {m.name: m for m in methods}
     if run_all:
         chosen = list(by_name)
@@ -242,24 +280,23 @@ def _cmd_demo(methods: list[MethodEntry], names: list[str], run_all: bool, out: 
                   file=sys.stderr)
             return 2
         chosen = names
+    try:
+        check_out(out, overwrite=True, run_files=())
+        for name in chosen:
+            check_out(out / name, overwrite=overwrite)
+    except ValueError as exc:
+        print(f"iclr25 demo: error: {exc}", file=sys.stderr)
+        return 2
     failures = []
     runs: dict[str, RunResult | str] = {}
     for name in chosen:
-        m = by_name[name]
         print(f"== {name} ==", flush=True)
-        if m.main is None:
-            runs[name] = f"failed to import: {m.error}"
-            failures.append(name)
-            continue
-        try:
-            rc = m.main(["demo", "--out", str(out / name), "--seed", str(seed)])
-        except Exception as exc:  # noqa: BLE001 - report and continue with the next method
-            traceback.print_exc()
-            rc = 1
-            runs[name] = f"demo raised {type(exc).__name__}: {exc}"
+        cmd = [sys.executable, "-m", "iclr25.utils.cli", name, "demo", "--out", str(out / name), "--seed",
+               str(seed)] + (["--overwrite"] if overwrite else [])
+        rc = subprocess.run(cmd, check=False).returncode
         if rc:
             failures.append(name)
-            runs.setdefault(name, f"demo exited with status {rc}")
+            runs[name] = f"demo exited with status {rc}"
             continue
         try:
             runs[name] = RunResult.load(out / name / "results.json")
@@ -274,22 +311,75 @@ def _cmd_demo(methods: list[MethodEntry], names: list[str], run_all: bool, out: 
     return 0
 
 
-def write_demo_index(out: Path, runs: dict[str, RunResult | str], *, n_headline: int = 3) -> Path:
-    """Write ``out/README.md``: one table of every method's headline metrics with links to its figures."""
-    lines = ["# iclr25 demo results", "", "| method | version | seed | wall s | headline metrics | figures |",
-             "|---|---|---|---|---|---|"]
+def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | None, out: Path | None) -> int:
+    """Decide a method's registered claims at ``rung`` and write ``claims.json``."""
+    import importlib  # noqa: PLC0415
+
+    by_name = {m.name: m for m in methods}
+    if name not in by_name:
+        print(f"iclr25 claims: error: unknown method {name!r}; installed: {sorted(by_name)}", file=sys.stderr)
+        return 2
+    try:
+        seed_list = None if seeds is None else [int(s) for s in seeds.split(",") if s.strip()]
+    except ValueError:
+        print(f"iclr25 claims: error: --seeds must be integers separated by commas, got {seeds!r}", file=sys.stderr)
+        return 2
+    if out is not None:
+        try:
+            check_out(out, overwrite=True, run_files=())
+        except ValueError as exc:
+            print(f"iclr25 claims: error: {exc}", file=sys.stderr)
+            return 2
+    try:
+        registry = importlib.import_module(f"iclr25.{name.replace('-', '_')}.claims").REGISTRY
+    except (ImportError, AttributeError) as exc:
+        print(f"iclr25 claims: error: {name} has no claims registry (iclr25.{name.replace('-', '_')}.claims."
+              f"REGISTRY): {exc}", file=sys.stderr)
+        return 2
+    try:
+        report = registry.run(rung, seed_list, command=f"iclr25 claims {name} --rung {rung}"
+                              + (f" --seeds {seeds}" if seeds else ""))
+    except ValueError as exc:
+        print(f"iclr25 claims: error: {error_line(exc)}", file=sys.stderr)
+        return 2
+    for r in report.results:
+        print(r.explain())
+    if out is not None:
+        print(f"wrote {report.save(out)}")
+    bad = report.unexpected()
+    if bad:
+        print(f"claims not as expected: {', '.join(r.claim.id for r in bad)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def write_demo_index(out: Path, runs: dict[str, RunResult | str]) -> Path:
+    """Write ``out/README.md``: per method its declared headline(s), ours vs the baseline with the direction
+    and the verdict (or the one line saying why it does not hold), then each run's details."""
+    lines = ["# iclr25 demo results", "",
+             "| method | version | headline | ours | baseline | verdict | wall s | figures |",
+             "|---|---|---|---|---|---|---|---|"]
     for name, run in runs.items():
         if isinstance(run, str):
-            lines.append(f"| {name} | | | | {cell(run)} | |")
+            lines.append(f"| {name} | | | | | {cell(run)} | | |")
             continue
-        heads = cell("; ".join(
-            f"{m.name} = {m.value:.4g}" + (f" ({m.peer_name}: {m.peer:.4g})" if m.peer is not None else "")
-            if m.value is not None else f"{m.name} = –"
-            for m in run.metrics[:n_headline]
-        ))
         figs = " ".join(f"[{Path(f).name}]({name}/{f})" for f in run.figures)
         wall = "" if run.wall_time_s is None else f"{run.wall_time_s:.1f}"
-        lines.append(f"| {name} | {run.version} | {run.seed} | {wall} | {heads} | {figs} |")
+        heads = run.headlines
+        if not heads:
+            lines.append(f"| {name} | {run.version} | (no headline declared) | | | | {wall} | {figs} |")
+            continue
+        for i, m in enumerate(heads):
+            arrow = "↑" if m.higher_is_better else "↓"
+            verdict = "holds" if m.holds else "**does not hold**"
+            if not m.holds and run.headline_note:
+                verdict += f": {run.headline_note}"
+            ours = _fmt_value(m.value) + (f" {m.unit}" if m.unit else "")
+            base = f"{m.peer_name or 'baseline'}: {_fmt_value(m.peer)}"
+            first = i == 0
+            lines.append("| " + " | ".join(cell(c) for c in (
+                name if first else "", run.version if first else "", f"{m.name} {arrow}", ours, base, verdict,
+                wall if first else "", figs if first else "")) + " |")
     for name, run in runs.items():
         if isinstance(run, RunResult):
             lines += ["", f"## {name}", "", run.to_markdown()]
@@ -297,6 +387,12 @@ def write_demo_index(out: Path, runs: dict[str, RunResult | str], *, n_headline:
     with atomic_write(path) as f:
         f.write("\n".join(lines) + "\n")
     return path
+
+
+def _fmt_value(x: float | None) -> str:
+    if x is None:
+        return "–"
+    return f"{x:.4g}" if x == 0 or 1e-3 <= abs(x) < 1e5 else f"{x:.3e}"
 
 
 def _umbrella_parser(methods: list[MethodEntry]) -> argparse.ArgumentParser:
@@ -313,6 +409,13 @@ def _umbrella_parser(methods: list[MethodEntry]) -> argparse.ArgumentParser:
     d.add_argument("--all", action="store_true", help="run every installed method's demo")
     d.add_argument("--out", type=Path, default=Path("results"), help="output folder (default: results)")
     d.add_argument("--seed", type=int, default=0, help="seed passed to every demo (default: 0)")
+    d.add_argument("--overwrite", action="store_true",
+                   help="write over previous demo runs in --out (nothing else there is touched)")
+    c = sub.add_parser("claims", help="decide a method's claims over seeds and write claims.json")
+    c.add_argument("name", metavar="NAME")
+    c.add_argument("--rung", default="test", help="the scale rung the package defines (default: test)")
+    c.add_argument("--seeds", default=None, help="seeds, comma-separated (default: the rung's own)")
+    c.add_argument("--out", type=Path, default=None, help="folder for claims.json (default: print only)")
     for m in methods:
         sub.add_parser(m.name, help=m.summary or "(failed to import)", add_help=False)
     return parser
@@ -326,7 +429,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     argv = list(sys.argv[1:] if argv is None else argv)
     eps = {ep.name: ep for ep in _entry_points()}
-    if argv and argv[0] in eps and argv[0] not in ("list", "demo"):
+    if argv and argv[0] in eps and argv[0] not in ("list", "demo", "claims"):
         try:
             fn = eps[argv[0]].load()
         except Exception as exc:  # noqa: BLE001 - report the broken package, not a traceback
@@ -334,11 +437,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                   file=sys.stderr)
             return 1
         return int(fn(argv[1:]) or 0)
-    if argv and argv[0] not in ("list", "demo", "-h", "--help"):
+    if argv and argv[0] not in ("list", "demo", "claims", "-h", "--help"):
         print(f"iclr25: error: unknown method or command {argv[0]!r}; installed methods: "
               f"{sorted(eps) or 'none'}", file=sys.stderr)
         return 2
-    methods = discover(load=bool(argv) and argv[0] in ("list", "demo"))
+    methods = discover(load=bool(argv) and argv[0] == "list")
     parser = _umbrella_parser(methods)
     if not argv:
         parser.print_help()
@@ -346,8 +449,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "list":
         return _cmd_list(methods)
+    if args.command == "claims":
+        return _cmd_claims(methods, args.name, args.rung, args.seeds, args.out)
     try:
-        return _cmd_demo(methods, args.names, args.all, args.out, args.seed)
+        return _cmd_demo(methods, args.names, args.all, args.out, args.seed, args.overwrite)
     except BrokenPipeError:
         _silence_stdout()
         return 141

@@ -65,7 +65,8 @@ class Metric:
 
     ``ratio`` is ``value / peer`` (``None`` without a peer or when the peer is 0).
     ``timing=True`` marks numbers that depend on the machine's speed (seconds, speed-ups): they are left
-    out when two runs with the same seed are compared.
+    out when two runs with the same seed are compared. ``headline=True`` marks the number a demo is there to
+    show: it needs a peer (the baseline) and a direction, and :attr:`holds` says whether it beats the baseline.
     """
 
     name: str
@@ -75,12 +76,23 @@ class Metric:
     unit: str = ""
     higher_is_better: bool | None = None
     timing: bool = False
+    headline: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
             raise TypeError(f"Metric name must be a non-empty string, got {self.name!r}")
         object.__setattr__(self, "value", _finite_or_none(self.value, f"metric {self.name!r} value"))
         object.__setattr__(self, "peer", _finite_or_none(self.peer, f"metric {self.name!r} peer"))
+        if self.headline and (self.peer is None and self.value is not None or self.higher_is_better is None):
+            raise ValueError(f"headline metric {self.name!r} needs its baseline (peer=, peer_name=) and its "
+                             "direction (higher_is_better=)")
+
+    @property
+    def holds(self) -> bool | None:
+        """Whether the value beats its peer in the metric's direction (``None`` without peer or direction)."""
+        if self.value is None or self.peer is None or self.higher_is_better is None:
+            return None if self.value is not None else False
+        return self.value > self.peer if self.higher_is_better else self.value < self.peer
 
     @property
     def ratio(self) -> float | None:
@@ -91,6 +103,8 @@ class Metric:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["ratio"] = self.ratio
+        if self.headline:
+            d["holds"] = self.holds
         return d
 
     @classmethod
@@ -171,6 +185,8 @@ class RunResult:
     versions: dict[str, str] = dataclasses.field(default_factory=library_versions)
     figures: list[str] = dataclasses.field(default_factory=list)
     notes: str = ""
+    #: One line saying why a headline metric does not beat its baseline (empty when every headline holds).
+    headline_note: str = ""
     created: str = dataclasses.field(
         default_factory=lambda: _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     )
@@ -190,12 +206,40 @@ class RunResult:
         return run
 
     def add(self, name: str, value: float | None, *, peer: float | None = None, peer_name: str | None = None,
-            unit: str = "", higher_is_better: bool | None = None, timing: bool = False) -> Metric:
-        """Record a metric; a second metric of the same name replaces the first."""
+            unit: str = "", higher_is_better: bool | None = None, timing: bool = False,
+            headline: bool = False) -> Metric:
+        """Record a metric; a second metric of the same name replaces the first.
+
+        ``headline=True`` declares the demo's headline: ``peer``/``peer_name`` are its baseline, and
+        ``higher_is_better`` its direction.
+        """
         metric = Metric(name, value, peer=peer, peer_name=peer_name, unit=unit,
-                        higher_is_better=higher_is_better, timing=timing)
+                        higher_is_better=higher_is_better, timing=timing, headline=headline)
         self.metrics = [m for m in self.metrics if m.name != name] + [metric]
         return metric
+
+    @property
+    def headlines(self) -> list[Metric]:
+        """The metrics declared as the run's headline."""
+        return [m for m in self.metrics if m.headline]
+
+    def headline_summary(self) -> str:
+        """One line per headline: ours vs the baseline with the direction and the verdict, then the note.
+
+        >>> run = RunResult.start("iclr25-utils", "demo")
+        >>> _ = run.add("accuracy", 0.9, peer=0.5, peer_name="answer prior", higher_is_better=True, headline=True)
+        >>> run.headline_summary()
+        'headline: accuracy ↑ 0.9 vs answer prior 0.5: holds'
+        """
+        lines = []
+        for m in self.headlines:
+            arrow = "↑" if m.higher_is_better else "↓"
+            verdict = "holds" if m.holds else "DOES NOT HOLD"
+            lines.append(f"headline: {m.name} {arrow} {_fmt(m.value)}{' ' + m.unit if m.unit else ''} vs "
+                         f"{m.peer_name or 'baseline'} {_fmt(m.peer)}: {verdict}")
+        if self.headline_note:
+            lines.append(f"headline note: {self.headline_note}")
+        return "\n".join(lines)
 
     def metric(self, name: str) -> Metric:
         for m in self.metrics:
@@ -230,6 +274,7 @@ class RunResult:
             "versions": self.versions,
             "figures": list(self.figures),
             "notes": self.notes,
+            "headline_note": self.headline_note,
             "created": self.created,
         }
 
@@ -259,7 +304,8 @@ class RunResult:
         return cls(package=d["package"], version=d["version"], command=d["command"], seed=d["seed"],
                    config=dict(d["config"]), metrics=metrics, wall_time_s=d["wall_time_s"],
                    machine=dict(d["machine"]), versions=dict(d["versions"]), figures=list(d["figures"]),
-                   notes=str(d.get("notes", "")), created=d["created"])
+                   notes=str(d.get("notes", "")), headline_note=str(d.get("headline_note", "")),
+                   created=d["created"])
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> RunResult:
@@ -279,6 +325,8 @@ class RunResult:
         has_peer = any(m.peer is not None for m in self.metrics)
         cols = ["metric", "value"] + (["peer", "peer value", "ratio"] if has_peer else [])
         lines = []
+        if header and self.headlines:
+            lines += [self.headline_summary(), ""]
         if header:
             lines.append(
                 f"`{self.package} {self.version}` · `{self.command}` · seed {self.seed} · "

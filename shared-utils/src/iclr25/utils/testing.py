@@ -12,8 +12,14 @@ In ``packages/<slug>/tests/test_conformance.py``::
 The checks: ``__version__`` equals the installed metadata and ``__all__`` names exist; ``iclr25 <slug> --help``
 and ``python -m iclr25.<module> --help`` work, and ``--help`` imports neither torch nor jax; ``demo`` finishes
 inside its budget and writes a ``results.json`` that loads back, with the figures it lists and a wall time that
-covers the whole command; the same seed gives the same metrics twice (timing metrics excepted); the README's
-Quickstart block and ``examples/quickstart.py`` run.
+covers the whole command; the demo declares a headline metric with its baseline and direction, and the headline
+holds or the run says in one line why not; ``--out`` naming an existing file or a previous run is refused before
+any work, with nothing touched; the same seed gives the same metrics twice (timing metrics excepted); the
+README's Quickstart block and ``examples/quickstart.py`` run.
+
+The demo's budget is load-proof: it is met when the smaller of the demo's wall time and its process's CPU time
+(user + system, children included) is within the budget. On a quiet machine wall time is what a user waits;
+on a loaded one wall time grows while CPU time does not, so an unchanged demo does not fail under load.
 
 With ``file_commands`` (the argv of each subcommand that reads a user's file, ``{file}`` standing for the
 input path and ``{out}`` for an output path), every such command is given a missing, an empty and a garbage
@@ -33,6 +39,7 @@ import json
 import math
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -44,12 +51,14 @@ from pathlib import Path
 from .results import RunResult
 
 __all__ = ["package_checks", "parametrize_with_checks", "readme_quickstart", "run_python", "help_probe",
-           "check_file_inputs"]
+           "check_file_inputs", "check_out_policy", "check_demo_headline", "children_cpu_seconds"]
 
 DEMO_BUDGET_S = 60.0
 #: Modules that ``iclr25 <slug> --help`` must not import (seconds of start-up each).
 HEAVY_MODULES = ("torch", "jax", "tensorflow")
 _DEMO_CACHE: dict[tuple[str, int], tuple[RunResult, float, Path]] = {}
+#: CPU seconds (user + system) of each cached demo process, by (slug, seed).
+_DEMO_CPU: dict[tuple[str, int], float] = {}
 _TEMP_DIRS: list[Path] = []
 #: Seconds of a demo process that its recorded wall time may leave out (interpreter start-up, light imports).
 WALL_SLACK_S = 2.0
@@ -141,22 +150,34 @@ def check_help_light(slug: str) -> None:
         "inside the commands that use them (or lazily in __init__.py), not at module level")
 
 
+def children_cpu_seconds() -> float:
+    """User + system CPU seconds of this process's finished children (and theirs) so far."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
 def _run_demo(slug: str, seed: int, *, cache: bool = True) -> tuple[RunResult, float, Path]:
     out = _temp_dir(f"iclr25-{slug}-demo-")
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), children_cpu_seconds()
     proc = run_python(["-m", f"iclr25.{_module(slug)}", "demo", "--out", str(out), "--seed", str(seed)],
                       cwd=out, timeout=10 * DEMO_BUDGET_S)
     elapsed = time.perf_counter() - t0
+    cpu = children_cpu_seconds() - c0
     _ok(proc, f"iclr25 {slug} demo")
     run = RunResult.load(out / "results.json")
     if cache:
         _DEMO_CACHE[(slug, seed)] = (run, elapsed, out)
+        _DEMO_CPU[(slug, seed)] = cpu
     return run, elapsed, out
 
 
 def check_demo(slug: str, budget_s: float = DEMO_BUDGET_S) -> None:
-    run, elapsed, out = _DEMO_CACHE.get((slug, 0)) or _run_demo(slug, 0)
-    assert elapsed <= budget_s, f"iclr25 {slug} demo took {elapsed:.1f} s, over its {budget_s:.0f} s budget"
+    if (slug, 0) not in _DEMO_CACHE:
+        _run_demo(slug, 0)
+    run, elapsed, out = _DEMO_CACHE[(slug, 0)]
+    cpu = _DEMO_CPU.get((slug, 0), elapsed)
+    assert min(elapsed, cpu) <= budget_s, (
+        f"iclr25 {slug} demo took {elapsed:.1f} s wall and {cpu:.1f} s CPU, both over its {budget_s:.0f} s budget")
     assert run.package == f"iclr25-{slug}", f"results.json names package {run.package!r}"
     assert run.command == "demo", f"results.json names command {run.command!r}"
     assert run.seed == 0, f"results.json records seed {run.seed!r}, the demo ran with 0"
@@ -170,6 +191,66 @@ def check_demo(slug: str, budget_s: float = DEMO_BUDGET_S) -> None:
     assert run.wall_time_s >= 0.5 * elapsed - WALL_SLACK_S, (
         f"results.json records {run.wall_time_s:.2f} s for a demo that took {elapsed:.2f} s: start the RunResult "
         "at the start of the command (run_main starts its clock) and finish() it at the end")
+
+
+def check_demo_headline(slug: str) -> None:
+    """The demo declares at least one headline metric (baseline and direction); each holds, or the run carries
+    ``headline_note``, the one line saying why not."""
+    run = (_DEMO_CACHE.get((slug, 0)) or _run_demo(slug, 0))[0]
+    heads = run.headlines
+    assert heads, (f"iclr25 {slug} demo declares no headline metric: run.add(name, value, peer=baseline, "
+                   "peer_name=..., higher_is_better=..., headline=True)")
+    failing = [m.name for m in heads if not m.holds]
+    assert not failing or run.headline_note.strip(), (
+        f"iclr25 {slug} demo: headline {failing} does not beat its baseline and the run says nothing about it "
+        f"(set run.headline_note): {run.headline_summary()}")
+    assert "\n" not in run.headline_note, "headline_note must be one line"
+
+
+_OUT_DRIVER = """
+import contextlib, io, json, sys
+from iclr25.utils.cli import main
+results = []
+for argv in json.loads(sys.argv[1]):
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        try:
+            rc = main(argv)
+        except SystemExit as exc:
+            rc = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    results.append({"rc": rc, "stderr": err.getvalue()})
+print("ICLR25-OUT " + json.dumps(results))
+"""
+
+
+def check_out_policy(slug: str) -> None:
+    """``demo``/``repro`` with ``--out`` naming an existing file, or a folder that holds a previous run: exit 2
+    before any work, one line naming ``--out``, and the user's files untouched (nothing deleted or renamed)."""
+    root = _temp_dir(f"iclr25-{slug}-out-")
+    user_file = root / "notes.txt"
+    user_file.write_text("mine")
+    run_dir = root / "previous"
+    run_dir.mkdir()
+    (run_dir / "results.json").write_text("{}")
+    (run_dir / "mine.txt").write_text("keep me")
+    before = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    argvs = [[slug, cmd, "--out", str(target)] for cmd in ("demo", "repro") for target in (user_file, run_dir)]
+    t0 = time.perf_counter()
+    proc = run_python(["-c", _OUT_DRIVER, json.dumps(argvs)], cwd=root, timeout=300)
+    elapsed = time.perf_counter() - t0
+    _ok(proc, f"iclr25 {slug} --out checks")
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("ICLR25-OUT ")][-1]
+    problems = []
+    for argv, res in zip(argvs, json.loads(line.removeprefix("ICLR25-OUT ")), strict=True):
+        lines = [ln for ln in res["stderr"].splitlines() if ln.strip()]
+        if res["rc"] != 2 or len(lines) != 1 or "--out" not in lines[0] or "Traceback" in res["stderr"]:
+            problems.append(f"iclr25 {' '.join(argv[:2])} --out {Path(argv[3]).name}: exit {res['rc']!r}, "
+                            f"stderr {res['stderr'][-400:]!r} (expected exit 2 and one line naming --out)")
+    after = {p.relative_to(root): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    if after != before:
+        problems.append(f"the user's files changed: before {sorted(map(str, before))}, after {sorted(map(str, after))}")
+    assert not problems, "\n".join(problems)
+    assert elapsed < 120, f"refusing four bad --out values took {elapsed:.0f} s: check --out before the work"
 
 
 def check_demo_deterministic(slug: str) -> None:
@@ -292,6 +373,8 @@ def package_checks(slug: str, *, root: Path, demo_budget_s: float = DEMO_BUDGET_
         ("help", functools.partial(check_help, slug)),
         ("help_light", functools.partial(check_help_light, slug)),
         ("demo", functools.partial(check_demo, slug, demo_budget_s)),
+        ("demo_headline", functools.partial(check_demo_headline, slug)),
+        ("out_policy", functools.partial(check_out_policy, slug)),
         ("demo_deterministic", functools.partial(check_demo_deterministic, slug)),
         ("readme_quickstart", functools.partial(check_readme_quickstart, slug, root)),
         ("example", functools.partial(check_example, slug, root)),

@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Write (or check) each package's README claims table from its committed ``claims.json``.
+
+A package that has a claims registry (``src/iclr25/<module>/claims.py``) commits the ``claims.json`` its
+``repro`` (or ``iclr25 claims <slug> --rung ... --out packages/<slug>``) wrote, and its README carries the table
+between the markers of ``iclr25.utils.claims``. ``make claims-table`` rewrites the tables; ``--check`` (part of
+``make test`` through ``ci/check_contract.py``) reports every README that differs from its ``claims.json``.
+Standard library only: ``iclr25.utils.claims`` is imported from the source tree.
+
+Usage: ``python ci/claims_table.py [--check] [SLUG ...]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_claims_module():
+    """``iclr25/utils/claims.py`` loaded by path (standard library only), before any environment exists."""
+    import importlib.util  # noqa: PLC0415
+
+    path = ROOT / "shared-utils" / "src" / "iclr25" / "utils" / "claims.py"
+    spec = importlib.util.spec_from_file_location("_iclr25_claims", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up by name
+    spec.loader.exec_module(module)
+    return module
+
+
+_claims = _load_claims_module()
+
+
+def table_problems(pkg: Path, *, write: bool = False) -> list[str]:
+    """What is wrong with one package's claims table (empty when it matches); with ``write`` fix it."""
+    module = pkg.name.replace("-", "_")
+    has_registry = (pkg / "src" / "iclr25" / module / "claims.py").is_file()
+    report_path = pkg / _claims.CLAIMS_FILE
+    if not report_path.is_file():
+        return [f"has a claims registry but no committed {_claims.CLAIMS_FILE} (write it with `iclr25 claims "
+                f"{pkg.name} --rung test --out packages/{pkg.name}` or its repro)"] if has_registry else []
+    try:
+        report = _claims.load_report(report_path)
+    except ValueError as exc:
+        return [str(exc)]
+    readme = pkg / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    try:
+        new = _claims.replace_table(text, _claims.render_table(report))
+    except ValueError as exc:
+        return [f"README.md: {exc}"]
+    if new == text:
+        return []
+    if write:
+        readme.write_text(new, encoding="utf-8")
+        return []
+    return [f"README.md: the claims table differs from {_claims.CLAIMS_FILE}; run `make claims-table`"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("slugs", nargs="*")
+    ap.add_argument("--check", action="store_true", help="report differences instead of rewriting the READMEs")
+    ap.add_argument("--root", type=Path, default=ROOT)
+    args = ap.parse_args(argv)
+    pkgs = [args.root / "packages" / s for s in args.slugs] or sorted(
+        p for p in (args.root / "packages").iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+    failed = False
+    for pkg in pkgs:
+        for problem in table_problems(pkg, write=not args.check):
+            print(f"packages/{pkg.name}: [claims] {problem}")
+            failed = True
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
