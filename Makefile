@@ -87,7 +87,7 @@ docs: notebooks
 	  --no-default-groups --only-group docs
 	.venvs/_docs/bin/python -m pytest -q -p no:cacheprovider ci/docs/tests
 	NO_MKDOCS_2_WARNING=1 .venvs/_docs/bin/python ci/docs/build_site.py
-	.venvs/_docs/bin/python ci/docs/browser_check.py
+	.venvs/_docs/bin/python ci/docs/browser_check.py --require
 
 docs-serve:
 	cd build/docs/site && $(PYTHON) -m http.server --bind 127.0.0.1 8000

@@ -45,6 +45,19 @@ bottleneck = edges[order[:n_remove]]
 print(f"the {n_remove} most negatively curved edges: {inter[order[:n_remove]].mean():.1%} inter-class "
       f"(base rate {inter.mean():.1%})")
 
+
+# %%
+from iclr25.utils import plotting
+
+fig, ax = plotting.subplots(size=(6.0, 3.2))
+bins = np.linspace(k_edge.min(), k_edge.max(), 40)
+ax.hist(k_edge[~inter], bins=bins, alpha=0.6, label="intra-class edges")
+ax.hist(k_edge[inter], bins=bins, alpha=0.6, label="inter-class edges")
+ax.axvline(k_edge[order[n_remove - 1]], color="k", ls="--", lw=1, label="removal cut (lowest tenth)")
+ax.set(xlabel="Ollivier-Ricci curvature of the edge", ylabel="edges", title="Inter-class edges are the negatively curved ones")
+ax.legend()
+plotting.show(fig);
+
 # %% [markdown]
 # Unlearn them in one certified request, and, on a second model, as many random edges.
 

@@ -37,6 +37,19 @@ print("GOOD curve (Spearman rho of the model on test sets at most lambda similar
 for lam, v, ok in zip(curve.thresholds, curve.performance.mean(axis=0), curve.viable):
     print(f"  lambda {lam:.1f}: {v:.3f}" + ("" if ok else "  (partition not viable)"))
 
+
+# %%
+from iclr25.utils import plotting
+
+fig, ax = plotting.subplots(size=(5.0, 3.2))
+perf = curve.performance.mean(axis=0)
+ax.plot(curve.thresholds, perf, "o-", label="Ridge on Morgan fingerprints")
+ax.plot(np.asarray(curve.thresholds)[~np.asarray(curve.viable)], perf[~np.asarray(curve.viable)], "x", color="r",
+        ms=9, label="partition not viable")
+ax.set(xlabel="lambda: max similarity of a test molecule to training", ylabel="Spearman rho", title="GOOD curve")
+ax.legend()
+plotting.show(fig);
+
 # %% [markdown]
 # A short RxnFlow run on the built-in toy space (QED reward), then samples with their routes.
 

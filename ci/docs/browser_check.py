@@ -8,9 +8,11 @@ two package pages (a package's overview and another's API reference) and fails w
 - the page logs a console error or throws an uncaught exception;
 - a resource fails to load (a 404, or any request that leaves 127.0.0.1: the site must work offline);
 - the API page has no API section (no ``.doc-object`` rendered by mkdocstrings), or shows raw TeX;
+- the claims dashboard has no table of claims, or a notebook page shows no figure (a rendered ``<img>``);
 
-and saves a screenshot of each page. Without a Chromium on PATH (Debian's ``chromium`` package) it says so and
-exits 0, unless ``--require`` is given.
+and saves a screenshot of each page. Without a Chromium on PATH (Debian's ``chromium`` package) it fails with
+``--require`` (``make docs`` passes it; ``.ci/run`` installs Chromium when it is missing) and otherwise says so and
+exits 0.
 
 Usage: ``python ci/docs/browser_check.py [--site build/docs/site] [--shots build/docs/screenshots]``
 """
@@ -155,7 +157,8 @@ def problems_of(events: list[dict], base: str) -> list[str]:
     return sorted(set(out))
 
 
-def check_page(b: Browser, base: str, path: str, shot: Path, *, need_api: bool) -> dict:
+def check_page(b: Browser, base: str, path: str, shot: Path, *, need_api: bool, need_table: bool = False,
+               need_image: bool = False) -> dict:
     b.events.clear()
     b.call("Page.navigate", url=f"{base}/{path}")
     deadline = time.time() + 30
@@ -166,6 +169,8 @@ def check_page(b: Browser, base: str, path: str, shot: Path, *, need_api: bool) 
         api: document.querySelectorAll('.doc-object').length,
         mathRendered: [...document.querySelectorAll('math')].filter(e => e.getBoundingClientRect().height > 0).length,
         rawMath: (document.body.innerText.match(/\.\. math::|:math:`|\\frac\{/g) || []).length,
+        tableRows: document.querySelectorAll('article table tbody tr, .md-content table tbody tr').length,
+        images: [...document.querySelectorAll('img')].filter(e => e.naturalWidth > 0 && e.getBoundingClientRect().height > 0).length,
         h1: (document.querySelector('h1') || {}).textContent || ''})""")
     png = b.call("Page.captureScreenshot", format="png")["data"]
     shot.parent.mkdir(parents=True, exist_ok=True)
@@ -173,10 +178,15 @@ def check_page(b: Browser, base: str, path: str, shot: Path, *, need_api: bool) 
     probs = problems_of(b.events, base)
     if need_api and not info["api"]:
         probs.append("no API section (.doc-object) on the page")
+    if need_table and not info["tableRows"]:
+        probs.append("no table rows on the page (the claims dashboard must list claims)")
+    if need_image and not info["images"]:
+        probs.append("no rendered figure (<img>) on the page")
     if info["rawMath"]:
         probs.append(f"{info['rawMath']} equations left as raw reStructuredText/TeX")
     return {"page": path, "title": info["title"], "h1": info["h1"].strip(), "api_objects": info["api"],
-            "equations": info["mathRendered"], "screenshot": str(shot), "problems": probs}
+            "equations": info["mathRendered"], "table_rows": info["tableRows"], "images": info["images"],
+            "screenshot": str(shot), "problems": probs}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,7 +194,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--site", type=Path, default=ROOT / "build" / "docs" / "site")
     ap.add_argument("--shots", type=Path, default=ROOT / "build" / "docs" / "screenshots")
     ap.add_argument("--pages", nargs="*", default=None,
-                    help="pages to load (default: the home page, pgw's overview, bopito's API reference)")
+                    help="pages to load (default: the home page, the claims dashboard, pgw's overview, bopito's "
+                         "API reference, and every notebook)")
     ap.add_argument("--require", action="store_true", help="fail when no Chromium is installed")
     args = ap.parse_args(argv)
     exe = next((shutil.which(n) for n in BROWSERS if shutil.which(n)), None)
@@ -194,7 +205,9 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.site / "index.html").is_file():
         print(f"browser check: {args.site} has no index.html; run make docs first", file=sys.stderr)
         return 2
-    pages = args.pages if args.pages is not None else ["", "packages/pgw/", "packages/bopito/api/"]
+    notebooks = sorted(p.parent.name for p in (args.site / "notebooks").glob("*/index.html"))
+    pages = args.pages if args.pages is not None else (
+        ["", "claims/", "packages/pgw/", "packages/bopito/api/"] + [f"notebooks/{n}/" for n in notebooks])
     results = []
     with serve(args.site) as base:
         b = Browser(exe)
@@ -202,7 +215,9 @@ def main(argv: list[str] | None = None) -> int:
             for path in pages:
                 name = path.strip("/").replace("/", "-") or "home"
                 results.append(check_page(b, base, path, args.shots / f"{name}.png",
-                                          need_api=path.rstrip("/").endswith("api")))
+                                          need_api=path.rstrip("/").endswith("api"),
+                                          need_table=path.strip("/") == "claims",
+                                          need_image=path.startswith("notebooks/")))
         finally:
             b.close()
     bad = 0
@@ -210,7 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         status = "ok" if not r["problems"] else "FAILED"
         bad += bool(r["problems"])
         print(f"browser check: /{r['page']} {status} - {r['title']!r}, {r['api_objects']} API objects, "
-              f"{r['equations']} equations rendered, screenshot {r['screenshot']}")
+              f"{r['equations']} equations rendered, {r['table_rows']} table rows, {r['images']} figures, "
+              f"screenshot {r['screenshot']}")
         for p in r["problems"]:
             print(f"    {p}")
     (args.shots / "report.json").write_text(json.dumps(results, indent=2))

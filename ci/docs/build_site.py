@@ -11,7 +11,10 @@ Everything on the site is generated from the tree, so it cannot drift from it:
   docstrings of each public module (mkdocstrings; ``.. math::`` converted to MathML at build time), its
   CHANGELOG;
 - the contributor guide (``CONTRIBUTING.md``) and the notebooks executed by ``ci/run_notebooks.py``
-  (``build/notebooks/*.ipynb``, rendered with their outputs).
+  (``build/notebooks/*.ipynb``, rendered with their outputs; each must show at least one figure);
+- the reproducibility dashboard (``claims.md``): every claim of every package from its committed
+  ``claims.json``: the paper's statement and number, our value per seed with the verdict per seed, the rule, the
+  verdict, and the link to the scale ladder / ablation of a claim that does not reproduce.
 
 Usage: ``python ci/docs/build_site.py [--out build/docs] [--no-build]`` (run it with the docs environment's
 Python; ``make docs`` does). The build runs ``mkdocs build --strict``: a broken link, a missing reference or
@@ -169,6 +172,9 @@ def home_page(pkgs: list[Package], notebooks: list[Path], page_of: dict[Path, st
 
 {package_table(pkgs)}
 
+## Claims
+The [reproducibility dashboard](claims.md) lists every claim of every package with its verdict per seed.
+
 ## Notebooks
 Executed on a Jupyter kernel when the site is built; each composes two or more methods on one piece of data:
 
@@ -177,6 +183,78 @@ Executed on a Jupyter kernel when the site is built; each composes two or more m
 ## Contributing
 See the [contributor guide](contributing.md).
 """
+
+
+def _heading_anchors(markdown: str) -> set[str]:
+    """The anchors Python-Markdown's toc gives the headings of ``markdown`` (its default slugify)."""
+    import unicodedata  # noqa: PLC0415
+
+    out = set()
+    for m in re.finditer(r"^#{1,6}\s+(.+?)\s*#*\s*$", markdown, re.M):
+        text = re.sub(r"<[^>]+>|`", "", m.group(1))
+        text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+        text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+        out.add(re.sub(r"[-\s]+", "-", text))
+    return out
+
+
+def _mark(ok: bool) -> str:
+    return "✓" if ok else "✗"
+
+
+def dashboard_page(pkgs: list[Package]) -> str:
+    """The reproducibility dashboard: every claim of every package, made from the committed claims.json files."""
+    rows, missing, n_claims, n_hold = [], [], 0, 0
+    for p in pkgs:
+        if p.slug == "utils":
+            continue
+        path = p.folder / "claims.json"
+        if not path.is_file():
+            missing.append(p.slug)
+            continue
+        report = json.loads(path.read_text(encoding="utf-8"))
+        anchors = _heading_anchors((p.folder / "README.md").read_text(encoding="utf-8"))
+        for c in report["claims"]:
+            n_claims += 1
+            n_hold += c["verdict"] == "holds"
+            per_seed = " ".join(f"{_mark(ok)}{_num(v)}" for ok, v in zip(c["holds_per_seed"], c["values"]))
+            ref = c["baseline"] if c.get("baseline") is not None else f"threshold {_num(c['threshold'])}"
+            refs = ", ".join(_num(v) for v in c["references"]) if c.get("baseline") is not None else ""
+            ladder = ""
+            if c.get("ladder"):
+                target, _, anchor = c["ladder"].partition("#")
+                if target in ("", "README.md"):
+                    ladder = f" ([ladder](packages/{p.slug}/index.md" + (f"#{anchor}" if anchor in anchors else "") + "))"
+                else:
+                    ladder = f" (ladder: `packages/{p.slug}/{target}`)"
+            verdict = ("**holds**" if c["verdict"] == "holds" else "does not hold") + ladder
+            arrow = "↑" if c["direction"] == "higher" else "↓"
+            cells = [f"[{p.slug}](packages/{p.slug}/index.md)", f"`{c['id']}`", c["statement"], c.get("paper") or "–",
+                     f"{c['metric']} {arrow}", per_seed, f"{ref}" + (f": {refs}" if refs else ""),
+                     "every seed" if c["rule"] == "every_seed" else "95 % CI of mean",
+                     f"{report['version']}, rung `{c.get('rung', report.get('rung', ''))}`, {report['created'][:10]}",
+                     verdict]
+            rows.append("| " + " | ".join(str(x).replace("|", "\\|").replace("\n", " ") for x in cells) + " |")
+    table = "\n".join(["| package | claim | the paper says | paper's number | our metric | ours per seed "
+                       "(✓ holds at that seed) | reference | rule | version, rung, date | verdict |",
+                       "|---|---|---|---|---|---|---|---|---|---|", *rows])
+    lacking = (f"\n\nPackages without a committed `claims.json` yet: {', '.join(missing)}." if missing else "")
+    return f"""# Reproducibility dashboard
+
+Every claim of every package, decided over seeds by the rule the package states for it, from the `claims.json`
+each package commits (written by its `repro` or by `iclr25 claims <slug> --rung <rung> --out packages/<slug>`).
+Nothing here is typed by hand. {n_hold} of {n_claims} claims hold at the rung they were run at; a claim that
+does not hold links to the scale ladder and the ablation of its likely causes.
+
+{table}{lacking}
+"""
+
+
+def _num(x) -> str:
+    if x is None:
+        return "–"
+    x = float(x)
+    return f"{x:.4g}" if x == 0 or 1e-3 <= abs(x) < 1e5 else f"{x:.2e}"
 
 
 def _title_of_notebook(path: Path) -> str:
@@ -227,6 +305,8 @@ def write_sources(src: Path, pkgs: list[Package], notebooks: list[Path]) -> list
         for n in notebooks:
             shutil.copy2(n, src / "notebooks" / n.name)
         nav.append({"Notebooks": [{_title_of_notebook(n): f"notebooks/{n.name}"} for n in notebooks]})
+    (src / "claims.md").write_text(dashboard_page(pkgs))
+    nav.insert(1, {"Claims dashboard": "claims.md"})
     (src / "index.md").write_text(home_page(pkgs, notebooks, page_of))
     contrib = (ROOT / "CONTRIBUTING.md").read_text()
     (src / "contributing.md").write_text(rewrite_links(contrib, ROOT, page_of, "", set()))
@@ -286,6 +366,12 @@ def check_notebook_outputs(site: Path, notebooks: list[Path]) -> list[str]:
                    for line in "".join(out.get("text", [])).splitlines() if line.strip()]
         if not printed:
             problems.append(f"notebook {n.name} printed nothing (was it executed?)")
+        figures = [out for cell in nb["cells"] if cell.get("cell_type") == "code"
+                   for out in cell.get("outputs", []) if "image/png" in out.get("data", {})]
+        if not figures:
+            problems.append(f"notebook {n.name} shows no figure (an image/png output)")
+        elif "<img" not in page.read_text(encoding="utf-8"):
+            problems.append(f"notebook {n.name}: its page shows none of its {len(figures)} figure(s)")
         for line in printed:
             if " ".join(line.split()) not in text:
                 problems.append(f"notebook {n.name}: printed {line.strip()!r}, which its page does not show")

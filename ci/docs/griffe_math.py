@@ -110,6 +110,23 @@ def hoist_references(text: str) -> str:
     return "\n\n".join(rest[:at] + moved + rest[at:])
 
 
+_XREF = re.compile(r":(?:py:)?(?:func|class|meth|attr|mod|data|obj|exc|const|ref|term|doc):`(~?)([^`<]+?)(?:\s*<([^>`]+)>)?`")
+
+
+def rst_roles_to_code(text: str) -> str:
+    """Sphinx cross-reference roles become inline code (``:func:`~a.b.f``` -> ```f```; ``:class:`X``` -> ```X```;
+    ``:ref:`label <target>``` -> ```label```), so no raw role reaches a page.
+
+    >>> rst_roles_to_code("see :func:`~iclr25.pgw.solver.pgw` and :class:`Claim`")
+    'see `pgw` and `Claim`'
+    """
+    def repl(m: re.Match[str]) -> str:
+        tilde, name, _target = m.groups()
+        name = name.strip()
+        return f"`{name.rsplit('.', 1)[-1] if tilde else name}`"
+    return _XREF.sub(repl, text)
+
+
 class RstMath(griffe.Extension):
     """Prepare every docstring griffe loads for the site: a trailing ``References:`` paragraph moves above the
     sections (see :func:`hoist_references`) and reStructuredText math becomes MathML."""
@@ -122,4 +139,6 @@ class RstMath(griffe.Extension):
             value = hoist_references(value)
         if "math::" in value or ":math:`" in value:
             value = rst_math_to_mathml(value)
+        if ":`" in value:
+            value = rst_roles_to_code(value)
         obj.docstring.value = value

@@ -8,7 +8,7 @@ from typing import Any
 
 from ._atomic import atomic_path
 
-__all__ = ["subplots", "savefig", "STYLE"]
+__all__ = ["subplots", "savefig", "show", "STYLE"]
 
 STYLE: dict[str, Any] = {
     "figure.dpi": 100,
@@ -52,3 +52,22 @@ def savefig(fig: Any, path: str | os.PathLike[str], *, close: bool = True, **kwa
     if close:
         _pyplot().close(fig)
     return p
+
+
+def show(fig: Any, *, close: bool = True) -> Any:
+    """Show ``fig`` in a notebook as a PNG image, whatever matplotlib backend is active (Agg included), and
+    return the ``IPython.display.Image``; outside IPython it only returns the PNG bytes."""
+    import io  # noqa: PLC0415
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    if close:
+        _pyplot().close(fig)
+    data = buf.getvalue()
+    try:
+        from IPython.display import Image, display  # noqa: PLC0415
+    except ImportError:
+        return data
+    img = Image(data=data, format="png")
+    display(img)
+    return img
