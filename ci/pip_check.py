@@ -32,7 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 FAMILIES = ("torch", "jax", "numpy")
 #: What a CPU-only user installs first (README "Install"); here it is a wheel on the machine's disk.
 TORCH_FIRST = os.environ.get("PIP_CHECK_TORCH", "torch==2.13.0")
-DEMO_LIMIT_S = 120.0
+#: A hang guard only: the demo's 60 s budget is checked, load-proof (min of wall and CPU time), by the
+#: conformance suite; here a loaded machine (two heavy jobs beside CI) must not turn a slow demo into a failure.
+DEMO_LIMIT_S = 600.0
 REQ = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
