@@ -83,7 +83,7 @@ class Metric:
             raise TypeError(f"Metric name must be a non-empty string, got {self.name!r}")
         object.__setattr__(self, "value", _finite_or_none(self.value, f"metric {self.name!r} value"))
         object.__setattr__(self, "peer", _finite_or_none(self.peer, f"metric {self.name!r} peer"))
-        if self.headline and (self.peer is None and self.value is not None or self.higher_is_better is None):
+        if self.headline and (not self.peer_name or self.higher_is_better is None):
             raise ValueError(f"headline metric {self.name!r} needs its baseline (peer=, peer_name=) and its "
                              "direction (higher_is_better=)")
 
@@ -91,7 +91,7 @@ class Metric:
     def holds(self) -> bool | None:
         """Whether the value beats its peer in the metric's direction (``None`` without peer or direction)."""
         if self.value is None or self.peer is None or self.higher_is_better is None:
-            return None if self.value is not None else False
+            return None
         return self.value > self.peer if self.higher_is_better else self.value < self.peer
 
     @property
