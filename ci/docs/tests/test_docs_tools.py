@@ -64,13 +64,45 @@ def test_backend_is_read_from_the_dependencies():
 def test_notebook_output_check_catches_a_page_that_does_not_show_the_output(tmp_path):
     nb = tmp_path / "demo.ipynb"
     nb.write_text(json.dumps({"cells": [{"cell_type": "code", "outputs": [
-        {"output_type": "stream", "name": "stdout", "text": ["accuracy 0.970\n", "done\n"]}]}]}))
+        {"output_type": "stream", "name": "stdout", "text": ["accuracy 0.970\n", "done\n"]},
+        {"output_type": "display_data", "data": {"image/png": "iVBORw0KGgo="}}]}]}))
     page = tmp_path / "site/notebooks/demo/index.html"
     page.parent.mkdir(parents=True)
-    page.write_text("<pre>accuracy   0.970</pre><p>done</p>")
+    page.write_text("<pre>accuracy   0.970</pre><p>done</p><img src='data:image/png;base64,iVBORw0KGgo='>")
     assert build.check_notebook_outputs(tmp_path / "site", [nb]) == []
-    page.write_text("<pre>accuracy 0.971</pre><p>done</p>")
+    page.write_text("<pre>accuracy 0.971</pre><p>done</p><img src='x.png'>")
     assert "printed 'accuracy 0.970'" in build.check_notebook_outputs(tmp_path / "site", [nb])[0]
+    page.write_text("<pre>accuracy 0.970</pre><p>done</p>")
+    assert "its page shows none of its 1 figure(s)" in build.check_notebook_outputs(tmp_path / "site", [nb])[0]
+
+
+def test_notebook_without_a_figure_fails(tmp_path):
+    nb = tmp_path / "demo.ipynb"
+    nb.write_text(json.dumps({"cells": [{"cell_type": "code", "outputs": [
+        {"output_type": "stream", "name": "stdout", "text": ["done\n"]}]}]}))
+    page = tmp_path / "site/notebooks/demo/index.html"
+    page.parent.mkdir(parents=True)
+    page.write_text("<p>done</p>")
+    assert "shows no figure" in build.check_notebook_outputs(tmp_path / "site", [nb])[0]
+
+
+def test_dashboard_lists_every_claim_and_links_ladders(tmp_path, monkeypatch):
+    pkg = tmp_path / "packages" / "demo-pkg"
+    pkg.mkdir(parents=True)
+    (pkg / "README.md").write_text("# demo\n\n## Scale ladder of the claim\n")
+    claim = {"id": "c1", "statement": "ours beats the prior", "paper": "+26 %", "metric": "acc", "direction": "higher",
+             "baseline": "prior", "threshold": None, "rule": "every_seed", "rung": "test", "seeds": [0, 1, 2],
+             "values": [0.9, 0.8, 0.4], "references": [0.5, 0.5, 0.5], "holds_per_seed": [True, True, False],
+             "verdict": "does not hold", "ladder": "README.md#scale-ladder-of-the-claim"}
+    (pkg / "claims.json").write_text(json.dumps({"version": "0.1.0", "created": "2026-12-02T00:00:00",
+                                                 "claims": [claim]}))
+    p = build.Package("demo-pkg", pkg, "iclr25-demo-pkg", "iclr25.demo_pkg", "0.1.0", "", "alpha", "numpy")
+    q = build.Package("other", tmp_path / "packages" / "other", "iclr25-other", "iclr25.other", "0.1.0", "", "alpha",
+                      "numpy")
+    page = build.dashboard_page([p, q])
+    assert "0 of 1 claims hold" in page and "✓0.9 ✓0.8 ✗0.4" in page
+    assert "[ladder](packages/demo-pkg/index.md#scale-ladder-of-the-claim)" in page
+    assert "without a committed `claims.json` yet: other" in page
 
 
 def test_browser_events_that_fail_the_check():
