@@ -172,6 +172,10 @@ def check_page(b: Browser, base: str, path: str, shot: Path, *, need_api: bool, 
         tableRows: document.querySelectorAll('article table tbody tr, .md-content table tbody tr').length,
         images: [...document.querySelectorAll('img')].filter(e => e.naturalWidth > 0 && e.getBoundingClientRect().height > 0).length,
         h1: (document.querySelector('h1') || {}).textContent || ''})""")
+    if need_image:  # the screenshot shows the first figure, not the top of a long page
+        b.evaluate("(() => { const i = [...document.querySelectorAll('img')].find(e => e.naturalWidth > 0);"
+                   " if (i) i.scrollIntoView({block: 'center'}); })()")
+        time.sleep(0.3)
     png = b.call("Page.captureScreenshot", format="png")["data"]
     shot.parent.mkdir(parents=True, exist_ok=True)
     shot.write_bytes(base64.b64decode(png))
