@@ -87,3 +87,38 @@ def test_cli_losses_out_of_range_names_the_file(tmp_path, capsys):
     np.save(f, np.full((10, 2), 3.0))
     assert main(["run", "--losses", str(f)]) == 2
     assert "mine.npy" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["run", "--T", "1000000000000"], "--T 1000000000000"),
+    (["run", "--seeds", "100000", "--T", "100000"], "of memory"),
+    (["run", "--agent", "llm", "--replay", "x.jsonl", "--T", "100000000"], "would take about"),
+    (["train-regret-loss", "--steps", "1000000000000"], "--steps 1000000000000"),
+])
+def test_sizes_that_cannot_finish_are_refused_in_one_line(argv, match, capsys, tmp_path):
+    argv = argv + (["--out", str(tmp_path / "o")] if argv[0] == "train-regret-loss" else [])
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and match in err and "--force" in err, err
+    assert not (tmp_path / "o").exists()  # refused before any work: nothing written
+
+
+@pytest.mark.parametrize("flags", [["--d", "3"], ["--seeds", "5"], ["--T", "50", "--d", "3"]])
+def test_losses_file_with_generator_sizes_is_refused(flags, tmp_path, capsys):
+    f = tmp_path / "mine.npy"
+    np.save(f, np.full((10, 2), 0.5))
+    assert main(["run", "--losses", str(f), *flags]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "with --losses" in err and flags[-2] in err, err
+
+
+def test_run_checks_out_before_work(tmp_path, capsys):
+    f = tmp_path / "mine.npy"
+    np.save(f, np.full((10, 2), 0.5))
+    assert main(["run", "--losses", str(f), "--out", str(f)]) == 2
+    assert "--out" in capsys.readouterr().err
+    (tmp_path / "prev").mkdir()
+    (tmp_path / "prev" / "results.json").write_text("{}")
+    assert main(["run", "--out", str(tmp_path / "prev"), "--T", "20", "--seeds", "2"]) == 2
+    assert "--overwrite" in capsys.readouterr().err
+    assert (tmp_path / "prev" / "results.json").read_text() == "{}"

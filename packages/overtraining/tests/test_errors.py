@@ -96,3 +96,84 @@ def test_monitor_and_flips_bad_input():
         example_flips(np.ones(5, bool))
     with pytest.raises(ValueError, match="watch"):
         HiddenProgressMonitor(np.zeros((3, 2)), np.array([1, -1, 1]))(0, object())
+
+
+def test_messages_name_days_as_numbers_not_numpy_internals(tmp_path, capsys):
+    f = tmp_path / "rec.npz"
+    np.savez(f, responses=np.zeros((3, 4, 5)), labels=np.ones((3, 4)), days=np.array([2, 49, 49], dtype=np.int64))
+    assert main(["analyze", str(f), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert "day 49 follows 49" in err and "np." not in err, err
+    # too few trials of a class on one day: the day is named as written
+    R = np.random.default_rng(0).normal(size=(3, 6, 4))
+    L = np.array([[1, 1, 1, 1, 1, -1]] * 3)
+    g = tmp_path / "few.npz"
+    np.savez(g, responses=R, labels=L, days=np.array([3, 49, 50], dtype=np.int64))
+    assert main(["analyze", str(g), "--out", str(tmp_path / "out2")]) == 2
+    err = capsys.readouterr().err
+    assert "day 3 has 1 / 5" in err and "np." not in err, err
+
+
+def _non_separable_recording(path):
+    """Four days: the first two with the class means mixed up (not separable), the last two separable."""
+    rng = np.random.default_rng(0)
+    D, S, reps, N = 5, 10, 3, 2
+    stim = np.tile(np.repeat(np.arange(S), reps), (D, 1))
+    labels = np.where(stim % 2 == 0, 1, -1)
+    centre = np.where(labels[..., None] > 0, 1.0, -1.0) * np.array([1.0, 0.0])
+    jitter = rng.normal(size=(S, N))[stim] * np.array([[[3.0]], [[3.0]], [[0.1]], [[0.1]], [[0.1]]])
+    R = centre + jitter + 0.01 * rng.normal(size=(D, S * reps, N))
+    np.savez(path, responses=R, labels=labels, days=np.array([1, 2, 5, 9, 20]), stimulus=stim)
+
+
+def test_analysis_json_is_strict_and_says_which_days_are_not_separable(tmp_path, capsys):
+    import json
+
+    f = tmp_path / "rec.npz"
+    _non_separable_recording(f)
+    assert main(["analyze", str(f), "--out", str(tmp_path / "a"), "--cv", "2", "--permutations", "50",
+                 "--reference-day", "0"]) == 0
+    out = capsys.readouterr().out
+    text = (tmp_path / "a" / "analysis.json").read_text()
+    rep = json.loads(text, parse_constant=lambda c: pytest.fail(f"analysis.json holds {c}"))
+    assert rep["non_separable_day_indices"] == [0, 1]
+    assert rep["per_day"][0]["margin"] is None and "not linearly separable" in rep["per_day"][0]["null_reasons"]["margin"]
+    assert rep["per_day"][0]["probe_accuracy"] is None and "probe" in rep["per_day"][0]["null_reasons"]["probe_accuracy"]
+    assert rep["margin_trend"]["day_indices"] == [2, 3, 4] and rep["margin_trend"]["rho"] is not None
+    assert "note: margin undefined (classes not linearly separable) on day(s) 1, 2" in out
+    assert "uses day(s) 5, 9, 20" in out
+
+
+def test_a_trend_that_cannot_be_computed_says_why(tmp_path, capsys):
+    import json
+
+    f = tmp_path / "rec.npz"
+    _non_separable_recording(f)
+    assert main(["analyze", str(f), "--out", str(tmp_path / "a"), "--cv", "2", "--permutations", "50",
+                 "--reference-day", "3"]) == 0
+    rep = json.loads((tmp_path / "a" / "analysis.json").read_text())
+    assert rep["margin_trend"]["rho"] is None and "at least 3 days" in rep["margin_trend"]["null_reason"]
+    assert "margin trend not computed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["simulate", "--out", "{tmp}/s.npz", "--days", "1000000000000"], "--days 1000000000000"),
+    (["simulate", "--out", "{tmp}/s.npz", "--trials", "1000000000000"], "--trials 1000000000000"),
+    (["analyze", "{tmp}/r.npz", "--out", "{tmp}/a", "--permutations", "1000000000000"], "--permutations"),
+    (["repro", "--out", "{tmp}/rp", "--seeds", "1000000000000"], "--seeds 1000000000000"),
+])
+def test_sizes_that_cannot_finish_are_refused_before_work(argv, match, tmp_path, capsys):
+    np.savez(tmp_path / "r.npz", responses=np.zeros((3, 4, 5)), labels=np.ones((3, 4)), days=np.array([1, 2, 3]))
+    assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and match in err and "--force" in err, err
+    assert not any((tmp_path / n).exists() for n in ("s.npz", "a", "rp"))
+
+
+def test_out_is_checked_before_work(tmp_path, capsys):
+    f = tmp_path / "r.npz"
+    np.savez(f, responses=np.zeros((3, 4, 5)), labels=np.ones((3, 4)), days=np.array([1, 2, 3]))
+    assert main(["simulate", "--out", str(f)]) == 2
+    assert "--out" in capsys.readouterr().err and np.load(f)["days"].tolist() == [1, 2, 3]
+    assert main(["analyze", str(f), "--out", str(f)]) == 2
+    assert "--out" in capsys.readouterr().err

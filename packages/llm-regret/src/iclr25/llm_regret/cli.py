@@ -7,7 +7,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import add_run_command, method_parser, positive_int, run_main
+from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, positive_int, run_main
+from iclr25.utils.guards import check_out, check_size
 
 PACKAGE = "iclr25-llm-regret"
 AGENT_NAMES = ("hedge", "ftrl_l2", "ftpl", "ftl", "uniform", "exp3", "llm")
@@ -25,13 +26,55 @@ def repro(args: argparse.Namespace) -> int:
     return commands.repro(args)
 
 
+#: rough cost of one round of one run (numpy, vectorised over runs), and of one LLM call
+_ROUND_S, _CELL_S, _LLM_CALL_S = 2e-5, 2e-8, 0.5
+
+
+def check_run_sizes(args: argparse.Namespace) -> None:
+    """Refuse, before any work or heavy import, what ``run`` cannot do: flags that a --losses file makes
+    meaningless, and sizes whose memory or time cannot fit on this machine (unless --force)."""
+    if args.losses is not None:
+        given = [f for f, v in (("--T", args.T), ("--d", args.d), ("--seeds", args.seeds)) if v is not None]
+        if given:
+            raise ValueError(f"{' and '.join(given)} {'sets' if len(given) == 1 else 'set'} the size of generated losses; with --losses the rounds, "
+                             "actions and runs come from the file's shape (T, d) or (n_seeds, T, d); drop "
+                             f"{' and '.join(given)}")
+        return
+    T = 200 if args.T is None else args.T
+    d = 2 if args.d is None else args.d
+    seeds = 1 if args.agent == "llm" else (50 if args.seeds is None else args.seeds)
+    cells = float(T) * d * seeds
+    # losses, policies and their running sums, float64; the regret curves and their statistics
+    bytes_needed = 8.0 * (6 * cells + 4 * float(T) * seeds)
+    seconds = T * (_LLM_CALL_S if args.agent == "llm" else _ROUND_S) + cells * _CELL_S
+    check_size(f"--T {T} --d {d} --seeds {seeds}", bytes_needed=bytes_needed, seconds_needed=seconds,
+               force=args.force)
+
+
+def check_train_sizes(args: argparse.Namespace) -> None:
+    """Refuse a ``train-regret-loss`` request whose memory or time cannot fit (unless --force)."""
+    batch = 1024  # the training batch of RegretLossConfig
+    cells = float(batch) * args.N * args.T * args.d
+    per_step = 1e-3 + cells * (1e-6 if args.model == "transformer" else 1e-7)
+    width = 64 if args.model == "transformer" else args.d
+    bytes_needed = 8.0 * 12 * float(batch) * args.N * args.T * (args.d + width)
+    check_size(f"--steps {args.steps} --T {args.T} --d {args.d} --N {args.N}", bytes_needed=bytes_needed,
+               seconds_needed=args.steps * per_step, force=args.force)
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.out is not None:
+        check_out(args.out, inputs=[p for p in (args.losses, args.replay) if p is not None],
+                  overwrite=args.overwrite)
+    check_run_sizes(args)
     from . import commands
 
     return commands.run(args)
 
 
 def train(args: argparse.Namespace) -> int:
+    check_out(args.out, overwrite=args.overwrite, run_files=("results.json", "model.pt"))
+    check_train_sizes(args)
     from . import commands
 
     return commands.train(args)
@@ -53,9 +96,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     src.add_argument("--losses", type=Path, help="your own losses: .npy (or .npz with one array) of shape (T, d) "
                                                  "or (n_seeds, T, d), values in [0, 1]")
     r.add_argument("--agent", default="hedge", choices=AGENT_NAMES, help="agent (default hedge)")
-    r.add_argument("--T", type=positive_int("--T"), default=200, help="rounds (default 200)")
-    r.add_argument("--d", type=positive_int("--d"), default=2, help="actions (default 2)")
-    r.add_argument("--seeds", type=positive_int("--seeds"), default=50, help="independent runs (default 50; 1 for llm)")
+    r.add_argument("--T", type=positive_int("--T"), default=None,
+                   help="rounds of generated losses (default 200; not with --losses)")
+    r.add_argument("--d", type=positive_int("--d"), default=None,
+                   help="actions of generated losses (default 2; not with --losses)")
+    r.add_argument("--seeds", type=positive_int("--seeds"), default=None,
+                   help="independent runs on generated losses (default 50; 1 for llm; not with --losses)")
     r.add_argument("--stride", type=positive_int("--stride"), default=1, help="stride of the trend test (default 1)")
     r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     r.add_argument("--endpoint", help="llm: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
@@ -65,6 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--transcript", type=Path, help="llm: write every prompt and answer here (.jsonl)")
     r.add_argument("--out", type=Path, help="folder for results.json (default: none)")
     r.add_argument("--json", action="store_true", help="print the statistics as JSON")
+    r.add_argument("--overwrite", action="store_true", help="write over a previous run in --out")
+    add_force_argument(r)
     r.set_defaults(func=run)
     t = sub.add_parser("train-regret-loss", help="train a model with the regret-loss",
                        description="Minimise the regret-loss L(θ, k, N) with Adam and report the model's structure "
@@ -80,6 +128,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     t.add_argument("--out", type=Path, default=Path("results/llm-regret-train"),
                    help="folder for results.json and model.pt (default results/llm-regret-train)")
+    t.add_argument("--overwrite", action="store_true", help="write over a previous run in --out")
+    add_force_argument(t)
     t.set_defaults(func=train)
     return run_main(parser, argv)
 

@@ -74,7 +74,7 @@ def demo(args: argparse.Namespace) -> int:
     run.add("FTL on the alternating sequence: Regret/T", alt["regret_over_T"], higher_is_better=False)
     run.add("FTL on the alternating sequence: log-log slope", alt["beta"])
     run.add("Hedge on uniform losses: Regret/T", hedge_u["regret_over_T"], peer=by[("uniform", "uniform")]
-            ["regret_over_T"], peer_name="uniform policy", higher_is_better=False)
+            ["regret_over_T"], peer_name="uniform policy", higher_is_better=False, headline=True)
     run.add("Hedge, worst trend-test p over families", max(by[(f, "hedge")]["p"] for f in FAMILIES),
             higher_is_better=False)
     run.add("Hedge self-play, rock-paper-scissors: abs(value - Nash value)", games[0]["abs_error"],
@@ -122,8 +122,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.env not in FAMILIES:
             raise ValueError(f"--env must be one of {', '.join(FAMILIES)}, got {args.env!r}")
-        L = loss_sequences(args.env, T=args.T, d=args.d, n_seeds=1 if args.agent == "llm" else args.seeds,
-                           seed=args.seed)
+        T = 200 if args.T is None else args.T
+        d = 2 if args.d is None else args.d
+        n_seeds = 1 if args.agent == "llm" else (50 if args.seeds is None else args.seeds)
+        L = loss_sequences(args.env, T=T, d=d, n_seeds=n_seeds, seed=args.seed)
         source = args.env
     if L.shape[1] < 3:
         raise ValueError(f"the statistics need at least 3 rounds, got T = {L.shape[1]}")
@@ -253,6 +255,12 @@ def repro(args: argparse.Namespace) -> int:
     run.add("regret-loss / tuned Hedge (best model)", min(r["ratio"] for r in sx[2:]))
     run.add_figure(_regret_figure(curves, ("uniform", "sine_trend", "alternating"), ("hedge", "ftpl", "ftl", "uniform"),
                                   out / "regret_curves.png", 200), relative_to=out)
+    from .claims import REGISTRY
+
+    report = REGISTRY.run("repro", command="iclr25 llm-regret repro")
+    report.save(out / "claims.json")
+    parts += ["## Claims (seeds " + ", ".join(str(s) for s in REGISTRY.rung_seeds("repro")) + ")", ""]
+    parts += [r.explain() for r in report.results] + [""]
     text = "\n".join(parts)
     with atomic_write(out / "table.md") as f:
         f.write(text + "\n")

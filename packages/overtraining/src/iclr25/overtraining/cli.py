@@ -7,7 +7,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main
+from iclr25.utils.guards import check_out, check_size
 
 
 def _int_at_least(name: str, low: int):
@@ -24,10 +25,35 @@ def _int_at_least(name: str, low: int):
 
 def _command(name: str):
     def handler(args: argparse.Namespace) -> int:
+        _check_before_work(name, args)
         from . import commands
 
         return getattr(commands, name)(args)
     return handler
+
+
+#: stimuli per recording day of ``simulate`` (training + probe) and seconds of one repro seed (measured ~60-100 s)
+_STIMULI, _REPRO_SEED_S = 80, 120.0
+
+
+def _check_before_work(name: str, args: argparse.Namespace) -> None:
+    """--out and the sizes, checked before any work or heavy import (exit 2 with one line; --force skips sizes)."""
+    force = getattr(args, "force", False)
+    if name == "simulate":
+        check_out(args.out, overwrite=args.overwrite, kind="folder" if args.format == "nwb" else "file",
+                  run_files=("day_000.nwb",))
+        cells = float(args.days) * args.trials * _STIMULI * args.neurons
+        check_size(f"--days {args.days} --trials {args.trials} --neurons {args.neurons}",
+                   bytes_needed=8.0 * 4 * cells + 8.0 * 128 * 80 * args.days, seconds_needed=5.0 + cells * 1e-6
+                   + args.days * 0.05, force=force)
+    elif name == "analyze":
+        check_out(args.out, inputs=args.recordings, overwrite=args.overwrite,
+                  run_files=("results.json", "analysis.json"))
+        # the permutation null of the trend tests: (permutations x days) ranks, a few copies, for 2 trends
+        check_size(f"--permutations {args.permutations}", bytes_needed=8.0 * 6 * args.permutations * 64,
+                   seconds_needed=2 * args.permutations * 64 * 5e-8, force=force)
+    elif name == "repro":
+        check_size(f"--seeds {args.seeds}", seconds_needed=args.seeds * _REPRO_SEED_S, force=force)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -38,6 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rp = add_run_command(sub, "repro", _command("repro"), help="the reduced-scale reproduction, 5 seeds (at most "
                          "10 min)", default_out="results/overtraining-repro")
     rp.add_argument("--seeds", type=_int_at_least("--seeds", 1), default=5, help="seeds per setting (default 5)")
+    add_force_argument(rp)
     s = sub.add_parser("simulate", help="generate synthetic recordings (days x trials x neurons) as .npz or NWB",
                        description="Train the network, treat log-spaced checkpoints up to 20*E0 as recording days and "
                                    "record noisy hidden units. Writes a .npz with responses (days, trials, neurons), "
@@ -55,6 +82,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--no-learning", action="store_true",
                    help="freeze the representation at E0 (a null control without hidden progress)")
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--overwrite", action="store_true", help="replace an existing --out file (or NWB folder)")
+    add_force_argument(s)
     s.set_defaults(func=_command("simulate"))
     a = sub.add_parser("analyze", help="per-day decoding, margin trend and flips of a recording (.npz or NWB)",
                        description="Analyse recordings: a .npz with responses (days, trials, neurons), labels "
@@ -72,6 +101,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     a.add_argument("--reference-day", type=int, default=None,
                    help="day index flips are counted from (default: first day at the behavioural plateau)")
     a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    a.add_argument("--overwrite", action="store_true", help="write over a previous analysis in --out")
+    add_force_argument(a)
     nwb = a.add_argument_group("NWB input")
     nwb.add_argument("--nwb-responses", default="units", metavar="SOURCE",
                      help="'units' (spike counts per trial window, default) or a time series path such as "

@@ -71,6 +71,8 @@ def demo(args: argparse.Namespace) -> int:
     hp = hidden_progress(seed=args.seed)
     lin = linear_max_margin(100_000, seed=args.seed)
     run.add("E0 (first epoch with training accuracy 1)", hp.E0)
+    run.add("normalised hidden margin at 20*E0", hp.margin_end, peer=hp.margin_E0,
+            peer_name="margin at E0 (behaviour already at ceiling)", higher_is_better=True, headline=True)
     run.add("normalised hidden margin at 20*E0 / at E0", hp.margin_ratio, higher_is_better=True)
     run.add("held-out accuracy gain E0 -> 20*E0", hp.test_gain, higher_is_better=True)
     run.add("held-out examples flipping wrong -> right after E0", hp.n_flips)
@@ -144,6 +146,44 @@ def analysis_figure(res, path: Path) -> Path:
     return savefig(fig, path)
 
 
+def _finite(x) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def analysis_report(res) -> dict:
+    """The content of ``analysis.json``: strict JSON, every missing number ``null`` with its reason beside it."""
+    sep = set(res.non_separable_days)
+    per_day = []
+    for i, row in enumerate(res.table()):
+        why = {}
+        if i in sep:
+            why["margin"] = "classes not linearly separable on this day (hard-margin SVM has no solution)"
+        if not math.isfinite(row["probe_accuracy"]):
+            why["probe_accuracy"] = "no probe (held-out) stimuli in the recording"
+        if not math.isfinite(row["behaviour"]):
+            why["behaviour"] = "behaviour not recorded"
+        for k, v in row.items():
+            if not math.isfinite(v) and k not in why:
+                why[k] = "not computable on this day"
+        per_day.append({k: _finite(v) for k, v in row.items()} | ({"null_reasons": why} if why else {}))
+
+    def trend(t, used, note):
+        d = {"rho": _finite(t.rho), "p_value": _finite(t.p_value), "n_permutations": t.n_permutations,
+             "day_indices": list(used), "days": [_finite(res.days[i]) for i in used]}
+        return d | ({"null_reason": note} if note else {})
+
+    return {"days": [_finite(x) for x in res.days], "reference_day": res.reference_day, "per_day": per_day,
+            "non_separable_day_indices": list(res.non_separable_days),
+            "margin_trend": trend(res.margin_trend, res.margin_trend_days, res.margin_trend_note),
+            "decoding_trend": trend(res.decoding_trend, res.decoding_trend_days, res.decoding_trend_note),
+            "flips": None if res.flips is None else
+            {"stimuli": res.probe_stimuli[res.flips.indices].tolist(),
+             "flip_day_index": res.flips.flip_at.tolist(),
+             "right_to_wrong": res.probe_stimuli[res.flips.right_to_wrong].tolist()},
+            "notes": res.notes()}
+
+
 def analyze(args: argparse.Namespace) -> int:
     from .recordings import analyze_recordings, load_recordings
 
@@ -180,18 +220,17 @@ def analyze(args: argparse.Namespace) -> int:
     run.add("decoding accuracy, last day - reference day",
             float(res.decoding_accuracy[-1] - res.decoding_accuracy[res.reference_day]))
     run.add("probe stimuli flipping wrong -> right", res.flips.n if res.flips is not None else None)
-    report = {"days": res.days.tolist(), "reference_day": res.reference_day, "per_day": res.table(),
-              "margin_trend": vars(res.margin_trend), "decoding_trend": vars(res.decoding_trend),
-              "flips": None if res.flips is None else
-              {"stimuli": res.probe_stimuli[res.flips.indices].tolist(),
-               "flip_day_index": res.flips.flip_at.tolist(),
-               "right_to_wrong": res.probe_stimuli[res.flips.right_to_wrong].tolist()}}
+    report = analysis_report(res)
+    notes = res.notes()
+    run.notes = " ".join(notes)
     args.out.mkdir(parents=True, exist_ok=True)
     with atomic_write(args.out / "analysis.json") as f:
-        f.write(json.dumps(report, indent=2, default=float, allow_nan=True) + "\n")
+        f.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
     run.add_figure(analysis_figure(res, args.out / "analysis.png"), relative_to=args.out)
     run.finish().save(args.out / "results.json")
     print(table(res.table(), ["day", "behaviour", "decoding_accuracy", "probe_accuracy", "margin", "fld"]))
+    for line in notes:
+        print(f"note: {line}")
     print()
     print(run.to_markdown())
     return 0

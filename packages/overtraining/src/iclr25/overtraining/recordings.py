@@ -79,14 +79,20 @@ def check_recordings(responses: Any, labels: Any, days: Any, stimulus: Any = Non
         raise _fail("days must be finite numbers", source)
     if D > 1 and np.any(np.diff(d) <= 0):
         i = int(np.flatnonzero(np.diff(d) <= 0)[0])
-        raise _fail(f"days must be strictly increasing (in recording order), but day {d[i + 1]!r} follows "
-                    f"{d[i]!r} at position {i + 1}", source)
+        raise _fail(f"days must be strictly increasing (in recording order), but day {day_label(d[i + 1])} "
+                    f"follows {day_label(d[i])} at position {i + 1}", source)
     for name, arr in (("stimulus", stimulus), ("probe", probe), ("behaviour", behaviour)):
         if arr is not None and np.asarray(arr).shape != (D, T):
             raise _fail(f"{name} must have shape (n_days, n_trials) = {(D, T)}, got {np.asarray(arr).shape}",
                         source)
     if stimulus is not None and not np.issubdtype(np.asarray(stimulus).dtype, np.integer):
         raise _fail("stimulus must hold integer stimulus ids", source)
+
+
+def day_label(x: Any) -> str:
+    """A day value as a user wrote it (``49``, ``2.5``), never a numpy repr such as ``np.int64(49)``."""
+    v = float(x)
+    return str(int(v)) if v.is_integer() else f"{v:g}"
 
 
 def simulate_recordings(*, n_days: int = 12, n_neurons: int = 16, trials_per_stimulus: int = 4,
@@ -275,6 +281,26 @@ class AnalysisResult:
     probe_stimuli: np.ndarray
     flips: ExampleFlips | None         # probe stimuli wrong on the reference day that become right for good
     reference_day: int
+    #: day indices whose trial-averaged training-stimulus responses are not linearly separable (margin nan)
+    non_separable_days: tuple[int, ...] = ()
+    #: day indices each trend was computed on (from the reference day, days with a value)
+    margin_trend_days: tuple[int, ...] = ()
+    decoding_trend_days: tuple[int, ...] = ()
+    #: why a trend is nan ("" when it was computed)
+    margin_trend_note: str = ""
+    decoding_trend_note: str = ""
+
+    def notes(self) -> list[str]:
+        """One line per thing a reader must know: days left out of the margin trend and trends not computed."""
+        out = []
+        if self.non_separable_days:
+            out.append(f"margin undefined (classes not linearly separable) on day(s) "
+                       f"{', '.join(day_label(self.days[i]) for i in self.non_separable_days)}; "
+                       f"the margin trend uses day(s) {', '.join(day_label(self.days[i]) for i in self.margin_trend_days) or 'none'}")
+        for name, note in (("margin", self.margin_trend_note), ("decoding", self.decoding_trend_note)):
+            if note:
+                out.append(f"{name} trend not computed: {note}")
+        return out
 
     def table(self) -> list[dict[str, float]]:
         return [{"day": float(d), "decoding_accuracy": float(a), "margin": float(m), "fld": float(f),
@@ -304,7 +330,7 @@ def analyze_recordings(rec: Recordings, *, cv: int = 5, reference_day: int | Non
         yd = L[d][train_mask[d]]
         counts = [int(np.sum(yd == c)) for c in (-1, 1)]
         if min(counts) < cv:
-            raise ValueError(f"day {rec.days[d]!r} has {counts[0]} / {counts[1]} non-probe trials of the classes "
+            raise ValueError(f"day {day_label(rec.days[d])} has {counts[0]} / {counts[1]} non-probe trials of the classes "
                              f"-1 / +1; cv = {cv} folds need at least {cv} of each")
     beh = (np.array([float(np.mean(b)) for b in rec.behaviour]) if rec.behaviour is not None
            else np.full(nd, np.nan))
@@ -346,13 +372,22 @@ def analyze_recordings(rec: Recordings, *, cv: int = 5, reference_day: int | Non
     days = np.asarray(rec.days)
     pc = np.array(pcorr, dtype=bool) if pcorr else np.zeros((nd, 0), dtype=bool)
     flips = example_flips(pc, start=reference_day) if pc.shape[1] else None
-    def trend(values, offset):
+    def trend(values, offset, what):
         v = np.asarray(values, dtype=np.float64)[reference_day:]
-        if np.sum(np.isfinite(v)) < 3:
-            return TrendTest(float("nan"), float("nan"), n_permutations)
-        return margin_trend(days[reference_day:], v, n_permutations=n_permutations, seed=seed + offset)
+        used = tuple(int(reference_day + i) for i in np.flatnonzero(np.isfinite(v)))
+        if len(used) < 3:
+            ref = day_label(days[reference_day])
+            why = (f"needs at least 3 days with a {what} from the reference day (day {ref}, index {reference_day}) "
+                   f"on, got {len(used)}" + (" (the others are not linearly separable)" if what == "margin" and
+                                            len(used) < nd - reference_day else "")
+                   + "; pass --reference-day with an earlier day index to include more days")
+            return TrendTest(float("nan"), float("nan"), n_permutations), used, why
+        return (margin_trend(days[reference_day:], v, n_permutations=n_permutations, seed=seed + offset), used, "")
 
-    mt, dt = trend(mar, 0), trend(dec, 1)
+    (mt, mdays, mnote), (dt, ddays, dnote) = trend(mar, 0, "margin"), trend(dec, 1, "decoding accuracy")
+    non_sep = tuple(int(i) for i in np.flatnonzero(~np.isfinite(np.asarray(mar, dtype=np.float64))))
     return AnalysisResult(days=days, decoding_accuracy=np.array(dec), margin=np.array(mar), fld=np.array(fld),
                           probe_accuracy=np.array(pacc), behaviour=beh, margin_trend=mt, decoding_trend=dt,
-                          probe_correct=pc, probe_stimuli=probe_ids, flips=flips, reference_day=int(reference_day))
+                          probe_correct=pc, probe_stimuli=probe_ids, flips=flips, reference_day=int(reference_day),
+                          non_separable_days=non_sep, margin_trend_days=mdays, decoding_trend_days=ddays,
+                          margin_trend_note=mnote, decoding_trend_note=dnote)

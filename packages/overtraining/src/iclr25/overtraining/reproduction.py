@@ -235,8 +235,14 @@ def repro(args: argparse.Namespace) -> int:
                             higher_is_better=False)
                 if r.get("metric") == "monitor time / GD epoch time":
                     run.add("monitor overhead: one call / one GD epoch", r["value"], timing=True)
+    from .claims import REGISTRY
+
+    report = REGISTRY.run("repro", command="iclr25 overtraining repro")
+    md += ["### Claims over seeds " + ", ".join(str(s) for s in REGISTRY.rung_seeds("repro")), ""]
+    md += [r.explain() for r in report.results] + [""]
     md_text = "\n".join(md)
     out.mkdir(parents=True, exist_ok=True)
+    report.save(out / "claims.json")
     with atomic_write(out / "repro.md") as f:
         f.write(md_text + "\n")
     run.finish().save(out / "results.json")

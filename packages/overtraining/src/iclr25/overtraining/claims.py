@@ -1,0 +1,65 @@
+"""The paper's claims that this package checks, declared once for tests, ``repro`` and the README table.
+
+One seed draws the odour task (mixtures, labels), the network's initialisation and everything downstream. The
+hidden-progress claims share one training run per seed (:func:`.experiments.hidden_progress`: the default
+task, trained to 20·E₀ where E₀ is the first epoch with training accuracy 1); the reversal claim trains its own
+plateau-stopped and overtrained copies (:func:`.protocols.overtraining_shift`).
+"""
+
+from __future__ import annotations
+
+from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
+
+__all__ = ["REGISTRY"]
+
+REGISTRY = ClaimRegistry("iclr25-overtraining", seeds={"test": (0, 1, 2, 3, 4), "repro": (0, 1, 2, 3, 4, 5, 6, 7)})
+
+
+@REGISTRY.measures(
+    Claim("behaviour-flat-after-E0", statement="behaviour (training accuracy) stays at ceiling while training "
+          "continues from E₀ to 20·E₀", paper="mice at asymptotic performance for weeks (Fig. 1)",
+          metric="min training accuracy over checkpoints in [E₀, 20·E₀]", direction="higher", threshold=0.999,
+          rule="every_seed", note="1.000 at every seed 0-4; any checkpoint below 100 % (one error in 40) fails"),
+    Claim("hidden-margin-grows", statement="the hidden layer's normalised SVM margin keeps growing after "
+          "behaviour saturates (hidden progress)", paper="margin rises during overtraining (Fig. 2-3)",
+          metric="normalised hidden margin at 20·E₀", direction="higher", baseline="margin at E₀", margin=0.1,
+          rule="every_seed", note="gains 0.163-0.199 at seeds 0-4 (margin x1.72-x2.27); margin 0.1 is 60 % of "
+          "the smallest gain"),
+    Claim("held-out-gain", statement="held-out accuracy keeps improving after E₀ although training accuracy "
+          "does not change", paper="probe-odour generalisation improves late (Fig. 4)",
+          metric="held-out accuracy at 20·E₀", direction="higher", baseline="held-out accuracy at E₀",
+          rule="every_seed", note="gains 0.045, 0.048, 0.130, 0.008, 0.137 at seeds 0-4: positive at every seed "
+          "(margin 0); the mean clears the issue's 0.05 but seed 3 (E₀ = 85, 0.993 at E₀) has no room left"),
+    Claim("held-out-flips", statement="held-out examples flip from wrong to right after E₀ and stay right",
+          paper="individual probe trials flip late (Fig. 4)", metric="held-out examples flipping wrong→right "
+          "after E₀", direction="higher", threshold=0.5, rule="every_seed",
+          note="3-60 flips at seeds 0-4; the claim is that at least one flip happens (threshold 0.5)"),
+)
+def _progress(seed: int, rung: str) -> dict[str, Measurement | float]:
+    from .experiments import hidden_progress
+
+    hp = hidden_progress(seed=seed)
+    return {"behaviour-flat-after-E0": hp.train_acc_min_after_E0,
+            "hidden-margin-grows": Measurement(hp.margin_end, reference=hp.margin_E0),
+            "held-out-gain": Measurement(hp.test_acc_end, reference=hp.test_acc_E0),
+            "held-out-flips": float(hp.n_flips)}
+
+
+@REGISTRY.measures(
+    Claim("reversal-faster-after-overtraining", statement="overtrained networks relearn reversed labels faster "
+          "than networks stopped at the plateau (the overtraining reversal effect)",
+          paper="overtraining speeds up reversal learning (§5)", metric="epochs to relearn reversed labels, "
+          "overtrained (20·E₀) / plateau-stopped (E₀), whole network retrained", direction="lower",
+          threshold=0.7, rule="every_seed", expect="fails",
+          ladder="README.md#reversal-ladder-of-overtraining-budgets-x-ablations",
+          note="ratios 1.98-3.36 at seeds 0-4 (slower, not faster); 0.7 is the issue's bound. The ladder and "
+               "ablation show the kernel argument holds only with the features frozen (0.22x)"),
+)
+def _reversal(seed: int, rung: str) -> dict[str, float]:
+    from .experiments import DEFAULT_CONFIG, DEFAULT_TASK
+    from .protocols import overtraining_shift
+    from .task import make_odour_task
+
+    task = make_odour_task(**DEFAULT_TASK, seed=seed)
+    r = overtraining_shift(task, DEFAULT_CONFIG, protocol="reversal", overtrain_factor=20, seed=seed)
+    return {"reversal-faster-after-overtraining": r.ratio}
