@@ -16,12 +16,3 @@ def small_sim(solubility):
     smiles = [solubility.smiles[i] for i in idx]
     fp = fingerprints(smiles)
     return similarity_matrix(fp), fp, solubility.y[idx], smiles
-
-
-@pytest.fixture(scope="session")
-def small_study():
-    from iclr25.augood.casestudy import run_case_study
-    from iclr25.augood.partition import threshold_grid
-
-    return run_case_study("solubility", models=("ridge",), seeds=(0,), thresholds=threshold_grid(0.3, 0.9, 0.1),
-                          n_bootstrap=50, show_progress=False)
