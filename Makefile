@@ -23,8 +23,10 @@ help:
 	@echo "make docs             run the notebooks on a Jupyter kernel, build the site (mkdocs --strict) into"
 	@echo "                      build/docs/site, open it in headless Chromium when installed (part of make test)"
 	@echo "make docs-serve       serve the built site on http://127.0.0.1:8000"
-	@echo "make bench PKG=slug   the package's side-by-side benchmarks"
-	@echo "make repro PKG=slug   the package's reduced-scale reproduction into $(OUT)/<slug>-repro"
+	@echo "make bench PKG=slug   the package's side-by-side benchmarks (each through ci/quiet_run.py: waits for"
+	@echo "                      load < 1.5, records date, load and wall time)"
+	@echo "make repro PKG=slug   the package's reduced-scale reproduction into $(OUT)/<slug>-repro (quiet_run.py"
+	@echo "                      too; ARGS=--overwrite to write over a previous one)"
 	@echo "make claims-table [PKG=slug]  rewrite README claims tables from the committed claims.json files"
 	@echo "make lint | lock | new PKG=slug | clean"
 
@@ -97,12 +99,14 @@ bench: uv
 	@UV_PROJECT_ENVIRONMENT=.venvs/$(PKG) $(UV) sync --frozen --quiet --package iclr25-$(PKG) --all-extras --group test
 	@shopt -s nullglob; files=(packages/$(PKG)/benchmarks/*.py); \
 	  test $${#files[@]} -gt 0 || { echo "packages/$(PKG)/benchmarks has no benchmark scripts"; exit 0; }; \
-	  for f in "$${files[@]}"; do echo "== $$f"; .venvs/$(PKG)/bin/python "$$f" --out $(OUT)/$(PKG)-bench; done
+	  for f in "$${files[@]}"; do echo "== $$f"; $(PYTHON) ci/quiet_run.py --log $(OUT)/$(PKG)-bench/quiet-runs.jsonl -- \
+	    .venvs/$(PKG)/bin/python "$$f" --out $(OUT)/$(PKG)-bench; done
 
 repro: uv
 	@test -n "$(PKG)" || { echo "make repro needs PKG=<slug>"; exit 2; }
 	@UV_PROJECT_ENVIRONMENT=.venvs/$(PKG) $(UV) sync --frozen --quiet --package iclr25-$(PKG) --all-extras --group test
-	.venvs/$(PKG)/bin/python -m iclr25.$(subst -,_,$(PKG)) repro --out $(OUT)/$(PKG)-repro
+	$(PYTHON) ci/quiet_run.py --log $(OUT)/$(PKG)-repro.quiet-runs.jsonl -- \
+	  .venvs/$(PKG)/bin/python -m iclr25.$(subst -,_,$(PKG)) repro --out $(OUT)/$(PKG)-repro $(ARGS)
 
 new:
 	@test -n "$(PKG)" || { echo "make new needs PKG=<slug>"; exit 2; }
