@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Measurement", "Comparison", "measure", "compare", "format_table", "to_run_result", "peer_env"]
+__all__ = ["cache_dir", "Measurement", "Comparison", "measure", "compare", "format_table", "to_run_result", "peer_env"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -125,6 +125,22 @@ def to_run_result(package: str, rows: Sequence[Measurement | Comparison], *, com
         else:
             run.add(f"{r.name} s", r.median, unit="s", higher_is_better=False, timing=True)
     return run.finish()
+
+
+def cache_dir(name: str) -> Path:
+    """The user's cache folder for ``name`` (a peer's venv, a generated data set): ``$XDG_CACHE_HOME/iclr25/<name>``,
+    or ``~/.cache/iclr25/<name>``; never a fixed folder of one machine. Not created here.
+
+    >>> import os
+    >>> os.environ["XDG_CACHE_HOME"] = "/x/cache"
+    >>> cache_dir("hestia-venv").as_posix()
+    '/x/cache/iclr25/hestia-venv'
+    >>> del os.environ["XDG_CACHE_HOME"]
+    """
+    if not name or "/" in name or name in (".", ".."):
+        raise ValueError(f"name must be one folder name, got {name!r}")
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "iclr25" / name
 
 
 def peer_env(path: str | os.PathLike[str], requirements: Sequence[str], *, no_deps: Sequence[str] = (),
