@@ -58,6 +58,12 @@ def demo(args: argparse.Namespace) -> int:
                                              "sec": float(np.median(res.round_seconds))}
     e0, s0 = finals["exact 0"], finals["sketch 0"]
     e1, s1 = finals["exact 0.001"], finals["sketch 0.001"]
+    # the headline: the sketched alternating minimisation recovers the planted matrix, against the trivial
+    # reference of the rank-k SVD of W o M (LLR16's starting point, no alternating minimisation)
+    U, sv, Vt = np.linalg.svd(prob.W * prob.M, full_matrices=False)
+    svd_err = float(np.linalg.norm(prob.truth - (U[:, :k] * sv[:k]) @ Vt[:k]) / np.linalg.norm(prob.truth))
+    run.add("noisy: final recovery error, sketch solver (vs SVD of W o M)", s1["error"], peer=svd_err,
+            peer_name="rank-k SVD of W o M (no alternating minimisation)", higher_is_better=False, headline=True)
     run.add("noisy: final recovery error, sketch solver", s1["error"], peer=e1["error"],
             peer_name="exact solver (LLR16)", higher_is_better=False)
     run.add("noiseless: final recovery error, sketch solver", s0["error"], peer=e0["error"],
@@ -199,6 +205,12 @@ def repro(args: argparse.Namespace) -> int:
     with atomic_write(out / "table.md") as fh:
         fh.write(table + "\n")
     print(table)
+    from .claims import REGISTRY  # noqa: PLC0415
+
+    report = REGISTRY.run("repro", command="iclr25 weighted-lowrank repro")
+    report.save(out / "claims.json")
+    for r in report.results:
+        print(f"claim {r.claim.id}: {r.verdict} (expected: {r.claim.expect})")
     return 0
 
 
