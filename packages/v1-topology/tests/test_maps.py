@@ -67,3 +67,33 @@ def test_wiring_costs_and_reliability():
     A = rng.poisson(3, size=(5, 50)).astype(float)
     assert maps.response_reliability(A, A) == pytest.approx(1.0)
     assert maps.response_reliability(A, A + rng.normal(0, 5, A.shape)) < 0.8
+
+
+def test_random_maps_have_no_hypercolumns_and_random_fields_do():
+    from iclr25.v1_topology import gaussian_random_field, salt_and_pepper_map
+
+    for s in range(10):
+        for n in (16, 32, 64):
+            r = salt_and_pepper_map(n, seed=s)
+            assert not maps.has_hypercolumns(r), maps.ring_ratio(r)
+        assert maps.has_hypercolumns(gaussian_random_field(32, 6.0, seed=s))
+    assert not maps.summarize_map(salt_and_pepper_map(16, seed=0)).hypercolumns
+    assert maps.summarize_map(gaussian_random_field(16, 4.0, seed=0)).hypercolumns
+
+
+def test_analyze_prints_no_density_for_a_random_map(tmp_path, capsys):
+    import json
+
+    from iclr25.v1_topology import gaussian_random_field, salt_and_pepper_map
+    from iclr25.v1_topology.cli import main
+
+    np.save(tmp_path / "random.npy", salt_and_pepper_map(32, seed=1))
+    assert main(["analyze", str(tmp_path / "random.npy"), "--out", str(tmp_path / "r.json")]) == 0
+    d = json.loads((tmp_path / "r.json").read_text())
+    assert d["hypercolumns"] is False and d["density"] is None and d["spacing"] is None
+    assert "no periodic hypercolumn structure" in d["note"]
+    assert "n/a (no hypercolumns)" in capsys.readouterr().out
+    np.save(tmp_path / "grf.npy", gaussian_random_field(48, 8.0, seed=0))
+    assert main(["analyze", str(tmp_path / "grf.npy"), "--out", str(tmp_path / "g.json")]) == 0
+    d = json.loads((tmp_path / "g.json").read_text())
+    assert d["hypercolumns"] is True and 2.0 < d["density"] < 4.5

@@ -7,9 +7,28 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import add_run_command, method_parser, positive_int, run_main
+from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, positive_int, run_main
+from iclr25.utils.guards import check_out, check_size
 
 PACKAGE = "iclr25-v1-topology"
+
+
+def check_out_file(out, *, inputs=(), overwrite: bool = False) -> None:
+    """:func:`iclr25.utils.guards.check_out` for an output *file*; works around its refusal of an existing file
+    even with ``--overwrite`` (iclr25-utils 0.5.0: "is a file, so the file cannot be created")."""
+    import os
+
+    from iclr25.utils.guards import OutputError
+
+    p = Path(out)
+    if overwrite and p.is_file():
+        for inp in inputs:
+            if inp is not None and Path(inp).resolve() == p.resolve():
+                raise OutputError(f"--out {p} is also an input of this command; choose another file")
+        if not os.access(p.parent if str(p.parent) else ".", os.W_OK | os.X_OK):
+            raise OutputError(f"--out {p} cannot be written: its folder is not writable")
+        return
+    check_out(p, inputs=inputs, overwrite=overwrite, kind="file")
 
 
 def _plot_maps(path: Path, panels: list[tuple[str, object, object]]) -> Path:
@@ -35,11 +54,20 @@ def _plot_maps(path: Path, panels: list[tuple[str, object, object]]) -> Path:
         if pw.count:
             pos = pw.positions[pw.charges > 0]
             neg = pw.positions[pw.charges < 0]
-            ax.plot(pos[:, 1], pos[:, 0], "wo", ms=3.5, mec="k", mew=0.6, label="+")
-            ax.plot(neg[:, 1], neg[:, 0], "ks", ms=3.0, mec="w", mew=0.6, label="−")
+            ax.plot(pos[:, 1], pos[:, 0], "wo", ms=3.5, mec="k", mew=0.6, label="pinwheel +1")
+            ax.plot(neg[:, 1], neg[:, 0], "ks", ms=3.0, mec="w", mew=0.6, label="pinwheel −1")
+            ax.legend(loc="upper right", fontsize=5, framealpha=0.7, handletextpad=0.2, borderpad=0.3)
         ax.set_title(title, fontsize=8)
         ax.set_xticks([])
         ax.set_yticks([])
+    # colour key: hue = preferred orientation (brightness = selectivity)
+    from matplotlib.cm import ScalarMappable
+    from matplotlib.colors import Normalize
+
+    cb = fig.colorbar(ScalarMappable(norm=Normalize(0, 180), cmap="hsv"), ax=list(axes), fraction=0.03, pad=0.02,
+                      ticks=[0, 45, 90, 135, 180])
+    cb.set_label("preferred orientation (deg); brightness = OSI", fontsize=6)
+    cb.ax.tick_params(labelsize=6)
     return savefig(fig, path)
 
 
@@ -52,6 +80,27 @@ def _finite(obj):
     if isinstance(obj, float) and not (obj == obj and abs(obj) != float("inf")):
         return None
     return obj
+
+
+#: Measured training cost: 3.8 s per 1000 images on the 32×32 sheet (1280 E+I neurons), two shared cores; a
+#: time step costs about (E+I neurons)² (spikes × neurons), so the estimate scales with the square.
+SECONDS_PER_IMAGE_1280 = 3.8e-3
+
+
+def train_cost(cfg, n_samples: int) -> tuple[float, float]:
+    """Rough ``(bytes, seconds)`` of training ``cfg`` on ``n_samples`` images: the dense distance, mask and weight
+    matrices (~40 bytes per neuron pair, float64 distances and their temporaries) plus one batch of patches."""
+    n = cfg.n_e + cfg.n_i
+    bytes_needed = 40.0 * n * n + 8.0 * cfg.batch * cfg.n_e * cfg.patch ** 2
+    seconds = SECONDS_PER_IMAGE_1280 * n_samples * (n / 1280) ** 2
+    return bytes_needed, seconds
+
+
+def check_train_size(cfg, n_samples: int, *, force: bool = False) -> None:
+    """Refuse (one line, the estimate) a sheet or a training length this machine cannot finish."""
+    bytes_needed, seconds = train_cost(cfg, n_samples)
+    check_size(f"--n-side {cfg.n_side} (a {cfg.n_side}x{cfg.n_side} E sheet) with --samples {n_samples}",
+               bytes_needed=bytes_needed, seconds_needed=seconds, force=force)
 
 
 # ------------------------------------------------------------------------------------------------ demo
@@ -78,7 +127,11 @@ def demo(args: argparse.Namespace) -> int:
                        om.theta, om.osi))
     hi, lo = evs["macaque"], evs["mouse"]
     run.add("neighbour |dtheta| high overlap (deg)", hi.summary.neighbour_dtheta_deg,
-            peer=lo.summary.neighbour_dtheta_deg, peer_name="zero overlap", higher_is_better=False)
+            peer=lo.summary.neighbour_dtheta_deg, peer_name="zero overlap (salt-and-pepper)", higher_is_better=False,
+            headline=True)
+    if not hi.summary.neighbour_dtheta_deg < lo.summary.neighbour_dtheta_deg:
+        run.headline_note = ("at this demo's scale (24x24 sheet, 1500 images) the high-overlap map is not smoother "
+                             "than the zero-overlap one; see the README's scale ladder")
     run.add("median OSI high overlap", hi.median_osi, peer=lo.median_osi, peer_name="zero overlap")
     run.add("pinwheel density high overlap (per Lambda^2)", hi.summary.density, peer=3.141592653589793,
             peer_name="pi (Kaschube 2010)")
@@ -94,30 +147,41 @@ def demo(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------- train
 def train_cmd(args: argparse.Namespace) -> int:
+    out: Path = args.out
+    species_file = None if args.species in ("mouse", "rat", "cat", "macaque") else args.species
+    ckpt = out / "checkpoint.npz"
+    # --out first (before any work): a folder, writable, not an input; a folder holding a finished run
+    # without a checkpoint to resume is replaced only with --overwrite
+    check_out(out, inputs=[p for p in (args.images, species_file) if p], overwrite=args.overwrite or ckpt.exists())
+
+    from .presets import preset_config
+
+    overrides = {} if args.n_side is None else {"n_side": args.n_side}
+    cfg = preset_config(args.species, **overrides)
+    check_train_size(cfg, args.samples, force=args.force)
+
     from iclr25.utils.io import atomic_write, save_npz
     from iclr25.utils.results import RunResult
 
     from .experiments import evaluate, train
     from .images import load_images
     from .network import SESNN
-    from .presets import preset_config
 
-    overrides = {} if args.n_side is None else {"n_side": args.n_side}
-    cfg = preset_config(args.species, **overrides)
     images = load_images(args.images, f0=cfg.whiten_f0, min_size=cfg.retina // 2) if args.images else None
-    out: Path = args.out
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"--out must be a folder, got the file {str(out)!r}")
-    ckpt = out / "checkpoint.npz"
-    net = None
     if ckpt.exists():
         net = SESNN.load(ckpt)
         if net.cfg != cfg:
             raise ValueError(f"{ckpt}: the checkpoint was trained with a different configuration; use another "
                              "--out folder or the same --species/--n-side")
-        print(f"resuming from {ckpt} ({net.samples_seen} images seen)")
+        if net.seed != args.seed:
+            raise ValueError(f"{ckpt}: the checkpoint was trained with --seed {net.seed}, not --seed {args.seed}; "
+                             f"resume it with --seed {net.seed}, or use another --out folder for seed {args.seed}")
+        print(f"resuming from {ckpt} ({net.samples_seen} images seen, seed {net.seed})")
+    else:
+        net = SESNN(cfg, seed=args.seed)  # built (memory allocated) before --out is created
     run = RunResult.start(PACKAGE, "train", seed=args.seed,
-                          config={"species": str(args.species), "n_samples": args.samples, **cfg.to_dict()})
+                          config={"species": str(args.species), "n_samples": args.samples,
+                                  "resumed_from_samples": net.samples_seen, **cfg.to_dict()})
     out.mkdir(parents=True, exist_ok=True)
     res = train(cfg, args.samples, images=images, seed=args.seed, net=net, checkpoint=ckpt, desc="train")
     ev, om = evaluate(res.net, images, seed=args.seed)
@@ -137,6 +201,31 @@ def train_cmd(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------------------------- analyze
+def orientation_radians(m, *, degrees: bool):
+    """A real orientation map in radians in [0, π], checked for its units: values outside [0, π] are refused
+    unless ``degrees`` (then [0, 180] is required, and a map whose values all lie in [0, π] is refused as
+    radians given with --degrees)."""
+    import numpy as np
+
+    from .maps import check_map
+
+    a = check_map(m, "map", complex_ok=False)
+    lo, hi = float(a.min()), float(a.max())
+    if degrees:
+        if lo < 0 or hi > 180:
+            raise ValueError(f"map values span [{lo:.4g}, {hi:.4g}], outside [0, 180]: not orientations in degrees "
+                             "(wrap them with np.mod(map, 180))")
+        if hi <= np.pi and a.size > 16:
+            raise ValueError(f"map values span [{lo:.4g}, {hi:.4g}] with --degrees: every orientation below "
+                             "3.15 degrees; these look like radians, drop --degrees")
+        return np.radians(a)
+    if lo < -1e-9 or hi > np.pi + 1e-9:
+        hint = (" they look like degrees: pass --degrees" if lo >= 0 and hi <= 180 else
+                " wrap them with np.mod(map, np.pi)")
+        raise ValueError(f"map values span [{lo:.4g}, {hi:.4g}], outside [0, π]: not orientations in radians;{hint}")
+    return a
+
+
 def analyze(args: argparse.Namespace) -> int:
     import numpy as np
 
@@ -145,6 +234,8 @@ def analyze(args: argparse.Namespace) -> int:
     from .maps import check_map, summarize_map
 
     path = Path(args.map)
+    if args.out is not None:
+        check_out_file(args.out, inputs=[path], overwrite=args.overwrite)
     sel = None
     if path.suffix.lower() == ".npz":
         arrays = read_npz(path, what="orientation map")
@@ -157,8 +248,11 @@ def analyze(args: argparse.Namespace) -> int:
         sel = arrays.get("osi") if key == "theta" else None
     else:
         m = read_array(path, what="orientation map")
-    if args.degrees:
-        m = np.radians(m)
+    try:
+        if not np.iscomplexobj(m):
+            m = orientation_radians(m, degrees=args.degrees)
+    except (ValueError, TypeError) as exc:
+        raise DataFileError(path, str(exc)) from exc
     try:
         check_map(m, "map", periodic=args.periodic)
         if sel is not None:
@@ -167,9 +261,21 @@ def analyze(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as exc:
         raise DataFileError(path, str(exc)) from exc
     d = s.to_dict()
+    if not s.hypercolumns:
+        # a map without a ring in its spectrum has no hypercolumns: spacing, density and NNPD would describe noise
+        from .maps import HYPERCOLUMN_RING_RATIO
+
+        for k in ("spacing", "density", "nnpd"):
+            d[k] = None
+        d["note"] = (f"no periodic hypercolumn structure (ring ratio {s.ring_ratio:.3g} < "
+                     f"{HYPERCOLUMN_RING_RATIO:g}): column spacing, pinwheel density and NNPD are not defined; "
+                     "neighbour_dtheta_deg (45 for a random map) and wiring_cost describe this map")
     width = max(len(k) for k in d)
     for k, v in d.items():
-        print(f"{k:<{width}}  {v:.4g}" if isinstance(v, float) else f"{k:<{width}}  {v}")
+        if v is None and k in ("spacing", "density", "nnpd"):
+            print(f"{k:<{width}}  n/a (no hypercolumns)")
+        else:
+            print(f"{k:<{width}}  {v:.4g}" if isinstance(v, float) else f"{k:<{width}}  {v}")
     if args.out is not None:
         from iclr25.utils.io import atomic_write
 
@@ -206,11 +312,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--n-side", type=positive_int("--n-side"), default=None, help="E sheet side (default: preset's)")
     t.add_argument("--images", default=None,
                    help="your own images: .npy/.npz of shape (H, W), (n, H, W) or (n, H, W, 3); whitened here")
-    t.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    t.add_argument("--seed", type=int, default=0,
+                   help="random seed (default: 0); a checkpoint in --out is resumed only with its own seed")
+    t.add_argument("--overwrite", action="store_true",
+                   help="write over a finished run in --out that has no checkpoint to resume")
+    add_force_argument(t)
     t.set_defaults(func=train_cmd)
     a = sub.add_parser("analyze", help="pinwheels, density, Λ, NNPD, wiring cost of any orientation map",
                        description="Metrics of an orientation map file: .npy with preferred orientations "
-                       "(radians in [0, π), or degrees with --degrees) or a complex z = |z|e^{2iθ} map; or an "
+                       "(radians in [0, π]; degrees in [0, 180] with --degrees; other values are refused) or a complex "
+                       "z = |z|e^{2iθ} map; or an "
                        ".npz with 'theta' (and optional 'osi') or 'z'.")
     a.add_argument("map", help="orientation map (.npy or .npz)")
     a.add_argument("--degrees", action="store_true", help="the map holds degrees rather than radians")
@@ -218,5 +329,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="the map is not periodic (experimental data); default: periodic (a simulated torus)")
     a.add_argument("--smooth", type=float, default=0.0, help="Gaussian smoothing (sites) before pinwheel detection")
     a.add_argument("--out", type=Path, default=None, help="write the metrics to this .json file")
+    a.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     a.set_defaults(func=analyze)
     return run_main(parser, argv)
