@@ -36,6 +36,7 @@ from pathlib import Path
 
 import numpy as np
 
+from iclr25.utils.bench import cache_dir
 from iclr25.utils.memory import peak_rss_bytes
 
 HERE = Path(__file__).resolve().parent
@@ -296,7 +297,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--grid-1m", default="0.60:0.95:0.05")
     r.add_argument("--recall-queries", type=int, default=1000)
     r.add_argument("--hestia", action="store_true")
-    r.add_argument("--venv", type=Path, default=Path("/tmp/augood-bench-hestia"))
+    r.add_argument("--venv", type=Path, default=cache_dir("augood-hestia-venv"),
+                   help="hestia-good's own venv (default: the user's cache, $XDG_CACHE_HOME/iclr25/augood-hestia-venv)")
     args = p.parse_args(argv)
     prepare(args) if args.cmd == "prepare" else run(args)
     return 0

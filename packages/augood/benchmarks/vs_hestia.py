@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils.bench import peer_env
+from iclr25.utils.bench import cache_dir, peer_env
 from iclr25.utils.memory import peak_rss_bytes
 
 HERE = Path(__file__).resolve().parent
@@ -179,8 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=Path("results/augood-bench"))
     p.add_argument("--n", type=int, default=10_000, help="molecules in the speed sweep (default: 10000)")
     p.add_argument("--repeats", type=int, default=3, help="timed runs of each (default: 3)")
-    p.add_argument("--venv", type=Path, default=Path("/tmp/augood-bench-hestia"),
-                   help="throwaway venv for hestia-good (default: /tmp/augood-bench-hestia)")
+    p.add_argument("--venv", type=Path, default=cache_dir("augood-hestia-venv"),
+                   help="hestia-good's own venv (default: $XDG_CACHE_HOME/iclr25/augood-hestia-venv)")
     p.add_argument("--skip-parity", action="store_true")
     args = p.parse_args(argv)
     from iclr25.utils.bench import format_table, to_run_result

@@ -14,11 +14,11 @@ import argparse
 import shutil
 from pathlib import Path
 
-from iclr25.utils.bench import peer_env
+from iclr25.utils.bench import cache_dir, peer_env
 from iclr25.utils.results import RunResult
 from iclr25.weighted_lowrank.experiments import masks
 
-VENV = Path("/tmp/weighted-lowrank-fancy/venv")
+VENV = cache_dir("weighted-lowrank-fancyimpute-venv")  # the user's cache folder, not a fixed machine path
 
 
 def peer_python() -> str | None:
