@@ -120,3 +120,75 @@ def test_doctor_reports_invalid_lines_duplicates_and_dead_templates(tmp_path):
     p.write_text("garbage(((\nxx\n")
     with pytest.raises(ValueError, match=r"lib\.smi: no valid building block; line 1"):
         doctor(p, t)
+
+
+# ------------------------------------------------------------------ command line (issue 40): fast, named, guarded
+def _cli(argv, capsys):
+    from iclr25.rxnflow.cli import main
+
+    capsys.readouterr()
+    rc = main(argv)
+    return rc, capsys.readouterr().err.strip().splitlines()
+
+
+def test_missing_input_is_reported_before_heavy_imports(tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    code = ("import sys, json; from iclr25.rxnflow.cli import main; rc = main(sys.argv[1:]); "
+            "print(json.dumps([rc, 'torch' in sys.modules, 'rdkit' in sys.modules]))")
+    for argv in (["train", "--blocks", str(tmp_path / "missing.smi"), "--out", str(tmp_path / "o")],
+                 ["train", "--templates", str(tmp_path / "missing.txt"), "--out", str(tmp_path / "o")]):
+        proc = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, timeout=60)
+        rc, torch_loaded, rdkit_loaded = json.loads(proc.stdout.strip().splitlines()[-1])
+        assert rc == 2 and "missing" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+        assert not torch_loaded and not rdkit_loaded
+    assert not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("argv,flag", [
+    (["train", "--beta=-inf"], "--beta"), (["train", "--beta", "nan"], "--beta"),
+    (["train", "--time-budget", "0"], "--time-budget"), (["train", "--rho", "1.5"], "--rho"),
+    (["train", "--steps", "0"], "--steps"), (["train", "--beta-range", "0", "inf"], "--beta-range"),
+    (["sample", "--model", "m", "--beta=-inf"], "--beta"), (["sample", "--model", "m", "--n", "-1"], "--n"),
+])
+def test_impossible_flags_are_refused_naming_the_flag(tmp_path, capsys, argv, flag):
+    from iclr25.rxnflow.cli import main
+
+    with pytest.raises(SystemExit) as exc:
+        main([*argv, "--out", str(tmp_path / "o.sdf" if argv[0] == "sample" else tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and flag in err and "time_budget_s" not in err
+
+
+def test_endless_runs_are_refused_before_work(tmp_path, capsys):
+    import time
+
+    t0 = time.perf_counter()
+    rc, err = _cli(["train", "--steps", "1000000000000", "--out", str(tmp_path / "o")], capsys)
+    assert rc == 2 and len(err) == 1 and "--steps 1000000000000" in err[0] and "--force" in err[0]
+    rc, err = _cli(["sample", "--model", str(tmp_path), "--n", "1000000000000", "--out", str(tmp_path / "x.smi")],
+                   capsys)
+    assert rc == 2 and len(err) == 1 and "--n 1000000000000" in err[0]
+    assert time.perf_counter() - t0 < 10 and not (tmp_path / "o").exists()
+
+
+def test_dead_template_message_names_the_flag_not_the_parameter(tmp_path, capsys):
+    (tmp_path / "b.smi").write_text("CCO\nc1ccccc1\n")
+    (tmp_path / "t.txt").write_text("amide [C:1](=O)[OH].[N;H2:2]>>[C:1](=O)[N:2]\n")
+    rc, err = _cli(["train", "--blocks", str(tmp_path / "b.smi"), "--templates", str(tmp_path / "t.txt"),
+                    "--steps", "2", "--out", str(tmp_path / "o")], capsys)
+    assert rc == 2 and len(err) == 1 and "--allow-dead-templates" in err[0] and "allow_dead " not in err[0]
+    assert not (tmp_path / "o").exists()
+
+
+def test_existing_outputs_are_not_overwritten(tmp_path, capsys):
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "model.pt").write_text("previous")
+    rc, err = _cli(["train", "--steps", "2", "--out", str(tmp_path / "o")], capsys)
+    assert rc == 2 and "--out" in err[0] and "--overwrite" in err[0]
+    (tmp_path / "x.smi").write_text("CCO\n")
+    rc, err = _cli(["sample", "--model", str(tmp_path / "o"), "--out", str(tmp_path / "x.smi")], capsys)
+    assert rc == 2 and "--out" in err[0]
+    assert (tmp_path / "o" / "model.pt").read_text() == "previous" and (tmp_path / "x.smi").read_text() == "CCO\n"

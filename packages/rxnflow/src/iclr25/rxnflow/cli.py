@@ -10,7 +10,17 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils.cli import (
+    add_force_argument,
+    add_run_command,
+    method_parser,
+    nonnegative_float,
+    positive_float,
+    positive_int,
+    run_main,
+    set_torch_threads,
+)
+from iclr25.utils.guards import check_out, check_size
 
 PACKAGE = "iclr25-rxnflow"
 
@@ -61,10 +71,11 @@ def demo(args: argparse.Namespace) -> int:
 
     (m_q, m_div), (r_q, r_div) = modes(samples), modes(rand)
     run.add("terminal molecules enumerated", len(enum.terminals))
-    run.add("distribution fit r(log p_θ, β log R)", fit.pearson, peer=fit0.pearson, peer_name="untrained",
-            higher_is_better=True)
+    run.add("distribution fit r(log p_θ, β log R)", fit.pearson, peer=fit0.pearson, peer_name="untrained policy",
+            higher_is_better=True, headline=True)
     run.add("mean QED of samples", float(sum(s.reward for s in samples) / len(samples)),
-            peer=float(sum(s.reward for s in rand) / len(rand)), peer_name="random synthesis", higher_is_better=True)
+            peer=float(sum(s.reward for s in rand) / len(rand)), peer_name="random synthesis", higher_is_better=True,
+            headline=True)
     run.add("mean QED of top-20 diverse modes", m_q, peer=r_q, peer_name="random synthesis", higher_is_better=True)
     run.add("diversity of the modes", m_div, peer=r_div, peer_name="random synthesis", higher_is_better=True)
     run.add("routes that replay to the same SMILES", replay, higher_is_better=True)
@@ -85,7 +96,49 @@ def repro(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------------------------- train
+#: rough cost of one trajectory of one training step (policy forward/backward, RDKit reactions; one thread)
+_S_PER_TRAJECTORY = 2e-3
+_NAMED_BLOCKS = ("builtin", "moses")
+_NAMED_TEMPLATES = ("builtin", "toy", "datamol")
+
+
+def _rho(flag: str):
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} must be a number in (0, 1], got {text!r}") from None
+        if not 0 < value <= 1:  # also refuses nan
+            raise argparse.ArgumentTypeError(f"{flag} must be a number in (0, 1], got {text}")
+        return value
+    return parse
+
+
+def _input_file(flag: str, spec: str, named: tuple[str, ...], what: str) -> None:
+    """A user's input file must exist before anything heavy is imported (RDKit and torch take seconds)."""
+    if str(spec) in named:
+        return
+    p = Path(spec)
+    if p.is_dir():
+        raise ValueError(f"{flag} {p} is a folder; give a {what} file or one of {', '.join(named)}")
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: no such {what} file ({flag}; or one of {', '.join(named)})")
+
+
 def train_cmd(args: argparse.Namespace) -> int:
+    _input_file("--blocks", args.blocks, _NAMED_BLOCKS, "building-block")
+    _input_file("--templates", args.templates, _NAMED_TEMPLATES, "template")
+    if args.beta_range is not None:
+        lo, hi = args.beta_range
+        if not (0 <= lo < hi and hi != float("inf")):
+            raise ValueError(f"--beta-range must be two finite numbers LO HI with 0 <= LO < HI, got {lo} {hi}")
+    if args.min_len > args.max_len:
+        raise ValueError(f"--min-len {args.min_len} is larger than --max-len {args.max_len}")
+    check_out(args.out, overwrite=args.overwrite, run_files=("model.pt", "results.json"),
+              inputs=[p for p in (args.blocks, args.templates) if p not in _NAMED_BLOCKS + _NAMED_TEMPLATES])
+    check_size(f"--steps {args.steps} --batch-size {args.batch_size}",
+               seconds_needed=float(args.steps) * args.batch_size * _S_PER_TRAJECTORY,
+               bytes_needed=float(args.batch_size) * args.max_len * 1e6, force=args.force)
     from iclr25.utils.results import RunResult
 
     run = RunResult.start(PACKAGE, "train", seed=args.seed, config={
@@ -93,8 +146,6 @@ def train_cmd(args: argparse.Namespace) -> int:
         "batch_size": args.batch_size, "rho": args.rho, "min_sampling": args.min_sampling, "beta": args.beta,
         "beta_range": args.beta_range, "max_len": args.max_len, "min_len": args.min_len, "lr": args.lr,
         "lr_z": args.lr_z, "pb": args.pb})
-    if args.out.exists() and not args.out.is_dir():
-        raise ValueError(f"--out {args.out}: exists and is not a folder")
     set_torch_threads(args.threads)
     from .blocks import load_blocks
     from .gflownet import RxnFlow, TrainConfig, train
@@ -108,8 +159,11 @@ def train_cmd(args: argparse.Namespace) -> int:
     reward = parse_reward(args.reward)
     blocks = load_blocks(args.blocks)
     templates = load_templates(args.templates)
-    space = SynthesisSpace(blocks, templates, max_len=args.max_len, min_len=args.min_len,
-                           allow_dead=args.allow_dead_templates)
+    try:
+        space = SynthesisSpace(blocks, templates, max_len=args.max_len, min_len=args.min_len,
+                               allow_dead=args.allow_dead_templates)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("or pass allow_dead", "or pass --allow-dead-templates")) from None
     model = RxnFlow(space, reward, beta=args.beta, seed=args.seed)
     res = train(model, cfg, seed=args.seed)
     model.save(args.out)
@@ -128,15 +182,17 @@ def sample_cmd(args: argparse.Namespace) -> int:
     suffix = args.out.suffix.lower()
     if suffix not in (".sdf", ".json", ".smi"):
         raise ValueError(f"--out {args.out}: expected a .sdf, .json or .smi file")
-    if args.n < 1:
-        raise ValueError(f"--n must be >= 1, got {args.n}")
-    if not (0 < args.rho <= 1):
-        raise ValueError(f"--rho must be in (0, 1], got {args.rho}")
     if args.add_blocks is not None and not Path(args.add_blocks).is_file():
         raise FileNotFoundError(f"{args.add_blocks}: no such building-block file (--add-blocks)")
+    check_out(args.out, kind="file", overwrite=args.overwrite,
+              inputs=[p for p in (args.add_blocks,) if p is not None])
+    check_size(f"--n {args.n}", seconds_needed=float(args.n) * _S_PER_TRAJECTORY,
+               bytes_needed=float(args.n) * 2e4, force=args.force)
     from .blocks import read_blocks
 
     new = read_blocks(args.add_blocks) if args.add_blocks is not None else None  # validate before loading
+    if not args.model.is_dir():
+        raise FileNotFoundError(f"{args.model}: no such model folder (--model; written by `iclr25 rxnflow train`)")
     set_torch_threads(args.threads)
     from .gflownet import load_model
     from .output import write_samples
@@ -182,34 +238,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--reward", default="qed", help="qed, sa, PROP[lo,hi] (logp, tpsa, mw, hbd, hba, rotb, heavy), "
                                                     "or a product like 'qed*sa' (default qed)")
     t.add_argument("--out", type=Path, default=Path("results/rxnflow-model"), help="output model folder")
-    t.add_argument("--steps", type=int, default=1000, help="TB steps (default 1000)")
-    t.add_argument("--batch-size", type=int, default=64, help="trajectories per step (default 64)")
-    t.add_argument("--rho", type=float, default=0.02, help="subsampling ratio in (0, 1] (default 0.02)")
-    t.add_argument("--min-sampling", type=int, default=100, help="smallest block subset (default 100)")
-    t.add_argument("--beta", type=float, default=4.0, help="reward exponent β (default 4)")
-    t.add_argument("--beta-range", type=float, nargs=2, default=None, metavar=("LO", "HI"),
+    t.add_argument("--steps", type=positive_int("--steps"), default=1000, help="TB steps (default 1000)")
+    t.add_argument("--batch-size", type=positive_int("--batch-size"), default=64, help="trajectories per step (default 64)")
+    t.add_argument("--rho", type=_rho("--rho"), default=0.02, help="subsampling ratio in (0, 1] (default 0.02)")
+    t.add_argument("--min-sampling", type=positive_int("--min-sampling"), default=100, help="smallest block subset (default 100)")
+    t.add_argument("--beta", type=positive_float("--beta"), default=4.0, help="reward exponent β (default 4)")
+    t.add_argument("--beta-range", type=nonnegative_float("--beta-range"), nargs=2, default=None, metavar=("LO", "HI"),
                    help="sample β ~ U(LO, HI) per trajectory (temperature conditioning; paper 0 64)")
-    t.add_argument("--max-len", type=int, default=2, help="most blocks per molecule (default 2)")
-    t.add_argument("--min-len", type=int, default=1, help="fewest blocks before stop (default 1)")
-    t.add_argument("--lr", type=float, default=1e-3, help="policy learning rate (default 1e-3)")
-    t.add_argument("--lr-z", type=float, default=0.05, help="log Z learning rate (default 0.05)")
+    t.add_argument("--max-len", type=positive_int("--max-len"), default=2, help="most blocks per molecule (default 2)")
+    t.add_argument("--min-len", type=positive_int("--min-len"), default=1, help="fewest blocks before stop (default 1)")
+    t.add_argument("--lr", type=positive_float("--lr"), default=1e-3, help="policy learning rate (default 1e-3)")
+    t.add_argument("--lr-z", type=positive_float("--lr-z"), default=0.05, help="log Z learning rate (default 0.05)")
     t.add_argument("--pb", choices=["uniform", "none"], default="uniform", help="backward policy (default uniform)")
-    t.add_argument("--time-budget", type=float, default=None, help="stop after this many training seconds")
+    t.add_argument("--time-budget", type=positive_float("--time-budget"), default=None, help="stop after this many training seconds")
     t.add_argument("--allow-dead-templates", action="store_true",
                    help="drop templates no block is compatible with instead of failing")
     t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    t.add_argument("--overwrite", action="store_true", help="write over a previous model in --out")
+    add_force_argument(t)
     t.set_defaults(func=train_cmd)
     s = sub.add_parser("sample", help="sample molecules with routes from a trained model",
                        description="Sample from a model folder written by `train`. --add-blocks FILE.smi extends "
                                    "the library without retraining. --out: .sdf (routes as JSON in the 'route' SD "
                                    "property), .json or .smi.")
     s.add_argument("--model", type=Path, required=True, help="model folder (from `iclr25 rxnflow train`)")
-    s.add_argument("--n", type=int, default=100, help="number of molecules (default 100)")
+    s.add_argument("--n", type=positive_int("--n"), default=100, help="number of molecules (default 100)")
     s.add_argument("--add-blocks", type=Path, default=None, help="extra building blocks (.smi/.csv)")
-    s.add_argument("--rho", type=float, default=1.0, help="subsampling ratio while sampling (default 1: exact)")
-    s.add_argument("--beta", type=float, default=None, help="β condition (default: the training β)")
+    s.add_argument("--rho", type=_rho("--rho"), default=1.0, help="subsampling ratio while sampling (default 1: exact)")
+    s.add_argument("--beta", type=positive_float("--beta"), default=None, help="β condition (default: the training β)")
     s.add_argument("--out", type=Path, default=Path("mols.sdf"), help="output file (default mols.sdf)")
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+    add_force_argument(s)
     s.set_defaults(func=sample_cmd)
     dc = sub.add_parser("doctor", help="check a block library against templates",
                         description="Report invalid SMILES by line, duplicates, compatible blocks per template and "
