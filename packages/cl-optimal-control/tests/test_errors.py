@@ -83,3 +83,25 @@ def test_cli_rejects_bad_flags(tmp_path, capsys):
     sched.write_text(json.dumps({"u": [[0.5, 0.5]]}))
     assert main(["simulate", str(sched), "--n", "0", "--out", str(tmp_path / "o")]) == 2
     assert "--n" in capsys.readouterr().err and not (tmp_path / "o").exists()
+
+
+def test_cli_checks_out_before_any_work(tmp_path, capsys):
+    out = tmp_path / "s.json"
+    out.write_text("mine")
+    assert main(["solve", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "--overwrite" in err and out.read_text() == "mine", err
+    sched = tmp_path / "u.json"
+    sched.write_text(json.dumps({"u": [[0.5, 0.5]]}))
+    assert main(["simulate", str(sched), "--out", str(sched)]) == 2
+    assert "--out" in capsys.readouterr().err
+
+
+def test_cli_simulate_refuses_sizes_it_cannot_finish(tmp_path, capsys):
+    sched = tmp_path / "u.json"
+    sched.write_text(json.dumps({"u": [[0.5, 0.5]]}))
+    out = tmp_path / "o"
+    assert main(["simulate", str(sched), "--n", "1000000", "--seeds", "10000", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "--force" in err and "--n 1000000" in err, err
+    assert not out.exists()

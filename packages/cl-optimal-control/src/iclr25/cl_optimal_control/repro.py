@@ -24,7 +24,7 @@ from iclr25.utils.results import RunResult
 
 from .control import heuristics, solve
 from .figures import plot_forgetting, plot_schedules, plot_sgd_vs_ode
-from .model import Problem
+from .model import Problem, initial_state
 from .ode import integrate, integrate_gammas
 from .schedule import sequential
 from .sgd import simulate
@@ -113,7 +113,7 @@ def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False
     sims = {}
     for name, sched in (("optimal", pmp.schedule), ("best constant mix", heur["best constant mix"][0]),
                         ("best replay at end", heur["best replay at end"][0]), ("sequential", heur["sequential"][0])):
-        sim = simulate(p, sched, n=n_sgd, n_seeds=s_sgd, seed=seed, record_every=0.5)
+        sim = simulate(p, sched, n=n_sgd, n_seeds=s_sgd, seed=seed, record_every=0.5, x0=initial_state(p, seed=seed))
         sims[name] = sim
         fc = sim.final_cost
         sgd_rows[name] = {"J SGD mean": float(fc.mean()), "J SGD sem": float(fc.std() / np.sqrt(len(fc))),
@@ -131,7 +131,7 @@ def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False
     cm = constant_mix(q, 0.3)
     tr = integrate(q, cm, method="rk4", seed=seed)
     for n in (500, 1000, 2000) if quick else (500, 1000, 2000, 4000):
-        sim = simulate(q, cm, n=n, n_seeds=10, seed=seed + 1, show_progress=False)
+        sim = simulate(q, cm, n=n, n_seeds=10, seed=seed + 1, show_progress=False, x0=initial_state(q, seed=seed))
         ode = np.stack([np.interp(sim.alpha, tr.alpha, tr.errors[:, t]) for t in range(2)], 1)
         gaps[n] = {"max |mean SGD - ODE| / peak": float(np.abs(sim.mean - ode).max() / tr.errors.max()),
                    "per-run RMS gap": float(np.sqrt(np.mean((sim.errors - ode[None]) ** 2)))}
