@@ -27,6 +27,7 @@
 import numpy as np
 
 from iclr25 import piorf, scalegun
+from iclr25.utils import plotting
 
 g = scalegun.datasets.csbm(600, 2400, 16, 3, seed=0, homophily=0.7, signal=0.15)
 edges = g.edges  # (m, 2), u < v
@@ -47,8 +48,6 @@ print(f"the {n_remove} most negatively curved edges: {inter[order[:n_remove]].me
 
 
 # %%
-from iclr25.utils import plotting
-
 fig, ax = plotting.subplots(size=(6.0, 3.2))
 bins = np.linspace(k_edge.min(), k_edge.max(), 40)
 ax.hist(k_edge[~inter], bins=bins, alpha=0.6, label="intra-class edges")
@@ -56,7 +55,7 @@ ax.hist(k_edge[inter], bins=bins, alpha=0.6, label="inter-class edges")
 ax.axvline(k_edge[order[n_remove - 1]], color="k", ls="--", lw=1, label="removal cut (lowest tenth)")
 ax.set(xlabel="Ollivier-Ricci curvature of the edge", ylabel="edges", title="Inter-class edges are the negatively curved ones")
 ax.legend()
-plotting.show(fig);
+_ = plotting.show(fig)
 
 # %% [markdown]
 # Unlearn them in one certified request, and, on a second model, as many random edges.

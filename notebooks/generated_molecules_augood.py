@@ -27,6 +27,7 @@ import torch
 from sklearn.linear_model import Ridge
 
 from iclr25 import augood, rxnflow
+from iclr25.utils import plotting
 
 torch.set_num_threads(1)
 ds = augood.load_dataset("solubility")  # 1,282 molecules, log S
@@ -39,8 +40,6 @@ for lam, v, ok in zip(curve.thresholds, curve.performance.mean(axis=0), curve.vi
 
 
 # %%
-from iclr25.utils import plotting
-
 fig, ax = plotting.subplots(size=(5.0, 3.2))
 perf = curve.performance.mean(axis=0)
 ax.plot(curve.thresholds, perf, "o-", label="Ridge on Morgan fingerprints")
@@ -48,7 +47,7 @@ ax.plot(np.asarray(curve.thresholds)[~np.asarray(curve.viable)], perf[~np.asarra
         ms=9, label="partition not viable")
 ax.set(xlabel="lambda: max similarity of a test molecule to training", ylabel="Spearman rho", title="GOOD curve")
 ax.legend()
-plotting.show(fig);
+_ = plotting.show(fig)
 
 # %% [markdown]
 # A short RxnFlow run on the built-in toy space (QED reward), then samples with their routes.

@@ -27,6 +27,7 @@ import numpy as np
 
 from iclr25 import pgw as pgw_pkg
 from iclr25 import weighted_lowrank as wlr
+from iclr25.utils import plotting
 
 data = pgw_pkg.datasets.shapes_ii(n_per_class=6, seed=0)  # rectangle, house, arrow, ... x 6
 spaces = [pgw_pkg.mm_space(X, mass=1 / 74) for X in data.points]
@@ -64,15 +65,13 @@ for k, a_svd, a_w in rows:
 
 
 # %%
-from iclr25.utils import plotting
-
 fig, ax = plotting.subplots(size=(5.0, 3.2))
 ks = [r[0] for r in rows]
 ax.plot(ks, [r[1] for r in rows], "o-", label="truncated SVD")
 ax.plot(ks, [r[2] for r in rows], "s-", label="weighted low-rank")
 ax.set(xlabel="rank k", ylabel="1-NN retrieval accuracy", title="Rank-k summaries of the PGW matrix", ylim=(0, 1.05))
 ax.legend()
-plotting.show(fig);
+_ = plotting.show(fig)
 
 # %% [markdown]
 # The weighted summary keeps perfect retrieval from rank 3 on; the unweighted SVD is at 0.806 there and still

@@ -18,10 +18,9 @@ import contextlib
 import dataclasses
 import functools
 import importlib.metadata
-import subprocess
 import os
+import subprocess
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
