@@ -15,13 +15,12 @@ from iclr25.next_mol import (
                              fit_lm,
                              graphs_of,
                              load_moses,
-                             make_dmt,
                              prepare,
                              reference_ensembles,
                              sample_conformers,
                              sample_lm,
-                             train_dmt,
 )
+from iclr25.next_mol.shipped import load_shipped_dmt
 
 torch.set_num_threads(1)
 
@@ -41,11 +40,13 @@ mol = prepare("CC(=O)Nc1ccc(O)cc1")
 print(mol.tokens, mol.token_map.sum(0))
 
 # %% [markdown]
-# Reference ensembles (ETKDGv3 + MMFF + energy window + RMSD pruning), a few DMT steps, COV/MAT.
+# Reference ensembles (ETKDGv3 + MMFF + energy window + RMSD pruning), then conformers from the small trained
+# DMT-mini shipped in the wheel (pickle-free `.npz`; how it was made is in `how`), and COV/MAT against the
+# references. A DMT trained for seconds would write exploded conformers; `iclr25.next_mol.shipped` has the recipe.
 
 # %%
 ens = reference_ensembles(["CC(=O)Nc1ccc(O)cc1", "CCOC(=O)c1ccccc1"], EnsembleSettings(n_embed=6, max_confs=3))
-dmt = make_dmt(hidden=32, pair_hidden=16, n_blocks=2, n_heads=4, pos_std=1.6)
-train_dmt(dmt, graphs_of(ens), steps=20, batch_size=8)
-gen = sample_conformers(dmt, graphs_of(ens), 4, steps=10, sampler="ddim")
+dmt, how = load_shipped_dmt()
+gen = sample_conformers(dmt, graphs_of(ens), 4, steps=50)
+print(how["command"])
 print(cov_mat(ens[0].molecule, ens[0].coords, gen[0]))

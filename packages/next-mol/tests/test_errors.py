@@ -128,3 +128,87 @@ def test_cli_rejects_bad_flags(tmp_path, capsys):
     assert main(["generate", "--n", "2", "--lm", str(tmp_path / "nope.pt"), "--out", str(tmp_path / "m.sdf")]) == 2
     assert "--lm" in capsys.readouterr().err
     assert not any(Path(tmp_path).glob("*.sdf"))
+
+
+# --------------------------------------------------------------------------- issue 40 / 43: guards, help, names
+def test_de_novo_metrics_counts_only_real_molecules():
+    from iclr25.next_mol import de_novo_metrics
+
+    assert de_novo_metrics(["C1CC"]).validity == 0.0            # an unclosed ring is not a molecule
+    m = de_novo_metrics(["CCO", "OCC", "C1CC", None, "", "not a molecule"])
+    assert m.validity == pytest.approx(2 / 6)
+    assert m.uniqueness == pytest.approx(0.5)                   # "CCO" and "OCC" are one molecule
+    assert de_novo_metrics(["OCC"], train=["CCO"]).novelty == 0.0
+    with pytest.raises(TypeError, match="list of SMILES"):
+        de_novo_metrics("CCO")
+    with pytest.raises(TypeError, match=r"generated\[1\]"):
+        de_novo_metrics(["CCO", 3])
+
+
+def test_huge_k_is_refused_before_any_work(tmp_path, capsys):
+    import time
+
+    src = tmp_path / "in.smi"
+    src.write_text("CCO\n")
+    t0 = time.perf_counter()
+    for argv in (["conformers", str(src), "--k", "1000000000000", "--out", str(tmp_path / "c.sdf")],
+                 ["generate", "--n", "1000000000000", "--out", str(tmp_path / "g.sdf")],
+                 ["train", "--dmt-steps", "1000000000000", "--out", str(tmp_path / "m")]):
+        capsys.readouterr()
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "1000000000000" in err[0] and "--force" in err[0], err
+    assert time.perf_counter() - t0 < 10
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in.smi"]
+
+
+def test_help_states_the_true_default_of_k(capsys):
+    import argparse
+
+    from iclr25.next_mol import cli
+
+    for cmd, k in (("generate", 1), ("conformers", 10)):
+        with pytest.raises(SystemExit):
+            main([cmd, "--help"])
+        text = " ".join(capsys.readouterr().out.split())
+        assert f"conformers per molecule (default: {k})" in text
+    parser = argparse.ArgumentParser()
+    cli._sampling(parser, 7)
+    assert parser.parse_args([]).k == 7
+
+
+def test_messages_name_what_the_user_gave_not_internals(tmp_path, capsys):
+    bad_csv = tmp_path / "in.csv"
+    bad_csv.write_text("name,mol\na,CCO\n")
+    assert main(["conformers", str(bad_csv), "--out", str(tmp_path / "o.sdf")]) == 2
+    err = capsys.readouterr().err
+    assert "column=" not in err and "'smiles'" in err
+    smi = tmp_path / "in.smi"
+    smi.write_text("CCO\nC1CC\n")
+    assert main(["conformers", str(smi), "--out", str(tmp_path / "o.sdf")]) == 2
+    err = capsys.readouterr().err
+    assert "smiles[" not in err and "molecule 2 'C1CC'" in err
+
+
+def test_existing_sdf_is_not_replaced_without_overwrite(tmp_path, capsys):
+    src = tmp_path / "in.smi"
+    src.write_text("CCO\n")
+    out = tmp_path / "o.sdf"
+    out.write_text("mine")
+    assert main(["conformers", str(src), "--out", str(out)]) == 2
+    assert "--out" in capsys.readouterr().err and out.read_text() == "mine"
+
+
+def test_shipped_checkpoint_loads_without_pickle(tmp_path):
+    from iclr25.next_mol.shipped import load_dmt_npz, load_shipped_dmt, save_dmt_npz
+
+    dmt, meta = load_shipped_dmt()
+    assert meta["seed"] == 0 and "python -m iclr25.next_mol.shipped" in meta["command"]
+    p = save_dmt_npz(tmp_path / "d.npz", dmt, meta={"x": 1})
+    again, m2 = load_dmt_npz(p)
+    assert m2 == {"x": 1}
+    for (k, a), (_, b) in zip(dmt.state_dict().items(), again.state_dict().items()):
+        assert torch.equal(a, b), k
+    np.savez(tmp_path / "bad.npz", obj=np.array([object()], dtype=object))
+    with pytest.raises(ValueError, match="bad.npz"):
+        load_dmt_npz(tmp_path / "bad.npz")

@@ -67,6 +67,9 @@ if TYPE_CHECKING:
     from .pipeline import redraw_flipped as redraw_flipped
     from .pipeline import to_rdkit as to_rdkit
     from .pipeline import write_sdf as write_sdf
+    from .shipped import load_dmt_npz as load_dmt_npz
+    from .shipped import load_shipped_dmt as load_shipped_dmt
+    from .shipped import save_dmt_npz as save_dmt_npz
     from .tokenizer import SelfiesTokenizer as SelfiesTokenizer
     from .tokenizer import SmilesTokenizer as SmilesTokenizer
     from .transfer import LMFeaturizer as LMFeaturizer
@@ -95,6 +98,7 @@ _EXPORTS = {
     "sanity": "metrics", "stereo_matches": "metrics",
     "ConformerSet": "pipeline", "generate_smiles": "pipeline", "predict_conformers": "pipeline",
     "redraw_flipped": "pipeline", "to_rdkit": "pipeline", "write_sdf": "pipeline",
+    "load_dmt_npz": "shipped", "load_shipped_dmt": "shipped", "save_dmt_npz": "shipped",
     "SelfiesTokenizer": "tokenizer", "SmilesTokenizer": "tokenizer",
     "LMFeaturizer": "transfer", "LMProjector": "transfer",
 }

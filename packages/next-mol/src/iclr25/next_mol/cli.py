@@ -9,7 +9,8 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils.guards import check_size
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed
 
@@ -26,8 +27,9 @@ model for their 3D conformers, and the 1D-to-3D transfer.
                                      DMT conformers of your molecules (.smi: one SMILES per line, optional name
                                      after a space; .csv: a 'smiles' column)
 
-generate and conformers use --lm/--dmt checkpoints from `train`; without them a small model is trained on the
-built-in data first (about a minute) and cached in ~/.cache/iclr25-next-mol ($ICLR25_NEXT_MOL_CACHE).
+generate and conformers use --lm/--dmt checkpoints from `train`; without --dmt they use the small trained
+DMT-mini shipped in the wheel; without --lm a small LM is trained on the built-in data first (a few minutes) and
+cached in ~/.cache/iclr25-next-mol ($ICLR25_NEXT_MOL_CACHE).
 """
 
 
@@ -55,6 +57,19 @@ def _positive_float(name: str):
     return parse
 
 
+# rough costs measured on one CPU thread (DMT-mini, 100 ancestral steps: ~0.3 s per conformer of ~15 heavy atoms;
+# sampling holds a few float64 copies of each conformer); the guard only has to refuse what cannot finish
+_S_PER_CONFORMER_STEP = 3e-3
+_BYTES_PER_CONFORMER_ATOM = 3 * 8 * 6
+_S_PER_DMT_STEP, _S_PER_LM_STEP, _S_PER_ENSEMBLE = 0.2, 0.15, 0.3
+
+
+def _guard_sampling(args: argparse.Namespace, n_molecules: int, n_atoms: int, what: str) -> None:
+    total = float(n_molecules) * float(args.k)
+    check_size(what, bytes_needed=total * max(n_atoms, 1) * _BYTES_PER_CONFORMER_ATOM,
+               seconds_needed=total * args.steps * _S_PER_CONFORMER_STEP, force=args.force)
+
+
 def demo(args: argparse.Namespace) -> int:
     set_torch_threads(args.threads)
     from .demo import run_demo  # noqa: PLC0415 - keeps --help light
@@ -73,29 +88,32 @@ def repro(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_out(path: Path, suffix: str, flag: str = "--out") -> Path:
+def _check_out(path: Path, suffix: str, flag: str = "--out", *, overwrite: bool = False,
+               inputs: Sequence[Path] = ()) -> Path:
+    from iclr25.utils.guards import check_out  # noqa: PLC0415
+
     if path.suffix.lower() != suffix:
         raise ValueError(f"{flag} {path} must end in {suffix}")
-    if path.exists() and path.is_dir():
-        raise ValueError(f"{flag} {path} is a folder; give a file name ending in {suffix}")
-    return path
+    return check_out(path, kind="file", overwrite=overwrite, inputs=inputs, flag=flag)
 
 
 def _models(args: argparse.Namespace, *, need_lm: bool):
     from .checkpoint import load_dmt, load_lm  # noqa: PLC0415
     from .models import default_models  # noqa: PLC0415
+    from .shipped import load_shipped_dmt  # noqa: PLC0415
 
     lm = load_lm(args.lm) if need_lm and args.lm is not None else None
-    dmt = load_dmt(args.dmt) if args.dmt is not None else None
-    if (need_lm and lm is None) or dmt is None:
-        print("no checkpoint given: training (or loading cached) default models on the built-in MOSES data")
-        d_lm, d_dmt = default_models(seed=args.seed)
-        lm = lm or d_lm
-        dmt = dmt or d_dmt
+    dmt = load_dmt(args.dmt) if args.dmt is not None else load_shipped_dmt()[0]
+    if need_lm and lm is None:
+        print("no --lm given: training (or loading cached) the default LM on the built-in MOSES data")
+        lm = default_models(seed=args.seed)[0]
     return lm, dmt
 
 
 def train_cmd(args: argparse.Namespace) -> int:
+    check_size(f"--lm-steps {args.lm_steps} --dmt-steps {args.dmt_steps} --n-molecules {args.n_molecules}",
+               seconds_needed=args.lm_steps * _S_PER_LM_STEP + args.dmt_steps * _S_PER_DMT_STEP
+               + args.n_molecules * _S_PER_ENSEMBLE, bytes_needed=args.n_molecules * 2e5, force=args.force)
     set_torch_threads(args.threads)
     from .models import train_models  # noqa: PLC0415
 
@@ -111,11 +129,12 @@ def train_cmd(args: argparse.Namespace) -> int:
 
 
 def generate_cmd(args: argparse.Namespace) -> int:
-    set_torch_threads(args.threads)
-    out = _check_out(args.out, ".sdf")
+    out = _check_out(args.out, ".sdf", overwrite=args.overwrite)
+    _guard_sampling(args, args.n, 30, f"--n {args.n} --k {args.k} --steps {args.steps}")
     for flag, p in (("--lm", args.lm), ("--dmt", args.dmt)):
         if p is not None and not p.is_file():
             raise FileNotFoundError(f"{flag} {p}: no such checkpoint file")
+    set_torch_threads(args.threads)
     from .pipeline import generate_smiles, predict_conformers, write_sdf  # noqa: PLC0415
 
     (lm, tok), dmt = _models(args, need_lm=True)
@@ -123,22 +142,44 @@ def generate_cmd(args: argparse.Namespace) -> int:
                              unique=args.unique)
     sets = predict_conformers(dmt, smiles, args.k, steps=args.steps, sampler=args.sampler, seed=args.seed)
     write_sdf(out, sets, add_hydrogens=args.add_hydrogens)
-    print(f"wrote {out}: {len(sets)} molecules x {args.k} conformers")
+    _report(out, sets, args.k)
     return 0
 
 
-def conformers_cmd(args: argparse.Namespace) -> int:
-    set_torch_threads(args.threads)
+def _report(out: Path, sets, k: int) -> None:
+    n_all = sum(len(cs.sane) for cs in sets)
+    n_bad = n_all - sum(int(cs.sane.sum()) for cs in sets)
+    print(f"wrote {out}: {len(sets)} molecules x {k} conformers"
+          + (f"; {n_bad} of {n_all} conformers FAIL the bond-length/clash checks (SDF property sane=0)"
+             if n_bad else "; all pass the bond-length/clash checks (SDF property sane=1)"))
+
+
+def _read_molecules(path: Path) -> list[str]:
+    """The SMILES of a user's .smi/.csv file, each validated; errors name the file and the molecule's number."""
     from iclr25.utils.io import read_smiles  # noqa: PLC0415
 
-    from .chem import prepare_many  # noqa: PLC0415
+    from .chem import prepare  # noqa: PLC0415
 
-    smiles = read_smiles(args.input)
     try:
-        prepare_many(smiles)  # validate every molecule before any model work
+        smiles = read_smiles(path)
     except ValueError as exc:
-        raise ValueError(f"{args.input}: {exc}") from None
-    out = _check_out(args.out, ".sdf")
+        raise ValueError(str(exc).replace("; pass column=", "; give the column the header 'smiles'")) from None
+    for i, s in enumerate(smiles):
+        try:
+            prepare(s, name=f"molecule {i + 1}")
+        except ValueError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+    return smiles
+
+
+def conformers_cmd(args: argparse.Namespace) -> int:
+    out = _check_out(args.out, ".sdf", overwrite=args.overwrite, inputs=[args.input])
+    if not args.input.is_file():
+        raise FileNotFoundError(f"{args.input}: no such molecule file (.smi or .csv)")
+    _guard_sampling(args, 1, 30, f"--k {args.k} --steps {args.steps} (per molecule)")
+    smiles = _read_molecules(args.input)  # every molecule validated before any model work (and before torch)
+    set_torch_threads(args.threads)
+    _guard_sampling(args, len(smiles), 30, f"--k {args.k} --steps {args.steps} for {len(smiles)} molecules")
     if args.dmt is not None and not args.dmt.is_file():
         raise FileNotFoundError(f"--dmt {args.dmt}: no such checkpoint file")
     from .pipeline import predict_conformers, write_sdf  # noqa: PLC0415
@@ -146,7 +187,7 @@ def conformers_cmd(args: argparse.Namespace) -> int:
     _, dmt = _models(args, need_lm=False)
     sets = predict_conformers(dmt, smiles, args.k, steps=args.steps, sampler=args.sampler, seed=args.seed)
     write_sdf(out, sets, add_hydrogens=args.add_hydrogens)
-    print(f"wrote {out}: {len(sets)} molecules x {args.k} conformers")
+    _report(out, sets, args.k)
     return 0
 
 
@@ -154,14 +195,18 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default: 1)")
 
 
-def _sampling(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--k", type=_positive("--k"), default=10, help="conformers per molecule (default: 10)")
+def _sampling(p: argparse.ArgumentParser, k_default: int) -> None:
+    p.add_argument("--k", type=_positive("--k"), default=k_default,
+                   help=f"conformers per molecule (default: {k_default})")
     p.add_argument("--steps", type=_positive("--steps"), default=50, help="diffusion steps (default: 50)")
     p.add_argument("--sampler", choices=("ancestral", "ddim"), default="ancestral",
                    help="ancestral (the paper's) or the deterministic DDIM update (fewer steps)")
-    p.add_argument("--dmt", type=Path, default=None, help="DMT checkpoint (.pt) from `train`")
+    p.add_argument("--dmt", type=Path, default=None,
+                   help="DMT checkpoint (.pt) from `train` (default: the DMT-mini shipped in the wheel)")
     p.add_argument("--add-hydrogens", action="store_true", help="place hydrogens (RDKit) in the SDF")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+    add_force_argument(p)
     _common(p)
 
 
@@ -180,6 +225,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--dmt-steps", type=_positive("--dmt-steps"), default=800, help="DMT steps (default: 800)")
     p.add_argument("--n-molecules", type=_positive("--n-molecules"), default=200,
                    help="training molecules of DMT (default: 200)")
+    add_force_argument(p)
     _common(p)
     p = sub.add_parser("generate", help="LM molecules, then DMT conformers, to an SDF file",
                        description="LM molecules, then DMT conformers, to an SDF file")
@@ -190,12 +236,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="sampling temperature (default: 1.0)")
     p.add_argument("--top-k", type=_positive("--top-k"), default=None, help="top-k sampling (default: off)")
     p.add_argument("--unique", action="store_true", help="redraw duplicate molecules")
-    _sampling(p)
-    p.set_defaults(func=generate_cmd, k=1)
+    _sampling(p, 1)
+    p.set_defaults(func=generate_cmd)
     p = sub.add_parser("conformers", help="DMT conformers of the molecules of a .smi/.csv file",
                        description="DMT conformers of the molecules of a .smi/.csv file, to an SDF file")
     p.add_argument("input", type=Path, help=".smi (SMILES [name] per line) or .csv with a 'smiles' column")
     p.add_argument("--out", type=Path, required=True, help="output .sdf")
-    _sampling(p)
+    _sampling(p, 10)
     p.set_defaults(func=conformers_cmd)
     return run_main(parser, argv)

@@ -43,6 +43,9 @@ def plot_conformers(path: str | os.PathLike[str], molecule, panels: Mapping[str,
             p = _align_to(r0, c) @ axes[:2].T
             for i, j in bonds:
                 a.plot(p[[i, j], 0], p[[i, j], 1], color=f"C{k % 10}", lw=1.6)
+        a.plot([], [], color="0.6", lw=0.8, label="generated")
+        a.plot([], [], color="C0", lw=1.6, label="reference (one colour each)")
+        a.legend(fontsize=6, loc="lower right")
         a.set_title(f"{name}\nMAT-R {mat:.2f} Å", fontsize=9)
         a.set_aspect("equal")
         a.set_xticks([])

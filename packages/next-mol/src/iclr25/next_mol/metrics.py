@@ -137,13 +137,20 @@ class DeNovo:
 
 def de_novo_metrics(generated: Sequence[str | None], *, train: Sequence[str] = (), reference: Sequence[str] = (),
                     ) -> DeNovo:
-    """Validity = valid / all; uniqueness = distinct valid / valid; novelty = distinct valid not in ``train`` /
-    distinct valid; FCD of the valid molecules against ``reference`` (None without a reference)."""
+    """MOSES-style metrics of generated molecules given as **SMILES** strings (``None`` or ``""`` for a failed
+    sample). Decode SELFIES or other token strings first (:func:`~iclr25.next_mol.lm.decode_to_smiles`).
 
+    Every string is checked with RDKit here: a string RDKit cannot parse, or that parses to no atoms (``"C1CC"``,
+    an unclosed ring), is invalid. Validity = valid / all; uniqueness = distinct *canonical* SMILES / valid;
+    novelty = distinct canonical SMILES not in (canonicalised) ``train`` / distinct; FCD of the canonical valid
+    molecules against ``reference`` (``None`` without a reference or with fewer than 2 valid molecules).
+    """
     n = len(generated)
     if n == 0:
         raise ValueError("generated is empty")
-    valid = [s for s in generated if s]
+    if isinstance(generated, str):
+        raise TypeError("generated must be a list of SMILES strings, got one string")
+    valid = [c for c in (_canonical_or_none(s, i) for i, s in enumerate(generated)) if c is not None]
     uniq = set(valid)
     train_set = _canonical_set(tuple(train)) if train else frozenset()
     novelty = len(uniq - train_set) / len(uniq) if uniq else 0.0
@@ -151,11 +158,26 @@ def de_novo_metrics(generated: Sequence[str | None], *, train: Sequence[str] = (
     return DeNovo(n, len(valid) / n, len(uniq) / max(1, len(valid)), novelty, f)
 
 
+def _canonical_or_none(s: str | None, i: int) -> str | None:
+    """RDKit canonical SMILES of ``s``, or ``None`` when it is not a molecule."""
+    if s is None:
+        return None
+    if not isinstance(s, str):
+        raise TypeError(f"generated[{i}] must be a SMILES string or None, got {type(s).__name__}")
+    if not s.strip():
+        return None
+    from rdkit import Chem, RDLogger  # noqa: PLC0415
+
+    RDLogger.DisableLog("rdApp.*")
+    mol = Chem.MolFromSmiles(s.strip())
+    if mol is None or mol.GetNumAtoms() == 0:
+        return None
+    return Chem.MolToSmiles(mol)
+
+
 @functools.lru_cache(maxsize=2)
 def _canonical_set(smiles: tuple[str, ...]) -> frozenset[str]:
-    from .chem import canonical_smiles  # noqa: PLC0415
-
-    return frozenset(canonical_smiles(s) for s in smiles)
+    return frozenset(c for c in (_canonical_or_none(s, i) for i, s in enumerate(smiles)) if c is not None)
 
 
 @functools.lru_cache(maxsize=1)

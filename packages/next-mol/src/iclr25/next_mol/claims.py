@@ -1,0 +1,143 @@
+"""NExT-Mol's claims as this package checks them (the federation's claims registry, :mod:`iclr25.utils.claims`).
+
+Rungs: ``test`` (the default suite: tiny models trained for seconds, the shipped DMT-mini sampled on a few
+held-out molecules) and ``repro`` (more molecules and the paper's 100 sampler steps). Each seed draws its own
+training and test molecules and its own sampling noise. Thresholds and margins come from the spread over
+seeds 0-4 measured at the test rung (see each claim's note).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
+
+__all__ = ["REGISTRY"]
+
+REGISTRY = ClaimRegistry("iclr25-next-mol", seeds={"test": (0, 1, 2), "repro": (0, 1, 2, 3, 4)})
+
+_RUNG = {
+    "test": {"lm_train": 400, "lm_steps": 40, "lm_d": 32, "n_sample": 100,
+             "dmt_train": 10, "dmt_test": 2, "dmt_steps": 60, "n_embed": 3, "max_confs": 2,
+             "shipped_test": 4, "shipped_steps": 50, "n_embed_test": 12, "test_confs": 3},
+    "repro": {"lm_train": 2000, "lm_steps": 200, "lm_d": 64, "n_sample": 500,
+              "dmt_train": 48, "dmt_test": 6, "dmt_steps": 300, "n_embed": 8, "max_confs": 3,
+              "shipped_test": 12, "shipped_steps": 100, "n_embed_test": 40, "test_confs": 4},
+}
+
+
+def _cfg(rung: str) -> dict:
+    import torch  # noqa: PLC0415
+
+    torch.set_num_threads(1)  # tiny models: more intra-op threads only contend (and spin) on a busy machine
+    if rung not in _RUNG:
+        raise ValueError(f"unknown rung {rung!r}; rungs: {sorted(_RUNG)}")
+    return _RUNG[rung]
+
+
+# ------------------------------------------------------------------------------------------------- 1D
+@REGISTRY.measures(Claim(
+    "selfies-lm-always-valid",
+    statement="a SELFIES language model generates 100 % valid molecules, unlike the same LM over SMILES",
+    paper="100 % validity (MoLlama, GEOM-DRUGS and QM9)", metric="validity of LM samples (RDKit)",
+    direction="higher", baseline="same LM over SMILES", margin=0.3, rule="every_seed",
+    note="tiny LMs (d=32, 1 layer) trained 40 steps on 400 MOSES molecules: SELFIES 1.0 at seeds 0-4, SMILES "
+         "0.00-0.02 (it rarely closes its rings and branches); margin 0.3, far below the smallest gap (0.98)"))
+def _one_d(seed: int, rung: str) -> dict[str, Measurement]:
+    import torch  # noqa: PLC0415
+
+    from .data import load_moses  # noqa: PLC0415
+    from .lm import CausalLM, LMConfig, decode_to_smiles, sample_lm, to_selfies_corpus, train_lm  # noqa: PLC0415
+    from .metrics import de_novo_metrics  # noqa: PLC0415
+    from .tokenizer import SelfiesTokenizer, SmilesTokenizer  # noqa: PLC0415
+
+    c = _cfg(rung)
+    smiles = load_moses("train", c["lm_train"], seed=seed)
+    corpora = {"selfies": to_selfies_corpus(smiles), "smiles": smiles}
+    validity = {}
+    for kind, tok in (("selfies", SelfiesTokenizer()), ("smiles", SmilesTokenizer())):
+        tok.fit(corpora[kind])
+        torch.manual_seed(seed)
+        max_len = max(len(tok.split(s)) for s in corpora[kind]) + 2
+        lm = CausalLM(LMConfig(tok.size, d_model=c["lm_d"], n_layers=1, n_heads=2, max_len=max_len))
+        train_lm(lm, tok, corpora[kind], steps=c["lm_steps"], batch_size=32, lr=3e-3, seed=seed)
+        out = decode_to_smiles(sample_lm(lm, tok, c["n_sample"], seed=seed), kind)
+        validity[kind] = de_novo_metrics([s or "" for s in out]).validity
+    return {"selfies-lm-always-valid": Measurement(validity["selfies"], reference=validity["smiles"])}
+
+
+# ------------------------------------------------------------------------------------------ 3D learning
+@REGISTRY.measures(Claim(
+    "dmt-learns",
+    statement="DMT trained with the aligned denoising loss predicts held-out conformers from noisy ones far better "
+              "than the same model untrained",
+    paper="DMT-B MAT-R 0.38-0.40 A on GEOM-DRUGS",
+    metric="held-out denoising error (A): Kabsch RMSD of x0_hat to x0 at t = 0.1, 0.3, 0.5, 0.7",
+    direction="lower", baseline="same DMT untrained", margin=0.5, rule="every_seed",
+    note="DMT (hidden 32, 2 blocks) trained 60 steps on 10 molecules: 1.21-1.56 A vs 2.52-3.07 A untrained at "
+         "seeds 0-4 (gap >= 1.12 A); margin 0.5 A"))
+def _learns(seed: int, rung: str) -> dict[str, Measurement]:
+    from .conformers import EnsembleSettings  # noqa: PLC0415
+    from .diffusion import make_dmt, validation_rmsd  # noqa: PLC0415
+    from .experiments import fit_dmt, three_d_data  # noqa: PLC0415
+
+    c = _cfg(rung)
+    settings = EnsembleSettings(n_embed=c["n_embed"], max_confs=c["max_confs"])
+    data = three_d_data(c["dmt_train"], c["dmt_test"], max_heavy_atoms=14, train_settings=settings,
+                        test_settings=settings, seed=seed)
+    size = {"hidden": 32, "pair_hidden": 16, "n_blocks": 2, "n_heads": 4}
+    untrained = validation_rmsd(make_dmt(pos_std=data.pos_std, seed=seed, **size), data.test_graphs)
+    _, info = fit_dmt(data, steps=c["dmt_steps"], seed=seed, batch_size=16, lr=2e-3, **size)
+    return {"dmt-learns": Measurement(info["val_rmsd"], reference=untrained)}
+
+
+# ------------------------------------------------------------------------------- shipped DMT vs ETKDG
+@functools.lru_cache(maxsize=1)
+def _shipped():
+    from .shipped import load_shipped_dmt  # noqa: PLC0415
+
+    return load_shipped_dmt()
+
+
+@REGISTRY.measures(
+    Claim("dmt-beats-etkdg",
+          statement="DMT's conformers match the reference ensembles better than RDKit ETKDG's",
+          paper="GEOM-DRUGS MAT-R 0.38-0.40 A (DMT-B/L) vs 1.058 A (ETKDG)",
+          metric="held-out MAT-R (A), shipped DMT-mini, 2K conformers", direction="lower",
+          baseline="RDKit ETKDG, same 2K budget", margin=0.0, rule="mean_ci", expect="fails",
+          ladder="README.md#3d-ladder-dmt-mini-50-sampler-steps",
+          note="not reproduced at CPU scale: the shipped DMT-mini (0.8M parameters, 2000 steps) is behind ETKDG "
+               "at 4 of seeds 0-4 (0.94-1.38x); the README's ladder shows the gap closing with training steps"),
+    Claim("dmt-etkdg-parity",
+          statement="a small DMT reaches ETKDG's accuracy within 1.5x (the note's honest CPU-scale target)",
+          paper="", metric="held-out MAT-R (A), shipped DMT-mini, 2K conformers", direction="lower",
+          baseline="1.5 x RDKit ETKDG MAT-R, same 2K budget", margin=0.0, rule="every_seed",
+          note="seeds 0-4 at the test rung: MAT-R 0.94-1.38x ETKDG's; the 1.5x gate is the margin itself (the "
+               "smallest distance to it, seed 4, is 0.06 A)"),
+    Claim("dmt-conformers-sane",
+          statement="DMT's sampled conformers are chemically sane (bond lengths, no internal clash)",
+          paper="", metric="fraction of conformers passing the bond/clash checks", direction="higher",
+          threshold=0.8, rule="every_seed",
+          note="shipped DMT-mini, 50 ancestral steps: 0.91-1.0 at seeds 0-4; threshold 0.8 leaves room below the "
+               "lowest seed"),
+)
+def _vs_etkdg(seed: int, rung: str) -> dict[str, Measurement | float]:
+    from .conformers import EnsembleSettings, reference_ensembles  # noqa: PLC0415
+    from .data import load_moses  # noqa: PLC0415
+    from .diffusion import graphs_of  # noqa: PLC0415
+    from .experiments import ThreeDData, evaluate_conformers  # noqa: PLC0415
+
+    c = _cfg(rung)
+    dmt, _ = _shipped()
+    test = reference_ensembles(load_moses("test", c["shipped_test"], seed=seed + 101, max_heavy_atoms=16),
+                               EnsembleSettings(n_embed=c["n_embed_test"], max_confs=c["test_confs"]),
+                               seed=seed, skip_failed=True, desc="test ensembles")
+    data = ThreeDData([], test, [], graphs_of(test), dmt.config.pos_std, 0.0)
+    ours, _ = evaluate_conformers(dmt, data, steps=c["shipped_steps"], seed=seed)
+    etkdg, _ = evaluate_conformers("etkdg", data, seed=seed)
+    return {"dmt-beats-etkdg": Measurement(ours.mean.mat_r, reference=etkdg.mean.mat_r),
+            "dmt-etkdg-parity": Measurement(ours.mean.mat_r, reference=1.5 * etkdg.mean.mat_r,
+                                            extra={"etkdg": etkdg.mean.mat_r}),
+            "dmt-conformers-sane": float(np.float64(ours.fraction_sane))}
