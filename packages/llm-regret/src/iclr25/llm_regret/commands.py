@@ -127,6 +127,7 @@ def run(args: argparse.Namespace) -> int:
         n_seeds = 1 if args.agent == "llm" else (50 if args.seeds is None else args.seeds)
         L = loss_sequences(args.env, T=T, d=d, n_seeds=n_seeds, seed=args.seed)
         source = args.env
+    result.config.update(T=int(L.shape[1]), d=int(L.shape[2]), seeds=int(L.shape[0]))  # what ran, file or not
     if L.shape[1] < 3:
         raise ValueError(f"the statistics need at least 3 rounds, got T = {L.shape[1]}")
     if args.stride >= L.shape[1]:
