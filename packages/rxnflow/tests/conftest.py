@@ -10,23 +10,16 @@ def _one_thread():
 
 @pytest.fixture(scope="session")
 def toy():
-    """A small enumerable toy (100 blocks, 4 amine couplings, <= 2 blocks) and its enumeration."""
-    from iclr25.rxnflow import enumerate_terminals, parse_reward, toy_space
+    """A small enumerable toy (100 blocks, 4 amine couplings, <= 2 blocks) and its enumeration (shared with the
+    claims registry's measurements)."""
+    from iclr25.rxnflow.claims import _toy_space
 
-    space = toy_space(30, 50, n_other=20, seed=0)
-    reward = parse_reward("qed")
-    enum = enumerate_terminals(space, reward)
-    space.parent_counts = enum.in_degree()
-    return space, reward, enum
+    return _toy_space()
 
 
 @pytest.fixture(scope="session")
 def trained(toy):
-    """RxnFlow trained 200 TB steps on the toy at rho = 0.1 (about 5 s)."""
-    from iclr25.rxnflow import RxnFlow, TrainConfig, train
+    """RxnFlow trained 200 TB steps on the toy at rho = 0.1, seed 0 (the claims' seed-0 model, trained once)."""
+    from iclr25.rxnflow.claims import trained_toy
 
-    space, reward, enum = toy
-    model = RxnFlow(space, reward, beta=4.0, seed=0)
-    res = train(model, TrainConfig(steps=200, batch_size=64, rho=0.1, min_sampling=5, beta=4.0), seed=0,
-                show_progress=False)
-    return model, res
+    return trained_toy(0, 200)
