@@ -248,3 +248,18 @@ def test_no_import_circle_and_help_is_light():
     tree = ast.parse(Path(repro.__file__).read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     assert "cli" not in imported
+
+
+@pytest.mark.parametrize("lr", [0.0, -1e-3, float("nan"), float("inf")])
+def test_long_range_task_checks_its_learning_rate(lr):
+    from iclr25.piorf import long_range_task
+
+    with pytest.raises(ValueError, match="lr must be a finite number > 0"):
+        long_range_task(lr=lr, steps=1)
+
+
+def test_claims_reject_an_unknown_rung():
+    from iclr25.piorf.claims import REGISTRY
+
+    with pytest.raises(ValueError, match="unknown rung"):
+        REGISTRY.decide("rewiring-lowers-resistance", "full")

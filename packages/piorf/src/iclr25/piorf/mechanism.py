@@ -54,8 +54,8 @@ def _batch(rewirer: Rewirer, v: np.ndarray, rewired: bool):
 
 
 def long_range_task(*, layers: int = 4, latent: int = 32, steps: int = 400, batch: int = 4, ratio: float = 0.03,
-                    partner: str = "speed", separate_long_range: bool = True, n_test: int = 16, seed: int = 0
-                    ) -> LongRangeResult:
+                    partner: str = "speed", separate_long_range: bool = True, n_test: int = 16, seed: int = 0,
+                    lr: float = 1e-3) -> LongRangeResult:
     """Train plain MGN and MGN+PIORF on the mechanism task and compare their test RMSE.
 
     Parameters
@@ -72,6 +72,8 @@ def long_range_task(*, layers: int = 4, latent: int = 32, steps: int = 400, batc
         Fresh test fields.
     seed
         Seeds the mesh jitter, the fields and the weights.
+    lr
+        Adam's initial learning rate (halved over the run).
 
     References
     ----------
@@ -85,6 +87,8 @@ def long_range_task(*, layers: int = 4, latent: int = 32, steps: int = 400, batc
     from .model import MeshGraphNet
 
     seed = check_seed(seed)
+    if not (isinstance(lr, (int, float)) and np.isfinite(lr) and lr > 0):
+        raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
     if partner not in PARTNER_RULES:
         raise ValueError(f"partner must be one of {PARTNER_RULES}, got {partner!r}")
     mesh = channel_mesh(16.0, 4.0, (3.0, 2.1), 0.5, h_min=0.2, h_max=0.8, grade=2.0, seed=seed)
@@ -102,7 +106,7 @@ def long_range_task(*, layers: int = 4, latent: int = 32, steps: int = 400, batc
     for rewired in (False, True):
         torch.manual_seed(seed)
         model = MeshGraphNet(2, 3, 2, latent=latent, layers=layers, separate_long_range=separate_long_range)
-        opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+        opt = torch.optim.Adam(model.parameters(), lr=lr)
         sched = torch.optim.lr_scheduler.ExponentialLR(opt, 0.5 ** (1.0 / steps))
         train_rng = np.random.default_rng([seed, 1])
 
