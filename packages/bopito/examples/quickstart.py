@@ -13,9 +13,9 @@ ref = exact_reference("prinz")
 print(f"exact slowest implied timescale: {ref.timescales[0]:.1f} frames")
 
 # %%
-data = simulate("prinz", 50, 200, seed=0)  # 50 trajectories x 200 frames, Euler-Maruyama h = 1e-5
-prior = fit_model("bg", data, steps=300, width=32).model
-bopito = fit_model("bopito", data, prior=prior, max_lag=100, lambda_hat=0.994, steps=300, width=32).model
+data = simulate("prinz", 50, 120, seed=0)  # 50 trajectories x 120 frames, Euler-Maruyama h = 1e-5
+prior = fit_model("bg", data, steps=200, width=32).model
+bopito = fit_model("bopito", data, prior=prior, max_lag=100, lambda_hat=0.994, steps=200, width=32).model
 
 # %%
 x = sample(bopito, np.full(500, 0.75), 5000, steps=50)  # lag 5000 from x0 = 0.75

@@ -159,3 +159,44 @@ def test_fit_interpolation_needs_lags_above_max_lag():
     with pytest.raises(ValueError, match="BoPITO"):
         fit_interpolation(ScoreModel(ModelConfig(kind="ito", n_diffusion=10, width=8, emb_dim=4)), np.zeros(4),
                           [50], [0.1])
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["simulate", "prinz", "--out", "x.npz", "--n-traj", "1000000000000"], "--n-traj 1000000000000"),
+    (["simulate", "prinz", "--out", "x.npz", "--n-frames", "1000000000000"], "--n-frames 1000000000000"),
+    (["train", "d.npy", "--out", "m", "--steps", "1000000000000"], "--steps 1000000000000"),
+    (["sample", "--model", "m", "--lag", "10", "--n", "1000000000000", "--out", "s.npz"], "--n 1000000000000"),
+    (["sample", "--model", "m", "--lag", "10", "--chain", "1000000000000", "--out", "s.npz"], "--chain"),
+])
+def test_cli_refuses_impossible_sizes_in_one_line_before_work(tmp_path, capsys, monkeypatch, argv, flag):
+    # issue 40: 10^12 walkers, frames, steps or samples are refused with the estimate (exit 2), not a traceback
+    # after minutes of work
+    np.save(tmp_path / "d.npy", np.zeros((2, 10)))
+    before = set(tmp_path.iterdir())
+    rc, err = _cli(capsys, monkeypatch, tmp_path, *argv)
+    lines = err.strip().splitlines()
+    assert rc == 2 and len(lines) == 1 and flag in lines[0] and "--force" in lines[0], err
+    assert set(tmp_path.iterdir()) == before
+
+
+def test_cli_max_lag_longer_than_the_data_is_refused_not_clamped(tmp_path, capsys, monkeypatch):
+    # issue 40: --max-lag 1000 on 10-frame trajectories used to be clamped to 9 without a word
+    np.save(tmp_path / "d.npy", np.zeros((2, 10)))
+    rc, err = _cli(capsys, monkeypatch, tmp_path, "train", "d.npy", "--kind", "ito", "--max-lag", "1000",
+                   "--steps", "1", "--out", "m")
+    assert rc == 2 and "--max-lag 1000" in err and "9" in err and len(err.strip().splitlines()) == 1, err
+    assert not (tmp_path / "m").exists()
+
+
+def test_cli_out_is_checked_before_work(tmp_path, capsys, monkeypatch):
+    np.save(tmp_path / "d.npy", np.zeros((2, 10)))
+    (tmp_path / "x.npz").write_bytes(b"user's file")
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "results.json").write_text("{}")
+    for argv in (["simulate", "prinz", "--out", "x.npz", "--n-traj", "2", "--n-frames", "2"],
+                 ["train", "d.npy", "--out", "m", "--steps", "1"],
+                 ["train", "d.npy", "--out", "d.npy", "--steps", "1"]):
+        rc, err = _cli(capsys, monkeypatch, tmp_path, *argv)
+        assert rc == 2 and "--out" in err and len(err.strip().splitlines()) == 1, (argv, err)
+    assert (tmp_path / "x.npz").read_bytes() == b"user's file"
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["results.json"]

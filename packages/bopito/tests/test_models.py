@@ -131,7 +131,7 @@ def test_potentials_match_deeptime_and_2d_system_runs():
         np.testing.assert_allclose(pot.energy(pts), peer.potential(pts), rtol=1e-10, atol=1e-10)
         np.testing.assert_allclose(pot.gradient(pts), -np.stack([peer.f(0.0, p) for p in pts]).reshape(pts.shape), rtol=1e-8,
                                    atol=1e-8)
-    tr = simulate("triple-well-2d", 4, 3, steps_per_frame=20, desc=None)
+    tr = simulate("triple-well-2d", 4, 3, x0=[0.0, 1.5], steps_per_frame=20, desc=None)
     assert tr.x.shape == (4, 3, 2) and np.all(np.isfinite(tr.x))
     ref2 = exact_reference("triple-well-2d", n_grid=20)
     assert ref2.timescales[0] > ref2.timescales[1] > 0

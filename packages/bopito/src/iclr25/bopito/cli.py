@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils.guards import check_out, check_size
 from iclr25.utils.results import RunResult
 
 PACKAGE = "iclr25-bopito"
@@ -22,6 +23,27 @@ def _positive_int(v: Any, flag: str, minimum: int = 1) -> int:
     if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
         raise ValueError(f"{flag} must be an integer >= {minimum}, got {v!r}")
     return v
+
+
+# rough costs on one core of this machine kind, for the size guard (an order of magnitude is enough)
+_EM_STEP_S = 8e-6          # one Euler-Maruyama step of the Prinz gradient, fixed numpy overhead
+_EM_STEP_PER_WALKER_S = 3e-8
+_TRAIN_STEP_S = 3e-3       # one Adam step of the default MLP (3 x 64) on 512 pairs, incl. the prior for BoPITO
+_SAMPLE_S = 2e-6           # one denoising step of one sample
+
+
+def _guard_simulate(args: argparse.Namespace) -> None:
+    steps = args.steps_per_frame if args.steps_per_frame is not None else 500
+    frames = args.n_frames + args.burn_in
+    check_size(f"--n-traj {args.n_traj} --n-frames {args.n_frames} --burn-in {args.burn_in}",
+               bytes_needed=8.0 * args.n_traj * (args.n_frames + 2 * steps + 4),
+               seconds_needed=frames * steps * (_EM_STEP_S + _EM_STEP_PER_WALKER_S * args.n_traj),
+               force=args.force)
+
+
+def _train_step_seconds(args: argparse.Namespace) -> float:
+    scale = max(1.0, args.batch_size * args.width ** 2 * args.depth / (512 * 64 ** 2 * 3))
+    return _TRAIN_STEP_S * scale
 
 
 def _lambda_flag(v: Any, flag: str) -> float:
@@ -45,8 +67,10 @@ def demo(args: argparse.Namespace) -> int:
     run.config.update({"budget": DEMO_BUDGET.__dict__, "n_traj": res["data"].n_traj,
                        "n_frames": res["data"].n_frames, "max_lag": 100, "lambda_hat": 0.994,
                        "long_lag": res["long_lag"], "x_start": res["x_start"], "lags": res["lags"]})
-    run.add(f"W1(model at lag {res['long_lag']} from x0={res['x_start']}, Boltzmann)", res["w1"]["bopito"],
-            peer=res["w1"]["ito"], peer_name="ITO", higher_is_better=False)
+    # the headline: BoPITO's long-lag samples are equilibrium samples (the paper's "asymptotically unbiased")
+    run.add(f"W1(BoPITO at lag {res['long_lag']} from x0={res['x_start']}, Boltzmann)", res["w1"]["bopito"],
+            peer=res["w1"]["ito"], peer_name="ITO (same data, size, budget)", higher_is_better=False,
+            headline=True)
     err_b = float(res["acf"]["bopito"].mean_error[0])
     err_i = float(res["acf"]["ito"].mean_error[0])
     run.add(f"mean |C(N) error|, N in {res['lags']}", err_b, peer=err_i, peer_name="ITO", higher_is_better=False)
@@ -166,8 +190,17 @@ def repro(args: argparse.Namespace) -> int:
     detail["error_split_short_long"] = split
     with atomic_write(args.out / "details.json") as f:
         json.dump(detail, f, indent=1, default=float)
+    # the registry's claims at the repro rung (5 seeds): claims.json, from which the README's claims table is made
+    from .claims import REGISTRY
+
+    report = REGISTRY.run("repro", command="iclr25 bopito repro")
+    report.save(args.out)
+    for r in report.results:
+        run.add(f"claim {r.claim.id} (repro rung, {len(r.seeds)} seeds): mean improvement over {r.claim.baseline}",
+                r.mean_improvement, higher_is_better=True)
     run.finish().save(args.out / "results.json")
     print(run.to_markdown())
+    print(f"wrote {args.out / 'claims.json'}")
     return 0
 
 
@@ -176,8 +209,12 @@ def simulate_cmd(args: argparse.Namespace) -> int:
     _positive_int(args.n_traj, "--n-traj")
     _positive_int(args.n_frames, "--n-frames")
     _positive_int(args.burn_in, "--burn-in", 0)
+    if args.steps_per_frame is not None:
+        _positive_int(args.steps_per_frame, "--steps-per-frame")
     if args.out.suffix != ".npz":
         raise ValueError(f"--out must end in .npz, got {str(args.out)!r}")
+    check_out(args.out, kind="file", overwrite=args.overwrite)
+    _guard_simulate(args)
     from .systems import get_system, simulate
 
     pot = get_system(args.system)
@@ -201,7 +238,11 @@ def simulate_cmd(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------------- train
 def train_cmd(args: argparse.Namespace) -> int:
-    for v, flag, lo in ((args.max_lag, "--max-lag", 1), (args.steps, "--steps", 1),
+    if args.max_lag is not None:
+        _positive_int(args.max_lag, "--max-lag")
+    if args.prior_steps is not None:
+        _positive_int(args.prior_steps, "--prior-steps")
+    for v, flag, lo in ((args.steps, "--steps", 1),
                         (args.batch_size, "--batch-size", 1), (args.width, "--width", 1),
                         (args.depth, "--depth", 1), (args.n_diffusion, "--n-diffusion", 2)):
         _positive_int(v, flag, lo)
@@ -214,9 +255,26 @@ def train_cmd(args: argparse.Namespace) -> int:
         _lambda_flag(lam_hat, "--lambda-hat")
     if args.lambda_int is not None:
         _lambda_flag(args.lambda_int, "--lambda-int")
+    check_out(args.out, inputs=[args.data] + ([args.prior] if args.prior is not None else []),
+              overwrite=args.overwrite, run_files=("results.json", "model.pt", "config.json"))
+    n_steps = args.steps + ((args.prior_steps or args.steps) if args.kind == "bopito" and args.prior is None else 0)
+    check_size(f"--steps {args.steps}" + (f" --prior-steps {args.prior_steps}" if args.prior_steps else ""),
+               seconds_needed=n_steps * _train_step_seconds(args), force=args.force)
     from .systems import load_trajectories
 
     data = load_trajectories(args.data)  # validates the file before any work
+    longest = data.n_frames - 1
+    if args.kind != "bg":
+        if longest < 1:
+            raise ValueError(f"{args.data}: trajectories of {data.n_frames} frame(s) hold no lagged pairs; ITO "
+                             "and BoPITO need at least 2 frames per trajectory")
+        if args.max_lag is not None and args.max_lag > longest:
+            raise ValueError(f"--max-lag {args.max_lag} is longer than the trajectories allow: {args.data} has "
+                             f"{data.n_frames} frames, so the longest lag is {longest}; pass --max-lag {longest} "
+                             "or less (or omit it)")
+    max_lag = args.max_lag if args.max_lag is not None else min(1000, max(longest, 1))
+    if args.kind != "bg" and args.max_lag is None:
+        print(f"N_max (--max-lag) = {max_lag}: the longest lag in the data, at most 1000")
     prior_model = None
     if args.prior is not None:
         from .checkpoint import load_model
@@ -248,7 +306,7 @@ def train_cmd(args: argparse.Namespace) -> int:
         prior_model = prior_res.model
         run.add("prior final loss", float(prior_res.final_loss[0]), higher_is_better=False)
     res = fit_model(args.kind, data, prior=prior_model if args.kind == "bopito" else None,
-                    max_lag=min(args.max_lag, data.n_frames - 1) if args.kind != "bg" else args.max_lag,
+                    max_lag=max_lag,
                     lambda_hat=lam_hat if args.kind == "bopito" else None,
                     lambda_int=args.lambda_int if args.kind == "bopito" else None, desc=args.kind, **common)
     run.config.update({"data": str(args.data), "kind": args.kind, **res.model.config.to_dict(),
@@ -278,6 +336,12 @@ def sample_cmd(args: argparse.Namespace) -> int:
         raise ValueError(f"--out must end in .npz, got {str(args.out)!r}")
     if args.lambda_int is not None:
         _lambda_flag(args.lambda_int, "--lambda-int")
+    check_out(args.out, kind="file", inputs=[args.model] + ([args.x0] if args.x0.endswith((".npy", ".npz")) else []),
+              overwrite=args.overwrite)
+    n_denoise = (args.steps or 500) * max(1, args.chain)
+    check_size(f"--n {args.n} --chain {args.chain} --steps {args.steps}",
+               bytes_needed=8.0 * args.n * (max(1, args.chain) + 1) * 4,
+               seconds_needed=args.n * n_denoise * _SAMPLE_S, force=args.force)
     from .checkpoint import load_model
 
     model = load_model(args.model)
@@ -336,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                           "lag-conditioned diffusion models with a frozen equilibrium prior")
     d = add_run_command(sub, "demo", demo, help="prior, ITO and BoPITO on 100 short Prinz trajectories (seconds)",
                         default_out="results/bopito")
-    r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+    r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction and the claims at the repro rung (claims.json; about 7 min)",
                         default_out="results/bopito-repro")
     s = sub.add_parser("simulate", help="simulate overdamped Langevin trajectories and save them as .npz",
                        description="Euler-Maruyama (h = 1e-5, 500 steps per frame for Prinz) for all walkers at "
@@ -351,6 +415,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--h", type=float, default=None, help="integrator step (default: the system's, 1e-5)")
     s.add_argument("--steps-per-frame", type=int, default=None, help="steps per frame (default 500 for prinz)")
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+    add_force_argument(s)
     s.set_defaults(func=simulate_cmd)
     t = sub.add_parser("train", help="train a prior, ITO or BoPITO model on trajectories",
                        description="DATA is an .npz with x (n_traj, n_frames[, dim]) (from `simulate` or your "
@@ -361,7 +427,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--out", type=Path, required=True, help="output model folder")
     t.add_argument("--kind", choices=["bopito", "ito", "bg"], default="bopito", help="model (default bopito)")
     t.add_argument("--prior", type=Path, default=None, help="a prior model folder (kind bg) for BoPITO")
-    t.add_argument("--max-lag", type=int, default=1000, help="N_max, the largest training lag (default 1000)")
+    t.add_argument("--max-lag", type=int, default=None,
+                   help="N_max, the largest training lag, at most n_frames - 1 of DATA (default: n_frames - 1, "
+                        "at most 1000; a larger value is refused)")
     t.add_argument("--lambda-hat", default="auto",
                    help="λ̂ in (0, 1), or 'auto' to estimate it from DATA by TICA (default auto)")
     t.add_argument("--lambda-int", type=float, default=None, help="λ_int for lags above N_max (default none)")
@@ -373,6 +441,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--depth", type=int, default=3, help="MLP hidden layers (default 3)")
     t.add_argument("--n-diffusion", type=int, default=500, help="diffusion steps T (default 500)")
     t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    t.add_argument("--overwrite", action="store_true",
+                   help="write over a model already in --out (other files there are kept)")
+    add_force_argument(t)
     t.set_defaults(func=train_cmd)
     p = sub.add_parser("sample", help="sample x_N given x_0 at lag N (or chains of lag-N steps) from a model",
                        description="Writes an .npz with x (n, dim) — or (n, chain+1, dim) with --chain — x0 and lag.")
@@ -388,6 +459,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--lambda-int", type=float, default=None, help="override λ_int of a BoPITO model")
     p.add_argument("--member", type=int, default=0, help="ensemble member (default 0)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+    add_force_argument(p)
     p.set_defaults(func=sample_cmd)
     for q in (d, r, t, p):
         # one intra-op thread: these networks are tiny and the machine is shared

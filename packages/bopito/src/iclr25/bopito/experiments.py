@@ -55,7 +55,7 @@ class Budget:
     n_eval: int = 1000
 
 
-DEMO_BUDGET = Budget(steps=700, bg_steps=700, batch_size=256, n_eval=600, width=48)
+DEMO_BUDGET = Budget(steps=500, bg_steps=500, batch_size=256, n_eval=600, width=48)
 REPRO_BUDGET = Budget(bg_steps=6000, n_eval=2000)
 
 
@@ -86,7 +86,7 @@ def _w1(ref: ExactReference, xs: np.ndarray) -> list[float]:
 
 
 # ------------------------------------------------------------------------------------------------------ demo
-def run_demo(*, seed: int = 0, budget: Budget = DEMO_BUDGET, n_traj: int = 100, n_frames: int = 300,
+def run_demo(*, seed: int = 0, budget: Budget = DEMO_BUDGET, n_traj: int = 100, n_frames: int = 200,
              max_lag: int = 100, lambda_hat: float = 0.994, long_lag: int = 5000, x_start: float = 0.75,
              lags: Sequence[int] = (10, 25, 50, 100)) -> dict[str, Any]:
     """The demo: prior, ITO and BoPITO on ``n_traj`` short Prinz trajectories; W1 to Boltzmann at a long

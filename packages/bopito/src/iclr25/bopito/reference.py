@@ -194,6 +194,29 @@ class ExactReference:
             out[:, d] = self.edges[d][sub[d]] + (self.edges[d][1] - self.edges[d][0]) * rng.random(len(cells))
         return out
 
+    def sample_trajectories(self, n_traj: int, n_frames: int, *, seed: int = 0) -> np.ndarray:
+        """Trajectories of the exact grid dynamics, ``(n_traj, n_frames, dim)``: a Markov chain on the cells with
+        the exact one-frame propagator ``P(1)``, started from Boltzmann samples, each frame placed uniformly in
+        its cell. Far cheaper than Euler-Maruyama (one step per frame instead of 500), with the same
+        eigenvalues as the reference; the claims tests train on it, ``repro`` trains on simulated MD."""
+        for v, name in ((n_traj, "n_traj"), (n_frames, "n_frames")):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        rng = np.random.default_rng(check_seed(seed))
+        cdf = np.cumsum(np.clip(self.propagator(1), 0.0, None), axis=1)
+        cdf /= cdf[:, -1:]
+        shape = tuple(len(a) for a in self.axes)
+        cells = self._cells_of(self.sample_boltzmann(int(n_traj), seed=seed + 1))
+        out = np.empty((int(n_traj), int(n_frames), self.dim))
+        for f in range(int(n_frames)):
+            sub = np.unravel_index(cells, shape)
+            for d in range(self.dim):
+                e = self.edges[d]
+                out[:, f, d] = e[sub[d]] + (e[1] - e[0]) * rng.random(len(cells))
+            u = rng.random(len(cells))
+            cells = np.minimum((cdf[cells] < u[:, None]).sum(axis=1), self.pi.size - 1)
+        return out
+
     def w1_to_boltzmann(self, samples: Any, axis: int = 0) -> float:
         """W1 between samples (``(n,)`` or ``(n, dim)``) and the Boltzmann marginal along ``axis``."""
         s = np.asarray(samples, dtype=np.float64)
