@@ -24,7 +24,7 @@ from iclr25.utils.guards import check_out, check_size
 
 PACKAGE = "iclr25-rxnflow"
 
-DEMO = {"n_electrophiles": 30, "n_amines": 50, "n_other": 20, "templates": "toy", "beta": 4.0, "steps": 200,
+DEMO = {"n_electrophiles": 20, "n_amines": 30, "n_other": 10, "templates": "toy", "beta": 4.0, "steps": 200,
         "batch_size": 64, "rho": 0.1, "min_sampling": 5, "n_samples": 150, "reward": "qed"}
 
 
@@ -224,7 +224,7 @@ def doctor_cmd(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub = method_parser("rxnflow", "RxnFlow (ICLR 2025): a GFlowNet that assembles molecules from building "
                                            "blocks and reaction templates, with action-space subsampling")
-    d = add_run_command(sub, "demo", demo, help="toy run on ~100 built-in blocks: train, sample, exact fit (seconds)",
+    d = add_run_command(sub, "demo", demo, help="toy run on 60 built-in blocks: train, sample, exact fit (seconds)",
                         default_out="results/rxnflow")
     r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
                         default_out="results/rxnflow-repro")
