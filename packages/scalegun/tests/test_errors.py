@@ -336,3 +336,30 @@ def test_bounds_figure_legend_outside_and_no_retrain_note_without_retrains(tmp_p
         ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
         assert all(float(t).is_integer() for t in ticks), ticks
         plt.close(fig)
+
+
+def test_sweep_cell_peak_rss_is_never_below_its_start(monkeypatch):
+    """Issue 40: a cell that allocates nothing after its start has peak == start, and the kernel's high-water
+    mark may lag a reading taken just after its reset; the recorded peak is never below the start reading."""
+    from iclr25.scalegun import experiments
+
+    monkeypatch.setattr(experiments, "peak_rss_bytes", lambda: 1)  # a lagging high-water mark
+    cell = experiments.run_cell({"graph": {"n": 300, "m": 1500, "features": 4, "classes": 2}, "batches": [1],
+                                 "requests": [1]})
+    assert cell["rss_start_bytes"] > 1
+    assert cell["peak_rss_bytes"] == cell["rss_start_bytes"]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--sizes", "1000000000000"], "--sizes 1000000000000 --requests 200 needs about"),
+    (["--sizes", "1000", "--requests", "1000000000000"], "would take about"),
+    (["--sizes", "10"], "--sizes must be numbers of edges >= 100, got 10"),
+    (["--requests", "0"], "--requests must be an integer >= 1, got 0"),
+])
+def test_repro_refuses_sizes_before_any_work(tmp_path, capsys, argv, message):
+    """Issue 40: a 10^12 size is refused in one line with its estimate (exit 2), before anything is written."""
+    out = tmp_path / "run"
+    assert main(["repro", "--out", str(out), *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1, err
+    assert not out.exists()

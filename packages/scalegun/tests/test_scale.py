@@ -56,7 +56,8 @@ def test_sweep_runs_through_parallel_map_and_on_dask(tmp_path):
     assert cell["batches"]["50"]["requests"] == 1 and cell["batches"]["1"]["requests"] == 3
     assert cell["flushes"] == 0 and cell["retrains"] == 0 and cell["retrain_s"] > 0
     assert cell["model_state_bytes"] <= cell["state_bytes"] < 1.2 * cell["model_state_bytes"]
-    assert cell["peak_rss_bytes"] > cell["rss_start_bytes"] > 0
+    # a cell that allocates nothing after its start has peak == start (issue 40: `>` failed once)
+    assert cell["peak_rss_bytes"] >= cell["rss_start_bytes"] > 0
     with distributed.Client(processes=False, n_workers=1, threads_per_worker=1, dashboard_address=None):
         remote = sweep([str(d)], backend="dask", n_jobs=1, **kw)
     for key in ("nodes", "edges", "r_max", "accuracy"):

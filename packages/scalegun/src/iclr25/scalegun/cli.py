@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main
 from iclr25.utils.io import DataFileError, atomic_write
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import seed_everything
@@ -30,7 +30,30 @@ def demo(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Measured cost model of one ``repro`` size (README, 1M-20M edges): peak RSS growth per edge, and seconds per
+#: edge to generate and fit, and per request and edge (CGU's re-propagations dominate); rough, to refuse 10^12.
+BYTES_PER_EDGE = 810.0
+FIT_S_PER_EDGE = 6e-6
+REQUEST_S_PER_EDGE = 6e-8
+
+
+def _check_repro_sizes(args: argparse.Namespace) -> None:
+    """``--sizes`` and ``--requests`` before any work: positive, and an estimate that fits this machine."""
+    from iclr25.utils.guards import check_size  # noqa: PLC0415
+
+    bad = [s for s in args.sizes if s < 100]
+    if bad:
+        raise ValueError(f"--sizes must be numbers of edges >= 100, got {bad[0]}")
+    if args.requests < 1:
+        raise ValueError(f"--requests must be an integer >= 1, got {args.requests}")
+    m = max(args.sizes)
+    check_size(f"--sizes {m} --requests {args.requests}", bytes_needed=BYTES_PER_EDGE * m,
+               seconds_needed=sum(FIT_S_PER_EDGE * s + args.requests * REQUEST_S_PER_EDGE * s for s in args.sizes),
+               force=args.force)
+
+
 def repro(args: argparse.Namespace) -> int:
+    _check_repro_sizes(args)
     from .experiments import repro_table, run_repro
 
     seed_everything(args.seed)
@@ -42,6 +65,12 @@ def repro(args: argparse.Namespace) -> int:
         f.write(table)
     print(run.to_markdown())
     print(table)
+    from .claims import REGISTRY  # noqa: PLC0415
+
+    report = REGISTRY.run("repro", command="iclr25 scalegun repro")
+    report.save(args.out / "claims.json")
+    for r in report.results:
+        print(f"claim {r.claim.id}: {r.verdict} (expected: {r.claim.expect})")
     return 0
 
 
@@ -156,6 +185,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rp.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000],
                     help="numbers of edges (default: 100000 300000 1000000)")
     rp.add_argument("--requests", type=int, default=200, help="single-edge requests per size (default: 200)")
+    add_force_argument(rp)
     un = sub.add_parser(
         "unlearn", help="unlearn requests on your own graph and write the certificate ledger",
         description="Fit ScaleGUN on your graph, unlearn the requests in order, write the ledger as JSON.\n"

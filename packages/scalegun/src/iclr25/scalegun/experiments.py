@@ -70,6 +70,10 @@ def run_demo(out: Path, seed: int = 0) -> RunResult:
     ordered = (true <= data).all(axis=1) & (data.max(axis=1) <= worst)
     t_sg = np.mean([r.total_s for r in recs])
     t_cg = np.mean([r.total_s for r in recs_cgu])
+    # the headline: the certificate holds over all 80 requests without retraining (the data-dependent bound, the
+    # audited quantity the paper's Fig. 2 plots, stays below the noise budget)
+    run.add("max data-dependent bound over 80 requests", float(data.max()), peer=sg.budget,
+            peer_name="certification budget sigma*eps/c(delta)", higher_is_better=False, headline=True)
     run.add("test accuracy after unlearning", sg.score(g.test_idx), peer=rt.score(g.test_idx),
             peer_name="retrain on edited graph", higher_is_better=True)
     run.add("test accuracy before unlearning", acc0, higher_is_better=True)
@@ -77,7 +81,6 @@ def run_demo(out: Path, seed: int = 0) -> RunResult:
     run.add("requests with true <= data-dependent <= worst-case bound", float(ordered.mean()),
             higher_is_better=True)
     run.add("max true gradient residual", float(true.max()), higher_is_better=False)
-    run.add("max data-dependent bound", float(data.max()), higher_is_better=False)
     run.add("budget sigma*eps/c(delta)", sg.budget)
     run.add("retrains in 80 requests", sg.ledger.n_retrains, higher_is_better=False)
     run.add("max |Z_hat - Z| (embedding error)", float(np.abs(sg.embeddings() - edited).max()),
@@ -297,7 +300,9 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     p = u._prop
     out.update(repropagation_s=_median(reprop), retrain_s=_median(retrain), state_bytes=int(u.nbytes()),
                model_state_bytes=PushPropagator.state_bytes(p.n, p.A.nnz, p.F, u.hops, p.dtype.itemsize),
-               peak_rss_bytes=peak_rss_bytes(), rss_start_bytes=rss_start, accuracy=u.score(g.test_idx),
+               # the peak since the start is at least the reading at the start (the kernel's high-water
+               # mark can lag a reading taken just after its reset)
+               peak_rss_bytes=max(peak_rss_bytes(), rss_start), rss_start_bytes=rss_start, accuracy=u.score(g.test_idx),
                flushes=u.ledger.n_repushes, retrains=u.ledger.n_retrains)
     return out
 
