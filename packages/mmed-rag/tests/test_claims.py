@@ -1,5 +1,6 @@
-"""Claim 1: the DPO loss, rewards, margins and accuracies equal the published formulas (float64, 1e-6).
-(Claims 2-4: test_selection.py, test_retrieval.py, test_index.py, test_errors.py.)"""
+"""The paper's claims over seeds, from the claims registry (``iclr25.mmed_rag.claims``), plus claim 1: the DPO
+loss, rewards, margins and accuracies equal the published formulas (float64, 1e-6).
+(Retrieval, selection and index checks: test_selection.py, test_retrieval.py, test_index.py, test_errors.py.)"""
 
 import math
 
@@ -8,6 +9,9 @@ import pytest
 import torch
 
 from iclr25.mmed_rag import dpo_loss, sequence_logps
+from iclr25.mmed_rag.claims import REGISTRY
+
+test_claim = REGISTRY.pytest_test("test")
 
 
 def _published(pc, pr, rc, rr, beta):

@@ -98,3 +98,151 @@ def test_dpo_arguments():
         dpo_loss(t, t, t, torch.zeros(2))
     with pytest.raises(TypeError, match="policy_chosen_logps must be a torch.Tensor"):
         dpo_loss([0.0], t, t, t)
+
+
+# ----------------------------------------------------------------------- output policy (issue 40: no data loss)
+from iclr25.mmed_rag import cli as _cli  # noqa: E402
+from iclr25.mmed_rag.index import write_folder  # noqa: E402
+from iclr25.utils.guards import OutputError  # noqa: E402
+
+_FAST = ["--steps", "1", "--router-steps", "1", "--backend", "numpy"]
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("data")
+    assert _cli.main(["generate", "--out", str(d), "--n-train", "8", "--n-db", "6", "--n-test", "3"]) == 0
+    return d
+
+
+def _tree(folder):
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_build_index_into_existing_folder_keeps_the_users_files(data_dir, tmp_path):
+    out = tmp_path / "D"
+    (out / "sub").mkdir(parents=True)
+    (out / "notes.txt").write_text("mine")
+    (out / "sub" / "x.npy").write_bytes(b"keep")
+    assert _cli.main(["build-index", str(data_dir), "--out", str(out), *_FAST]) == 0
+    assert (out / "notes.txt").read_text() == "mine" and (out / "sub" / "x.npy").read_bytes() == b"keep"
+    assert (out / "config.json").is_file() and (out / "index" / "manifest.json").is_file()
+    assert not [p for p in tmp_path.rglob(".*")]  # no staging folder and no hidden .D.old-<pid> left
+
+
+def test_build_index_refuses_a_previous_index_before_work_and_overwrite_replaces_only_its_files(
+        data_dir, tmp_path, capsys):
+    out = tmp_path / "D"
+    assert _cli.main(["build-index", str(data_dir), "--out", str(out), *_FAST]) == 0
+    (out / "mine.txt").write_text("mine")
+    before = _tree(out)
+    capsys.readouterr()
+    assert _cli.main(["build-index", str(data_dir), "--out", str(out), "--steps", "10000000"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--out" in err and "--overwrite" in err and len(err.splitlines()) == 1
+    assert _tree(out) == before
+    assert _cli.main(["build-index", str(data_dir), "--out", str(out), *_FAST, "--seed", "1", "--overwrite"]) == 0
+    after = _tree(out)
+    assert after["mine.txt"] == b"mine" and set(after) == set(before)
+    assert after["router.pt"] != before["router.pt"]  # the index files were replaced
+    assert not [p for p in tmp_path.rglob(".*")]
+
+
+def test_build_index_out_an_existing_file_is_refused_and_untouched(data_dir, tmp_path, capsys):
+    f = tmp_path / "results.txt"
+    f.write_text("precious")
+    assert _cli.main(["build-index", str(data_dir), "--out", str(f), *_FAST]) == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "existing file" in err
+    assert f.read_text() == "precious" and sorted(p.name for p in tmp_path.iterdir()) == ["results.txt"]
+
+
+def test_build_index_out_the_input_is_refused(data_dir, capsys):
+    before = _tree(data_dir)
+    assert _cli.main(["build-index", str(data_dir), "--out", str(data_dir), *_FAST, "--overwrite"]) == 2
+    assert "input" in capsys.readouterr().err
+    assert _tree(data_dir) == before
+    npz = data_dir / "train.npz"
+    assert _cli.main(["build-index", str(npz), "--out", str(npz), *_FAST, "--overwrite"]) == 2
+    assert _tree(data_dir) == before
+
+
+def test_train_and_evaluate_refuse_an_input_or_a_previous_run(data_dir, tmp_path, capsys):
+    idx = tmp_path / "ix"
+    assert _cli.main(["build-index", str(data_dir), "--out", str(idx), *_FAST]) == 0
+    before = _tree(idx)
+    assert _cli.main(["train", str(data_dir), "--index", str(idx), "--out", str(idx), "--sft-steps", "1"]) == 2
+    assert "--out" in capsys.readouterr().err
+    assert _cli.main(["evaluate", str(data_dir), "--index", str(idx), "--out", str(data_dir)]) == 2
+    assert "--out" in capsys.readouterr().err
+    (tmp_path / "ev").mkdir()
+    (tmp_path / "ev" / "results.json").write_text("{}")
+    assert _cli.main(["evaluate", str(data_dir), "--index", str(idx), "--out", str(tmp_path / "ev")]) == 2
+    assert "already holds a run" in capsys.readouterr().err
+    assert _tree(idx) == before and (tmp_path / "ev" / "results.json").read_text() == "{}"
+
+
+def test_write_folder_api_keeps_other_files_and_cleans_up_after_a_failure(tmp_path):
+    out = tmp_path / "ix"
+    out.mkdir()
+    (out / "a.txt").write_text("user")
+    VectorIndex(4, backend="numpy").add(np.eye(4)).save(out)
+    with pytest.raises(OutputError, match="already holds an index"):
+        VectorIndex(4, backend="numpy").add(np.eye(4)).save(out)
+    VectorIndex(4, backend="numpy").add(2 * np.eye(4)[:3]).save(out, overwrite=True)
+    assert (out / "a.txt").read_text() == "user" and len(VectorIndex.load(out)) == 3
+
+    def write(tmp):
+        (tmp / "x.bin").write_bytes(b"1")
+    (out / "x.bin").write_text("user's x")  # same name as a file written, no marker: refused, kept
+    with pytest.raises(OutputError, match=r"already has files this command writes \(x.bin\)"):
+        write_folder(out, write, marker="none.json")
+    assert (out / "x.bin").read_text() == "user's x"
+
+    def boom(tmp):
+        (tmp / "half.bin").write_bytes(b"1")
+        raise RuntimeError("disk full")
+    new = tmp_path / "new" / "deeper"
+    with pytest.raises(RuntimeError):
+        write_folder(new, boom)
+    assert not (tmp_path / "new").exists()  # folders it created are removed again
+    with pytest.raises(RuntimeError):
+        write_folder(out, boom, overwrite=True)
+    assert sorted(p.name for p in out.iterdir()) == sorted(["a.txt", "x.bin", "manifest.json", "index.vectors.npy"])
+
+
+# ---------------------------------------------------------------- messages name the file, not internals
+def test_index_config_with_unknown_field_names_the_file_and_field(data_dir, tmp_path, capsys):
+    idx = tmp_path / "ix"
+    assert _cli.main(["build-index", str(data_dir), "--out", str(idx), *_FAST]) == 0
+    cfg = idx / "config.json"
+    import json
+    cfg.write_text(json.dumps(dict(json.loads(cfg.read_text()), shards=7)))
+    assert _cli.main(["evaluate", str(data_dir), "--index", str(idx), "--out", str(tmp_path / "ev")]) == 2
+    err = capsys.readouterr().err
+    assert "config.json" in err and "'shards'" in err
+    assert "__init__" not in err and "RetrievalConfig" not in err and "keyword" not in err
+    raw = json.loads(cfg.read_text())
+    del raw["shards"]
+    cfg.write_text(json.dumps(dict(raw, dim="big")))
+    assert _cli.main(["evaluate", str(data_dir), "--index", str(idx), "--out", str(tmp_path / "ev")]) == 2
+    assert "'dim' must be int" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------- size guard (10^12 refused)
+@pytest.mark.parametrize("argv, flag", [
+    (["build-index", "{data}", "--out", "{out}", "--steps", "1000000000000"], "--steps"),
+    (["build-index", "{data}", "--out", "{out}", "--router-steps", "1000000000000"], "--router-steps"),
+    (["train", "{data}", "--index", "{data}", "--out", "{out}", "--sft-steps", "1000000000000"], "--sft-steps"),
+    (["train", "{data}", "--index", "{data}", "--out", "{out}", "--dpo-steps", "1000000000000"], "--dpo-steps"),
+    (["generate", "--out", "{out}", "--n-train", "1000000000000"], "--n-train"),
+])
+def test_huge_sizes_are_refused_in_one_line_before_work(data_dir, tmp_path, capsys, argv, flag):
+    import time
+
+    argv = [a.format(data=data_dir, out=tmp_path / "o") for a in argv]
+    t0 = time.process_time()
+    assert _cli.main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert flag in err and "--force" in err and len(err.splitlines()) == 1
+    assert time.process_time() - t0 < 2 and not (tmp_path / "o").exists()

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from iclr25.utils.cli import (
+    add_force_argument,
     add_run_command,
     method_parser,
     nonnegative_float,
@@ -21,11 +22,54 @@ from iclr25.utils.cli import (
 )
 
 BACKENDS = ("numpy", "faiss-flat", "faiss-hnsw", "hnswlib")
+#: The files build-index writes into --out (the index files of any backend): any one of them present means a
+#: previous index, replaced only with --overwrite; every other file in --out is left alone.
+INDEX_FILES = ("config.json", "vocab.json", "router.pt", "index/manifest.json",
+               *(f"retriever-{d}.pt" for d in ("radiology", "pathology", "ophthalmology", "pooled")))
 RULES = ("gap", "ratio", "fixed")
+
+
+#: Rough costs on one core of this machine, for the size guard (an order of magnitude is enough to refuse 10^12):
+#: seconds per retriever / router step (three domains), per SFT step and per DPO step of the tiny VLM, and bytes
+#: per generated image (float32 images, 3 channels, plus the report text).
+_S_RETRIEVER, _S_ROUTER, _S_SFT, _S_DPO = 0.03, 0.005, 0.03, 0.1
+
+
+def _image_bytes(size: int) -> float:
+    return 3 * size * size * 4 + 400.0
+
+
+def _precheck(name: str, args: argparse.Namespace) -> None:
+    """Everything that can be checked before torch and faiss are imported: inputs exist, ``--out`` is usable
+    (:func:`iclr25.utils.guards.check_out`, not an input, no previous run without ``--overwrite``) and the
+    requested sizes can finish here (:func:`iclr25.utils.guards.check_size`, ``--force`` to try anyway)."""
+    from iclr25.utils.guards import check_out, check_size
+
+    force = getattr(args, "force", False)
+    inputs = [getattr(args, k) for k in ("data", "index", "model") if getattr(args, k, None) is not None]
+    data = getattr(args, "data", None)
+    if data is not None and not data.exists():
+        raise FileNotFoundError(f"DATA {data}: no such file or folder")
+    if name == "generate":
+        check_out(args.out, overwrite=args.overwrite, run_files=("train.npz", "db.npz", "test.npz", "examples.png"))
+        n = 3 * (args.n_train + args.n_db + args.n_test)
+        check_size(f"--n-train {args.n_train} --n-db {args.n_db} --n-test {args.n_test} (3 domains, "
+                   f"{args.size} px)", bytes_needed=2 * n * _image_bytes(args.size), force=force)
+    elif name == "build_index":
+        check_out(args.out, inputs=inputs, overwrite=args.overwrite, run_files=INDEX_FILES)
+        check_size(f"--steps {args.steps} --router-steps {args.router_steps}",
+                   seconds_needed=args.steps * _S_RETRIEVER + args.router_steps * _S_ROUTER, force=force)
+    elif name == "train":
+        check_out(args.out, inputs=inputs, overwrite=args.overwrite, run_files=("sft.pt", "rag_pt.pt", "pairs.json"))
+        check_size(f"--sft-steps {args.sft_steps} --dpo-steps {args.dpo_steps}",
+                   seconds_needed=args.sft_steps * _S_SFT + args.dpo_steps * _S_DPO, force=force)
+    elif name == "evaluate":
+        check_out(args.out, inputs=inputs, overwrite=args.overwrite)
 
 
 def _cmd(name: str):
     def run(args: argparse.Namespace) -> int:
+        _precheck(name, args)
         from . import commands
 
         return getattr(commands, name)(args)
@@ -55,7 +99,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     g = sub.add_parser("generate", help="write procedural train/db/test data sets (.npz)",
                        description="Write DIR/train.npz, DIR/db.npz (the retrieval database, with report label "
                                    "noise) and DIR/test.npz, plus DIR/examples.png.")
-    g.add_argument("--out", type=Path, required=True, help="output folder")
+    g.add_argument("--out", type=Path, required=True,
+                   help="output folder (new, or existing: files other than the ones written are kept)")
     g.add_argument("--n-train", type=positive_int("--n-train"), default=600, help="images per domain (default 600)")
     g.add_argument("--n-db", type=positive_int("--n-db"), default=300, help="database images per domain (300)")
     g.add_argument("--n-test", type=positive_int("--n-test"), default=200, help="test images per domain (200)")
@@ -65,6 +110,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--label-noise", type=_unit("--label-noise"), default=0.1,
                    help="probability a database report states a finding wrongly (0.1)")
     g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    add_force_argument(g)
+    g.add_argument("--overwrite", action="store_true",
+                   help="replace the files of a previous run in --out (files this command does not write are kept)")
     g.set_defaults(func=_cmd("generate"))
 
     b = sub.add_parser("build-index", help="train the router and per-domain retrievers, index the database",
@@ -72,7 +120,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    "both to train the retrievers and as the database. Writes OUT/ with the router, "
                                    "one retriever per domain, and the sharded index (manifest.json).")
     b.add_argument("data", type=Path, help="data folder or .npz file")
-    b.add_argument("--out", type=Path, required=True, help="output index folder")
+    b.add_argument("--out", type=Path, required=True,
+                   help="output index folder: new, or an existing folder (nothing in it is deleted or renamed; "
+                        "a previous index there is replaced only with --overwrite); not DATA")
     b.add_argument("--backend", choices=BACKENDS, default="faiss-flat", help="index backend (default faiss-flat)")
     b.add_argument("--steps", type=positive_int("--steps"), default=300, help="retriever Adam steps (default 300)")
     b.add_argument("--router-steps", type=positive_int("--router-steps"), default=150, help="router steps (150)")
@@ -81,6 +131,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="cnn (from scratch, default) or minilm (packaged all-MiniLM-L6-v2, the minilm extra)")
     b.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     b.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    add_force_argument(b)
+    b.add_argument("--overwrite", action="store_true",
+                   help="replace the files of a previous run in --out (files this command does not write are kept)")
     b.set_defaults(func=_cmd("build_index"))
 
     t = sub.add_parser("train", help="SFT a tiny VLM, mine preference pairs, DPO (RAG-PT)",
@@ -91,7 +144,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    "OUT/rag_pt.pt, OUT/pairs.json.")
     t.add_argument("data", type=Path, help="data folder or .npz file")
     t.add_argument("--index", type=Path, required=True, help="index folder from build-index")
-    t.add_argument("--out", type=Path, required=True, help="output model folder")
+    t.add_argument("--out", type=Path, required=True,
+                   help="output model folder (sft.pt, rag_pt.pt, pairs.json; other files there are kept)")
     t.add_argument("--sft-steps", type=positive_int("--sft-steps"), default=600, help="SFT steps (default 600)")
     t.add_argument("--dpo-steps", type=positive_int("--dpo-steps"), default=200, help="DPO steps (default 200)")
     t.add_argument("--beta", type=positive_float("--beta"), default=0.1, help="DPO beta (default 0.1)")
@@ -102,6 +156,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "findings correctly (default 0.75)")
     t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     t.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    add_force_argument(t)
+    t.add_argument("--overwrite", action="store_true",
+                   help="replace the files of a previous run in --out (files this command does not write are kept)")
     t.set_defaults(func=_cmd("train"))
 
     e = sub.add_parser("evaluate", help="VQA acc/F1/AUC, copy and harm rates, recall@k, BLEU/ROUGE-L",
@@ -117,5 +174,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--threshold", type=positive_float("--threshold"), default=1.05, help="ratio threshold (1.05)")
     e.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     e.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    e.add_argument("--overwrite", action="store_true",
+                   help="replace the files of a previous run in --out (files this command does not write are kept)")
     e.set_defaults(func=_cmd("evaluate"))
     return run_main(parser, argv)

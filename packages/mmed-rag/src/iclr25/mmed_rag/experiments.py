@@ -146,7 +146,7 @@ def vqa_eval(model: TinyVLM, data: Examples, *, seed: int = 0) -> dict[str, floa
     m = vqa_metrics(y, a1, p1)
     return {"accuracy": m["accuracy"], "f1": m["f1"], "auc": m["auc"],
             "accuracy_no_rag": float((a0 == y).mean()), "copy_rate": copy_rate(y, an),
-            "harm_rate": harm_rate(y, a0, a1)}
+            "harm_rate": harm_rate(y, a0, a1), "yes_rate_noise": float(np.mean(an == 1))}
 
 
 def retrieval_metrics(rs: RetrievalSystem, db: MedDataset, test: MedDataset, *, k: int = 3, gamma: float = 0.02,
@@ -259,6 +259,15 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
     M["f1_sft_fixed_k"], M["f1_mmed_rag"] = e_sft_fixed["f1"], e_pt["f1"]
     M["auc_sft_fixed_k"], M["auc_mmed_rag"] = e_sft_fixed["auc"], e_pt["auc"]
     M["copy_rate_sft"], M["copy_rate_mmed_rag"] = e_sft_gap["copy_rate"], e_pt["copy_rate"]
+    # trivial references: the training set's majority answer, and the copy rate of a constant answer (a
+    # model that answers "yes" to every noise image has copy rate = the share of true "yes" answers)
+    _, _, ans_train = vqa_items(sp.train)
+    majority = int(ans_train.mean() >= 0.5)
+    _, _, ans_test = vqa_items(test)
+    M["acc_answer_prior"] = float((ans_test == majority).mean())
+    M["copy_rate_always_yes"] = float(ans_test.mean())
+    M["copy_rate_always_no"] = 1.0 - M["copy_rate_always_yes"]
+    M["yes_rate_noise_sft"], M["yes_rate_noise_mmed_rag"] = e_sft_gap["yes_rate_noise"], e_pt["yes_rate_noise"]
     M["harm_rate_sft"], M["harm_rate_mmed_rag"] = e_sft_gap["harm_rate"], e_pt["harm_rate"]
     # report generation on a subset of the test images
     n_rep = min(cfg.n_report_eval, len(test))

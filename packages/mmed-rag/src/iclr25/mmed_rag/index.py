@@ -24,7 +24,7 @@ import numpy as np
 from iclr25.utils.io import DataFileError, read_json
 
 __all__ = ["BACKENDS", "SearchResult", "VectorIndex", "DomainIndex", "Retrieved", "benchmark_backends",
-           "clustered_vectors"]
+           "clustered_vectors", "write_folder"]
 
 BACKENDS = ("numpy", "faiss-flat", "faiss-hnsw", "hnswlib")
 _FILE = {"numpy": "vectors.npy", "faiss-flat": "index.faiss", "faiss-hnsw": "index.faiss", "hnswlib": "index.hnsw"}
@@ -189,9 +189,11 @@ class VectorIndex:
         idx._n = n
         return idx
 
-    def save(self, folder: str | os.PathLike[str]) -> Path:
-        """Write the index into ``folder`` (``manifest.json`` + the backend's file), atomically."""
-        return _atomic_folder(Path(folder), lambda tmp: _dump_manifest(tmp, {"index": self._write(tmp, "index")}))
+    def save(self, folder: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+        """Write the index into ``folder`` (``manifest.json`` + the backend's file); see :func:`write_folder`:
+        other files in ``folder`` are kept, and a previous index is replaced only with ``overwrite``."""
+        return write_folder(folder, lambda tmp: _dump_manifest(tmp, {"index": self._write(tmp, "index")}),
+                            overwrite=overwrite)
 
     @classmethod
     def load(cls, folder: str | os.PathLike[str]) -> VectorIndex:
@@ -216,22 +218,57 @@ def _read_manifest(folder: Path) -> dict:
     return m
 
 
-def _atomic_folder(folder: Path, write) -> Path:
-    """Write a whole folder into a temporary sibling, then move it into place (no half-written index)."""
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.tmp-", dir=folder.parent))
+def write_folder(folder: str | os.PathLike[str], write: Any, *, overwrite: bool = False,
+                 marker: str = "manifest.json", flag: str = "folder") -> Path:
+    """Write the files of ``write(staging)`` into ``folder`` without touching anything else there.
+
+    ``write`` fills a fresh staging folder (hidden, inside ``folder``, removed afterwards); its files are then
+    moved into ``folder`` one by one, ``marker`` last, so a folder whose marker is present is complete. Nothing
+    in ``folder`` that this call did not write is deleted or renamed: a file of the same name as one written
+    here is replaced only with ``overwrite=True`` (else :class:`~iclr25.utils.guards.OutputError`, before any
+    file is moved), and every other file is kept. A folder that already holds ``marker`` (a previous index)
+    is refused up front unless ``overwrite``. A ``folder`` created here is removed again if writing fails.
+    """
+    from iclr25.utils.guards import OutputError
+
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise OutputError(f"{flag} {folder} is an existing file, not a folder; choose a new or existing folder")
+    if not overwrite and (folder / marker).exists():
+        raise OutputError(f"{flag} {folder} already holds an index ({marker}); pass --overwrite to replace its "
+                          "index files, or choose another folder")
+    created = []
+    probe = folder
+    while not probe.exists():
+        created.append(probe)
+        probe = probe.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".iclr25-mmed-rag-staging-", dir=folder))
     try:
         write(tmp)
-        if folder.exists():
-            old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
-            folder.rename(old)
-            tmp.rename(folder)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            tmp.rename(folder)
+        files = sorted((p.relative_to(tmp) for p in tmp.rglob("*") if p.is_file()),
+                       key=lambda r: (r.name == marker and r.parent == Path("."), str(r)))
+        clash = [r for r in files if (folder / r).exists() or (folder / r).is_symlink()]
+        bad = [r for r in clash if (folder / r).is_dir()]
+        if bad:
+            raise OutputError(f"{flag} {folder}: {bad[0]} is a folder where this command writes a file; "
+                              "choose another folder")
+        if clash and not overwrite:
+            names = ", ".join(str(r) for r in clash[:3]) + (" ..." if len(clash) > 3 else "")
+            raise OutputError(f"{flag} {folder} already has files this command writes ({names}); pass "
+                              "--overwrite to replace them, or choose another folder")
+        for r in files:
+            (folder / r).parent.mkdir(parents=True, exist_ok=True)
+            os.replace(tmp / r, folder / r)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
+        for d in created:  # folders made by this call, innermost first, only when still empty
+            try:
+                d.rmdir()
+            except OSError:
+                break
         raise
+    shutil.rmtree(tmp, ignore_errors=True)
     return folder
 
 
@@ -297,8 +334,9 @@ class DomainIndex:
         return Retrieved(res.scores, res.ids, [[reports[i] for i in row] for row in res.ids], labels[res.ids],
                          doms[res.ids])
 
-    def save(self, folder: str | os.PathLike[str]) -> Path:
-        """Write every shard (index file + ``<domain>.meta.npz``) and ``manifest.json`` into ``folder``."""
+    def save(self, folder: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+        """Write every shard (index file + ``<domain>.meta.npz``) and ``manifest.json`` into ``folder``; other
+        files there are kept, and a previous index is replaced only with ``overwrite`` (:func:`write_folder`)."""
         def write(tmp: Path) -> None:
             shards = {}
             for d, (idx, reports, labels, doms) in self._shards.items():
@@ -307,7 +345,7 @@ class DomainIndex:
                          domains=doms)
                 shards[d] = meta
             _dump_manifest(tmp, {"kind": "iclr25-mmed-rag DomainIndex", "shards": shards})
-        return _atomic_folder(Path(folder), write)
+        return write_folder(folder, write, overwrite=overwrite)
 
     @classmethod
     def load(cls, folder: str | os.PathLike[str]) -> DomainIndex:

@@ -19,7 +19,7 @@ from iclr25.utils.io import DataFileError, read_json
 from iclr25.utils.seeding import check_seed
 
 from .data import DOMAINS, MedDataset, check_images, domain_index
-from .index import DomainIndex, Retrieved, _atomic_folder
+from .index import DomainIndex, Retrieved, write_folder
 from .retriever import CLIPRetriever, train_retriever
 from .router import Router, train_router
 from .selection import Selection, select_contexts, to_positive
@@ -141,8 +141,10 @@ class RetrievalSystem:
         return Contexts(Retrieved(scores, ids, reports, labels, rdoms), sims, sel, dom)
 
     # ------------------------------------------------------------------------------------- persistence
-    def save(self, folder: str | os.PathLike[str]) -> Path:
-        """Write ``config.json``, ``vocab.json``, ``router.pt``, ``retriever-<shard>.pt`` and ``index/``."""
+    def save(self, folder: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+        """Write ``config.json``, ``vocab.json``, ``router.pt``, ``retriever-<shard>.pt`` and ``index/`` into
+        ``folder``. Other files there are kept; a previous index (its ``config.json`` or files of the same
+        names) is replaced only with ``overwrite`` (:func:`~iclr25.mmed_rag.index.write_folder`)."""
         def write(tmp: Path) -> None:
             (tmp / "config.json").write_text(json.dumps(dataclasses.asdict(self.config), indent=1))
             (tmp / "vocab.json").write_text(json.dumps(list(self.vocab.tokens)))
@@ -151,7 +153,7 @@ class RetrievalSystem:
                 state = {k: v for k, v in r.state_dict().items() if not k.startswith("text.encoder.")}
                 torch.save(state, tmp / f"retriever-{name}.pt")
             self.index.save(tmp / "index")
-        return _atomic_folder(Path(folder), write)
+        return write_folder(folder, write, overwrite=overwrite, marker="config.json", flag="--out")
 
     @classmethod
     def load(cls, folder: str | os.PathLike[str], *, minilm_model: Any = None) -> RetrievalSystem:
@@ -159,11 +161,7 @@ class RetrievalSystem:
         folder = Path(folder)
         if not folder.is_dir():
             raise FileNotFoundError(f"{folder}: no such index folder (write one with 'iclr25 mmed-rag build-index')")
-        raw = read_json(folder / "config.json", what="retrieval config")
-        try:
-            cfg = RetrievalConfig(**raw)
-        except TypeError as exc:
-            raise DataFileError(folder / "config.json", f"not a retrieval config ({exc})") from exc
+        cfg = _config_from_json(read_json(folder / "config.json", what="retrieval config"), folder / "config.json")
         vocab = Vocab(tuple(read_json(folder / "vocab.json", what="vocabulary")))
         router = Router()
         router.load_state_dict(_load_state(folder / "router.pt"))
@@ -175,6 +173,30 @@ class RetrievalSystem:
             retrievers[shard] = r.eval()
         router.eval()
         return cls(vocab, router, retrievers, index, cfg)
+
+
+def _config_from_json(raw: Any, path: Path) -> RetrievalConfig:
+    """The :class:`RetrievalConfig` stored in an index folder's ``config.json``; errors name the file and the
+    field (never the constructor)."""
+    fields = {f.name: f for f in dataclasses.fields(RetrievalConfig)}
+    if not isinstance(raw, dict):
+        raise DataFileError(path, "not a retrieval config written by 'iclr25 mmed-rag build-index' (expected a "
+                                  f"JSON object with the fields {', '.join(fields)})")
+    unknown = sorted(set(raw) - set(fields))
+    if unknown:
+        raise DataFileError(path, f"unknown field(s) {', '.join(map(repr, unknown))} in the retrieval config; "
+                                  f"expected only {', '.join(fields)} (is this an index folder from "
+                                  "'iclr25 mmed-rag build-index'?)")
+    default = RetrievalConfig()
+    for k, v in raw.items():
+        want = type(getattr(default, k))
+        ok = isinstance(v, want) and not (want is int and isinstance(v, bool)) or (want is float and isinstance(
+            v, int) and not isinstance(v, bool))
+        if not ok:
+            raise DataFileError(path, f"field {k!r} must be {want.__name__}, got {v!r}")
+    if raw.get("text_tower", "cnn") not in ("cnn", "minilm"):
+        raise DataFileError(path, f"field 'text_tower' must be 'cnn' or 'minilm', got {raw['text_tower']!r}")
+    return RetrievalConfig(**raw)
 
 
 def _load_state(path: Path) -> dict:

@@ -62,7 +62,8 @@ def claims(m: dict[str, float]) -> list[tuple[str, str, bool]]:
              m["precision_gap"] >= m["precision_fixed_k"] + 0.05 - _EPS and m["mean_k_gap"] < m["mean_k_fixed"]),
             ("VQA accuracy MMed-RAG ≥ SFT + fixed-k RAG + 0.02",
              f"{m['acc_mmed_rag']:.3f} vs {m['acc_sft_fixed_k']:.3f}", m["acc_mmed_rag"] >= m["acc_sft_fixed_k"] + 0.02 - _EPS),
-            ("copy rate down ≥ 10 points", f"{m['copy_rate_sft']:.3f} → {m['copy_rate_mmed_rag']:.3f}",
+            ("copy rate down ≥ 10 points", f"{m['copy_rate_sft']:.3f} → {m['copy_rate_mmed_rag']:.3f}"
+             + (f"; a constant 'yes' scores {m['copy_rate_always_yes']:.3f}" if "copy_rate_always_yes" in m else ""),
              m["copy_rate_mmed_rag"] <= m["copy_rate_sft"] - 0.10 + _EPS),
             ("harm rate down ≥ 30 % relative", f"{m['harm_rate_sft']:.3f} → {m['harm_rate_mmed_rag']:.3f}",
              m["harm_rate_sft"] > 0 and m["harm_rate_mmed_rag"] <= 0.7 * m["harm_rate_sft"] + _EPS),
@@ -218,6 +219,14 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     lines += _table(["backend", "params", "build s", "ms / query", "recall@10 vs flat"],
                     [[r["backend"], r["params"], f"{r['build_s']:.2f}", f"{r['query_ms']:.4f}",
                       f"{r['recall@10']:.3f}"] for r in bench])
+    # the claims registry over seeds (claims.json): every claim beside its trivial reference
+    from .claims import REGISTRY
+
+    rung = "test"
+    report = REGISTRY.run(rung, command=f"iclr25 mmed-rag repro{' --quick' if quick else ''}")
+    report.save(out)
+    lines += ["", f"### Claims over seeds (rung `{rung}`, claims.json)", ""]
+    lines += [r.explain() for r in report.results]
     with atomic_write(out / "results.md") as f:
         f.write("\n".join(lines) + "\n")
     run.notes = "see results.md"
