@@ -127,3 +127,61 @@ def test_cli_rejects_bad_flags_before_work(tmp_path, capsys):
     assert main(["chat", "--sequence", str(tmp_path), "--question", "hi"]) == 2
     assert "give exactly one of --model" in capsys.readouterr().err
     assert not out.exists()
+
+
+# ------------------------------------------------------------------ issue 40: said, refused, never lost
+def test_chat_says_when_a_long_sequence_is_thinned(tmp_path, capsys):
+    data, model = tmp_path / "data", tmp_path / "model"
+    assert main(["generate", "--n", "6", "--out", str(data)]) == 0
+    assert main(["train", "--data", str(data / "sequences.npz"), "--out", str(model), "--steps", "1",
+                 "--batch-size", "2", "--d-model", "32"]) == 0
+    seq = tmp_path / "site"
+    seq.mkdir()
+    for d in range(40):
+        _png(seq / f"2020-{1 + d // 28:02d}-{1 + d % 28:02d}.png", size=(32, 32), value=3 * d)
+    capsys.readouterr()
+    assert main(["chat", "--model", str(model / "model.pt"), "--sequence", str(seq), "--question",
+                 "what is the scene class of this location ?"]) == 0
+    io = capsys.readouterr()
+    assert "note:" in io.err and "40 frames, more than max_frames = 16" in io.err
+    assert io.out.startswith("16 frames in chronological order")
+    assert main(["chat", "--model", str(model / "model.pt"), "--sequence", str(seq), "--question",
+                 "what is the scene class of this location ?", "--max-frames", "40"]) == 0
+    io = capsys.readouterr()
+    assert "note:" not in io.err and io.out.startswith("40 frames")
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["train", "--data", "{d}", "--out", "{o}", "--steps", "1000000000000"], "--steps"),
+    (["repro", "--out", "{o}", "--steps", "1000000000000"], "--steps"),
+    (["generate", "--out", "{o}", "--n", "1000000000000"], "--n"),
+])
+def test_huge_sizes_are_refused_in_one_line_before_work(tmp_path, capsys, argv, flag):
+    import time
+
+    d = tmp_path / "s.npz"
+    d.write_bytes(b"x")
+    argv = [a.format(d=d, o=tmp_path / "o") for a in argv]
+    t0 = time.process_time()
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert flag in err and "--force" in err and len(err.splitlines()) == 1
+    assert time.process_time() - t0 < 2 and not (tmp_path / "o").exists()
+
+
+def test_generate_and_train_check_out_before_work(tmp_path, capsys):
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "mine.txt").write_text("keep")
+    assert main(["generate", "--n", "3", "--out", str(data)]) == 0
+    before = {p.name: p.read_bytes() for p in data.iterdir()}
+    assert main(["generate", "--n", "3", "--out", str(data)]) == 2
+    assert "--overwrite" in capsys.readouterr().err
+    npz = data / "sequences.npz"
+    assert main(["train", "--data", str(npz), "--out", str(npz), "--steps", "1"]) == 2
+    assert "input" in capsys.readouterr().err
+    f = tmp_path / "file.txt"
+    f.write_text("x")
+    assert main(["train", "--data", str(npz), "--out", str(f), "--steps", "1"]) == 2
+    assert "--out" in capsys.readouterr().err and f.read_text() == "x"
+    assert {p.name: p.read_bytes() for p in data.iterdir()} == before

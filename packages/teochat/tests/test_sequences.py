@@ -21,8 +21,10 @@ def test_png_folder_is_sorted_by_date(tmp_path):
 def test_more_than_max_frames_keeps_a_seeded_ordered_subset(tmp_path):
     for d in range(1, 10):
         Image.fromarray(np.full((4, 4, 3), d, dtype=np.uint8)).save(tmp_path / f"2020-01-0{d}.png")
-    a = load_sequence(tmp_path, max_frames=4, seed=3)
-    b = load_sequence(tmp_path, max_frames=4, seed=3)
+    with pytest.warns(UserWarning, match="9 frames, more than max_frames = 4; using an order-preserving"):
+        a = load_sequence(tmp_path, max_frames=4, seed=3)
+    with pytest.warns(UserWarning):
+        b = load_sequence(tmp_path, max_frames=4, seed=3)
     assert a.dates == b.dates and len(a.dates) == 4 and list(a.dates) == sorted(a.dates)
 
 

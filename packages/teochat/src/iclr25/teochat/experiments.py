@@ -25,7 +25,13 @@ from .model import ModelConfig
 from .specialist import train_specialist
 from .synth import SCENES, EOSequence, generate_sequences
 
-__all__ = ["REPRO_SCENES", "REPRO_TASKS", "ExperimentData", "make_data", "evaluate", "ReproResult", "run_repro"]
+__all__ = ["REPRO_SCENES", "REPRO_TASKS", "ExperimentData", "make_data", "evaluate", "ReproResult", "run_repro",
+           "TRIVIAL_LOCALISATION", "trivial_localisation", "answer_prior"]
+
+#: The trivial answerers of change localisation ("identify the buildings that changed"), scored beside every
+#: model: every building visible in the last frame (no look at the earlier frames), every building footprint
+#: of the sequence ("all objects"), and "none" (no change).
+TRIVIAL_LOCALISATION = ("every visible building in the last frame", "every building", "no change")
 
 #: scene mix of the reproduction: the change scenes (xBD / S2Looking / QFabric analogs) drawn twice as often
 REPRO_SCENES = SCENES + ("residential", "construction_site", "demolition_site", "residential", "flooded_road")
@@ -58,6 +64,38 @@ def evaluate(asst: Assistant, data: ExperimentData, *, shuffle_frames: bool = Fa
     ex = list(data.test if examples is None else examples)
     preds = asst.predict(ex, data.test_seqs, shuffle_frames=shuffle_frames)
     return evaluate_predictions(ex, preds), preds
+
+
+def trivial_localisation(examples: Sequence[Example], sequences: Sequence[EOSequence]) -> dict[str, float]:
+    """Pixel F1 of each :data:`TRIVIAL_LOCALISATION` answerer on the change-localisation (``loc``) questions of
+    ``examples``. If one of them reaches a model's F1, the model's number is no evidence of temporal reasoning."""
+    from .conversation import format_boxes, to_percent  # noqa: PLC0415
+
+    loc = [e for e in examples if e.task == "loc"]
+    if not loc:
+        return {}
+    visible = ("roofed", "minor_damage", "major_damage")
+    answers: dict[str, list[str]] = {name: [] for name in TRIVIAL_LOCALISATION}
+    for e in loc:
+        s = sequences[e.seq]
+        answers["every visible building in the last frame"].append(format_boxes(
+            [to_percent(b.box, s.size) for b in s.buildings if b.statuses[-1] in visible]))
+        answers["every building"].append(format_boxes([to_percent(b.box, s.size) for b in s.buildings]))
+        answers["no change"].append("none")
+    targets = [list(e.boxes) for e in loc]
+    return {name: pixel_f1(a, targets).f1 for name, a in answers.items()}
+
+
+def answer_prior(train: Sequence[Example], test: Sequence[Example], task: str) -> float:
+    """Accuracy on ``task`` of always giving the most common training answer (the answer prior)."""
+    from collections import Counter  # noqa: PLC0415
+
+    tr = [e.answer for e in train if e.task == task]
+    te = [e.answer for e in test if e.task == task]
+    if not tr or not te:
+        return float("nan")
+    top = Counter(tr).most_common(1)[0][0]
+    return sum(a == top for a in te) / len(te)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,6 +17,7 @@ import datetime as _dt
 import json
 import os
 import re
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -84,12 +85,17 @@ def resize_frames(frames: np.ndarray, size: int) -> np.ndarray:
     return out.round().clip(0, 255).astype(np.uint8)
 
 
+class FramesThinnedWarning(UserWarning):
+    """A sequence folder held more frames than the model takes; an order-preserving subset was used."""
+
+
 def load_sequence(folder: str | os.PathLike[str], *, dates: Sequence[str] | None = None, max_frames: int = 16,
                   seed: int = 0) -> EOSequence:
     """Read a folder of dated frames into an :class:`EOSequence` sorted by date.
 
     ``dates`` (one per image file, in sorted file-name order) overrides ``dates.csv`` and the file names.
-    Frames must all have the same size; at least one frame is needed.
+    Frames must all have the same size; at least one frame is needed. More than ``max_frames`` frames are
+    thinned to an order-preserving seeded subset, with a :class:`FramesThinnedWarning` saying so.
     """
     if not isinstance(folder, (str, os.PathLike)):
         raise TypeError(f"folder must be a path, got {type(folder).__name__}")
@@ -137,6 +143,10 @@ def load_sequence(folder: str | os.PathLike[str], *, dates: Sequence[str] | None
     if len(order) > max_frames:  # order-preserving, seeded subset (reference: order_pick_k, unseeded)
         rng = np.random.default_rng(check_seed(seed))
         order = order[np.sort(rng.choice(len(order), size=max_frames, replace=False))]
+        kept = [found[i] for i in order]
+        warnings.warn(f"{root}: {len(files)} frames, more than max_frames = {max_frames}; using an order-preserving "
+                      f"seeded subset of {max_frames} (dates {kept[0]} ... {kept[-1]}), as TEOChat does "
+                      "(MAX_IMAGE_LENGTH = 16)", FramesThinnedWarning, stacklevel=2)
     return EOSequence(frames=np.stack([frames[i] for i in order]), dates=tuple(found[i] for i in order),
                       name=root.name)
 
