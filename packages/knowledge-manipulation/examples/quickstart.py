@@ -1,20 +1,12 @@
 # %% [markdown]
 # # iclr25-knowledge-manipulation quickstart
 # Synthetic people, their biographies, the four manipulation tasks with and without chain of thought, and
-# a tiny rotary GPT pretrained on the biographies for a few seconds (far too short to store the knowledge:
-# `iclr25 knowledge-manipulation demo` trains long enough for the paper's gaps to show).
+# the shipped Stage A model of seed 0 (a tiny rotary GPT that stores 100 people's birth dates; `demo` fine-tunes
+# it on month parity with and without chain of thought).
 
 # %%
-from iclr25.knowledge_manipulation import (
-    ExperimentConfig,
-    TrainConfig,
-    build_task,
-    make_population,
-    parse_bio,
-    pretrain,
-    render_bio,
-    suggest_model,
-)
+from iclr25.knowledge_manipulation import build_task, make_population, parse_bio, render_bio, suggest_model
+from iclr25.knowledge_manipulation.checkpoints import load_stage_a
 from iclr25.knowledge_manipulation.training import evaluate
 
 pop = make_population(100, seed=0)
@@ -30,8 +22,7 @@ for spec in ["retrieval:birth_city", "classification:birth_month:mod2", "classif
 
 # %%
 print(suggest_model(1000, exposures=40))  # capacity accounting: the smallest shape that can store N = 1000
-cfg = ExperimentConfig(n_people=100, n_layers=1, d_model=32, n_heads=2, bio_attributes=("birth_date", "birth_city"),
-                       qa_attributes=("birth_date",), pretrain=TrainConfig(epochs=3, batch_size=8, seq_len=64))
-pre = pretrain(cfg, population=pop)
-res = evaluate(pre.model, pre.tokenizer, build_task(pop, "retrieval:birth_date", people="test"))
-print(f"birth-date retrieval on test people after 3 epochs: {res.accuracy:.2f}")
+pre = load_stage_a(0)  # people and tokenizer rebuilt from the seed, weights from stage_a/seed0.npz (no pickle)
+res = evaluate(pre.model, pre.tokenizer, build_task(pre.population, "retrieval:birth_date", people="test"))
+print(f"birth-date retrieval on test people of the shipped Stage A model: {res.accuracy:.2f}")
+print(res.examples[0])

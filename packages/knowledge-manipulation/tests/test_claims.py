@@ -1,41 +1,22 @@
-"""The paper's claims at small scale (claim 2 of the issue), seeded: N = 200 people (100 train / 100 test),
-a 2-layer d = 64 rotary GPT pretrained on biographies + retrieval QAs of everyone (extractable mode), then
-one fine-tune per task from that checkpoint.
+"""The paper's claims at small scale, from the claims registry (``iclr25.knowledge_manipulation.claims``): at the
+``test`` rung, five seeds of Stage B (month parity without and with CoT, inverse search) on the shipped Stage A
+checkpoints of N = 100 people, each claim decided by its stated rule over seeds 0-4. The ``repro`` rung trains
+Stage A too, at N = 200."""
 
-- R4: inverse search is learned for train people (>= 0.8) and fails for test people (<= 0.05);
-- R2/R3: month-parity classification on test people is at least 0.2 better with CoT than without;
-- retrieval of test people stays high after every fine-tune, so no failure is forgetting.
-"""
+import json
 
-import pytest
+from iclr25.knowledge_manipulation.checkpoints import STAGE_A_DIR, load_stage_a, shipped_seeds
+from iclr25.knowledge_manipulation.claims import REGISTRY
+from iclr25.knowledge_manipulation.commands import test_config as rung_config
 
-from iclr25.knowledge_manipulation.commands import claim_config
-from iclr25.knowledge_manipulation.experiments import run_experiment
-
-
-@pytest.fixture(scope="module")
-def small_run():
-    from iclr25.utils.cli import set_torch_threads
-
-    set_torch_threads(1)
-    return run_experiment(claim_config(), seed=0)
+test_claim = REGISTRY.pytest_test("test")
 
 
-def test_knowledge_is_stored_and_extractable(small_run):
-    train, test = small_run.retrieval["birth_date"]
-    assert train >= 0.9 and test >= 0.9
-    for f in small_run.finetunes:
-        assert f.retrieval_test_after >= 0.8, f.task
-
-
-def test_inverse_search_fails_on_test_people(small_run):
-    inv = small_run.finetune_of("inverse:birth_date+birth_city")
-    assert inv.train.accuracy >= 0.8
-    assert inv.test.accuracy <= 0.05
-
-
-def test_cot_beats_no_cot_on_test_people(small_run):
-    no_cot = small_run.finetune_of("classification:birth_month:mod2")
-    cot = small_run.finetune_of("classification:birth_month:mod2:cot")
-    assert cot.test.accuracy - no_cot.test.accuracy >= 0.2
-    assert no_cot.train.accuracy >= 0.8  # memorised on train people: fitting is not the bottleneck
+def test_shipped_checkpoints_cover_the_test_rung_and_match_the_code():
+    man = json.loads((STAGE_A_DIR / "manifest.json").read_text())
+    assert set(REGISTRY.rung_seeds("test")) <= set(shipped_seeds())
+    assert man["config"] == json.loads(json.dumps(rung_config().to_dict()))
+    assert man["command"].startswith("python -m iclr25.knowledge_manipulation.checkpoints")
+    assert not list(STAGE_A_DIR.glob("*.pt")) and not list(STAGE_A_DIR.glob("*.pkl"))  # no pickle shipped
+    pre = load_stage_a(0)
+    assert pre.model.cfg.vocab_size == pre.tokenizer.vocab_size and len(pre.population) == rung_config().n_people

@@ -150,3 +150,39 @@ def test_generate_writes_people_and_qas(tmp_path, capsys):
     assert len(read_people_jsonl(out)) == 20
     rows = [json.loads(x) for x in qa.read_text().splitlines()]
     assert {r["task"] for r in rows} == {"classification:birth_month:mod2:cot", "inverse:birth_date+birth_city"}
+
+
+@pytest.mark.parametrize("argv, match", [
+    (["generate", "--n", "1000000000000", "--out", "{tmp}/x.jsonl"], "--n 1000000000000"),
+    (["train", "--n", "1000000000000", "--out", "{tmp}/m"], "--n 1000000000000"),
+    (["train", "--epochs", "1000000000000", "--out", "{tmp}/m"], "--epochs 1000000000000"),
+    (["train", "--d-model", "100000", "--layers", "100", "--out", "{tmp}/m"], "--d-model 100000"),
+    (["eval", "--model", "{tmp}/m", "--epochs", "1000000000000"], "--epochs 1000000000000"),
+])
+def test_sizes_that_cannot_finish_are_refused_before_work(argv, match, tmp_path, capsys):
+    assert main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and match in err and "--force" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_generate_tasks_without_qa_is_refused(tmp_path, capsys):
+    # the task specs choose the QAs of --qa: without it they used to be ignored (even a bad one, exit 0)
+    for spec in ("bogus", "classification:birth_month:mod2"):
+        assert main(["generate", "--n", "5", "--out", str(tmp_path / "x.jsonl"), "--tasks", spec]) == 2
+        assert "give --qa" in capsys.readouterr().err
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_out_is_checked_before_work(tmp_path, capsys):
+    people = tmp_path / "people.jsonl"
+    assert main(["generate", "--n", "8", "--out", str(people), "--multiplicity", "1"]) == 0
+    before = people.read_bytes()
+    assert main(["generate", "--n", "8", "--out", str(people)]) == 2
+    assert "--out" in capsys.readouterr().err and people.read_bytes() == before
+    assert main(["train", "--people", str(people), "--out", str(people)]) == 2
+    assert "--out" in capsys.readouterr().err
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "model.pt").write_text("mine")
+    assert main(["train", "--people", str(people), "--out", str(tmp_path / "m")]) == 2
+    assert "--overwrite" in capsys.readouterr().err and (tmp_path / "m" / "model.pt").read_text() == "mine"

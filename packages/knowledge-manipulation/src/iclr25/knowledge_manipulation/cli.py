@@ -10,7 +10,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import add_run_command, method_parser, positive_float, positive_int, run_main
+from iclr25.utils.cli import (
+    add_force_argument,
+    add_run_command,
+    method_parser,
+    positive_float,
+    positive_int,
+    run_main,
+)
+from iclr25.utils.guards import check_out, check_size
 
 PACKAGE = "iclr25-knowledge-manipulation"
 TASK_HELP = ("task specs KIND:ATTRIBUTE[:modM][:cot], e.g. classification:birth_month:mod2:cot, "
@@ -19,10 +27,61 @@ TASK_HELP = ("task specs KIND:ATTRIBUTE[:modM][:cot], e.g. classification:birth_
 
 def _cmd(name: str):
     def run(args: argparse.Namespace) -> int:
+        _check_before_work(name, args)
         from . import commands
 
         return getattr(commands, name)(args)
     return run
+
+
+#: rough costs on one CPU thread: tokens per person per epoch (six attribute sentences and their retrieval QAs),
+#: training FLOPs per second, the vocabulary a population of n people needs, and bytes per packed token
+_TOKENS_PER_PERSON, _FLOPS, _BYTES_PER_TOKEN = 150.0, 2e10, 48.0
+
+
+def _train_estimate(n: float, epochs: float, layers: int, d: int) -> tuple[float, float]:
+    """(bytes, seconds) of pretraining n people for ``epochs`` epochs on a layers x d rotary GPT."""
+    vocab = 2000.0 + 3.0 * n
+    params = 12.0 * layers * d * d + vocab * d
+    tokens = n * epochs * _TOKENS_PER_PERSON
+    return tokens * _BYTES_PER_TOKEN + 16.0 * params, 6.0 * params * tokens / _FLOPS
+
+
+def _check_before_work(name: str, args: argparse.Namespace) -> None:
+    """Output paths and sizes, checked before any work or heavy import (one line, exit 2; --force skips sizes)."""
+    force = getattr(args, "force", False)
+    if name == "generate":
+        if args.qa is None and args.tasks is not None:
+            raise ValueError("--tasks chooses the QAs written to --qa; give --qa FILE.jsonl too (or drop --tasks)")
+        from .tasks import parse_task
+
+        for t in args.tasks or ():
+            parse_task(t)
+        check_out(args.out, kind="file", overwrite=args.overwrite)
+        if args.qa is not None:
+            check_out(args.qa, kind="file", overwrite=args.overwrite, flag="--qa", inputs=[args.out])
+        size = float(args.n) * args.multiplicity
+        check_size(f"--n {args.n} --multiplicity {args.multiplicity}", bytes_needed=2000.0 * size,
+                   seconds_needed=2e-4 * size, force=force)
+    elif name == "train":
+        check_out(args.out, inputs=[args.people] if args.people else [], overwrite=args.overwrite,
+                  run_files=("results.json", "model.pt"))
+        if args.people is None:
+            b, sec = _train_estimate(float(args.n), args.epochs, args.layers, args.d_model)
+            check_size(f"--n {args.n} --epochs {args.epochs} --layers {args.layers} --d-model {args.d_model}",
+                       bytes_needed=b, seconds_needed=sec, force=force)
+        else:  # the population is sized once the file is read (commands.train); the model and epochs already
+            check_size(f"--epochs {args.epochs} --layers {args.layers} --d-model {args.d_model}",
+                       seconds_needed=_train_estimate(100.0, args.epochs, args.layers, args.d_model)[1], force=force)
+    elif name == "evaluate":
+        if args.out is not None:
+            check_out(args.out, inputs=[p for p in (args.model, args.hf_path, args.people) if p is not None],
+                      overwrite=args.overwrite)
+        if args.model is not None and args.epochs is not None:
+            check_size(f"--epochs {args.epochs}", seconds_needed=_train_estimate(1000.0, args.epochs, 2, 64)[1],
+                       force=force)
+        if args.hf_path is not None and args.people is None:
+            check_size(f"--n {args.n}", bytes_needed=2000.0 * args.n, seconds_needed=1e-4 * args.n, force=force)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -30,12 +89,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 "Knowledge manipulation by language models on synthetic biographies: retrieval, "
                                 "classification, comparison and inverse search, with and without chain of thought "
                                 "(Allen-Zhu & Li, ICLR 2025).")
-    d = add_run_command(sub, "demo", _cmd("demo"), help="pretrain a tiny GPT on 120 biographies, then fine-tune "
-                        "classification without and with CoT and inverse search (about 20 s)",
+    d = add_run_command(sub, "demo", _cmd("demo"), help="fine-tune a tiny GPT that stores 100 people's biographies "
+                        "(shipped Stage A checkpoint; trained first for an unshipped --seed) on month parity without "
+                        "and with CoT, and compare them on test people (about 10 s)",
                         default_out="results/knowledge-manipulation")
     d.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     r = add_run_command(sub, "repro", _cmd("repro"), help="the reduced-scale reproduction: N = 1000, both modes, "
-                        "a ladder of three model sizes, the attributes-first control, throughput (at most 10 min)",
+                        "a ladder of three model sizes, the attributes-first control, throughput, and the claims over "
+                        "seeds 0-4 with Stage A trained at each (claims.json)",
                         default_out="results/knowledge-manipulation-repro")
     r.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
 
@@ -51,9 +112,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--fullname", action="store_true", help="the full name in every sentence (default he/she)")
     g.add_argument("--no-permute", action="store_true", help="keep the default sentence order")
     g.add_argument("--qa", type=Path, help="also write the QAs of --tasks to this .jsonl file")
-    g.add_argument("--tasks", nargs="+", default=["retrieval:birth_date"], help=TASK_HELP)
+    g.add_argument("--tasks", nargs="+", default=None,
+                   help=TASK_HELP + " (with --qa; default retrieval:birth_date)")
     g.add_argument("--people", choices=("train", "test", "all"), default="all", help="whose QAs (default all)")
     g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    g.add_argument("--overwrite", action="store_true", help="replace an existing --out (and --qa) file")
+    add_force_argument(g)
     g.set_defaults(func=_cmd("generate"))
 
     t = sub.add_parser("train", help="Stage A: pretrain a rotary GPT on biographies (+ retrieval QAs) and save it",
@@ -76,6 +140,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="packed rows of 128 tokens per step (default 4)")
     t.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    t.add_argument("--overwrite", action="store_true", help="write over a previous model in --out")
+    add_force_argument(t)
     t.set_defaults(func=_cmd("train"))
 
     e = sub.add_parser("eval", help="Stage B: fine-tune and evaluate the tasks on a trained model, or evaluate a "
@@ -96,6 +162,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--out", type=Path, help="folder for results.json (default: none)")
     e.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     e.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    e.add_argument("--overwrite", action="store_true", help="write over a previous run in --out")
+    add_force_argument(e)
     e.set_defaults(func=_cmd("evaluate"))
     return run_main(parser, argv)
 

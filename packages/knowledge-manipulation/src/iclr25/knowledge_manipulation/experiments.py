@@ -219,17 +219,24 @@ def eval_task(model: RotaryGPT, pre: PretrainedModel, task: str, people: str, *,
 
 
 def run_experiment(config: ExperimentConfig = ExperimentConfig(), *, seed: int = 0,
-                   pre: PretrainedModel | None = None) -> ExperimentResult:
-    """Stage A (unless ``pre`` is given), then every task of ``config.tasks`` as its own Stage B fine-tune."""
+                   pre: PretrainedModel | None = None, task_epochs: dict[str, int] | None = None,
+                   retrieval_after: bool = True) -> ExperimentResult:
+    """Stage A (unless ``pre`` is given), then every task of ``config.tasks`` as its own Stage B fine-tune
+    (``config.finetune``; ``task_epochs`` overrides the epochs of the tasks it names). ``retrieval_after=False``
+    skips re-measuring birth-date retrieval after each fine-tune (``retrieval_test_after`` is then nan)."""
+    task_epochs = {str(parse_task(t)): e for t, e in (task_epochs or {}).items()}
     pre = pre or pretrain(config, seed=seed)
     retr = {a: (retrieval_accuracy(pre.model, pre, a, "train").accuracy,
                 retrieval_accuracy(pre.model, pre, a, "test").accuracy) for a in config.qa_attributes or ("birth_date",)}
     fts = []
     for task in config.tasks:
-        model, stats = finetune(pre, task, seed=seed)
+        ft = config.finetune
+        if str(parse_task(task)) in task_epochs:
+            ft = dataclasses.replace(ft, epochs=task_epochs[str(parse_task(task))])
+        model, stats = finetune(pre, task, config=ft, seed=seed)
         tr = eval_task(model, pre, task, "train", seed=seed)
         te = eval_task(model, pre, task, "test", seed=seed)
-        after = retrieval_accuracy(model, pre, "birth_date", "test").accuracy
+        after = retrieval_accuracy(model, pre, "birth_date", "test").accuracy if retrieval_after else float("nan")
         fts.append(FinetuneResult(str(parse_task(task)), tr, te, after, stats))
     cap = capacity_report(pre.population, GPTConfig(vocab_size=pre.tokenizer.vocab_size, n_layers=config.n_layers,
                                                     d_model=config.d_model, n_heads=config.n_heads),
