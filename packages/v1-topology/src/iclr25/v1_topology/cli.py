@@ -56,10 +56,17 @@ def _plot_maps(path: Path, panels: list[tuple[str, object, object]]) -> Path:
             neg = pw.positions[pw.charges < 0]
             ax.plot(pos[:, 1], pos[:, 0], "wo", ms=3.5, mec="k", mew=0.6, label="pinwheel +1")
             ax.plot(neg[:, 1], neg[:, 0], "ks", ms=3.0, mec="w", mew=0.6, label="pinwheel −1")
-            ax.legend(loc="upper right", fontsize=5, framealpha=0.7, handletextpad=0.2, borderpad=0.3)
         ax.set_title(title, fontsize=8)
         ax.set_xticks([])
         ax.set_yticks([])
+    handles, labels = axes[0].get_legend_handles_labels()
+    for ax in axes[1:]:
+        for h, lab in zip(*ax.get_legend_handles_labels(), strict=True):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    if handles:  # one marker legend under the panels, off the maps
+        fig.legend(handles, labels, loc="lower center", ncol=len(handles), fontsize=6, frameon=False)
     # colour key: hue = preferred orientation (brightness = selectivity)
     from matplotlib.cm import ScalarMappable
     from matplotlib.colors import Normalize
