@@ -119,3 +119,17 @@ def test_pytest_test_reports_the_seeds_on_failure():
     fn = reg.pytest_test("test")
     with pytest.raises(AssertionError, match="seed 0"):
         fn("a")
+
+
+def test_a_claim_can_be_left_to_the_repro_rung():
+    reg = ClaimRegistry("iclr25-utils", seeds={"test": (0, 1, 2), "repro": (0, 1, 2, 3)})
+
+    @reg.measures(base(id="cheap"), base(id="costly", rungs=("repro",)))
+    def _m(seed, rung):
+        return {"cheap": Measurement(0.9, reference=0.5), "costly": Measurement(0.8, reference=0.5)}
+
+    assert reg.claims_at("test") == ["cheap"] and reg.claims_at("repro") == ["cheap", "costly"]
+    assert [r.claim.id for r in reg.run("test").results] == ["cheap"]
+    assert len(reg.run("repro").results[1].seeds) == 4
+    with pytest.raises(ValueError, match="rungs"):
+        base(rungs="repro")

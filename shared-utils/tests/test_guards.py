@@ -29,6 +29,7 @@ def test_out_file_kind(tmp_path):
     f.write_text("x")
     with pytest.raises(OutputError, match="exists"):
         check_out(f, kind="file")
+    assert check_out(f, kind="file", overwrite=True) == f and f.read_text() == "x"
     with pytest.raises(OutputError, match="is a folder"):
         check_out(tmp_path, kind="file")
 

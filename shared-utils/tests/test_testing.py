@@ -16,6 +16,7 @@ def site(tmp_path, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", str(site))
     monkeypatch.syspath_prepend(str(site))
     testing._DEMO_CACHE.clear()
+    testing._DEMO_SECOND.clear()
     yield site
     for name in [m for m in sys.modules if m.startswith("iclr25.fixture")]:
         del sys.modules[name]

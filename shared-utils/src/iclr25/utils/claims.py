@@ -116,6 +116,9 @@ class Claim:
         Where the scale ladder / ablation of a claim that does not reproduce is (a README anchor or a file).
     note:
         One line on how the threshold and margin were chosen (from which spread over which seeds).
+    rungs:
+        The rungs the claim is decided at (default: every rung of the registry); an expensive claim can be
+        left to ``"repro"`` so the default test suite stays within its budget.
     """
 
     id: str
@@ -131,6 +134,7 @@ class Claim:
     expect: str = "holds"
     ladder: str = ""
     note: str = ""
+    rungs: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.id, str) or not self.id or any(c.isspace() for c in self.id):
@@ -149,6 +153,8 @@ class Claim:
             raise ValueError(f"claim {self.id!r}: margin must be a finite number >= 0, got {self.margin!r}")
         if not isinstance(self.min_seeds, int) or self.min_seeds < 3:
             raise ValueError(f"claim {self.id!r}: min_seeds must be an integer >= 3, got {self.min_seeds!r}")
+        if self.rungs is not None and (isinstance(self.rungs, str) or not self.rungs):
+            raise ValueError(f"claim {self.id!r}: rungs must be a non-empty tuple of rung names, got {self.rungs!r}")
         if self.expect == "fails" and not self.ladder:
             raise ValueError(f"claim {self.id!r}: a claim expected to fail names its ladder/ablation (ladder=)")
 
@@ -331,6 +337,11 @@ class ClaimRegistry:
             return fn
         return register
 
+    def claims_at(self, rung: str) -> list[str]:
+        """The ids of the claims decided at ``rung`` (those whose ``rungs`` name it, or that name none)."""
+        self.rung_seeds(rung)
+        return [cid for cid, c in self.claims.items() if c.rungs is None or rung in c.rungs]
+
     def rung_seeds(self, rung: str) -> tuple[int, ...]:
         if rung not in self.seeds:
             raise ValueError(f"{self.package}: unknown rung {rung!r}; rungs: {sorted(self.seeds)}")
@@ -362,14 +373,14 @@ class ClaimRegistry:
         except importlib.metadata.PackageNotFoundError:
             version = "unknown"
         seeds = None if seeds is None else tuple(seeds)
-        results = [self.decide(cid, rung, seeds) for cid in self.claims]
+        results = [self.decide(cid, rung, seeds) for cid in self.claims_at(rung)]
         return ClaimsReport(self.package, version, rung, results, command=command)
 
     def pytest_test(self, rung: str = "test") -> Callable[[str], None]:
         """A test function parametrised over the claims: each decided at ``rung`` must match its ``expect``."""
         import pytest  # noqa: PLC0415
 
-        @pytest.mark.parametrize("claim_id", list(self.claims))
+        @pytest.mark.parametrize("claim_id", self.claims_at(rung))
         def test_claim(claim_id: str) -> None:
             result = self.decide(claim_id, rung)
             assert result.as_expected, result.explain()

@@ -85,7 +85,7 @@ def check_out(out: str | os.PathLike[str], *, inputs: Iterable[str | os.PathLike
             raise OutputError(f"{flag} {path} is a folder; give a file name")
         if path.exists() and not overwrite:
             raise OutputError(f"{flag} {path} exists; pass --overwrite to replace it, or choose another name")
-    probe = path if path.exists() else path.parent
+    probe = path if path.is_dir() else path.parent
     while not probe.exists() and probe != probe.parent:
         probe = probe.parent
     if not probe.is_dir():

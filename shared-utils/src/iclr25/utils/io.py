@@ -455,7 +455,8 @@ def read_smiles(path: str | os.PathLike[str], *, column: str | None = None) -> l
         if column is None:
             matches = [f for f in fields if f.strip().lower() == "smiles"]
             if not matches:
-                raise DataFileError(p, f"no SMILES column among {fields}; pass column=")
+                raise DataFileError(p, f"no SMILES column among {fields}: name the column 'smiles' in the header "
+                                        "(or choose the column in the command/function that reads the file)")
             column = matches[0]
         elif column not in fields:
             raise DataFileError(p, f"column {column!r} not found among {fields}")
