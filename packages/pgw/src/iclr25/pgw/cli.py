@@ -97,8 +97,12 @@ def demo(args: argparse.Namespace) -> int:
     m = outlier_matching(seed=args.seed)
     run.add("PGW distance (house vs copy + 10% outliers)", m.pgw.distance, peer=m.gw.distance, peer_name="GW")
     run.add("transported mass (the shape has mass 1)", m.pgw.mass, peer=m.gw.mass, peer_name="GW")
-    run.add("share of plan mass on outliers", m.outlier_share(m.pgw.plan), peer=m.outlier_share(m.gw.plan),
-            peer_name="GW", higher_is_better=False)
+    # headline: PGW may leave the outliers untransported, GW (balanced) must move mass onto them
+    head = run.add("share of plan mass on outliers", m.outlier_share(m.pgw.plan), peer=m.outlier_share(m.gw.plan),
+                   peer_name="GW", higher_is_better=False, headline=True)
+    if not head.holds:
+        run.headline_note = ("PGW put as much plan mass on the outliers as GW at this seed: lam = max C^2 / 20 "
+                             "did not make dropping them cheaper than matching them")
     _plot_matching(m, out / "matching.png")
     run.add_figure(out / "matching.png", relative_to=out)
 
