@@ -48,8 +48,16 @@ def demo(args: argparse.Namespace) -> int:
                          seed=args.seed, t_burn=cfg["t_burn"], batch_size=cfg["batch_size"], n_x=cfg["n_x"])
     run.config = {**cfg, "modes": res["modes"]}
     ev_f, ev_m = res["ffno"]["eval"], res["memno"]["eval"]
-    run.add("MemNO nRMSE (one-step, KS res 32)", ev_m.nrmse, peer=ev_f.nrmse, peer_name="FFNO",
-            higher_is_better=False)
+    # the headline: with memory, the one-step error on low-resolution KS is below the Markovian FFNO's
+    run.add("MemNO nRMSE (one-step, KS res 32)", ev_m.nrmse, peer=ev_f.nrmse, peer_name="FFNO (same layers, budget)",
+            higher_is_better=False, headline=True)
+    if not ev_m.nrmse < ev_f.nrmse:
+        run.headline_note = (f"at the demo's {cfg['epochs']} epochs MemNO is not below FFNO at this seed; the "
+                             "memory layer needs more training (README ladder: ratio 0.97 at 15 epochs, 0.60 at 60)")
+    run.add("MemNO nRMSE vs linear extrapolation (one-step)", ev_m.nrmse,
+            peer=res["linear-extrapolation"]["eval"].nrmse, peer_name="linear extrapolation", higher_is_better=False)
+    run.add("FFNO nRMSE vs do-nothing (one-step)", ev_f.nrmse, peer=res["do-nothing"]["eval"].nrmse,
+            peer_name="do-nothing", higher_is_better=False)
     run.add("MemNO nRMSE (rollout, KS res 32)", ev_m.nrmse_rollout, peer=ev_f.nrmse_rollout, peer_name="FFNO",
             higher_is_better=False)
     run.add("Mori-Zwanzig toy: Markovian / 1-frame-memory error", mz.memory_gain, higher_is_better=True)
@@ -174,6 +182,15 @@ def repro(args: argparse.Namespace) -> int:
             higher_is_better=False)
     run.add("MemNO s/epoch (res 32)", main_rows[0]["memno s/epoch"], peer=main_rows[0]["ffno s/epoch"],
             peer_name="FFNO", unit="s", higher_is_better=False, timing=True)
+    # the registry's claims at the repro rung (5 seeds): claims.json, from which the README's claims table is made
+    from .claims import REGISTRY  # noqa: PLC0415
+
+    report = REGISTRY.run("repro", command="iclr25 memno repro")
+    report.save(args.out)
+    for r in report.results:
+        run.add(f"claim {r.claim.id} (repro rung, {len(r.seeds)} seeds): {r.verdict}", float(r.holds),
+                higher_is_better=True)
+    wall = time.perf_counter() - t0
     run.add("repro wall time", wall, unit="s", higher_is_better=False, timing=True)
     fig = plot_repro(args.out / "ratio.png", rows, main_resolution=main.resolution, main_nu=main.nu,
                      epochs=ep)
