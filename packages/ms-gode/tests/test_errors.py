@@ -121,3 +121,77 @@ def test_cli_bad_flags(tmp_path, capsys):
     assert main(["simulate", "springs", "--out", str(tmp_path / "a.txt")]) == 2
     assert "--out must be an .npz" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def _raw_task_file(path, times, seed=0):
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal((4, 3, len(times), 2))
+    adjacency = np.ones((3, 3)) - np.eye(3)
+    np.savez(path, values=values, times=np.asarray(times, dtype=float), adjacency=adjacency)
+    return path
+
+
+def test_user_times_are_honoured_not_replaced_by_frame_numbers(tmp_path):
+    # issue 40: times used to be replaced by arange(T) / n_obs, so irregular timestamps were lost
+    irregular = [0.0, 0.3, 1.1, 1.5, 2.7, 3.0, 4.0, 4.2, 6.0, 7.5, 9.0, 13.0]
+    task = load_task(_raw_task_file(tmp_path / "irr.npz", irregular))
+    assert task.n_obs == 6
+    np.testing.assert_allclose(task.times, np.asarray(irregular) / 4.0, rtol=1e-6)  # window length t[6] - t[0]
+    assert task.params["time_unit"] == 4.0 and task.params["time_origin"] == 0.0
+    # regular frames keep the old normalisation frame / n_obs, whatever the time unit
+    regular = load_task(_raw_task_file(tmp_path / "reg.npz", 0.25 * np.arange(12) + 3.0))
+    np.testing.assert_allclose(regular.times, np.arange(12) / 6, rtol=1e-6, atol=1e-7)
+    for bad, msg in (([0.0, 1.0, 1.0, 2.0], "strictly increasing"), ([0.0, np.nan, 1.0, 2.0], "finite")):
+        with pytest.raises(ValueError, match=msg):
+            load_task(_raw_task_file(tmp_path / "bad.npz", bad))
+
+
+def test_retimed_copy_is_predicted_at_its_own_times_through_the_ode_solver(tmp_path):
+    # the same observed window, the extrapolation frames at other times: the prediction must follow the ODE to
+    # the given times (equal where the absolute times agree, different where they do not)
+    t_a = [0.0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]
+    t_b = [0.0, 1, 2, 3, 4, 5, 6, 6.5, 7, 9, 10, 14]
+    a = load_task(_raw_task_file(tmp_path / "a.npz", t_a))
+    b = load_task(_raw_task_file(tmp_path / "b.npz", t_b))
+    np.testing.assert_array_equal(a.values, b.values)
+    learner = MSGODE(2, ModelConfig(hidden=8, ode_hidden=8, augment=2), TrainConfig(epochs=1, batch_size=4))
+    learner.fit_task(a)
+    pa, _ = learner.predict(a, task_id=0)
+    pb, _ = learner.predict(b, task_id=0)
+    assert pa.shape == pb.shape == (4, 3, 6, 2)  # target frames 6..11
+    # frame times a: 6 7 8 9 10 11 ; b: 6 6.5 7 9 10 14
+    for ia, ib in ((0, 0), (1, 2), (3, 3), (4, 4)):  # same absolute time -> same prediction
+        np.testing.assert_allclose(pb[:, :, ib], pa[:, :, ia], atol=2e-4)
+    for ia, ib in ((1, 1), (5, 5)):  # 7 vs 6.5, 11 vs 14 -> the state has moved
+        assert np.abs(pb[:, :, ib] - pa[:, :, ia]).max() > 1e-3
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["simulate", "springs", "--n", "1000000000000"], "--n 1000000000000"),
+    (["simulate", "egfr", "--frames", "1000000000000"], "--frames 1000000000000"),
+    (["train", "--epochs", "1000000000000"], "--epochs 1000000000000"),
+])
+def test_cli_refuses_impossible_sizes_in_one_line_before_work(tmp_path, capsys, argv, flag):
+    # issue 40: 10^12 simulations, frames or epochs are refused with the estimate (exit 2), not started
+    task = _raw_task_file(tmp_path / "t.npz", np.arange(12.0))
+    out = tmp_path / "out.npz" if argv[0] == "simulate" else tmp_path / "model"
+    full = argv[:1] + (["--tasks", str(task)] if argv[0] == "train" else []) + argv[1:] + ["--out", str(out)]
+    assert main(full) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and flag in err[0] and "--force" in err[0], err
+    assert not out.exists()
+
+
+def test_cli_out_is_checked_before_work(tmp_path, capsys):
+    task = _raw_task_file(tmp_path / "t.npz", np.arange(12.0))
+    (tmp_path / "x.npz").write_bytes(b"user's file")
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "results.json").write_text("{}")
+    for argv in (["simulate", "springs", "--n", "2", "--out", str(tmp_path / "x.npz")],
+                 ["train", "--tasks", str(task), "--out", str(tmp_path / "m")],
+                 ["train", "--tasks", str(task), "--out", str(task)]):
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "--out" in err[0], (argv, err)
+    assert (tmp_path / "x.npz").read_bytes() == b"user's file"
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["results.json"]

@@ -3,8 +3,10 @@
 A :class:`TaskData` holds S trajectories of N objects over T frames. The first ``n_obs`` frames form the
 observed window; each object keeps a random ``sample_percent`` of them (frame 0 always), which the encoder sees.
 The extrapolation targets are ``n_targets`` random frames after the window. Values are min-max scaled to
-[-1, 1] (per feature for particles, per species for reaction networks) and times are divided by the window
-length, as in the LG-ODE / MS-GODE loaders.
+[-1, 1] (per feature for particles, per species for reaction networks) and times are shifted to start at 0 and
+divided by the window length ``times[n_obs] - times[0]``, as in the LG-ODE / MS-GODE loaders. The frames'
+own times are kept: irregularly spaced frames stay irregular (the encoder's time embedding, its temporal
+edges and the ODE solve all use them); regular frames give ``frame / n_obs``.
 
 Task files (``.npz``, no pickle): ``values`` (S, N, T, D) raw, ``times`` (T,), ``adjacency`` (S, N, N), and
 optionally ``obs_mask``/``target_mask`` (S, N, T) booleans, ``system`` (a string) and ``params`` (JSON text).
@@ -28,7 +30,7 @@ from iclr25.utils.seeding import check_seed
 
 from .simulators import Trajectories, simulate_system
 
-__all__ = ["TaskData", "observe", "load_task", "save_task", "make_task", "PHYSICS_SEQUENCE", "BIO_SEQUENCE",
+__all__ = ["TaskData", "observe", "normalise_times", "load_task", "save_task", "make_task", "PHYSICS_SEQUENCE", "BIO_SEQUENCE",
            "UNSEEN_PHYSICS", "task_sequence", "cache_dir"]
 
 
@@ -41,7 +43,8 @@ class TaskData:
     values : (S, N, T, D) float32 normalised values. NaN is refused.
     obs_mask : (S, N, T) bool, the observations the encoder sees (all inside the first ``n_obs`` frames).
     target_mask : (S, N, T) bool, the extrapolation targets (all at or after frame ``n_obs``).
-    times : (T,) float32 normalised times (frame / n_obs).
+    times : (T,) float32 normalised times: ``(t - t_0) / (t_{n_obs} - t_0)`` of the frames' own times
+        (``frame / n_obs`` for regular frames); ``params["time_origin"]`` and ``params["time_unit"]`` map back.
     adjacency : (S, N, N) float32 interaction graph (diagonal 0).
     n_obs : length of the observed window in frames.
     name : task label; ``system``: the simulator; ``params``: its settings; ``scale``: (lo, hi) used to scale.
@@ -128,6 +131,29 @@ def _scale(values: np.ndarray, per_node: bool) -> tuple[np.ndarray, np.ndarray, 
     return (2 * (values - lo) / span - 1).astype(np.float32), lo.squeeze(), hi.squeeze()
 
 
+def normalise_times(times: Any, n_obs: int) -> tuple[np.ndarray, float, float]:
+    """The frames' times shifted to 0 and divided by the window length: ``(t - t_0) / (t_{n_obs} - t_0)``.
+
+    Returns ``(normalised float32 times, t_0, window length)``. Times must be finite and strictly increasing.
+
+    >>> normalise_times([0.0, 0.5, 2.0, 3.0], 2)[0].tolist()
+    [0.0, 0.25, 1.0, 1.5]
+    """
+    t = np.asarray(times, dtype=np.float64)
+    if t.ndim != 1 or t.size < 2:
+        raise ValueError(f"times must be a 1-D array of at least 2 frame times, got shape {t.shape}")
+    if not np.all(np.isfinite(t)):
+        raise ValueError("times must be finite (found NaN or inf)")
+    if not np.all(np.diff(t) > 0):
+        bad = int(np.argmin(np.diff(t) > 0))
+        raise ValueError(f"times must be strictly increasing, got times[{bad}] = {t[bad]:g} >= times[{bad + 1}] = "
+                         f"{t[bad + 1]:g}")
+    if not 1 <= n_obs < t.size:
+        raise ValueError(f"n_obs must be in [1, {t.size - 1}], got {n_obs}")
+    origin, unit = float(t[0]), float(t[n_obs] - t[0])
+    return ((t - origin) / unit).astype(np.float32), origin, unit
+
+
 def observe(traj: Trajectories, *, n_obs: int | None = None, sample_percent: float = 0.6, n_targets: int = 40,
             name: str | None = None, seed: int = 0) -> TaskData:
     """Irregularly observe and normalise simulated trajectories.
@@ -157,9 +183,10 @@ def observe(traj: Trajectories, *, n_obs: int | None = None, sample_percent: flo
     tgt[np.arange(s)[:, None], :, future] = True
     per_node = traj.system in ("egfr", "ran") or traj.values.shape[-1] == 1
     scaled, lo, hi = _scale(vals, per_node)
-    times = (np.arange(t) / n_obs).astype(np.float32)
+    times, origin, unit = normalise_times(traj.times, n_obs)
     params = {**traj.params, "sample_percent": sample_percent, "n_targets": n_targets, "observe_seed": seed,
-              "scale_lo": np.asarray(lo).tolist(), "scale_hi": np.asarray(hi).tolist()}
+              "scale_lo": np.asarray(lo).tolist(), "scale_hi": np.asarray(hi).tolist(),
+              "time_origin": origin, "time_unit": unit}
     return TaskData(scaled, obs, tgt, times, traj.adjacency.astype(np.float32), int(n_obs),
                     name or traj.system, traj.system, params)
 
