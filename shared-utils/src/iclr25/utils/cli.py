@@ -310,7 +310,8 @@ def _cmd_demo(methods: list[MethodEntry], names: list[str], run_all: bool, out: 
     return 0
 
 
-def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | None, out: Path | None) -> int:
+def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | None, out: Path | None,
+                threads: int | None = 1) -> int:
     """Decide a method's registered claims at ``rung`` and write ``claims.json``."""
     import importlib  # noqa: PLC0415
 
@@ -329,6 +330,11 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
         except ValueError as exc:
             print(f"iclr25 claims: error: {exc}", file=sys.stderr)
             return 2
+    if threads is not None:  # before the package imports torch or jax: their thread pools read these at import
+        os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = str(threads)
+        if threads == 1 and "intra_op_parallelism_threads" not in os.environ.get("XLA_FLAGS", ""):
+            os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_cpu_multi_thread_eigen=false "
+                                       "intra_op_parallelism_threads=1").strip()
     try:
         registry = importlib.import_module(f"iclr25.{name.replace('-', '_')}.claims").REGISTRY
     except (ImportError, AttributeError) as exc:
@@ -415,6 +421,9 @@ def _umbrella_parser(methods: list[MethodEntry]) -> argparse.ArgumentParser:
     c.add_argument("--rung", default="test", help="the scale rung the package defines (default: test)")
     c.add_argument("--seeds", default=None, help="seeds, comma-separated (default: the rung's own)")
     c.add_argument("--out", type=Path, default=None, help="folder for claims.json (default: print only)")
+    c.add_argument("--threads", type=int, default=1,
+                   help="CPU threads for torch/JAX (default 1: small models on a shared machine run fastest so; "
+                        "0 leaves the libraries' defaults)")
     for m in methods:
         sub.add_parser(m.name, help=m.summary or "(failed to import)", add_help=False)
     return parser
@@ -449,7 +458,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "list":
         return _cmd_list(methods)
     if args.command == "claims":
-        return _cmd_claims(methods, args.name, args.rung, args.seeds, args.out)
+        return _cmd_claims(methods, args.name, args.rung, args.seeds, args.out, args.threads or None)
     try:
         return _cmd_demo(methods, args.names, args.all, args.out, args.seed, args.overwrite)
     except BrokenPipeError:
