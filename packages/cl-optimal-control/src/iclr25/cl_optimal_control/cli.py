@@ -21,22 +21,6 @@ from iclr25.utils.seeding import check_seed
 # The commands import JAX when they run, so that `--help` answers without loading it.
 
 
-def check_out_file(out, *, inputs=(), overwrite: bool = False) -> None:
-    """:func:`iclr25.utils.guards.check_out` for an output *file*; works around its refusal of an existing file
-    even with ``--overwrite`` (iclr25-utils 0.5.0: "is a file, so the file cannot be created")."""
-    import os
-
-    from iclr25.utils.guards import OutputError
-
-    p = Path(out)
-    if overwrite and p.is_file():
-        for inp in inputs:
-            if inp is not None and Path(inp).resolve() == p.resolve():
-                raise OutputError(f"--out {p} is also an input of this command; choose another file")
-        if not os.access(p.parent if str(p.parent) else ".", os.W_OK | os.X_OK):
-            raise OutputError(f"--out {p} cannot be written: its folder is not writable")
-        return
-    check_out(p, inputs=inputs, overwrite=overwrite, kind="file")
 
 DESCRIPTION = """Optimal task-selection protocols for continual learning (Mori, Sarao Mannelli & Mignacco, ICLR 2025).
 
@@ -102,7 +86,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
     if args.out.suffix.lower() != ".json":
         raise ValueError(f"--out must name a .json file, got {args.out}")
-    check_out_file(args.out, inputs=[args.problem] if args.problem else [], overwrite=args.overwrite)
+    check_out(args.out, inputs=[args.problem] if args.problem else [], overwrite=args.overwrite, kind="file")
     problem = _problem_from_args(args)
     run = RunResult.start("iclr25-cl-optimal-control", "solve", seed=None,
                           config={"problem": problem.to_dict(), "method": args.method,

@@ -13,22 +13,6 @@ from iclr25.utils.guards import check_out, check_size
 PACKAGE = "iclr25-v1-topology"
 
 
-def check_out_file(out, *, inputs=(), overwrite: bool = False) -> None:
-    """:func:`iclr25.utils.guards.check_out` for an output *file*; works around its refusal of an existing file
-    even with ``--overwrite`` (iclr25-utils 0.5.0: "is a file, so the file cannot be created")."""
-    import os
-
-    from iclr25.utils.guards import OutputError
-
-    p = Path(out)
-    if overwrite and p.is_file():
-        for inp in inputs:
-            if inp is not None and Path(inp).resolve() == p.resolve():
-                raise OutputError(f"--out {p} is also an input of this command; choose another file")
-        if not os.access(p.parent if str(p.parent) else ".", os.W_OK | os.X_OK):
-            raise OutputError(f"--out {p} cannot be written: its folder is not writable")
-        return
-    check_out(p, inputs=inputs, overwrite=overwrite, kind="file")
 
 
 def _plot_maps(path: Path, panels: list[tuple[str, object, object]]) -> Path:
@@ -242,7 +226,7 @@ def analyze(args: argparse.Namespace) -> int:
 
     path = Path(args.map)
     if args.out is not None:
-        check_out_file(args.out, inputs=[path], overwrite=args.overwrite)
+        check_out(args.out, inputs=[path], overwrite=args.overwrite, kind="file")
     sel = None
     if path.suffix.lower() == ".npz":
         arrays = read_npz(path, what="orientation map")
