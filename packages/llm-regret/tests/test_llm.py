@@ -142,3 +142,26 @@ def test_hf_path_without_a_model_is_a_clear_error(tmp_path):
 
     with pytest.raises(FileNotFoundError, match="no config.json"):
         HFCausalLM(tmp_path)
+
+
+def test_an_endpoint_that_never_answers_fails_after_timeout(capsys):
+    """A server that accepts the connection and never answers: `run --timeout 1` ends in about a second, with
+    one line naming --endpoint (it waited a fixed 60 s before)."""
+    import socket
+    import time
+
+    from iclr25.llm_regret.cli import main
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    try:
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}/v1"
+        t0 = time.perf_counter()
+        rc = main(["run", "--agent", "llm", "--endpoint", url, "--model", "m", "--timeout", "1", "--T", "3"])
+        elapsed = time.perf_counter() - t0
+    finally:
+        listener.close()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "--endpoint" in err[0], err
+    assert elapsed < 15, elapsed

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, positive_int, run_main
+from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, positive_float, positive_int, run_main
 from iclr25.utils.guards import check_out, check_size
 
 PACKAGE = "iclr25-llm-regret"
@@ -106,6 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     r.add_argument("--endpoint", help="llm: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     r.add_argument("--model", help="llm: the served model name (with --endpoint)")
+    r.add_argument("--timeout", type=positive_float("--timeout"), default=60.0,
+                   help="llm: seconds to wait for each answer of --endpoint before failing (default 60)")
     r.add_argument("--hf-path", type=Path, help="llm: a local Hugging Face causal LM folder (needs the hf extra)")
     r.add_argument("--replay", type=Path, help="llm: answer from a recorded transcript (.jsonl) instead")
     r.add_argument("--transcript", type=Path, help="llm: write every prompt and answer here (.jsonl)")

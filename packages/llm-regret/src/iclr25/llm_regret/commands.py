@@ -101,7 +101,7 @@ def _llm_generate(args):
     if args.endpoint is not None:
         if not args.model:
             raise ValueError("--endpoint needs --model NAME (the served model)")
-        return OpenAIChat(args.endpoint, args.model)
+        return OpenAIChat(args.endpoint, args.model, timeout=args.timeout)
     if args.hf_path is not None:
         return HFCausalLM(args.hf_path)
     return replay_transcript(args.replay)
