@@ -125,6 +125,24 @@ def test_cli_fit_bad_times_and_corr(tmp_path):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("argv, flag", [(["--iters-scale", "1e12"], "--iters-scale 1e+12"),
+                                        (["--preset", "paper"], "--preset paper")])
+def test_cli_fit_refuses_a_run_that_cannot_finish(tmp_path, argv, flag):
+    np.save(tmp_path / "a.npy", _cloud(300))
+    proc = _cli("fit", "a.npy", "a.npy", *argv, "--out", "o", cwd=tmp_path)
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode == 2 and len(lines) == 1, proc.stderr
+    assert flag in lines[0] and "would take about" in lines[0] and "--force" in lines[0], lines[0]
+    assert not (tmp_path / "o").exists()
+
+
+def test_fit_time_estimate_is_the_repro_presets_half_minute():
+    from iclr25.implicit_deform.cli import estimated_fit_seconds
+
+    assert 20 < estimated_fit_seconds(DeformConfig.preset("repro")) < 40
+    assert estimated_fit_seconds(DeformConfig.preset("test")) < estimated_fit_seconds(DeformConfig.preset("repro"))
+
+
 def test_cli_fit_runs_on_own_files_and_writes_meshes_and_metrics(tmp_path):
     import trimesh
 

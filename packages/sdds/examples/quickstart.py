@@ -10,7 +10,7 @@ import jax
 from iclr25.sdds import BETA_CRITICAL, IsingEnergy, SamplerConfig, estimate, exact_ising, neural_mcmc, train
 
 energy = IsingEnergy(3)
-config = SamplerConfig(objective="fkl_nis", n_steps=8, hidden=16, n_layers=1, n_epochs=200,
+config = SamplerConfig(objective="fkl_nis", n_steps=8, hidden=16, n_layers=1, n_epochs=100,
                        learning_rate=5e-3, temperature_start=4.0)
 sampler = train(config, energy, jax.random.key(0), show_progress=False)
 

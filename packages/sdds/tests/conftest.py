@@ -1,9 +1,11 @@
-"""One JAX persistent compilation cache for the whole test session, in a fresh temporary folder.
+"""Test-session settings, inherited by the subprocesses of the conformance checks (demo twice, the README
+quickstart, the example notebook):
 
-The conformance checks run the demo twice, the README quickstart and the example notebook in subprocesses;
-they inherit these variables, so a program compiled once (the demo's training step, the quickstart's) is
-loaded, not recompiled, the second time. This is the cache `iclr25 sdds` itself keeps in ~/.cache; the
-folder starts empty, as on a fresh install, so the first demo run is timed cold.
+- one JAX persistent compilation cache in a fresh temporary folder, so a program compiled once (the demo's
+  training step, the quickstart's) is loaded, not recompiled, the next time; the folder starts empty, as on a
+  fresh install, so the first demo run is timed cold;
+- XLA on one CPU thread: the programs here are tiny, and a second Eigen thread only spins (on 2 shared cores
+  it added CPU time and wall time under load); the suite's budget is min(wall, CPU).
 """
 
 import os
@@ -13,29 +15,20 @@ import tempfile
 _CACHE = tempfile.mkdtemp(prefix="iclr25-sdds-jax-cache-")
 os.environ["JAX_COMPILATION_CACHE_DIR"] = _CACHE
 os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] = "0"
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1")
 
 
 def pytest_sessionfinish(session, exitstatus):
     shutil.rmtree(_CACHE, ignore_errors=True)
 
 
-# ---- shared trained samplers (one compiled program each, reused by several tests) ----
-import jax  # noqa: E402
 import pytest  # noqa: E402
-
-MIS_GRAPHS = dict(n_graphs=40, n_min=20, n_max=30, mean_degree=6.0, seed=0)
-MIS_CONFIG = dict(objective="rkl_rl", n_steps=4, hidden=16, n_layers=2, n_random_features=3, n_samples=8,
-                  instances_per_batch=4, n_epochs=100, learning_rate=2e-3, temperature=0.0, temperature_start=0.4,
-                  step_minibatch=4, schedule="diffuco", ppo_epochs=2)
 
 
 @pytest.fixture(scope="session")
 def trained_mis():
-    """A small rkl_rl GNN sampler for MIS (30 training graphs) and the 10 held-out test graphs."""
-    from iclr25.sdds import MISEnergy, SamplerConfig, random_graphs, train
+    """The claims registry's seed-0 MIS sampler (rkl_rl GNN, 30 training graphs) and its 10 held-out graphs:
+    trained once per session, shared with the registry's claim runs (iclr25.sdds.claims.trained_mis)."""
+    from iclr25.sdds.claims import trained_mis
 
-    graphs = random_graphs(**MIS_GRAPHS)
-    e_train = MISEnergy.from_graphs(graphs[:30], n_nodes=MIS_GRAPHS["n_max"])
-    e_test = MISEnergy.from_graphs(graphs[30:], n_nodes=MIS_GRAPHS["n_max"])
-    sampler = train(SamplerConfig(**MIS_CONFIG), e_train, jax.random.key(0), show_progress=False)
-    return sampler, graphs[30:], e_test
+    return trained_mis(0, "test")

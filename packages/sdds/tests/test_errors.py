@@ -221,6 +221,7 @@ def _one_error_line(capsys):
     (["--min-ess", "2"], "--min-ess must be a number in [0, 1]"),
     (["--seed", "-3"], "--seed must be a non-negative integer"),
     ([], "ck: no such checkpoint folder"),
+    (["--n-samples", "1000000000000"], "--n-samples 1000000000000 needs about"),
 ])
 def test_cli_estimate_checks_arguments_before_loading(tmp_path, capsys, argv, message):
     out = tmp_path / "o"
@@ -297,3 +298,13 @@ def test_uniform_proposal_rejects_bad_sizes():
         UniformProposal(0)
     with pytest.raises(ValueError, match="n_samples"):
         UniformProposal(3).sample(0, key=jax.random.key(0))
+
+
+def test_cli_train_refuses_an_endless_config_before_jax(tmp_path, capsys):
+    cfg = tmp_path / "cfg.json"
+    cfg.write_text(json.dumps({"problem": {"kind": "ising", "L": 4}, "sampler": {"n_epochs": 10**12}}))
+    out = tmp_path / "o"
+    assert main(["train", "--config", str(cfg), "--out", str(out)]) == 2
+    line = _one_error_line(capsys)
+    assert "n_epochs = 1000000000000 would take about" in line and "--force" in line, line
+    assert not out.exists()

@@ -6,8 +6,16 @@ import argparse
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from iclr25.utils.cli import add_run_command, enable_jax_compilation_cache, method_parser, run_main
+from iclr25.utils.cli import (
+    add_force_argument,
+    add_run_command,
+    enable_jax_compilation_cache,
+    method_parser,
+    run_main,
+)
+from iclr25.utils.guards import check_size
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed
 
@@ -87,6 +95,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
                                               * c.chunk),
                            sdf_iters=max(c.chunk, int(round(c.sdf_iters * args.iters_scale / c.chunk)) * c.chunk),
                            finetune_iters=int(round(c.finetune_iters * args.iters_scale / c.chunk)) * c.chunk)
+    check_size(f"--preset {args.preset} --iters-scale {args.iters_scale:g} ({config.total_iters} iterations)",
+               seconds_needed=estimated_fit_seconds(config), force=args.force)
     pair = load_pair(args.source, args.target, args.corr, n_points=args.n_points, seed=seed)
     for name, pts in (("SRC", pair.source_points), ("TGT", pair.target_points)):
         if len(pts) < config.knn + 1:
@@ -101,6 +111,23 @@ def cmd_fit(args: argparse.Namespace) -> int:
     run = run_fit(pair, config, times, args.out, resolution=args.resolution, fmt=args.format, seed=seed, run=run)
     print(run.to_markdown())
     return 0
+
+
+#: Seconds per training iteration of the "repro" preset on 2 CPU cores (1350 iterations in about 30 s).
+_REPRO_SECONDS_PER_ITER = 0.022
+
+
+def estimated_fit_seconds(config: Any) -> float:
+    """A rough time for ``fit`` on this kind of machine (an order of magnitude, for the size guard): the repro
+    preset's seconds per iteration scaled by batch size and network size (width^2 x depth of both networks)."""
+    from .deform import DeformConfig  # noqa: PLC0415
+
+    ref = DeformConfig.preset("repro")
+
+    def work(c: Any) -> float:
+        return c.batch * (c.sdf_width ** 2 * c.sdf_depth + c.n_steps * c.vel_width ** 2 * c.vel_depth)
+
+    return _REPRO_SECONDS_PER_ITER * config.total_iters * work(config) / work(ref)
 
 
 def enable_compilation_cache() -> None:
@@ -128,8 +155,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     f.add_argument("--times", default="0.25,0.5,0.75", help="comma-separated times in [0, 1] (default: 0.25,0.5,0.75)")
     f.add_argument("--out", type=Path, default=Path("results/implicit-deform-fit"),
                    help="output folder (default: results/implicit-deform-fit)")
-    f.add_argument("--preset", choices=PRESET_NAMES, default="repro", help="model/schedule preset: test (seconds), repro (about 30 s), paper (GPU-sized) (default: repro)")
-    f.add_argument("--iters-scale", type=float, default=1.0, help="multiply the preset's iterations (default: 1)")
+    f.add_argument("--preset", choices=PRESET_NAMES, default="repro", help="model/schedule preset: test (seconds), repro (about 30 s), paper (GPU-sized: days on 2 CPU cores, refused without --force) (default: repro)")
+    f.add_argument("--iters-scale", type=float, default=1.0, help="multiply the preset's iterations (default: 1); a run estimated over a day is refused "
+                        "unless --force")
     f.add_argument("--integrator", choices=("euler", "midpoint", "rk4"), default="rk4",
                    help="time integration of v (default: rk4; the paper uses euler)")
     f.add_argument("--no-div", action="store_true", help="switch the divergence term off (the reference's setting)")
@@ -137,5 +165,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     f.add_argument("--n-points", type=int, default=20000, help="surface samples per mesh (default: 20000)")
     f.add_argument("--format", choices=("ply", "obj"), default="ply", help="mesh format (default: ply)")
     f.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    add_force_argument(f)
     f.set_defaults(func=cmd_fit)
     return run_main(parser, argv)

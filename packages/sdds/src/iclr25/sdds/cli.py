@@ -9,7 +9,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from iclr25.utils.cli import add_run_command, enable_jax_compilation_cache, method_parser, run_main
+from iclr25.utils.cli import (
+    add_force_argument,
+    add_run_command,
+    enable_jax_compilation_cache,
+    method_parser,
+    run_main,
+)
+from iclr25.utils.guards import check_size
 from iclr25.utils.io import read_json
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed, jax_key
@@ -45,6 +52,15 @@ def repro(args: argparse.Namespace) -> int:
 
     run = run_repro(args.out, seed=check_seed(args.seed), quick=args.quick)
     print(run.to_markdown())
+    if not args.quick:
+        # the paper's claims over the repro rung's 5 seeds (about 4 min at load ~3): claims.json beside results.json
+        from .claims import REGISTRY  # noqa: PLC0415
+
+        report = REGISTRY.run("repro", command="iclr25 sdds repro")
+        path = report.save(args.out)
+        for r in report.results:
+            print(r.explain())
+        print(f"wrote {path}")
     return 0
 
 
@@ -65,7 +81,7 @@ def _problem_from_spec(spec: Any, path: Path) -> Any:
         raise ValueError(f"{path}: problem: {exc}") from exc
 
 
-def _read_train_config(path: Path) -> dict[str, Any]:
+def _read_train_config(path: Path, *, force: bool = False) -> dict[str, Any]:
     """The JSON config of ``train``, checked (without JAX) before anything is built."""
     spec = read_json(path, what="config file")
     if not isinstance(spec, dict):
@@ -78,6 +94,10 @@ def _read_train_config(path: Path) -> dict[str, Any]:
         raise ValueError(f"{path}: 'problem' must be an object with \"kind\": \"ising\" or \"mis\", got {problem!r}")
     if not isinstance(spec.get("sampler", {}), dict):
         raise ValueError(f"{path}: 'sampler' must be an object of SamplerConfig fields")
+    epochs = spec["sampler"].get("n_epochs") if "sampler" in spec else None
+    if isinstance(epochs, int) and not isinstance(epochs, bool) and epochs > 0:
+        check_size(f"{path}: sampler n_epochs = {epochs}", seconds_needed=epochs * _SECONDS_PER_EPOCH_FLOOR,
+                   force=force)
     try:
         check_seed(spec.get("seed", 0))
     except (TypeError, ValueError) as exc:
@@ -86,7 +106,7 @@ def _read_train_config(path: Path) -> dict[str, Any]:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    spec = _read_train_config(args.config)
+    spec = _read_train_config(args.config, force=args.force)
     from .checkpoint import save_sampler  # noqa: PLC0415 - JAX only once the config has been read
     from .diffusion import SamplerConfig  # noqa: PLC0415
     from .objectives import train  # noqa: PLC0415
@@ -113,6 +133,15 @@ def _check_estimate_args(args: argparse.Namespace) -> None:
     if not (math.isfinite(args.min_ess) and 0 <= args.min_ess <= 1):
         raise ValueError(f"--min-ess must be a number in [0, 1], got {args.min_ess!r}")
     check_seed(args.seed, "--seed")
+    # the bootstrap resamples 25 x M indices and weights at a time (16 B each), plus the draws and energies
+    check_size(f"--n-samples {args.n_samples}", bytes_needed=args.n_samples * _BYTES_PER_ESTIMATE_SAMPLE,
+               force=args.force)
+
+
+#: Memory per SN-NIS sample of ``estimate`` (bootstrap blocks of 25 resamples x 16 B, draws, energies, weights).
+_BYTES_PER_ESTIMATE_SAMPLE = 25 * 16 + 64
+#: A floor on the seconds one training epoch takes on 2 CPU cores (a 4x4 lattice, 64 samples: ~0.05 s).
+_SECONDS_PER_EPOCH_FLOOR = 0.01
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
@@ -182,6 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--config", required=True, type=Path, help="JSON config file")
     t.add_argument("--out", type=Path, default=Path("results/sdds-checkpoint"),
                    help="checkpoint folder (default: results/sdds-checkpoint)")
+    add_force_argument(t)
     t.set_defaults(func=cmd_train)
     e = sub.add_parser("estimate", help="SN-NIS and neural-MCMC estimates of a checkpoint",
                        description="SN-NIS estimates of log Z, F, U, S with bootstrap SEs and neural MCMC.")
@@ -193,6 +223,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help=f"warn when the ESS fraction ESS / M is below this (default: {MIN_ESS_FRACTION})")
     e.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     e.add_argument("--out", type=Path, default=None, help="folder for results.json (default: none)")
+    add_force_argument(e)
     e.set_defaults(func=cmd_estimate)
     return run_main(parser, argv)
 

@@ -45,9 +45,10 @@ def run_demo(out: Path, *, seed: int = 0) -> RunResult:
         return abs(a / b - 1.0)
 
     run.add("F per spin (SN-NIS)", est.free_energy, peer=exact.free_energy, peer_name="exact")
-    run.add("F relative error (SN-NIS)", rel(est.free_energy, exact.free_energy), higher_is_better=False)
-    run.add("F relative error (variational bound)", rel(est.variational_free_energy, exact.free_energy),
-            higher_is_better=False)
+    # headline: the unbiased SN-NIS estimate against the sampler's own biased variational bound
+    run.add("F relative error (SN-NIS)", rel(est.free_energy, exact.free_energy),
+            peer=rel(est.variational_free_energy, exact.free_energy), peer_name="variational bound (same sampler)",
+            higher_is_better=False, headline=True)
     run.add("U per spin (SN-NIS)", est.internal_energy, peer=exact.internal_energy, peer_name="exact")
     run.add("S per spin (SN-NIS)", est.entropy, peer=exact.entropy, peer_name="exact")
     run.add("U per spin (neural MCMC)", mc.internal_energy, peer=exact.internal_energy, peer_name="exact")
