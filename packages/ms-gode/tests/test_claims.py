@@ -5,8 +5,6 @@ decided by its rule), and the simulators and estimator they rest on."""
 import numpy as np
 import torch
 
-from iclr25.ms_gode.claims import REGISTRY
-
 from iclr25.ms_gode import (
     MaskLinear,
     egfr_network,
@@ -16,6 +14,7 @@ from iclr25.ms_gode import (
     simulate_springs,
     springs_energy,
 )
+from iclr25.ms_gode.claims import REGISTRY
 
 # every registered claim, decided at the "test" rung over seeds 0, 1, 2
 test_claim = REGISTRY.pytest_test("test")

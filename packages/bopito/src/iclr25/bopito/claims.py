@@ -61,8 +61,8 @@ def measure_models(seeds: tuple[int, ...], rung: str) -> dict[int, dict[str, flo
     """
     import torch  # noqa: PLC0415
 
-    from .experiments import PRINZ_BOX  # noqa: PLC0415
     from .analysis import evaluate_acf  # noqa: PLC0415
+    from .experiments import PRINZ_BOX  # noqa: PLC0415
     from .reference import exact_reference  # noqa: PLC0415
     from .sampling import sample  # noqa: PLC0415
     from .training import fit_model  # noqa: PLC0415

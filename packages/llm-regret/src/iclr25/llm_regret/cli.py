@@ -7,7 +7,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, positive_float, positive_int, run_main
+from iclr25.utils.cli import (
+    add_force_argument,
+    add_run_command,
+    method_parser,
+    positive_float,
+    positive_int,
+    run_main,
+)
 from iclr25.utils.guards import check_out, check_size
 
 PACKAGE = "iclr25-llm-regret"

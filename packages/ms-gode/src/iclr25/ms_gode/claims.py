@@ -58,11 +58,11 @@ def run_physics(seed: int, rung: str = "test", methods: tuple[str, ...] = ("ms-g
     Returns each method's :class:`~iclr25.ms_gode.continual.SequenceResult`, the split tasks, and the fractions
     of unseen / known test batches flagged unknown.
     """
+    import torch  # noqa: PLC0415
+
     from .continual import TrainConfig, run_sequence  # noqa: PLC0415
     from .data import UNSEEN_PHYSICS, make_task, task_sequence  # noqa: PLC0415
     from .model import ModelConfig  # noqa: PLC0415
-
-    import torch  # noqa: PLC0415
 
     torch.set_num_threads(1)  # tiny tensors: more intra-op threads only add contention on 2 shared cores
     sc = SCALES[rung]
