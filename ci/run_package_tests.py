@@ -74,7 +74,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pytest-args", default="", help="extra arguments for pytest, one string")
     ap.add_argument("--budget", type=float, default=90.0,
                     help="per-package test budget in seconds, min(wall, CPU) (flag)")
-    ap.add_argument("--hard-limit", type=float, default=150.0,
+    # the 90 s budget is the contract's (flagged in the table); the hard limit only stops a runaway suite. It was
+    # 150 s; the 3-seed claims of iclr25-utils 0.5 put implicit-deform at 152 s on a quiet clean clone
+    # (2026-12-02), so it is 240 s until the suites over budget are cut (the closing note lists them)
+    ap.add_argument("--hard-limit", type=float, default=240.0,
                     help="fail a package whose tests take longer, min(wall, CPU) seconds")
     args = ap.parse_args(argv)
     pkgs_dir = args.root / "packages"
