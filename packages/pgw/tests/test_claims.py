@@ -4,9 +4,9 @@ import numpy as np
 import ot
 import pytest
 
-from iclr25.pgw import entropic_pgw_batch, mm_space, pgw, pgw_barycenter, svm_accuracy
+from iclr25.pgw import entropic_pgw_batch, mm_space, pgw, pgw_barycenter
 from iclr25.pgw.barycenter import _update_C
-from iclr25.pgw.experiments import outlier_matching, retrieval_run
+from iclr25.pgw.claims import REGISTRY
 
 from conftest import random_space
 
@@ -79,14 +79,9 @@ def test_claim3_triangle_inequality_with_best_of_k_starts():
     assert all(v <= 1e-3 for v in violations)
 
 
-@pytest.mark.parametrize("shape", [1, 3, 5])
-def test_claim4_outliers_are_left_unmatched_by_pgw_not_by_gw(shape):
-    """10% uniform outliers: PGW puts < 5% of its mass on them, GW transports all mass, outliers included."""
-    m = outlier_matching(shape=shape, seed=0)
-    assert m.outlier_share(m.pgw.plan) < 0.05
-    assert m.pgw.mass >= 0.9  # the clean shape is still matched
-    assert abs(m.gw.mass - 1.0) < 1e-9
-    assert m.outlier_share(m.gw.plan) > 0.05
+# Claim 4 (outliers left unmatched) and claim 7 (retrieval PGW > GW) are decided over seeds by the registry
+# (iclr25.pgw.claims); the retrieval claim at the repro rung only (about 18 s per seed).
+test_claim = REGISTRY.pytest_test("test")
 
 
 def test_claim5_barycenter_objective_non_increasing_and_no_nan():
@@ -130,16 +125,6 @@ def test_claim5_barycenter_of_one_space_with_large_lambda_is_that_space():
         other = mm_space(rng.normal(size=(n, 2)), mass=1 / n)
         other_C = other.C * s.C.max() / other.C.max()
         assert pgw(other_C, s.C, other.p, s.p, lam, n_init=5).distance >= 0.02 * scale
-
-
-def test_claim7_retrieval_pgw_beats_gw_on_data_set_ii():
-    """Shape retrieval on data set II, 5 shapes per class, seed 0, the paper's SVM (5 folds, as 10 folds need 10
-    shapes per class): PGW accuracy >= 0.95 and >= GW + 0.10 (paper: 1.00 vs 0.81 at 20 per class). The
-    test fails with GW or MPGW in place of PGW (benchmarks/claim_values.py prints those accuracies)."""
-    r = retrieval_run(("pgw", "gw"), n_per_class=5, seed=0)
-    acc = {m: svm_accuracy(D, r.data.labels, n_splits=5, seed=0) for m, D in r.distances.items()}
-    assert acc["pgw"] >= 0.95, acc
-    assert acc["pgw"] >= acc["gw"] + 0.10, acc
 
 
 def test_claim6_entropic_vmap_equals_loop(rng):
