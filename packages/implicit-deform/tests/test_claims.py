@@ -15,8 +15,7 @@ from iclr25.implicit_deform import (
     marching_cubes_sdf,
     mlse_residual,
 )
-from iclr25.implicit_deform.baselines import sdf_blend_mesh
-from iclr25.implicit_deform.experiment import score_meshes
+from iclr25.implicit_deform.claims import REGISTRY
 from iclr25.implicit_deform.losses import divergence_and_laplacian, sdf_and_gradients
 from iclr25.implicit_deform.metrics import mesh_chamfer
 
@@ -129,11 +128,6 @@ def test_marching_cubes_of_the_fitted_initial_sdf_is_within_1e_2(twist_fit, twis
     assert mesh_chamfer(mesh, twist_pair.gt_mesh(0.0))[0] < 1e-2
 
 
-def test_intermediate_shape_beats_the_sdf_blend(twist_fit, twist_pair):
-    t = 0.5
-    ours = score_meshes("ours", [twist_fit.mesh(t, resolution=48)], twist_pair, [t], n=5000)
-    blend = sdf_blend_mesh(lambda x: twist_pair.gt_sdf(x, 0.0, n_surface=30000),
-                           lambda x: twist_pair.gt_sdf(x, 1.0, n_surface=30000), t, (-1.0,) * 3, (1.0,) * 3, 48)
-    base = score_meshes("blend", [blend], twist_pair, [t], n=5000)
-    assert ours.at(t).chamfer < 0.7 * base.at(t).chamfer
-    assert ours.at(t).hausdorff < base.at(t).hausdorff
+# The claims of iclr25.implicit_deform.claims decided over seeds 0-2 (the intermediate-shape claim at the repro
+# rung: one fit per seed).
+test_claim = REGISTRY.pytest_test("test")
