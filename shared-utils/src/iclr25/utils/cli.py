@@ -27,7 +27,7 @@ from typing import Any
 
 from ._atomic import atomic_write
 from .guards import check_out
-from .results import ResultsError, RunResult, cell, mark_command_start
+from .results import ResultsError, RunResult, _fmt, cell, mark_command_start
 
 __all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "error_line",
            "set_torch_threads", "enable_jax_compilation_cache", "write_demo_index", "positive_int", "positive_float", "nonnegative_float",
@@ -379,8 +379,8 @@ def write_demo_index(out: Path, runs: dict[str, RunResult | str]) -> Path:
             verdict = "holds" if m.holds else "**does not hold**"
             if not m.holds and run.headline_note:
                 verdict += f": {run.headline_note}"
-            ours = _fmt_value(m.value) + (f" {m.unit}" if m.unit else "")
-            base = f"{m.peer_name or 'baseline'}: {_fmt_value(m.peer)}"
+            ours = _fmt(m.value) + (f" {m.unit}" if m.unit else "")
+            base = f"{m.peer_name or 'baseline'}: {_fmt(m.peer)}"
             first = i == 0
             lines.append("| " + " | ".join(cell(c) for c in (
                 name if first else "", run.version if first else "", f"{m.name} {arrow}", ours, base, verdict,
@@ -392,12 +392,6 @@ def write_demo_index(out: Path, runs: dict[str, RunResult | str]) -> Path:
     with atomic_write(path) as f:
         f.write("\n".join(lines) + "\n")
     return path
-
-
-def _fmt_value(x: float | None) -> str:
-    if x is None:
-        return "–"
-    return f"{x:.4g}" if x == 0 or 1e-3 <= abs(x) < 1e5 else f"{x:.3e}"
 
 
 def _umbrella_parser(methods: list[MethodEntry]) -> argparse.ArgumentParser:

@@ -160,17 +160,17 @@ def _demo_argv(slug: str, seed: int, out: Path) -> list[str]:
     return [sys.executable, "-m", f"iclr25.{_module(slug)}", "demo", "--out", str(out), "--seed", str(seed)]
 
 
-def _start_demo(slug: str, seed: int) -> tuple[subprocess.Popen, Path, float]:
+def _start_demo(slug: str, seed: int) -> tuple[subprocess.Popen, Path, float, Path]:
     out = _temp_dir(f"iclr25-{slug}-demo-")
     logs = _temp_dir(f"iclr25-{slug}-demo-log-")
     env = {**os.environ, "ICLR25_QUIET": "1", "MPLBACKEND": "Agg"}
     with open(logs / "stdout", "w") as so, open(logs / "stderr", "w") as se:
         proc = subprocess.Popen(_demo_argv(slug, seed, out), cwd=out, env=env, stdout=so, stderr=se, text=True)
-    proc._iclr25_logs = logs  # type: ignore[attr-defined]
-    return proc, out, time.perf_counter()
+    return proc, out, time.perf_counter(), logs
 
 
-def _finish_demo(slug: str, proc: subprocess.Popen, out: Path, t0: float) -> tuple[RunResult, float, float]:
+def _finish_demo(slug: str, proc: subprocess.Popen, out: Path, t0: float,
+                 logs: Path) -> tuple[RunResult, float, float]:
     """Wait for one demo process: its own wall and CPU seconds (``os.wait4``: this process's rusage alone)."""
     deadline = t0 + 10 * DEMO_BUDGET_S
     while True:
@@ -184,7 +184,6 @@ def _finish_demo(slug: str, proc: subprocess.Popen, out: Path, t0: float) -> tup
         time.sleep(0.05)
     elapsed = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
-    logs = proc._iclr25_logs  # type: ignore[attr-defined]
     done = subprocess.CompletedProcess(proc.args, proc.returncode, (logs / "stdout").read_text(),
                                        (logs / "stderr").read_text())
     _ok(done, f"iclr25 {slug} demo")
