@@ -97,7 +97,7 @@ docs-serve:
 bench: uv
 	@test -n "$(PKG)" || { echo "make bench needs PKG=<slug>"; exit 2; }
 	@UV_PROJECT_ENVIRONMENT=.venvs/$(PKG) $(UV) sync --frozen --quiet --package iclr25-$(PKG) --all-extras --group test
-	@shopt -s nullglob; files=(packages/$(PKG)/benchmarks/*.py); \
+	@shopt -s nullglob; files=(packages/$(PKG)/benchmarks/[!_]*.py); \
 	  test $${#files[@]} -gt 0 || { echo "packages/$(PKG)/benchmarks has no benchmark scripts"; exit 0; }; \
 	  for f in "$${files[@]}"; do echo "== $$f"; $(PYTHON) ci/quiet_run.py --log $(OUT)/$(PKG)-bench/quiet-runs.jsonl -- \
 	    .venvs/$(PKG)/bin/python "$$f" --out $(OUT)/$(PKG)-bench; done

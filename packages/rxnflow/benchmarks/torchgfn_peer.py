@@ -1,34 +1,34 @@
 """torchgfn's trajectory balance on the full (template × block) action space against this package's subsampled
 TB, side by side: steps/s and peak memory at 10k and 50k blocks, the same synthetic MDP and the same policy
-layers (see ``peer_worker.py`` for both sides). Every point is a fresh process (peak RSS is per process);
+layers (see ``_peer_worker.py`` for both sides). Every point is a fresh process (peak RSS is per process);
 the configurations alternate within each repeat so that drift of the machine hits all of them.
 
 torchgfn 2.4.1 pins ``numpy<2``, so it runs in its own throwaway environment built by
-``iclr25.utils.bench.peer_env`` (uv; torch is hard-linked from uv's cache), by default under
-``~/.cache/iclr25/rxnflow-torchgfn`` (never inside the repository).
+``iclr25.utils.bench.peer_env`` (uv; torch is hard-linked from uv's cache), by default in the user's cache
+folder (``iclr25.utils.bench.cache_dir``: ``$XDG_CACHE_HOME/iclr25/rxnflow-torchgfn``; ``--peer-env`` overrides
+it; never inside the repository).
 
-Run (through the heavy-job queue, on a quiet machine)::
+Run from a clone, on a quiet machine (``make bench PKG=rxnflow`` runs it through ``ci/quiet_run.py``)::
 
-    /work/tools/heavy /work/shared/tools/quiet-run .venvs/rxnflow/bin/python \
-        packages/rxnflow/benchmarks/torchgfn_peer.py [OUT.json]
+    python packages/rxnflow/benchmarks/torchgfn_peer.py --out results/rxnflow-bench
 
-Writes ``OUT.json`` (default ``torchgfn_peer.json``) and prints a Markdown table.
+Writes ``OUT/torchgfn_peer.json`` and prints a Markdown table.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 
-from iclr25.utils.bench import peer_env
+from iclr25.utils.bench import cache_dir, peer_env
 from iclr25.utils.io import atomic_write
 
 HERE = Path(__file__).resolve().parent
-WORKER = HERE / "peer_worker.py"
+WORKER = HERE / "_peer_worker.py"
 PEER_REQ = ["torchgfn==2.4.1", "numpy<2"]
 CASES = {10000: 12, 50000: 6}  # blocks: timed steps (after 2 warm-up steps)
 OURS_RHOS = (0.02, 0.1, 1.0)
@@ -44,9 +44,15 @@ def _run(python: str, impl: str, n_blocks: int, rho: float, steps: int) -> dict:
 
 
 def main() -> int:
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path("torchgfn_peer.json")
-    peer_py = str(peer_env(os.path.expanduser(os.environ.get("RXNFLOW_PEER_ENV", "~/.cache/iclr25/rxnflow-torchgfn")),
-                           PEER_REQ))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", type=Path, default=Path("results/rxnflow-bench"),
+                    help="folder for torchgfn_peer.json (created when missing; default: results/rxnflow-bench)")
+    ap.add_argument("--peer-env", type=Path, default=None,
+                    help="torchgfn's throwaway venv (default: $XDG_CACHE_HOME/iclr25/rxnflow-torchgfn)")
+    args = ap.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    out = args.out / "torchgfn_peer.json"
+    peer_py = str(peer_env(args.peer_env or cache_dir("rxnflow-torchgfn"), PEER_REQ))
     configs = [("ours", sys.executable, rho) for rho in OURS_RHOS] + [("torchgfn", peer_py, 1.0)]
     raw = []
     for rep in range(REPEATS):
