@@ -25,6 +25,14 @@ README_SECTIONS = ("What it does", "Install", "Quickstart", "Command line", "Res
                    "Differences from the paper", "Limitations")
 FORBIDDEN_MODULES = ("utils.py", "helpers.py", "misc.py")
 REQ_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*(.*)$")
+#: An absolute path of one machine (its checkout, its scratch or home folders): a command or a default that holds
+#: one works only where it was written. The user's folders are spelled ``~/...``, ``$XDG_CACHE_HOME/...`` or
+#: relative to the clone.
+MACHINE_PATH = re.compile(r"(?<![\w.~$}/-])/(?:work|tmp|root|scratch|mnt|home/[A-Za-z0-9_.-]+|Users/[A-Za-z0-9_.-]+)/")
+TEXT_SUFFIXES = {".py", ".md", ".toml", ".json", ".jsonl", ".txt", ".cfg", ".ini", ".yaml", ".yml", ".sh", ".ipynb",
+                 ".csv", ".tsv", ".rst"}
+SKIP_DIRS = {"__pycache__", ".venv", ".venvs", "build", "dist", "results", ".pytest_cache", "node_modules"}
+BENCH_SCRIPT = re.compile(r"benchmarks/([A-Za-z0-9_]+\.py)")
 
 
 def required_files(module: str) -> list[str]:
@@ -68,7 +76,57 @@ def check_package(pkg: Path) -> list[tuple[str, str]]:
     _check_init(pkg, module, bad)
     for problem in table_problems(pkg):
         bad("claims", problem)
+    for problem in machine_paths(pkg):
+        bad("portable", problem)
+    _check_benchmarks(pkg, bad)
     return out
+
+
+def _text_files(folder: Path):
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and path.suffix in TEXT_SUFFIXES and not SKIP_DIRS.intersection(path.parts):
+            yield path
+
+
+def machine_paths(folder: Path, *, rel_to: Path | None = None) -> list[str]:
+    """``FILE:LINE: ...`` for each absolute path of one machine in the text files under ``folder``."""
+    problems = []
+    for path in _text_files(folder):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        for lineno, line in enumerate(text.splitlines(), 1):
+            m = MACHINE_PATH.search(line)
+            if m:
+                where = path.relative_to(rel_to or folder)
+                problems.append(f"{where}:{lineno}: absolute machine path {line[m.start():m.start() + 40]!r}: "
+                                "a command must run from a fresh clone (paths relative to the clone, ~/ or "
+                                "$XDG_CACHE_HOME for the user's folders)")
+    return problems
+
+
+def _check_benchmarks(pkg: Path, bad) -> None:
+    """``make bench`` runs every ``benchmarks/*.py`` not starting with ``_`` as ``SCRIPT --out DIR``; every
+    benchmark script a README names exists."""
+    bench = pkg / "benchmarks"
+    if not bench.is_dir():
+        return
+    for script in sorted(bench.glob("[!_]*.py")):
+        try:
+            tree = ast.parse(script.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError) as exc:
+            bad("benchmarks", f"{script.relative_to(pkg)}: cannot be parsed ({exc})")
+            continue
+        if not any(isinstance(n, ast.Constant) and n.value == "--out" for n in ast.walk(tree)):
+            bad("benchmarks", f"{script.relative_to(pkg)}: no --out option (make bench runs it as SCRIPT --out "
+                              "DIR; a worker or helper module is named _*.py)")
+    for doc in [pkg / "README.md", *sorted(bench.glob("*.md"))]:
+        if not doc.is_file():
+            continue
+        for name in sorted(set(BENCH_SCRIPT.findall(doc.read_text(encoding="utf-8")))):
+            if not (bench / name).is_file():
+                bad("benchmarks", f"{doc.relative_to(pkg)} names benchmarks/{name}, which does not exist")
 
 
 def _check_pyproject(pkg: Path, slug: str, module: str, bad) -> str | None:
@@ -236,6 +294,18 @@ def main(argv: list[str] | None = None) -> int:
         for msg in check_root_table(args.root, pkgs):
             print(f"[root-table] {msg}")
             n_bad += 1
+        for name in ("ci", "shared-utils", "templates", "notebooks", ".ci"):
+            if (args.root / name).is_dir():
+                for msg in machine_paths(args.root / name, rel_to=args.root):
+                    print(f"[portable] {msg}")
+                    n_bad += 1
+        for name in ("README.md", "CONTRIBUTING.md", "Makefile", "pyproject.toml"):
+            path = args.root / name
+            if path.is_file():
+                for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                    if MACHINE_PATH.search(line):
+                        print(f"[portable] {name}:{lineno}: absolute machine path in {line.strip()[:60]!r}")
+                        n_bad += 1
     if n_bad:
         print(f"{n_bad} contract violation(s) in {len(pkgs)} package(s)", file=sys.stderr)
         return 1

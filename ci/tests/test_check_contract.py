@@ -77,6 +77,15 @@ CASES = {
                          "[changelog] CHANGELOG.md's newest entry is 0.2.0"),
     "claims-json": (lambda p: (p / f"{MOD}/claims.py").write_text("REGISTRY = None\n"),
                     "[claims] has a claims registry but no committed claims.json"),
+    "machine-path": (lambda p: _edit(p / "README.md", "## Limitations", "Run `" + "/work" + "/tools/heavy make repro`.\n\n"
+                                     "## Limitations"), "[portable] README.md:"),
+    "machine-path-default": (lambda p: (p / "benchmarks/speed.py").write_text(
+        'import argparse\nap = argparse.ArgumentParser()\nap.add_argument("--out", default="' + '/tmp' + '/bench")\n'),
+        "[portable] benchmarks/speed.py:3: absolute machine path '" + "/tmp" + "/bench"),
+    "bench-no-out": (lambda p: (p / "benchmarks/speed.py").write_text("print('hi')\n"),
+                     "[benchmarks] benchmarks/speed.py: no --out option"),
+    "bench-missing": (lambda p: _edit(p / "README.md", "## Limitations", "`python benchmarks/gone.py --out x`\n\n"
+                                      "## Limitations"), "[benchmarks] README.md names benchmarks/gone.py"),
     "init-all": (lambda p: _edit(p / f"{MOD}/__init__.py", "__all__ =", "_all ="),
                  "[init] src/iclr25/bad_pkg/__init__.py must define __all__"),
     "init-version": (lambda p: _edit(p / f"{MOD}/__init__.py", '__version__ = _version("iclr25-bad-pkg")',
@@ -131,3 +140,21 @@ def test_root_table_must_list_each_package_with_its_classifier_status(contract, 
     readme.write_text("| slug | status |\n|---|---|\n| `good-pkg` | planned |\n")
     rc, out = run(contract, fake_root, capsys)
     assert rc == 0, out
+
+
+def test_user_folders_and_worker_scripts_pass(contract, new_package, fake_root, capsys):
+    pkg = new_package.scaffold("good-pkg", root=fake_root)
+    (pkg / "benchmarks/_worker.py").write_text("print('a worker: make bench does not run it')\n")
+    (pkg / "benchmarks/speed.py").write_text(
+        'import argparse\nap = argparse.ArgumentParser()\nap.add_argument("--out", default="results/x")\n'
+        '# cache: ~/.cache/iclr25/x or $XDG_CACHE_HOME/iclr25/x; docs at https://example.org/tmp/x\n')
+    rc, out = run(contract, fake_root, capsys)
+    assert rc == 0, out
+
+
+def test_root_files_with_machine_paths_fail(contract, new_package, fake_root, capsys):
+    new_package.scaffold("good-pkg", root=fake_root)
+    (fake_root / "ci").mkdir(exist_ok=True)
+    (fake_root / "ci" / "x.py").write_text('PATH = "' + '/home' + '/alice/data"\n')
+    rc, out = run(contract, fake_root, capsys)
+    assert rc == 1 and "[portable] ci/x.py:1: absolute machine path" in out, out

@@ -2,7 +2,7 @@
 walkers and frames; (2) sampling cost per lag: one BoPITO diffusion pass (independent of N) against N frames of
 MD for the same number of walkers.
 
-    python benchmarks/cost.py --out /tmp/bopito-bench
+    python benchmarks/cost.py --out results/bopito-bench
 """
 
 from __future__ import annotations

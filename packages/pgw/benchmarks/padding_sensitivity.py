@@ -1,7 +1,7 @@
 """How much the entropic distance of one pair depends on how far it is padded (zero-mass points), in float32
 and in float64: data set II, the first K shapes (as ``profile_entropic_pairwise.py``), the given pairs.
 
-    python benchmarks/padding_sensitivity.py --shapes 24 --pairs 1,18 0,3 1,14 [--x64]
+    python benchmarks/padding_sensitivity.py --shapes 24 --pairs 1,18 0,3 1,14 [--x64] [--out DIR]
 
 Columns: the pair alone (``pgw(..., method="entropic")``, unpadded), padded to a multiple of 32 (the buckets
 the K = 24 run of ``profile_entropic_pairwise.py`` ends with after merging) and padded
@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
+from pathlib import Path
 
 
 def main() -> int:
@@ -22,6 +23,8 @@ def main() -> int:
     ap.add_argument("--shapes", type=int, default=24)
     ap.add_argument("--pairs", nargs="+", default=["1,18", "0,3", "1,14"])
     ap.add_argument("--x64", action="store_true")
+    ap.add_argument("--out", type=Path, default=None,
+                    help="also write the table to DIR/padding_sensitivity-float32.md (or -float64)")
     args = ap.parse_args()
     import jax
 
@@ -35,10 +38,16 @@ def main() -> int:
     pairs = [tuple(int(v) for v in p.split(",")) for p in args.pairs]
     b32 = entropic_pgw_pairs(spaces, pairs, lam, pad_multiple=32, min_group_pairs=1, batch_size=1)
     b128 = entropic_pgw_pairs(spaces, pairs, lam, pad_multiple=128, min_group_pairs=1, batch_size=1)
-    print(f"float{'64' if args.x64 else '32'}: pair (sizes) | alone | buckets of 32 (64/96/128, as the K = 24 run) | padded to 128")
+    bits = "64" if args.x64 else "32"
+    lines = [f"float{bits}: pair (sizes) | alone | buckets of 32 (64/96/128, as the K = 24 run) | padded to 128"]
+    print(lines[0])
     for (i, j), x, y in zip(pairs, b32, b128):
         one = pgw(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p, lam, method="entropic").distance
-        print(f"({i},{j}) ({spaces[i].n},{spaces[j].n}) | {one:.6f} | {x:.6f} | {y:.6f}", flush=True)
+        lines.append(f"({i},{j}) ({spaces[i].n},{spaces[j].n}) | {one:.6f} | {x:.6f} | {y:.6f}")
+        print(lines[-1], flush=True)
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / f"padding_sensitivity-float{bits}.md").write_text("\n".join(lines) + "\n")
     return 0
 
 

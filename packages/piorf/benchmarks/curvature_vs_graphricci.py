@@ -1,9 +1,9 @@
 """Ollivier-Ricci curvature: iclr25.piorf vs GraphRicciCurvature (parity and speed).
 
 GraphRicciCurvature pins ``scipy<=1.13.1``, so it lives in a throwaway venv made here with uv
-(``--venv``, default ``/tmp/piorf-grc-venv``); it is never a dependency of the package.
+(``--venv``, default ``$XDG_CACHE_HOME/iclr25/piorf-grc-venv``, i.e. ``~/.cache/iclr25/...``); it is never a dependency of the package.
 
-    python benchmarks/curvature_vs_graphricci.py --out /tmp/piorf-bench
+    python benchmarks/curvature_vs_graphricci.py --out results/piorf-bench
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import networkx as nx
 import numpy as np
 
 from iclr25.piorf import as_edge_index, channel_mesh, ollivier_ricci
-from iclr25.utils.bench import Comparison, Measurement, format_table, measure, peer_env, to_run_result
+from iclr25.utils.bench import Comparison, Measurement, cache_dir, format_table, measure, peer_env, to_run_result
 from iclr25.utils.io import save_npz
 
 HERE = Path(__file__).parent
@@ -39,7 +39,8 @@ def graphs() -> dict[str, np.ndarray]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=Path("results/piorf-bench"))
-    ap.add_argument("--venv", type=Path, default=Path("/tmp/piorf-grc-venv"))
+    ap.add_argument("--venv", type=Path, default=cache_dir("piorf-grc-venv"),
+                    help="GraphRicciCurvature's throwaway venv (default: %(default)s)")
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     py = peer_env(args.venv, ["GraphRicciCurvature==0.6.1", "scipy==1.13.1"])  # raises if uv is missing

@@ -1,7 +1,7 @@
 """Preprocessing cost of PIORF (one Ollivier-Ricci pass) vs BORF (ten) and the other baselines, and the
 training-step overhead of PIORF's per-step rewiring against plain MGN.
 
-    python benchmarks/rewiring_cost.py --out /tmp/piorf-bench
+    python benchmarks/rewiring_cost.py --out results/piorf-bench
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ laws fitted to the ladder (``--ladder`` JSON files of ``benchmarks/scale.py``). 
 scaled to a training fraction of ``--paper-train-frac`` (papers100M: 1.2M of 111M nodes), and for a
 lighter tail (degree exponent 3 instead of 2.5).
 
-    python benchmarks/locality.py --graphs /tmp/scalegun-graphs/powerlaw-m{1000000,3000000,10000000} \
+    python benchmarks/locality.py --graphs ~/.cache/iclr25/scalegun-graphs/powerlaw-m{1000000,3000000,10000000} \
         --ladder benchmarks/scale-2026-12-01.json --out results/scalegun-locality
 """
 

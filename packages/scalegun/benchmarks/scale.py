@@ -7,7 +7,8 @@ against the memory model, and the growth exponent of the time per request in n.
     python benchmarks/scale.py --out results/scalegun-20M --sizes 20000000 --requests 10   # memory-guarded
 
 Graphs: :func:`iclr25.scalegun.powerlaw_files` (n = m / 10 nodes, F = 64, 5 classes, 10% training nodes),
-written once under ``--cache`` (default ``/tmp/scalegun-graphs``) and only loaded here. The cells run through
+written once under ``--cache`` (default: the user's cache folder, ``$XDG_CACHE_HOME/iclr25/scalegun-graphs``
+or ``~/.cache/iclr25/scalegun-graphs``) and only loaded here. The cells run through
 :func:`iclr25.scalegun.sweep` (``iclr25.utils.parallel_map``; ``--backend dask`` for a cluster); the peak RSS
 of each cell is the process's ``VmHWM`` after a reset at the start of the cell.
 """
@@ -23,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.scalegun import powerlaw_files, sweep
+from iclr25.utils.bench import cache_dir
 from iclr25.utils.io import atomic_write
 from iclr25.utils.memory import available_memory_bytes, current_rss_bytes
 from iclr25.utils.results import RunResult
@@ -81,7 +83,8 @@ def ablation_table(cells: list[dict]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, default=Path("results/scalegun-scale"))
-    ap.add_argument("--cache", type=Path, default=Path("/tmp/scalegun-graphs"))
+    ap.add_argument("--cache", type=Path, default=cache_dir("scalegun-graphs"),
+                    help="folder of the generated graphs (default: %(default)s)")
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 3_000_000, 10_000_000])
     ap.add_argument("--requests", type=int, default=20, help="single-edge requests per size (default 20)")
     ap.add_argument("--batches", type=int, default=2, help="5,000-edge requests per size (default 2)")

@@ -1,6 +1,6 @@
 """Profile ONE half-step (all n row regressions) of the sketched and the exact solver, BLAS on one thread.
 
-    python benchmarks/profile_halfstep.py [--n 4000] [--k 128] [--solvers sketch exact] [--top 12]
+    python benchmarks/profile_halfstep.py [--n 4000] [--k 128] [--solvers sketch exact] [--top 12] [--out DIR]
 
 Prints the wall time of each solver's half-step and, for each, the functions with the largest own time
 (cProfile ``tottime``): the numbers the README's "before / after" hot-spot table comes from.
@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import io
 import pstats
 import time
+from pathlib import Path
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -28,7 +30,9 @@ def main() -> None:
     ap.add_argument("--solvers", nargs="+", default=["sketch", "exact"])
     ap.add_argument("--top", type=int, default=12)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=None, help="also write the report to DIR/profile_halfstep.txt")
     args = ap.parse_args()
+    report = io.StringIO()
     prob = planted(args.n, args.n, args.k, noise=1e-3, seed=0)
     A = as_weighted_matrix(prob.M, prob.W)
     rng = np.random.default_rng(1)
@@ -42,9 +46,15 @@ def main() -> None:
             res = solve_rows(A, Y, cfg, np.random.default_rng(2))
             prof.disable()
             wall = time.perf_counter() - t0
-        print(f"\n== {solver}: n=d={args.n}, k={args.k}, {args.threads} BLAS thread(s): one half-step {wall:.2f} s, "
-              f"steps {res.steps}")
-        pstats.Stats(prof).sort_stats("tottime").print_stats(args.top)
+        head = (f"\n== {solver}: n=d={args.n}, k={args.k}, {args.threads} BLAS thread(s): one half-step {wall:.2f} s, "
+                f"steps {res.steps}")
+        stats = io.StringIO()
+        pstats.Stats(prof, stream=stats).sort_stats("tottime").print_stats(args.top)
+        print(head + "\n" + stats.getvalue(), flush=True)
+        report.write(head + "\n" + stats.getvalue())
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+        (args.out / "profile_halfstep.txt").write_text(report.getvalue())
 
 
 if __name__ == "__main__":
