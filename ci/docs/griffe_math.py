@@ -73,7 +73,10 @@ def to_mathml(tex: str, *, display: bool) -> str:
 def rst_math_to_mathml(text: str) -> str:
     """reStructuredText math -> MathML: display blocks become a ``<div class="math-display">`` paragraph,
     roles inline ``<math>`` elements."""
-    text = rst_math_to_arithmatex(text, role=lambda r: to_mathml(r.group(1), display=False))
+    # inline math sits in a <span>: Python-Markdown counts <math> among the block-level tags, so an equation that
+    # starts a wrapped line of a parameter description would end the paragraph and split the description
+    text = rst_math_to_arithmatex(
+        text, role=lambda r: f'<span class="math-inline">{to_mathml(r.group(1), display=False)}</span>')
 
     def block(m: re.Match[str]) -> str:
         body = " ".join(line.strip() for line in m.group("body").split("\n"))
@@ -111,20 +114,94 @@ def hoist_references(text: str) -> str:
 
 
 _XREF = re.compile(r":(?:py:)?(?:func|class|meth|attr|mod|data|obj|exc|const|ref|term|doc):`(~?)([^`<]+?)(?:\s*<([^>`]+)>)?`")
+#: Modules the site does not document (``build_site.NOT_API``: command-line glue and reproduction scripts).
+NOT_API = {"cli", "commands", "__main__", "reproduction", "repro"}
 
 
-def rst_roles_to_code(text: str) -> str:
-    """Sphinx cross-reference roles become inline code (``:func:`~a.b.f``` -> ```f```; ``:class:`X``` -> ```X```;
-    ``:ref:`label <target>``` -> ```label```), so no raw role reaches a page.
+def rst_roles_to_code(text: str, resolve: Any = None) -> str:
+    """Sphinx cross-reference roles become links to the API pages where ``resolve(name)`` gives the documented
+    object's path (mkdocstrings' ``[`f`][iclr25.pkg.mod.f]``), and inline code elsewhere (``:func:`~a.b.f```
+    -> ```f```; ``:class:`X``` -> ```X```; ``:ref:`label <target>``` -> ```label```), so no raw role reaches a page
+    and no link points at an object that is not on the site.
 
     >>> rst_roles_to_code("see :func:`~iclr25.pgw.solver.pgw` and :class:`Claim`")
     'see `pgw` and `Claim`'
+    >>> rst_roles_to_code("see :func:`~iclr25.pgw.solver.pgw`", {"iclr25.pgw.solver.pgw": "iclr25.pgw.solver.pgw"}.get)
+    'see [`pgw`][iclr25.pgw.solver.pgw]'
     """
     def repl(m: re.Match[str]) -> str:
-        tilde, name, _target = m.groups()
+        tilde, name, target = m.groups()
         name = name.strip()
-        return f"`{name.rsplit('.', 1)[-1] if tilde else name}`"
+        shown = f"`{name.rsplit('.', 1)[-1] if tilde else name}`"
+        path = resolve((target or name).strip()) if resolve is not None else None
+        return f"[{shown}][{path}]" if path else shown
     return _XREF.sub(repl, text)
+
+
+def _final(obj: Any) -> Any:
+    try:
+        return obj.final_target if obj.is_alias else obj
+    except Exception:  # noqa: BLE001 - griffe's alias errors: an unresolvable alias is simply not linked
+        return None
+
+
+def _lookup(scope: Any, dotted: str) -> Any:
+    try:
+        return _final(scope[dotted]) if dotted else _final(scope)
+    except Exception:  # noqa: BLE001 - KeyError, or an alias that cannot be followed
+        return None
+
+
+def _on_site(obj: Any) -> bool:
+    """Whether mkdocstrings renders ``obj`` on an API page (``build_site``: public modules, root packages with
+    ``members: false``, members filtered by ``!^_``, ``__all__`` respected, objects without a docstring hidden)."""
+    parts = obj.path.split(".")
+    if parts[0] != "iclr25" or len(parts) < 2 or any(p.startswith("_") for p in parts[1:]):
+        return False
+    module = obj if obj.is_module else obj.module
+    if module.name in NOT_API:
+        return False
+    if obj.is_module:
+        return True
+    if obj.docstring is None:
+        return False
+    parent = obj.parent
+    if parent.is_module:
+        if len(parent.path.split(".")) <= 2:  # the package's root module is rendered with members: false
+            return False
+        return parent.exports is None or obj.name in parent.exports
+    return _on_site(parent)
+
+
+def resolver(obj: Any) -> Any:
+    """A ``resolve(name)`` for the roles in ``obj``'s docstring: the name is looked up as a full path, relative
+    to the package (``.mod.f``), then in the scopes around ``obj`` (class, module, package); the documented
+    object's path, or ``None``."""
+    def resolve(name: str) -> str | None:
+        name = name.lstrip("~")
+        root = obj.package
+        if name.startswith("."):
+            pkg = obj.module
+            while pkg.parent is not None and len(pkg.path.split(".")) > 2:
+                pkg = pkg.parent
+            candidates = [_lookup(pkg, name.lstrip("."))]
+        elif name.split(".")[0] == root.name:
+            candidates = [_lookup(root, name.split(".", 1)[1] if "." in name else "")]
+        else:
+            candidates, scope = [], obj
+            while scope is not None:
+                candidates.append(_lookup(scope, name))
+                scope = scope.parent
+        target = next((c for c in candidates if c is not None), None)
+        return target.path if target is not None and _on_site(target) else None
+    return resolve
+
+
+def _walk(obj: Any):
+    yield obj
+    for member in list(obj.members.values()):
+        if not member.is_alias:
+            yield from _walk(member)
 
 
 class RstMath(griffe.Extension):
@@ -139,6 +216,10 @@ class RstMath(griffe.Extension):
             value = hoist_references(value)
         if "math::" in value or ":math:`" in value:
             value = rst_math_to_mathml(value)
-        if ":`" in value:
-            value = rst_roles_to_code(value)
         obj.docstring.value = value
+
+    def on_package(self, *, pkg: Any, **kwargs: Any) -> None:  # griffe calls it once the package is loaded
+        """Cross-reference roles become links (or inline code) once every object they may name is loaded."""
+        for obj in _walk(pkg):
+            if obj.docstring is not None and ":`" in obj.docstring.value:
+                obj.docstring.value = rst_roles_to_code(obj.docstring.value, resolver(obj))

@@ -128,3 +128,41 @@ def test_doctests_of_the_math_module():
     import doctest
 
     assert doctest.testmod(griffe_math).failed == 0
+
+
+def test_roles_link_to_documented_objects_and_stay_code_elsewhere(tmp_path):
+    """A role naming a public, documented object of a public module becomes an autorefs link; a private one,
+    one in the command-line glue, one without a docstring or an unknown name stays inline code."""
+    import griffe
+
+    mod = tmp_path / "iclr25" / "toy"
+    mod.mkdir(parents=True)
+    (mod / "__init__.py").write_text('"""Toy."""\nfrom .solver import solve\n__all__ = ["solve"]\n')
+    (mod / "solver.py").write_text(
+        '"""Solver."""\n\n\ndef solve(x):\n    """Solve; see :func:`_inner`, :func:`helper`, :class:`Result`,'
+        ' :func:`~iclr25.toy.cli.main`, :meth:`Result.norm` and :func:`nowhere`."""\n\n\n'
+        'def helper(x):\n    """Help :func:`solve`."""\n\n\ndef _inner(x):\n    """Inner."""\n\n\n'
+        'class Result:\n    """A result."""\n\n    def norm(self):\n        """Norm."""\n\n\n'
+        'def bare(x):\n    pass\n')
+    (mod / "cli.py").write_text('"""CLI."""\n\n\ndef main():\n    """Main; see :func:`iclr25.toy.solver.bare`."""\n')
+    loader = griffe.GriffeLoader(search_paths=[str(tmp_path)],
+                                 extensions=griffe.load_extensions(griffe_math.RstMath))
+    pkg = loader.load("iclr25")
+    doc = pkg["toy.solver.solve"].docstring.value
+    assert "[`helper`][iclr25.toy.solver.helper]" in doc
+    assert "[`Result`][iclr25.toy.solver.Result]" in doc
+    assert "[`Result.norm`][iclr25.toy.solver.Result.norm]" in doc
+    assert "`_inner`" in doc and "][iclr25.toy.solver._inner]" not in doc
+    assert "`main`" in doc and "iclr25.toy.cli" not in doc
+    assert "`nowhere`" in doc and ":func:" not in doc
+    assert pkg["toy.cli.main"].docstring.value == "Main; see `iclr25.toy.solver.bare`."
+
+
+def test_inline_math_that_starts_a_line_does_not_split_a_parameter_description():
+    """Python-Markdown treats a line starting with <math> as an HTML block; wrapped in a span it stays inline."""
+    import markdown
+
+    text = griffe_math.rst_math_to_mathml("Penalty :math:`\\lambda`. Matched only if below\n:math:`\\lambda` too.")
+    html = markdown.markdown(text)
+    assert html.count("<p>") == 1, html
+    assert html.count("<math") == 2
