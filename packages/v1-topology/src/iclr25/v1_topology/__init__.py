@@ -25,10 +25,13 @@ from .images import load_images as load_images
 from .images import whiten as whiten
 from .maps import MapSummary as MapSummary
 from .maps import Pinwheels as Pinwheels
+from .maps import RingTest as RingTest
 from .maps import column_spacing as column_spacing
 from .maps import orientation_tuning as orientation_tuning
 from .maps import pinwheel_density as pinwheel_density
 from .maps import pinwheels as pinwheels
+from .maps import random_field_density as random_field_density
+from .maps import ring_test as ring_test
 from .maps import summarize_map as summarize_map
 from .network import SESNN as SESNN
 from .network import NetworkConfig as NetworkConfig
@@ -45,5 +48,6 @@ __all__ = [
     "measure_orientation_map", "OrientationMap", "GCAL", "GCALConfig", "SPECIES", "load_preset",
     "preset_config", "builtin_images", "load_images", "whiten", "gaussian_random_field",
     "analytic_pinwheel_field", "salt_and_pepper_map", "pinwheels", "Pinwheels", "pinwheel_density",
-    "column_spacing", "orientation_tuning", "summarize_map", "MapSummary", "__version__",
+    "column_spacing", "orientation_tuning", "summarize_map", "MapSummary", "ring_test", "RingTest",
+    "random_field_density", "__version__",
 ]

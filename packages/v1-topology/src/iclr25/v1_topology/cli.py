@@ -127,6 +127,9 @@ def demo(args: argparse.Namespace) -> int:
     run.add("pinwheel density high overlap (per Lambda^2)", hi.summary.density, peer=3.141592653589793,
             peer_name="pi (Kaschube 2010)")
     run.add("column spacing high overlap (sites)", hi.summary.spacing)
+    for name, ev in evs.items():  # density and spacing are null for a map without a ring: say so
+        if not ev.summary.hypercolumns:
+            print(f"note: {name} map: {ev.summary.note}")
     dens = [pinwheel_density(gaussian_random_field(96, 12.0, seed=args.seed + k)) for k in range(3)]
     run.add("maps API check: density of Gaussian random fields", sum(dens) / len(dens), peer=3.141592653589793,
             peer_name="pi (theory)")
@@ -252,18 +255,16 @@ def analyze(args: argparse.Namespace) -> int:
     except (ValueError, TypeError) as exc:
         raise DataFileError(path, str(exc)) from exc
     d = s.to_dict()
-    if not s.hypercolumns:
-        # a map without a ring in its spectrum has no hypercolumns: spacing, density and NNPD would describe noise
-        from .maps import HYPERCOLUMN_RING_RATIO
-
-        for k in ("spacing", "density", "nnpd"):
-            d[k] = None
-        d["note"] = (f"no periodic hypercolumn structure (ring ratio {s.ring_ratio:.3g} < "
-                     f"{HYPERCOLUMN_RING_RATIO:g}): column spacing, pinwheel density and NNPD are not defined; "
-                     "neighbour_dtheta_deg (45 for a random map) and wiring_cost describe this map")
+    if s.hypercolumns:
+        d.pop("note")
     width = max(len(k) for k in d)
     for k, v in d.items():
-        if v is None and k in ("spacing", "density", "nnpd"):
+        if k == "ring":
+            r = s.ring
+            print(f"{'ring test':<{width}}  ring ratio {r.ring_ratio:.4g} (threshold {r.threshold:g}; {r.n_shuffles} "
+                  f"shuffled copies up to {r.shuffled_max:.3g}), power inside the ring {r.inner_power:.3g} of the "
+                  f"peak: {'ring' if r.has_ring else 'no ring'}")
+        elif v is None and k in ("spacing", "density", "nnpd"):
             print(f"{k:<{width}}  n/a (no hypercolumns)")
         else:
             print(f"{k:<{width}}  {v:.4g}" if isinstance(v, float) else f"{k:<{width}}  {v}")

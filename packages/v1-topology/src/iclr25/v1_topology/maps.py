@@ -30,7 +30,7 @@ __all__ = [
     "pinwheels", "column_spacing", "power_spectrum_radial", "pinwheel_density", "nearest_neighbour_distances",
     "neighbour_orientation_difference", "ring_ratio", "map_wiring_cost", "wiring_cost", "weight_entropy",
     "sparseness", "response_reliability", "summarize_map", "torus_distances", "has_hypercolumns",
-    "HYPERCOLUMN_RING_RATIO",
+    "HYPERCOLUMN_RING_RATIO", "RING_MAX_INNER_POWER", "RingTest", "ring_test", "random_field_density",
 ]
 
 
@@ -180,7 +180,7 @@ def pinwheels(m: Any, *, periodic: bool = True, smooth: float = 0.0) -> Pinwheel
     >>> y, x = np.mgrid[0:16, 0:16].astype(float)
     >>> p = pinwheels((x - 7.3) + 1j * (y - 8.6), periodic=False)
     >>> p.positions.tolist(), p.charges.tolist()
-    [[8.5, 7.5]], [1]
+    ([[8.5, 7.5]], [1])
     """
     z = _as_z(m, "map", periodic=periodic)
     if smooth < 0 or not math.isfinite(smooth):
@@ -277,10 +277,90 @@ def ring_ratio(m: Any, *, periodic: bool = True) -> float:
 HYPERCOLUMN_RING_RATIO = 10.0
 
 
+#: Largest mean power inside the ring (0 < k <= k_peak / 2) relative to the peak power for a map to count as
+#: band-pass. Narrow- and broad-band Gaussian random fields give 0; the network's high-overlap maps 0.21-0.55
+#: (32×32, 8 maps) and 0.22-0.68 (16×16, 5 maps). Low-pass random maps (white noise smoothed with a Gaussian,
+#: 100 seeds per size and width) mostly give more, but the lowest-k bin holds few Fourier modes, so 0-22 % of
+#: them (σ 0.7-2 sites at 32×32) fall below 0.6 and pass: the check catches most, not all, low-pass maps.
+RING_MAX_INNER_POWER = 0.6
+
+
+@dataclasses.dataclass(frozen=True)
+class RingTest:
+    """Whether a map's power spectrum has a ring (a preferred wavelength, i.e. periodic hypercolumns).
+
+    ``ring_ratio``: peak power / median power of the high-k half (:func:`ring_ratio`); ``shuffled_max``: the
+    largest ring ratio of ``n_shuffles`` copies of the map with its sites shuffled (the same values without
+    spatial structure: the random-map reference); ``inner_power``: mean power inside the ring
+    (0 < k <= k_peak / 2) / peak power; ``peak_wavelength``: 1 / k of the peak bin (lattice units).
+    ``has_ring`` needs all of: ring_ratio >= ``threshold`` (calibrated on random and salt-and-pepper maps,
+    :data:`HYPERCOLUMN_RING_RATIO`), ring_ratio above every shuffled copy, the peak at least two periods across
+    the map, and inner_power <= :data:`RING_MAX_INNER_POWER` (band-pass, not low-pass). ``reason`` says which
+    failed ("" when the ring is there)."""
+
+    ring_ratio: float
+    threshold: float
+    shuffled_max: float
+    n_shuffles: int
+    inner_power: float
+    peak_wavelength: float
+    has_ring: bool
+    reason: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def ring_test(m: Any, *, periodic: bool = True, threshold: float = HYPERCOLUMN_RING_RATIO, n_shuffles: int = 19,
+              seed: int = 0) -> RingTest:
+    """Test a map for a ring in its power spectrum against a shuffled reference (see :class:`RingTest`).
+
+    The shuffled copies keep the map's values and destroy its layout, so their ring ratios show what the
+    statistic gives for a map with no spatial structure at all; ``n_shuffles`` = 19 makes "above every copy"
+    a one-sided test at p = 0.05.
+
+    Examples
+    --------
+    >>> from iclr25.v1_topology.fields import gaussian_random_field, salt_and_pepper_map
+    >>> ring_test(gaussian_random_field(32, 8.0)).has_ring
+    True
+    >>> t = ring_test(salt_and_pepper_map(32))
+    >>> t.has_ring, t.reason.startswith("no ring")
+    (False, True)
+    """
+    z = _as_z(m, "map", periodic=periodic)
+    if not (isinstance(threshold, (int, float)) and math.isfinite(threshold) and threshold > 1):
+        raise ValueError(f"threshold must be a finite number > 1, got {threshold!r}")
+    if isinstance(n_shuffles, bool) or not isinstance(n_shuffles, int) or n_shuffles < 1:
+        raise ValueError(f"n_shuffles must be an integer >= 1, got {n_shuffles!r}")
+    k, P = power_spectrum_radial(z, periodic=periodic)
+    i = int(np.argmax(P[1:])) + 1
+    rr = ring_ratio(z, periodic=periodic)
+    inner = float(P[1:max(2, i // 2 + 1)].mean() / P[i]) if P[i] > 0 else 1.0
+    rng = np.random.default_rng(seed)
+    flat = z.ravel()
+    shuffled = max(ring_ratio(rng.permutation(flat).reshape(z.shape), periodic=periodic) for _ in range(n_shuffles))
+    lam = float(1.0 / k[i])
+    reasons = []
+    if rr < threshold:
+        reasons.append(f"ring ratio {rr:.3g} < {threshold:g} (random maps reach 2.5, salt-and-pepper maps 8)")
+    if rr <= shuffled:
+        reasons.append(f"ring ratio {rr:.3g} not above its {n_shuffles} shuffled copies (up to {shuffled:.3g})")
+    if i < 2:
+        reasons.append(f"spectral peak at the longest wavelength the map holds ({lam:.3g} sites): fewer than two "
+                       "periods across the map")
+    if inner > RING_MAX_INNER_POWER:
+        reasons.append(f"power inside the ring {inner:.2f} of the peak (> {RING_MAX_INNER_POWER:g}): a low-pass "
+                       "spectrum, no preferred wavelength")
+    reason = ("no ring in the power spectrum, so no periodic hypercolumn structure: " + "; ".join(reasons)) if reasons else ""
+    return RingTest(ring_ratio=rr, threshold=float(threshold), shuffled_max=float(shuffled), n_shuffles=n_shuffles,
+                    inner_power=inner, peak_wavelength=lam, has_ring=not reasons, reason=reason)
+
+
 def has_hypercolumns(m: Any, *, periodic: bool = True, threshold: float = HYPERCOLUMN_RING_RATIO) -> bool:
-    """Whether the map has a periodic hypercolumn structure: its spectrum has a ring
-    (:func:`ring_ratio` ``>= threshold``). Column spacing, pinwheel density and NNPD are meaningful only then."""
-    return bool(ring_ratio(m, periodic=periodic) >= threshold)
+    """Whether the map has a periodic hypercolumn structure: its spectrum has a ring (:func:`ring_test`).
+    Column spacing, pinwheel density and NNPD are meaningful only then."""
+    return ring_test(m, periodic=periodic, threshold=threshold).has_ring
 
 
 # ------------------------------------------------------------------------------------ density / NNPD
@@ -297,6 +377,33 @@ def pinwheel_density(m: Any, *, periodic: bool = True, spacing: float | None = N
     H, W = z.shape
     area = H * W if periodic else (H - 1) * (W - 1)
     return pw.count * lam ** 2 / area
+
+
+def random_field_density(m: Any, *, periodic: bool = True, spacing: float | None = None) -> float:
+    r"""The pinwheel density per Λ² that a Gaussian random field with this map's power spectrum would have.
+
+    .. math:: \rho_{GRF} = \pi \langle k^2 \rangle \Lambda^2,\quad
+              \langle k^2\rangle = \frac{\sum_{\mathbf k} |\hat z(\mathbf k)|^2 |\mathbf k|^2}
+              {\sum_{\mathbf k} |\hat z(\mathbf k)|^2}
+
+    (k in cycles per lattice unit, mean removed; Berry & Dennis 2000: a complex Gaussian field has π⟨k²⟩
+    phase singularities per unit area). For a narrow ring ⟨k²⟩ = 1/Λ² and ρ = π; power far outside the ring
+    (e.g. lattice-scale noise) raises ⟨k²⟩ and with it the density. Comparing a map's measured density with
+    this prediction tells whether an excess over π comes from the breadth of its spectrum.
+
+    References: Wolf & Geisel (1998); Berry & Dennis (2000) Proc. R. Soc. A 456:2059; Kaschube et al. (2010).
+    """
+    z = _as_z(m, "map", periodic=periodic)
+    lam = column_spacing(z, periodic=periodic) if spacing is None else float(spacing)
+    z = z - z.mean()
+    H, W = z.shape
+    if not periodic:
+        z = z * np.outer(np.hanning(H), np.hanning(W))
+    P = np.abs(np.fft.fft2(z)) ** 2
+    k2 = np.fft.fftfreq(H)[:, None] ** 2 + np.fft.fftfreq(W)[None, :] ** 2
+    if P.sum() <= 0:
+        raise ValueError("map has no spatial structure (constant field): its random-field density is undefined")
+    return float(np.pi * (P * k2).sum() / P.sum() * lam ** 2)
 
 
 def torus_distances(a: np.ndarray, b: np.ndarray, shape: tuple[int, int] | None) -> np.ndarray:
@@ -465,23 +572,31 @@ def response_reliability(clean: Any, noisy: Any) -> float:
 # ------------------------------------------------------------------------------------------ summary
 @dataclasses.dataclass(frozen=True)
 class MapSummary:
-    """Every map statistic of one OPM (lengths in lattice units)."""
+    """Every map statistic of one OPM (lengths in lattice units).
+
+    ``spacing``, ``density`` and ``nnpd`` are hypercolumn quantities: they are ``None`` for a map without a
+    ring in its spectrum (``hypercolumns`` False, ``note`` says why; :func:`ring_test`), where they would
+    describe noise (a random 32×32 map gives densities from 4.6 to 64). ``n_pinwheels`` (phase singularities),
+    ``neighbour_dtheta_deg`` (45° for a random map) and ``wiring_cost`` are defined for any map."""
 
     shape: tuple[int, int]
     periodic: bool
-    spacing: float
+    spacing: float | None
     n_pinwheels: int
     n_positive: int
     n_negative: int
-    density: float
-    nnpd: float
+    density: float | None
+    nnpd: float | None
     neighbour_dtheta_deg: float
     ring_ratio: float
     wiring_cost: float
     median_selectivity: float | None
-    #: Whether the map has a periodic hypercolumn structure (a ring in its spectrum,
-    #: ``ring_ratio >= HYPERCOLUMN_RING_RATIO``); without it ``spacing``, ``density`` and ``nnpd`` describe noise.
+    #: Whether the map has a periodic hypercolumn structure (:func:`ring_test`).
     hypercolumns: bool = True
+    #: Why spacing, density and NNPD are ``None`` ("" when they are given).
+    note: str = ""
+    #: The ring test behind ``hypercolumns``.
+    ring: RingTest | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -496,17 +611,23 @@ def summarize_map(m: Any, *, selectivity: Any | None = None, periodic: bool = Tr
         if s.shape != z.shape:
             raise ValueError(f"selectivity must have the shape of the map {z.shape}, got {s.shape}")
         z = s * np.exp(1j * np.angle(z))
-    lam = column_spacing(z, periodic=periodic)
+    ring = ring_test(z, periodic=periodic)
     pw = pinwheels(z, periodic=periodic, smooth=smooth)
     H, W = z.shape
     area = H * W if periodic else (H - 1) * (W - 1)
-    nn = nearest_neighbour_distances(pw)
+    lam = density = nnpd = None
+    if ring.has_ring:
+        lam = column_spacing(z, periodic=periodic)
+        density = pw.count * lam ** 2 / area
+        nn = nearest_neighbour_distances(pw)
+        nnpd = float(nn.mean() / lam) if nn.size else None
     return MapSummary(
         shape=(H, W), periodic=periodic, spacing=lam, n_pinwheels=pw.count, n_positive=pw.n_positive,
-        n_negative=pw.n_negative, density=pw.count * lam ** 2 / area,
-        nnpd=float(nn.mean() / lam) if nn.size else float("nan"),
+        n_negative=pw.n_negative, density=density, nnpd=nnpd,
         neighbour_dtheta_deg=neighbour_orientation_difference(z, periodic=periodic),
-        ring_ratio=ring_ratio(z, periodic=periodic), wiring_cost=map_wiring_cost(z, periodic=periodic),
+        ring_ratio=ring.ring_ratio, wiring_cost=map_wiring_cost(z, periodic=periodic),
         median_selectivity=None if selectivity is None else float(np.median(np.asarray(selectivity))),
-        hypercolumns=has_hypercolumns(z, periodic=periodic),
+        hypercolumns=ring.has_ring,
+        note="" if ring.has_ring else ring.reason + ": column spacing, pinwheel density and NNPD are not defined",
+        ring=ring,
     )

@@ -28,9 +28,19 @@ __all__ = ["run_repro"]
 PACKAGE = "iclr25-v1-topology"
 
 
-def _mean_sd(xs: list[float]) -> str:
+def _mean_sd(xs: list[float | None]) -> str:
+    """Mean ± sd over seeds; a hypercolumn quantity that is ``None`` (no ring in the map's spectrum) at any seed
+    is shown as n/a with the number of seeds without a ring."""
+    if any(x is None for x in xs):
+        n = sum(x is None for x in xs)
+        return f"n/a (no ring at {n} of {len(xs)} seeds)"
     a = np.asarray(xs, dtype=float)
     return f"{a.mean():.3g} ± {a.std(ddof=1):.2g}" if a.size > 1 else f"{a.mean():.3g}"
+
+
+def _num(x: float | None, fmt: str) -> str:
+    """A number, or "–" for a hypercolumn quantity of a map without a ring."""
+    return "–" if x is None else format(x, fmt)
 
 
 def _ev_row(ev: Any) -> dict[str, float]:
@@ -43,13 +53,15 @@ def _ev_row(ev: Any) -> dict[str, float]:
 
 
 def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
+    from .claims import REGISTRY, RUNGS, measure_pair
     from .cli import _plot_maps
 
-    n_side = 16 if quick else 32
-    n_main = 2000 if quick else 8000       # section 1 (claims, coding costs)
+    rung = "test" if quick else "repro"     # section 1 = the claims' networks at this rung
+    n_side = RUNGS[rung]["n_side"]
+    n_main = RUNGS[rung]["n_samples"]      # section 1 (claims, coding costs)
     n_sweep = 1000 if quick else 4000      # phase diagram and range doubling
-    ladder = (500, 1000, 2000) if quick else (1000, 4000, 8000)
-    seeds = (seed, seed + 1) if quick else (seed, seed + 1, seed + 2)
+    ladder = (500, 1000, n_main) if quick else (1000, 4000, n_main)
+    seeds = tuple(seed + s for s in REGISTRY.rung_seeds(rung))
     hi_cfg = preset_config("macaque", n_side=n_side)
     lo_cfg = preset_config("mouse", n_side=n_side)
     run = RunResult.start(PACKAGE, "repro", seed=seed, config={"n_side": n_side, "n_samples": n_main,
@@ -72,13 +84,12 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     nets: dict[str, Any] = {}
     oms: dict[str, Any] = {}
     main_evals: dict[str, Any] = {}
-    for key, cfg in (("high", hi_cfg), ("zero", lo_cfg)):
-        for s in seeds:
-            net = train(cfg, n_main, seed=s, desc=f"{key} overlap, seed {s}").net
-            ev, om = evaluate(net, seed=s)
-            rows[key].append(_ev_row(ev))
+    for s in seeds:  # the claims registry reuses these networks (claims.json below)
+        pair = measure_pair(s, rung, keep_networks=(s == seed), desc=True)
+        for key in ("high", "zero"):
+            rows[key].append(_ev_row(pair[key]))
             if s == seed:
-                nets[key], oms[key], main_evals[key] = net, om, ev.to_dict()
+                nets[key], oms[key], main_evals[key] = pair["nets"][key], pair["maps"][key], pair[key].to_dict()
     col = {k: {m: [r[m] for r in v] for m in v[0]} for k, v in rows.items()}
     lines += [f"### 1. Overlap → topology ({n_side}×{n_side} E sheet, {n_main} images, seeds {list(seeds)}; "
               "mean ± sd)", "",
@@ -90,14 +101,19 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
              "spacing": "column spacing Λ (sites)", "nnpd": "NNPD / Λ", "ring": "ring ratio of the z spectrum"}
     for m, label in names.items():
         lines.append(f"| {label} | {_mean_sd(col['high'][m])} | {_mean_sd(col['zero'][m])} | {targets[m]} |")
+    lines += ["", "Column spacing, pinwheel density and NNPD are hypercolumn quantities: they are given only for maps "
+                  "whose spectrum has a ring (`maps.ring_test`: ring ratio >= 10 and above 19 shuffled copies of "
+                  "the map, band-pass); n/a otherwise."]
     dth_hi, dth_lo = float(np.mean(col["high"]["dth"])), float(np.mean(col["zero"]["dth"]))
-    dens_hi = float(np.mean(col["high"]["density"]))
+    dens_list = [d for d in col["high"]["density"] if d is not None]
+    dens_hi = float(np.mean(dens_list)) if len(dens_list) == len(seeds) else None
     run.add("neighbour |dtheta| high overlap (deg)", dth_hi, higher_is_better=False)
     run.add("neighbour |dtheta| zero overlap (deg)", dth_lo)
     run.add("pinwheel density high overlap (per Lambda^2)", dens_hi, peer=math.pi, peer_name="pi (Kaschube 2010)")
     run.add("median OSI high overlap", float(np.mean(col["high"]["osi"])))
     run.add("median OSI zero overlap", float(np.mean(col["zero"]["osi"])))
-    verdict = {"dth high < 30": dth_hi < 30, "dth zero > 38": dth_lo > 38, "density in [1.5, 6]": 1.5 <= dens_hi <= 6}
+    verdict = {"dth high < 30": dth_hi < 30, "dth zero > 38": dth_lo > 38,
+               "density in [1.5, 6]": dens_hi is not None and 1.5 <= dens_hi <= 6}
 
     # 4. functional comparison (same networks)
     lines += ["", "### 4. Coding costs: pinwheel (high overlap) vs salt-and-pepper (zero overlap), mean of seeds", "",
@@ -126,7 +142,7 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
               "|---|---|---|---|---|---|---|---|---|---|---|"]
 
     def _ladder_line(label: str, n: int, r_hi: dict[str, float], r_lo: dict[str, float]) -> str:
-        return (f"| {label} | {n} | {r_hi['dth']:.1f} | {r_lo['dth']:.1f} | {r_hi['density']:.2f} | "
+        return (f"| {label} | {n} | {r_hi['dth']:.1f} | {r_lo['dth']:.1f} | {_num(r_hi['density'], '.2f')} | "
                 f"{r_hi['osi']:.3f} | {r_lo['osi']:.3f} | {r_hi['rate']:.3f} / {r_lo['rate']:.3f} | "
                 f"{r_hi['map_wiring'] / r_lo['map_wiring']:.3f} | {r_hi['sparse_pop'] / r_lo['sparse_pop']:.3f} | "
                 f"{r_hi['reliability'] / r_lo['reliability']:.3f} |")
@@ -177,18 +193,28 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
         cells = []
         for f in scales:
             e = grid[(s, round(f, 3))]["eval"]
-            cells.append(f"{e['summary']['neighbour_dtheta_deg']:.1f} / {e['summary']['density']:.2f} / "
-                         f"{e['summary']['spacing']:.1f}")
+            cells.append(f"{e['summary']['neighbour_dtheta_deg']:.1f} / {_num(e['summary']['density'], '.2f')} / "
+                         f"{_num(e['summary']['spacing'], '.1f')}")
         lines.append(f"| {s} ({max(0.0, 1 - s / hi_cfg.patch):.3f}) | " + " | ".join(cells) + " |")
-    lam1 = [grid[(1, 1.0)]["eval"]["summary"]["spacing"]]
-    lam2 = [grid[(1, 2.0)]["eval"]["summary"]["spacing"]]
+    from .maps import column_spacing
+
+    def _lam(theta: Any) -> float:  # the spectral peak's wavelength; flagged below when the map has no ring
+        return column_spacing(np.exp(2j * np.asarray(theta)))
+
+    lam1 = [_lam(grid[(1, 1.0)]["theta"])]
+    lam2 = [_lam(grid[(1, 2.0)]["theta"])]
+    ring1 = [grid[(1, 1.0)]["eval"]["summary"]["hypercolumns"]]
+    ring2 = [grid[(1, 2.0)]["eval"]["summary"]["hypercolumns"]]
     cfg2 = hi_cfg.replace(r_ee=hi_cfg.r_ee * 2, r_ei=hi_cfg.r_ei * 2, r_ii=hi_cfg.r_ii * 2)
     for s in seeds[1:]:
-        lam2.append(evaluate(train(cfg2, n_sweep, seed=s, desc=f"range x2 seed {s}").net, seed=s)[0].summary.spacing)
-        lam1.append(evaluate(train(hi_cfg, n_sweep, seed=s, desc=f"range x1 seed {s}").net, seed=s)[0].summary.spacing)
+        for c, lam, ring, tag in ((cfg2, lam2, ring2, "x2"), (hi_cfg, lam1, ring1, "x1")):
+            ev_s, om_s = evaluate(train(c, n_sweep, seed=s, desc=f"range {tag} seed {s}").net, seed=s)
+            lam.append(_lam(om_s.theta))
+            ring.append(ev_s.summary.hypercolumns)
     ratio_lam = float(np.mean(lam2) / np.mean(lam1))
     lines += ["", f"Range doubling at stride 1: Λ(2r) / Λ(r) = {np.mean(lam2):.2f} / {np.mean(lam1):.2f} = "
-                  f"**{ratio_lam:.2f}** (target ≥ 1.3; seeds {list(seeds)}, {n_sweep} images)"]
+                  f"**{ratio_lam:.2f}** (target ≥ 1.3; seeds {list(seeds)}, {n_sweep} images; maps with a ring: "
+                  f"{sum(ring1)} of {len(ring1)} at range ×1, {sum(ring2)} of {len(ring2)} at range ×2)"]
     run.add("Lambda(2r) / Lambda(r) at high overlap", ratio_lam)
     verdict["range doubling Lambda ratio >= 1.3"] = ratio_lam >= 1.3
 
@@ -205,11 +231,11 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
         t = g.orientation_map()
         sg = summarize_map(t.z)
         lines.append(f"| GCAL | {cfg.overlap:.3f} | {np.median(t.osi):.3f} | {sg.neighbour_dtheta_deg:.1f} | "
-                     f"{sg.density:.2f} | {sg.spacing:.1f} |")
+                     f"{_num(sg.density, '.2f')} | {_num(sg.spacing, '.1f')} |")
         r = rows[key][0]
-        lines.append(f"| SESNN (ours) | {cfg.overlap:.3f} | {r['osi']:.3f} | {r['dth']:.1f} | {r['density']:.2f} | "
-                     f"{r['spacing']:.1f} |")
-        if key == "high":
+        lines.append(f"| SESNN (ours) | {cfg.overlap:.3f} | {r['osi']:.3f} | {r['dth']:.1f} | "
+                     f"{_num(r['density'], '.2f')} | {_num(r['spacing'], '.1f')} |")
+        if key == "high" and sg.density is not None:
             run.add("GCAL pinwheel density high overlap", sg.density, peer=dens_hi, peer_name="SESNN (ours)")
 
     # 5b. brian2
@@ -238,19 +264,25 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     if note:
         lines += ["", f"brian2 peer: {note}"]
 
+    # the claims registry at this rung, on the networks of section 1: OUT/claims.json
+    report = REGISTRY.run(rung, seeds=seeds, command="iclr25 v1-topology repro" + (" --quick" if quick else ""))
+    lines += ["", f"### Claims over seeds {list(seeds)} (`claims.json`, rung `{rung}`)", ""]
+    lines += [f"- {r.explain()}" for r in report.results]
+
     lines += ["", "### Verdict", "", "| claim | reproduced here |", "|---|---|"]
     lines += [f"| {k} | {'yes' if v else 'no'} |" for k, v in verdict.items()]
     lines.append(f"\nTraining speed: {sec_per_1000:.1f} s per 1000 images on the {n_side}×{n_side} sheet "
                  f"(paper note target < 30 s). repro wall time {time.perf_counter() - t_all:.0f} s")
 
     fig1 = _plot_maps(out / "maps.png", [
-        (f"high overlap (stride 1): |Δθ| {rows['high'][0]['dth']:.0f}°, ρ {rows['high'][0]['density']:.2f}",
+        (f"high overlap (stride 1): |Δθ| {rows['high'][0]['dth']:.0f}°, ρ {_num(rows['high'][0]['density'], '.2f')}",
          oms["high"].theta, oms["high"].osi),
         (f"zero overlap (stride 8): |Δθ| {rows['zero'][0]['dth']:.0f}°", oms["zero"].theta, oms["zero"].osi)])
     run.add_figure(fig1, relative_to=out)
     run.add_figure(_plot_phase(out / "phase_diagram.png", grid, strides, scales, hi_cfg), relative_to=out)
     table = "\n".join(lines)
     run.notes = table
+    report.save(out / "claims.json")
     run.finish().save(out / "results.json")
     with atomic_write(out / "table.md") as fh:
         fh.write(table + "\n")
@@ -288,7 +320,8 @@ def _plot_phase(path: Path, grid: dict, strides: tuple[int, ...], scales: tuple[
     for i_ax, (ax, (key, label)) in enumerate(zip(axes, (("neighbour_dtheta_deg", "neighbour |Δθ| (deg)"),
                                                          ("density", "pinwheel density (per Λ²)")), strict=True)):
         ax.grid(False)
-        M = np.array([[grid[(s, round(f, 3))]["eval"]["summary"][key] for f in scales] for s in strides])
+        M = np.array([[np.nan if grid[(s, round(f, 3))]["eval"]["summary"][key] is None else
+                       grid[(s, round(f, 3))]["eval"]["summary"][key] for f in scales] for s in strides], dtype=float)
         im = ax.imshow(M, aspect="auto", cmap="viridis")
         ax.set_xticks(range(len(scales)), [f"×{f:g}" for f in scales])
         ax.set_yticks(range(len(strides)), [f"{s} ({max(0, 1 - s / cfg.patch):.2f})" for s in strides])
@@ -297,7 +330,8 @@ def _plot_phase(path: Path, grid: dict, strides: tuple[int, ...], scales: tuple[
             ax.set_ylabel("stride (overlap)")
         for i in range(M.shape[0]):
             for j in range(M.shape[1]):
-                ax.text(j, i, f"{M[i, j]:.1f}", ha="center", va="center", color="w", fontsize=7)
+                ax.text(j, i, "no ring" if np.isnan(M[i, j]) else f"{M[i, j]:.1f}", ha="center", va="center",
+                        color="w" if np.isfinite(M[i, j]) else "k", fontsize=7)
         ax.set_title(label, fontsize=8)
         fig.colorbar(im, ax=ax, shrink=0.8)
     return savefig(fig, path)
