@@ -36,3 +36,29 @@ def test_cached_greedy_decoding_equals_full_recomputation():
         assert torch.equal(nxt[gen[:, k] != v.eos], gen[:, k][gen[:, k] != v.eos])
         cur = torch.cat([cur, nxt[:, None]], 1)
         val = torch.cat([val, torch.ones_like(val[:, :1])], 1)
+
+
+def test_npz_checkpoint_round_trip_and_the_shipped_checkpoints(tmp_path):
+    """``save_npz`` (no pickle) loads back to the same answers; both shipped checkpoints load and answer."""
+    import json
+
+    import numpy as np
+
+    from iclr25.teochat import Assistant, TrainConfig, generate_sequences, load_pretrained, make_examples
+    from iclr25.teochat.pretrained import pretrained_info
+
+    v, m = _model()
+    asst = Assistant(m, v, TrainConfig(steps=1, last_frame=True))
+    path = asst.save_npz(tmp_path / "tiny.npz")
+    with np.load(path, allow_pickle=False) as z:  # plain arrays and one JSON string
+        assert json.loads(str(z["meta"]))["train"]["last_frame"] is True
+    back = Assistant.load(path)
+    seqs = generate_sequences(4, seed=3, scenes=("construction_site",))
+    ex = make_examples(seqs, tasks=["loc", "tsc"])
+    assert back.config.last_frame and back.predict(ex, seqs) == asst.predict(ex, seqs)
+    info = pretrained_info()
+    assert info["command"].startswith("python benchmarks/make_demo_checkpoints.py") and "seed" in info
+    for name, last in (("temporal", False), ("last_frame", True)):
+        shipped = load_pretrained(name)
+        assert shipped.config.last_frame is last
+        assert all(isinstance(a, str) for a in shipped.predict(ex, seqs))

@@ -7,7 +7,8 @@ expressions, QA, region QA, temporal referring, their single-image variants); th
 scale (shared per-frame encoder, projector, interleaved ``image i :`` references, chronological sorting, a
 causal LM with rotary positions, answer-only loss, greedy decoding); the paper's metrics with the reference
 code's bugs fixed; baselines (last-frame-only, no-reference, a siamese change-detection specialist); a loader
-for a user's own dated PNG/GeoTIFF sequences and the same prompting on a local Hugging Face LLaVA model.
+for a user's own dated PNG/GeoTIFF sequences, the same prompting on a local Hugging Face LLaVA model or an
+OpenAI-compatible endpoint, and two small shipped checkpoints (``load_pretrained``).
 """
 
 from importlib.metadata import version as _version
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from .conversation import build_prompt as build_prompt
     from .conversation import format_boxes as format_boxes
     from .conversation import make_examples as make_examples
+    from .endpoint import EndpointAssistant as EndpointAssistant
     from .metrics import DamageF1 as DamageF1
     from .metrics import PixelF1 as PixelF1
     from .metrics import TaskScores as TaskScores
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
     from .metrics import shuffled_label_chance as shuffled_label_chance
     from .model import ModelConfig as ModelConfig
     from .model import TinyTEOChat as TinyTEOChat
+    from .pretrained import load_pretrained as load_pretrained
     from .sequences import load_dataset as load_dataset
     from .sequences import load_sequence as load_sequence
     from .sequences import save_dataset as save_dataset
@@ -54,6 +57,7 @@ _EXPORTS = {
     "TrainConfig": "assistant",
     "train_assistant": "assistant",
     "TASKS": "conversation",
+    "EndpointAssistant": "endpoint",
     "Example": "conversation",
     "Vocabulary": "conversation",
     "build_prompt": "conversation",
@@ -71,6 +75,7 @@ _EXPORTS = {
     "shuffled_label_chance": "metrics",
     "ModelConfig": "model",
     "TinyTEOChat": "model",
+    "load_pretrained": "pretrained",
     "load_sequence": "sequences",
     "save_dataset": "sequences",
     "load_dataset": "sequences",

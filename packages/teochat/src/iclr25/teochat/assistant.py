@@ -180,16 +180,34 @@ class Assistant:
             f.write(buf.getvalue())
         return Path(path)
 
+    def save_npz(self, path: str | os.PathLike[str]) -> Path:
+        """One ``.npz`` file (no pickle): every weight as an array and the configs as a JSON string array."""
+        meta = {"format": "iclr25-teochat/1", "model": dataclasses.asdict(self.model.cfg),
+                "train": dataclasses.asdict(self.config), "vocab": list(self.vocab.words)}
+        arrays = {f"state/{k}": v.detach().cpu().numpy() for k, v in self.model.state_dict().items()}
+        buf = io.BytesIO()
+        np.savez_compressed(buf, meta=np.array(json.dumps(meta)), **arrays)
+        with atomic_write(Path(path), "wb") as f:
+            f.write(buf.getvalue())
+        return Path(path)
+
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Assistant:
-        """Read a checkpoint written by :meth:`save` (errors name the file)."""
+        """Read a checkpoint written by :meth:`save` (``.pt``) or :meth:`save_npz` (``.npz``; errors name the
+        file)."""
         p = Path(path)
         if not p.is_file():
             raise FileNotFoundError(f"{p}: no such model file (a .pt checkpoint written by `iclr25 teochat train`)")
         if p.stat().st_size == 0:
             raise DataFileError(p, "empty file, expected a .pt checkpoint written by `iclr25 teochat train`")
         try:
-            blob = torch.load(p, map_location="cpu", weights_only=True)
+            if p.suffix == ".npz":
+                with np.load(p, allow_pickle=False) as z:
+                    blob = {"meta": str(z["meta"]),
+                            "state": {k.removeprefix("state/"): torch.from_numpy(z[k].copy())
+                                      for k in z.files if k.startswith("state/")}}
+            else:
+                blob = torch.load(p, map_location="cpu", weights_only=True)
             meta = json.loads(blob["meta"])
             if meta.get("format") != "iclr25-teochat/1":
                 raise KeyError("format")

@@ -29,9 +29,11 @@ __all__ = ["REPRO_SCENES", "REPRO_TASKS", "ExperimentData", "make_data", "evalua
            "TRIVIAL_LOCALISATION", "trivial_localisation", "answer_prior"]
 
 #: The trivial answerers of change localisation ("identify the buildings that changed"), scored beside every
-#: model: every building visible in the last frame (no look at the earlier frames), every building footprint
-#: of the sequence ("all objects"), and "none" (no change).
-TRIVIAL_LOCALISATION = ("every visible building in the last frame", "every building", "no change")
+#: model: every building visible in the last frame (no look at the earlier frames), every building visible in
+#: the first frame, every building footprint of the sequence ("all objects"), and "none" (no change, which is
+#: also the answer prior: the most common training answer).
+TRIVIAL_LOCALISATION = ("every visible building in the last frame", "every visible building in the first frame",
+                        "every building", "no change")
 
 #: scene mix of the reproduction: the change scenes (xBD / S2Looking / QFabric analogs) drawn twice as often
 REPRO_SCENES = SCENES + ("residential", "construction_site", "demolition_site", "residential", "flooded_road")
@@ -80,6 +82,8 @@ def trivial_localisation(examples: Sequence[Example], sequences: Sequence[EOSequ
         s = sequences[e.seq]
         answers["every visible building in the last frame"].append(format_boxes(
             [to_percent(b.box, s.size) for b in s.buildings if b.statuses[-1] in visible]))
+        answers["every visible building in the first frame"].append(format_boxes(
+            [to_percent(b.box, s.size) for b in s.buildings if b.statuses[0] in visible]))
         answers["every building"].append(format_boxes([to_percent(b.box, s.size) for b in s.buildings]))
         answers["no change"].append("none")
     targets = [list(e.boxes) for e in loc]

@@ -25,23 +25,32 @@ def _draw_boxes(ax: Any, boxes: Sequence[Sequence[int]], size: int, color: str, 
 
 
 def plot_sequence_boxes(path: str | os.PathLike[str], seq: EOSequence, truth: str, prediction: str, *,
-                        title: str = "") -> Path:
-    """The chronological frames, with true (green, solid) and predicted (magenta, dashed) boxes on the last."""
+                        title: str = "", other: str | None = None, other_label: str = "baseline") -> Path:
+    """The chronological frames, each with the true (green, solid) and predicted (magenta, dashed) boxes, and
+    a second model's boxes (``other``: cyan, dotted) if given; an unparseable answer is named in the legend."""
+    import textwrap  # noqa: PLC0415
+
     chron, dates = seq.chronological(), [seq.dates[i] for i in seq.order]
     n = len(chron)
-    fig, axes = subplots(1, n, size=(2.1 * n, 2.6))
+    fig, axes = subplots(1, n, size=(1.9, 2.9))  # per panel
     axes = [axes] if n == 1 else list(axes)
+    tb, pb = parse_boxes(truth), parse_boxes(prediction)
+    ob = parse_boxes(other) if other is not None else None
     for j, (ax, f) in enumerate(zip(axes, chron, strict=True)):
         ax.imshow(f, interpolation="nearest")
         ax.set_title(f"image {j + 1}\n{dates[j]}", fontsize=8)
         ax.set_xticks([])
         ax.set_yticks([])
-    tb, pb = parse_boxes(truth), parse_boxes(prediction)
-    _draw_boxes(axes[-1], tb.boxes, seq.size, "lime", "-", "true")
-    _draw_boxes(axes[-1], pb.boxes, seq.size, "magenta", "--", "predicted" if pb.valid else "predicted (invalid)")
-    if tb.boxes or pb.boxes:
-        axes[-1].legend(fontsize=6, loc="lower right")
-    fig.suptitle(title or f"{seq.scene}: changed buildings", fontsize=9)
+        _draw_boxes(ax, tb.boxes, seq.size, "lime", "-", "true")
+        _draw_boxes(ax, pb.boxes, seq.size, "magenta", "--", "TEOChat" if pb.valid else "TEOChat (unparseable)")
+        if ob is not None:
+            _draw_boxes(ax, ob.boxes, seq.size, "cyan", ":", other_label if ob.valid else f"{other_label} "
+                        "(unparseable)")
+    handles, labels = axes[-1].get_legend_handles_labels()
+    if handles:
+        fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=len(handles), frameon=False)
+    fig.suptitle("\n".join(textwrap.wrap(title or f"{seq.scene}: changed buildings", 60)), fontsize=8)
+    fig.subplots_adjust(top=0.78, bottom=0.12, wspace=0.08)
     return savefig(fig, path)
 
 

@@ -3,15 +3,21 @@
 Each sequence is 2-5 RGB frames of one location with increasing dates, stored in a *shuffled* order (the
 pipeline must sort them by date, as TEOChat sorts by ``timestamp``). A scene class drives an event program:
 
-* ``residential``: buildings that stay; half of them meet a disaster on the last frame with a damage level
-  (``no_damage``, ``minor_damage`` = a roof colour change visible only relative to the earlier frame,
-  ``major_damage`` = half the roof replaced by rubble, ``destroyed`` = a rubble patch) (xBD analog);
-* ``construction_site``: some buildings stay, new ones go absent -> cleared -> foundation -> roofed (S2Looking /
-  QFabric analog); ``demolition_site``: buildings are demolished (roofed -> cleared);
+* ``residential``: 3-5 buildings that stay; in half of the scenes a disaster strikes one or two of them on the
+  last frame with a damage level (``minor_damage`` = a roof colour change visible only relative to the earlier
+  frames, ``major_damage`` = half the roof replaced by rubble, ``destroyed`` = a rubble patch), the others are
+  ``no_damage`` (xBD analog);
+* ``construction_site``: 3-5 buildings of which one or two are new (absent -> cleared -> foundation -> roofed;
+  S2Looking / QFabric analog); ``demolition_site``: one or two of 3-5 are demolished (roofed -> cleared);
 * ``flooded_road``: a road that a water polygon covers from some frame on;
 * ``farm``, ``runway``, ``solar_farm``, ``parking_lot``: static layouts with seasonal / per-frame variation.
 
-Nuisances per frame: brightness and colour shift, +-1 px misregistration, clouds.
+In every change scene the unchanged buildings stand in every frame, the last included: which buildings changed
+can only be told by comparing frames (answering every building of the last frame is a trivial answerer that the
+package scores beside every model, issue 42).
+
+Nuisances per frame (changes that are not building changes): brightness and colour shift, a seasonal tint of the
+terrain, +-1 px misregistration, clouds.
 
 References: Irvin et al., "TEOChat: A Large Vision-Language Assistant for Temporal Earth Observation Data",
 ICLR 2025, Sec. 3 (TEOChatlas tasks); the generator is this package's substitute for the imagery.
@@ -204,17 +210,23 @@ def generate_sequence(rng: np.random.Generator, *, size: int = 32, scene: str | 
             road = _road_mask(rng, s)
             static[road], static_mask[road] = _ROAD, True
             free &= ~ndimage.binary_dilation(road, iterations=2)
-        n_b = int(rng.integers(2, 5)) if scene != "flooded_road" else int(rng.integers(1, 3))
+        n_b = int(rng.integers(3, 6)) if scene != "flooded_road" else int(rng.integers(1, 3))
         boxes = _place_boxes(rng, s, n_b, free, lo, hi)
         disaster = scene == "residential" and rng.random() < 0.5
+        # the buildings that change: one or two, never all of them, so that the unchanged ones (visible in
+        # every frame, the last included) are distractors that only a comparison across time tells apart
         n_change = 0
+        if scene in ("construction_site", "demolition_site") or disaster:
+            n_change = min(int(rng.integers(1, 3)), max(1, len(boxes) - 1))
+        changing = set(rng.choice(len(boxes), size=n_change, replace=False).tolist()) if boxes else set()
         for k, box in enumerate(boxes):
             st = ["roofed"] * t
             damage = None
-            if scene == "residential" and disaster:
-                damage = DAMAGE_LEVELS[int(rng.choice(4, p=[0.3, 0.3, 0.2, 0.2]))]
+            if disaster:
+                damage = (DAMAGE_LEVELS[1 + int(rng.choice(3, p=[0.4, 0.3, 0.3]))] if k in changing
+                          else "no_damage")
                 st[-1] = "roofed" if damage == "no_damage" else damage
-            elif scene == "construction_site" and (k == 0 or rng.random() < 0.6) and n_change < 3:
+            elif scene == "construction_site" and k in changing:
                 start = int(rng.integers(1, t - 1)) if t > 2 else 1
                 stages = ["cleared", "foundation", "roofed"]
                 st = ["absent"] * t
@@ -222,11 +234,9 @@ def generate_sequence(rng: np.random.Generator, *, size: int = 32, scene: str | 
                     st[j] = stages[min(j - start, 2)]
                 if st[-1] != "roofed":  # the change must be complete in the last frame
                     st[-1] = "roofed"
-                n_change += 1
-            elif scene == "demolition_site" and (k == 0 or rng.random() < 0.6) and n_change < 3:
+            elif scene == "demolition_site" and k in changing:
                 when = int(rng.integers(1, t))
                 st = ["roofed"] * when + ["cleared"] * (t - when)
-                n_change += 1
             tracks.append(BuildingTrack(box, tuple(st), damage))
         if scene == "flooded_road":
             when = int(rng.integers(1, t))
@@ -284,8 +294,11 @@ def generate_sequence(rng: np.random.Generator, *, size: int = 32, scene: str | 
             for r in roofs]
     rubble = (0.35 + 0.3 * rng.random((s, s, 1)) * np.array([1.0, 0.9, 0.8])).astype(np.float32)
     halves = rng.integers(0, 2, size=len(tracks))
+    season = rng.uniform(-0.08, 0.08, size=t)  # a distractor change: the terrain greens and browns over time
     for j in range(t):
         img = per_frame[j].copy() if per_frame is not None else base.copy()
+        if per_frame is None:
+            img = img + season[j] * np.array([0.6, -0.4, 0.2], dtype=np.float32)
         img[static_mask] = static[static_mask]
         if scene == "flooded_road" and flood[j]:
             img[water] = _WATER
