@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""The bad-size sweep of issue 40: every command of every package that needs no input file, with each of its
+integer options set to 10^12 and to 0, and each float option to NaN, as a new user might type them.
+
+Each case runs in a process forked from one that has imported only the package's command-line module (the
+heavy imports happen in the case, as for a user), with a memory limit (``--mem-gb``, default 6) and a time limit
+(``--seconds``, default 20). A case is
+
+- ``refused``: exit 2 and one line on stderr, no traceback (what a bad size should get);
+- ``ok``: exit 0 within the time limit (e.g. ``--seed 0``: not every number is a size);
+- ``started``: still running at the time limit - the command accepted a size it cannot finish (a defect for
+  10^12, expected for 0/NaN only where the option is not a size);
+- ``traceback`` / ``exit N``: a crash, or a message of more than one line (a defect);
+- ``killed``: ended by a signal (memory limit hit in native code, for instance).
+
+Options that are not sizes are skipped: ``--seed``, ``--threads``, ``--timeout``, ``--port``, ``--verbose``.
+Subcommands with a required positional argument that has no choices (an input file) are skipped: the file
+checks are ``check_file_inputs`` in each package's conformance suite.
+
+Usage: ``python3 ci/size_sweep.py [SLUG ...] [--json OUT.json]`` (each package's venv in ``.venvs/<slug>``,
+as ``make test`` builds them). Prints one line per case that is not ``refused``/``ok`` and a summary.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+DRIVER = r'''
+import argparse, importlib, io, json, os, resource, signal, sys, tempfile, time, traceback
+slug, mem_gb, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+SKIP = {"seed", "threads", "timeout", "port", "verbose", "quiet", "n_threads", "jobs", "n_jobs", "workers"}
+module = slug.replace("-", "_")
+cli = importlib.import_module(f"iclr25.{module}.cli")
+captured = {}
+real = cli.run_main
+cli.run_main = lambda parser, argv: captured.setdefault("parser", parser) and 0
+cli.main([])
+cli.run_main = real
+parser = captured["parser"]
+subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+
+def kind(action):
+    if action.option_strings == [] or action.nargs not in (None, "?") or action.choices:
+        return None
+    if isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction, argparse._HelpAction)):
+        return None
+    if isinstance(action.default, bool):
+        return None
+    t = action.type
+    name = getattr(t, "__qualname__", "") + getattr(t, "__name__", "")
+    if t is int or isinstance(action.default, int) or "int" in name.lower():
+        return "int"
+    if t is float or isinstance(action.default, float) or "float" in name.lower():
+        return "float"
+    return None
+
+cases = []
+for name, sp in subs.choices.items():
+    pos, skip = [], False
+    for a in sp._actions:
+        if a.option_strings:
+            if a.required and "--out" not in a.option_strings:
+                skip = True
+            continue
+        if a.choices:
+            pos.append(str(list(a.choices)[0]))
+        elif a.nargs in ("?", "*"):
+            continue
+        else:
+            skip = True
+    if skip:
+        continue
+    has_out = any("--out" in a.option_strings for a in sp._actions)
+    for a in sp._actions:
+        k = kind(a)
+        if k is None or a.dest in SKIP:
+            continue
+        flag = max(a.option_strings, key=len)
+        for value in (["1000000000000", "0"] if k == "int" else ["nan"]):
+            cases.append((name, pos, flag, value, has_out))
+
+results = []
+for name, pos, flag, value, has_out in cases:
+    work = tempfile.mkdtemp(prefix="sweep-")
+    out = os.path.join(work, "out.npz" if name in ("simulate", "generate") else "out")
+    argv = [name, *pos, flag, value] + (["--out", out] if has_out else [])
+    err = os.path.join(work, "stderr")
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.chdir(work)
+            fd = os.open(err, os.O_WRONLY | os.O_CREAT)
+            os.dup2(fd, 2)
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            lim = int(mem_gb * (1 << 30))
+            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
+            rc = cli.main(argv)
+        except SystemExit as e:
+            rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+        except BaseException:
+            traceback.print_exc()
+            rc = 99
+        sys.stderr.flush()
+        os._exit(rc if isinstance(rc, int) else 0)
+    deadline = t0 + seconds
+    status = None
+    while time.perf_counter() < deadline:
+        done, st = os.waitpid(pid, os.WNOHANG)
+        if done:
+            status = st
+            break
+        time.sleep(0.05)
+    elapsed = time.perf_counter() - t0
+    if status is None:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        outcome, rc = "started", None
+    elif os.WIFSIGNALED(status):
+        outcome, rc = "killed", -os.WTERMSIG(status)
+    else:
+        rc = os.WEXITSTATUS(status)
+        outcome = None
+    text = open(err, errors="replace").read() if os.path.exists(err) else ""
+    lines = [ln for ln in text.splitlines() if ln.strip() and "Warning" not in ln and not ln.startswith("  warnings.warn")]
+    if outcome is None:
+        if "Traceback" in text or rc == 99:
+            outcome = "traceback"
+        elif rc == 2 and len(lines) == 1:
+            outcome = "refused"
+        elif rc == 0:
+            outcome = "ok"
+        else:
+            outcome = f"exit {rc}"
+    leftover = sorted(os.listdir(out)) if os.path.isdir(out) else ([os.path.basename(out)] if os.path.exists(out) else [])
+    results.append(dict(argv=[slug, *argv[: len(argv) - (2 if has_out else 0)]], outcome=outcome, rc=rc,
+                        seconds=round(elapsed, 1), stderr=text[-500:], out_left=leftover))
+print("SWEEP " + json.dumps(results))
+'''
+
+
+def sweep(slug: str, *, mem_gb: float, seconds: float) -> list[dict]:
+    python = ROOT / ".venvs" / slug / "bin" / "python"
+    if not python.exists():
+        return [dict(argv=[slug], outcome="no venv", rc=None, seconds=0, stderr=str(python), out_left=[])]
+    env = {**os.environ, "ICLR25_QUIET": "1", "MPLBACKEND": "Agg", "TQDM_DISABLE": "1"}
+    with tempfile.TemporaryDirectory() as cwd:
+        proc = subprocess.run([str(python), "-c", DRIVER, slug, str(mem_gb), str(seconds)], cwd=cwd, env=env,
+                              capture_output=True, text=True, check=False)
+    line = [ln for ln in proc.stdout.splitlines() if ln.startswith("SWEEP ")]
+    if not line:
+        return [dict(argv=[slug], outcome="driver failed", rc=proc.returncode, seconds=0,
+                     stderr=proc.stderr[-800:], out_left=[])]
+    return json.loads(line[-1].removeprefix("SWEEP "))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("slugs", nargs="*")
+    ap.add_argument("--json", type=Path, default=None, help="write every case here")
+    ap.add_argument("--mem-gb", type=float, default=6.0)
+    ap.add_argument("--seconds", type=float, default=20.0)
+    args = ap.parse_args(argv)
+    slugs = args.slugs or sorted(p.name for p in (ROOT / "packages").iterdir() if p.is_dir())
+    everything, bad = [], 0
+    for slug in slugs:
+        rows = sweep(slug, mem_gb=args.mem_gb, seconds=args.seconds)
+        everything += rows
+        for r in rows:
+            is_bad = r["outcome"] not in ("refused", "ok") and not (
+                r["outcome"] == "started" and r["argv"][-1] in ("0", "nan"))
+            if is_bad or r["out_left"] and r["outcome"] != "ok":
+                bad += 1
+                print(f"{r['outcome']:>10} {r['seconds']:5.1f}s  iclr25 {' '.join(r['argv'])}"
+                      f"{'  (left ' + str(r['out_left']) + ')' if r['out_left'] else ''}  {r['stderr'][-160:]!r}",
+                      flush=True)
+        counts: dict[str, int] = {}
+        for r in rows:
+            counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
+        print(f"== {slug}: {len(rows)} cases {counts}", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(everything, indent=1))
+    print(f"size sweep: {len(everything)} cases, {bad} defect(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
