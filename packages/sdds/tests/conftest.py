@@ -26,9 +26,16 @@ import pytest  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def trained_mis():
-    """The claims registry's seed-0 MIS sampler (rkl_rl GNN, 30 training graphs) and its 10 held-out graphs:
-    trained once per session, shared with the registry's claim runs (iclr25.sdds.claims.trained_mis)."""
-    from iclr25.sdds.claims import trained_mis
+def small_mis():
+    """A small rkl_rl GNN sampler for the metric and checkpoint tests, which need a trained sampler but not a good
+    one: the claims' MIS configuration (iclr25.sdds.claims.MIS_CONFIG) for 12 epochs on 6 ER graphs of 10-14
+    nodes, annealed to T = 0 after 3 epochs (the MIS claim itself trains 100 epochs at the repro rung)."""
+    import jax
 
-    return trained_mis(0, "test")
+    from iclr25.sdds import MISEnergy, SamplerConfig, random_graphs, train
+    from iclr25.sdds.claims import MIS_CONFIG
+
+    graphs = random_graphs(6, 10, 14, mean_degree=4.0, seed=0)
+    energy = MISEnergy.from_graphs(graphs, n_nodes=14)
+    config = SamplerConfig(**MIS_CONFIG, n_epochs=12, n_anneal=3)
+    return train(config, energy, jax.random.key(0), show_progress=False), graphs, energy

@@ -112,8 +112,8 @@ def test_autoregressive_log_probs_are_normalised():
     np.testing.assert_allclose(s.log_q, np.asarray(_log_prob(model, s.x.astype(np.float32))), atol=1e-4)
 
 
-def test_gnn_sampler_checkpoint_round_trip(tmp_path, trained_mis):
-    sampler, graphs, _ = trained_mis
+def test_gnn_sampler_checkpoint_round_trip(tmp_path, small_mis):
+    sampler, graphs, _ = small_mis
     save_sampler(sampler, tmp_path / "ck")
     assert not any(p.suffix in (".pkl", ".pickle") for p in (tmp_path / "ck").iterdir())
     again = load_sampler(tmp_path / "ck")
