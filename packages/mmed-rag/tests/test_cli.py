@@ -13,7 +13,7 @@ def test_generate_build_train_evaluate(tmp_path):
                  "--backend", "hnswlib"]) == 0
     assert json.loads((index / "index" / "manifest.json").read_text())["shards"]["radiology"]["backend"] == "hnswlib"
     assert main(["train", str(data), "--index", str(index), "--out", str(model), "--sft-steps", "3",
-                 "--dpo-steps", "2"]) == 0
+                 "--dpo-steps", "2", "--no-report-pairs"]) == 0
     assert main(["evaluate", str(data), "--index", str(index), "--model", str(model), "--out", str(out)]) == 0
     metrics = {m["name"] for m in json.loads((out / "results.json").read_text())["metrics"]}
     assert {"router_accuracy", "recall@1", "sft_fixed_k_copy_rate", "rag_pt_gap_harm_rate"} <= metrics

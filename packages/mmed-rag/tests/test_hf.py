@@ -64,6 +64,25 @@ def test_missing_or_corrupt_model_folder(tmp_path):
         load_hf_vlm(tmp_path)
     with pytest.raises(FileNotFoundError, match="--model .*: no such folder"):
         load_hf_vlm(tmp_path / "nope", flag="--model")
+    (tmp_path / "config.json").write_text('{"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]}')
+    with pytest.raises(ValueError, match=r"--hf-path .*model_type 'gpt2'.*expected a LLaVA-style model"):
+        load_hf_vlm(tmp_path)
     (tmp_path / "config.json").write_text("{not json")
     with pytest.raises(ValueError, match=r"--hf-path .*: cannot load a LLaVA model"):
         load_hf_vlm(tmp_path)
+
+
+def test_ask_with_a_local_llava_folder(tmp_path):
+    import json
+
+    from iclr25.mmed_rag.cli import main
+
+    _tiny_llava(tmp_path / "llava")
+    data, index, out = tmp_path / "data", tmp_path / "index", tmp_path / "o"
+    assert main(["generate", "--out", str(data), "--n-train", "6", "--n-db", "6", "--n-test", "3"]) == 0
+    assert main(["build-index", str(data), "--out", str(index), "--steps", "2", "--router-steps", "2",
+                 "--backend", "numpy"]) == 0
+    assert main(["ask", str(data), "--index", str(index), "--hf-path", str(tmp_path / "llava"), "--out", str(out),
+                 "--limit", "6"]) == 0
+    names = {m["name"] for m in json.loads((out / "results.json").read_text())["metrics"]}
+    assert {"VQA accuracy with the retrieved reports", "unreadable replies (neither yes nor no)"} <= names

@@ -7,7 +7,7 @@ from iclr25.mmed_rag.repro import claims
 PASS = {"router_accuracy": 0.995, "recall@5": 0.8, "recall@5_random": 0.3, "recall@5_pooled": 0.7,
         "precision_gap": 0.80, "precision_fixed_k": 0.75, "mean_k_gap": 2.5, "mean_k_fixed": 3.0,
         "acc_no_rag": 0.70, "acc_sft_fixed_k": 0.72, "acc_mmed_rag": 0.74, "copy_rate_sft": 0.60,
-        "copy_rate_mmed_rag": 0.50, "harm_rate_sft": 0.20, "harm_rate_mmed_rag": 0.14, "bleu_no_rag": 40.0,
+        "copy_rate_mmed_rag": 0.45, "harm_rate_sft": 0.20, "harm_rate_mmed_rag": 0.14, "bleu_no_rag": 40.0,
         "bleu_mmed_rag": 41.0, "rouge_l_no_rag": 60.0, "rouge_l_mmed_rag": 61.0}
 
 
@@ -23,6 +23,7 @@ def test_all_hold_at_the_thresholds():
     ("mean_k_gap", 3.0, "gap-rule"),
     ("acc_mmed_rag", 0.73, "SFT + fixed-k RAG + 0.02"),
     ("copy_rate_mmed_rag", 0.51, "copy rate"),
+    ("copy_rate_sft", 0.54, "copy rate"),
     ("harm_rate_mmed_rag", 0.15, "harm rate"),
     ("acc_no_rag", 0.72, "ordering"),
     ("bleu_mmed_rag", 39.0, "BLEU"),

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .dpo import DPOOutput as DPOOutput
     from .dpo import dpo_loss as dpo_loss
     from .dpo import sequence_logps as sequence_logps
+    from .endpoint import EndpointVLM as EndpointVLM
     from .experiments import PipelineConfig as PipelineConfig
     from .experiments import PipelineResult as PipelineResult
     from .experiments import run_pipeline as run_pipeline
@@ -40,8 +41,9 @@ if TYPE_CHECKING:
     from .index import SearchResult as SearchResult
     from .index import VectorIndex as VectorIndex
     from .metrics import context_precision as context_precision
-    from .metrics import copy_rate as copy_rate
+    from .metrics import copying as copying
     from .metrics import harm_rate as harm_rate
+    from .metrics import noise_accuracy as noise_accuracy
     from .metrics import recall_at_k as recall_at_k
     from .metrics import report_finding_accuracy as report_finding_accuracy
     from .metrics import report_metrics as report_metrics
@@ -82,6 +84,7 @@ _EXPORTS = {
                            "generate", "generate_splits", "load_dataset", "make_report", "question", "read_report",
                            "render", "vqa_items")},
     **{n: "dpo" for n in ("DPOOutput", "dpo_loss", "sequence_logps")},
+    "EndpointVLM": "endpoint",
     **{n: "index" for n in ("BACKENDS", "DomainIndex", "Retrieved", "SearchResult", "VectorIndex")},
     **{n: "retriever" for n in ("CLIPRetriever", "clip_loss", "train_retriever")},
     **{n: "router" for n in ("Router", "train_router")},
@@ -89,7 +92,7 @@ _EXPORTS = {
                                 "select_contexts", "to_positive")},
     "Vocab": "text",
     **{n: "experiments" for n in ("PipelineConfig", "PipelineResult", "run_pipeline")},
-    **{n: "metrics" for n in ("context_precision", "copy_rate", "harm_rate", "recall_at_k",
+    **{n: "metrics" for n in ("context_precision", "copying", "harm_rate", "noise_accuracy", "recall_at_k",
                               "report_finding_accuracy", "report_metrics", "vqa_metrics")},
     **{n: "preference" for n in ("Examples", "PreferencePairs", "mine_preferences", "mine_report_preferences",
                                  "train_dpo", "train_sft")},

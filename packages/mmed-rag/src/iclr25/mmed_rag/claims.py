@@ -2,13 +2,14 @@
 
 One pipeline run per seed and rung (:func:`iclr25.mmed_rag.experiments.run_pipeline`) measures every claim:
 the router, per-domain vs pooled retrieval, the gap rule, and the RAG-PT model's VQA accuracy and copy rate,
-each beside its trivial reference: the training set's majority answer ("answer prior") for accuracy, and a
-constant "yes" answer for the copy rate (a model that answers "yes" to every noise image has a copy rate equal
-to the share of true "yes" answers, so a copy rate at that level measures a shortcut, not grounding).
+each beside its trivial reference: the training set's majority answer ("answer prior") for accuracy; for the
+copy rate (answers that follow the retrieved reports against a real image that shows the opposite, balanced
+over stated yes/no, :func:`iclr25.mmed_rag.metrics.copying`) any constant answer, which scores exactly 0.5.
 
-One rung, ``test`` (36 / 24 / 16 images per domain, about 10 s per seed), used by the default suite and by
-``repro`` (which writes ``claims.json`` beside its single-seed ladder; a larger rung at 3 seeds would not fit
-the repro's 10 minutes). ``iclr25 claims mmed-rag --rung test --out DIR`` writes ``claims.json``.
+Rungs: ``test`` (36 / 24 / 16 images per domain, about 10 s per seed) for the default suite and ``claims.json``;
+``XS``, ``S`` and ``M`` (the repro ladder's budgets, :data:`iclr25.mmed_rag.repro.RUNGS`, without the DPO
+ablation) for ``iclr25 mmed-rag repro --ladder`` (``results/ladder/<rung>/claims.json``). Seeds 0, 1, 2 at each.
+``iclr25 claims mmed-rag --rung test --out DIR`` writes ``claims.json``.
 
 References: Xia et al., *MMed-RAG*, ICLR 2025 (§3.1 domain-aware retrieval, §3.2 adaptive selection, §3.3
 RAG-PT, Table 1; the copy-rate analysis of §2).
@@ -22,17 +23,23 @@ from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
 
 __all__ = ["REGISTRY"]
 
-REGISTRY = ClaimRegistry("iclr25-mmed-rag", seeds={"test": (0, 1, 2)})
+REGISTRY = ClaimRegistry("iclr25-mmed-rag", seeds={"test": (0, 1, 2), "XS": (0, 1, 2), "S": (0, 1, 2),
+                                                   "M": (0, 1, 2)})
 
 LADDER = "README.md#results"
+
+#: Every pipeline metric of each (rung, seed) measured in this process (for the ladder's per-seed tables).
+METRICS: dict[tuple[str, int], dict[str, float]] = {}
 
 
 def _configs() -> dict:
     from .experiments import PipelineConfig
+    from .repro import RUNGS
 
     return {
-        "test": PipelineConfig(n_train=36, n_db=24, n_test=16, router_steps=40, retriever_steps=10, sft_steps=30,
-                               mine_images=16, dpo_steps=8, pooled_baseline=True, n_report_eval=1,
+        **{name: dataclasses.replace(cfg, ablations=False, pooled_baseline=True) for name, cfg in RUNGS.items()},
+        "test": PipelineConfig(n_train=36, n_db=24, n_test=16, router_steps=40, retriever_steps=10, sft_steps=20,
+                               mine_images=16, dpo_steps=6, pooled_baseline=True, n_report_eval=0,
                                report_pairs=False),
     }
 
@@ -53,28 +60,36 @@ def _configs() -> dict:
                "the claim is not decided as holding; the README ladder has it holding at rung M (one seed)"),
     Claim("gap-rule-precision", statement="the gap rule keeps fewer, better contexts than fixed k",
           paper="adaptive selection improves accuracy (ablation, §4.3)",
-          metric="context precision on the asked finding, gap rule (γ = 0.02)", direction="higher",
+          metric="context precision on the asked finding, gap rule (γ = 0.005)", direction="higher",
           baseline="fixed k = 3", margin=0.02, rule="mean_ci", expect="fails", ladder=LADDER,
-          note="margin 0.02 of precision (the difference is 0 at each of seeds 0-4 of the test rung); "
-               "does not hold: precision is flat in rank (README ladder, retrieval ablation) and at γ = 0.02 "
-               "the rule keeps k = 3 almost always"),
+          note="margin 0.02 of precision; at γ = 0.005 the rule is active (mean k 2.33, 2.96, 2.54 at seeds 0-2 of "
+               "the test rung) but precision is flat in rank (0.526 vs 0.540, 0.582 vs 0.578, 0.557 vs 0.552), so "
+               "truncating cannot help (README ladder, retrieval ablation); at γ = 0.02 it kept k = 3 at rung M"),
     Claim("vqa-accuracy-beats-answer-prior", statement="MMed-RAG (router + gap rule + RAG-PT) improves VQA "
           "factual accuracy over the base model",
           paper="+43.8 % factual accuracy on average (Table 1)", metric="VQA accuracy, MMed-RAG",
           direction="higher", baseline="answer prior (training majority answer)", margin=0.0, rule="every_seed",
           expect="fails", ladder=LADDER,
-          note="the answer prior, not the no-retrieval model, is the bar: the tiny SFT model answers 'no' to "
-               "everything at these budgets, so no-RAG accuracy equals the prior; at each of seeds 0-4 of the test "
-               "rung MMed-RAG is level with it (8 DPO steps leave it answering 'no' to everything)"),
-    Claim("copy-rate-below-constant-answer", statement="RAG-PT reduces copying: with the image replaced by noise "
-          "and the retrieved reports kept, the model no longer gives the right answer",
-          paper="copy rate 55.08 % for standard RAG, reduced by RAG-PT (§2, Fig. 2)",
-          metric="copy rate of MMed-RAG (accuracy with a noise image, contexts kept)", direction="lower",
-          baseline="constant 'yes' answer (share of true 'yes')", margin=0.0, rule="every_seed", expect="fails",
-          ladder=LADDER,
-          note="the trivial reference of issue 41: at seeds 0-4 of the test rung RAG-PT still answers 'no' to "
-               "every noise image (copy rate = share of 'no', 0.68-0.76, far above a constant 'yes'); where the "
-               "ladder's RAG-PT lowers the copy rate (rungs S, M) it does so by answering 'yes' to noise images"),
+          note="the answer prior, not the no-retrieval model, is the bar: at the test rung the tiny SFT model "
+               "answers 'no' to everything, so no-RAG accuracy equals the prior, and 6 DPO steps leave MMed-RAG "
+               "level with it at seeds 0-2; the ladder (README) decides it at rungs XS, S, M"),
+    Claim("rag-pt-reduces-copying", statement="RAG-PT reduces copying: when the image contradicts the "
+          "retrieved reports, the fine-tuned model follows the reports less often than the SFT model",
+          paper="standard RAG copies the context (a noisy image still answered right 55.08 %, §2); RAG-PT's "
+                "cross-modality pairs reduce it (Fig. 2, Table 4)",
+          metric="copy rate of MMed-RAG: answers that follow the reports against a real image of the same domain "
+                 "showing the opposite, balanced over stated yes/no (any constant answer: 0.5)",
+          direction="lower", baseline="SFT model, same contexts and images", margin=0.0, rule="mean_ci",
+          expect="fails", ladder=LADDER,
+          note="issue 41: the old copy rate (accuracy with a noise image) was passed by a model that answers "
+               "'yes' to every noise image; this one is not (a constant answer scores 0.5)"),
+    Claim("rag-pt-grounded", statement="after RAG-PT the model follows the image more often than contradicting "
+          "reports (copy rate below the no-information level)",
+          paper="RAG-PT aligns the answer with the image (§3.3)",
+          metric="copy rate of MMed-RAG (as above)", direction="lower",
+          baseline="any constant answer (always yes / always no / answer prior): 0.5", margin=0.0,
+          rule="every_seed", expect="fails", ladder=LADDER,
+          note="a model that ignores image and reports scores 0.5 exactly; below it means grounded"),
 )
 def _pipeline(seed: int, rung: str) -> dict[str, Measurement | float]:
     import torch
@@ -88,6 +103,11 @@ def _pipeline(seed: int, rung: str) -> dict[str, Measurement | float]:
         m = run_pipeline(dataclasses.replace(cfg), seed=seed).metrics
     finally:
         torch.set_num_threads(threads)
+    METRICS[rung, seed] = dict(m)
+    copy = {k: m[k] for k in ("image_reading_sft", "image_reading_mmed_rag", "follows_reports_mmed_rag",
+                              "follows_reports_always_yes", "conflicts", "noise_accuracy_sft",
+                              "noise_accuracy_mmed_rag", "noise_accuracy_always_yes", "yes_rate_noise_mmed_rag")
+            if k in m}
     return {
         "router-accuracy": m["router_accuracy"],
         "per-domain-beats-pooled": Measurement(m["recall@5"], reference=m["recall@5_pooled"]),
@@ -95,8 +115,8 @@ def _pipeline(seed: int, rung: str) -> dict[str, Measurement | float]:
                                           extra={"mean_k_gap": m["mean_k_gap"]}),
         "vqa-accuracy-beats-answer-prior": Measurement(
             m["acc_mmed_rag"], reference=m["acc_answer_prior"],
-            extra={"acc_no_rag": m["acc_no_rag"], "acc_sft_fixed_k": m["acc_sft_fixed_k"]}),
-        "copy-rate-below-constant-answer": Measurement(
-            m["copy_rate_mmed_rag"], reference=m["copy_rate_always_yes"],
-            extra={"copy_rate_sft": m["copy_rate_sft"], "yes_rate_noise_mmed_rag": m["yes_rate_noise_mmed_rag"]}),
+            extra={"acc_no_rag": m["acc_no_rag"], "acc_sft_fixed_k": m["acc_sft_fixed_k"],
+                   "mean_k_mmed_rag": m["mean_k_mmed_rag"], "yes_rate_mmed_rag": m["yes_rate_mmed_rag"]}),
+        "rag-pt-reduces-copying": Measurement(m["copy_rate_mmed_rag"], reference=m["copy_rate_sft"], extra=copy),
+        "rag-pt-grounded": Measurement(m["copy_rate_mmed_rag"], reference=m["copy_rate_constant"], extra=copy),
     }

@@ -46,7 +46,8 @@ def _precheck(name: str, args: argparse.Namespace) -> None:
     from iclr25.utils.guards import check_out, check_size
 
     force = getattr(args, "force", False)
-    inputs = [getattr(args, k) for k in ("data", "index", "model") if getattr(args, k, None) is not None]
+    inputs = [getattr(args, k) for k in ("data", "index", "model", "hf_path")
+              if isinstance(getattr(args, k, None), Path)]
     data = getattr(args, "data", None)
     if data is not None and not data.exists():
         raise FileNotFoundError(f"DATA {data}: no such file or folder")
@@ -63,7 +64,7 @@ def _precheck(name: str, args: argparse.Namespace) -> None:
         check_out(args.out, inputs=inputs, overwrite=args.overwrite, run_files=("sft.pt", "rag_pt.pt", "pairs.json"))
         check_size(f"--sft-steps {args.sft_steps} --dpo-steps {args.dpo_steps}",
                    seconds_needed=args.sft_steps * _S_SFT + args.dpo_steps * _S_DPO, force=force)
-    elif name == "evaluate":
+    elif name in ("evaluate", "ask"):
         check_out(args.out, inputs=inputs, overwrite=args.overwrite)
 
 
@@ -95,6 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         default_out="results/mmed-rag-repro")
     p.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     p.add_argument("--quick", action="store_true", help="one small rung only (a smoke run)")
+    p.add_argument("--ladder", action="store_true",
+                   help="instead: the claims at rungs XS, S, M with 3 seeds each (about 20 min on one core)")
 
     g = sub.add_parser("generate", help="write procedural train/db/test data sets (.npz)",
                        description="Write DIR/train.npz, DIR/db.npz (the retrieval database, with report label "
@@ -170,11 +173,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--out", type=Path, required=True, help="folder for results.json")
     e.add_argument("--k", type=positive_int("--k"), default=3, help="context cap (default 3)")
     e.add_argument("--rule", choices=RULES, default="gap", help="context selection rule (default gap)")
-    e.add_argument("--gamma", type=nonnegative_float("--gamma"), default=0.02, help="gap rule gamma (0.02)")
+    e.add_argument("--gamma", type=nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
     e.add_argument("--threshold", type=positive_float("--threshold"), default=1.05, help="ratio threshold (1.05)")
     e.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     e.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     e.add_argument("--overwrite", action="store_true",
                    help="replace the files of a previous run in --out (files this command does not write are kept)")
     e.set_defaults(func=_cmd("evaluate"))
+
+    a = sub.add_parser("ask", help="VQA with your own model: an OpenAI-compatible endpoint or a local HF LLaVA folder",
+                       description="DATA: a folder with test.npz (or one .npz). Retrieves reports with INDEX (gap "
+                                   "rule), asks each yes/no question of up to --limit questions with and without "
+                                   "the reports (the reference's RAG-PT prompt) and on images that contradict the "
+                                   "reports (copy rate), and writes OUT/results.json. The answering model is an "
+                                   "OpenAI-compatible chat endpoint (--endpoint URL --model NAME; images as PNG "
+                                   "data URLs; API key from the environment variable --api-key-env) or a local "
+                                   "Hugging Face LLaVA-style folder (--hf-path, the hf extra; never downloads).")
+    a.add_argument("data", type=Path, help="data folder or .npz file")
+    a.add_argument("--index", type=Path, required=True, help="index folder from build-index")
+    a.add_argument("--out", type=Path, required=True, help="folder for results.json")
+    a.add_argument("--endpoint", help="OpenAI-compatible API base, e.g. http://127.0.0.1:8000/v1")
+    a.add_argument("--model", dest="model", help="model name the endpoint serves (with --endpoint)")
+    a.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                   help="environment variable holding the API key (default OPENAI_API_KEY; unset: no key sent)")
+    a.add_argument("--timeout", type=positive_float("--timeout"), default=30.0,
+                   help="seconds per request (default 30)")
+    a.add_argument("--hf-path", type=Path, help="local Hugging Face LLaVA-style model folder (instead of --endpoint)")
+    a.add_argument("--limit", type=positive_int("--limit"), default=40, help="questions to ask (default 40)")
+    a.add_argument("--k", type=positive_int("--k"), default=3, help="context cap (default 3)")
+    a.add_argument("--gamma", type=nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
+    a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    a.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    a.add_argument("--overwrite", action="store_true",
+                   help="replace the files of a previous run in --out (files this command does not write are kept)")
+    a.set_defaults(func=_cmd("ask"))
     return run_main(parser, argv)

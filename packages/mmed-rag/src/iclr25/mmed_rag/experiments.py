@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 import torch
 
-from .data import DOMAINS, MedDataset, Splits, generate_splits, question, vqa_items
+from .data import DOMAINS, MedDataset, Splits, generate_splits, question, read_report, vqa_items
 from .metrics import (
     context_precision,
-    copy_rate,
+    copying,
     harm_rate,
+    noise_accuracy,
     recall_at_k,
     report_finding_accuracy,
     report_metrics,
@@ -37,7 +38,8 @@ from .rag import RetrievalConfig, RetrievalSystem
 from .selection import select_contexts
 from .vlm import REPORT_QUESTION, TinyVLM, VLMConfig, generate_reports, noise_images
 
-__all__ = ["PipelineConfig", "PipelineResult", "run_pipeline", "retrieval_metrics", "sft_examples", "vqa_eval"]
+__all__ = ["PipelineConfig", "PipelineResult", "run_pipeline", "retrieval_metrics", "sft_examples", "vqa_eval",
+           "stated_answers", "conflict_set"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,7 +59,7 @@ class PipelineConfig:
     text_tower: str = "cnn"
     backend: str = "faiss-flat"
     k: int = 3
-    gamma: float = 0.02
+    gamma: float = 0.005
     sft_steps: int = 500
     sft_context_agreement: float = 0.9
     sft_no_context: float = 0.3
@@ -137,19 +139,75 @@ def _vqa_set(ds: MedDataset, contexts: list[list[str]]) -> Examples:
                     ["yes" if a else "no" for a in ans])
 
 
-def vqa_eval(model: TinyVLM, data: Examples, *, seed: int = 0) -> dict[str, float]:
-    """Accuracy/F1/AUC without and with the contexts, copy rate (noise image, contexts kept), harm rate."""
+def stated_answers(domains: Any, contexts: Sequence[Sequence[str]], findings: Any) -> np.ndarray:
+    """What the kept reports state about the asked finding, by majority of the reports that state it (read
+    back with :func:`~iclr25.mmed_rag.data.read_report`): (N,) 1, 0, or −1 when none states it or they tie."""
+    out = np.full(len(contexts), -1, np.int64)
+    for n, (d, ctx, f) in enumerate(zip(np.asarray(domains), contexts, np.asarray(findings), strict=True)):
+        said = [int(read_report(int(d), r)[int(f)]) for r in ctx]
+        said = [v for v in said if v >= 0]
+        if said and 2 * sum(said) != len(said):
+            out[n] = int(2 * sum(said) > len(said))
+    return out
+
+
+def conflict_set(ds: MedDataset, contexts: Sequence[Sequence[str]], *, seed: int = 0
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Questions whose image is replaced by a real image that contradicts the retrieved reports (issue 41).
+
+    For each question (:func:`~iclr25.mmed_rag.data.vqa_items` order) whose kept reports ``contexts[image]``
+    state an answer s (:func:`stated_answers`), a random image of ``ds`` of the same domain whose label on the
+    asked finding is 1 − s. (Same domain, other class: the question names a finding of that domain, so an
+    image of another domain would have no answer to follow.) Returns ``(items, images, stated)``: the question
+    indices kept, the replacement images and s.
+    """
+    img, fnd, _ = vqa_items(ds)
+    stated = stated_answers(ds.domains[img], [contexts[i] for i in img], fnd)
+    rng = np.random.default_rng(seed + 11)
+    swap = np.full(len(img), -1)
+    for d in range(len(DOMAINS)):
+        for f in range(4):
+            for v in (0, 1):
+                pool = np.flatnonzero((ds.domains == d) & (ds.labels[:, f] == 1 - v))
+                sel = np.flatnonzero((ds.domains[img] == d) & (fnd == f) & (stated == v))
+                if len(pool) and len(sel):
+                    swap[sel] = rng.choice(pool, len(sel))
+    keep = np.flatnonzero(swap >= 0)
+    return keep, ds.images[swap[keep]], stated[keep]
+
+
+def vqa_eval(model: TinyVLM, data: Examples, *, conflict: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+             seed: int = 0, no_rag: np.ndarray | None = None, noise: bool = True) -> dict[str, float]:
+    """Accuracy/F1/AUC without and with the contexts, harm rate, accuracy with a noise image (contexts kept;
+    the paper's analysis) and, given ``conflict`` (:func:`conflict_set` of the same questions), the copy rate:
+    how often the answer follows the reports against a real image that shows the opposite (balanced, a
+    constant answer scores 0.5; :func:`~iclr25.mmed_rag.metrics.copying`), with the same model's reading of
+    those images without reports (``image_reading``, balanced: its own eyes, the best a grounded model does).
+    ``no_rag``: the same model's answers without contexts when already known (they do not depend on them);
+    ``noise=False`` skips the noise-image pass."""
     y = np.array([a == "yes" for a in data.answers], dtype=np.int64)
-    a0, _ = answer(model, data.images, [[] for _ in data.contexts], data.questions)
+    a0 = answer(model, data.images, [[] for _ in data.contexts], data.questions)[0] if no_rag is None else no_rag
     a1, p1 = answer(model, data.images, data.contexts, data.questions)
-    an, _ = answer(model, noise_images(data.images.shape, seed=seed + 99), data.contexts, data.questions)
     m = vqa_metrics(y, a1, p1)
-    return {"accuracy": m["accuracy"], "f1": m["f1"], "auc": m["auc"],
-            "accuracy_no_rag": float((a0 == y).mean()), "copy_rate": copy_rate(y, an),
-            "harm_rate": harm_rate(y, a0, a1), "yes_rate_noise": float(np.mean(an == 1))}
+    out = {"accuracy": m["accuracy"], "f1": m["f1"], "auc": m["auc"], "accuracy_no_rag": float((a0 == y).mean()),
+           "harm_rate": harm_rate(y, a0, a1), "yes_rate": float(np.mean(a1 == 1)), "answers_no_rag": a0}
+    if noise or conflict is not None:
+        an, _ = answer(model, noise_images(data.images.shape, seed=seed + 99), data.contexts, data.questions)
+        out.update(noise_accuracy=noise_accuracy(y, an), yes_rate_noise=float(np.mean(an == 1)))
+    if conflict is not None and len(conflict[0]):
+        items, images, stated = conflict
+        qs = [data.questions[i] for i in items]
+        ac, _ = answer(model, images, [data.contexts[i] for i in items], qs)
+        ai, _ = answer(model, images, [[] for _ in items], qs)
+        c = copying(stated, ac)
+        out.update(copy_rate=c["copy_rate"], follows_reports=c["follows_reports"],
+                   follows_reports_always_yes=c["always_yes"], conflicts=c["n"],
+                   image_reading=1.0 - copying(stated, ai)["copy_rate"],
+                   copy_rate_noise=copying(stated, an[items])["copy_rate"])
+    return out
 
 
-def retrieval_metrics(rs: RetrievalSystem, db: MedDataset, test: MedDataset, *, k: int = 3, gamma: float = 0.02,
+def retrieval_metrics(rs: RetrievalSystem, db: MedDataset, test: MedDataset, *, k: int = 3, gamma: float = 0.005,
                       gammas: Sequence[float] = (), seed: int = 0) -> dict[str, float]:
     """Router accuracy, recall@1/5 (and of random same-domain reports), cross-domain contexts in the top 5,
     context precision on the asked finding at ranks 1, 3, 5 and 10 (``precision@r``: the top r kept), of fixed
@@ -249,27 +307,36 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
 
     fixed_set = _vqa_set(test, ctx_fixed.reports)
     gap_set = _vqa_set(test, ctx_gap.reports)
-    e_sft_fixed = vqa_eval(sft, fixed_set, seed=seed)
-    e_sft_gap = vqa_eval(sft, gap_set, seed=seed)
-    e_pt = vqa_eval(rag_pt, gap_set, seed=seed)
+    conflict = conflict_set(test, ctx_gap.reports, seed=seed)
+    e_sft_gap = vqa_eval(sft, gap_set, conflict=conflict, seed=seed)
+    e_sft_fixed = vqa_eval(sft, fixed_set, seed=seed, no_rag=e_sft_gap["answers_no_rag"], noise=False)
+    e_pt = vqa_eval(rag_pt, gap_set, conflict=conflict, seed=seed)
     M["acc_no_rag"] = e_sft_fixed["accuracy_no_rag"]
     M["acc_sft_fixed_k"] = e_sft_fixed["accuracy"]
     M["acc_sft_gap"] = e_sft_gap["accuracy"]
     M["acc_mmed_rag"] = e_pt["accuracy"]
+    M["mean_k_mmed_rag"] = ctx_gap.selection.mean_k  # the contexts the MMed-RAG row was given
     M["f1_sft_fixed_k"], M["f1_mmed_rag"] = e_sft_fixed["f1"], e_pt["f1"]
     M["auc_sft_fixed_k"], M["auc_mmed_rag"] = e_sft_fixed["auc"], e_pt["auc"]
-    M["copy_rate_sft"], M["copy_rate_mmed_rag"] = e_sft_gap["copy_rate"], e_pt["copy_rate"]
-    # trivial references: the training set's majority answer, and the copy rate of a constant answer (a
-    # model that answers "yes" to every noise image has copy rate = the share of true "yes" answers)
+    for name, e in (("sft_fixed_k", e_sft_fixed), ("sft", e_sft_gap), ("mmed_rag", e_pt)):
+        for key in ("copy_rate", "follows_reports", "image_reading", "copy_rate_noise", "noise_accuracy",
+                    "yes_rate_noise", "yes_rate"):
+            if key in e:
+                M[f"{key}_{name}"] = e[key]
+    M["harm_rate_sft"], M["harm_rate_mmed_rag"] = e_sft_gap["harm_rate"], e_pt["harm_rate"]
+    # trivial references: the training set's majority answer; any constant answer has copy rate 0.5 (balanced);
+    # on the conflict questions a constant "yes" follows the reports at the share of stated "yes"; with a noise
+    # image a constant "yes" is right at the share of true "yes" (the shortcut of issue 41)
     _, _, ans_train = vqa_items(sp.train)
     majority = int(ans_train.mean() >= 0.5)
     _, _, ans_test = vqa_items(test)
     M["acc_answer_prior"] = float((ans_test == majority).mean())
-    M["copy_rate_always_yes"] = float(ans_test.mean())
-    M["copy_rate_always_no"] = 1.0 - M["copy_rate_always_yes"]
-    M["yes_rate_noise_sft"], M["yes_rate_noise_mmed_rag"] = e_sft_gap["yes_rate_noise"], e_pt["yes_rate_noise"]
-    M["harm_rate_sft"], M["harm_rate_mmed_rag"] = e_sft_gap["harm_rate"], e_pt["harm_rate"]
-    # report generation on a subset of the test images
+    M["copy_rate_constant"] = 0.5
+    M["follows_reports_always_yes"] = e_pt.get("follows_reports_always_yes", float("nan"))
+    M["conflicts"] = e_pt.get("conflicts", 0.0)
+    M["noise_accuracy_always_yes"] = float(ans_test.mean())
+    M["noise_accuracy_always_no"] = 1.0 - M["noise_accuracy_always_yes"]
+    # report generation on a subset of the test images (none: n_report_eval = 0)
     n_rep = min(cfg.n_report_eval, len(test))
     sub = np.random.default_rng(seed + 3).choice(len(test), n_rep, replace=False)
     refs = [test.reports[i] for i in sub]
@@ -281,9 +348,10 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
         M[f"report_factual_{name}"] = float(report_finding_accuracy(test.domains[sub], hyp, test.labels[sub]).mean())
         return hyp
 
-    reports_eval("no_rag", sft, [[] for _ in sub])
-    reports_eval("rag", sft, [ctx_fixed.reports[i] for i in sub])
-    gen_pt = reports_eval("mmed_rag", rag_pt, [ctx_gap.reports[i] for i in sub])
+    if n_rep:
+        reports_eval("no_rag", sft, [[] for _ in sub])
+        reports_eval("rag", sft, [ctx_fixed.reports[i] for i in sub])
+        reports_eval("mmed_rag", rag_pt, [ctx_gap.reports[i] for i in sub])
     lap("eval")
     if cfg.ablations:
         variants = [("cm_only", ("cm",), cfg.dpo_tasks), ("oa_only", ("oa1", "oa2"), cfg.dpo_tasks),
@@ -294,12 +362,18 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
             if not len(pairs.only(kinds, tasks)):
                 continue
             m_abl, _ = dpo(kinds, seed, tasks)
-            e = vqa_eval(m_abl, gap_set, seed=seed)
+            e = vqa_eval(m_abl, gap_set, conflict=conflict, seed=seed)
             M[f"acc_{name}"], M[f"copy_rate_{name}"], M[f"harm_rate_{name}"] = (
-                e["accuracy"], e["copy_rate"], e["harm_rate"])
-            if name in ("vqa_pairs_only", "report_pairs_only"):
+                e["accuracy"], e.get("copy_rate", float("nan")), e["harm_rate"])
+            M[f"noise_accuracy_{name}"], M[f"image_reading_{name}"] = (
+                e["noise_accuracy"], e.get("image_reading", float("nan")))
+            if n_rep and name in ("vqa_pairs_only", "report_pairs_only"):
                 reports_eval(name, m_abl, [ctx_gap.reports[i] for i in sub])
         lap("ablations")
-    examples = {"images": test.images[sub[:6]], "domains": test.domains[sub[:6]],
-                "retrieved": [ctx_gap.reports[i] for i in sub[:6]], "truth": refs[:6], "generated": gen_pt[:6]}
+    # two test images of each domain: what the data are, where the router sent them, what was retrieved
+    ex = np.concatenate([np.flatnonzero(test.domains == d)[:2] for d in range(len(DOMAINS))])
+    examples = {"images": test.images[ex], "domains": test.domains[ex], "routed": ctx_gap.domains[ex],
+                "retrieved": [ctx_gap.reports[i] for i in ex], "truth": [test.reports[i] for i in ex],
+                "generated": generate_reports(rag_pt, test.images[ex], [ctx_gap.reports[i] for i in ex])
+                if cfg.n_report_eval else [""] * len(ex)}
     return PipelineResult(M, stats, sp, rs, sft, rag_pt, examples)

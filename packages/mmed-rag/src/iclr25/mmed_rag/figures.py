@@ -16,19 +16,30 @@ __all__ = ["plot_examples", "plot_ablation"]
 
 
 def plot_examples(examples: dict[str, Any], path: str | Path) -> Path:
-    """Up to six test images, each with its top retrieved report and the generated report."""
+    """Up to six test images (procedural, 32 px), each titled with its domain (and where the router sent it),
+    its ground-truth report, the top retrieved report and the generated report (when given)."""
     n = min(6, len(examples["images"]))
-    fig, axes = subplots(2, 3, size=(4.0, 5.0))
+    fig, axes = subplots(2, 3, size=(4.2, 5.2))
+    routed = examples.get("routed")
     for j, ax in enumerate(np.ravel(axes)):
         ax.axis("off")
         if j >= n:
             continue
         ax.imshow(np.transpose(examples["images"][j], (1, 2, 0)), interpolation="nearest")
-        top = examples["retrieved"][j][0] if examples["retrieved"][j] else "(none)"
-        text = (f"{DOMAINS[int(examples['domains'][j])]}\nretrieved: {top}\ngenerated: {examples['generated'][j]}"
-                f"\ntruth: {examples['truth'][j]}")
-        ax.set_title("\n".join(textwrap.fill(line, 44) for line in text.splitlines()), fontsize=6.5, loc="left")
-    fig.subplots_adjust(hspace=0.6, top=0.86)
+        dom = DOMAINS[int(examples["domains"][j])]
+        head = f"{dom} (synthetic, 32 px)"
+        if routed is not None:
+            r = DOMAINS[int(routed[j])]
+            head += f"; routed to {r}" if r != dom else "; routed correctly"
+        lines = [head, f"truth: {examples['truth'][j]}"]
+        if examples["retrieved"][j]:
+            lines.append(f"top retrieved: {examples['retrieved'][j][0]}")
+        if examples["generated"][j]:
+            lines.append(f"generated: {examples['generated'][j]}")
+        ax.set_title("\n".join(textwrap.fill(line, 44) for line in lines), fontsize=6.5, loc="left")
+    fig.suptitle("Procedural test images (not real scans): each domain's four findings drawn at random contrast",
+                 fontsize=8)
+    fig.subplots_adjust(hspace=0.75, top=0.84)
     return savefig(fig, path)
 
 

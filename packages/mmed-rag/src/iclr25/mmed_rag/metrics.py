@@ -1,8 +1,12 @@
 """Evaluation: VQA accuracy / F1 / AUC, report BLEU and ROUGE-L, copy rate, harm rate, retriever recall@k and
 context precision.
 
-- copy rate: accuracy when the image is replaced by noise and the retrieved context kept (the paper's
-  cross-modality misalignment analysis: high = the model copies the context instead of looking);
+- copy rate (:func:`copying`): on questions where the image is replaced by a *real* image of the same domain
+  that shows the opposite of what the retrieved reports state about the asked finding (the reports kept), the
+  rate at which the answer follows the reports, balanced over the two stated answers, so that any constant
+  answer ("always yes", "always no", the answer prior) scores exactly 0.5; 1 = copies the reports, 0 = follows
+  the image. (The paper's analysis, accuracy with a noise image and the context kept, is :func:`noise_accuracy`:
+  a model that answers "yes" to every noise image scores the share of true "yes" there, a shortcut.)
 - harm rate: among questions answered correctly without retrieval, the fraction answered wrongly with it;
 - recall@k: the fraction of queries with at least one of the top-k reports stating exactly the query's
   findings (all four labels);
@@ -18,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["vqa_metrics", "auc", "report_metrics", "copy_rate", "harm_rate", "recall_at_k", "context_precision",
+__all__ = ["vqa_metrics", "auc", "report_metrics", "copying", "noise_accuracy", "harm_rate", "recall_at_k", "context_precision",
            "report_finding_accuracy"]
 
 
@@ -87,10 +91,34 @@ def report_finding_accuracy(domains: Any, hypotheses: Sequence[str], labels: Any
     return (said == y).mean(1)
 
 
-def copy_rate(y_true: Any, y_pred_noise_image: Any) -> float:
-    """Accuracy with a noise image and the context kept."""
+def noise_accuracy(y_true: Any, y_pred_noise_image: Any) -> float:
+    """Accuracy with a noise image and the context kept (the paper's 55.08 % analysis; not a copy measure on its
+    own: a constant answer scores the share of that answer)."""
     y, p = _binary("y_true", y_true), _binary("y_pred_noise_image", y_pred_noise_image)
     return float((y == p).mean())
+
+
+def copying(stated: Any, y_pred: Any) -> dict[str, float]:
+    """How often the answer follows the retrieved reports against the image.
+
+    ``stated`` (N,) 0/1: what the kept reports state about the asked finding; ``y_pred`` (N,) 0/1: the answers
+    with an image that shows the opposite (1 − stated). Returns ``copy_rate`` = ½ Σ_s P(pred = s | stated = s)
+    (balanced over the two stated answers present; any constant answer scores 0.5), ``follows_reports`` =
+    P(pred = stated) (raw), ``follows_image`` = 1 − follows_reports, ``always_yes`` / ``always_no`` = the raw
+    rate of a constant answer (the share of stated "yes" / "no"), and ``n``.
+
+    Examples
+    --------
+    >>> copying([1, 1, 1, 0], [1, 1, 1, 1])["copy_rate"]  # "always yes": raw 0.75, balanced 0.5
+    0.5
+    """
+    s, p = _binary("stated", stated), _binary("y_pred", y_pred)
+    if s.shape != p.shape or len(s) == 0:
+        raise ValueError(f"y_pred must have the non-empty shape of stated {s.shape}, got {p.shape}")
+    follows = p == s
+    bal = float(np.mean([follows[s == v].mean() for v in (0, 1) if (s == v).any()]))
+    return {"copy_rate": bal, "follows_reports": float(follows.mean()), "follows_image": float(1 - follows.mean()),
+            "always_yes": float(s.mean()), "always_no": float(1 - s.mean()), "n": float(len(s))}
 
 
 def harm_rate(y_true: Any, y_pred_no_rag: Any, y_pred_rag: Any) -> float:

@@ -105,7 +105,7 @@ class RetrievalSystem:
         """Domain ids (N,) predicted by the router."""
         return self.router.predict(images)
 
-    def retrieve(self, images: Any, *, k_max: int = 5, rule: str = "gap", gamma: float = 0.02,
+    def retrieve(self, images: Any, *, k_max: int = 5, rule: str = "gap", gamma: float = 0.005,
                  threshold: float = 1.05, domains: Any = None) -> Contexts:
         """Top-``k_max`` reports of each image's domain (routed unless ``domains`` is given), then the rule."""
         x = check_images(images)

@@ -35,9 +35,12 @@ RUNGS = {
 GAMMAS = (0.001, 0.002, 0.005)
 ROWS = ("router_accuracy", "recall@1", "recall@5", "recall@5_pooled", "recall@5_random", "cross_domain_top5",
         "cross_domain_top5_pooled", "precision@1", "precision@10", "precision_fixed_k", "precision_gap",
-        "mean_k_fixed", "mean_k_gap", "acc_no_rag", "acc_sft_fixed_k", "acc_sft_gap", "acc_mmed_rag",
+        "mean_k_fixed", "mean_k_gap", "mean_k_mmed_rag", "acc_answer_prior", "acc_no_rag", "acc_sft_fixed_k",
+        "acc_sft_gap", "acc_mmed_rag",
         "f1_sft_fixed_k", "f1_mmed_rag", "auc_sft_fixed_k", "auc_mmed_rag", "copy_rate_sft", "copy_rate_mmed_rag",
-        "harm_rate_sft", "harm_rate_mmed_rag", "bleu_no_rag", "bleu_rag", "bleu_mmed_rag", "rouge_l_no_rag",
+        "image_reading_sft", "image_reading_mmed_rag", "noise_accuracy_sft", "noise_accuracy_mmed_rag",
+        "noise_accuracy_always_yes", "yes_rate_noise_sft", "yes_rate_noise_mmed_rag", "harm_rate_sft",
+        "harm_rate_mmed_rag", "bleu_no_rag", "bleu_rag", "bleu_mmed_rag", "rouge_l_no_rag",
         "rouge_l_rag", "rouge_l_mmed_rag", "report_factual_no_rag", "report_factual_rag", "report_factual_mmed_rag",
         "dpo_reward_accuracy", "dpo_margin", "seconds")
 DPO_VARIANTS = (("SFT + gap rule (no DPO)", "sft"), ("RULE-style (D_oa2 only)", "rule_oa2_only"),
@@ -62,9 +65,9 @@ def claims(m: dict[str, float]) -> list[tuple[str, str, bool]]:
              m["precision_gap"] >= m["precision_fixed_k"] + 0.05 - _EPS and m["mean_k_gap"] < m["mean_k_fixed"]),
             ("VQA accuracy MMed-RAG ≥ SFT + fixed-k RAG + 0.02",
              f"{m['acc_mmed_rag']:.3f} vs {m['acc_sft_fixed_k']:.3f}", m["acc_mmed_rag"] >= m["acc_sft_fixed_k"] + 0.02 - _EPS),
-            ("copy rate down ≥ 10 points", f"{m['copy_rate_sft']:.3f} → {m['copy_rate_mmed_rag']:.3f}"
-             + (f"; a constant 'yes' scores {m['copy_rate_always_yes']:.3f}" if "copy_rate_always_yes" in m else ""),
-             m["copy_rate_mmed_rag"] <= m["copy_rate_sft"] - 0.10 + _EPS),
+            ("copy rate (reports vs a contradicting real image) down ≥ 10 points and below a constant answer (0.5)",
+             f"{m['copy_rate_sft']:.3f} → {m['copy_rate_mmed_rag']:.3f}",
+             m["copy_rate_mmed_rag"] <= m["copy_rate_sft"] - 0.10 + _EPS and m["copy_rate_mmed_rag"] < 0.5),
             ("harm rate down ≥ 30 % relative", f"{m['harm_rate_sft']:.3f} → {m['harm_rate_mmed_rag']:.3f}",
              m["harm_rate_sft"] > 0 and m["harm_rate_mmed_rag"] <= 0.7 * m["harm_rate_sft"] + _EPS),
             ("ordering no-RAG < fixed-k RAG ≤ MMed-RAG",
@@ -232,4 +235,46 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     run.notes = "see results.md"
     run.finish().save(out / "results.json")
     print("\n".join(lines))
+    return 0
+
+
+LADDER_ROWS = ("router_accuracy", "recall@5", "recall@5_pooled", "precision_fixed_k", "precision_gap", "mean_k_gap",
+               "acc_answer_prior", "acc_no_rag", "acc_sft_fixed_k", "acc_sft_gap", "acc_mmed_rag", "mean_k_mmed_rag",
+               "yes_rate_sft", "yes_rate_mmed_rag", "copy_rate_sft", "copy_rate_mmed_rag", "image_reading_sft",
+               "image_reading_mmed_rag", "follows_reports_mmed_rag", "follows_reports_always_yes",
+               "noise_accuracy_sft", "noise_accuracy_mmed_rag", "noise_accuracy_always_yes",
+               "yes_rate_noise_sft", "yes_rate_noise_mmed_rag", "harm_rate_sft", "harm_rate_mmed_rag",
+               "dpo_reward_accuracy", "seconds")
+
+
+def run_ladder(out: Path, *, rungs: tuple[str, ...] = ("XS", "S", "M")) -> int:
+    """The claims registry at every rung of the ladder, 3 seeds each (``repro --ladder``; about 20 min on one
+    core): ``out/<rung>/claims.json``, ``out/ladder.json`` (every metric per rung and seed) and ``out/ladder.md``
+    (per-seed tables of the metrics behind the claims)."""
+    import json
+
+    from .claims import METRICS, REGISTRY
+
+    out.mkdir(parents=True, exist_ok=True)
+    lines, dump = [], {}
+    for rung in rungs:
+        t0 = time.perf_counter()
+        report = REGISTRY.run(rung, command=f"iclr25 mmed-rag repro --ladder (rung {rung})")
+        report.save(out / rung)
+        seconds = time.perf_counter() - t0
+        seeds = REGISTRY.rung_seeds(rung)
+        dump[rung] = {str(s): {k: (float(v) if np.isfinite(v) else None) for k, v in METRICS[rung, s].items()}
+                      for s in seeds}
+        print(f"[ladder] rung {rung}: {seconds:.0f} s", flush=True)
+        for r in report.results:
+            print(r.explain(), flush=True)
+        lines += [f"### Rung {rung} (seeds {', '.join(map(str, seeds))}; {seconds:.0f} s for all seeds)", ""]
+        lines += _table(["metric", *(f"seed {s}" for s in seeds)],
+                        [[k, *(_f(METRICS[rung, s].get(k)) for s in seeds)] for k in LADDER_ROWS
+                         if k != "seconds" and any(k in METRICS[rung, s] for s in seeds)])
+        lines.append("")
+        with atomic_write(out / "ladder.json") as f:
+            f.write(json.dumps(dump, indent=1, allow_nan=False) + "\n")
+        with atomic_write(out / "ladder.md") as f:
+            f.write("\n".join(lines) + "\n")
     return 0

@@ -110,7 +110,7 @@ def fixed_select(sims: Any, *, k: int) -> Selection:
     return _result(kk, s.shape[1])
 
 
-def select_contexts(sims: Any, *, rule: str = "gap", k_max: int = 5, gamma: float = 0.02,
+def select_contexts(sims: Any, *, rule: str = "gap", k_max: int = 5, gamma: float = 0.005,
                     threshold: float = 1.05) -> Selection:
     """Dispatch to the rule named ``rule`` (one of :data:`RULES`) with cap ``k_max``."""
     if rule == "gap":
