@@ -141,6 +141,8 @@ def test_cli_reports_bad_files_and_leaves_no_output(tmp_path, capsys):
     (["repro", "--n-jobs", "-3"], "--n-jobs must be a positive integer or -1"),
     (["repro", "--n-per-class", "1"], "--n-per-class must be an integer >= 2"),
     (["repro", "--sizes", "100", "3"], "--sizes must be point counts >= 10"),
+    (["repro", "--n-per-class", "1000000000000"], "--n-per-class 1000000000000 needs about"),
+    (["repro", "--sizes", "100", "1000000000"], "--sizes 1000000000 needs about"),
 ])
 def test_cli_options_are_checked_first_and_named_by_their_flag(tmp_path, monkeypatch, capsys, argv, message):
     # the files named do not exist: an option error must come before any file is read, and before any work

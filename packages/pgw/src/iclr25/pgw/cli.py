@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main
+from iclr25.utils.guards import check_size
 from iclr25.utils.io import POINT_FORMATS, atomic_write, read_points, save_npz
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import seed_everything
@@ -132,6 +133,13 @@ def repro(args: argparse.Namespace) -> int:
                          f"got {args.n_per_class}")
     if any(n < 10 for n in args.sizes):
         raise ValueError(f"--sizes must be point counts >= 10, got {args.sizes}")
+    # rough estimates, enough to refuse what cannot finish: data set II has 6 classes of <= 123 points; the four
+    # distance matrices took about 40 s each at 20 shapes per class (120 shapes) and grow with the pair count;
+    # a timing pair of n points holds a few n x n float64 matrices
+    k = 6 * args.n_per_class
+    check_size(f"--n-per-class {args.n_per_class}", bytes_needed=k * 123 * 2 * 8.0 + 4 * 8.0 * k * k,
+               seconds_needed=4 * 40.0 * (k / 120) ** 2, force=args.force)
+    check_size(f"--sizes {max(args.sizes)}", bytes_needed=6 * 8.0 * max(args.sizes) ** 2, force=args.force)
     methods = ("pgw", "gw", "mpgw", "ugw")
     config = {"n_per_class": args.n_per_class, "n_jobs": args.n_jobs, "mass": "1/74 per point",
               "lam": "max C^2 / 5", "svm": "exp(-10 D / max D), stratified 10-fold", "methods": methods,
@@ -339,6 +347,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                            "(default -1: all cores)")
     rp.add_argument("--sizes", type=int, nargs="+", default=[100, 300, 500],
                     help="point counts of the per-pair timing (default 100 300 500)")
+    add_force_argument(rp)
     for key in POT_BACKEND_SWITCHES:
         os.environ.setdefault(key, "1")
     fmt = ", ".join(POINT_FORMATS)
