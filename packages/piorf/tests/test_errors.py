@@ -195,6 +195,11 @@ def _one_error_line(capsys):
     (["--seed", "-1"], "--seed must be a non-negative integer"),
     (["--data-seed", "-1"], "--data-seed must be a non-negative integer"),
     (["--threads", "0"], "--threads must be an integer >= 1"),
+    # sizes that cannot finish (the 2026-12-02 size sweep found each of these starting a run)
+    (["--n-trajectories", "1000000000000"], "--n-trajectories 1000000000000 --steps 100 needs about"),
+    (["--train-steps", "1000000000000"], "would take about"),
+    (["--layers", "1000000000000"], "1000000000000 blocks, width 64) needs about"),
+    (["--latent", "1000000000000"], "width 1000000000000) needs about"),
 ])
 def test_cli_train_checks_arguments_before_simulating(tmp_path, capsys, monkeypatch, argv, message):
     from iclr25.piorf import cli
@@ -216,6 +221,8 @@ def test_cli_train_checks_arguments_before_simulating(tmp_path, capsys, monkeypa
     (["repro", "--seeds", "0", "--out", "{tmp}/r"], "--seeds must be an integer >= 1"),
     (["repro", "--train-steps", "0", "--out", "{tmp}/r"], "--train-steps must be an integer >= 1"),
     (["repro", "--jobs", "0", "--out", "{tmp}/r"], "--jobs must be an integer >= 1"),
+    (["repro", "--train-steps", "1000000000000", "--out", "{tmp}/r"], "would take about"),
+    (["generate", "--n-trajectories", "1000000000000", "--out", "{tmp}/o.npz"], "needs about"),
     (["rewire", "{tmp}/missing.npz", "--ratio", "1.5", "--out", "{tmp}/o.npz"],
      "--ratio must be a number in (0, 1), got 1.5"),
     (["rewire", "{tmp}/missing.npz", "--out", "{tmp}/o.npz"], "missing.npz: no such file"),

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils.guards import check_size
 from iclr25.utils.io import save_npz
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed
@@ -106,9 +107,25 @@ def demo(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Rough costs on 2 CPU cores (2026-12-02), enough to refuse what cannot finish: one LBM trajectory spins up in
+#: about 7 s and adds about 0.07 s per saved frame (722-node mesh, 3 floats per node and frame); one optimiser
+#: step of a 4-block, 64-wide MeshGraphNet takes at least about 5 ms and grows with blocks x width^2.
+LBM_SPINUP_S, LBM_FRAME_S, MESH_NODES, STEP_S = 7.0, 0.07, 722, 0.005
+
+
 def _check_data_args(args: argparse.Namespace, *, min_trajectories: int = 1) -> None:
     _positive_int(args.n_trajectories, "--n-trajectories", min_trajectories)
     _positive_int(args.steps, "--steps", 2)
+    n, t = args.n_trajectories, args.steps
+    check_size(f"--n-trajectories {n} --steps {t}", seconds_needed=n * (LBM_SPINUP_S + LBM_FRAME_S * t),
+               bytes_needed=4.0 * n * t * MESH_NODES * 3 * 8, force=args.force)
+
+
+def _check_model_size(args: argparse.Namespace, steps: int, layers: int, latent: int, models: int = 1) -> None:
+    check_size(f"--train-steps {steps} ({models} model(s), {layers} blocks, width {latent})",
+               seconds_needed=models * steps * STEP_S * (layers / 4) * (latent / 64) ** 2,
+               bytes_needed=4.0 * (layers * 12 * latent**2 + MESH_NODES * 8 * latent * layers) * 4,
+               force=args.force)
 
 
 def generate(args: argparse.Namespace) -> int:
@@ -170,6 +187,7 @@ def train_cmd(args: argparse.Namespace) -> int:
     _positive_int(args.layers, "--layers")
     _positive_int(args.latent, "--latent")
     _positive_int(args.top_k, "--top-k")
+    _check_model_size(args, args.train_steps, args.layers, args.latent)
     if isinstance(args.horizon, bool) or not isinstance(args.horizon, int) or not 1 <= args.horizon < args.steps:
         raise ValueError(f"--horizon must be an integer in [1, --steps - 1 = {args.steps - 1}] (a rollout from the "
                          f"first of --steps {args.steps} frames), got {args.horizon}")
@@ -206,6 +224,7 @@ def repro(args: argparse.Namespace) -> int:
     _positive_int(args.seeds, "--seeds")
     _positive_int(args.train_steps, "--train-steps")
     _positive_int(args.jobs, "--jobs")
+    _check_model_size(args, args.train_steps, 2, 64, models=2 * args.seeds)
     _numpy_pot()
     from .repro import run_repro  # noqa: PLC0415
 
@@ -233,6 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, default=5, help="training seeds (default: 5)")
     p.add_argument("--train-steps", type=int, default=3000, help="optimiser steps per model (default: 3000)")
     p.add_argument("--jobs", type=int, default=1, help="models trained in parallel (default: 1)")
+    add_force_argument(p)
 
     g = sub.add_parser("generate", help="simulate cylinder flow and write it as .npz",
                        description="Simulate LBM cylinder flow on graded triangle meshes and write .npz files with "
@@ -243,6 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--re-min", type=float, default=80.0, help="lowest Reynolds number (default: 80)")
     g.add_argument("--re-max", type=float, default=160.0, help="highest Reynolds number (default: 160)")
     g.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    add_force_argument(g)
     g.set_defaults(func=generate)
 
     r = sub.add_parser("rewire", help="rewire a mesh .npz with PIORF or a baseline",
@@ -278,4 +299,5 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="longest rollout horizon evaluated (RMSE@1/5/10 below it too), at most --steps - 1 "
                         "(default: 16, about one shedding period)")
     t.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
+    add_force_argument(t)
     return run_main(parser, argv)
