@@ -200,6 +200,7 @@ def _one_error_line(capsys):
     (["--train-steps", "1000000000000"], "would take about"),
     (["--layers", "1000000000000"], "1000000000000 blocks, width 64) needs about"),
     (["--latent", "1000000000000"], "width 1000000000000) needs about"),
+    (["--top-k", "1000000000000"], "--top-k must be below the mesh's 722 nodes, got 1000000000000"),
 ])
 def test_cli_train_checks_arguments_before_simulating(tmp_path, capsys, monkeypatch, argv, message):
     from iclr25.piorf import cli

@@ -187,6 +187,8 @@ def train_cmd(args: argparse.Namespace) -> int:
     _positive_int(args.layers, "--layers")
     _positive_int(args.latent, "--latent")
     _positive_int(args.top_k, "--top-k")
+    if args.top_k >= MESH_NODES:  # the generator's mesh has MESH_NODES nodes: say so before simulating
+        raise ValueError(f"--top-k must be below the mesh's {MESH_NODES} nodes, got {args.top_k}")
     _check_model_size(args, args.train_steps, args.layers, args.latent)
     if isinstance(args.horizon, bool) or not isinstance(args.horizon, int) or not 1 <= args.horizon < args.steps:
         raise ValueError(f"--horizon must be an integer in [1, --steps - 1 = {args.steps - 1}] (a rollout from the "
