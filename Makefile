@@ -12,7 +12,7 @@ OUT ?= results
 UV_SPEC := uv>=0.13.9,<0.14
 
 .PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check pip-check test-packages \
-        notebooks docs docs-serve bench repro new clean claims-table
+        notebooks docs docs-serve bench bench-check repro new clean claims-table
 
 help:
 	@echo "make setup            install uv when missing (into .venvs/_uv, never into the system Python), then"
@@ -25,6 +25,7 @@ help:
 	@echo "make docs-serve       serve the built site on http://127.0.0.1:8000"
 	@echo "make bench PKG=slug   the package's side-by-side benchmarks (each through ci/quiet_run.py: waits for"
 	@echo "                      load < 1.5, records date, load and wall time)"
+	@echo "make bench-check [PKG=slug]  each benchmark script's --help runs in its package environment"
 	@echo "make repro PKG=slug   the package's reduced-scale reproduction into $(OUT)/<slug>-repro (quiet_run.py"
 	@echo "                      too; ARGS=--overwrite to write over a previous one)"
 	@echo "make claims-table [PKG=slug]  rewrite README claims tables from the committed claims.json files"
@@ -101,6 +102,10 @@ bench: uv
 	  test $${#files[@]} -gt 0 || { echo "packages/$(PKG)/benchmarks has no benchmark scripts"; exit 0; }; \
 	  for f in "$${files[@]}"; do echo "== $$f"; $(PYTHON) ci/quiet_run.py --log $(OUT)/$(PKG)-bench/quiet-runs.jsonl -- \
 	    .venvs/$(PKG)/bin/python "$$f" --out $(OUT)/$(PKG)-bench; done
+
+# each benchmark script starts from a clone: SCRIPT --help in the package's environment (after make test)
+bench-check:
+	$(PYTHON) ci/bench_check.py $(PKG)
 
 repro: uv
 	@test -n "$(PKG)" || { echo "make repro needs PKG=<slug>"; exit 2; }
