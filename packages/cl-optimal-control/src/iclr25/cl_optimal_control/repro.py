@@ -7,6 +7,7 @@
 3. Finite-N: the optimal protocol and the heuristics in online SGD (N = 2000, 20 seeds); ODE-SGD gap vs N.
 4. Digits: the theory schedule against sequential training and the best constant mix (10 seeds).
 5. Peer: CasADi + IPOPT on the same direct problem: cost and solve time against ours.
+6. The claims registry decided over seeds 0-4 (``--quick``: the test rung, seeds 0-2): ``OUT/claims.json``.
 """
 
 from __future__ import annotations
@@ -179,6 +180,15 @@ def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False
     except ImportError as exc:
         tables["casadi"] = {"skipped": str(exc)}
 
+    # 6. the claims over seeds (iclr25.cl_optimal_control.claims): claims.json, the README's claims table ---------
+    rung = "test" if quick else "repro"
+    _log(f"claims over seeds (rung {rung!r})")
+    from .claims import REGISTRY  # noqa: PLC0415
+
+    report = REGISTRY.run(rung, command="iclr25 cl-optimal-control repro" + (" --quick" if quick else ""))
+    report.save(out)
+    tables["claims"] = {"rung": rung, "explained": [r.explain() for r in report.results]}
+
     with atomic_write(out / "tables.json") as f:
         f.write(json.dumps(tables, indent=1) + "\n")
     with atomic_write(out / "tables.md") as f:
@@ -212,4 +222,7 @@ def _markdown(t: dict[str, Any]) -> str:
     parts.append("### ODE vs SGD gap\n\n" + _table([{"N": k, **v} for k, v in t["ode vs sgd"].items()]))
     parts.append("### Digits\n\n" + _table(t["digits"]))
     parts.append("### CasADi peer\n\n" + _table([t["casadi"]]))
+    if "claims" in t:
+        parts.append(f"### Claims over seeds (claims.json, rung `{t['claims']['rung']}`)\n\n```\n"
+                     + "\n".join(t["claims"]["explained"]) + "\n```\n")
     return "\n".join(parts)
