@@ -155,11 +155,12 @@ print("SWEEP " + json.dumps(results))
 '''
 
 
-def sweep(slug: str, *, mem_gb: float, seconds: float) -> list[dict]:
-    python = ROOT / ".venvs" / slug / "bin" / "python"
+def sweep(slug: str, *, mem_gb: float, seconds: float, python: Path | None = None,
+          env: dict[str, str] | None = None) -> list[dict]:
+    python = python or ROOT / ".venvs" / slug / "bin" / "python"
     if not python.exists():
         return [dict(argv=[slug], outcome="no venv", rc=None, seconds=0, stderr=str(python), out_left=[])]
-    env = {**os.environ, "ICLR25_QUIET": "1", "MPLBACKEND": "Agg", "TQDM_DISABLE": "1"}
+    env = {**os.environ, "ICLR25_QUIET": "1", "MPLBACKEND": "Agg", "TQDM_DISABLE": "1", **(env or {})}
     with tempfile.TemporaryDirectory() as cwd:
         proc = subprocess.run([str(python), "-c", DRIVER, slug, str(mem_gb), str(seconds)], cwd=cwd, env=env,
                               capture_output=True, text=True, check=False)
