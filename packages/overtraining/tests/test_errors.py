@@ -136,12 +136,60 @@ def test_analysis_json_is_strict_and_says_which_days_are_not_separable(tmp_path,
     out = capsys.readouterr().out
     text = (tmp_path / "a" / "analysis.json").read_text()
     rep = json.loads(text, parse_constant=lambda c: pytest.fail(f"analysis.json holds {c}"))
-    assert rep["non_separable_day_indices"] == [0, 1]
-    assert rep["per_day"][0]["margin"] is None and "not linearly separable" in rep["per_day"][0]["null_reasons"]["margin"]
-    assert rep["per_day"][0]["probe_accuracy"] is None and "probe" in rep["per_day"][0]["null_reasons"]["probe_accuracy"]
-    assert rep["margin_trend"]["day_indices"] == [2, 3, 4] and rep["margin_trend"]["rho"] is not None
-    assert "note: margin undefined (classes not linearly separable) on day(s) 1, 2" in out
-    assert "uses day(s) 5, 9, 20" in out
+    assert rep["non_separable_day_indices"] == [0, 1] and rep["non_separable_days"] == [1, 2]
+    day0 = rep["per_day"][0]
+    assert day0["margin"] is None and "not linearly separable" in day0["null_reasons"]["margin"]
+    assert day0["probe_accuracy"] is None and "probe" in day0["null_reasons"]["probe_accuracy"]
+    # every day has a margin: the soft-margin signed margin (<= 0) on the non-separable days, flagged
+    kinds = [d["margin_kind"] for d in rep["per_day"]]
+    assert kinds == ["soft (not separable)"] * 2 + ["hard"] * 3
+    sm = [d["signed_margin"] for d in rep["per_day"]]
+    assert all(v is not None for v in sm) and sm[0] < 0 and sm[1] < 0 and min(sm[2:]) > 0
+    assert [d["signed_margin"] for d in rep["per_day"][2:]] == [d["margin"] for d in rep["per_day"][2:]]
+    # the trend uses every day from the reference day and names its measure and the soft days
+    t = rep["margin_trend"]
+    assert t["day_indices"] == [0, 1, 2, 3, 4] and t["rho"] > 0.5
+    assert "soft-margin" in t["measure"] and "(1, 2)" in t["measure"]
+    assert "note: 2 of 5 day(s) not linearly separable (no hard margin): day(s) 1, 2" in out
+    assert "uses day(s) 1, 2, 5, 9, 20" in out
+
+
+def test_signed_margin_equals_the_hard_margin_when_separable_and_is_negative_otherwise():
+    from iclr25.overtraining import fisher_discriminant, fisher_ridge_share, normalised_margin, signed_margin
+
+    rng = np.random.default_rng(1)
+    y = np.repeat([-1.0, 1.0], 20)
+    X = rng.normal(size=(40, 5)) + 3.0 * y[:, None] * np.array([1.0, 0, 0, 0, 0])
+    sm = signed_margin(X, y)
+    assert sm.separable and sm.kind == "hard" and sm.value == normalised_margin(X, y)
+    Xo = rng.normal(size=(40, 5)) + 0.3 * y[:, None] * np.array([1.0, 0, 0, 0, 0])
+    so = signed_margin(Xo, y)
+    assert not so.separable and so.kind == "soft" and so.value < 0
+    # more overlap, a more negative signed margin
+    assert signed_margin(rng.normal(size=(40, 5)), y).value < signed_margin(Xo + 1.0 * y[:, None], y).value
+    # the Fisher ridge share: about 1 with more neurons than examples, small with many examples
+    wide = rng.normal(size=(40, 128)) + 0.5 * y[:, None]
+    assert fisher_ridge_share(wide, y) > 0.9 and fisher_discriminant(wide, y) > 1e3
+    assert fisher_ridge_share(X, y) < 1e-6
+
+
+def test_a_late_plateau_gives_no_trend_and_says_why():
+    from iclr25.overtraining import Recordings, analyze_recordings
+
+    rng = np.random.default_rng(0)
+    D, S, reps = 8, 12, 4
+    stim = np.tile(np.repeat(np.arange(S), reps), (D, 1))
+    labels = np.where(stim % 2 == 0, 1, -1).astype(np.int8)
+    R = labels[..., None] * np.array([1.0, 0.0]) + rng.normal(size=(D, S * reps, 2))
+    beh = (rng.random(stim.shape) < np.linspace(0.5, 0.99, D)[:, None]).astype(np.int8)
+    beh[-1] = 1  # behaviour peaks on the last day only
+    rec = Recordings(responses=R, labels=labels, days=np.arange(1, D + 1), stimulus=stim,
+                     probe=np.zeros(stim.shape, bool), behaviour=beh)
+    res = analyze_recordings(rec, cv=3, n_permutations=50)
+    assert res.reference_day == D - 2 and not np.isfinite(res.margin_trend.rho)
+    assert any("plateau only on day" in n for n in res.notes())
+    assert any("margin trend not computed" in n for n in res.notes())
+    assert len(res.signed_margin) == D and np.all(np.isfinite(res.signed_margin))
 
 
 def test_a_trend_that_cannot_be_computed_says_why(tmp_path, capsys):

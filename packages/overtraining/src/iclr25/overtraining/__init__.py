@@ -14,11 +14,14 @@ from importlib.metadata import version as _version
 from .geometry import ExampleFlips as ExampleFlips
 from .geometry import MarginResult as MarginResult
 from .geometry import NotSeparableError as NotSeparableError
+from .geometry import SignedMargin as SignedMargin
 from .geometry import example_flips as example_flips
 from .geometry import fisher_discriminant as fisher_discriminant
+from .geometry import fisher_ridge_share as fisher_ridge_share
 from .geometry import kernel_alignment as kernel_alignment
 from .geometry import normalised_margin as normalised_margin
 from .geometry import rms_normalise as rms_normalise
+from .geometry import signed_margin as signed_margin
 from .geometry import svm_margin as svm_margin
 from .monitor import HiddenProgressMonitor as HiddenProgressMonitor
 from .monitor import MonitorRecord as MonitorRecord
@@ -57,7 +60,7 @@ __version__ = _version("iclr25-overtraining")
 
 __all__ = [
     "ExampleFlips", "MarginResult", "NotSeparableError", "example_flips", "fisher_discriminant", "kernel_alignment",
-    "normalised_margin", "rms_normalise", "svm_margin",
+    "normalised_margin", "rms_normalise", "svm_margin", "SignedMargin", "signed_margin", "fisher_ridge_share",
     "HiddenProgressMonitor", "MonitorRecord",
     "Checkpoint", "LinearGDRun", "MLPParams", "TrainConfig", "TrainingRun", "forward", "hidden", "init_mlp",
     "linear_logistic_gd", "log_epochs", "loss_and_grad", "to_torch", "train_mlp",

@@ -133,9 +133,15 @@ def analysis_figure(res, path: Path) -> Path:
     axes[0].plot(x, res.probe_accuracy, "^-", label="probe decoding")
     axes[0].legend(fontsize=6)
     axes[0].set_title("accuracy", fontsize=9)
-    axes[1].plot(x, res.margin, "o-")
-    axes[1].set_title(f"normalised margin (rho {res.margin_trend.rho:.2f}, p {res.margin_trend.p_value:.3g})",
-                      fontsize=8)
+    axes[1].plot(x, res.signed_margin, "o-", label="margin (hard; soft where not separable)")
+    if res.non_separable_days:
+        ns = list(res.non_separable_days)
+        axes[1].plot(x[ns], res.signed_margin[ns], "rx", ms=6, label="not separable (soft margin)")
+        axes[1].axhline(0.0, color="0.6", lw=0.6)
+    axes[1].legend(fontsize=5)
+    rho = "n/a" if not math.isfinite(res.margin_trend.rho) else f"{res.margin_trend.rho:.2f}"
+    pv = "n/a" if not math.isfinite(res.margin_trend.p_value) else f"{res.margin_trend.p_value:.3g}"
+    axes[1].set_title(f"normalised margin (rho {rho}, p {pv})", fontsize=8)
     if res.probe_correct.size:
         axes[2].imshow(res.probe_correct.T, aspect="auto", cmap="Greys_r", interpolation="nearest")
         axes[2].set_ylabel("probe stimulus")
@@ -158,7 +164,8 @@ def analysis_report(res) -> dict:
     for i, row in enumerate(res.table()):
         why = {}
         if i in sep:
-            why["margin"] = "classes not linearly separable on this day (hard-margin SVM has no solution)"
+            why["margin"] = ("classes not linearly separable on this day (hard-margin SVM has no solution); "
+                             "signed_margin holds the soft-margin SVM's signed margin")
         if not math.isfinite(row["probe_accuracy"]):
             why["probe_accuracy"] = "no probe (held-out) stimuli in the recording"
         if not math.isfinite(row["behaviour"]):
@@ -166,7 +173,8 @@ def analysis_report(res) -> dict:
         for k, v in row.items():
             if not math.isfinite(v) and k not in why:
                 why[k] = "not computable on this day"
-        per_day.append({k: _finite(v) for k, v in row.items()} | ({"null_reasons": why} if why else {}))
+        kind = {"margin_kind": "soft (not separable)" if i in sep else "hard"}
+        per_day.append({k: _finite(v) for k, v in row.items()} | kind | ({"null_reasons": why} if why else {}))
 
     def trend(t, used, note):
         d = {"rho": _finite(t.rho), "p_value": _finite(t.p_value), "n_permutations": t.n_permutations,
@@ -175,7 +183,9 @@ def analysis_report(res) -> dict:
 
     return {"days": [_finite(x) for x in res.days], "reference_day": res.reference_day, "per_day": per_day,
             "non_separable_day_indices": list(res.non_separable_days),
-            "margin_trend": trend(res.margin_trend, res.margin_trend_days, res.margin_trend_note),
+            "non_separable_days": [_finite(res.days[i]) for i in res.non_separable_days],
+            "margin_trend": trend(res.margin_trend, res.margin_trend_days, res.margin_trend_note)
+            | {"measure": res.margin_trend_measure},
             "decoding_trend": trend(res.decoding_trend, res.decoding_trend_days, res.decoding_trend_note),
             "flips": None if res.flips is None else
             {"stimuli": res.probe_stimuli[res.flips.indices].tolist(),
@@ -228,7 +238,8 @@ def analyze(args: argparse.Namespace) -> int:
         f.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
     run.add_figure(analysis_figure(res, args.out / "analysis.png"), relative_to=args.out)
     run.finish().save(args.out / "results.json")
-    print(table(res.table(), ["day", "behaviour", "decoding_accuracy", "probe_accuracy", "margin", "fld"]))
+    print(table(res.table(), ["day", "behaviour", "decoding_accuracy", "probe_accuracy", "margin", "signed_margin",
+                              "fld", "fld_ridge_share"]))
     for line in notes:
         print(f"note: {line}")
     print()

@@ -24,7 +24,8 @@ import dataclasses
 import numpy as np
 
 __all__ = ["MarginResult", "svm_margin", "rms_normalise", "normalised_margin", "fisher_discriminant",
-           "kernel_alignment", "ExampleFlips", "example_flips", "NotSeparableError"]
+           "fisher_ridge_share", "kernel_alignment", "ExampleFlips", "example_flips", "NotSeparableError",
+           "SignedMargin", "signed_margin"]
 
 
 class NotSeparableError(ValueError):
@@ -168,6 +169,58 @@ def normalised_margin(H: object, y: object, *, require_separable: bool = True) -
         return float("nan")
 
 
+@dataclasses.dataclass(frozen=True)
+class SignedMargin:
+    """A margin defined on every day: ``value`` is the hard margin when ``separable``, else the signed margin of
+    the soft-margin SVM (negative: how far its worst example lies on the wrong side)."""
+
+    value: float
+    separable: bool
+
+    @property
+    def kind(self) -> str:
+        return "hard" if self.separable else "soft"
+
+
+def signed_margin(H: object, y: object, *, C: float = 1e4) -> SignedMargin:
+    """The normalised margin extended to classes that are not linearly separable.
+
+    On RMS-normalised features h̃ (see :func:`rms_normalise`):
+
+        separable:      γ = hard-margin SVM margin (as :func:`normalised_margin`), > 0;
+        not separable:  γ = min_i y_i (w·h̃_i + b) / ‖w‖ ≤ 0, with (w, b) the soft-margin linear SVM
+                        (hinge loss, penalty ``C``, sklearn ``SVC(kernel="linear")``),
+
+    so the measure is continuous in sign across the separability boundary and a trend over days can use every
+    day. The soft branch is flagged (``separable=False``): it is the best direction of a soft-margin fit, not
+    the exact max-min of the (non-convex) signed-margin problem.
+
+    Examples
+    --------
+    >>> signed_margin([[0.0], [1.0], [3.0], [4.0]], [-1, -1, 1, 1]).separable
+    True
+    >>> m = signed_margin([[0.0], [2.0], [1.0], [3.0]], [-1, -1, 1, 1])
+    >>> m.separable, m.value < 0
+    (False, True)
+    """
+    Ha, ya = _check_xy(H, y, "H")
+    if not (isinstance(C, (int, float)) and C > 0 and np.isfinite(C)):
+        raise ValueError(f"C must be a finite number > 0, got {C!r}")
+    Z = rms_normalise(Ha)
+    try:
+        return SignedMargin(svm_margin(Z, ya).margin, True)
+    except NotSeparableError:
+        pass
+    from sklearn.svm import SVC
+
+    clf = SVC(kernel="linear", C=C, tol=1e-6).fit(Z, ya)
+    w, b = clf.coef_.ravel(), float(clf.intercept_[0])
+    nw = float(np.linalg.norm(w))
+    if nw == 0:
+        return SignedMargin(0.0, False)
+    return SignedMargin(float(np.min(ya * (Z @ w + b)) / nw), False)
+
+
 def fisher_discriminant(H: object, y: object, *, ridge: float = 1e-3) -> float:
     """Fisher's criterion of the best linear projection,
 
@@ -184,6 +237,28 @@ def fisher_discriminant(H: object, y: object, *, ridge: float = 1e-3) -> float:
                 + np.cov(N, rowvar=False, bias=True).reshape(Ha.shape[1], -1))
     eps = ridge * max(float(np.trace(Sw)) / Ha.shape[1], 1e-300)
     return float(dmu @ np.linalg.solve(Sw + eps * np.eye(Ha.shape[1]), dmu))
+
+
+def fisher_ridge_share(H: object, y: object, *, ridge: float = 1e-3) -> float:
+    """The share of :func:`fisher_discriminant` that comes from directions the ridge decides.
+
+    With S_w = Σ_k λ_k v_k v_kᵀ, J = Σ_k (v_k·Δμ)² / (λ_k + ε); the share is the part of that sum from the
+    directions with λ_k < ε (where the ridge, not the data, sets the denominator). With more neurons than
+    examples S_w is singular and the share is close to 1: J then measures the ridge (values ~1/ε), not the
+    class separation. Compare J across days only where the share is small.
+    """
+    Ha, ya = _check_xy(H, y, "H")
+    if not (isinstance(ridge, (int, float)) and ridge > 0):
+        raise ValueError(f"ridge must be a number > 0, got {ridge!r}")
+    P, N = Ha[ya > 0], Ha[ya < 0]
+    dmu = P.mean(0) - N.mean(0)
+    Sw = 0.5 * (np.cov(P, rowvar=False, bias=True).reshape(Ha.shape[1], -1)
+                + np.cov(N, rowvar=False, bias=True).reshape(Ha.shape[1], -1))
+    eps = ridge * max(float(np.trace(Sw)) / Ha.shape[1], 1e-300)
+    lam, V = np.linalg.eigh(Sw)
+    terms = (V.T @ dmu) ** 2 / (np.maximum(lam, 0.0) + eps)
+    total = float(terms.sum())
+    return float(terms[lam < eps].sum() / total) if total > 0 else 0.0
 
 
 def kernel_alignment(H: object, y: object) -> float:

@@ -29,7 +29,14 @@ from typing import Any
 
 import numpy as np
 
-from .geometry import ExampleFlips, example_flips, fisher_discriminant, normalised_margin
+from .geometry import (
+    ExampleFlips,
+    example_flips,
+    fisher_discriminant,
+    fisher_ridge_share,
+    normalised_margin,
+    signed_margin,
+)
 
 __all__ = ["Recordings", "simulate_recordings", "save_recordings", "load_recordings", "check_recordings",
            "AnalysisResult", "TrendTest", "analyze_recordings", "margin_trend"]
@@ -271,7 +278,8 @@ class AnalysisResult:
 
     days: np.ndarray
     decoding_accuracy: np.ndarray      # cross-validated, all trials of training stimuli
-    margin: np.ndarray                 # normalised SVM margin of trial-averaged training-stimulus responses
+    margin: np.ndarray                 # normalised hard SVM margin of trial-averaged training-stimulus responses
+    #                                    (nan on a day whose classes are not linearly separable)
     fld: np.ndarray
     probe_accuracy: np.ndarray         # decoder fitted on training stimuli, tested on probe trials (nan: none)
     behaviour: np.ndarray              # fraction of correct choices (nan: not recorded)
@@ -289,32 +297,58 @@ class AnalysisResult:
     #: why a trend is nan ("" when it was computed)
     margin_trend_note: str = ""
     decoding_trend_note: str = ""
+    #: the margin on every day: the hard margin where separable, the soft-margin SVM's signed margin (<= 0)
+    #: where not (:func:`signed_margin`); the margin trend is computed on it
+    signed_margin: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    #: what the margin trend was computed on (names the soft-margin days when there are any)
+    margin_trend_measure: str = "normalised hard SVM margin"
+    #: per day, the share of the Fisher discriminant set by its ridge (:func:`fisher_ridge_share`)
+    fld_ridge_share: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    #: how the reference day was chosen
+    reference_note: str = ""
 
     def notes(self) -> list[str]:
         """One line per thing a reader must know: days left out of the margin trend and trends not computed."""
         out = []
+        if self.reference_note:
+            out.append(self.reference_note)
         if self.non_separable_days:
-            out.append(f"margin undefined (classes not linearly separable) on day(s) "
-                       f"{', '.join(day_label(self.days[i]) for i in self.non_separable_days)}; "
-                       f"the margin trend uses day(s) {', '.join(day_label(self.days[i]) for i in self.margin_trend_days) or 'none'}")
+            out.append(f"{len(self.non_separable_days)} of {len(self.days)} day(s) not linearly separable (no hard "
+                       f"margin): day(s) {', '.join(day_label(self.days[i]) for i in self.non_separable_days)}; "
+                       f"their signed soft-margin value (<= 0) stands in, and the margin trend "
+                       f"({self.margin_trend_measure}) uses day(s) "
+                       f"{', '.join(day_label(self.days[i]) for i in self.margin_trend_days) or 'none'}")
+        dominated = [i for i, s in enumerate(self.fld_ridge_share) if s > 0.5]
+        if dominated:
+            out.append(f"Fisher discriminant dominated by its ridge (share > 0.5: more neurons than stimuli per "
+                       f"class) on {len(dominated)} of {len(self.days)} day(s); read fld there as a ridge-scaled "
+                       f"value, not a separation (fld_ridge_share per day)")
         for name, note in (("margin", self.margin_trend_note), ("decoding", self.decoding_trend_note)):
             if note:
                 out.append(f"{name} trend not computed: {note}")
         return out
 
     def table(self) -> list[dict[str, float]]:
-        return [{"day": float(d), "decoding_accuracy": float(a), "margin": float(m), "fld": float(f),
-                 "probe_accuracy": float(p), "behaviour": float(b)}
-                for d, a, m, f, p, b in zip(self.days, self.decoding_accuracy, self.margin, self.fld,
-                                            self.probe_accuracy, self.behaviour, strict=True)]
+        sm = self.signed_margin if len(self.signed_margin) else np.full(len(self.days), np.nan)
+        rs = self.fld_ridge_share if len(self.fld_ridge_share) else np.full(len(self.days), np.nan)
+        return [{"day": float(d), "decoding_accuracy": float(a), "margin": float(m), "signed_margin": float(g),
+                 "fld": float(f), "fld_ridge_share": float(r), "probe_accuracy": float(p), "behaviour": float(b)}
+                for d, a, m, g, f, r, p, b in zip(self.days, self.decoding_accuracy, self.margin, sm, self.fld, rs,
+                                                  self.probe_accuracy, self.behaviour, strict=True)]
 
 
 def analyze_recordings(rec: Recordings, *, cv: int = 5, reference_day: int | None = None,
                        n_permutations: int = 2000, C: float = 1.0, seed: int = 0) -> AnalysisResult:
     """Run the per-day analysis (module docstring) on a :class:`Recordings`.
 
-    ``reference_day`` (an index into ``rec.days``) is where flips are counted from; default: the first day on
-    which behaviour is at its plateau (within 0.02 of the best day's accuracy), or day 0 without behaviour.
+    ``reference_day`` (an index into ``rec.days``) is where flips and trends are counted from; default: the
+    first day on which behaviour is at its plateau (within max(0.02, 2 binomial standard errors) of the best
+    day's accuracy), or day 0 without behaviour.
+
+    The margin trend is computed on :func:`signed_margin` of every day from the reference day: the hard margin
+    where the trial-averaged classes are separable, the soft-margin SVM's signed margin (<= 0) where they are
+    not; those days are named (``non_separable_days``) and the trend says which measure it used. A trend that
+    cannot be computed (fewer than 3 days from the reference day) is ``nan`` with the reason.
     """
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold, cross_val_score
@@ -334,13 +368,25 @@ def analyze_recordings(rec: Recordings, *, cv: int = 5, reference_day: int | Non
                              f"-1 / +1; cv = {cv} folds need at least {cv} of each")
     beh = (np.array([float(np.mean(b)) for b in rec.behaviour]) if rec.behaviour is not None
            else np.full(nd, np.nan))
+    reference_note = ""
     if reference_day is None:
-        reference_day = int(np.flatnonzero(beh >= np.nanmax(beh) - 0.02)[0]) if np.all(np.isfinite(beh)) else 0
+        if np.all(np.isfinite(beh)):
+            n_tr = np.array([len(b) for b in rec.behaviour], dtype=np.float64)
+            best = int(np.argmax(beh))
+            tol = max(0.02, 2.0 * math.sqrt(max(beh[best] * (1 - beh[best]), 1e-12) / n_tr[best]))
+            reference_day = int(np.flatnonzero(beh >= beh[best] - tol)[0])
+            if reference_day > nd - 3:
+                reference_note = (f"behaviour reaches its plateau only on day {day_label(rec.days[reference_day])} "
+                                  f"(index {reference_day} of {nd}): fewer than 3 days after it, so no trend over "
+                                  "the plateau can be tested; pass --reference-day to choose an earlier day")
+                reference_day = min(reference_day, nd - 2)
+        else:
+            reference_day = 0
     if isinstance(reference_day, bool) or not isinstance(reference_day, (int, np.integer)) or \
             not 0 <= reference_day < nd - 1:
         raise ValueError(f"reference_day must be a day index in [0, {nd - 2}], got {reference_day!r}")
     probe_ids = np.unique(rec.stimulus[rec.probe])
-    dec, mar, fld, pacc, pcorr = [], [], [], [], []
+    dec, mar, smar, fld, fshare, pacc, pcorr = [], [], [], [], [], [], []
     for d in range(nd):
         m = train_mask[d]
         Xd, yd = R[d][m], L[d][m]
@@ -353,9 +399,15 @@ def analyze_recordings(rec: Recordings, *, cv: int = 5, reference_day: int | Non
         uniq = np.unique(ids)
         means = np.stack([Xd[ids == s].mean(0) for s in uniq])
         ym = np.array([yd[ids == s][0] for s in uniq])
-        mar.append(normalised_margin(means, ym, require_separable=False) if len(np.unique(ym)) == 2
-                   else float("nan"))
+        if len(np.unique(ym)) == 2:
+            sm = signed_margin(means, ym)
+            smar.append(sm.value)
+            mar.append(sm.value if sm.separable else float("nan"))
+        else:
+            smar.append(float("nan"))
+            mar.append(float("nan"))
         fld.append(fisher_discriminant(means, ym))
+        fshare.append(fisher_ridge_share(means, ym))
         if len(probe_ids):
             clf.fit(Xs, yd)
             pm = rec.probe[d]
@@ -378,16 +430,22 @@ def analyze_recordings(rec: Recordings, *, cv: int = 5, reference_day: int | Non
         if len(used) < 3:
             ref = day_label(days[reference_day])
             why = (f"needs at least 3 days with a {what} from the reference day (day {ref}, index {reference_day}) "
-                   f"on, got {len(used)}" + (" (the others are not linearly separable)" if what == "margin" and
-                                            len(used) < nd - reference_day else "")
-                   + "; pass --reference-day with an earlier day index to include more days")
+                   f"on, got {len(used)}; pass --reference-day with an earlier day index to include more days")
             return TrendTest(float("nan"), float("nan"), n_permutations), used, why
         return (margin_trend(days[reference_day:], v, n_permutations=n_permutations, seed=seed + offset), used, "")
 
-    (mt, mdays, mnote), (dt, ddays, dnote) = trend(mar, 0, "margin"), trend(dec, 1, "decoding accuracy")
-    non_sep = tuple(int(i) for i in np.flatnonzero(~np.isfinite(np.asarray(mar, dtype=np.float64))))
+    (mt, mdays, mnote), (dt, ddays, dnote) = trend(smar, 0, "margin"), trend(dec, 1, "decoding accuracy")
+    non_sep = tuple(int(i) for i in np.flatnonzero(~np.isfinite(np.asarray(mar, dtype=np.float64))
+                                                   & np.isfinite(np.asarray(smar, dtype=np.float64))))
+    soft_in_trend = [i for i in mdays if i in non_sep]
+    measure = ("normalised hard SVM margin" if not soft_in_trend else
+               f"signed margin: hard SVM margin on separable days, soft-margin SVM (C = 1e4) signed margin on "
+               f"{len(soft_in_trend)} non-separable day(s) "
+               f"({', '.join(day_label(days[i]) for i in soft_in_trend)})")
     return AnalysisResult(days=days, decoding_accuracy=np.array(dec), margin=np.array(mar), fld=np.array(fld),
                           probe_accuracy=np.array(pacc), behaviour=beh, margin_trend=mt, decoding_trend=dt,
                           probe_correct=pc, probe_stimuli=probe_ids, flips=flips, reference_day=int(reference_day),
                           non_separable_days=non_sep, margin_trend_days=mdays, decoding_trend_days=ddays,
-                          margin_trend_note=mnote, decoding_trend_note=dnote)
+                          margin_trend_note=mnote, decoding_trend_note=dnote, signed_margin=np.array(smar),
+                          margin_trend_measure=measure, fld_ridge_share=np.array(fshare),
+                          reference_note=reference_note)
