@@ -31,17 +31,25 @@ from .games import play as play
 from .games import random_general_sum as random_general_sum
 from .games import random_zero_sum as random_zero_sum
 from .games import zero_sum_value as zero_sum_value
+from .llm import MAX_PARSE_FAILURE_RATE as MAX_PARSE_FAILURE_RATE
+from .llm import ON_PARSE_FAILURE as ON_PARSE_FAILURE
 from .llm import HFCausalLM as HFCausalLM
 from .llm import LLMAgent as LLMAgent
 from .llm import OpenAIChat as OpenAIChat
 from .llm import ParsedPolicy as ParsedPolicy
+from .llm import ParseFailureError as ParseFailureError
+from .llm import build_bandit_prompt as build_bandit_prompt
 from .llm import build_prompt as build_prompt
 from .llm import parse_policy as parse_policy
 from .llm import read_transcript as read_transcript
+from .llm import repair_prompt as repair_prompt
 from .llm import replay_transcript as replay_transcript
 from .online import OnlineRun as OnlineRun
 from .online import regret_curves as regret_curves
 from .online import run_online as run_online
+from .quantal import QuantalFit as QuantalFit
+from .quantal import fit_quantal_response as fit_quantal_response
+from .quantal import quantal_response as quantal_response
 from .regret_loss import LSAStructure as LSAStructure
 from .regret_loss import RegretLossConfig as RegretLossConfig
 from .regret_loss import RegretLossResult as RegretLossResult
@@ -54,7 +62,9 @@ from .regret_loss import train_regret_loss as train_regret_loss
 from .stats import RegretStats as RegretStats
 from .stats import Slope as Slope
 from .stats import TrendTest as TrendTest
+from .stats import Verdict as Verdict
 from .stats import dynamic_regret as dynamic_regret
+from .stats import no_regret_verdict as no_regret_verdict
 from .stats import regret_slope as regret_slope
 from .stats import regret_statistics as regret_statistics
 from .stats import swap_regret as swap_regret
@@ -67,12 +77,14 @@ __all__ = [
     "FAMILIES", "loss_sequences",
     "CLASSIC_GAMES", "Game", "GameRun", "cce_gap", "classic_game", "duality_gap", "play", "random_general_sum",
     "random_zero_sum", "zero_sum_value",
-    "HFCausalLM", "LLMAgent", "OpenAIChat", "ParsedPolicy", "build_prompt", "parse_policy", "read_transcript",
+    "HFCausalLM", "LLMAgent", "MAX_PARSE_FAILURE_RATE", "ON_PARSE_FAILURE", "OpenAIChat", "ParseFailureError",
+    "ParsedPolicy", "build_bandit_prompt", "build_prompt", "parse_policy", "read_transcript", "repair_prompt",
     "replay_transcript",
     "OnlineRun", "regret_curves", "run_online",
+    "QuantalFit", "fit_quantal_response", "quantal_response",
     "LSAStructure", "RegretLossConfig", "RegretLossResult", "TrainedAgent", "lsa_structure", "make_lsa",
     "make_transformer", "regret_loss", "train_regret_loss",
-    "RegretStats", "Slope", "TrendTest", "dynamic_regret", "regret_slope", "regret_statistics", "swap_regret",
+    "RegretStats", "Slope", "TrendTest", "Verdict", "dynamic_regret", "no_regret_verdict", "regret_slope", "regret_statistics", "swap_regret",
     "trend_test",
     "__version__",
 ]

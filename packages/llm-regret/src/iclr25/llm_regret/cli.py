@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +20,12 @@ from iclr25.utils.guards import check_out, check_size
 
 PACKAGE = "iclr25-llm-regret"
 AGENT_NAMES = ("hedge", "ftrl_l2", "ftpl", "ftl", "uniform", "exp3", "llm")
+#: the same tuple as iclr25.llm_regret.llm.ON_PARSE_FAILURE (not imported: --help stays light)
+ON_PARSE_FAILURE = ("retry", "uniform", "stop")
+#: options of --agent llm only, with the defaults they take there
+LLM_DEFAULTS = {"endpoint": None, "model": None, "api_key_env": None, "timeout": 60.0, "http_retries": 2,
+                "max_tokens": 512, "temperature": 0.0, "hf_path": None, "replay": None, "transcript": None,
+                "feedback": "full", "on_parse_failure": "retry", "parse_retries": 1, "max_parse_failure_rate": 0.1}
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -69,7 +76,35 @@ def check_train_sizes(args: argparse.Namespace) -> None:
                seconds_needed=args.steps * per_step, force=args.force)
 
 
+def check_llm_options(args: argparse.Namespace) -> None:
+    """Options of --agent llm are refused with other agents; with llm, unset ones take their defaults."""
+    given = [k for k in LLM_DEFAULTS if getattr(args, k, None) is not None]
+    if args.agent != "llm":
+        if given:
+            raise ValueError(f"{', '.join('--' + k.replace('_', '-') for k in given)}: "
+                             f"{'is an option' if len(given) == 1 else 'are options'} of --agent llm only")
+        return
+    for k, v in LLM_DEFAULTS.items():
+        if getattr(args, k, None) is None:
+            setattr(args, k, v)
+    # checked here rather than by argparse types: a bad value is one line naming the flag, not a usage block
+    for k, kind, ok, what in (("http_retries", int, lambda v: v >= 0, "an integer >= 0"),
+                              ("parse_retries", int, lambda v: v >= 0, "an integer >= 0"),
+                              ("max_tokens", int, lambda v: v >= 1, "an integer >= 1"),
+                              ("temperature", float, lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0"),
+                              ("max_parse_failure_rate", float, lambda v: 0 <= v <= 1, "a fraction in [0, 1]")):
+        raw = getattr(args, k)
+        try:
+            val = kind(raw)
+        except (TypeError, ValueError):
+            val = None
+        if val is None or not ok(val):
+            raise ValueError(f"--{k.replace('_', '-')} must be {what}, got {raw!r}")
+        setattr(args, k, val)
+
+
 def run(args: argparse.Namespace) -> int:
+    check_llm_options(args)
     if args.out is not None:
         check_out(args.out, inputs=[p for p in (args.losses, args.replay) if p is not None],
                   overwrite=args.overwrite)
@@ -111,13 +146,35 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="independent runs on generated losses (default 50; 1 for llm; not with --losses)")
     r.add_argument("--stride", type=positive_int("--stride"), default=1, help="stride of the trend test (default 1)")
     r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    r.add_argument("--endpoint", help="llm: OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
-    r.add_argument("--model", help="llm: the served model name (with --endpoint)")
-    r.add_argument("--timeout", type=positive_float("--timeout"), default=60.0,
-                   help="llm: seconds to wait for each answer of --endpoint before failing (default 60)")
-    r.add_argument("--hf-path", type=Path, help="llm: a local Hugging Face causal LM folder (needs the hf extra)")
-    r.add_argument("--replay", type=Path, help="llm: answer from a recorded transcript (.jsonl) instead")
-    r.add_argument("--transcript", type=Path, help="llm: write every prompt and answer here (.jsonl)")
+    llm = r.add_argument_group("llm agent", "options of --agent llm")
+    llm.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
+    llm.add_argument("--model", help="the served model name (with --endpoint)")
+    llm.add_argument("--api-key-env", metavar="VAR",
+                     help="name of the environment variable holding the endpoint's API key, sent as a bearer token "
+                          "(the key itself is never a command-line argument); default: no key")
+    llm.add_argument("--timeout", type=positive_float("--timeout"), default=None,
+                     help="seconds to wait for each answer of --endpoint before failing (default 60)")
+    llm.add_argument("--http-retries", default=None,
+                     help="retries of a refused connection, HTTP 429 or 5xx, with backoff 1, 2, 4 ... s (default 2); "
+                          "a --timeout is not retried")
+    llm.add_argument("--max-tokens", default=None,
+                     help="longest answer in tokens (default 512: room for models that reason first)")
+    llm.add_argument("--temperature", default=None,
+                     help="sampling temperature (default 0: greedy)")
+    llm.add_argument("--hf-path", type=Path, help="a local Hugging Face causal LM folder (needs the hf extra); its "
+                                                  "chat template is used when the tokenizer has one")
+    llm.add_argument("--replay", type=Path, help="answer from a recorded transcript (.jsonl) instead")
+    llm.add_argument("--transcript", type=Path, help="write every prompt and answer here (.jsonl)")
+    llm.add_argument("--feedback", choices=("full", "bandit"), default=None,
+                     help="full: every past loss vector in the prompt (default); bandit: only the drawn action's loss")
+    llm.add_argument("--on-parse-failure", choices=ON_PARSE_FAILURE, default=None,
+                     help="an answer that holds no distribution: retry (ask again with the parse error, default), "
+                          "uniform (play uniform, counted) or stop (end the run)")
+    llm.add_argument("--parse-retries", default=None,
+                     help="retries per round with --on-parse-failure retry (default 1)")
+    llm.add_argument("--max-parse-failure-rate", default=None,
+                     help="above this fraction of unreadable rounds the verdict is 'undecided', never "
+                          "'no-regret' (default 0.1)")
     r.add_argument("--out", type=Path, help="folder for results.json (default: none)")
     r.add_argument("--json", action="store_true", help="print the statistics as JSON")
     r.add_argument("--overwrite", action="store_true", help="write over a previous run in --out")

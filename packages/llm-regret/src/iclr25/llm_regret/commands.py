@@ -91,6 +91,20 @@ def demo(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------------------------- run
+def _api_key(args) -> str | None:
+    import os
+
+    if args.api_key_env is None:
+        return None
+    if not args.api_key_env.replace("_", "").isalnum():
+        raise ValueError(f"--api-key-env must name an environment variable (letters, digits, _), got "
+                         f"{args.api_key_env!r}")
+    key = os.environ.get(args.api_key_env, "")
+    if not key:
+        raise ValueError(f"--api-key-env {args.api_key_env}: that environment variable is not set or empty")
+    return key
+
+
 def _llm_generate(args):
     from .llm import HFCausalLM, OpenAIChat, replay_transcript
 
@@ -98,20 +112,25 @@ def _llm_generate(args):
     if len(chosen) != 1:
         raise ValueError("--agent llm needs exactly one of --endpoint URL (with --model), --hf-path DIR or "
                          "--replay FILE.jsonl")
+    if args.endpoint is None and args.api_key_env is not None:
+        raise ValueError("--api-key-env is for --endpoint only")
     if args.endpoint is not None:
         if not args.model:
             raise ValueError("--endpoint needs --model NAME (the served model)")
-        return OpenAIChat(args.endpoint, args.model, timeout=args.timeout)
+        return OpenAIChat(args.endpoint, args.model, api_key=_api_key(args), timeout=args.timeout,
+                          max_tokens=args.max_tokens, temperature=args.temperature, retries=args.http_retries)
     if args.hf_path is not None:
-        return HFCausalLM(args.hf_path)
+        return HFCausalLM(args.hf_path, max_new_tokens=args.max_tokens, temperature=args.temperature,
+                          seed=args.seed)
     return replay_transcript(args.replay)
 
 
 def run(args: argparse.Namespace) -> int:
+    from .agents import Uniform
+    from .stats import no_regret_verdict
+
     config = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "func"}
     result = RunResult.start(PACKAGE, "run", seed=args.seed, config=config)
-    if args.agent != "llm" and any(x is not None for x in (args.endpoint, args.hf_path, args.replay, args.transcript)):
-        raise ValueError("--endpoint, --model, --hf-path, --replay and --transcript are for --agent llm only")
     if args.losses is not None:
         raw = read_array(args.losses, what="--losses file")
         try:
@@ -135,24 +154,47 @@ def run(args: argparse.Namespace) -> int:
     if args.agent == "llm":
         from .llm import LLMAgent
 
-        agent = LLMAgent(_llm_generate(args), transcript=args.transcript)
+        agent = LLMAgent(_llm_generate(args), transcript=args.transcript, feedback=args.feedback,
+                         on_parse_failure=args.on_parse_failure, parse_retries=args.parse_retries)
     else:
         agent = make_agent(args.agent)
     out = run_online(agent, L, seed=args.seed)
     st = regret_statistics(out.regret, stride=args.stride, seed=args.seed)
-    stats = {"losses": source, "agent": args.agent, "n_seeds": int(L.shape[0]), "T": int(L.shape[1]),
-             "d": int(L.shape[2]), "regret_over_T": st.regret_over_T, "trend_p": st.trend.p_value,
-             "stride": args.stride, "beta": st.slope.beta, "beta_low": st.slope.low, "beta_high": st.slope.high}
+    unif = regret_statistics(run_online(Uniform(), L, seed=args.seed).regret, n_boot=0).regret_over_T
+    stats = {"losses": source, "agent": args.agent, "feedback": out.feedback, "n_seeds": int(L.shape[0]),
+             "T": int(L.shape[1]), "d": int(L.shape[2]), "regret_over_T": st.regret_over_T,
+             "uniform_regret_over_T": unif, "trend_p": st.trend.p_value, "stride": args.stride, "beta": st.slope.beta,
+             "beta_low": st.slope.low, "beta_high": st.slope.high}
+    rate = None
     if args.agent == "llm":
-        stats |= {"llm_calls": agent.calls, "parse_failures": agent.parse_failures}
+        rate = agent.parse_failure_rate
+        stats |= {"llm_calls": agent.calls, "parse_failures": agent.parse_failures, "parse_failure_rate": rate,
+                  "parse_retries_made": agent.retried}
+        if out.feedback == "full":  # the paper's Sec. 4 model fitted to what the model played
+            from .quantal import fit_quantal_response
+
+            fit = fit_quantal_response(out.losses, out.policies)
+            stats |= {"quantal_scale": fit.scale, "quantal_mse": fit.mse, "quantal_mse_uniform": fit.mse_uniform,
+                      "quantal_mse_ftl": fit.mse_ftl}
+    verdict = no_regret_verdict(st, parse_failure_rate=rate,
+                                max_parse_failure_rate=args.max_parse_failure_rate if args.agent == "llm" else 0.1)
+    stats |= {"verdict": verdict.label, "no_regret": verdict.no_regret, "verdict_reason": verdict.reason}
     for k in ("regret_over_T", "trend_p", "beta"):
-        result.add(k, stats[k])
+        result.add(k, stats[k], **({"peer": unif, "peer_name": "uniform policy", "higher_is_better": False}
+                                   if k == "regret_over_T" else {}))
+    if rate is not None:
+        result.add("parse_failure_rate", rate, higher_is_better=False)
+        result.config["parse_failure_examples"] = agent.failure_examples
+    result.notes = f"verdict: {verdict.label} ({verdict.reason})"
     if args.out is not None:
         result.finish().save(args.out / "results.json")
     if args.json:
         print(json.dumps(stats))
     else:
-        print(table([stats], list(stats)))
+        print(table([stats], [k for k in stats if k != "verdict_reason"]))
+        print(f"verdict: {verdict.label} ({verdict.reason})")
+        for ex in getattr(agent, "failure_examples", []):
+            print(f"unparsed answer, round {ex['round']}: {ex['answer'][:100]!r} ({ex['reason']})")
     return 0
 
 

@@ -13,8 +13,8 @@ import dataclasses
 
 import numpy as np
 
-__all__ = ["TrendTest", "Slope", "RegretStats", "trend_test", "regret_slope", "regret_statistics", "swap_regret",
-           "dynamic_regret"]
+__all__ = ["TrendTest", "Slope", "RegretStats", "Verdict", "trend_test", "regret_slope", "regret_statistics",
+           "no_regret_verdict", "swap_regret", "dynamic_regret"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -108,6 +108,49 @@ def regret_statistics(curves, *, stride: int = 1, n_boot: int = 200, seed: int =
     mean = C.mean(axis=0)
     return RegretStats(float(mean[-1] / mean.size), trend_test(mean, stride=stride),
                        regret_slope(C, n_boot=n_boot, seed=seed))
+
+
+@dataclasses.dataclass(frozen=True)
+class Verdict:
+    """Whether a run shows no-regret behaviour: ``no_regret`` is True, False, or None (undecided), ``label``
+    the word a table prints and ``reason`` one line on why."""
+
+    no_regret: bool | None
+    label: str
+    reason: str
+
+
+def no_regret_verdict(stats: RegretStats, *, parse_failure_rate: float | None = None,
+                      max_parse_failure_rate: float = 0.10, alpha: float = 0.05) -> Verdict:
+    """The paper's decision (Sec. 3.1): "no-regret" when the trend test rejects at ``alpha`` and β̂₀ < 1.
+
+    A run of an LLM whose answers could not be read in more than ``max_parse_failure_rate`` of the rounds is
+    **undecided**, whatever the statistics say: those rounds were played by the fallback (uniform), and uniform
+    play is itself no-regret on some sequences (the alternating one), so a model that never answers would pass.
+
+    Examples
+    --------
+    >>> from iclr25.llm_regret import Uniform, loss_sequences, run_online
+    >>> st = regret_statistics(run_online(Uniform(), loss_sequences("alternating", T=50)).regret)
+    >>> no_regret_verdict(st).label, no_regret_verdict(st, parse_failure_rate=1.0).label
+    ('no-regret', 'undecided')
+    """
+    if not (0.0 <= max_parse_failure_rate <= 1.0):
+        raise ValueError(f"max_parse_failure_rate must be in [0, 1], got {max_parse_failure_rate!r}")
+    if parse_failure_rate is not None:
+        if not (np.isfinite(parse_failure_rate) and 0.0 <= parse_failure_rate <= 1.0):
+            raise ValueError(f"parse_failure_rate must be in [0, 1], got {parse_failure_rate!r}")
+        if parse_failure_rate > max_parse_failure_rate:
+            return Verdict(None, "undecided", f"the model did not answer: {parse_failure_rate:.0%} of the rounds "
+                           f"could not be parsed (more than {max_parse_failure_rate:.0%}) and were played as "
+                           "uniform")
+    p, beta = stats.trend.p_value, stats.slope.beta
+    if not np.isfinite(beta):
+        return Verdict(None, "undecided", "the regret is never positive: no slope to fit")
+    if p < alpha and beta < 1.0:
+        return Verdict(True, "no-regret", f"trend p = {p:.2g} < {alpha:g} and slope {beta:.2f} < 1")
+    return Verdict(False, "not shown no-regret", f"trend p = {p:.2g}, slope {beta:.2f} (needs p < {alpha:g} and "
+                   "slope < 1)")
 
 
 def swap_regret(losses, policies) -> np.ndarray:
