@@ -22,7 +22,8 @@ from .online import run_online
 from .regret_loss import RegretLossConfig, lsa_structure, sequence_regret, train_regret_loss
 from .stats import regret_statistics
 
-__all__ = ["statistics_table", "bandit_rows", "game_rows", "cce_rows", "lsa_rows", "simplex_rows", "default_agents"]
+__all__ = ["statistics_table", "bandit_rows", "game_rows", "cce_rows", "lsa_rows", "simplex_rows", "horizon_rows",
+           "loglog_slope", "default_agents"]
 
 
 def default_agents() -> dict:
@@ -168,3 +169,47 @@ def simplex_rows(*, d: int = 2, T: int = 25, steps: int = 600, Ns=(1, 8), ks=(0.
                     "ratio": float(test.final_regret.mean() / hedge_test),
                     "alt_regret_over_T": float(alt_run.regret[0, -1] / T), "worst_of_N": float(worst)})
     return out
+
+
+def loglog_slope(Ts, regrets) -> float:
+    """Slope of ``log Regret_T`` against ``log T`` across horizons (1 = linear regret, 0.5 = √T); NaN when a
+    regret is not positive."""
+    r = np.asarray(regrets, dtype=np.float64)
+    if np.any(r <= 0) or not np.all(np.isfinite(r)):
+        return math.nan
+    return float(np.polyfit(np.log(np.asarray(Ts, dtype=np.float64)), np.log(r), 1)[0])
+
+
+def horizon_rows(*, Ts=(25, 50, 100, 200), d: int = 2, steps: int = 300, seed: int = 0, model: str = "lsa",
+                 batch: int = 256, n_tune: int = 256) -> tuple[list[dict], dict]:
+    """The regret-loss on the regrettable (alternating) sequence across horizons, against both Hedge tunings.
+
+    For each horizon ``T`` a model is trained with the regret-loss (simplex head, h = relu², N = 1) on the
+    online box distribution at that ``T`` and played on the alternating sequence, beside Hedge with the
+    horizon-tuned rate ``η = sqrt(8 ln d / T)`` (the worst-case rate, which needs no data), Hedge with the rate
+    tuned on the training distribution, and FTL. Returns one row per (agent, T) with ``Regret_T / T`` and, per
+    agent, the slope of ``log Regret_T`` in ``log T`` across the horizons.
+    """
+    import torch
+
+    from .regret_loss import sample_training_losses
+
+    regrets: dict[str, list[float]] = {}
+    rows = []
+    for T in Ts:
+        cfg = RegretLossConfig(d=d, T=T, model=model, head="simplex", distribution="uniform_box", h="relu2",
+                               steps=steps, batch=batch)
+        L_tune = sample_training_losses(cfg, n_tune, torch.Generator().manual_seed(seed + 99)).numpy()
+        eta_dist, _ = tuned_hedge_eta(L_tune, np.geomspace(0.05, 200.0, 25))
+        res = train_regret_loss(cfg, seed=seed)
+        alt = loss_sequences("alternating", T=T, d=d, n_seeds=1)
+        agents = {f"regret-loss {model}": res.agent(), "Hedge, horizon-tuned η": Hedge(),
+                  "Hedge, distribution-tuned η": Hedge(eta=eta_dist), "FTL": FTL()}
+        for name, agent in agents.items():
+            r = float(run_online(agent, alt).regret[0, -1])
+            regrets.setdefault(name, []).append(r)
+            eta = agent.eta_ if isinstance(agent, Hedge) else math.nan
+            rows.append({"agent": name, "T": T, "steps": steps if name.startswith("regret-loss") else "–",
+                         "eta": eta, "regret": r, "regret_over_T": r / T})
+    slopes = {name: loglog_slope(Ts, r) for name, r in regrets.items()}
+    return rows, slopes
