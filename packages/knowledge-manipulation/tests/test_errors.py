@@ -168,9 +168,13 @@ def test_sizes_that_cannot_finish_are_refused_before_work(argv, match, tmp_path,
 
 def test_generate_tasks_without_qa_is_refused(tmp_path, capsys):
     # the task specs choose the QAs of --qa: without it they used to be ignored (even a bad one, exit 0)
-    for spec in ("bogus", "classification:birth_month:mod2"):
+    for spec, expected in (("bogus", "--tasks: task spec 'bogus': expected KIND:ATTRIBUTE"),
+                           ("classification:birth_month", "--tasks: task spec 'classification:birth_month': "
+                                                          "classification needs a modulus"),
+                           ("classification:birth_month:mod2", "give --qa")):
         assert main(["generate", "--n", "5", "--out", str(tmp_path / "x.jsonl"), "--tasks", spec]) == 2
-        assert "give --qa" in capsys.readouterr().err
+        err = capsys.readouterr().err
+        assert expected in err and err.count("\n") == 1, err  # the bad spec is named, in one line
     assert not (tmp_path / "x.jsonl").exists()
 
 

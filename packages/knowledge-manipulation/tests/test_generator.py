@@ -69,9 +69,22 @@ def test_bio_round_trip(pop, kw):
         if kw.get("order") != "attributes_first":
             assert bio.startswith(person.name)  # the full name opens the biography even when permuted
         else:
-            assert bio.split(".")[0].endswith(person.name)
-        assert (bio.count(person.name) == len(ATTRIBUTES)) == (kw.get("fullname", False)
-                                                               or kw.get("order") == "attributes_first")
+            assert bio.endswith(person.name + ".")  # named once, after every attribute
+            assert bio.count(person.name) == 1
+        assert bio.count(person.name) == (len(ATTRIBUTES) if kw.get("fullname") else 1)
+
+
+def test_attributes_first_changes_the_order_only(pop):
+    """The control changes one factor: the attributes-first biography names the person as often as the
+    name-first one (once, or in every sentence with fullname), only the order differs."""
+    person = pop.people[3]
+    for fullname in (False, True):
+        fwd = render_bio(person, 5, fullname=fullname, permute=False)
+        rev = render_bio(person, 5, fullname=fullname, permute=False, order="attributes_first")
+        assert fwd.count(person.name) == rev.count(person.name) == (len(ATTRIBUTES) if fullname else 1)
+        assert fwd.count(f"{person.pronoun} ") == rev.count(f"{person.pronoun}.") == (0 if fullname else
+                                                                                      len(ATTRIBUTES) - 1)
+        assert rev.index(person.name) > rev.index(attribute_value(person, "birth_date"))
 
 
 def test_permutation_and_fresh_templates_vary(pop):

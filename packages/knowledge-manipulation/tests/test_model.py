@@ -82,3 +82,67 @@ def test_capacity_accounting():
     assert capacity_report(1000, cfg, exposures=1000).headroom == pytest.approx(2 * rep.headroom)
     small, big = suggest_model(200, exposures=40), suggest_model(20000, exposures=40)
     assert small.n_params < big.n_params
+
+
+def test_attention_is_the_softmax_formula():
+    """The written-out attention equals torch's scaled_dot_product_attention on the same mask."""
+    torch.manual_seed(0)
+    net = RotaryGPT(GPTConfig(vocab_size=20, n_layers=1, d_model=16, n_heads=2, max_len=32), seed=2)
+    blk, x = net.blocks[0], torch.randn(2, 7, 16)
+    mask = torch.ones(7, 7, dtype=torch.bool).tril()[None, None].expand(2, 1, 7, 7)
+    cos, sin = net.cos[:7][None, None], net.sin[:7][None, None]
+    h = blk.qkv(blk.ln1(x)).view(2, 7, 3, 2, 8).permute(2, 0, 3, 1, 4)
+    q, k, v = apply_rope(h[0], cos, sin), apply_rope(h[1], cos, sin), h[2]
+    a = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    ref = x + blk.proj(a.transpose(1, 2).reshape(2, 7, 16))
+    ref = ref + blk.out(torch.nn.functional.gelu(blk.fc(blk.ln2(ref))))
+    torch.testing.assert_close(blk(x, cos, sin, mask), ref, atol=1e-5, rtol=1e-5)
+
+
+def test_adamw_follows_its_formula():
+    """Three steps of our AdamW against the update written out in numpy (decoupled weight decay, bias
+    correction), with the learning rate changed between steps."""
+    from iclr25.knowledge_manipulation.training import AdamW
+
+    rng = np.random.default_rng(0)
+    w0, grads = rng.normal(size=(3, 2)), [rng.normal(size=(3, 2)) for _ in range(3)]
+    p = torch.tensor(w0, dtype=torch.float64, requires_grad=True)
+    opt = AdamW([{"params": [p], "weight_decay": 0.1}], lr=0.01, betas=(0.9, 0.98), eps=1e-8)
+    w, m, v = w0.copy(), np.zeros_like(w0), np.zeros_like(w0)
+    for t, (g, lr) in enumerate(zip(grads, (0.01, 0.02, 0.005)), 1):
+        p.grad = torch.tensor(g)
+        opt.set_lr(lr)
+        opt.step()
+        w = w * (1 - lr * 0.1)
+        m, v = 0.9 * m + 0.1 * g, 0.98 * v + 0.02 * g * g
+        w = w - lr / (1 - 0.9 ** t) * m / (np.sqrt(v) / np.sqrt(1 - 0.98 ** t) + 1e-8)
+    np.testing.assert_allclose(p.detach().numpy(), w, rtol=1e-12, atol=1e-12)
+    opt.zero_grad()
+    assert p.grad is None
+
+
+def test_cot_prompt_scoring_picks_the_likeliest_label():
+    """CoT at inference only: the prompt is the question and the chain of thought up to the label, and the
+    label is the task's label with the highest likelihood (a model that always prefers 'odd' scores the share
+    of 'odd' labels; one that prefers 'even' the rest)."""
+    from iclr25.knowledge_manipulation import build_task, make_population
+    from iclr25.knowledge_manipulation.experiments import build_tokenizer
+    from iclr25.knowledge_manipulation.tasks import cot_prefix, task_labels
+    from iclr25.knowledge_manipulation.training import evaluate_cot_prompt
+
+    pop = make_population(40, seed=0)
+    tok = build_tokenizer(pop)
+    qas = build_task(pop, "classification:birth_month:mod2:cot", people="test")
+    assert cot_prefix(qas[0]).endswith(", so") and qas[0].answer.startswith(cot_prefix(qas[0]))
+    assert task_labels("classification:birth_month:mod2") == ("even", "odd")
+    share_odd = float(np.mean([q.label == "odd" for q in qas]))
+    net = RotaryGPT(GPTConfig(vocab_size=tok.vocab_size, n_layers=1, d_model=16, n_heads=2, max_len=64), seed=0)
+    for word, expected in (("odd", share_odd), ("even", 1 - share_odd)):
+        bias = torch.zeros(tok.vocab_size)
+        bias[tok.encode(word)[0]] = 50.0
+        net.forward = lambda ids, pos=None, doc=None, b=bias: torch.zeros(*ids.shape, tok.vocab_size) + b
+        res = evaluate_cot_prompt(net, tok, qas)
+        assert res.accuracy == pytest.approx(expected) and res.n == len(qas)
+        assert all(ex[2] == word and ex[0].endswith(", so") for ex in res.examples)
+    with pytest.raises(ValueError, match="CoT form"):
+        evaluate_cot_prompt(net, tok, build_task(pop, "classification:birth_month:mod2", people="test"))

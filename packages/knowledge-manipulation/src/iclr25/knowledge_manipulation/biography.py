@@ -6,8 +6,8 @@ biography has one sentence per attribute, each drawn from 8-15 templates of our 
 Part 3.1 that make knowledge *extractable* are options of :func:`render_bio`: *multiplicity* (a fresh
 template draw per biography, "multi-M"; a fresh draw per epoch is "multi-∞"), *permute* (shuffled sentence
 order; the full name stays in the first sentence), *fullname* (the full name in every sentence instead of a
-pronoun) and the *attributes-first* order (every sentence states its attribute before the name: the
-control under which inverse search becomes learnable).
+pronoun) and the *attributes-first* order (every sentence states its attribute before its subject, and the
+name comes after every attribute: the control under which inverse search becomes learnable).
 
 Name and place pools are built from syllables with a fixed generator (no third-party word lists), so every
 pool entry is a single word-level token; majors are ordinary field names.
@@ -338,7 +338,11 @@ def render_bio(person: Person, rng: np.random.Generator | int | None = None, *, 
 
     ``permute`` shuffles the sentence order (the full name still opens the biography); ``fullname`` puts the
     full name in every sentence instead of he/she; ``order="attributes_first"`` uses the reversed templates,
-    which state each attribute before the (full) name.
+    which state each attribute before its subject, and names the person once, in the *last* sentence (after
+    every attribute; the mirror image of the name-first biography), with he/she before it unless ``fullname``.
+    So ``order`` changes the order only; ``fullname`` is a separate factor in both orders. The pronoun keeps
+    its capital letter inside an attributes-first sentence ("On May 3, 1950 was born He."): one token in both
+    orders.
     """
     if order not in ("name_first", "attributes_first"):
         raise ValueError(f"order must be 'name_first' or 'attributes_first', got {order!r}")
@@ -354,7 +358,8 @@ def render_bio(person: Person, rng: np.random.Generator | int | None = None, *, 
     sentences = []
     for j, a in enumerate(attrs):
         table = (REVERSED_TEMPLATES if reverse else TEMPLATES)[a]
-        subject = person.name if (j == 0 or fullname or reverse) else person.pronoun
+        named = j == (len(attrs) - 1 if reverse else 0)
+        subject = person.name if (named or fullname) else person.pronoun
         sentences.append(render_sentence(person, a, int(rng.integers(len(table))), subject=subject, reverse=reverse))
     return " ".join(sentences)
 

@@ -6,8 +6,10 @@ Each checkpoint is the Stage A model of :func:`.commands.test_config` pretrained
 ``stage_a/manifest.json`` beside them with the experiment config, the seeds, the command that made them
 (``python -m iclr25.knowledge_manipulation.checkpoints``), the torch version and the retrieval accuracy each
 reached. The population and the tokenizer are not stored: both are rebuilt from the seed exactly as
-:func:`.experiments.pretrain` builds them, and :func:`load_stage_a` refuses a checkpoint whose config or
-vocabulary no longer matches the code (rebuild with the command above).
+:func:`.experiments.pretrain` builds them, and :func:`load_stage_a` refuses a checkpoint whose Stage A config
+(:data:`STAGE_A_FIELDS`) or vocabulary no longer matches the code (rebuild with the command above). The
+manifest's ``config`` is the whole experiment config at build time; its Stage B part (fine-tune recipe, replay,
+tasks) was not used to make the checkpoints and may differ from today's :func:`.commands.test_config`.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["STAGE_A_DIR", "shipped_seeds", "load_stage_a", "build_stage_a"]
+__all__ = ["STAGE_A_DIR", "STAGE_A_FIELDS", "shipped_seeds", "stage_a_fields", "load_stage_a", "build_stage_a"]
 
 STAGE_A_DIR = Path(__file__).parent / "stage_a"
 MANIFEST = "manifest.json"
@@ -30,6 +32,17 @@ def _manifest() -> dict:
     if not path.is_file():
         return {}
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+#: the fields of an :class:`.experiments.ExperimentConfig` that Stage A depends on (the fine-tune recipe, the
+#: replay fraction and the task list are Stage B's: changing them keeps the shipped checkpoints valid)
+STAGE_A_FIELDS = ("n_people", "mode", "order", "fullname", "permute", "bio_attributes", "qa_attributes", "n_layers",
+                  "d_model", "n_heads", "pretrain")
+
+
+def stage_a_fields(config: dict) -> dict:
+    """The Stage A part of an experiment config (a ``to_dict()``), JSON-normalised for comparison."""
+    return json.loads(json.dumps({k: config.get(k) for k in STAGE_A_FIELDS}))
 
 
 def shipped_seeds() -> tuple[int, ...]:
@@ -50,9 +63,9 @@ def load_stage_a(seed: int):
     if int(seed) not in shipped_seeds():
         raise ValueError(f"no shipped Stage A checkpoint for seed {seed}; shipped seeds: {list(shipped_seeds())}")
     cfg = test_config()
-    if man.get("config") != json.loads(json.dumps(cfg.to_dict())):
-        raise ValueError(f"the shipped Stage A checkpoints in {STAGE_A_DIR} were made for another config than "
-                         f"test_config(); rebuild them: {BUILD_COMMAND}")
+    if stage_a_fields(man.get("config", {})) != stage_a_fields(cfg.to_dict()):
+        raise ValueError(f"the shipped Stage A checkpoints in {STAGE_A_DIR} were made for another Stage A config "
+                         f"than test_config(); rebuild them: {BUILD_COMMAND}")
     pop = make_population(cfg.n_people, seed=seed)
     tok = build_tokenizer(pop, seed=seed)
     gcfg = GPTConfig(vocab_size=tok.vocab_size, n_layers=cfg.n_layers, d_model=cfg.d_model, n_heads=cfg.n_heads,

@@ -3,8 +3,10 @@
 One measurement per seed is one run of the paper's protocol (:func:`.experiments.run_experiment`): a seeded
 population (half train, half test people), Stage A pretraining of a rotary GPT on their biographies plus
 birth-date retrieval QAs of everyone (extractable mode), then one fine-tune per task from that checkpoint
-(month parity without and with CoT, inverse search), each evaluated on train and test people. Every claim of
-a seed comes from that one run. The seed draws the people, the biographies, the initialisation and the batches.
+(month parity without and with CoT, inverse search), each evaluated on train and test people; the no-CoT
+month-parity fine-tune is also scored with a CoT prompt (CoT at inference only, the second half of R3).
+Every claim of a seed comes from that one run. The seed draws the people, the biographies, the initialisation
+and the batches.
 
 Both rungs run :func:`.commands.test_config` (N = 100 people; the demo's setting). ``test`` (the default test
 suite) loads the Stage A models of seeds 0-4 that ship with the package (:mod:`.checkpoints`), so only the
@@ -46,15 +48,27 @@ def rung_config(rung: str):
     Claim("inverse-search-fits-train", statement="the inverse-search fine-tune fits its train people (the failure "
           "on test people is not a failure to learn the format)", paper="R4 (train accuracy high)",
           metric="inverse search exact match, train people", direction="higher", threshold=0.8,
-          rule="every_seed", note="0.94-1.00 at seeds 0-4 (30 fine-tune epochs; 15 epochs gave 0.16-0.42, an "
-          "under-fit); 0.8 is 0.14 below the worst seed"),
+          rule="every_seed", note="0.98-1.00 at seeds 0-4 (30 fine-tune epochs at lr 2e-3; 0.94-1.00 at lr 1e-3; "
+          "15 epochs at 1e-3 gave 0.16-0.42, an under-fit); 0.8 is 0.18 below the worst seed"),
     Claim("cot-beats-no-cot", statement="month-parity classification of test people is better when the answer "
           "first states the month (CoT in training and inference) than without CoT",
           paper="R2/R3: no-CoT near chance, CoT near retrieval accuracy", metric="month-parity accuracy, test "
           "people, CoT fine-tune", direction="higher", baseline="no-CoT fine-tune", rule="mean_ci",
-          note="gaps +0.10, +0.18, 0.00, +0.16, +0.18 at seeds 0-4 (mean +0.12, sd 0.08; seed 2's CoT fine-tune "
-          "under-fits, train 0.52); margin 0: the mean's 95 % interval must exclude 'no gain' ([+0.03, +0.22] "
-          "measured). At N = 200 the issue measured +0.44, +0.12, +0.19, +0.29 (seeds 0-3)"),
+          note="gaps +0.40, +0.16, +0.16, +0.28, +0.14 at seeds 0-4 (mean +0.23, sd 0.11; every fine-tune fits its "
+          "train people, 1.00); margin 0 (the claim is that CoT helps); the mean's 95 % interval [+0.09, +0.37] "
+          "measured, so the mean would have to fall by 0.09 (about 2 standard errors) to flip the verdict. At "
+          "fine-tune lr 1e-3 (0.2.0) the CoT fine-tune under-fitted at seed 2 (train 0.52) and the interval was "
+          "[+0.03, +0.22]"),
+    Claim("cot-at-inference-only-does-not-help", statement="CoT at inference only does not help: the no-CoT "
+          "fine-tune, prompted with the CoT step (the question, then the true month, then 'so'), classifies test "
+          "people no better than it does without the CoT prompt",
+          paper="R3: CoT at inference only, without CoT training, does not help",
+          metric="month-parity accuracy, test people, no-CoT fine-tune with a CoT prompt (forced choice of the "
+          "label)", direction="lower", baseline="no-CoT fine-tune, no-CoT prompt", rule="mean_ci",
+          note="CoT-prompt accuracy 0.46, 0.44, 0.48, 0.48, 0.64 at seeds 0-4, at or below the majority label "
+          "(0.54, 0.56, 0.60, 0.50, 0.50), against no-CoT 0.60-0.72: differences -0.14, -0.26, -0.22, -0.18, -0.08 "
+          "(mean -0.18, sd 0.07); margin 0: the interval of the mean drop must exclude 'no drop' ([+0.09, +0.26] "
+          "measured). The oracle month in the prompt is the most a CoT prompt can supply"),
 )
 def _protocol(seed: int, rung: str) -> dict[str, Measurement | float]:
     from iclr25.utils.cli import set_torch_threads
@@ -74,4 +88,7 @@ def _protocol(seed: int, rung: str) -> dict[str, Measurement | float]:
             "cot-beats-no-cot": Measurement(cot.test.accuracy, reference=no_cot.test.accuracy,
                                             extra={"chance": no_cot.test.chance,
                                                    "no_cot_train": no_cot.train.accuracy,
-                                                   "cot_train": cot.train.accuracy})}
+                                                   "cot_train": cot.train.accuracy}),
+            "cot-at-inference-only-does-not-help": Measurement(
+                no_cot.cot_prompt[1].accuracy, reference=no_cot.test.accuracy,
+                extra={"chance": no_cot.test.chance, "cot_prompt_train": no_cot.cot_prompt[0].accuracy})}

@@ -51,12 +51,15 @@ def _check_before_work(name: str, args: argparse.Namespace) -> None:
     """Output paths and sizes, checked before any work or heavy import (one line, exit 2; --force skips sizes)."""
     force = getattr(args, "force", False)
     if name == "generate":
-        if args.qa is None and args.tasks is not None:
-            raise ValueError("--tasks chooses the QAs written to --qa; give --qa FILE.jsonl too (or drop --tasks)")
         from .tasks import parse_task
 
-        for t in args.tasks or ():
-            parse_task(t)
+        for t in args.tasks or ():  # a bad spec is named first, with or without --qa
+            try:
+                parse_task(t)
+            except ValueError as exc:
+                raise ValueError(f"--tasks: {exc}") from None
+        if args.qa is None and args.tasks is not None:
+            raise ValueError("--tasks chooses the QAs written to --qa; give --qa FILE.jsonl too (or drop --tasks)")
         check_out(args.out, kind="file", overwrite=args.overwrite)
         if args.qa is not None:
             check_out(args.qa, kind="file", overwrite=args.overwrite, flag="--qa", inputs=[args.out])

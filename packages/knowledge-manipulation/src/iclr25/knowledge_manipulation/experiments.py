@@ -32,7 +32,17 @@ from .biography import ATTRIBUTES, Population, make_population, render_bio
 from .capacity import CapacityReport, capacity_report
 from .model import GPTConfig, RotaryGPT
 from .tasks import QA, TaskSpec, build_task, parse_task, retrieval_qas
-from .training import Docs, EvalResult, TrainConfig, TrainStats, encode_docs, evaluate, pack, train_steps
+from .training import (
+    Docs,
+    EvalResult,
+    TrainConfig,
+    TrainStats,
+    encode_docs,
+    evaluate,
+    evaluate_cot_prompt,
+    pack,
+    train_steps,
+)
 from .vocabulary import WordTokenizer
 
 __all__ = ["ExperimentConfig", "PretrainedModel", "FinetuneResult", "ExperimentResult", "pretrain", "finetune",
@@ -97,13 +107,17 @@ class PretrainedModel:
 
 @dataclasses.dataclass(frozen=True)
 class FinetuneResult:
-    """One Stage B fine-tune: the task's accuracy on train and test people and retrieval after it."""
+    """One Stage B fine-tune: the task's accuracy on train and test people and retrieval after it. For a
+    classification or comparison task fine-tuned without CoT, ``cot_prompt`` holds the same model evaluated
+    with a CoT prompt (train, test people): the paper's "CoT at inference only" condition
+    (:func:`.training.evaluate_cot_prompt`)."""
 
     task: str
     train: EvalResult
     test: EvalResult
     retrieval_test_after: float
     stats: TrainStats
+    cot_prompt: tuple[EvalResult, EvalResult] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -124,9 +138,17 @@ class ExperimentResult:
         raise KeyError(f"no fine-tune of {task!r}; have {[f.task for f in self.finetunes]}")
 
     def table(self) -> list[dict]:
-        """One row per fine-tune: task, train/test accuracy, chance, retrieval after."""
-        return [{"task": f.task, "train": f.train.accuracy, "test": f.test.accuracy, "chance": f.test.chance,
-                 "retrieval_test_after": f.retrieval_test_after} for f in self.finetunes]
+        """One row per fine-tune (task, train/test accuracy, chance, retrieval after), and one more for a no-CoT
+        fine-tune evaluated with a CoT prompt (task ``"<spec> + CoT prompt"``)."""
+        rows = []
+        for f in self.finetunes:
+            rows.append({"task": f.task, "train": f.train.accuracy, "test": f.test.accuracy, "chance": f.test.chance,
+                         "retrieval_test_after": f.retrieval_test_after})
+            if f.cot_prompt is not None:
+                rows.append({"task": f"{f.task} + CoT prompt", "train": f.cot_prompt[0].accuracy,
+                             "test": f.cot_prompt[1].accuracy, "chance": f.cot_prompt[1].chance,
+                             "retrieval_test_after": f.retrieval_test_after})
+        return rows
 
 
 def build_tokenizer(population: Population, *, seed: int = 0) -> WordTokenizer:
@@ -218,11 +240,20 @@ def eval_task(model: RotaryGPT, pre: PretrainedModel, task: str, people: str, *,
     return evaluate(model, pre.tokenizer, qas, people=people)
 
 
+def eval_cot_prompt(model: RotaryGPT, pre: PretrainedModel, task: str, people: str, *, seed: int = 0) -> EvalResult:
+    """A no-CoT classification/comparison model scored with the CoT prompt of the same questions (the same people
+    and pairs as :func:`eval_task`): CoT at inference only."""
+    spec = dataclasses.replace(parse_task(task), cot=True)
+    qas: list[QA] = build_task(pre.population, spec, people=people, seed=seed + (0 if people == "train" else 1))
+    return evaluate_cot_prompt(model, pre.tokenizer, qas, people=people)
+
+
 def run_experiment(config: ExperimentConfig = ExperimentConfig(), *, seed: int = 0,
                    pre: PretrainedModel | None = None, task_epochs: dict[str, int] | None = None,
                    retrieval_after: bool = True) -> ExperimentResult:
     """Stage A (unless ``pre`` is given), then every task of ``config.tasks`` as its own Stage B fine-tune
-    (``config.finetune``; ``task_epochs`` overrides the epochs of the tasks it names). ``retrieval_after=False``
+    (``config.finetune``; ``task_epochs`` overrides the epochs of the tasks it names); a classification or
+    comparison fine-tune without CoT is also scored with a CoT prompt (``FinetuneResult.cot_prompt``). ``retrieval_after=False``
     skips re-measuring birth-date retrieval after each fine-tune (``retrieval_test_after`` is then nan)."""
     task_epochs = {str(parse_task(t)): e for t, e in (task_epochs or {}).items()}
     pre = pre or pretrain(config, seed=seed)
@@ -237,7 +268,12 @@ def run_experiment(config: ExperimentConfig = ExperimentConfig(), *, seed: int =
         tr = eval_task(model, pre, task, "train", seed=seed)
         te = eval_task(model, pre, task, "test", seed=seed)
         after = retrieval_accuracy(model, pre, "birth_date", "test").accuracy if retrieval_after else float("nan")
-        fts.append(FinetuneResult(str(parse_task(task)), tr, te, after, stats))
+        spec = parse_task(task)
+        cot_prompt = None
+        if spec.kind in ("classification", "comparison") and not spec.cot:
+            cot_prompt = (eval_cot_prompt(model, pre, task, "train", seed=seed),
+                          eval_cot_prompt(model, pre, task, "test", seed=seed))
+        fts.append(FinetuneResult(str(spec), tr, te, after, stats, cot_prompt))
     cap = capacity_report(pre.population, GPTConfig(vocab_size=pre.tokenizer.vocab_size, n_layers=config.n_layers,
                                                     d_model=config.d_model, n_heads=config.n_heads),
                           exposures=config.pretrain.epochs)

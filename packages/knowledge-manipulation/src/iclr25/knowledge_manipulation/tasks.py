@@ -32,7 +32,7 @@ from iclr25.utils.seeding import check_seed
 from .biography import ATTRIBUTES, DATE_PARTS, MONTHS, Person, Population, attribute_value
 
 __all__ = ["TaskSpec", "QA", "parse_task", "build_task", "write_qa_jsonl", "answer_label", "TASK_KINDS",
-           "retrieval_qas"]
+           "retrieval_qas", "task_labels", "cot_prefix"]
 
 TASK_KINDS = ("retrieval", "partial", "classification", "comparison", "inverse")
 _PHRASE = {"birth_date": "birth date", "birth_city": "birth city", "university": "university",
@@ -145,6 +145,28 @@ def answer_label(spec: str | TaskSpec, answer: str) -> str:
         tail = tail.strip().rstrip(".").strip()
         return tail if spec.kind == "partial" else tail.lower()
     return text.rstrip(".").strip()
+
+
+def task_labels(spec: str | TaskSpec) -> tuple[str, ...]:
+    """Every label a classification or comparison task can have (``even``/``odd``, the residues ``0..M-1``,
+    ``yes``/``no``).
+
+    >>> task_labels("classification:birth_month:mod3")
+    ('0', '1', '2')
+    """
+    spec = parse_task(spec)
+    if spec.kind == "classification":
+        return tuple(_residue_word(r, spec.modulus) for r in range(spec.modulus))
+    if spec.kind == "comparison":
+        return ("yes", "no")
+    raise ValueError(f"task spec {str(spec)!r}: only classification and comparison have a fixed set of labels")
+
+
+def cot_prefix(qa: QA) -> str:
+    """The chain of thought of a CoT answer up to its label: ``"October, so even."`` -> ``"October, so"``."""
+    if " so " not in qa.answer:
+        raise ValueError(f"answer {qa.answer!r} of task {qa.task!r} has no chain of thought (expected '..., so LABEL.')")
+    return qa.answer.rsplit(" so ", 1)[0] + " so"
 
 
 def _qa(spec: TaskSpec, pop: Population, i: int, j: int | None = None) -> QA:

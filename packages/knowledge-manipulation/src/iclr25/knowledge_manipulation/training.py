@@ -27,11 +27,11 @@ import torch.nn.functional as F
 from iclr25.utils.progress import progress
 
 from .model import RotaryGPT
-from .tasks import QA, answer_label, parse_task
+from .tasks import QA, answer_label, cot_prefix, parse_task, task_labels
 from .vocabulary import EOS, PAD, WordTokenizer
 
-__all__ = ["Docs", "PackedBatches", "TrainConfig", "TrainStats", "encode_docs", "pack", "train_steps",
-           "EvalResult", "evaluate", "generate"]
+__all__ = ["AdamW", "Docs", "PackedBatches", "TrainConfig", "TrainStats", "encode_docs", "pack", "train_steps",
+           "EvalResult", "evaluate", "evaluate_cot_prompt", "generate"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -162,11 +162,64 @@ class TrainStats:
     losses: tuple[float, ...] = ()
 
 
-def _optimizer(model: torch.nn.Module, cfg: TrainConfig) -> torch.optim.Optimizer:
+class AdamW:
+    """AdamW (Loshchilov & Hutter 2019) over parameter groups, as ``torch.optim.AdamW`` computes it.
+
+    For every parameter ``θ`` with gradient ``g`` at step ``t`` (learning rate ``η``, weight decay ``λ``):
+
+        θ <- θ (1 - η λ);  m <- β1 m + (1 - β1) g;  v <- β2 v + (1 - β2) g²;
+        θ <- θ - η / (1 - β1^t) · m / (sqrt(v) / sqrt(1 - β2^t) + ε).
+
+    Written with ``torch._foreach_*`` kernels: ``torch.optim``'s first use imports ``torch._dynamo`` (about 2 s
+    of CPU in every process, longer than a whole fine-tune here), and the fused per-group update is also
+    faster per step at these sizes. ``groups`` is a list of ``{"params": [...], "weight_decay": λ}``; the
+    learning rate is set before every step (:meth:`set_lr`).
+    """
+
+    def __init__(self, groups: Sequence[dict], *, lr: float, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8) -> None:
+        self.groups = [{"params": [p for p in g["params"] if p.requires_grad],
+                        "weight_decay": float(g.get("weight_decay", 0.0))} for g in groups]
+        self.lr, self.betas, self.eps, self.t = float(lr), betas, eps, 0
+        self._m = [[torch.zeros_like(p) for p in g["params"]] for g in self.groups]
+        self._v = [[torch.zeros_like(p) for p in g["params"]] for g in self.groups]
+
+    def set_lr(self, lr: float) -> None:
+        self.lr = float(lr)
+
+    def zero_grad(self) -> None:
+        for g in self.groups:
+            for p in g["params"]:
+                p.grad = None
+
+    @torch.no_grad()
+    def step(self) -> None:
+        self.t += 1
+        b1, b2 = self.betas
+        bc1, bc2 = 1 - b1 ** self.t, 1 - b2 ** self.t
+        for g, ms, vs in zip(self.groups, self._m, self._v, strict=True):
+            live = [k for k, p in enumerate(g["params"]) if p.grad is not None]
+            if not live:
+                continue
+            ps = [g["params"][k] for k in live]
+            gs = [p.grad for p in ps]
+            m, v = [ms[k] for k in live], [vs[k] for k in live]
+            if g["weight_decay"]:
+                torch._foreach_mul_(ps, 1 - self.lr * g["weight_decay"])
+            torch._foreach_lerp_(m, gs, 1 - b1)
+            torch._foreach_mul_(v, b2)
+            torch._foreach_addcmul_(v, gs, gs, value=1 - b2)
+            denom = torch._foreach_sqrt(v)
+            torch._foreach_div_(denom, math.sqrt(bc2))
+            torch._foreach_add_(denom, self.eps)
+            torch._foreach_addcdiv_(ps, m, denom, value=-self.lr / bc1)
+
+
+def _optimizer(model: torch.nn.Module, cfg: TrainConfig) -> AdamW:
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     rest = [p for n, p in model.named_parameters() if p.dim() < 2]
-    return torch.optim.AdamW([{"params": decay, "weight_decay": cfg.weight_decay},
-                              {"params": rest, "weight_decay": 0.0}], lr=cfg.lr, betas=cfg.betas)
+    return AdamW([{"params": decay, "weight_decay": cfg.weight_decay}, {"params": rest, "weight_decay": 0.0}],
+                 lr=cfg.lr, betas=cfg.betas)
 
 
 def lr_at(step: int, total: int, cfg: TrainConfig) -> float:
@@ -191,13 +244,12 @@ def train_steps(model: RotaryGPT, batches: PackedBatches, cfg: TrainConfig, *, d
     for step in progress(range(total), desc=desc, total=total):
         sl = slice(step * B, (step + 1) * B)
         ids, pos, doc, mask = batches.ids[sl], batches.pos[sl], batches.doc[sl], batches.mask[sl]
-        for g in opt.param_groups:
-            g["lr"] = lr_at(step, total, cfg)
+        opt.set_lr(lr_at(step, total, cfg))
         logits = model(ids[:, :-1], pos[:, :-1], doc[:, :-1])
         m = mask[:, 1:]
         nll = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), ids[:, 1:].reshape(-1), reduction="none")
         loss = (nll * m.reshape(-1)).sum() / m.sum().clamp_min(1.0)
-        opt.zero_grad(set_to_none=True)
+        opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
@@ -278,3 +330,45 @@ def evaluate(model: RotaryGPT, tok: WordTokenizer, qas: Sequence[QA], *, people:
             for t, q in zip(texts, qas, strict=True)]
     ex = tuple((q.prompt, q.answer, t) for q, t in list(zip(qas, texts, strict=True))[:n_examples])
     return EvalResult(str(spec), people, float(np.mean(hits)), len(qas), chance_level(qas), ex)
+
+
+@torch.no_grad()
+def evaluate_cot_prompt(model: RotaryGPT, tok: WordTokenizer, qas: Sequence[QA], *, people: str = "test",
+                        n_examples: int = 3) -> EvalResult:
+    """CoT at inference only: each CoT-form QA's prompt is followed by its chain of thought up to the label
+    ("What is the birth month of A modulo 2? October, so"), and the model chooses among the task's labels
+    (:func:`.tasks.task_labels`) the one it gives the highest likelihood,
+
+        ŷ = argmax_c Σ_j log p_θ(c_j | prompt, chain of thought, c_<j).
+
+    Meant for a model fine-tuned *without* CoT: the paper's condition "CoT at inference but not in training".
+    The chain of thought given is the true attribute (an oracle CoT: the most a CoT prompt could supply), and
+    the forced choice keeps chance at 1 / (number of labels) for a model that never learned the CoT format.
+    """
+    if not qas:
+        raise ValueError("qas: nothing to evaluate (an empty task)")
+    spec = parse_task(qas[0].task)
+    if not spec.cot:
+        raise ValueError(f"qas: expected the CoT form of a classification or comparison task, got {str(spec)!r}")
+    labels = task_labels(spec)
+    contexts = tok.encode_batch([f"{q.prompt} {cot_prefix(q)}" for q in qas])
+    cands = tok.encode_batch(list(labels))
+    seqs = [c + a for c in contexts for a in cands]
+    L = max(len(x) for x in seqs)
+    ids = torch.full((len(seqs), L), PAD, dtype=torch.long)
+    doc = torch.full((len(seqs), L), -1, dtype=torch.long)
+    for k, x in enumerate(seqs):
+        ids[k, :len(x)] = torch.tensor(x)
+        doc[k, :len(x)] = 0
+    pos = torch.arange(L).expand(len(seqs), L)
+    logp = torch.log_softmax(model(ids, pos, doc), dim=-1)
+    score = torch.empty(len(seqs))
+    for k, x in enumerate(seqs):
+        n_c = len(cands[k % len(cands)])
+        t = torch.arange(len(x) - n_c, len(x))
+        score[k] = logp[k, t - 1, ids[k, t]].sum()
+    pick = score.view(len(qas), len(labels)).argmax(1).tolist()
+    chosen = [labels[i] for i in pick]
+    hits = [c == q.label.lower() for c, q in zip(chosen, qas, strict=True)]
+    ex = tuple((f"{q.prompt} {cot_prefix(q)}", q.label, c) for q, c in list(zip(qas, chosen, strict=True))[:n_examples])
+    return EvalResult(f"{spec} (CoT at inference only)", people, float(np.mean(hits)), len(qas), chance_level(qas), ex)
