@@ -180,6 +180,30 @@ def test_reference_ensemble_is_pruned_and_inside_the_energy_window(ibuprofen_ens
     assert R[np.triu_indices(ens.n_confs, 1)].min() > 0.5
 
 
+def test_geometry_distances_on_known_distortions(ibuprofen_ensemble):
+    """Zero on the references themselves; a uniform scaling moves bond lengths by a known amount and leaves
+    angles and torsions alone; a mirror image keeps |torsion| (it flips only the dihedrals' signs)."""
+    from iclr25.next_mol import geometry_distances
+
+    ens = ibuprofen_ensemble
+    mol, refs = [ens.molecule], [ens.coords]
+    d0 = geometry_distances(mol, refs, refs)
+    assert (d0.bond_length, d0.bond_angle, d0.torsion) == (0.0, 0.0, 0.0) and min(d0.n_types) >= 3
+    s = 0.1
+    d = geometry_distances(mol, [refs[0] * (1 + s)], refs)
+    lengths = np.linalg.norm(refs[0][:, [b.GetBeginAtomIdx() for b in ens.molecule.mol.GetBonds()]]
+                             - refs[0][:, [b.GetEndAtomIdx() for b in ens.molecule.mol.GetBonds()]], axis=-1)
+    assert d.bond_length == pytest.approx(s * lengths.mean(), rel=1e-6)   # W1 of a scaled set: s x mean length
+    assert d.bond_angle == pytest.approx(0.0, abs=1e-6) and d.torsion == pytest.approx(0.0, abs=1e-6)
+    assert geometry_distances(mol, [refs[0] * np.array([1.0, 1.0, -1.0])], refs).torsion == pytest.approx(0, abs=1e-6)
+    noisy = geometry_distances(mol, [refs[0] + np.random.default_rng(0).normal(0, 0.3, refs[0].shape)], refs)
+    assert noisy.bond_length > 0.1 and noisy.bond_angle > 5 and noisy.torsion > 5
+    with pytest.raises(ValueError, match="generated"):
+        geometry_distances(mol, [refs[0][:, :3]], refs)
+    with pytest.raises(ValueError, match="one length"):
+        geometry_distances(mol, [], refs)
+
+
 # ----------------------------------------------------------------------------------------- 3. token -> atom map
 EDGE_CASES = ["C[C@@H](Cl)NC(=O)c1ccccc1", "CC1=CC2(CC2)C[NH+]1C", "O=C(Nc1ccc2c(c1)OCO2)C1CC1",
               "C/C=C/C(=O)[O-]", "Brc1ccc(I)cc1", "N#CC1(C#N)CC1", "C1CC2CCC1C2"]

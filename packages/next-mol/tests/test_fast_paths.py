@@ -1,5 +1,5 @@
 """The speed-ups must compute what the plain code computes: incremental LM decoding, size-bucketed sampling
-batches, a schedule stopped at a ladder rung, and the batched stereo redraw."""
+batches, a schedule stopped at a ladder rung, the batched stereo redraw, and the package's AdamW."""
 
 import numpy as np
 import torch
@@ -85,3 +85,31 @@ def test_length_buckets_give_the_same_training_step():
             # its rounding noise into full-size steps of either sign; compare the query and value biases only
             v, w = torch.cat([v[:32], v[64:]]), torch.cat([w[:32], w[64:]])
         assert torch.allclose(v, w, atol=1e-5), k
+
+
+def test_adamw_is_torch_adamw_with_lambda_lr_step_for_step():
+    """iclr25.next_mol.optim.AdamW (no torch._dynamo import) against torch.optim.AdamW + LambdaLR: same weights,
+    bit for bit, after warm-up, cosine decay, weight decay and gradient clipping."""
+    import copy
+
+    from iclr25.next_mol.lm import _lr_lambda
+    from iclr25.next_mol.optim import AdamW
+
+    torch.manual_seed(0)
+    m1 = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 3))
+    m2 = copy.deepcopy(m1)
+    lam = _lr_lambda(5, 30, 0.1)
+    o1 = torch.optim.AdamW(m1.parameters(), lr=3e-3, weight_decay=0.05, betas=(0.9, 0.98))
+    s1 = torch.optim.lr_scheduler.LambdaLR(o1, lam)
+    o2 = AdamW(m2.parameters(), lr=3e-3, weight_decay=0.05, betas=(0.9, 0.98), lr_lambda=lam)
+    g = torch.Generator().manual_seed(1)
+    for _ in range(30):
+        x = torch.randn(32, 8, generator=g)
+        for m, o in ((m1, o1), (m2, o2)):
+            o.zero_grad()
+            (m(x) ** 2).mean().backward()
+            torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+            o.step()
+        s1.step()
+    for a, b in zip(m1.parameters(), m2.parameters(), strict=True):
+        assert torch.equal(a, b)

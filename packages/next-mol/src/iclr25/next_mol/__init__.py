@@ -53,11 +53,13 @@ if TYPE_CHECKING:
     from .lm import train_lm as train_lm
     from .metrics import CovMat as CovMat
     from .metrics import DeNovo as DeNovo
+    from .metrics import GeometryDistances as GeometryDistances
     from .metrics import Sanity as Sanity
     from .metrics import cov_mat as cov_mat
     from .metrics import cov_mat_from_rmsd as cov_mat_from_rmsd
     from .metrics import de_novo_metrics as de_novo_metrics
     from .metrics import fcd as fcd
+    from .metrics import geometry_distances as geometry_distances
     from .metrics import rmsd_matrix as rmsd_matrix
     from .metrics import sanity as sanity
     from .metrics import stereo_matches as stereo_matches
@@ -95,7 +97,8 @@ _EXPORTS = {
     "random_token_strings": "lm", "sample_lm": "lm", "to_selfies_corpus": "lm", "train_lm": "lm",
     "CovMat": "metrics", "DeNovo": "metrics", "Sanity": "metrics", "cov_mat": "metrics",
     "cov_mat_from_rmsd": "metrics", "de_novo_metrics": "metrics", "fcd": "metrics", "rmsd_matrix": "metrics",
-    "sanity": "metrics", "stereo_matches": "metrics",
+    "sanity": "metrics", "stereo_matches": "metrics", "GeometryDistances": "metrics",
+    "geometry_distances": "metrics",
     "ConformerSet": "pipeline", "generate_smiles": "pipeline", "predict_conformers": "pipeline",
     "redraw_flipped": "pipeline", "to_rdkit": "pipeline", "write_sdf": "pipeline",
     "load_dmt_npz": "shipped", "load_shipped_dmt": "shipped", "save_dmt_npz": "shipped",

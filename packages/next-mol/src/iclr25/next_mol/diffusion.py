@@ -19,6 +19,7 @@ from .chem import ATOM_FEATURE_DIM, PAIR_FEATURE_DIM, Molecule, atom_features, p
 from .conformers import Ensemble
 from .dmt import DMT, CosineVPSchedule, DMTConfig, kabsch_align, masked_center, random_rotations
 from .lm import _lr_lambda
+from .optim import AdamW
 
 __all__ = ["Graph", "graphs_of", "Batch", "collate", "noise_target", "denoising_loss", "TrainResult", "train_dmt",
            "sample_conformers", "validation_rmsd", "pos_std_of", "make_dmt", "SAMPLERS"]
@@ -174,8 +175,8 @@ def train_dmt(model: DMT, graphs: Sequence[Graph], *, steps: int = 1000, batch_s
     g = torch.Generator().manual_seed(seed)
     rng = np.random.default_rng(seed)
     params = list(parameters) if parameters is not None else list(model.parameters())
-    opt = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, _lr_lambda(min(warmup, steps), steps, 0.1))
+    # torch.optim.AdamW + LambdaLR, step for step, without importing torch._dynamo (iclr25.next_mol.optim)
+    opt = AdamW(params, lr=lr, weight_decay=weight_decay, lr_lambda=_lr_lambda(min(warmup, steps), steps, 0.1))
     if stop_after is not None and (isinstance(stop_after, bool) or not isinstance(stop_after, int)
                                    or not 1 <= stop_after <= steps):
         raise ValueError(f"stop_after must be an integer in [1, steps={steps}], got {stop_after!r}")
@@ -196,11 +197,10 @@ def train_dmt(model: DMT, graphs: Sequence[Graph], *, steps: int = 1000, batch_s
             batch.lm_feats = lm
         x0 = _draw_x0(sel, batch, model.config.pos_std, rng, g)
         loss = denoising_loss(model, batch, x0, schedule, aligned=aligned, generator=g)
-        opt.zero_grad(set_to_none=True)
+        opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
-        sched.step()
         losses.append(float(loss.detach()))
         if callback is not None and step in marks:
             model.eval()

@@ -19,6 +19,7 @@ from torch import nn
 
 from iclr25.utils.progress import progress
 
+from .optim import AdamW
 from .tokenizer import BOS, EOS, PAD, SPECIALS, Tokenizer
 
 __all__ = ["LMConfig", "CausalLM", "LMTrainResult", "train_lm", "sample_lm", "decode_to_smiles",
@@ -169,15 +170,16 @@ def train_lm(model: CausalLM, tokenizer: Tokenizer, corpus: Sequence[str], *, st
         raise ValueError(f"length_buckets must be a positive integer, got {length_buckets!r}")
     g = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)
-    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, betas=(0.9, 0.98))
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, _lr_lambda(min(warmup, steps), steps, 0.1))
+    # torch.optim.AdamW + LambdaLR, step for step, without importing torch._dynamo (iclr25.next_mol.optim)
+    opt = AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, betas=(0.9, 0.98),
+                lr_lambda=_lr_lambda(min(warmup, steps), steps, 0.1))
     model.train()
     losses: list[float] = []
     t0 = time.perf_counter()
     marks = set(callback_steps)
     for step in progress(range(1, steps + 1), desc=desc, total=steps):
         batch = ids[torch.randint(len(ids), (batch_size,), generator=g)]
-        opt.zero_grad(set_to_none=True)
+        opt.zero_grad()
         # the same mean cross-entropy over all real tokens of the batch, computed on length-sorted sub-batches
         # trimmed to their own longest string (less padding; the loss and its gradient are unchanged)
         lengths = (batch != PAD).sum(1)
@@ -194,7 +196,6 @@ def train_lm(model: CausalLM, tokenizer: Tokenizer, corpus: Sequence[str], *, st
         loss = torch.tensor(total)
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
-        sched.step()
         losses.append(float(loss.detach()))
         if callback is not None and step in marks:
             model.eval()

@@ -6,11 +6,14 @@ Experiment B (3D): DMT-mini on pseudo-GEOM ensembles of MOSES molecules versus t
 and RDKit ETKDG (with and without MMFF) at 2K conformers per molecule; the aligned versus the unaligned loss at
 equal steps; the 1D-to-3D transfer against the same extra steps without it; a ladder of training steps; time per
 conformer; a figure of generated versus reference conformers.
+Claims: every claim of :mod:`iclr25.next_mol.claims` decided over seeds 0-4 at the ``repro`` rung (``--quick``:
+the ``test`` rung, seeds 0-2), written to ``OUT/claims.json`` (the README's claims table is made from it).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -258,9 +261,10 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
     experiment and the unaligned-loss ablation (:func:`_side`); ``cfg["side_process"] = False`` runs both in
     this process, one after the other (same results)."""
     cfg = dict(QUICK if quick else REPRO)
+    load0 = os.getloadavg()
     run = RunResult.start(PACKAGE, "repro", seed=seed, config=cfg)
     clock = _Clock()
-    say, stage = clock.say, clock.stage
+    stage = clock.stage
     threads = torch.get_num_threads()
     pool = None
     if cfg["side_process"]:
@@ -269,14 +273,80 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
 
         pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
         side_future = pool.submit(_side, cfg, seed, out, threads)
+    rung = "test" if quick else "repro"
+    side_claims, main_claims = _claims_split()
+    claims_future = None
     try:
         log, main = _main_line(cfg, seed, out, clock)
         side = side_future.result() if pool is not None else _side(cfg, seed, out, threads, tag="")
+        if pool is not None:
+            stage("waiting for the side process")
+            # the claims over seeds (claims.json): the 1D and learning claims in the side process while this one
+            # runs the transfer and then the claims of the shipped DMT
+            claims_future = pool.submit(_measure_claims, rung, side_claims, threads)
+        log.update(_rest(cfg, seed, out, run, clock, log, main, side))
+        measured = _measure_claims(rung, main_claims if pool is not None else side_claims + main_claims, threads)
+        stage("claims over seeds (this process)")
+        if claims_future is not None:
+            measured.update(claims_future.result())
+            stage("waiting for the side process's claims")
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-    if pool is not None:
-        stage("waiting for the side process")
+    claims = _write_claims(out, rung, measured, quick, load0)
+    log.update({"stages": [{"process": "main", "stage": k, "seconds": v} for k, v in clock.stages.items()]
+                + [{"process": "side", "stage": k, "seconds": v} for k, v in side["stages"].items()]})
+    with atomic_write(out / "tables.json") as f:
+        json.dump(log, f, indent=1, default=float)
+    md = tables_markdown(log) + "\n### Claims over seeds (claims.json, rung `" + rung + "`)\n\n" + claims + "\n"
+    with atomic_write(out / "tables.md") as f:
+        f.write(md)
+    run.add("repro wall time", time.perf_counter() - clock.t0, unit="s", higher_is_better=False, timing=True)
+    run.finish().save(out / "results.json")
+    print(md)
+    return run
+
+
+def _claims_split() -> tuple[list[str], list[str]]:
+    """The registered claims in two halves: those measured by training (1D LMs, the DMT learning test: the side
+    process) and those of the shipped DMT (this process)."""
+    from .claims import REGISTRY  # noqa: PLC0415
+
+    ids = list(REGISTRY.claims)
+    side = [c for c in ids if c in ("selfies-lm-always-valid", "dmt-learns")]
+    return side, [c for c in ids if c not in side]
+
+
+def _measure_claims(rung: str, claim_ids: list[str], threads: int) -> dict[str, dict[int, Any]]:
+    """``{claim: {seed: measurement}}`` at every seed of ``rung`` (:mod:`iclr25.next_mol.claims`)."""
+    torch.set_num_threads(threads)
+    from .claims import REGISTRY  # noqa: PLC0415
+
+    seeds = REGISTRY.rung_seeds(rung)
+    return {c: {s: REGISTRY.measure(c, s, rung) for s in seeds} for c in claim_ids if c in REGISTRY.claims_at(rung)}
+
+
+def _write_claims(out: Path, rung: str, measured: dict[str, dict[int, Any]], quick: bool,
+                  load: tuple[float, float, float]) -> str:
+    """Decide every claim from its measurements and write ``OUT/claims.json``; returns the explanations."""
+    import importlib.metadata  # noqa: PLC0415
+
+    from iclr25.utils.claims import ClaimsReport, decide  # noqa: PLC0415
+
+    from .claims import REGISTRY  # noqa: PLC0415
+
+    results = [decide(REGISTRY.claims[c], measured[c], rung=rung) for c in REGISTRY.claims_at(rung)]
+    report = ClaimsReport(REGISTRY.package, importlib.metadata.version(PACKAGE), rung, results, load=load,
+                          command="iclr25 next-mol repro" + (" --quick" if quick else ""))
+    report.save(out)
+    return "\n\n".join(r.explain() for r in results)
+
+
+def _rest(cfg: dict[str, Any], seed: int, out: Path, run: RunResult, clock: _Clock, log: dict[str, Any],
+          main: dict[str, Any], side: dict[str, Any]) -> dict[str, Any]:
+    """The 1D rows, the 1D-to-3D transfer and its control, the headline rows and the figures (after both
+    processes' first halves)."""
+    say, stage = clock.say, clock.stage
     final_sf, final_sm, rand = (side["final"][k] for k in ("selfies", "smiles", "random"))
     log["1d"], log["ladder_1d"] = side["1d"], side["ladder_1d"]
     run.add("1D: SELFIES LM validity", final_sf["validity"], peer=final_sm["validity"], peer_name="SMILES LM",
@@ -374,17 +444,7 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
                       hlines={"RDKit ETKDG": s_etkdg.mean.mat_r, "1.5 x ETKDG": 1.5 * s_etkdg.mean.mat_r})
     run.add_figure(fig, relative_to=out)
     stage("figures")
-    log.update({"transfer": transfer_tab,
-                "stages": [{"process": "main", "stage": k, "seconds": v} for k, v in clock.stages.items()]
-                + [{"process": "side", "stage": k, "seconds": v} for k, v in side["stages"].items()]})
-    with atomic_write(out / "tables.json") as f:
-        json.dump(log, f, indent=1, default=float)
-    with atomic_write(out / "tables.md") as f:
-        f.write(tables_markdown(log))
-    run.add("repro wall time", time.perf_counter() - clock.t0, unit="s", higher_is_better=False, timing=True)
-    run.finish().save(out / "results.json")
-    print(tables_markdown(log))
-    return run
+    return {"transfer": transfer_tab}
 
 
 def _fmt(v: Any) -> str:
