@@ -19,7 +19,15 @@ import networkx as nx
 import numpy as np
 
 from iclr25.piorf import as_edge_index, channel_mesh, ollivier_ricci
-from iclr25.utils.bench import Comparison, Measurement, cache_dir, format_table, measure, peer_env, to_run_result
+from iclr25.utils.bench import (
+    Comparison,
+    Measurement,
+    cache_dir,
+    format_table,
+    measure,
+    peer_env,
+    to_run_result,
+)
 from iclr25.utils.io import save_npz
 
 HERE = Path(__file__).parent

@@ -45,8 +45,11 @@ def _batch(rewirer: Rewirer, v: np.ndarray, rewired: bool):
     n, mesh = rewirer.n_nodes, rewirer.edge_index
     eis, masks, tgt = [], [], []
     for b, vb in enumerate(v):
-        rw = rewirer(vb)
-        ei, mask = (rw.edge_index, rw.long_range) if rewired else (mesh, np.zeros(mesh.shape[1], dtype=bool))
+        if rewired:
+            rw = rewirer(vb)
+            ei, mask = rw.edge_index, rw.long_range
+        else:  # the plain model's mesh: no rewiring to compute
+            ei, mask = mesh, np.zeros(mesh.shape[1], dtype=bool)
         eis.append(ei + b * n)
         masks.append(mask)
         tgt.append(vb[rewirer.partners(vb)])
