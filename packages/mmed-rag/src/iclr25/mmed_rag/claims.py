@@ -38,8 +38,8 @@ def _configs() -> dict:
 
     return {
         **{name: dataclasses.replace(cfg, ablations=False, pooled_baseline=True) for name, cfg in RUNGS.items()},
-        "test": PipelineConfig(n_train=36, n_db=24, n_test=16, router_steps=40, retriever_steps=10, sft_steps=20,
-                               mine_images=16, dpo_steps=6, pooled_baseline=True, n_report_eval=0,
+        "test": PipelineConfig(n_train=36, n_db=24, n_test=16, router_steps=40, retriever_steps=10, sft_steps=12,
+                               mine_images=16, dpo_steps=4, pooled_baseline=True, n_report_eval=0,
                                report_pairs=False),
     }
 
@@ -71,7 +71,7 @@ def _configs() -> dict:
           direction="higher", baseline="answer prior (training majority answer)", margin=0.0, rule="every_seed",
           expect="fails", ladder=LADDER,
           note="the answer prior, not the no-retrieval model, is the bar: at the test rung the tiny SFT model "
-               "answers 'no' to everything, so no-RAG accuracy equals the prior, and 6 DPO steps leave MMed-RAG "
+               "answers 'no' to everything, so no-RAG accuracy equals the prior, and 4 DPO steps leave MMed-RAG "
                "level with it at seeds 0-2; the ladder (README) decides it at rungs XS, S, M"),
     Claim("rag-pt-reduces-copying", statement="RAG-PT reduces copying: when the image contradicts the "
           "retrieved reports, the fine-tuned model follows the reports less often than the SFT model",

@@ -18,8 +18,8 @@ from .data import MedDataset, generate_splits, load_dataset
 
 PACKAGE = "iclr25-mmed-rag"
 
-DEMO = dict(n_train=40, n_db=30, n_test=16, router_steps=40, retriever_steps=12, sft_steps=30, dpo_steps=10,
-            mine_images=16, pooled_baseline=False, n_report_eval=2, mine_reports=6)
+DEMO = dict(n_train=40, n_db=30, n_test=12, router_steps=40, retriever_steps=12, sft_steps=24, dpo_steps=10,
+            mine_images=16, pooled_baseline=False, n_report_eval=2, report_pairs=False)
 DETAILS = ("recall@5", "precision_fixed_k", "precision_gap", "mean_k_mmed_rag", "acc_sft_fixed_k", "harm_rate_sft",
            "harm_rate_mmed_rag", "bleu_no_rag", "bleu_mmed_rag", "rouge_l_no_rag", "rouge_l_mmed_rag")
 
