@@ -31,8 +31,8 @@ class AdamW:
     >>> w = torch.nn.Parameter(torch.ones(2))
     >>> opt = AdamW([w], lr=0.1, weight_decay=0.0)
     >>> (w ** 2).sum().backward(); opt.step()
-    >>> [round(x, 4) for x in w.tolist()]
-    [0.9, 0.9]
+    >>> print(*(round(x, 4) for x in w.tolist()))
+    0.9 0.9
     """
 
     def __init__(self, params: Iterable[torch.nn.Parameter], *, lr: float, betas: tuple[float, float] = (0.9, 0.999),
