@@ -37,12 +37,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from check_contract import STATUS_OF  # noqa: E402 - one status table for the contract and the site
+from griffe_math import NOT_API  # noqa: E402 - the modules that are not part of a package's API (pages and links)
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-
-# modules of a package that are not part of its Python API (command-line plumbing)
-NOT_API = {"cli", "commands", "__main__", "reproduction", "repro"}
 
 
 @dataclass(frozen=True)

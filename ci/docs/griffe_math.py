@@ -114,7 +114,7 @@ def hoist_references(text: str) -> str:
 
 
 _XREF = re.compile(r":(?:py:)?(?:func|class|meth|attr|mod|data|obj|exc|const|ref|term|doc):`(~?)([^`<]+?)(?:\s*<([^>`]+)>)?`")
-#: Modules the site does not document (``build_site.NOT_API``: command-line glue and reproduction scripts).
+#: Modules the site does not document (command-line glue and reproduction scripts); build_site uses it too.
 NOT_API = {"cli", "commands", "__main__", "reproduction", "repro"}
 
 
