@@ -133,3 +133,16 @@ def test_a_claim_can_be_left_to_the_repro_rung():
     assert len(reg.run("repro").results[1].seeds) == 4
     with pytest.raises(ValueError, match="rungs"):
         base(rungs="repro")
+
+
+def test_claims_json_keeps_per_seed_extras_and_the_cpu_model():
+    from iclr25.utils.claims import ClaimsReport
+
+    c = base()
+    ms = {s: Measurement(0.9, 0.5, extra={"ess": 0.1 * (s + 1), "bad": float("nan")}) for s in range(3)}
+    r = decide(c, ms)
+    d = r.to_dict()
+    assert d["extra"][2]["ess"] == pytest.approx(0.3) and d["extra"][0]["bad"] is None
+    assert "extra" not in decide(c, {s: Measurement(0.9, 0.5) for s in range(3)}).to_dict()
+    report = ClaimsReport("x", "0.1", "test", [r]).to_dict()
+    assert isinstance(report["machine"]["cpu"], str)

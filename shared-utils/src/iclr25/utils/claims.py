@@ -199,6 +199,7 @@ class ClaimResult:
     ci: tuple[float, float]
     holds_per_seed: tuple[bool, ...]
     rung: str = ""
+    extras: tuple[Mapping[str, float], ...] = ()
 
     @property
     def verdict(self) -> str:
@@ -230,6 +231,8 @@ class ClaimResult:
             "references": [_json_float(r) for r in self.references],
             "holds_per_seed": list(self.holds_per_seed), "mean_improvement": _json_float(self.mean_improvement),
             "ci95": [_json_float(self.ci[0]), _json_float(self.ci[1])], "verdict": self.verdict,
+            **({"extra": [{k: _json_float(float(v)) for k, v in e.items()} for e in self.extras]}
+               if any(self.extras) else {}),
         }
 
 
@@ -264,7 +267,8 @@ def decide(claim: Claim, measurements: Mapping[int, Measurement | float], *, run
     else:
         mean, ci = math.nan, (math.nan, math.nan)
     holds = all(per_seed) if claim.rule == "every_seed" else bool(finite and ci[0] > claim.margin)
-    return ClaimResult(claim, seeds, values, refs, holds, mean, ci, per_seed, rung)
+    return ClaimResult(claim, seeds, values, refs, holds, mean, ci, per_seed, rung,
+                       tuple(dict(m.extra) for m in ms))
 
 
 @dataclasses.dataclass
@@ -284,7 +288,7 @@ class ClaimsReport:
         return {"schema": SCHEMA_VERSION, "package": self.package, "version": self.version, "rung": self.rung,
                 "created": self.created, "command": self.command,
                 "load_at_start": None if self.load is None else list(self.load),
-                "machine": {"platform": platform.platform(), "cpu_count": os.cpu_count(),
+                "machine": {"platform": platform.platform(), "cpu": _cpu_model(), "cpu_count": os.cpu_count(),
                             "python": platform.python_version()},
                 "claims": [r.to_dict() for r in self.results]}
 
@@ -301,6 +305,18 @@ class ClaimsReport:
 
     def unexpected(self) -> list[ClaimResult]:
         return [r for r in self.results if not r.as_expected]
+
+
+def _cpu_model() -> str:
+    """The CPU's model name (``/proc/cpuinfo`` on Linux, else :func:`platform.processor`), or ``""``."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
 
 
 def _loadavg() -> tuple[float, float, float] | None:
