@@ -9,8 +9,12 @@ from iclr25.mmed_rag import Vocab, generate
 from iclr25.mmed_rag.hf import load_hf_vlm, rag_prompt
 from iclr25.mmed_rag.text import words
 
+CHAT = ("{% for m in messages %}user : {% if m['content'] is string %}{{ m['content'] }}{% else %}"
+        "{% for c in m['content'] %}{% if c['type'] == 'image' %}<image> {% else %}{{ c['text'] }}{% endif %}"
+        "{% endfor %}{% endif %}{% endfor %}{% if add_generation_prompt %} assistant :{% endif %}")
 
-def _tiny_llava(folder):
+
+def _tiny_llava(folder, chat=False):
     from tokenizers import Tokenizer, models, pre_tokenizers
     from transformers import (
         CLIPVisionConfig,
@@ -36,6 +40,11 @@ def _tiny_llava(folder):
                                 eos_token_id=1),
         image_token_index=2, vision_feature_layer=-1)
     LlavaForConditionalGeneration(cfg).save_pretrained(folder)
+    if chat:  # a chat template and an image processor, as a user's LLaVA folder has them
+        from transformers import CLIPImageProcessor
+
+        tok.chat_template = CHAT
+        CLIPImageProcessor(size={"shortest_edge": 32}, crop_size={"height": 32, "width": 32}).save_pretrained(folder)
     tok.save_pretrained(folder)
     return ds
 
@@ -72,17 +81,34 @@ def test_missing_or_corrupt_model_folder(tmp_path):
         load_hf_vlm(tmp_path)
 
 
-def test_ask_with_a_local_llava_folder(tmp_path):
+def test_own_llava_end_to_end_from_the_command_line(tmp_path):
+    """index your own data, align (mine pairs with the HF model, DPO, evaluate) and ask with the result: a tiny
+    LLaVA with a chat template and an image processor."""
     import json
 
     from iclr25.mmed_rag.cli import main
+    from iclr25.mmed_rag.hf import load_hf_vlm
 
-    _tiny_llava(tmp_path / "llava")
+    _tiny_llava(tmp_path / "llava", chat=True)
+    hf = load_hf_vlm(tmp_path / "llava")
+    assert hf.image_processor is not None and hf.chat_text("is it ?").startswith("user : <image>")
+    assert hf._ids("is it ?").count(hf.image_token_id) == hf.n_image_tokens
+    assert tuple(hf.pixels(np.zeros((1, 3, 20, 20), np.float32)).shape) == (1, 3, 32, 32)
     data, index, out = tmp_path / "data", tmp_path / "index", tmp_path / "o"
     assert main(["generate", "--out", str(data), "--n-train", "6", "--n-db", "6", "--n-test", "3"]) == 0
     assert main(["build-index", str(data), "--out", str(index), "--steps", "2", "--router-steps", "2",
                  "--backend", "numpy"]) == 0
-    assert main(["ask", str(data), "--index", str(index), "--hf-path", str(tmp_path / "llava"), "--out", str(out),
-                 "--limit", "6"]) == 0
-    names = {m["name"] for m in json.loads((out / "results.json").read_text())["metrics"]}
+    assert main(["align", str(data), "--index", str(index), "--hf-path", str(tmp_path / "llava"), "--out",
+                 str(out), "--mine", "24", "--limit", "12", "--steps", "3", "--lr", "1e-3", "--lora", "off"]) == 0
+    res = json.loads((out / "results.json").read_text())
+    got = {m["name"]: m["value"] for m in res["metrics"]}
+    assert sum(got[f"pairs {k}"] for k in ("cm", "oa1", "oa2")) > 0
+    assert abs(got["DPO first_loss"] - np.log(2)) < 1e-4  # policy == frozen reference at step 0
+    assert (out / "model" / "config.json").is_file() and (out / "model" / "preprocessor_config.json").is_file()
+    assert main(["ask", str(data), "--index", str(index), "--hf-path", str(out / "model"), "--out",
+                 str(tmp_path / "a"), "--limit", "6"]) == 0
+    names = {m["name"] for m in json.loads((tmp_path / "a" / "results.json").read_text())["metrics"]}
     assert {"VQA accuracy with the retrieved reports", "unreadable replies (neither yes nor no)"} <= names
+    # --out holding a previous run: refused before any work
+    assert main(["align", str(data), "--index", str(index), "--hf-path", str(tmp_path / "llava"), "--out",
+                 str(out)]) == 2

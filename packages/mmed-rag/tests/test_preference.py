@@ -100,3 +100,38 @@ def test_dpo_on_report_pairs_moves_the_margin(report_data):
     policy, stats = train_dpo(policy, pairs, reference=ref, steps=15, lr=1e-3, seed=0)
     assert margin(policy) > margin(ref) + 1.0  # summed over ~20 report tokens: the chosen report gains
     assert stats["reward_accuracy"] > 0.8  # step 0 has policy == reference
+
+
+def test_cross_modality_pairs_take_a_real_mismatched_image():
+    """issue 41: D_cm's rejected image is a real image of another domain (or, as ablations, a same-domain
+    image of the opposite class, or noise), and mining takes any model with ``vqa_yes_probability``."""
+    from iclr25.mmed_rag.data import vqa_items
+    from iclr25.mmed_rag.experiments import mismatched_images
+
+    ds = generate(3, seed=1)
+    img, fnd, ans = vqa_items(ds)
+    lookup = {ds.images[i].tobytes(): i for i in range(len(ds))}
+    mm = mismatched_images(ds, "mismatch", seed=0)
+    src = np.array([lookup[x.tobytes()] for x in mm])
+    assert np.all(ds.domains[src] != ds.domains[img])  # another domain, a real image of ds
+    cf = mismatched_images(ds, "conflict", seed=0)
+    src = np.array([lookup.get(x.tobytes(), -1) for x in cf])
+    # the opposite class on the asked finding, same domain, wherever ds has such an image
+    has = np.array([np.any((ds.domains == ds.domains[i]) & (ds.labels[:, f] != a)) for i, f, a in zip(img, fnd, ans)])
+    assert has.sum() > len(img) // 2 and np.all(src >= 0)
+    assert np.all(ds.domains[src[has]] == ds.domains[img[has]]) and np.all(ds.labels[src[has], fnd[has]] != ans[has])
+    with pytest.raises(ValueError, match="mode must be one of"):
+        mismatched_images(ds, "blur")
+
+    class Copier:  # answers from the reports only, whatever the image: every pair it yields is D_cm
+        def vqa_yes_probability(self, images, contexts, questions):
+            return np.array([0.9 if c and "yes" in c[0] else 0.1 for c in contexts])
+
+    data = Examples(ds.images[img], [["yes" if a else "no"] for a in ans], ["q"] * len(img),
+                    ["yes" if a else "no" for a in ans])
+    pairs = pref.mine_preferences(Copier(), data, cm_images=mm)
+    # it copies with any image (D_cm: all), says "no" without reports (D_oa1: the "yes" questions), never D_oa2
+    assert pairs.stats["cm"] == len(img) and pairs.stats["oa1"] == int(ans.sum()) and pairs.stats["oa2"] == 0
+    np.testing.assert_array_equal(pairs.only(("cm",)).rejected.images, mm)
+    with pytest.raises(ValueError, match="cm_images has shape"):
+        pref.mine_preferences(Copier(), data, cm_images=mm[:2])

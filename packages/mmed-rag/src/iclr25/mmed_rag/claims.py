@@ -24,7 +24,7 @@ from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
 __all__ = ["REGISTRY"]
 
 REGISTRY = ClaimRegistry("iclr25-mmed-rag", seeds={"test": (0, 1, 2), "XS": (0, 1, 2), "S": (0, 1, 2),
-                                                   "M": (0, 1, 2)})
+                                                   "M": (0, 1, 2), "S-hc": (0, 1, 2)})
 
 LADDER = "README.md#results"
 
@@ -37,7 +37,10 @@ def _configs() -> dict:
     from .repro import RUNGS
 
     return {
-        **{name: dataclasses.replace(cfg, ablations=False, pooled_baseline=True) for name, cfg in RUNGS.items()},
+        **{name: dataclasses.replace(cfg, ablations=False, pooled_baseline=True, copy_ablation=name == "M")
+           for name, cfg in RUNGS.items()},
+        # one likely cause of copying changed: findings the image tower can see (contrast 0.6-1 instead of 0.15-1)
+        "S-hc": dataclasses.replace(RUNGS["S"], ablations=False, pooled_baseline=True, contrast=(0.6, 1.0)),
         "test": PipelineConfig(n_train=36, n_db=24, n_test=16, router_steps=40, retriever_steps=10, sft_steps=12,
                                mine_images=16, dpo_steps=4, pooled_baseline=True, n_report_eval=0,
                                report_pairs=False),
@@ -106,8 +109,10 @@ def _pipeline(seed: int, rung: str) -> dict[str, Measurement | float]:
     METRICS[rung, seed] = dict(m)
     copy = {k: m[k] for k in ("image_reading_sft", "image_reading_mmed_rag", "follows_reports_mmed_rag",
                               "follows_reports_always_yes", "conflicts", "noise_accuracy_sft",
-                              "noise_accuracy_mmed_rag", "noise_accuracy_always_yes", "yes_rate_noise_mmed_rag")
+                              "noise_accuracy_mmed_rag", "noise_accuracy_always_yes", "yes_rate_noise_mmed_rag",
+                              "pairs_cm", "pairs_oa1", "pairs_oa2")
             if k in m}
+    copy.update({k: m[k] for k in m if k.endswith(("_dcm_noise", "_dcm_conflict", "_dcm_mismatch", "_no_dcm"))})
     return {
         "router-accuracy": m["router_accuracy"],
         "per-domain-beats-pooled": Measurement(m["recall@5"], reference=m["recall@5_pooled"]),

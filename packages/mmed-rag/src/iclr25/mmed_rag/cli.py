@@ -1,4 +1,5 @@
-"""Command line of ``iclr25 mmed-rag``: ``demo``, ``generate``, ``build-index``, ``train``, ``evaluate``, ``repro``.
+"""Command line of ``iclr25 mmed-rag``: ``demo``, ``generate``, ``build-index``, ``train``, ``evaluate``, ``ask``,
+``align``, ``repro``.
 
 Data files are ``.npz`` archives with ``images`` (N, 3, H, W) or (N, H, W, 3) (uint8 or float in [0, 1]),
 ``domains`` (N,) (0 radiology, 1 pathology, 2 ophthalmology), ``reports`` (N,) strings and optionally
@@ -66,6 +67,11 @@ def _precheck(name: str, args: argparse.Namespace) -> None:
                    seconds_needed=args.sft_steps * _S_SFT + args.dpo_steps * _S_DPO, force=force)
     elif name in ("evaluate", "ask"):
         check_out(args.out, inputs=inputs, overwrite=args.overwrite)
+    elif name == "align":
+        check_out(args.out, inputs=inputs, overwrite=args.overwrite,
+                  run_files=("results.json", "model/config.json"))
+        check_size(f"--steps {args.steps} --mine {args.mine} --limit {args.limit}",
+                   seconds_needed=(args.steps * args.batch_size + 3 * args.mine + 3 * args.limit) * 0.05, force=force)
 
 
 def _cmd(name: str):
@@ -207,4 +213,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     a.add_argument("--overwrite", action="store_true",
                    help="replace the files of a previous run in --out (files this command does not write are kept)")
     a.set_defaults(func=_cmd("ask"))
+
+    al = sub.add_parser("align", help="RAG-PT of your own HF LLaVA-style model: mine pairs with it, DPO, evaluate",
+                        description="DATA: a folder with train.npz and test.npz (your own images and reports, "
+                                    "indexed with build-index). Retrieves reports with INDEX (gap rule), mines "
+                                    "preference pairs from the model's own answers on up to --mine training "
+                                    "questions (D_cm with a real mismatched image, D_oa1, D_oa2), trains DPO "
+                                    "(LoRA through peft for large models, every weight for tiny ones), evaluates "
+                                    "before and after on --limit test questions (accuracy with and without the "
+                                    "reports, copy rate) and saves the aligned model to OUT/model.")
+    al.add_argument("data", type=Path, help="data folder with train.npz and test.npz")
+    al.add_argument("--index", type=Path, required=True, help="index folder from build-index")
+    al.add_argument("--hf-path", type=Path, required=True, help="local Hugging Face LLaVA-style model folder")
+    al.add_argument("--out", type=Path, required=True, help="folder for results.json and model/")
+    al.add_argument("--mine", type=positive_int("--mine"), default=200, help="training questions to mine (200)")
+    al.add_argument("--limit", type=positive_int("--limit"), default=100, help="test questions to evaluate (100)")
+    al.add_argument("--steps", type=positive_int("--steps"), default=100, help="DPO steps (default 100)")
+    al.add_argument("--batch-size", type=positive_int("--batch-size"), default=4, help="pairs per step (4)")
+    al.add_argument("--lr", type=positive_float("--lr"), default=1e-5, help="learning rate (default 1e-5)")
+    al.add_argument("--beta", type=positive_float("--beta"), default=0.1, help="DPO beta (default 0.1)")
+    al.add_argument("--lora", choices=("auto", "on", "off"), default="auto",
+                    help="LoRA through peft (on), every weight (off), or LoRA when peft is installed and the "
+                         "model has > 50 M parameters (auto, default)")
+    al.add_argument("--cm-image", choices=("mismatch", "conflict", "noise"), default="mismatch",
+                    help="rejected image of the D_cm pairs: a real image of another domain (default), a "
+                         "same-domain image of the opposite class, or noise (the reference code)")
+    al.add_argument("--k", type=positive_int("--k"), default=3, help="context cap (default 3)")
+    al.add_argument("--gamma", type=nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
+    al.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    al.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    add_force_argument(al)
+    al.add_argument("--overwrite", action="store_true",
+                    help="replace the files of a previous run in --out (files this command does not write are kept)")
+    al.set_defaults(func=_cmd("align"))
     return run_main(parser, argv)

@@ -243,18 +243,14 @@ def ask(args: argparse.Namespace) -> int:
         def predict(images: np.ndarray, prompts: list[str]) -> np.ndarray:
             return vlm.answers(images, prompts)
     else:
-        import torch
-
         from .hf import load_hf_vlm
 
         hf = load_hf_vlm(args.hf_path)
-        side = int(hf.model.config.vision_config.image_size)
 
         def predict(images: np.ndarray, prompts: list[str]) -> np.ndarray:
-            x = torch.nn.functional.interpolate(torch.as_tensor(images, dtype=torch.float32), size=(side, side),
-                                                mode="bilinear", align_corners=False)
-            return np.concatenate([(hf.yes_probability(x[s:s + 16], prompts[s:s + 16]) > 0.5).astype(np.int64)
-                                   for s in range(0, len(prompts), 16)])
+            # the folder's image processor (else a resize to the tower's size) and its chat template
+            return np.concatenate([(hf.yes_probability(hf.pixels(images[s:s + 16]), prompts[s:s + 16]) > 0.5
+                                    ).astype(np.int64) for s in range(0, len(prompts), 16)])
 
     rs = RetrievalSystem.load(args.index)
     run = RunResult.start(PACKAGE, "ask", seed=args.seed, config={
@@ -290,6 +286,100 @@ def ask(args: argparse.Namespace) -> int:
                 peer=0.5, peer_name="any constant answer", higher_is_better=False)
         run.add("conflict questions", c["n"])
     args.out.mkdir(parents=True, exist_ok=True)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+def _hf_eval(hf, test: MedDataset, contexts: list[list[str]], pick: np.ndarray, *, seed: int) -> dict[str, float]:
+    """VQA accuracy of ``hf`` on the questions ``pick`` with and without the reports, and the copy rate on
+    those of them whose reports a real same-domain image contradicts."""
+    from .data import question, vqa_items
+    from .experiments import conflict_set
+    from .metrics import copying
+    from .preference import answer
+
+    img, fnd, ans = vqa_items(test)
+    qs = [question(int(test.domains[img[i]]), int(fnd[i])) for i in pick]
+    ctx = [contexts[img[i]] for i in pick]
+    a0, _ = answer(hf, test.images[img[pick]], [[] for _ in pick], qs)
+    a1, _ = answer(hf, test.images[img[pick]], ctx, qs)
+    y = ans[pick]
+    out = {"accuracy": float((a1 == y).mean()), "accuracy_no_rag": float((a0 == y).mean()),
+           "yes_rate": float((a1 == 1).mean())}
+    items, cimages, stated = conflict_set(test, contexts, seed=seed)
+    inside = np.isin(items, pick)
+    items, cimages, stated = items[inside], cimages[inside], stated[inside]
+    if len(items):
+        cq = [question(int(test.domains[img[i]]), int(fnd[i])) for i in items]
+        ac, _ = answer(hf, cimages, [contexts[img[i]] for i in items], cq)
+        out["copy_rate"] = copying(stated, ac)["copy_rate"]
+        out["conflicts"] = float(len(items))
+    return out
+
+
+def align(args: argparse.Namespace) -> int:
+    """RAG-PT of the user's own Hugging Face LLaVA-style model: retrieve reports for DATA's training images
+    with INDEX, mine D_cm (a real mismatched image of another domain), D_oa1 and D_oa2 pairs from the model's
+    own answers, DPO (LoRA through peft for large models, every weight for tiny ones), evaluate before and
+    after on DATA's test images, and save the aligned model to OUT/model (a plain LLaVA folder)."""
+    train = _load(args.data, "train")
+    test = _load(args.data, "test")
+    set_torch_threads(args.threads)
+    seed_everything(args.seed)
+    from .data import question, vqa_items
+    from .experiments import mismatched_images
+    from .hf import load_hf_vlm, train_dpo_hf
+    from .preference import Examples, mine_preferences
+    from .rag import RetrievalSystem
+
+    hf = load_hf_vlm(args.hf_path)
+    rs = RetrievalSystem.load(args.index)
+    run = RunResult.start(PACKAGE, "align", seed=args.seed, config={
+        "data": str(args.data), "index": str(args.index), "hf_path": str(args.hf_path), "mine": args.mine,
+        "limit": args.limit, "steps": args.steps, "lr": args.lr, "beta": args.beta, "lora": args.lora,
+        "batch_size": args.batch_size, "k": args.k, "gamma": args.gamma, "cm_image": args.cm_image})
+    rng = np.random.default_rng(args.seed)
+    # mining questions: up to --mine of the training images' questions, with their retrieved reports
+    img, fnd, ans = vqa_items(train)
+    pick = np.sort(rng.choice(len(img), min(args.mine, len(img)), replace=False))
+    ctx = rs.retrieve(train.images, k_max=args.k, rule="gap", gamma=args.gamma).reports
+    cm_all = mismatched_images(train, args.cm_image, seed=args.seed)
+    data = Examples(train.images[img[pick]], [ctx[img[i]] for i in pick],
+                    [question(int(train.domains[img[i]]), int(fnd[i])) for i in pick],
+                    ["yes" if ans[i] else "no" for i in pick])
+    pairs = mine_preferences(hf, data, seed=args.seed, cm_images=cm_all[pick])
+    print(f"pairs: {pairs.stats}", flush=True)
+    for k in ("cm", "oa1", "oa2"):
+        run.add(f"pairs {k}", float(len(pairs.only((k,)))))
+    # evaluation questions
+    tctx = rs.retrieve(test.images, k_max=args.k, rule="gap", gamma=args.gamma).reports
+    timg, _, tans = vqa_items(test)
+    tpick = np.sort(rng.choice(len(timg), min(args.limit, len(timg)), replace=False))
+    before = _hf_eval(hf, test, tctx, tpick, seed=args.seed)
+    hf, st = train_dpo_hf(hf, pairs, steps=args.steps, batch_size=args.batch_size, lr=args.lr, beta=args.beta,
+                          lora=args.lora, seed=args.seed, log=lambda m: print(m, flush=True))
+    after = _hf_eval(hf, test, tctx, tpick, seed=args.seed)
+    prior = float(max(tans[tpick].mean(), 1 - tans[tpick].mean()))
+    run.add("VQA accuracy with the retrieved reports, after RAG-PT", after["accuracy"], peer=before["accuracy"],
+            peer_name="the same model before RAG-PT", higher_is_better=True, headline=True)
+    run.add("VQA accuracy, the better constant answer on these questions", prior)
+    run.add("VQA accuracy without reports, after / before", after["accuracy_no_rag"], peer=before["accuracy_no_rag"],
+            peer_name="before", higher_is_better=True)
+    if "copy_rate" in after:
+        run.add("copy rate after RAG-PT (follows the reports against a contradicting real image, balanced)",
+                after["copy_rate"], peer=before["copy_rate"], peer_name="before RAG-PT (any constant answer: 0.5)",
+                higher_is_better=False)
+        run.add("conflict questions", after["conflicts"])
+    for k in ("loss", "first_loss", "reward_accuracy", "margin", "parameters"):
+        run.add(f"DPO {k}", float(st[k]))
+    model_dir = args.out / "model"
+    model_dir.mkdir(parents=True, exist_ok=True)
+    hf.model.save_pretrained(model_dir)
+    hf.tokenizer.save_pretrained(model_dir)
+    if hf.image_processor is not None:
+        hf.image_processor.save_pretrained(model_dir)
+    run.notes = f"DPO mode: {st['mode']}; the aligned model is in {model_dir} (answer with: ask --hf-path {model_dir})"
     run.finish().save(args.out / "results.json")
     print(run.to_markdown())
     return 0

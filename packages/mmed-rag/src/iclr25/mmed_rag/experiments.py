@@ -39,14 +39,24 @@ from .selection import select_contexts
 from .vlm import REPORT_QUESTION, TinyVLM, VLMConfig, generate_reports, noise_images
 
 __all__ = ["PipelineConfig", "PipelineResult", "run_pipeline", "retrieval_metrics", "sft_examples", "vqa_eval",
-           "stated_answers", "conflict_set"]
+           "stated_answers", "conflict_set", "mismatched_images", "CM_IMAGES"]
+
+#: How the unrelated image x_v* of the cross-modality pairs D_cm is built (:func:`mismatched_images`).
+CM_IMAGES = ("mismatch", "conflict", "noise")
 
 
 @dataclasses.dataclass(frozen=True)
 class PipelineConfig:
     """Every budget and knob of one run (defaults: the repro's middle rung). ``report_pairs``: also mine
     report-generation pairs from ``mine_reports`` images (a report is right when its finding accuracy is at
-    least ``report_threshold``); ``dpo_tasks``: which pairs DPO trains on; ``text_tower``: "cnn" or "minilm"."""
+    least ``report_threshold``); ``dpo_tasks``: which pairs DPO trains on; ``text_tower``: "cnn" or "minilm";
+    ``cm_image``: the rejected image of the D_cm pairs (:data:`CM_IMAGES`, :func:`mismatched_images`);
+    ``copy_ablation``: also train RAG-PT with D_cm built from each other kind of image and with no D_cm
+    (metrics ``*_dcm_<kind>`` and ``*_no_dcm``)."""
+
+    def __post_init__(self) -> None:
+        if self.cm_image not in CM_IMAGES:
+            raise ValueError(f"cm_image must be one of {CM_IMAGES}, got {self.cm_image!r}")
 
     n_train: int = 400
     n_db: int = 200
@@ -74,6 +84,8 @@ class PipelineConfig:
     report_threshold: float = 0.75
     dpo_tasks: tuple[str, ...] = ("vqa", "report")
     ablations: bool = False
+    cm_image: str = "mismatch"
+    copy_ablation: bool = False
     pooled_baseline: bool = True
     n_report_eval: int = 30
 
@@ -174,6 +186,33 @@ def conflict_set(ds: MedDataset, contexts: Sequence[Sequence[str]], *, seed: int
                     swap[sel] = rng.choice(pool, len(sel))
     keep = np.flatnonzero(swap >= 0)
     return keep, ds.images[swap[keep]], stated[keep]
+
+
+def mismatched_images(ds: MedDataset, mode: str = "mismatch", *, seed: int = 0) -> np.ndarray:
+    """The unrelated image x_v* of each VQA question of ``ds`` (:func:`~iclr25.mmed_rag.data.vqa_items` order)
+    for the cross-modality pairs D_cm:
+
+    - ``"mismatch"``: a real image of ``ds`` of *another domain* (so of another class; the question names a
+      finding that image cannot show) — the paper's "unrelated image", made real (issue 41);
+    - ``"conflict"``: a real image of the same domain whose label on the asked finding is the opposite of the
+      truth (the construction of the copy-rate evaluation, :func:`conflict_set`);
+    - ``"noise"``: pure noise, the reference code's ``generate_gaussian_noise(image, 0, 1)``.
+    """
+    if mode not in CM_IMAGES:
+        raise ValueError(f"mode must be one of {CM_IMAGES}, got {mode!r}")
+    img, fnd, ans = vqa_items(ds)
+    if mode == "noise":
+        return noise_images((len(img), *ds.images.shape[1:]), seed=seed)
+    rng = np.random.default_rng(seed + 23)
+    swap = np.empty(len(img), np.intp)
+    for n, (i, f, a) in enumerate(zip(img, fnd, ans, strict=True)):
+        d = ds.domains[i]
+        pool = (np.flatnonzero(ds.domains != d) if mode == "mismatch" else
+                np.flatnonzero((ds.domains == d) & (ds.labels[:, f] != a)))
+        if not len(pool):  # one domain only / no image of the other class: fall back to any other image
+            pool = np.flatnonzero(np.arange(len(ds)) != i)
+        swap[n] = rng.choice(pool) if len(pool) else i
+    return ds.images[swap]
 
 
 def vqa_eval(model: TinyVLM, data: Examples, *, conflict: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
@@ -283,7 +322,8 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
     # mining on held-out training images with the deployed (gap-rule) retrieval
     mc = rs.retrieve(mine_set.images, k_max=cfg.k, rule="gap", gamma=cfg.gamma)
     lap("sft")
-    pairs = mine_preferences(sft, _vqa_set(mine_set, mc.reports), seed=seed)
+    mine_vqa = _vqa_set(mine_set, mc.reports)
+    pairs = mine_preferences(sft, mine_vqa, seed=seed, cm_images=mismatched_images(mine_set, cfg.cm_image, seed=seed))
     if cfg.report_pairs:
         n_rep = min(cfg.mine_reports, len(mine_set))
         rep = mine_set.subset(np.arange(n_rep))
@@ -291,6 +331,8 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
         pairs = PreferencePairs.concat([pairs, mine_report_preferences(
             sft, rep_set, rep.domains, rep.labels, threshold=cfg.report_threshold, seed=seed)])
     stats = dict(pairs.stats, pairs=len(pairs), report_pairs=int((pairs.task == "report").sum()))
+    for kind in ("cm", "oa1", "oa2"):
+        M[f"pairs_{kind}"] = float(len(pairs.only((kind,), ("vqa",))))
     say(f"pairs: {stats}")
     lap("mining")
 
@@ -370,6 +412,29 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
             if n_rep and name in ("vqa_pairs_only", "report_pairs_only"):
                 reports_eval(name, m_abl, [ctx_gap.reports[i] for i in sub])
         lap("ablations")
+    if cfg.copy_ablation:  # the causes of copying: how D_cm's image is built, and D_cm at all
+        other = [k for k in CM_IMAGES if k != cfg.cm_image]
+        for name in [*other, "none"]:
+            if name == "none":
+                sub, key = pairs.only(("oa1", "oa2"), cfg.dpo_tasks), "no_dcm"
+            else:
+                alt = mine_preferences(sft, mine_vqa, seed=seed, cm_images=mismatched_images(mine_set, name, seed=seed))
+                sub = PreferencePairs.concat([alt.only(("cm",)), pairs.only(("oa1", "oa2"), cfg.dpo_tasks),
+                                              pairs.only(("cm",), ("report",))] if "report" in cfg.dpo_tasks
+                                             else [alt.only(("cm",)), pairs.only(("oa1", "oa2"), ("vqa",))])
+                key = f"dcm_{name}"
+                M[f"pairs_cm_{key}"] = float(len(alt.only(("cm",))))
+            if not len(sub):
+                continue
+            pol = sft.frozen_copy()
+            for p in pol.parameters():
+                p.requires_grad_(True)
+            m_abl, _ = train_dpo(pol, sub, reference=sft, steps=cfg.dpo_steps, lr=cfg.dpo_lr, beta=cfg.beta, seed=seed)
+            e = vqa_eval(m_abl, gap_set, conflict=conflict, seed=seed)
+            for k in ("accuracy", "copy_rate", "image_reading", "yes_rate", "yes_rate_noise", "harm_rate"):
+                if k in e:
+                    M[f"{'acc' if k == 'accuracy' else k}_{key}"] = e[k]
+        lap("copy_ablation")
     # two test images of each domain: what the data are, where the router sent them, what was retrieved
     ex = np.concatenate([np.flatnonzero(test.domains == d)[:2] for d in range(len(DOMAINS))])
     examples = {"images": test.images[ex], "domains": test.domains[ex], "routed": ctx_gap.domains[ex],

@@ -18,7 +18,7 @@ import numpy as np
 
 from .dpo import DPOOutput, dpo_loss, sequence_logps
 
-__all__ = ["HFVLM", "load_hf_vlm", "rag_prompt", "MODALITY"]
+__all__ = ["HFVLM", "load_hf_vlm", "rag_prompt", "MODALITY", "train_dpo_hf"]
 
 MODALITY = {"radiology": "chest x ray", "pathology": "pathology", "ophthalmology": "fundus"}
 
@@ -44,6 +44,67 @@ class HFVLM:
     tokenizer: Any
     image_token_id: int
     n_image_tokens: int
+    image_processor: Any = None
+    modality: str = "medical"
+    batch_size: int = 16
+
+    def chat_text(self, prompt: str) -> str:
+        """The user turn with the image and ``prompt`` in the tokenizer's chat template (the generation prompt
+        appended), or ``"<image>\n" + prompt`` when the folder has no chat template."""
+        tok = self.tokenizer
+        img = tok.convert_ids_to_tokens(self.image_token_id)
+        if getattr(tok, "chat_template", None):
+            for content in ([{"type": "image"}, {"type": "text", "text": prompt}], f"{img}\n{prompt}"):
+                try:
+                    text = tok.apply_chat_template([{"role": "user", "content": content}], tokenize=False,
+                                                   add_generation_prompt=True)
+                except Exception:  # noqa: BLE001 - templates differ in what content they accept
+                    continue
+                if img in text:
+                    return text
+        return f"{img}\n{prompt}"
+
+    def _ids(self, prompt: str) -> list[int]:
+        """Token ids of :meth:`chat_text` with the image placeholder expanded to ``n_image_tokens`` image
+        tokens (what the LLaVA processor does)."""
+        tok = self.tokenizer
+        img = tok.convert_ids_to_tokens(self.image_token_id)
+        text = self.chat_text(prompt)
+        head, _, tail = text.partition(img)
+
+        def enc(t: str) -> list[int]:
+            return tok(t, add_special_tokens=False)["input_ids"] if t.strip() else []
+
+        # a tokenizer that adds BOS itself (Llama's) gets it here, unless the template already wrote it
+        bos = tok.bos_token
+        add = getattr(tok, "add_bos_token", False) and bos is not None and not text.startswith(bos)
+        return ([tok.bos_token_id] if add else []) + enc(head) + [self.image_token_id] * self.n_image_tokens + enc(tail)
+
+    def pixels(self, images: Any) -> Any:
+        """Images (N, 3, H, W) float in [0, 1] → the vision tower's ``pixel_values``: through the folder's
+        image processor when it has one (resize, crop, normalisation), else resized to the tower's size."""
+        import torch
+
+        x = torch.as_tensor(np.asarray(images, dtype=np.float32))
+        if self.image_processor is not None:
+            arr = (x.clamp(0, 1) * 255).round().to(torch.uint8).permute(0, 2, 3, 1).numpy()
+            return self.image_processor(images=list(arr), return_tensors="pt")["pixel_values"]
+        side = int(self.model.config.vision_config.image_size)
+        if tuple(x.shape[-2:]) == (side, side):
+            return x
+        return torch.nn.functional.interpolate(x, size=(side, side), mode="bilinear", align_corners=False)
+
+    def prompts(self, contexts: Sequence[Sequence[str]], questions: Sequence[str]) -> list[str]:
+        return [rag_prompt(q, list(c), domain=self.modality) for c, q in zip(contexts, questions, strict=True)]
+
+    def vqa_yes_probability(self, images: Any, contexts: Sequence[Sequence[str]], questions: Sequence[str]
+                            ) -> np.ndarray:
+        """P(yes) of each (image, retrieved reports, question) in the RAG-PT prompt (what
+        :func:`iclr25.mmed_rag.preference.mine_preferences` and ``answer`` call)."""
+        pr = self.prompts(contexts, questions)
+        b = self.batch_size
+        return np.concatenate([self.yes_probability(self.pixels(images[s:s + b]), pr[s:s + b])
+                               for s in range(0, len(pr), b)]) if pr else np.zeros(0)
 
     def _batch(self, prompts: Sequence[str], answers: Sequence[str] | None) -> tuple[Any, Any, Any]:
         import torch
@@ -51,7 +112,7 @@ class HFVLM:
         tok = self.tokenizer
         rows, labs = [], []
         for i, p in enumerate(prompts):
-            ids = [self.image_token_id] * self.n_image_tokens + tok(p, add_special_tokens=False)["input_ids"]
+            ids = self._ids(p)
             lab = [-100] * len(ids)
             if answers is not None:
                 a = tok(" " + answers[i], add_special_tokens=False)["input_ids"]
@@ -79,6 +140,7 @@ class HFVLM:
         """P(yes) / (P(yes) + P(no)) for each prompt."""
         import torch
 
+        self.model.eval()
         with torch.no_grad():
             ly = self.answer_logps(pixel_values, prompts, ["yes"] * len(prompts))
             ln = self.answer_logps(pixel_values, prompts, ["no"] * len(prompts))
@@ -125,6 +187,15 @@ def load_hf_vlm(path: str | os.PathLike[str], *, flag: str = "--hf-path") -> HFV
     tok, model = load_local_model(path, "LlavaForConditionalGeneration", flag=flag, extra="iclr25-mmed-rag[hf]",
                                   what="LLaVA model")
     p = Path(path)
+    proc = None
+    if (p / "preprocessor_config.json").is_file():
+        from transformers import AutoImageProcessor
+
+        try:
+            proc = AutoImageProcessor.from_pretrained(p, local_files_only=True)
+        except (OSError, ValueError, KeyError) as exc:
+            first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+            raise ValueError(f"{flag} {p}: cannot load its image processor ({first})") from None
     vc = model.config.vision_config
     n = (vc.image_size // vc.patch_size) ** 2
     if getattr(model.config, "vision_feature_select_strategy", "default") == "full":
@@ -133,4 +204,92 @@ def load_hf_vlm(path: str | os.PathLike[str], *, flag: str = "--hf-path") -> HFV
     tid = getattr(model.config, "image_token_index", None) if tid is None else tid
     if tid is None:
         raise ValueError(f"{p}/config.json names no image_token_id / image_token_index")
-    return HFVLM(model, tok, int(tid), n)
+    if tok.pad_token_id is None:
+        tok.pad_token = tok.eos_token or tok.unk_token
+    return HFVLM(model, tok, int(tid), n, image_processor=proc)
+
+
+def train_dpo_hf(policy: HFVLM, pairs: Any, *, steps: int = 50, batch_size: int = 4, lr: float = 1e-5,
+                 beta: float = 0.1, lora: str = "auto", lora_r: int = 16, seed: int = 0,
+                 log: Any = None) -> tuple[HFVLM, dict[str, Any]]:
+    """DPO (RAG-PT) of a Hugging Face LLaVA-style model on mined pairs
+    (:class:`iclr25.mmed_rag.preference.PreferencePairs`, VQA task), as the reference code trains it:
+    summed answer-token log-probabilities, the chosen and rejected images through the same prompt.
+
+    ``lora``: ``"on"`` trains LoRA adapters through ``peft`` (the reference: the frozen reference model is
+    the same network with the adapters disabled; the adapters are merged back at the end, so the saved folder
+    is a plain LLaVA folder); ``"off"`` fine-tunes every weight against a frozen copy (tiny models);
+    ``"auto"`` uses LoRA when ``peft`` is installed and the model has more than 50 M parameters.
+    Returns the policy and the last-steps means of the loss, reward accuracy and margin, with ``mode``.
+    """
+    import copy
+
+    import torch
+
+    if lora not in ("auto", "on", "off"):
+        raise ValueError(f"lora must be 'auto', 'on' or 'off', got {lora!r}")
+    if len(pairs) == 0:
+        raise ValueError("no preference pairs to train on")
+    try:
+        import peft
+    except ImportError:
+        peft = None
+    n_params = sum(p.numel() for p in policy.model.parameters())
+    use_lora = lora == "on" or (lora == "auto" and peft is not None and n_params > 50_000_000)
+    if use_lora and peft is None:
+        raise ImportError("--lora on needs peft: pip install peft")
+    if not use_lora and n_params > 1_500_000_000:
+        raise ValueError(f"the model has {n_params / 1e9:.1f} B parameters: full fine-tuning needs about "
+                         f"{16 * n_params / 2**30:.0f} GiB; use --lora on (needs peft)")
+    say = log or (lambda *_: None)
+    torch.manual_seed(seed)
+    gen = np.random.default_rng(seed)
+    model = policy.model
+    if use_lora:
+        cfg = peft.LoraConfig(r=lora_r, lora_alpha=2 * lora_r, lora_dropout=0.0,
+                              target_modules=r".*language_model.*\.(q_proj|k_proj|v_proj|o_proj)")
+        model = peft.get_peft_model(model, cfg)
+        ref_model = None
+    else:
+        ref_model = copy.deepcopy(model).eval()
+        for p in ref_model.parameters():
+            p.requires_grad_(False)
+    pol = dataclasses.replace(policy, model=model)
+    ref = dataclasses.replace(policy, model=ref_model) if ref_model is not None else None
+    xc, xr = policy.pixels(pairs.chosen.images), policy.pixels(pairs.rejected.images)
+    pc = policy.prompts(pairs.chosen.contexts, pairs.chosen.questions)
+    prj = policy.prompts(pairs.rejected.contexts, pairs.rejected.questions)
+    model.eval()  # no dropout: the policy and reference log-probabilities agree at step 0
+    with torch.no_grad():  # π_ref is frozen: its log-probabilities once
+        chunks = [np.arange(s, min(s + policy.batch_size, len(pairs))) for s in range(0, len(pairs), policy.batch_size)]
+        if ref is None:
+            with model.disable_adapter():
+                rc = torch.cat([pol.answer_logps(xc[c], [pc[i] for i in c], [pairs.chosen.answers[i] for i in c])
+                                for c in chunks])
+                rr = torch.cat([pol.answer_logps(xr[c], [prj[i] for i in c], [pairs.rejected.answers[i] for i in c])
+                                for c in chunks])
+        else:
+            rc = torch.cat([ref.answer_logps(xc[c], [pc[i] for i in c], [pairs.chosen.answers[i] for i in c])
+                            for c in chunks])
+            rr = torch.cat([ref.answer_logps(xr[c], [prj[i] for i in c], [pairs.rejected.answers[i] for i in c])
+                            for c in chunks])
+    opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.0)
+    hist = []
+    for step in range(steps):
+        idx = gen.choice(len(pairs), min(batch_size, len(pairs)), replace=False)
+        out = dpo_loss(pol.answer_logps(xc[idx], [pc[i] for i in idx], [pairs.chosen.answers[i] for i in idx]),
+                       pol.answer_logps(xr[idx], [prj[i] for i in idx], [pairs.rejected.answers[i] for i in idx]),
+                       rc[idx], rr[idx], beta=beta)
+        opt.zero_grad()
+        out.loss.backward()
+        opt.step()
+        hist.append((float(out.loss.detach()), float(out.accuracies.mean()), float(out.margins.mean())))
+        if step % 10 == 0 or step == steps - 1:
+            say(f"DPO step {step + 1}/{steps}: loss {hist[-1][0]:.4f}")
+    if use_lora:
+        model = model.merge_and_unload()
+    model.eval()
+    h = np.array(hist[-20:])
+    return dataclasses.replace(policy, model=model), {
+        "loss": float(h[:, 0].mean()), "reward_accuracy": float(h[:, 1].mean()), "margin": float(h[:, 2].mean()),
+        "first_loss": hist[0][0], "mode": "lora" if use_lora else "full", "parameters": n_params}

@@ -2,8 +2,12 @@
 
 Pairs (x = (x_v, x_t, x_r): image, question, retrieved reports; y the truth):
 
-- D_cm (cross-modality alignment): M(x_v*, x_t, x_r) = y with x_v* a noise image (the model copied the
-  context). Chosen (x, y); rejected (x* = (x_v*, x_t, x_r), y): same answer, noise image.
+- D_cm (cross-modality alignment): M(x_v*, x_t, x_r) = y with x_v* an image unrelated to the question (the
+  model copied the context). Chosen (x, y); rejected (x* = (x_v*, x_t, x_r), y): same answer, unrelated image.
+  x_v* is ``cm_images`` when given: the pipeline passes a *real* mismatched image (another domain, so another
+  class; :func:`iclr25.mmed_rag.experiments.mismatched_images`), since pairs built with noise teach a model that
+  answers "no" to most questions "noise image → yes" (issue 41). Without ``cm_images`` it is the reference
+  code's pure noise (``generate_gaussian_noise(image, 0, 1)``).
 - D_oa1 (use the context): M(x_v, x_t) ≠ y but M(x_v, x_t, x_r) = y. Chosen y, rejected the no-RAG answer,
   both with x_r in the prompt.
 - D_oa2 (resist bad context): M(x_v, x_t) = y but M(x_v, x_t, x_r) ≠ y. Chosen y, rejected the RAG answer.
@@ -150,14 +154,18 @@ def train_sft(model: TinyVLM, data: Examples, *, steps: int = 600, batch_size: i
     return model.eval()
 
 
-def answer(model: TinyVLM, images: Any, contexts: Sequence[Sequence[str]], questions: Sequence[str]
+def answer(model: Any, images: Any, contexts: Sequence[Sequence[str]], questions: Sequence[str]
            ) -> tuple[np.ndarray, np.ndarray]:
-    """Yes/no answers (N,) 0/1 and P(yes) (N,)."""
-    p = yes_probability(model, images, contexts, questions)
+    """Yes/no answers (N,) 0/1 and P(yes) (N,) of a :class:`TinyVLM` or of any model with a method
+    ``vqa_yes_probability(images, contexts, questions)`` (e.g. :class:`iclr25.mmed_rag.hf.HFVLM`)."""
+    if hasattr(model, "vqa_yes_probability"):
+        p = np.asarray(model.vqa_yes_probability(images, contexts, questions), dtype=np.float64)
+    else:
+        p = yes_probability(model, images, contexts, questions)
     return (p > 0.5).astype(np.int64), p
 
 
-def _assemble(data: Examples, noise: np.ndarray, cm: np.ndarray, oa: dict[str, tuple[np.ndarray, list[str]]],
+def _assemble(data: Examples, noise: Any, cm: np.ndarray, oa: dict[str, tuple[np.ndarray, list[str]]],
               stats: dict[str, int], task: str) -> PreferencePairs:
     """Chosen = ``data[i]``; rejected = the noise image with the same answer (D_cm) or the real image with the
     given wrong answer (D_oa1, D_oa2); empty sides keep the image shape."""
@@ -177,14 +185,24 @@ def _assemble(data: Examples, noise: np.ndarray, cm: np.ndarray, oa: dict[str, t
                            np.array([task] * len(kinds), dtype="<U6"))
 
 
-def mine_preferences(model: TinyVLM, data: Examples, *, seed: int = 0) -> PreferencePairs:
+def mine_preferences(model: Any, data: Examples, *, seed: int = 0, cm_images: Any = None) -> PreferencePairs:
     """Mine VQA D_cm, D_oa1 and D_oa2 (module docstring) from ``model``'s own answers on ``data`` (whose
-    ``contexts`` are the retrieved reports and ``answers`` the truth, "yes"/"no")."""
+    ``contexts`` are the retrieved reports and ``answers`` the truth, "yes"/"no").
+
+    ``model``: a :class:`TinyVLM` or a model with ``vqa_yes_probability`` (:class:`iclr25.mmed_rag.hf.HFVLM`).
+    ``cm_images``: the unrelated image x_v* of each example for D_cm (same shape as ``data.images``); default
+    pure noise (the reference code's)."""
     y = np.array([a == "yes" for a in data.answers], dtype=np.int64)
     no_ctx = [[] for _ in data.contexts]
     a0, _ = answer(model, data.images, no_ctx, data.questions)
     a1, _ = answer(model, data.images, data.contexts, data.questions)
-    noise = noise_images(data.images.shape, seed=seed)
+    if cm_images is None:
+        noise = noise_images(data.images.shape, seed=seed)
+    else:
+        noise = np.asarray(cm_images, dtype=np.float32)
+        if noise.shape != tuple(data.images.shape):
+            raise ValueError(f"cm_images has shape {noise.shape}, expected {tuple(data.images.shape)} like the "
+                             "examples' images")
     an, _ = answer(model, noise, data.contexts, data.questions)
     cm = np.flatnonzero(an == y)
     oa1 = np.flatnonzero((a0 != y) & (a1 == y))

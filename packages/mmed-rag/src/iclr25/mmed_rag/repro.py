@@ -244,13 +244,19 @@ LADDER_ROWS = ("router_accuracy", "recall@5", "recall@5_pooled", "precision_fixe
                "image_reading_mmed_rag", "follows_reports_mmed_rag", "follows_reports_always_yes",
                "noise_accuracy_sft", "noise_accuracy_mmed_rag", "noise_accuracy_always_yes",
                "yes_rate_noise_sft", "yes_rate_noise_mmed_rag", "harm_rate_sft", "harm_rate_mmed_rag",
-               "dpo_reward_accuracy", "seconds")
+               "pairs_cm", "pairs_oa1", "pairs_oa2", "dpo_reward_accuracy",
+               # rung M: the copy ablation (RAG-PT with D_cm built from another kind of image, or without D_cm)
+               *(f"{k}_{v}" for v in ("dcm_noise", "dcm_conflict", "no_dcm")
+                 for k in ("acc", "copy_rate", "image_reading", "yes_rate_noise", "harm_rate", "pairs_cm")),
+               "seconds")
 
 
-def run_ladder(out: Path, *, rungs: tuple[str, ...] = ("XS", "S", "M")) -> int:
-    """The claims registry at every rung of the ladder, 3 seeds each (``repro --ladder``; about 20 min on one
+def run_ladder(out: Path, *, rungs: tuple[str, ...] = ("XS", "S", "M", "S-hc")) -> int:
+    """The claims registry at every rung of the ladder, 3 seeds each (``repro --ladder``; about 35 min on one
     core): ``out/<rung>/claims.json``, ``out/ladder.json`` (every metric per rung and seed) and ``out/ladder.md``
-    (per-seed tables of the metrics behind the claims)."""
+    (per-seed tables of the metrics behind the claims). Rung M adds the copy ablation (D_cm from noise, from a
+    same-domain image of the opposite class, or no D_cm); rung ``S-hc`` is S with findings the image tower can
+    see (contrast 0.6-1), the other likely cause of copying."""
     import json
 
     from .claims import METRICS, REGISTRY
