@@ -1,6 +1,7 @@
 """Mask export / import, add_task without preallocation, task files and the graph rule."""
 
 import numpy as np
+import pytest
 
 from iclr25.ms_gode import (
     MSGODE,
@@ -69,3 +70,36 @@ def test_cli_simulate_train_predict(tmp_path, capsys):
     assert '"mode"' in report and '"unknown"' in report
     with np.load(tmp_path / "pred.npz") as z:
         assert z["prediction"].shape[:2] == (8, 3)
+
+
+def test_trajectories_from_your_own_arrays_by_keyword():
+    from iclr25.ms_gode import Trajectories
+
+    rng = np.random.default_rng(0)
+    pos, vel = rng.standard_normal((4, 3, 12, 2)), rng.standard_normal((4, 3, 12, 2))
+    times = np.cumsum(rng.uniform(0.1, 1.0, 12))  # irregular
+    traj = Trajectories.from_arrays(positions=pos, velocities=vel, times=times, edges=[(0, 1), (1, 2)])
+    assert traj.values.shape == (4, 3, 12, 4) and traj.system == "user"
+    np.testing.assert_array_equal(traj.times, times)
+    assert traj.adjacency[0].tolist() == [[0, 1, 0], [1, 0, 1], [0, 1, 0]]
+    assert traj.node_names == ("node0", "node1", "node2")
+    task = traj.to_task(n_obs=6, n_targets=6)
+    np.testing.assert_allclose(task.times, (times - times[0]) / (times[6] - times[0]), rtol=1e-6)
+    # one trajectory (N, T, d), no times (0, 1, ...), no edges (fully connected), positions only
+    one = Trajectories.from_arrays(positions=pos[0])
+    assert one.values.shape == (1, 3, 12, 2) and one.times.tolist() == list(range(12))
+    assert one.adjacency[0].sum() == 6
+    # the plain constructor needs only values, times and adjacency now
+    assert Trajectories(pos, np.arange(12.0), np.ones((3, 3))).node_names[2] == "node2"
+    for kwargs, msg in (
+            ({}, "positions"),
+            ({"positions": pos, "velocities": vel[..., :1]}, "velocities must have the shape"),
+            ({"positions": pos, "times": times[:5]}, r"times must have shape \(12,\)"),
+            ({"positions": pos, "times": times[::-1]}, "times must be strictly increasing"),
+            ({"positions": pos, "edges": [(0, 3)]}, r"edges must be pairs of object indices in \[0, 2\]"),
+            ({"positions": pos, "edges": np.ones((4, 4))}, "edges must be"),
+            ({"positions": np.full((3, 12, 2), np.nan)}, "positions must be finite"),
+            ({"values": pos, "positions": pos}, "either values or positions"),
+            ({"positions": pos, "node_names": ["a"]}, "node_names must have 3")):
+        with pytest.raises(ValueError, match=msg):
+            Trajectories.from_arrays(**kwargs)

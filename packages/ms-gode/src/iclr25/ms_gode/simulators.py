@@ -34,38 +34,132 @@ MAX_F = 0.1 / DT  # |F| clip of the NRI generators (= 100)
 
 @dataclasses.dataclass(frozen=True)
 class Trajectories:
-    """Raw simulated trajectories of one system.
+    """Trajectories of one system: simulated here, or your own arrays (see :meth:`from_arrays`).
 
     Attributes
     ----------
     values : (S, N, T, D) float64 array: S simulations, N objects (balls or species), T frames, D features
         (position x, y and velocity vx, vy for particles; concentration for species).
-    times : (T,) simulation times of the frames.
+    times : (T,) times of the frames, strictly increasing; irregular spacing is kept (never replaced by frame
+        numbers).
     adjacency : (S, N, N) float array of the interaction graph (springs 0/1, charged q_i q_j = ±1, reaction
         graph 0/1); the diagonal is 0.
-    system : name of the system (``"springs"``, ``"charged"``, ``"egfr"``, ``"ran"``, ...).
-    params : the settings it was simulated with (JSON-serialisable).
-    node_names : names of the N objects.
+    system : name of the system (``"springs"``, ``"charged"``, ``"egfr"``, ``"ran"``; default ``"user"``).
+    params : the settings it was simulated with (JSON-serialisable; default empty).
+    node_names : names of the N objects (default ``node0 .. node{N-1}``).
+
+    For your own data, prefer the keyword-only :meth:`from_arrays` (positions / velocities, optional times and
+    edges)::
+
+        traj = Trajectories.from_arrays(positions=pos, velocities=vel, times=t, edges=[(0, 1), (1, 2)])
+        task = traj.to_task(n_obs=30)
     """
 
     values: np.ndarray
     times: np.ndarray
     adjacency: np.ndarray
-    system: str
-    params: dict[str, Any]
-    node_names: tuple[str, ...]
+    system: str = "user"
+    params: dict[str, Any] = dataclasses.field(default_factory=dict)
+    node_names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.values.ndim != 4:
-            raise ValueError(f"values must have shape (S, N, T, D), got {self.values.shape}")
-        s, n, t, _ = self.values.shape
-        if self.times.shape != (t,):
-            raise ValueError(f"times must have shape ({t},) to match values, got {self.times.shape}")
-        if self.adjacency.shape != (s, n, n):
-            raise ValueError(f"adjacency must have shape ({s}, {n}, {n}) to match values, got "
-                             f"{self.adjacency.shape}")
-        if len(self.node_names) != n:
-            raise ValueError(f"node_names must have {n} entries, got {len(self.node_names)}")
+        values = np.asarray(self.values, dtype=np.float64)
+        if values.ndim != 4:
+            raise ValueError(f"values must have shape (S, N, T, D), got {values.shape}")
+        s, n, t, _ = values.shape
+        times = np.asarray(self.times, dtype=np.float64)
+        if times.shape != (t,):
+            raise ValueError(f"times must have shape ({t},) to match values, got {times.shape}")
+        adjacency = np.asarray(self.adjacency, dtype=np.float64)
+        if adjacency.shape == (n, n):
+            adjacency = np.broadcast_to(adjacency, (s, n, n)).copy()
+        if adjacency.shape != (s, n, n):
+            raise ValueError(f"adjacency must have shape ({s}, {n}, {n}) or ({n}, {n}) to match values, got "
+                             f"{adjacency.shape}")
+        names = tuple(self.node_names) if self.node_names else tuple(f"node{i}" for i in range(n))
+        if len(names) != n:
+            raise ValueError(f"node_names must have {n} entries, got {len(names)}")
+        object.__setattr__(self, "values", values)
+        object.__setattr__(self, "times", times)
+        object.__setattr__(self, "adjacency", adjacency)
+        object.__setattr__(self, "node_names", names)
+        object.__setattr__(self, "params", dict(self.params or {}))
+
+    @classmethod
+    def from_arrays(cls, *, positions: Any = None, velocities: Any = None, values: Any = None, times: Any = None,
+                    edges: Any = None, system: str = "user", node_names: Sequence[str] | None = None,
+                    params: dict[str, Any] | None = None) -> Trajectories:
+        """Your own trajectories, by keyword; every error names the argument.
+
+        Parameters
+        ----------
+        positions : (S, N, T, d) or, for one trajectory, (N, T, d) positions of N objects over T frames.
+        velocities : optional, the same shape as ``positions``; concatenated after them as features.
+        values : instead of positions/velocities, any (S, N, T, D) or (N, T, D) features (e.g. concentrations).
+        times : optional (T,) frame times, finite and strictly increasing, in any unit and with any spacing
+            (irregular times are kept and reach the encoder and the ODE solver); default ``0, 1, ..., T - 1``.
+        edges : optional interaction graph: a list of undirected ``(i, j)`` pairs, an (N, N) or (S, N, N)
+            adjacency matrix (the diagonal is ignored); default fully connected.
+        system, node_names, params : labels kept with the data.
+        """
+        def arr(name: str, a: Any) -> np.ndarray:
+            try:
+                x = np.asarray(a, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"{name} must be a numeric array, got {type(a).__name__}") from exc
+            if x.ndim == 3:
+                x = x[None]
+            if x.ndim != 4 or min(x.shape) < 1:
+                raise ValueError(f"{name} must have shape (S, N, T, D) or (N, T, D) for one trajectory, got "
+                                 f"{x.shape}")
+            if not np.all(np.isfinite(x)):
+                raise ValueError(f"{name} must be finite (found NaN or inf)")
+            return x
+
+        if values is not None and (positions is not None or velocities is not None):
+            raise ValueError("pass either values or positions (with optional velocities), not both")
+        if values is not None:
+            feats = arr("values", values)
+        elif positions is not None:
+            feats = arr("positions", positions)
+            if velocities is not None:
+                vel = arr("velocities", velocities)
+                if vel.shape != feats.shape:
+                    raise ValueError(f"velocities must have the shape of positions {feats.shape}, got {vel.shape}")
+                feats = np.concatenate([feats, vel], axis=-1)
+        else:
+            raise ValueError("positions (or values) is required: an (S, N, T, d) or (N, T, d) array")
+        s, n, t, _ = feats.shape
+        if t < 3:
+            raise ValueError(f"positions/values need at least 3 frames (axis 2), got {t}")
+        if times is None:
+            tt = np.arange(t, dtype=np.float64)
+        else:
+            try:
+                tt = np.asarray(times, dtype=np.float64)
+            except (TypeError, ValueError) as exc:
+                raise ValueError(f"times must be a numeric (T,) array, got {type(times).__name__}") from exc
+            if tt.shape != (t,):
+                raise ValueError(f"times must have shape ({t},): one time per frame of axis 2, got {tt.shape}")
+            if not np.all(np.isfinite(tt)):
+                raise ValueError("times must be finite (found NaN or inf)")
+            d = np.diff(tt)
+            if not np.all(d > 0):
+                bad = int(np.argmin(d > 0))
+                raise ValueError(f"times must be strictly increasing, got times[{bad}] = {tt[bad]:g} >= "
+                                 f"times[{bad + 1}] = {tt[bad + 1]:g}")
+        adj = _edges_to_adjacency(edges, s, n)
+        if node_names is not None and len(node_names) != n:
+            raise ValueError(f"node_names must have {n} entries (one per object), got {len(node_names)}")
+        return cls(feats, tt, adj, str(system), dict(params or {}),
+                   tuple(node_names) if node_names is not None else ())
+
+    def to_task(self, **kwargs: Any) -> Any:
+        """Observe and normalise for learning: :func:`iclr25.ms_gode.data.observe` with ``kwargs``
+        (``n_obs``, ``sample_percent``, ``n_targets``, ``name``, ``seed``)."""
+        from .data import observe  # noqa: PLC0415 - data imports this module
+
+        return observe(self, **kwargs)
 
     def to_graph(self) -> tuple[np.ndarray, np.ndarray]:
         """The interaction graph as ``(edge_index (2, E), edge_type (E,))`` for the first simulation, with
@@ -73,6 +167,33 @@ class Trajectories:
         a = self.adjacency[0]
         src, dst = np.nonzero(~np.eye(a.shape[0], dtype=bool))
         return np.stack([src, dst]), (a[src, dst] > 0).astype(np.int64)
+
+
+def _edges_to_adjacency(edges: Any, s: int, n: int) -> np.ndarray:
+    if edges is None:
+        return np.broadcast_to(np.ones((n, n)) - np.eye(n), (s, n, n)).copy()
+    try:
+        e = np.asarray(edges, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"edges must be (i, j) pairs or an ({n}, {n}) adjacency matrix, got "
+                         f"{type(edges).__name__}") from exc
+    if e.shape in ((n, n), (s, n, n)) and not (e.ndim == 2 and e.shape[1] == 2 and n != 2):
+        a = np.broadcast_to(e, (s, n, n)).copy()
+        if not np.all(np.isfinite(a)):
+            raise ValueError("edges (adjacency) must be finite")
+    elif e.ndim == 2 and e.shape[1] == 2 or e.size == 0:
+        e = e.reshape(-1, 2)
+        if np.any(e != np.round(e)) or np.any(e < 0) or np.any(e >= n):
+            raise ValueError(f"edges must be pairs of object indices in [0, {n - 1}], got {e.astype(int).tolist()[:4]}...")
+        a = np.zeros((n, n))
+        i, j = e.astype(np.int64).T
+        a[i, j] = a[j, i] = 1.0
+        a = np.broadcast_to(a, (s, n, n)).copy()
+    else:
+        raise ValueError(f"edges must be an (E, 2) list of (i, j) pairs, an ({n}, {n}) or ({s}, {n}, {n}) "
+                         f"adjacency matrix, got shape {e.shape}")
+    a[:, np.arange(n), np.arange(n)] = 0.0
+    return a
 
 
 def _check_int(name: str, value: Any, lo: int) -> int:
