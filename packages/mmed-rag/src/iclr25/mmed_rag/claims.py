@@ -8,7 +8,9 @@ over stated yes/no, :func:`iclr25.mmed_rag.metrics.copying`) any constant answer
 
 Rungs: ``test`` (36 / 24 / 16 images per domain, about 10 s per seed) for the default suite and ``claims.json``;
 ``XS``, ``S`` and ``M`` (the repro ladder's budgets, :data:`iclr25.mmed_rag.repro.RUNGS`, without the DPO
-ablation) for ``iclr25 mmed-rag repro --ladder`` (``results/ladder/<rung>/claims.json``). Seeds 0, 1, 2 at each.
+ablation; rung M with the copy ablation) and ``S-hc`` (rung S with findings of contrast 0.6-1, a likely cause
+of copying changed) for ``iclr25 mmed-rag repro --ladder`` (``claims-ladder/<rung>/claims.json``). Seeds 0, 1,
+2 at each. Cross-modality pairs D_cm use a real image of another domain (``cm_image="mismatch"``).
 ``iclr25 claims mmed-rag --rung test --out DIR`` writes ``claims.json``.
 
 References: Xia et al., *MMed-RAG*, ICLR 2025 (§3.1 domain-aware retrieval, §3.2 adaptive selection, §3.3

@@ -103,7 +103,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     p.add_argument("--quick", action="store_true", help="one small rung only (a smoke run)")
     p.add_argument("--ladder", action="store_true",
-                   help="instead: the claims at rungs XS, S, M with 3 seeds each (about 20 min on one core)")
+                   help="instead: the claims at rungs XS, S, M (with the copy ablation) and S-hc (S, high "
+                        "contrast) with 3 seeds each (about 45 min on one loaded core)")
 
     g = sub.add_parser("generate", help="write procedural train/db/test data sets (.npz)",
                        description="Write DIR/train.npz, DIR/db.npz (the retrieval database, with report label "
@@ -160,6 +161,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--beta", type=positive_float("--beta"), default=0.1, help="DPO beta (default 0.1)")
     t.add_argument("--k", type=positive_int("--k"), default=3, help="contexts in the prompt, cap (default 3)")
     t.add_argument("--no-report-pairs", action="store_true", help="mine VQA preference pairs only")
+    t.add_argument("--cm-image", choices=("mismatch", "conflict", "noise"), default="mismatch",
+                   help="rejected image of the D_cm pairs: a real image of another domain (default), a "
+                        "same-domain image of the opposite class, or noise (the reference code)")
     t.add_argument("--report-threshold", type=_unit("--report-threshold"), default=0.75,
                    help="a generated report is right when it states at least this fraction of the four "
                         "findings correctly (default 0.75)")

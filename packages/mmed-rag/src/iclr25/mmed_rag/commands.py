@@ -126,7 +126,7 @@ def train(args: argparse.Namespace) -> int:
     set_torch_threads(args.threads)
     import torch
 
-    from .experiments import _vqa_set, sft_examples
+    from .experiments import _vqa_set, mismatched_images, sft_examples
     from .preference import (
         Examples,
         PreferencePairs,
@@ -145,7 +145,8 @@ def train(args: argparse.Namespace) -> int:
     sft = train_sft(TinyVLM(rs.vocab), sft_examples(fit, db, k_max=args.k, seed=args.seed), steps=args.sft_steps,
                     seed=args.seed)
     ctx = rs.retrieve(mine.images, k_max=args.k, rule="gap")
-    pairs = mine_preferences(sft, _vqa_set(mine, ctx.reports), seed=args.seed)
+    pairs = mine_preferences(sft, _vqa_set(mine, ctx.reports), seed=args.seed,
+                             cm_images=mismatched_images(mine, args.cm_image, seed=args.seed))
     if not args.no_report_pairs:
         reports = Examples(mine.images, ctx.reports, [REPORT_QUESTION] * len(mine), list(mine.reports))
         pairs = PreferencePairs.concat([pairs, mine_report_preferences(sft, reports, mine.domains, mine.labels,

@@ -284,3 +284,18 @@ def run_ladder(out: Path, *, rungs: tuple[str, ...] = ("XS", "S", "M", "S-hc")) 
         with atomic_write(out / "ladder.md") as f:
             f.write("\n".join(lines) + "\n")
     return 0
+
+
+def ladder_markdown(folder: Path) -> str:
+    """The README block of a ``repro --ladder`` output folder: each rung's claims table (from
+    ``<rung>/claims.json``) and the per-seed metric tables (``ladder.md``)."""
+    from iclr25.utils.claims import load_report, render_table
+
+    folder = Path(folder)
+    parts = [render_table(load_report(p)) for p in sorted(folder.glob("*/claims.json"),
+                                                          key=lambda p: ("XS", "S", "M", "S-hc").index(p.parent.name)
+                                                          if p.parent.name in ("XS", "S", "M", "S-hc") else 9)]
+    md = folder / "ladder.md"
+    body = md.read_text() if md.is_file() else ""
+    body = "\n".join(f"**{line[4:]}**" if line.startswith("### ") else line for line in body.splitlines())
+    return "\n\n".join([*parts, body]).rstrip() + "\n"
