@@ -69,3 +69,25 @@ def test_invalid_answers_count_as_misses():
     fixed = damage_f1(["destroyed", "banana"], ["destroyed", "destroyed"], [(0, 0, 50, 50), (50, 50, 100, 100)])
     assert fixed.per_class["destroyed"] == pytest.approx(2 / 3)
     assert fixed.invalid_rate == 0.5
+
+
+def test_repro_rung_decides_its_claims_over_three_seeds_and_writes_every_seed(tmp_path):
+    """The repro command's path at a toy size: three seeds, every repro claim decided, claims.json and a
+    results.md with one value per seed."""
+    import json
+
+    from iclr25.teochat.claims import repro_report
+    from iclr25.teochat.experiments import run_repro
+    from iclr25.teochat.report import write_repro
+    from iclr25.utils.results import RunResult
+
+    results = {s: run_repro(seed=s, n_train=24, n_test=16, steps=2, batch_size=4, specialist_steps=2, ladder=[1, 2])
+               for s in (0, 1, 2)}
+    report = repro_report(results, command="test", load=(1.0, 1.0, 1.0))
+    assert {r.claim.id for r in report.results} == set(REGISTRY.claims_at("repro"))
+    assert all(len(r.values) == 3 for r in report.results)
+    write_repro(RunResult.start("iclr25-teochat", "repro"), results, tmp_path, report)
+    claims = json.loads((tmp_path / "claims.json").read_text())
+    assert claims["rung"] == "repro" and claims["load_at_start"] == [1.0, 1.0, 1.0]
+    md = (tmp_path / "results.md").read_text()
+    assert "seeds 0, 1, 2" in md and "every building" in md

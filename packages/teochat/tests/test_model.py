@@ -62,3 +62,16 @@ def test_npz_checkpoint_round_trip_and_the_shipped_checkpoints(tmp_path):
         shipped = load_pretrained(name)
         assert shipped.config.last_frame is last
         assert all(isinstance(a, str) for a in shipped.predict(ex, seqs))
+
+
+def test_encoder_with_two_downsamplings_gives_an_8x8_grid_of_tokens():
+    v = Vocabulary()
+    from iclr25.teochat.model import FrameEncoder
+
+    enc = FrameEncoder(ModelConfig(vocab_size=len(v), d_model=32, n_layers=1, n_heads=2, enc_channels=8, grid=8,
+                                   enc_downsample=2))
+    assert enc(torch.randn(2, 3, 32, 32)).shape == (2, 64, 16)
+    import pytest
+
+    with pytest.raises(ValueError, match="enc_downsample"):
+        ModelConfig(vocab_size=len(v), enc_downsample=4)

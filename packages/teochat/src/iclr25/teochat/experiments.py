@@ -25,8 +25,8 @@ from .model import ModelConfig
 from .specialist import train_specialist
 from .synth import SCENES, EOSequence, generate_sequences
 
-__all__ = ["REPRO_SCENES", "REPRO_TASKS", "ExperimentData", "make_data", "evaluate", "ReproResult", "run_repro",
-           "TRIVIAL_LOCALISATION", "trivial_localisation", "answer_prior"]
+__all__ = ["REPRO_SCENES", "REPRO_TASKS", "REPRO_RUNG", "ExperimentData", "make_data", "evaluate", "ReproResult",
+           "run_repro", "TRIVIAL_LOCALISATION", "trivial_localisation", "answer_prior"]
 
 #: The trivial answerers of change localisation ("identify the buildings that changed"), scored beside every
 #: model: every building visible in the last frame (no look at the earlier frames), every building visible in
@@ -39,6 +39,10 @@ TRIVIAL_LOCALISATION = ("every visible building in the last frame", "every visib
 REPRO_SCENES = SCENES + ("residential", "construction_site", "demolition_site", "residential", "flooded_road")
 #: the temporal tasks plus single-image detection (a TEOChat-T-like mix: the claims are about temporal tasks)
 REPRO_TASKS = ("tsc", "loc", "damage", "sre", "qa", "rqa", "tre", "rtqa", "det1")
+#: the repro rung since 0.3.1, per seed (``repro`` runs seeds 0-2, one after the other, one thread): three
+#: assistants x 500 steps x 16 questions and the specialist x 200 steps, about 2.5 min of CPU per seed. In 0.3.0
+#: one seed ran 1200 steps x 32 questions (and the specialist 400 steps): 9.0 min of CPU for a single seed.
+REPRO_RUNG = {"n_train": 2400, "n_test": 240, "steps": 500, "batch_size": 16, "specialist_steps": 200}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,10 +120,16 @@ class ReproResult:
     seconds: dict[str, float]
     config: dict[str, Any]
     example: dict[str, Any]
+    #: pixel F1 of each trivial localisation answerer (:data:`TRIVIAL_LOCALISATION`) on the test split
+    trivial: dict[str, float] = dataclasses.field(default_factory=dict)
+    #: accuracy of the answer prior (the most common training answer) per classification task
+    prior: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
-def run_repro(*, n_train: int = 2400, n_test: int = 320, steps: int = 1200, batch_size: int = 32,
-              d_model: int = 64, n_layers: int = 2, lr: float = 3e-3, specialist_steps: int = 400,
+def run_repro(*, n_train: int = REPRO_RUNG["n_train"], n_test: int = REPRO_RUNG["n_test"],
+              steps: int = REPRO_RUNG["steps"], batch_size: int = REPRO_RUNG["batch_size"],
+              d_model: int = 64, n_layers: int = 2, lr: float = 3e-3,
+              specialist_steps: int = REPRO_RUNG["specialist_steps"],
               ladder: Sequence[int] | None = None, seed: int = 0) -> ReproResult:
     """Train the three assistants and the specialist on the same data; score them on the same test split."""
     t0 = time.perf_counter()
@@ -183,7 +193,10 @@ def run_repro(*, n_train: int = 2400, n_test: int = 320, steps: int = 1200, batc
     cfg = {"n_train": n_train, "n_test": n_test, "steps": steps, "batch_size": batch_size, "d_model": d_model,
            "n_layers": n_layers, "lr": lr, "specialist_steps": specialist_steps, "ladder": list(ladder),
            "seed": seed, "train_examples": len(data.train), "test_examples": len(data.test)}
-    return ReproResult(scores, fails, rungs, chance, spec_f1, main.tokens_per_s, ms_per_seq, seconds, cfg, example)
+    trivial = trivial_localisation(loc_ex, data.test_seqs)
+    prior = {t: answer_prior(data.train, data.test, t) for t in ("tsc", "qa", "rqa", "tre", "rtqa")}
+    return ReproResult(scores, fails, rungs, chance, spec_f1, main.tokens_per_s, ms_per_seq, seconds, cfg, example,
+                       trivial, prior)
 
 
 def _vocab_size() -> int:

@@ -38,12 +38,18 @@ class ModelConfig:
     enc_channels: int = 32
     grid: int = 4
     rope_base: float = 10000.0
+    #: stride-2 convolutions of the encoder (3: a 4 x 4 feature map at 32 px, the 4 x 4 grid's resolution;
+    #: 2: an 8 x 8 map, for ``grid=8``, 64 tokens per frame of 4 x 4 px cells)
+    enc_downsample: int = 3
 
     def __post_init__(self) -> None:
-        for name in ("vocab_size", "image_size", "d_model", "n_layers", "n_heads", "enc_channels", "grid"):
+        for name in ("vocab_size", "image_size", "d_model", "n_layers", "n_heads", "enc_channels", "grid",
+                     "enc_downsample"):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
                 raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        if self.enc_downsample not in (2, 3):
+            raise ValueError(f"enc_downsample must be 2 or 3, got {self.enc_downsample}")
         if self.d_model % (2 * self.n_heads):
             raise ValueError(f"d_model must be a multiple of 2 * n_heads, got {self.d_model} and {self.n_heads}")
 
@@ -62,7 +68,8 @@ class FrameEncoder(nn.Module):
         self.net = nn.Sequential(
             nn.Conv2d(5, c, 3, stride=2, padding=1), nn.BatchNorm2d(c), nn.GELU(),
             nn.Conv2d(c, 2 * c, 3, stride=2, padding=1), nn.BatchNorm2d(2 * c), nn.GELU(),
-            nn.Conv2d(2 * c, 2 * c, 3, stride=2, padding=1), nn.BatchNorm2d(2 * c), nn.GELU(),
+            nn.Conv2d(2 * c, 2 * c, 3, stride=2 if cfg.enc_downsample >= 3 else 1, padding=1),
+            nn.BatchNorm2d(2 * c), nn.GELU(),
         )
         self.pos = nn.Parameter(torch.zeros(cfg.grid * cfg.grid, 2 * c))
         nn.init.normal_(self.pos, std=0.02)
