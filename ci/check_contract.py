@@ -32,6 +32,9 @@ MACHINE_PATH = re.compile(r"(?<![\w.~$}/-])/(?:work|tmp|root|scratch|mnt|home/[A
 TEXT_SUFFIXES = {".py", ".md", ".toml", ".json", ".jsonl", ".txt", ".cfg", ".ini", ".yaml", ".yml", ".sh", ".ipynb",
                  ".csv", ".tsv", ".rst"}
 SKIP_DIRS = {"__pycache__", ".venv", ".venvs", "build", "dist", "results", ".pytest_cache", "node_modules"}
+#: Packages whose import circles are reported but not yet failed (issue 49: each is being reworked this stop;
+#: the set shrinks to empty as they land).
+PENDING_CIRCLES = {"bopito", "knowledge-manipulation", "mmed-rag", "ms-gode", "sdds"}
 BENCH_SCRIPT = re.compile(r"benchmarks/([A-Za-z0-9_]+\.py)")
 
 
@@ -79,7 +82,89 @@ def check_package(pkg: Path) -> list[tuple[str, str]]:
     for problem in machine_paths(pkg):
         bad("portable", problem)
     _check_benchmarks(pkg, bad)
+    for circle in import_cycles(import_graph(pkg)):
+        if slug in PENDING_CIRCLES:
+            print(f"packages/{slug}: [imports] (pending, issue 49) import circle {' <-> '.join(circle)}",
+                  file=sys.stderr)
+            continue
+        bad("imports", f"import circle {' <-> '.join(circle)}: the modules import each other (also inside "
+                       "functions); move what both need into one of them or a third module")
     return out
+
+
+def import_graph(pkg: Path) -> dict[str, set[str]]:
+    """``{module: modules of the same package it imports}`` (relative or absolute imports, at any depth of the
+    file, except under ``if TYPE_CHECKING:``), module names relative to the package (``"cli"``, ``"models.gnn"``)."""
+    module = pkg.name.replace("-", "_")
+    src = pkg / "src/iclr25" / module
+    if not src.is_dir():
+        return {}
+    files = {p.relative_to(src).with_suffix("").as_posix().replace("/", "."): p for p in sorted(src.rglob("*.py"))
+             if not SKIP_DIRS.intersection(p.parts)}
+    prefix = f"iclr25.{module}"
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (SyntaxError, UnicodeDecodeError):
+            continue
+        typing_only = {id(n) for node in ast.walk(tree)
+                       if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+                       for n in ast.walk(node)}
+        here = name.split(".")[:-1]
+        deps: set[str] = set()
+        for node in ast.walk(tree):
+            if id(node) in typing_only:
+                continue
+            targets: list[str] = []
+            if isinstance(node, ast.ImportFrom):
+                if node.level:
+                    mod = ".".join(here[: len(here) - (node.level - 1)] + ([node.module] if node.module else []))
+                elif node.module and (node.module == prefix or node.module.startswith(prefix + ".")):
+                    mod = node.module[len(prefix):].lstrip(".")
+                else:
+                    continue
+                targets = [mod] + [f"{mod}.{a.name}" if mod else a.name for a in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [a.name[len(prefix) + 1:] for a in node.names if a.name.startswith(prefix + ".")]
+            deps.update(t for t in targets if t in files and t != name and not t.endswith("__init__"))
+        graph[name] = deps
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan): each is an import circle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found)
 
 
 def _text_files(folder: Path):

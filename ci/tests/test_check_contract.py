@@ -86,6 +86,9 @@ CASES = {
                      "[benchmarks] benchmarks/speed.py: no --out option"),
     "bench-missing": (lambda p: _edit(p / "README.md", "## Limitations", "`python benchmarks/gone.py --out x`\n\n"
                                       "## Limitations"), "[benchmarks] README.md names benchmarks/gone.py"),
+    "import-circle": (lambda p: ((p / f"{MOD}/alpha.py").write_text("from .beta import b\n\n\ndef a():\n    return b\n"),
+                                 (p / f"{MOD}/beta.py").write_text("def b():\n    from .alpha import a\n    return a\n")),
+                      "[imports] import circle alpha <-> beta"),
     "init-all": (lambda p: _edit(p / f"{MOD}/__init__.py", "__all__ =", "_all ="),
                  "[init] src/iclr25/bad_pkg/__init__.py must define __all__"),
     "init-version": (lambda p: _edit(p / f"{MOD}/__init__.py", '__version__ = _version("iclr25-bad-pkg")',
@@ -158,3 +161,12 @@ def test_root_files_with_machine_paths_fail(contract, new_package, fake_root, ca
     (fake_root / "ci" / "x.py").write_text('PATH = "' + '/home' + '/alice/data"\n')
     rc, out = run(contract, fake_root, capsys)
     assert rc == 1 and "[portable] ci/x.py:1: absolute machine path" in out, out
+
+
+def test_typing_only_imports_and_one_way_imports_are_no_circle(contract, new_package, fake_root, capsys):
+    pkg = new_package.scaffold("good-pkg", root=fake_root)
+    mod = pkg / "src/iclr25/good_pkg"
+    (mod / "alpha.py").write_text("from typing import TYPE_CHECKING\n\nif TYPE_CHECKING:\n    from .beta import B\n")
+    (mod / "beta.py").write_text("from iclr25.good_pkg.alpha import TYPE_CHECKING as B\n")
+    rc, out = run(contract, fake_root, capsys)
+    assert rc == 0, out

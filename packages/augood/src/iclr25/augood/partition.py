@@ -17,7 +17,7 @@ from scipy.sparse.csgraph import connected_components
 
 from iclr25.utils.seeding import check_seed
 
-from .similarity import _as_items, _check_threshold, _parse_molecules
+from .similarity import _as_items, _check_threshold, _parse_molecules, check_thresholds
 
 __all__ = [
     "BALANCES",
@@ -399,25 +399,6 @@ def _sweep(sim: Any, thresholds: Any, test_size: Any, valid_size: Any, labels: A
         out.append(_group_partition(comp, int(comp.max()) + 1, "ccpart", float(t), test_size, valid_size, groups,
                                     tie_break, rng, min_test_fraction, balance, tie_rule))
     return out
-
-
-def check_thresholds(thresholds: Any) -> np.ndarray:
-    """Validate a non-empty, strictly increasing 1-D array of thresholds in [0, 1]."""
-    if isinstance(thresholds, (str, bytes)):
-        raise TypeError("thresholds must be a 1-D array of numbers in [0, 1], not a string")
-    try:
-        t = np.asarray(thresholds, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"thresholds must be a 1-D array of numbers in [0, 1] ({exc})") from exc
-    if t.ndim != 1 or t.size == 0:
-        raise ValueError(f"thresholds must be a non-empty 1-D array, got shape {t.shape}")
-    if not np.all(np.isfinite(t)):
-        raise ValueError("thresholds must be finite (no NaN or inf)")
-    if t.min() < 0.0 or t.max() > 1.0:
-        raise ValueError(f"thresholds must lie in [0, 1], got values in [{t.min()}, {t.max()}]")
-    if np.any(np.diff(t) <= 0):
-        raise ValueError("thresholds must be strictly increasing")
-    return t
 
 
 def _check_n(n_items: Any) -> int:

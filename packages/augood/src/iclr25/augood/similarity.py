@@ -221,9 +221,26 @@ def needed_threshold(thresholds: Any) -> float:
     >>> needed_threshold([0.3, 0.35, 0.9])
     0.3
     """
-    from .partition import check_thresholds
-
     return float(check_thresholds(thresholds)[0])
+
+
+def check_thresholds(thresholds: Any) -> np.ndarray:
+    """Validate a non-empty, strictly increasing 1-D array of thresholds in [0, 1]."""
+    if isinstance(thresholds, (str, bytes)):
+        raise TypeError("thresholds must be a 1-D array of numbers in [0, 1], not a string")
+    try:
+        t = np.asarray(thresholds, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"thresholds must be a 1-D array of numbers in [0, 1] ({exc})") from exc
+    if t.ndim != 1 or t.size == 0:
+        raise ValueError(f"thresholds must be a non-empty 1-D array, got shape {t.shape}")
+    if not np.all(np.isfinite(t)):
+        raise ValueError("thresholds must be finite (no NaN or inf)")
+    if t.min() < 0.0 or t.max() > 1.0:
+        raise ValueError(f"thresholds must lie in [0, 1], got values in [{t.min()}, {t.max()}]")
+    if np.any(np.diff(t) <= 0):
+        raise ValueError("thresholds must be strictly increasing")
+    return t
 
 
 def _gib(nbytes: float) -> str:

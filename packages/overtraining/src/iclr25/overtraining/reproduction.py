@@ -32,8 +32,8 @@ def repro(args: argparse.Namespace) -> int:
     from iclr25.utils.progress import progress
     from iclr25.utils.seeding import seed_everything
 
-    from .commands import progress_figure, table
     from .experiments import DEFAULT_CONFIG, DEFAULT_TASK, hidden_progress, linear_max_margin
+    from .figures import progress_figure, table
     from .protocols import overtraining_shift
     from .task import PROTOCOLS, make_odour_task
 

@@ -64,7 +64,7 @@ def _trivial(rung: str) -> float:
     if rung == "test":
         te = _test_data()[1]
         return 1e3 * min(rollout_errors(p, te, (h,)).rollout[h] for p in (HoldFirstFrame(), TimeMean()))
-    from .repro import repro_data, trivial_rows
+    from .experiments import repro_data, trivial_rows
 
     return min(r[f"rmse_{h}"] for r in trivial_rows(repro_data()[1]))
 
@@ -73,7 +73,7 @@ def _rollout_rmse(method: str, seed: int, rung: str) -> float:
     """RMSE@horizon x1e3 of one trained model (MGN for ``"none"``, MGN+PIORF for ``"piorf"``)."""
     h = HORIZON[rung]
     if rung == "repro":
-        from .repro import run_job
+        from .experiments import run_job
 
         return float(run_job({"method": method, "seed": seed})[f"rmse_{h}"])
     import torch

@@ -54,7 +54,7 @@ def _ev_row(ev: Any) -> dict[str, float]:
 
 def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     from .claims import REGISTRY, RUNGS, measure_pair
-    from .cli import _plot_maps
+    from .figures import plot_maps
 
     rung = "test" if quick else "repro"     # section 1 = the claims' networks at this rung
     n_side = RUNGS[rung]["n_side"]
@@ -274,7 +274,7 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     lines.append(f"\nTraining speed: {sec_per_1000:.1f} s per 1000 images on the {n_side}×{n_side} sheet "
                  f"(paper note target < 30 s). repro wall time {time.perf_counter() - t_all:.0f} s")
 
-    fig1 = _plot_maps(out / "maps.png", [
+    fig1 = plot_maps(out / "maps.png", [
         (f"high overlap (stride 1): |Δθ| {rows['high'][0]['dth']:.0f}°, ρ {_num(rows['high'][0]['density'], '.2f')}",
          oms["high"].theta, oms["high"].osi),
         (f"zero overlap (stride 8): |Δθ| {rows['zero'][0]['dth']:.0f}°", oms["zero"].theta, oms["zero"].osi)])
