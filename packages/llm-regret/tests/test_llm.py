@@ -2,8 +2,6 @@
 OpenAI-compatible server on 127.0.0.1, a tiny Hugging Face model built from a config)."""
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import numpy as np
 import pytest
@@ -17,6 +15,7 @@ from iclr25.llm_regret import (
     replay_transcript,
     run_online,
 )
+from iclr25.utils.testing import stub_chat_server
 
 
 @pytest.mark.parametrize("text, want", [
@@ -65,44 +64,24 @@ def test_prompt_lists_every_past_round():
     assert "Round 1: action 1 = 0.500, action 2 = 0.000" in text and "Round 2:" in text and "round 3" in text
 
 
-class _Stub(BaseHTTPRequestHandler):
-    seen: list = []
-
-    def do_POST(self):  # noqa: N802 - the http.server API
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _Stub.seen.append(body)
-        n_rounds = body["messages"][0]["content"].count("Round ")
-        reply = {"choices": [{"message": {"role": "assistant",
-                                          "content": "[0.7, 0.3]" if n_rounds % 2 else "Action 1: 20%, action 2: 80%"}}]}
-        data = json.dumps(reply).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        return None
+def _policy_answer(body):
+    n_rounds = body["messages"][0]["content"].count("Round ")
+    return "[0.7, 0.3]" if n_rounds % 2 else "Action 1: 20%, action 2: 80%"
 
 
 def test_openai_compatible_endpoint_end_to_end():
-    server = HTTPServer(("127.0.0.1", 0), _Stub)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-        agent = LLMAgent(OpenAIChat(url, "stub-model"))
+    with stub_chat_server(_policy_answer) as stub:
+        agent = LLMAgent(OpenAIChat(stub.url, "stub-model"))
         run = run_online(agent, loss_sequences("alternating", T=5, d=2, n_seeds=1))
         assert agent.calls == 5 and agent.parse_failures == 0
-        assert _Stub.seen[-1]["model"] == "stub-model" and _Stub.seen[-1]["temperature"] == 0.0
+        last = stub.requests[-1]["body"]
+        assert last["model"] == "stub-model" and last["temperature"] == 0.0
         np.testing.assert_allclose(run.policies[0, 0], [0.2, 0.8])
-    finally:
-        server.shutdown()
 
 
 def test_unreachable_endpoint_is_a_clear_error():
     agent = LLMAgent(OpenAIChat("http://127.0.0.1:9/v1", "m", timeout=2))
-    with pytest.raises(OSError, match="--endpoint http://127.0.0.1:9/v1: request failed"):
+    with pytest.raises(OSError, match="--endpoint http://127.0.0.1:9/v1/chat/completions: unreachable"):
         run_online(agent, loss_sequences("alternating", T=3, d=2, n_seeds=1))
 
 
@@ -240,76 +219,49 @@ def test_bandit_prompt_shows_only_the_drawn_action():
 
 
 # --------------------------------------------------------------------------- the endpoint's options
-class _Recorder(BaseHTTPRequestHandler):
-    """Answers every request with ``answer``; the first ``fail_first`` requests get HTTP 503."""
-
-    seen: list = []
-    answer = "[0.6, 0.4]"
-    fail_first = 0
-
-    def do_POST(self):  # noqa: N802 - the http.server API
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        _Recorder.seen.append({"body": body, "auth": self.headers.get("Authorization")})
-        if len(_Recorder.seen) <= _Recorder.fail_first:
-            self.send_response(503)
-            self.end_headers()
-            return
-        data = json.dumps({"choices": [{"message": {"content": _Recorder.answer}}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        return None
-
-
 @pytest.fixture()
 def recorder():
-    _Recorder.seen, _Recorder.answer, _Recorder.fail_first = [], "[0.6, 0.4]", 0
-    server = HTTPServer(("127.0.0.1", 0), _Recorder)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
+    with stub_chat_server("[0.6, 0.4]") as stub:
+        yield stub
 
 
 def test_cli_sends_max_tokens_temperature_and_the_key_from_the_environment(recorder, monkeypatch, capsys):
     from iclr25.llm_regret.cli import main
 
     monkeypatch.setenv("MY_LLM_KEY", "sk-test-123")
-    rc = main(["run", "--agent", "llm", "--endpoint", recorder, "--model", "m", "--T", "3", "--max-tokens", "77",
+    rc = main(["run", "--agent", "llm", "--endpoint", recorder.url, "--model", "m", "--T", "3", "--max-tokens", "77",
                "--temperature", "0.5", "--api-key-env", "MY_LLM_KEY", "--json"])
     assert rc == 0
-    body, auth = _Recorder.seen[0]["body"], _Recorder.seen[0]["auth"]
+    body, auth = recorder.requests[0]["body"], recorder.requests[0]["auth"]
     assert body["max_tokens"] == 77 and body["temperature"] == 0.5 and auth == "Bearer sk-test-123"
     out = json.loads(capsys.readouterr().out)
     assert out["parse_failure_rate"] == 0.0 and out["verdict"] in ("no-regret", "not shown no-regret")
-    main(["run", "--agent", "llm", "--endpoint", recorder, "--model", "m", "--T", "3", "--json"])
-    assert _Recorder.seen[-1]["auth"] is None and _Recorder.seen[-1]["body"]["max_tokens"] == 512
+    main(["run", "--agent", "llm", "--endpoint", recorder.url, "--model", "m", "--T", "3", "--json"])
+    assert recorder.requests[-1]["auth"] is None and recorder.requests[-1]["body"]["max_tokens"] == 512
     monkeypatch.delenv("MY_LLM_KEY")
     capsys.readouterr()
-    rc = main(["run", "--agent", "llm", "--endpoint", recorder, "--model", "m", "--T", "3", "--api-key-env",
+    rc = main(["run", "--agent", "llm", "--endpoint", recorder.url, "--model", "m", "--T", "3", "--api-key-env",
                "MY_LLM_KEY"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "--api-key-env MY_LLM_KEY" in err[0] and "not set" in err[0]
 
 
 def test_http_errors_are_retried_with_backoff(recorder):
-    _Recorder.fail_first = 2
-    assert OpenAIChat(recorder, "m", retries=2, backoff=0.01)("hi") == "[0.6, 0.4]"
-    assert len(_Recorder.seen) == 3
-    _Recorder.seen, _Recorder.fail_first = [], 5
+    recorder.fail_first = 2
+    assert OpenAIChat(recorder.url, "m", retries=2, backoff=0.01)("hi") == "[0.6, 0.4]"
+    assert len(recorder.requests) == 3
+    recorder.requests.clear()
+    recorder.fail_first = 5
     with pytest.raises(OSError, match="HTTP 503.*after 2 tries"):
-        OpenAIChat(recorder, "m", retries=1, backoff=0.01)("hi")
+        OpenAIChat(recorder.url, "m", retries=1, backoff=0.01)("hi")
 
 
 def test_cli_run_of_a_model_that_never_answers_is_undecided(recorder, tmp_path, capsys):
     """End to end: the verdict and the parse-failure rate reach the table and results.json."""
     from iclr25.llm_regret.cli import main
 
-    _Recorder.answer = never_answers("")
-    rc = main(["run", "--agent", "llm", "--endpoint", recorder, "--model", "m", "--env", "alternating", "--T", "12",
+    recorder.answer = never_answers("")
+    rc = main(["run", "--agent", "llm", "--endpoint", recorder.url, "--model", "m", "--env", "alternating", "--T", "12",
                "--out", str(tmp_path / "r")])
     assert rc == 0
     text = capsys.readouterr().out
@@ -318,7 +270,7 @@ def test_cli_run_of_a_model_that_never_answers_is_undecided(recorder, tmp_path, 
     metrics = {m["name"]: m["value"] for m in res["metrics"]}
     assert metrics["parse_failure_rate"] == 1.0 and res["notes"].startswith("verdict: undecided")
     assert res["config"]["parse_failure_examples"][0]["round"] == 1
-    rc = main(["run", "--agent", "llm", "--endpoint", recorder, "--model", "m", "--T", "5",
+    rc = main(["run", "--agent", "llm", "--endpoint", recorder.url, "--model", "m", "--T", "5",
                "--on-parse-failure", "stop"])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "could not be read" in err[0]

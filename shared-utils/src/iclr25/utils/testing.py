@@ -51,7 +51,8 @@ from pathlib import Path
 from .results import RunResult
 
 __all__ = ["package_checks", "parametrize_with_checks", "readme_quickstart", "run_python", "help_probe",
-           "check_file_inputs", "check_out_policy", "check_demo_headline", "children_cpu_seconds"]
+           "check_file_inputs", "check_out_policy", "check_demo_headline", "children_cpu_seconds",
+           "StubChatServer", "stub_chat_server"]
 
 DEMO_BUDGET_S = 60.0
 #: Modules that ``iclr25 <slug> --help`` must not import (seconds of start-up each).
@@ -435,3 +436,65 @@ def parametrize_with_checks(slug: str, *, root: Path, demo_budget_s: float = DEM
 
     checks = package_checks(slug, root=root, demo_budget_s=demo_budget_s, file_commands=file_commands)
     return pytest.mark.parametrize("check", [c for _, c in checks], ids=[n for n, _ in checks])
+
+
+class StubChatServer:
+    """A stub OpenAI-compatible ``/chat/completions`` server on 127.0.0.1 for a package's endpoint tests.
+
+    ``url`` is its API base (``http://127.0.0.1:PORT/v1``); ``requests`` holds each request received as
+    ``{"path", "auth", "body"}`` (``auth`` the ``Authorization`` header or ``None``, ``body`` the parsed JSON),
+    so a test can check what the client sent. ``answer`` is the reply's text, or a function of the request body;
+    the first ``fail_first`` requests get HTTP 503; each answer waits ``delay`` seconds (for ``--timeout``).
+    """
+
+    def __init__(self, answer="ok", *, fail_first: int = 0, delay: float = 0.0) -> None:
+        import threading  # noqa: PLC0415
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer  # noqa: PLC0415
+
+        self.answer, self.fail_first, self.delay = answer, fail_first, delay
+        self.requests: list[dict] = []
+        stub = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):  # noqa: N802 - the http.server API
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"null")
+                stub.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+                time.sleep(stub.delay)
+                try:
+                    if len(stub.requests) <= stub.fail_first:
+                        self.send_response(503)
+                        self.end_headers()
+                        return
+                    text = stub.answer(body) if callable(stub.answer) else stub.answer
+                    out = json.dumps({"choices": [{"message": {"role": "assistant", "content": text}}]}).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(out)))
+                    self.end_headers()
+                    self.wfile.write(out)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (its --timeout)
+
+            def log_message(self, *args):
+                return None
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> StubChatServer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def stub_chat_server(answer="ok", *, fail_first: int = 0, delay: float = 0.0) -> StubChatServer:
+    """A running :class:`StubChatServer` (use it in a ``with`` block or as a fixture that calls ``close()``)."""
+    return StubChatServer(answer, fail_first=fail_first, delay=delay)
+

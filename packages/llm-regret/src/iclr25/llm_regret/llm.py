@@ -15,9 +15,6 @@ import dataclasses
 import json
 import math
 import re
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
@@ -301,7 +298,9 @@ class OpenAIChat:
     ``api_key`` is sent as a bearer token when given (the command line reads it from an environment variable,
     never from its arguments). ``timeout`` bounds the wait for each answer and is final: an endpoint that
     accepts and never answers fails after it. A refused connection, HTTP 429 or a 5xx answer is retried
-    ``retries`` times, waiting ``backoff``, ``2·backoff``, ... seconds. Only the standard library is used.
+    ``retries`` times, waiting ``backoff``, ``2·backoff``, ... seconds. The client is the federation's
+    :class:`iclr25.utils.endpoint.ChatEndpoint` (standard library only); errors are one ``OSError`` line naming
+    ``--endpoint``.
     """
 
     endpoint: str
@@ -314,53 +313,14 @@ class OpenAIChat:
     backoff: float = 1.0
 
     def __post_init__(self):
-        if not isinstance(self.endpoint, str) or not re.match(r"^https?://", self.endpoint):
-            raise ValueError(f"--endpoint must be an http(s) URL such as http://127.0.0.1:8000/v1, got {self.endpoint!r}")
-        if not self.model:
-            raise ValueError("--model must name the served model")
-        _check_generation(self.max_tokens, self.temperature, self.timeout)
-        if isinstance(self.retries, bool) or not isinstance(self.retries, int) or self.retries < 0:
-            raise ValueError(f"--http-retries must be an integer >= 0, got {self.retries!r}")
-        if not isinstance(self.backoff, (int, float)) or not math.isfinite(self.backoff) or self.backoff < 0:
-            raise ValueError(f"backoff must be a number of seconds >= 0, got {self.backoff!r}")
+        from iclr25.utils.endpoint import ChatEndpoint  # noqa: PLC0415
 
-    def _post(self, req) -> dict:
-        with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-            return json.loads(resp.read().decode("utf-8"))
+        self._client = ChatEndpoint(self.endpoint, self.model, api_key=self.api_key, timeout=self.timeout,
+                                    retries=self.retries, backoff=self.backoff, temperature=self.temperature,
+                                    max_tokens=self.max_tokens)
 
     def __call__(self, prompt: str) -> str:
-        body = json.dumps({"model": self.model, "temperature": self.temperature, "max_tokens": self.max_tokens,
-                           "messages": [{"role": "user", "content": prompt}]}).encode()
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        req = urllib.request.Request(self.endpoint.rstrip("/") + "/chat/completions", data=body, headers=headers)
-        for attempt in range(self.retries + 1):
-            try:
-                data = self._post(req)
-                break
-            except urllib.error.HTTPError as exc:
-                if exc.code in (429, 500, 502, 503, 504) and attempt < self.retries:
-                    time.sleep(self.backoff * 2 ** attempt)
-                    continue
-                raise OSError(f"--endpoint {self.endpoint}: HTTP {exc.code} {exc.reason}"
-                              + (f" after {attempt + 1} tries" if attempt else "")) from None
-            except TimeoutError:
-                raise OSError(f"--endpoint {self.endpoint}: no answer within --timeout {self.timeout:g} s") from None
-            except urllib.error.URLError as exc:
-                if isinstance(exc.reason, TimeoutError):
-                    raise OSError(f"--endpoint {self.endpoint}: no answer within --timeout {self.timeout:g} s") from None
-                if attempt < self.retries:
-                    time.sleep(self.backoff * 2 ** attempt)
-                    continue
-                raise OSError(f"--endpoint {self.endpoint}: request failed after {attempt + 1} "
-                              f"tr{'ies' if attempt else 'y'} ({exc.reason})") from None
-            except json.JSONDecodeError:
-                raise ValueError(f"--endpoint {self.endpoint}: the answer is not JSON") from None
-        try:
-            return str(data["choices"][0]["message"]["content"])
-        except (KeyError, IndexError, TypeError):
-            raise ValueError(f"--endpoint {self.endpoint}: no choices[0].message.content in the answer") from None
+        return self._client.complete([{"role": "user", "content": prompt}])
 
 
 @dataclasses.dataclass
