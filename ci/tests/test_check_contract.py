@@ -86,6 +86,9 @@ CASES = {
                      "[benchmarks] benchmarks/speed.py: no --out option"),
     "bench-missing": (lambda p: _edit(p / "README.md", "## Limitations", "`python benchmarks/gone.py --out x`\n\n"
                                       "## Limitations"), "[benchmarks] README.md names benchmarks/gone.py"),
+    "layout-renamed": (lambda p: (p / f"{MOD}/reproduction.py").write_text(""),
+                       f"[layout] {MOD}/reproduction.py: this concept lives in repro.py"),
+    "layout-required": (lambda p: _rm(p / f"{MOD}/repro.py"), f"[layout] missing {MOD}/repro.py"),
     "import-circle": (lambda p: ((p / f"{MOD}/alpha.py").write_text("from .beta import b\n\n\ndef a():\n    return b\n"),
                                  (p / f"{MOD}/beta.py").write_text("def b():\n    from .alpha import a\n    return a\n")),
                       "[imports] import circle alpha <-> beta"),

@@ -13,7 +13,7 @@ import argparse
 import json
 from pathlib import Path
 
-from iclr25.rxnflow.reproduction import _scale_row
+from iclr25.rxnflow.repro import _scale_row
 from iclr25.utils.io import atomic_write
 
 

@@ -160,7 +160,7 @@ def demo(args: argparse.Namespace) -> int:
 
 
 def repro(args: argparse.Namespace) -> int:
-    from .reproduction import run_reproduction
+    from .repro import run_reproduction
 
     return run_reproduction(args.out, seed=args.seed)
 

@@ -178,6 +178,6 @@ def analyze(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------- repro
 def repro(args: argparse.Namespace) -> int:
-    from . import reproduction
+    from .repro import repro as run_repro
 
-    return reproduction.repro(args)
+    return run_repro(args)

@@ -90,7 +90,7 @@ def demo(args: argparse.Namespace) -> int:
 
 
 def repro(args: argparse.Namespace) -> int:
-    from .reproduction import run_repro
+    from .repro import run_repro
 
     return run_repro(args)
 

@@ -233,7 +233,7 @@ def analyze(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------- repro
 def repro(args: argparse.Namespace) -> int:
-    from .reproduction import run_repro
+    from .repro import run_repro
 
     return run_repro(args.out, seed=args.seed, quick=args.quick)
 

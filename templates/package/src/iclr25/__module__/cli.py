@@ -26,7 +26,9 @@ def demo(args: argparse.Namespace) -> int:
 
 
 def repro(args: argparse.Namespace) -> int:
-    return demo(args)
+    from .repro import run_repro  # noqa: PLC0415 - the reproduction's imports stay out of --help
+
+    return run_repro(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
