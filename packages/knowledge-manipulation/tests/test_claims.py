@@ -1,7 +1,7 @@
 """The paper's claims at small scale, from the claims registry (``iclr25.knowledge_manipulation.claims``): at the
 ``test`` rung, five seeds of Stage B (month parity without and with CoT, inverse search) on the shipped Stage A
 checkpoints of N = 100 people, each claim decided by its stated rule over seeds 0-4. The ``repro`` rung trains
-Stage A too, at N = 200."""
+Stage A too (same N = 100) and adds the fine-tune data / epoch ladder and comparison (``repro`` only)."""
 
 import json
 
@@ -20,3 +20,21 @@ def test_shipped_checkpoints_cover_the_test_rung_and_match_the_code():
     assert not list(STAGE_A_DIR.glob("*.pt")) and not list(STAGE_A_DIR.glob("*.pkl"))  # no pickle shipped
     pre = load_stage_a(0)
     assert pre.model.cfg.vocab_size == pre.tokenizer.vocab_size and len(pre.population) == rung_config().n_people
+
+
+def test_repro_rung_has_the_ladder_and_comparison_claims():
+    at_repro, at_test = set(REGISTRY.claims_at("repro")), set(REGISTRY.claims_at("test"))
+    assert at_test < at_repro
+    assert {"no-cot-gap-survives-3x-epochs", "no-cot-gap-at-half-data", "comparison-cot-beats-no-cot",
+            "comparison-cot-prompt-stays-at-chance"} <= at_repro - at_test
+    assert len(REGISTRY.rung_seeds("repro")) >= 5
+
+
+def test_per_seed_table():
+    from iclr25.knowledge_manipulation.reproduction import per_seed_markdown
+
+    row = {"condition": "30 epochs", "task": "classification:birth_month:mod2", "train": 1.0, "test": 0.6,
+           "chance": 0.5, "cot_step_test": None, "cot_prompt_test": 0.4, "retrieval_test_after": 1.0}
+    text = per_seed_markdown({0: [row], 1: [dict(row, test=0.8)]})
+    assert "| 30 epochs | classification:birth_month:mod2 | 0.60 (1.00) | 0.80 (1.00) | 0.70 | 0.50 |" in text
+    assert "+ CoT prompt (CoT at inference only) | 0.40 | 0.40 | 0.40 |" in text

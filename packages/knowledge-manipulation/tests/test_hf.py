@@ -68,3 +68,54 @@ def test_hf_path_errors(tmp_path):
         evaluate_hf(tmp_path, make_population(4), ["retrieval:birth_city"])
     with pytest.raises(ValueError, match="shots must be"):
         evaluate_hf(tmp_path, make_population(4), ["retrieval:birth_city"], shots=-1)
+
+
+def test_parity_check_r5(tiny_hf_model):
+    """The paper's R5 on a (tiny, untrained) model: the three questions are asked of the same people; with
+    nothing retrieved, the stored-attribute accuracies are nan (an empty comparison, not a 0)."""
+    import math
+
+    from iclr25.knowledge_manipulation.hf_eval import parity_check
+
+    pop = make_population(12, seed=0)
+    r = parity_check(tiny_hf_model, pop, attribute="birth_month", modulus=2, shots=1, limit=3)
+    assert r.n == 3 and r.attribute == "birth_month" and r.modulus == 2
+    for v in (r.retrieval, r.no_cot, r.cot, r.chance):
+        assert 0.0 <= v <= 1.0
+    assert r.n_stored == round(r.retrieval * r.n)
+    if r.n_stored == 0:
+        assert math.isnan(r.no_cot_stored) and math.isnan(r.cot_stored)
+    with pytest.raises(ValueError, match="classification|attribute"):
+        parity_check(tiny_hf_model, pop, attribute="birth_city")
+
+
+def test_cli_parity(tiny_hf_model, tmp_path, capsys):
+    from iclr25.utils.results import RunResult
+
+    if "llama" in str(tiny_hf_model):
+        pytest.skip("one model is enough for the command line")
+    assert main(["eval", "--hf-path", str(tiny_hf_model), "--parity", "birth_year:mod2", "--n", "12", "--limit",
+                 "2", "--shots", "1", "--out", str(tmp_path)]) == 0
+    run = RunResult.load(tmp_path / "results.json")
+    assert run.metric("birth_year retrieved (test people)").value is not None
+    assert "R5" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--hf-path", "{missing}", "--parity", "birth_month"], "no such folder"),
+    (["--hf-path", "{t5}", "--parity", "birth_month"], "not a causal language model"),
+    (["--hf-path", "{t5}", "--parity", "birth_city"], "--parity 'birth_city'"),
+    (["--hf-path", "{t5}", "--parity", "birth_month:mod1"], "M >= 2"),
+    (["--model", "{t5}", "--parity", "birth_month"], "give --hf-path"),
+    (["--hf-path", "{t5}", "--parity", "birth_month", "--tasks", "retrieval:birth_city"], "drop --tasks"),
+])
+def test_parity_errors_are_one_line(argv, message, tmp_path, capsys):
+    pytest.importorskip("transformers")
+    from transformers import T5Config
+
+    t5 = tmp_path / "t5"
+    T5Config(d_model=8, d_ff=16, num_layers=1, num_heads=1, d_kv=8, vocab_size=32).save_pretrained(t5)
+    args = [a.format(missing=tmp_path / "nope", t5=t5) for a in argv]
+    assert main(["eval", *args]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1

@@ -12,6 +12,11 @@ Both rungs run :func:`.commands.test_config` (N = 100 people; the demo's setting
 suite) loads the Stage A models of seeds 0-4 that ship with the package (:mod:`.checkpoints`), so only the
 fine-tunes run; ``repro`` trains Stage A at every seed as well, which also checks that the shipped checkpoints
 are what the code makes.
+
+The ``repro`` rung adds the paper's fine-tune data / epoch ladder (reduced): month parity without and with CoT
+fine-tuned for three times the epochs (90) and on half the train people (25, for 60 epochs: the same number
+of steps), and month comparison without and with CoT (200 pairs of train people, 15 epochs), each decided over
+the same five seeds. :data:`DETAILS` keeps every fine-tune's numbers per seed for ``repro``'s per-seed table.
 """
 
 from __future__ import annotations
@@ -25,6 +30,17 @@ REGISTRY = ClaimRegistry("iclr25-knowledge-manipulation",
 
 NO_COT, COT, INVERSE = ("classification:birth_month:mod2", "classification:birth_month:mod2:cot",
                         "inverse:birth_date+birth_city")
+CMP_NO_COT, CMP_COT = "comparison:birth_month", "comparison:birth_month:cot"
+
+#: the repro rung's ladder of month-parity fine-tunes: name -> (train people used, None = all 50; epochs)
+LADDER = {"3x epochs": (None, 90), "half data": (25, 60)}
+#: the repro rung's comparison fine-tunes: pairs of train people and epochs (one pair per person, 50, covers too
+#: few of the 132 ordered month pairs; 200 pairs x 15 epochs is twice the steps of the parity fine-tune)
+COMPARE_PAIRS, COMPARE_EPOCHS = 200, 15
+
+#: (seed, rung) -> one row per fine-tune (condition, task, train / test accuracy, majority label, CoT step,
+#: CoT-prompt accuracy): what ``repro`` prints as its per-seed table
+DETAILS: dict[tuple[int, str], list[dict]] = {}
 
 
 def rung_config(rung: str):
@@ -69,26 +85,118 @@ def rung_config(rung: str):
           "(0.54, 0.56, 0.60, 0.50, 0.50), against no-CoT 0.60-0.72: differences -0.14, -0.26, -0.22, -0.18, -0.08 "
           "(mean -0.18, sd 0.07); margin 0: the interval of the mean drop must exclude 'no drop' ([+0.09, +0.26] "
           "measured). The oracle month in the prompt is the most a CoT prompt can supply"),
+    Claim("no-cot-gap-survives-3x-epochs", statement="three times the fine-tune epochs (90) do not close the gap: "
+          "the CoT fine-tune still classifies test people's month parity better than the no-CoT fine-tune, which "
+          "has memorised its train people", paper="R2: no-CoT test accuracy rises only slowly with more "
+          "fine-tuning epochs while train accuracy reaches ~100 %", metric="month-parity accuracy, test people, "
+          "CoT fine-tune, 90 epochs", direction="higher", baseline="no-CoT fine-tune, 90 epochs", rule="mean_ci",
+          rungs=("repro",), note="repro rung only (Stage A trained at seeds 0-4); margin 0, the 95 % interval of "
+          "the mean gap (50 test people: the gap moves by several of them from seed to seed). Measured "
+          "2026-12-02: gaps +0.38, +0.16, +0.20, +0.38, +0.08 (mean +0.24, interval [+0.07, +0.41]); at 30 "
+          "epochs the same seeds give +0.40, +0.16, +0.16, +0.28, +0.14"),
+    Claim("no-cot-memorises-train-3x-epochs", statement="the no-CoT fine-tune at 90 epochs fits its train people "
+          "(so its test accuracy is not an under-fit)", paper="R2: p_train accuracy ~100 %",
+          metric="month-parity accuracy, train people, no-CoT fine-tune, 90 epochs", direction="higher",
+          threshold=0.95, rule="every_seed", rungs=("repro",), note="1.00 at seeds 0-4; 0.95 allows 2 of 50 "
+          "train people"),
+    Claim("no-cot-gap-at-half-data", statement="on half the train people (25, 60 epochs, the same number of steps) "
+          "CoT still beats no-CoT on test people", paper="R2/R3: the gap at every amount of fine-tuning data",
+          metric="month-parity accuracy, test people, CoT fine-tune on 25 train people", direction="higher",
+          baseline="no-CoT fine-tune on 25 train people", rule="mean_ci", rungs=("repro",),
+          note="margin 0, 95 % interval of the mean gap. Measured: gaps +0.28, +0.02, +0.08, +0.08, +0.20 (mean "
+          "+0.13, interval [+0.001, +0.26]: holds by a hair). Neither fine-tune fits 25 people (train 0.76-0.96): "
+          "the CoT one writes the month right for 0.90-1.00 of test people but maps only some months to their "
+          "parity (the month -> parity table is learned from 25 examples)"),
+    Claim("comparison-cot-beats-no-cot", statement="month comparison of two test people is better when the answer "
+          "first states both months (CoT in training and inference) than without CoT",
+          paper="R3: with CoT, comparison accuracy ~ the product of two retrievals", metric="month-comparison "
+          "accuracy, test pairs, CoT fine-tune (200 train pairs)", direction="higher", baseline="no-CoT fine-tune "
+          "(200 train pairs)", rule="mean_ci", rungs=("repro",), expect="fails",
+          ladder="#why-cot-comparison-does-not-reproduce-ladder-and-ablation",
+          note="margin 0, 95 % interval of the mean gap. Measured: gaps +0.08, -0.02, -0.10, +0.10, +0.16 (mean "
+          "+0.04, interval [-0.08, +0.17]): does not hold. Both months are written right for 0.82-0.90 of test "
+          "pairs; the comparison of two months is what fails (ladder and ablation in the README)"),
+    Claim("comparison-cot-prompt-stays-at-chance", statement="CoT at inference only does not help comparison: the "
+          "no-CoT comparison fine-tune, prompted with both true months and 'so', stays near chance on test pairs",
+          paper="R3: CoT at inference only, without CoT training, does not help", metric="month-comparison "
+          "accuracy, test pairs, no-CoT fine-tune with a CoT prompt (forced choice)", direction="lower",
+          threshold=0.6, rule="mean_ci", rungs=("repro",), note="chance 0.50 (labels alternate); bound chance + 5 "
+          "of 50 pairs. Measured: 0.50, 0.50, 0.50, 0.54, 0.62 (the no-CoT prompt: 0.48, 0.68, 0.70, 0.58, 0.56). "
+          "First declared every_seed from seeds 0 and 1 only (0.50, 0.50); seed 4's 0.62 is within the binomial "
+          "spread of 50 pairs at chance (sd 0.07), so the rule is the interval of the mean, as for the "
+          "classification claim: mean below the bound by 0.07, interval [+0.003, +0.13]"),
 )
 def _protocol(seed: int, rung: str) -> dict[str, Measurement | float]:
     from iclr25.utils.cli import set_torch_threads
 
-    from .experiments import run_experiment
+    from .experiments import pretrain, run_experiment
 
     set_torch_threads(1)
     from .checkpoints import load_stage_a
 
     # test: Stage A shipped (checkpoints.py), only the fine-tunes run; repro: Stage A trained here
-    res = run_experiment(rung_config(rung), seed=seed, pre=load_stage_a(seed) if rung == "test" else None,
-                         retrieval_after=False)
+    pre = load_stage_a(seed) if rung == "test" else pretrain(rung_config(rung), seed=seed)
+    res = run_experiment(rung_config(rung), seed=seed, pre=pre, retrieval_after=rung != "test")
     no_cot, cot, inv = res.finetune_of(NO_COT), res.finetune_of(COT), res.finetune_of(INVERSE)
-    return {"knowledge-extractable": res.retrieval["birth_date"][1],
-            "inverse-search-fails": inv.test.accuracy,
-            "inverse-search-fits-train": inv.train.accuracy,
-            "cot-beats-no-cot": Measurement(cot.test.accuracy, reference=no_cot.test.accuracy,
-                                            extra={"chance": no_cot.test.chance,
-                                                   "no_cot_train": no_cot.train.accuracy,
-                                                   "cot_train": cot.train.accuracy}),
-            "cot-at-inference-only-does-not-help": Measurement(
-                no_cot.cot_prompt[1].accuracy, reference=no_cot.test.accuracy,
-                extra={"chance": no_cot.test.chance, "cot_prompt_train": no_cot.cot_prompt[0].accuracy})}
+    rows = [_row("30 epochs, 50 train people", f) for f in res.finetunes]
+    out: dict[str, Measurement | float] = {
+        "knowledge-extractable": res.retrieval["birth_date"][1],
+        "inverse-search-fails": inv.test.accuracy,
+        "inverse-search-fits-train": inv.train.accuracy,
+        "cot-beats-no-cot": Measurement(cot.test.accuracy, reference=no_cot.test.accuracy,
+                                        extra={"chance": no_cot.test.chance, "no_cot_train": no_cot.train.accuracy,
+                                               "cot_train": cot.train.accuracy}),
+        "cot-at-inference-only-does-not-help": Measurement(
+            no_cot.cot_prompt[1].accuracy, reference=no_cot.test.accuracy,
+            extra={"chance": no_cot.test.chance, "cot_prompt_train": no_cot.cot_prompt[0].accuracy})}
+    if rung == "repro":
+        out.update(_repro_ladder(pre, res.config.finetune, seed, rows))
+    DETAILS[(seed, rung)] = rows
+    return out
+
+
+def _row(condition: str, f) -> dict:
+    return {"condition": condition, "task": f.task, "train": f.train.accuracy, "test": f.test.accuracy,
+            "chance": f.test.chance, "cot_step_test": f.test.cot_step,
+            "cot_prompt_test": None if f.cot_prompt is None else f.cot_prompt[1].accuracy,
+            "retrieval_test_after": f.retrieval_test_after}
+
+
+def _repro_ladder(pre, base, seed: int, rows: list[dict]) -> dict[str, Measurement | float]:
+    """The repro rung's extra fine-tunes from the same Stage A model: the month-parity ladder and comparison."""
+    import dataclasses
+
+    from .experiments import FinetuneResult, eval_cot_prompt, eval_task, finetune, retrieval_accuracy
+
+    def run(task: str, condition: str, *, epochs: int, n_train: int | None = None, n_pairs: int | None = None):
+        model, stats = finetune(pre, task, config=dataclasses.replace(base, epochs=epochs), n_train=n_train,
+                                n_pairs=n_pairs, seed=seed)
+        tr, te = eval_task(model, pre, task, "train", seed=seed), eval_task(model, pre, task, "test", seed=seed)
+        cp = None if task.endswith(":cot") else (eval_cot_prompt(model, pre, task, "train", seed=seed),
+                                                  eval_cot_prompt(model, pre, task, "test", seed=seed))
+        f = FinetuneResult(task, tr, te, retrieval_accuracy(model, pre, "birth_date", "test").accuracy, stats, cp)
+        rows.append(_row(condition, f))
+        return f
+
+    n3, e3 = LADDER["3x epochs"]
+    nc3, c3 = (run(t, f"{e3} epochs, 50 train people", epochs=e3, n_train=n3) for t in (NO_COT, COT))
+    nh, eh = LADDER["half data"]
+    nch, ch = (run(t, f"{eh} epochs, {nh} train people", epochs=eh, n_train=nh) for t in (NO_COT, COT))
+    cond = f"{COMPARE_EPOCHS} epochs, {COMPARE_PAIRS} train pairs"
+    cmp_nc, cmp_c = (run(t, cond, epochs=COMPARE_EPOCHS, n_pairs=COMPARE_PAIRS) for t in (CMP_NO_COT, CMP_COT))
+    return {
+        "no-cot-gap-survives-3x-epochs": Measurement(c3.test.accuracy, reference=nc3.test.accuracy,
+                                                     extra={"chance": nc3.test.chance, "no_cot_train": nc3.train.accuracy,
+                                                            "cot_train": c3.train.accuracy}),
+        "no-cot-memorises-train-3x-epochs": nc3.train.accuracy,
+        "no-cot-gap-at-half-data": Measurement(ch.test.accuracy, reference=nch.test.accuracy,
+                                               extra={"chance": nch.test.chance, "no_cot_train": nch.train.accuracy,
+                                                      "cot_train": ch.train.accuracy}),
+        "comparison-cot-beats-no-cot": Measurement(
+            cmp_c.test.accuracy, reference=cmp_nc.test.accuracy,
+            extra={"chance": cmp_nc.test.chance, "no_cot_train": cmp_nc.train.accuracy,
+                   "cot_train": cmp_c.train.accuracy, "cot_step_test": cmp_c.test.cot_step or 0.0}),
+        "comparison-cot-prompt-stays-at-chance": Measurement(cmp_nc.cot_prompt[1].accuracy,
+                                                             extra={"chance": cmp_nc.test.chance,
+                                                                    "no_cot_test": cmp_nc.test.accuracy}),
+    }

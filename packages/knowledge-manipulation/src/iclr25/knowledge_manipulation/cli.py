@@ -77,6 +77,12 @@ def _check_before_work(name: str, args: argparse.Namespace) -> None:
             check_size(f"--epochs {args.epochs} --layers {args.layers} --d-model {args.d_model}",
                        seconds_needed=_train_estimate(100.0, args.epochs, args.layers, args.d_model)[1], force=force)
     elif name == "evaluate":
+        if args.parity is not None:
+            if args.hf_path is None:
+                raise ValueError("--parity is the R5 check of a Hugging Face model: give --hf-path DIR")
+            if args.tasks is not None:
+                raise ValueError("--parity runs its own three questions; drop --tasks")
+            parse_parity(args.parity)
         if args.out is not None:
             check_out(args.out, inputs=[p for p in (args.model, args.hf_path, args.people) if p is not None],
                       overwrite=args.overwrite)
@@ -85,6 +91,20 @@ def _check_before_work(name: str, args: argparse.Namespace) -> None:
                        force=force)
         if args.hf_path is not None and args.people is None:
             check_size(f"--n {args.n}", bytes_needed=2000.0 * args.n, seconds_needed=1e-4 * args.n, force=force)
+
+
+def parse_parity(text: str) -> tuple[str, int]:
+    """``"birth_year:mod2"`` -> ``("birth_year", 2)``; ``"birth_month"`` -> ``("birth_month", 2)``."""
+    from .biography import DATE_PARTS
+
+    attr, _, mod = text.partition(":")
+    if attr not in DATE_PARTS:
+        raise ValueError(f"--parity {text!r}: the attribute must be one of {', '.join(DATE_PARTS)}")
+    if not mod:
+        return attr, 2
+    if not (mod.startswith("mod") and mod[3:].isdigit() and int(mod[3:]) >= 2):
+        raise ValueError(f"--parity {text!r}: expected ATTRIBUTE[:modM] with M >= 2, e.g. birth_year:mod2")
+    return attr, int(mod[3:])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -97,11 +117,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "and with CoT, and compare them on test people (about 10 s)",
                         default_out="results/knowledge-manipulation")
     d.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    r = add_run_command(sub, "repro", _cmd("repro"), help="the reduced-scale reproduction: N = 1000, both modes, "
-                        "a ladder of three model sizes, the attributes-first control, throughput, and the claims over "
-                        "seeds 0-4 with Stage A trained at each (claims.json)",
+    r = add_run_command(sub, "repro", _cmd("repro"), help="the reduced-scale reproduction decided over seeds 0-4 "
+                        "(N = 100, Stage A trained at each seed): month parity without / with CoT on the fine-tune "
+                        "data / epoch ladder, CoT at inference only, month comparison, inverse search; claims.json, "
+                        "a per-seed table (summary.md) and ladder.png (about 5 min of one core)",
                         default_out="results/knowledge-manipulation-repro")
     r.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    r.add_argument("--n1000", action="store_true", help="also run 0.1's single-seed N = 1000 plan (three model "
+                   "sizes, paper mode, attributes-first control, throughput; about 8 min more)")
 
     g = sub.add_parser("generate", help="write a population of synthetic people and their biographies (JSONL)",
                        description="Write one JSON line per person (attributes, name, split, bios). With --qa, "
@@ -161,6 +184,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--shots", type=int, default=3, help="--hf-path: solved examples in the prompt (default 3)")
     e.add_argument("--limit", type=positive_int("--limit"), default=None, help="--hf-path: questions per task")
     e.add_argument("--context", action="store_true", help="--hf-path: put the biographies in the prompt")
+    e.add_argument("--parity", metavar="ATTRIBUTE[:modM]", default=None,
+                   help="--hf-path: the paper's R5 check instead of --tasks: the attribute (birth_month, birth_day "
+                        "or birth_year) retrieved, and its residue mod M (default 2) asked without and with CoT, on "
+                        "all people and on those whose attribute the model retrieves")
     e.add_argument("--epochs", type=positive_int("--epochs"), default=None, help="--model: fine-tune epochs")
     e.add_argument("--out", type=Path, help="folder for results.json (default: none)")
     e.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")

@@ -206,9 +206,11 @@ def pretrain(config: ExperimentConfig = ExperimentConfig(), *, population: Popul
 
 
 def finetune(pre: PretrainedModel, task: str | TaskSpec, *, config: TrainConfig | None = None,
-             replay: float | None = None, n_train: int | None = None, seed: int = 0) -> tuple[RotaryGPT, TrainStats]:
+             replay: float | None = None, n_train: int | None = None, n_pairs: int | None = None,
+             seed: int = 0) -> tuple[RotaryGPT, TrainStats]:
     """Stage B: a copy of the Stage A model fine-tuned on the task's train-people QAs (the first ``n_train``
-    train people when given), mixed with ``replay`` (fraction of documents) of fresh Stage A documents."""
+    train people when given; ``n_pairs`` pairs of them for a comparison task, default one per person), mixed
+    with ``replay`` (fraction of documents) of fresh Stage A documents."""
     cfg = config or pre.config.finetune
     replay = pre.config.replay if replay is None else replay
     spec = parse_task(task)
@@ -219,7 +221,8 @@ def finetune(pre: PretrainedModel, task: str | TaskSpec, *, config: TrainConfig 
         if isinstance(n_train, bool) or not isinstance(n_train, int) or not 2 <= n_train <= len(people):
             raise ValueError(f"n_train must be an integer in 2..{len(people)}, got {n_train!r}")
         people = people[:n_train]
-    qas = build_task(pre.population, spec, people=people, seed=seed)
+    qas = build_task(pre.population, spec, people=people, seed=seed,
+                     **({"n_pairs": n_pairs} if n_pairs is not None else {}))
     docs = encode_docs(pre.tokenizer, qas=qas * cfg.epochs)
     if replay > 0:
         stage_a = _stage_a_docs(pre.population, pre.tokenizer, pre.config, rng, max(1, cfg.epochs // 4 + 1))

@@ -8,6 +8,10 @@ open-book control that separates *manipulating* knowledge from *recalling* it.
 
 Needs the ``hf`` extra (``transformers``); loads with ``local_files_only=True`` and never downloads.
 
+:func:`parity_check` is the paper's R5 test on a real model: the parity of an attribute the model has
+*stored* (it retrieves the attribute itself), asked without and with CoT, scored on every person and on the
+people whose attribute the model retrieves correctly.
+
 References: Allen-Zhu & Li, *Physics of Language Models: Part 3.2* (ICLR 2025), §7 (the same tests on
 GPT-4 and Llama: parity of a birth year without CoT, inverse search).
 """
@@ -24,7 +28,7 @@ from .biography import Population, render_bio
 from .tasks import QA, answer_label, build_task, parse_task
 from .training import EvalResult, chance_level
 
-__all__ = ["HFCausalLM", "evaluate_hf", "build_prompt"]
+__all__ = ["HFCausalLM", "ParityCheck", "build_prompt", "check_causal_lm_folder", "evaluate_hf", "parity_check"]
 
 
 @dataclasses.dataclass
@@ -37,6 +41,7 @@ class HFCausalLM:
     def __post_init__(self) -> None:
         from iclr25.utils.hf import load_local_model
 
+        check_causal_lm_folder(self.path)
         self.tokenizer, self.model = load_local_model(self.path, "AutoModelForCausalLM", flag="--hf-path",
                                                       extra="iclr25-knowledge-manipulation[hf]")
 
@@ -50,6 +55,32 @@ class HFCausalLM:
         with torch.no_grad():
             out = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False, pad_token_id=pad)
         return self.tokenizer.decode(out[0, enc["input_ids"].shape[1]:], skip_special_tokens=True)
+
+
+def check_causal_lm_folder(path: str | os.PathLike[str], flag: str = "--hf-path") -> None:
+    """Refuse, in one line and before any weights load, a folder that is missing, has no ``config.json``, or
+    holds a model that is not a causal (decoder) language model, e.g. an encoder-decoder T5 or a classifier."""
+    import json
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.is_dir():
+        raise FileNotFoundError(f"{flag} {p}: no such folder (expected a Hugging Face causal LM folder)")
+    cfg_file = p / "config.json"
+    if not cfg_file.is_file():
+        raise FileNotFoundError(f"{flag} {p}: no config.json (expected a Hugging Face causal LM folder)")
+    try:
+        cfg = json.loads(cfg_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{flag} {p}: config.json is not readable JSON ({str(exc).splitlines()[0][:120]})") from None
+    model_type = cfg.get("model_type") if isinstance(cfg, dict) else None
+    try:
+        from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
+    except ImportError as exc:
+        raise ImportError(f"{flag} needs transformers: pip install 'iclr25-knowledge-manipulation[hf]'") from exc
+    if model_type not in MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        raise ValueError(f"{flag} {p}: not a causal language model (config.json model_type {model_type!r} has no "
+                         "AutoModelForCausalLM class; expected a decoder such as gpt2 or llama)")
 
 
 def build_prompt(qa: QA, shots: Sequence[QA], *, population: Population | None = None,
@@ -71,29 +102,91 @@ def build_prompt(qa: QA, shots: Sequence[QA], *, population: Population | None =
     return "".join(lines)
 
 
-def evaluate_hf(model: HFCausalLM | str | os.PathLike[str], population: Population, tasks: Sequence[str], *,
-                people: str = "test", shots: int = 3, limit: int | None = None, context: bool = False,
-                seed: int = 0) -> list[EvalResult]:
-    """Few-shot greedy exact-match accuracy of a local HF model on each task (``limit`` questions at most)."""
+def _hits(lm: HFCausalLM, population: Population, spec, *, people: str, shots: int, limit: int | None,
+          context: bool, seed: int) -> tuple[list[QA], list[bool], list[str]]:
+    """Greedy answers of ``lm`` to the task's questions (``limit`` at most): the questions, hits and answers."""
+    qas = build_task(population, spec, people=people, seed=seed + 1)[:limit]
+    shot_qas = build_task(population, spec, people="train", seed=seed)[:shots]
+    hits, answers = [], []
+    for q in qas:
+        text = lm.complete(build_prompt(q, shot_qas, population=population, context=context, seed=seed))
+        first = text.strip().split("\n")[0]
+        want = q.label.lower() if spec.kind in ("classification", "comparison") else q.label
+        hits.append(answer_label(spec, first) == want)
+        answers.append(first)
+    return qas, hits, answers
+
+
+def _check_counts(shots: int, limit: int | None) -> None:
     if isinstance(shots, bool) or not isinstance(shots, int) or shots < 0:
         raise ValueError(f"shots must be an integer >= 0, got {shots!r}")
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise ValueError(f"limit must be an integer >= 1, got {limit!r}")
+
+
+def evaluate_hf(model: HFCausalLM | str | os.PathLike[str], population: Population, tasks: Sequence[str], *,
+                people: str = "test", shots: int = 3, limit: int | None = None, context: bool = False,
+                seed: int = 0) -> list[EvalResult]:
+    """Few-shot greedy exact-match accuracy of a local HF model on each task (``limit`` questions at most)."""
+    _check_counts(shots, limit)
     specs = [parse_task(t) for t in tasks]
     lm = model if isinstance(model, HFCausalLM) else HFCausalLM(model)
     out = []
     for spec in specs:
-        qas = build_task(population, spec, people=people, seed=seed + 1)[:limit]
-        pool = build_task(population, spec, people="train", seed=seed)
-        shot_qas = pool[:shots]
-        hits, ex = [], []
-        for q in qas:
-            text = lm.complete(build_prompt(q, shot_qas, population=population, context=context, seed=seed))
-            first = text.strip().split("\n")[0]
-            want = q.label.lower() if spec.kind in ("classification", "comparison") else q.label
-            hits.append(answer_label(spec, first) == want)
-            if len(ex) < 3:
-                ex.append((q.prompt, q.answer, first))
+        qas, hits, answers = _hits(lm, population, spec, people=people, shots=shots, limit=limit, context=context,
+                                   seed=seed)
+        ex = tuple((q.prompt, q.answer, a) for q, a in list(zip(qas, answers, strict=True))[:3])
         out.append(EvalResult(str(spec), people, float(np.mean(hits)) if hits else float("nan"), len(qas),
-                              chance_level(qas), tuple(ex)))
+                              chance_level(qas), ex))
     return out
+
+
+@dataclasses.dataclass(frozen=True)
+class ParityCheck:
+    """The paper's R5 on one model: retrieval of the attribute, and its parity (residue mod ``modulus``) without
+    and with CoT, on all ``n`` people asked and on the ``n_stored`` whose attribute the model retrieves."""
+
+    attribute: str
+    modulus: int
+    n: int
+    retrieval: float
+    no_cot: float
+    cot: float
+    n_stored: int
+    no_cot_stored: float
+    cot_stored: float
+    chance: float
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+def parity_check(model: HFCausalLM | str | os.PathLike[str], population: Population, *,
+                 attribute: str = "birth_month", modulus: int = 2, people: str = "test", shots: int = 3,
+                 limit: int | None = None, context: bool = False, seed: int = 0) -> ParityCheck:
+    """Parity of a stored attribute with and without CoT (the paper's R5, §7: a model that knows a person's
+    birth year cannot tell its parity without writing the year down first).
+
+    The same people are asked three questions, each few-shot (``shots`` solved examples of train people):
+    the attribute itself (``partial:<attribute>``, e.g. the birth month), its residue mod ``modulus`` without
+    CoT, and with CoT (the answer states the attribute, then the residue). The paper's comparison is on people
+    whose attribute the model has stored, so both parity accuracies are also given on the people whose
+    attribute it retrieved correctly (``nan`` when there are none). ``chance`` is the majority label's share.
+    """
+    _check_counts(shots, limit)
+    base = parse_task(f"classification:{attribute}:mod{modulus}")
+    if base.attribute not in ("birth_month", "birth_day", "birth_year"):
+        raise ValueError(f"attribute must be birth_month, birth_day or birth_year, got {attribute!r}")
+    lm = model if isinstance(model, HFCausalLM) else HFCausalLM(model)
+    kw = {"people": people, "shots": shots, "limit": limit, "context": context, "seed": seed}
+    qas, retr, _ = _hits(lm, population, parse_task(f"partial:{base.attribute}"), **kw)
+    _, no_cot, _ = _hits(lm, population, base, **kw)
+    _, cot, _ = _hits(lm, population, dataclasses.replace(base, cot=True), **kw)
+    stored = [i for i, ok in enumerate(retr) if ok]
+
+    def mean(xs: list[bool]) -> float:
+        return float(np.mean(xs)) if xs else float("nan")
+
+    return ParityCheck(base.attribute, modulus, len(qas), mean(retr), mean(no_cot), mean(cot), len(stored),
+                       mean([no_cot[i] for i in stored]), mean([cot[i] for i in stored]),
+                       chance_level(build_task(population, base, people=people, seed=seed + 1)[:limit]))

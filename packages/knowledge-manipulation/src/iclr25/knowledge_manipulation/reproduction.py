@@ -1,5 +1,14 @@
-"""``repro``: the reduced-scale reproduction (N = 1000 people, 2 CPU cores, at most 10 min).
+"""``repro``: the reduced-scale reproduction, decided over seeds.
 
+The default ``repro`` (at most 10 min on one core of a quiet machine) is the claims' ``repro`` rung
+(:mod:`.claims`): at each of seeds 0-4 a population of N = 100 people, Stage A trained on their biographies,
+then every fine-tune of the paper's figure ladder (reduced): month parity without and with CoT at 30 epochs,
+at three times the epochs and on half the train people; month comparison without and with CoT; inverse search.
+Every no-CoT fine-tune is also scored with a CoT prompt (CoT at inference only). :func:`run_claims_repro` writes
+``claims.json`` (each claim decided by its rule over the seeds), the per-seed table ``summary.md`` and
+``ladder.png``.
+
+``repro --n1000`` adds the single-seed N = 1000 plan of 0.1 (:func:`repro_plan`, about 8 min more):
 1. Extractable mode at three model sizes (the ladder): retrieval on test people, then classification and
    comparison without / with CoT and inverse search, each its own fine-tune from the Stage A checkpoint, with
    test-people retrieval re-measured after each fine-tune.
@@ -23,7 +32,7 @@ from .experiments import DEFAULT_TASKS, ExperimentConfig, pretrain, run_experime
 from .probe import name_token_probe
 from .training import TrainConfig
 
-__all__ = ["repro_plan", "run_repro"]
+__all__ = ["repro_plan", "run_repro", "run_claims_repro", "per_seed_markdown"]
 
 LADDER = ((1, 32, 2), (2, 64, 4), (3, 96, 4))
 CLASSIFY = ("classification:birth_month:mod2", "classification:birth_month:mod2:cot")
@@ -112,3 +121,107 @@ def summary_markdown(report: dict) -> str:
             if not k.startswith("params "):
                 lines.append(f"| {k} | {v:,.0f} | {report['throughput'].get('params ' + k, 0):,.0f} |")
     return "\n".join(lines) + "\n"
+
+
+def _fmt(x) -> str:
+    return "" if x is None or x != x else f"{x:.2f}"
+
+
+def per_seed_markdown(details: dict[int, list[dict]]) -> str:
+    """One row per (condition, task), one column per seed: test accuracy (train in brackets), then the CoT
+    prompt's test accuracy and the CoT step's for the rows that have them, and the majority label."""
+    seeds = sorted(details)
+    keys: list[tuple[str, str]] = []
+    for s in seeds:
+        for r in details[s]:
+            if (r["condition"], r["task"]) not in keys:
+                keys.append((r["condition"], r["task"]))
+    head = ["fine-tune", "task", *[f"seed {s}: test (train)" for s in seeds], "mean test", "majority label (mean)"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+    def get(s, k):
+        return next((r for r in details[s] if (r["condition"], r["task"]) == k), None)
+
+    for k in keys:
+        rs = [get(s, k) for s in seeds]
+        cells = [f"{r['test']:.2f} ({r['train']:.2f})" if r else "" for r in rs]
+        tests = [r["test"] for r in rs if r]
+        chances = [r["chance"] for r in rs if r]
+        lines.append("| " + " | ".join([k[0], k[1], *cells, f"{sum(tests) / len(tests):.2f}",
+                                        f"{sum(chances) / len(chances):.2f}"]) + " |")
+        for field, label in (("cot_prompt_test", "+ CoT prompt (CoT at inference only)"),
+                             ("cot_step_test", "CoT step right (months written)")):
+            vals = [r.get(field) if r else None for r in rs]
+            if any(v is not None for v in vals):
+                got = [v for v in vals if v is not None]
+                lines.append("| " + " | ".join([k[0], f"{k[1]} {label}", *[_fmt(v) for v in vals],
+                                                f"{sum(got) / len(got):.2f}", ""]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def ladder_figure(details: dict[int, list[dict]], path: Path) -> Path:
+    """Test accuracy of every fine-tune of the repro rung (the three CoT conditions: no CoT in grey, CoT at
+    inference only in orange, CoT in training and inference in blue): the mean over seeds as a bar, each seed a
+    dot, the majority label dashed."""
+    from iclr25.utils.plotting import savefig, subplots
+
+    keys: list[tuple[str, str]] = []
+    for rows in details.values():
+        for r in rows:
+            if (r["condition"], r["task"]) not in keys and not r["task"].startswith("inverse"):
+                keys.append((r["condition"], r["task"]))
+    bars = []  # (label, values, chance, colour)
+    for k in keys:
+        rs = [r for rows in details.values() for r in rows if (r["condition"], r["task"]) == k]
+        kind = {"classification": "parity", "comparison": "compare"}.get(k[1].split(":")[0], k[1])
+        where = k[0].replace(" epochs", " ep").replace(" train ", " ").replace(", ", "\n")
+        ch = sum(r["chance"] for r in rs) / len(rs)
+        if k[1].endswith(":cot"):
+            bars.append((f"CoT\n{kind}\n{where}", [r["test"] for r in rs], ch, "tab:blue"))
+        else:
+            bars.append((f"no CoT\n{kind}\n{where}", [r["test"] for r in rs], ch, "0.6"))
+            if any(r.get("cot_prompt_test") is not None for r in rs):
+                bars.append((f"CoT prompt\n{kind}\n{where}", [r["cot_prompt_test"] for r in rs], ch, "tab:orange"))
+    fig, ax = subplots(size=(max(6.0, 0.7 * len(bars) + 1.5), 4.0))
+    for i, (_, vals, ch, colour) in enumerate(bars):
+        ax.bar(i, sum(vals) / len(vals), width=0.7, color=colour)
+        ax.plot([i] * len(vals), vals, "k.", ms=4)
+        ax.plot([i - 0.4, i + 0.4], [ch, ch], "k--", lw=1)
+    ax.set_xticks(range(len(bars)))
+    ax.set_xticklabels([b[0] for b in bars], fontsize=5.5)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("test exact match")
+    ax.set_title(f"repro rung, seeds {', '.join(map(str, sorted(details)))}: no CoT (grey), CoT at inference only "
+                 "(orange), CoT in training and inference (blue);\nbar = mean, dots = seeds, dashes = majority label",
+                 fontsize=7)
+    return savefig(fig, path)
+
+
+def run_claims_repro(out: Path, *, run: RunResult, seeds: tuple[int, ...] | None = None):
+    """Decide every claim at the ``repro`` rung; write ``claims.json``, ``summary.md`` (per-seed table) and
+    ``ladder.png``; returns the :class:`iclr25.utils.claims.ClaimsReport`."""
+    import resource
+
+    from .claims import DETAILS, REGISTRY
+
+    def cpu() -> float:
+        r = resource.getrusage(resource.RUSAGE_SELF)
+        return r.ru_utime + r.ru_stime
+
+    c0, t0 = cpu(), time.perf_counter()
+    claims = REGISTRY.run("repro", seeds, command="iclr25 knowledge-manipulation repro")
+    claims.save(out / "claims.json")
+    details = {s: rows for (s, rung), rows in DETAILS.items() if rung == "repro"}
+    with atomic_write(out / "summary.md") as f:
+        f.write(per_seed_markdown(details))
+    run.add_figure(ladder_figure(details, out / "ladder.png"), relative_to=out)
+    for r in claims.results:
+        run.add(f"claim {r.claim.id}: mean improvement over seeds {', '.join(map(str, r.seeds))}",
+                r.mean_improvement, higher_is_better=True)
+    run.add("claims repro rung: CPU time", cpu() - c0, unit="s", timing=True)
+    run.add("claims repro rung: wall time", time.perf_counter() - t0, unit="s", timing=True)
+    with atomic_write(out / "details.json") as f:
+        import json
+
+        json.dump({str(s): rows for s, rows in details.items()}, f, indent=1)
+    return claims

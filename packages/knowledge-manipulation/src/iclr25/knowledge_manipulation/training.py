@@ -306,6 +306,9 @@ class EvalResult:
     n: int
     chance: float
     examples: tuple[tuple[str, str, str], ...] = ()  # (prompt, expected answer, generated answer)
+    #: for a CoT classification/comparison task, the fraction whose chain of thought (the attribute values written
+    #: before "so") is exactly right; None otherwise
+    cot_step: float | None = None
 
 
 def chance_level(qas: Sequence[QA]) -> float:
@@ -329,7 +332,10 @@ def evaluate(model: RotaryGPT, tok: WordTokenizer, qas: Sequence[QA], *, people:
     hits = [answer_label(spec, t) == (q.label.lower() if spec.kind in ("classification", "comparison") else q.label)
             for t, q in zip(texts, qas, strict=True)]
     ex = tuple((q.prompt, q.answer, t) for q, t in list(zip(qas, texts, strict=True))[:n_examples])
-    return EvalResult(str(spec), people, float(np.mean(hits)), len(qas), chance_level(qas), ex)
+    step = None
+    if spec.cot and spec.kind in ("classification", "comparison"):
+        step = float(np.mean([t.strip().startswith(cot_prefix(q)) for t, q in zip(texts, qas, strict=True)]))
+    return EvalResult(str(spec), people, float(np.mean(hits)), len(qas), chance_level(qas), ex, step)
 
 
 @torch.no_grad()
