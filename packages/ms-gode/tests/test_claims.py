@@ -1,8 +1,9 @@
-"""The paper's claims at small scale, from the claims registry (``iclr25.ms_gode.claims``: zero forgetting with
-the oracle mask, mode switching, less forgetting than fine-tuning, an unseen system flagged; seeds 0, 1, 2, each
-decided by its rule), and the simulators and estimator they rest on."""
+"""The paper's claims from the claims registry (``iclr25.ms_gode.claims``, ``test`` rung: the shipped checkpoints
+of seeds 0, 1, 2 on fresh test tasks, and zero forgetting on a tiny sequence trained here; each decided by its
+rule), the shipped checkpoints, and the simulators and estimator the claims rest on."""
 
 import numpy as np
+import pytest
 import torch
 
 from iclr25.ms_gode import (
@@ -21,9 +22,11 @@ test_claim = REGISTRY.pytest_test("test")
 
 
 def test_oracle_masks_are_frozen_after_their_task():
-    from iclr25.ms_gode.claims import run_physics
+    import dataclasses
 
-    model = run_physics(0, "test")["results"]["ms-gode"].learner.model
+    from iclr25.ms_gode.pretrained import PRETRAIN, train_pretrained
+
+    model = train_pretrained(0, dataclasses.replace(PRETRAIN, n_train=6, n_valid=4, epochs=1))[0].model
     n = 0
     for m in model.modules():
         if isinstance(m, MaskLinear):
@@ -31,6 +34,26 @@ def test_oracle_masks_are_frozen_after_their_task():
             assert len(m.scores) == 3
             assert all(not s.requires_grad for s in m.scores)
     assert n > 0
+
+
+def test_shipped_checkpoints_load_and_switch_modes():
+    # the demo's checkpoints: no pickle, their .json record names the command and seed that made them
+    import json
+
+    from iclr25.ms_gode.pretrained import checkpoint_path, load_pretrained, wilson_interval
+
+    for seed in (0, 1, 2):
+        p = checkpoint_path(seed)
+        record = json.loads(p.with_suffix(".json").read_text())
+        assert record["seed"] == seed and f"--seed {seed}" in record["command"]
+        with np.load(p, allow_pickle=False) as z:
+            assert all(z[k].dtype != object for k in z.files)
+    learner, meta = load_pretrained(0)
+    assert learner.n_tasks == 3 and meta["task_names"] == learner.task_names
+    lo, hi = wilson_interval(22, 24)
+    assert 0.7 < lo < 22 / 24 < hi <= 1.0
+    with pytest.raises(FileNotFoundError, match="no shipped checkpoint for seed 99"):
+        checkpoint_path(99)
 
 
 def test_springs_conserve_energy_within_integrator_tolerance():

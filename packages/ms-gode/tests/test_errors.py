@@ -54,6 +54,10 @@ def test_unknown_task_ids(tiny_task):
         learner.evaluate(np.zeros((2, 3, 4, 4)))
     with pytest.raises(ValueError, match="idx must be"):
         learner.select_mode(tiny_task, [99])
+    with pytest.raises(ValueError, match=r"n_masks must be an integer in \[1, 1\]"):
+        learner.select_mode(tiny_task, n_masks=2)
+    with pytest.raises(ValueError, match="batch_size must be an integer >= 1"):
+        learner.evaluate(tiny_task, batch_size=0)
 
 
 def test_bad_parameters():
@@ -189,9 +193,17 @@ def test_cli_out_is_checked_before_work(tmp_path, capsys):
     (tmp_path / "m" / "results.json").write_text("{}")
     for argv in (["simulate", "springs", "--n", "2", "--out", str(tmp_path / "x.npz")],
                  ["train", "--tasks", str(task), "--out", str(tmp_path / "m")],
-                 ["train", "--tasks", str(task), "--out", str(task)]):
+                 ["train", "--tasks", str(task), "--out", str(task)],
+                 ["pretrain", "--seed", "0", "--out", str(tmp_path / "x.npz")]):
         assert main(argv) == 2, argv
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "--out" in err[0], (argv, err)
     assert (tmp_path / "x.npz").read_bytes() == b"user's file"
     assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["results.json"]
+
+
+def test_demo_names_a_seed_without_a_shipped_checkpoint(tmp_path, capsys):
+    assert main(["demo", "--seed", "7", "--out", str(tmp_path / "d")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--seed 7" in err[0] and "shipped" in err[0], err
+    assert not (tmp_path / "d").exists()

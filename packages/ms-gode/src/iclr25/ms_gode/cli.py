@@ -59,50 +59,97 @@ def _run_methods(sequence: str, methods: Sequence[str], cfg: dict[str, Any], *, 
 
 # ------------------------------------------------------------------------------------------------------ demo
 def demo(args: argparse.Namespace) -> int:
-    from .claims import SCALES  # noqa: PLC0415
+    """The shipped checkpoint of --seed on fresh test tasks: mode switching over many batches, AF/AP-MSE."""
+    from .pretrained import checkpoint_path  # noqa: PLC0415
 
-    sc = SCALES["test"]
-    run = RunResult.start(PACKAGE, "demo", seed=args.seed, config={"scale": dict(sc.__dict__)})
+    try:
+        checkpoint_path(args.seed)
+    except FileNotFoundError as exc:
+        raise ValueError(f"--seed {args.seed}: {exc}") from None
+    run = RunResult.start(PACKAGE, "demo", seed=args.seed, config={"checkpoint": f"physics-seed{args.seed}",
+                                                                   "n_batches": args.batches, "batch_size": 6})
     set_torch_threads(args.threads)
+    import numpy as np  # noqa: PLC0415
+
     from iclr25.utils.seeding import seed_everything  # noqa: PLC0415
 
-    from .claims import run_physics  # noqa: PLC0415
     from .experiments import plot_predictions  # noqa: PLC0415
+    from .pretrained import load_pretrained, measure  # noqa: PLC0415
 
     seed_everything(args.seed)
-    out = run_physics(args.seed, "test")  # the claims tests' run at this seed
-    ms = out["results"]["ms-gode"]
-    n_tasks = len(out["tasks"])
-    # headline: mode switching (which sub-network, without the task id) against choosing a mask at random
-    run.add(f"mode-switch accuracy over {out['n_mode_batches']} test batches", out["mode_fraction"],
-            peer=1.0 / n_tasks, peer_name="random mask", higher_is_better=True, headline=True)
-    if out["mode_fraction"] <= 1.0 / n_tasks:
-        run.headline_note = (f"mode switching is no better than a random mask at this budget ({sc.epochs} epochs, "
-                             f"{sc.n_sims} simulations per task); README ladder: reliable from 10 epochs, 50 "
-                             "simulations")
-    elif out["mode_fraction"] < 1.0:
-        run.notes = (f"mode switching missed {round((1 - out['mode_fraction']) * out['n_mode_batches'])} of "
-                     f"{out['n_mode_batches']} test batches at this budget ({sc.epochs} epochs, {sc.n_sims} "
-                     "simulations per task; the springs tasks 1 and 3 are the ones confused); a wrong mask makes "
-                     "AF-MSE differ from 0")
-    run.add("oracle-mask max |a_Kj - a_jj| (zero forgetting with the task's own mask)", out["oracle_drift"],
+    learner, meta = load_pretrained(args.seed)
+    run.config["checkpoint_made_by"] = meta.get("command", "")
+    m = measure(learner, seed=args.seed, n_batches=args.batches)
+    k = learner.n_tasks
+    lo, hi = m["mode_ci95"]
+    name = (f"mode-switch accuracy over {m['mode_batches']} fresh test batches ({m['mode_hits']}/"
+            f"{m['mode_batches']}, 95% CI {lo:.2f}-{hi:.2f})")
+    run.add(name, m["mode_fraction"], peer=1.0 / k, peer_name="random mask", higher_is_better=True,
+            headline=True)
+    run.add("mode-switch accuracy, Wilson 95% CI low", lo, higher_is_better=True)
+    run.add("mode-switch accuracy, Wilson 95% CI high", hi, higher_is_better=True)
+    for j, a in enumerate(m["mode_per_task"]):
+        run.add(f"mode-switch accuracy, task {j + 1} ({learner.task_names[j]})", a, higher_is_better=True)
+    run.add("AF-MSE with mode switching (0 = no forgetting)", m["af_mse"], higher_is_better=False)
+    run.add("AP-MSE with mode switching", m["ap_mse"], peer=m["oracle_ap_mse"], peer_name="oracle mask",
             higher_is_better=False)
-    run.add("AF-MSE (mode switching per test batch)", ms.af_mse, higher_is_better=False)
-    run.add("AP-MSE (physics springs→charged→springs)", ms.ap_mse, higher_is_better=False)
-    for j, a in enumerate(ms.mode_accuracy):
-        run.add(f"mode-switch accuracy, task {j + 1}", a, higher_is_better=True)
-    run.add("unseen system (springs k=4): batches flagged unknown", out["unknown_unseen"], higher_is_better=True)
-    run.add("known-task test batches flagged unknown", out["unknown_known"], higher_is_better=False)
-    run.add("state bytes per added task", ms.state_bytes_per_task, higher_is_better=False)
-    run.add("s/epoch", ms.seconds_per_epoch, unit="s", higher_is_better=False, timing=True)
-    first_test = out["tasks"][0][2]
-    preds = {"MS-GODE (mode switching)": ms.learner.predict(first_test.subset([0, 1]))[0]}
+    run.add(f"unseen system (springs k=4): batches flagged unknown ({m['unseen_batches']} batches)",
+            m["unknown_unseen"], higher_is_better=True)
+    run.add(f"known-task test batches flagged unknown ({m['known_batches']} batches)", m["unknown_known"],
+            higher_is_better=False)
+    run.add("state bytes per added task", learner.state_bytes_per_task(), higher_is_better=False)
+    problems = []
+    if m["mode_fraction"] < 0.9:
+        worst = int(np.argmin(m["mode_per_task"]))
+        problems.append(f"mode switching picked the true sub-network in {m['mode_fraction']:.2f} < 0.9 of the "
+                        f"test batches (worst: task {worst + 1}, {learner.task_names[worst]}, "
+                        f"{m['mode_per_task'][worst]:.2f}) at this checkpoint's budget")
+    if m["af_mse"] < 0:
+        problems.append(f"AF-MSE {m['af_mse']:.4f} < 0: a wrong sub-network predicted an old task better than "
+                        "its own")
+    if problems:
+        run.headline_note = "; ".join(problems)
+    run.notes = ("unknown-system flag: " + ("the unseen system was flagged in "
+                                           f"{m['unknown_unseen']:.2f} of its batches" if m["unknown_unseen"] > 0
+                                           else "the unseen system was NOT flagged (its best self-prediction "
+                                                "error stayed under the calibrated threshold)")
+                 + f"; false alarms on known tasks {m['unknown_known']:.2f}")
+    from .data import task_sequence  # noqa: PLC0415
+    from .pretrained import TEST_SEED_OFFSET  # noqa: PLC0415
+
+    first_test = task_sequence("physics", args.batches * 6, seed=TEST_SEED_OFFSET + args.seed)[0].subset([0, 1])
+    pred, sel = learner.predict(first_test)
     args.out.mkdir(parents=True, exist_ok=True)
-    fig = plot_predictions(args.out / "task1_after_last.png", first_test.subset([0, 1]), preds,
+    label = f"MS-GODE, mode switching → mask {sel.best + 1}{' (unknown)' if sel.unknown else ''}"
+    fig = plot_predictions(args.out / "task1_after_last.png", first_test, {label: pred},
                            title="task 1 after task 3:")
     run.add_figure(fig, relative_to=args.out)
     run.finish().save(args.out / "results.json")
     print(run.to_markdown())
+    print(run.notes)
+    print(f"checkpoint: physics-seed{args.seed} (made by `{meta.get('command', '?')}`); figure: {fig}")
+    return 0
+
+
+# --------------------------------------------------------------------------------------------------- pretrain
+def pretrain(args: argparse.Namespace) -> int:
+    """Train the checkpoint the demo loads, and record how it was made and what it measures."""
+    from iclr25.utils.io import atomic_write  # noqa: PLC0415
+
+    from .pretrained import measure, record, train_pretrained  # noqa: PLC0415
+
+    npz = args.out / f"physics-seed{args.seed}.npz"
+    check_out(args.out, overwrite=args.overwrite, run_files=(npz.name, npz.with_suffix(".json").name))
+    set_torch_threads(args.threads)
+    learner, cpu = train_pretrained(args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    learner.export_state(npz)
+    m = measure(learner, seed=args.seed)
+    rec = record(learner, args.seed, m, train_cpu_s=cpu)
+    atomic_write(npz.with_suffix(".json"), json.dumps(rec, indent=1) + "\n")
+    print(json.dumps({k: m[k] for k in ("mode_fraction", "mode_ci95", "mode_per_task", "af_mse", "ap_mse",
+                                         "unknown_unseen", "unknown_known")}))
+    print(f"wrote {npz} and {npz.with_suffix('.json').name} ({cpu:.0f} s CPU)")
     return 0
 
 
@@ -321,8 +368,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser, sub = method_parser("ms-gode", "MS-GODE (ICLR 2025): continual dynamics learning with the Mode-switching "
                                            "Graph ODE (frozen signed weights, one binary sub-network per task, mode "
                                            "switching by self-prediction)")
-    d = add_run_command(sub, "demo", demo, help="MS-GODE on a small physics sequence: mode switching, zero forgetting (the claims tests' run at --seed)",
-                        default_out="results/ms-gode")
+    d = add_run_command(sub, "demo", demo, help="the shipped MS-GODE checkpoint of --seed (0, 1, 2) on fresh physics test "
+                                                "tasks: mode switching over many batches, AF/AP-MSE, unseen-system "
+                                                "flag", default_out="results/ms-gode")
+    d.add_argument("--batches", type=int, default=8, choices=range(1, 41), metavar="{1..40}",
+                   help="test batches of 6 trajectories per task (default 8)")
+    pt = sub.add_parser("pretrain", help="train the checkpoint the demo loads (physics sequence, ~2-4 min CPU)",
+                        description="Learn the physics sequence at the checkpoint rung (iclr25.ms_gode.pretrained."
+                                    "PRETRAIN) and write DIR/physics-seed{S}.npz (no pickle) with a .json beside "
+                                    "it: the command, seed, settings and the measurements on fresh test tasks.")
+    pt.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    pt.add_argument("--out", type=Path, required=True, help="output folder")
+    pt.add_argument("--overwrite", action="store_true", help="replace an existing checkpoint of this seed")
+    pt.set_defaults(func=pretrain)
     r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction: every method on the physics and "
                                                   "Bio-CDL substitute sequences, 3 seeds (at most 10 min)",
                         default_out="results/ms-gode-repro")
@@ -373,6 +431,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--out", type=Path, default=None, help="write the predictions to this .npz")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     p.set_defaults(func=predict_cmd)
-    for q in (d, r, t, p):
+    for q in (d, r, t, p, pt):
         q.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
     return run_main(parser, argv)

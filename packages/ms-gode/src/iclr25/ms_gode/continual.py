@@ -279,28 +279,44 @@ class MSGODE:
         self.thresholds[task_id] = self.unknown_factor * float(np.max(mses))
         return self.thresholds[task_id]
 
-    def select_mode(self, task: TaskData, idx: Sequence[int] | None = None) -> ModeSelection:
-        """Mode switching for the trajectories ``idx`` of ``task`` (default all, treated as one batch)."""
+    def select_mode(self, task: TaskData, idx: Sequence[int] | None = None, *,
+                    n_masks: int | None = None) -> ModeSelection:
+        """Mode switching for the trajectories ``idx`` of ``task`` (default all, treated as one batch), among
+        the first ``n_masks`` learned sub-networks (default all: ``n_masks = j + 1`` is the learner as it was
+        right after task j, since later tasks change nothing of earlier ones)."""
         if self.n_tasks == 0:
             raise ValueError("select_mode() needs at least one learned task (call fit_task first)")
+        n_masks = self.n_tasks if n_masks is None else n_masks
+        if isinstance(n_masks, bool) or not isinstance(n_masks, (int, np.integer)) or \
+                not 1 <= n_masks <= self.n_tasks:
+            raise ValueError(f"n_masks must be an integer in [1, {self.n_tasks}], got {n_masks!r}")
         tt = self._tt(_check_task(task))
         idx = np.arange(len(task)) if idx is None else np.asarray(idx, dtype=np.int64)
         if idx.size == 0 or idx.min() < 0 or idx.max() >= len(task):
             raise ValueError(f"idx must be non-empty trajectory indices in [0, {len(task) - 1}]")
-        res = [self._self_prediction(tt, idx, m) for m in range(self.n_tasks)]
+        res = [self._self_prediction(tt, idx, m) for m in range(int(n_masks))]
         losses, mses = tuple(r[0] for r in res), tuple(r[1] for r in res)
-        crit = losses if self.criterion == "loss" else mses
+        crit = self._criterion(losses, mses)
         best = int(np.argmin(crit))
         thr = self.thresholds[best]
         return ModeSelection(losses, mses, best, thr is not None and mses[best] > thr, thr)
 
-    def evaluate(self, task: TaskData, *, task_id: int | None = None) -> Evaluation:
-        """Extrapolation MSE on ``task``: with the given (oracle) ``task_id``, or with mode switching per batch."""
+    def _criterion(self, losses: Sequence[float], mses: Sequence[float]) -> np.ndarray:
+        """What mode switching minimises, per mask."""
+        return np.asarray(losses if self.criterion == "loss" else mses, dtype=float)
+
+    def evaluate(self, task: TaskData, *, task_id: int | None = None, n_masks: int | None = None,
+                 batch_size: int | None = None) -> Evaluation:
+        """Extrapolation MSE on ``task``: with the given (oracle) ``task_id``, or with mode switching per batch
+        of ``batch_size`` trajectories (default the training batch size) among the first ``n_masks`` masks."""
         tt = self._tt(_check_task(task))
+        bs = self.train_config.batch_size if batch_size is None else batch_size
+        if isinstance(bs, bool) or not isinstance(bs, (int, np.integer)) or bs < 1:
+            raise ValueError(f"batch_size must be an integer >= 1, got {bs!r}")
         if task_id is not None:
             self.model.set_task(self._check_id(task_id))
-            return _evaluate(self.model, tt, self.train_config.batch_size, None)
-        return _evaluate(self.model, tt, self.train_config.batch_size, lambda idx: self.select_mode(task, idx))
+            return _evaluate(self.model, tt, int(bs), None)
+        return _evaluate(self.model, tt, int(bs), lambda idx: self.select_mode(task, idx, n_masks=n_masks))
 
     def predict(self, task: TaskData, *, task_id: int | None = None) -> tuple[np.ndarray, ModeSelection | None]:
         """Predictions ``(S, N, T', D)`` at the target frames of ``task`` (all trajectories as one batch)."""

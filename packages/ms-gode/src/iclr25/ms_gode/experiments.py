@@ -72,6 +72,7 @@ def plot_predictions(path: str | Path, task: TaskData, preds: dict[str, np.ndarr
     fig, axes = subplots(1, n_traj, size=(4.0, 3.6), squeeze=False)
     colours = {"truth": "k"}
     styles = ["--", ":", "-."]
+    legend: list[Any] = []
     for b in range(n_traj):
         ax = axes[0, b]
         frames = np.nonzero(task.target_mask[:n_traj].any(axis=(0, 1)))[0]
@@ -81,21 +82,34 @@ def plot_predictions(path: str | Path, task: TaskData, preds: dict[str, np.ndarr
                 ax.plot(task.values[b, i, obs, 0], task.values[b, i, obs, 1], ".", ms=2, color=f"C{i}")
                 ax.plot(task.values[b, i, frames, 0], task.values[b, i, frames, 1], "-", lw=1.2, color=f"C{i}",
                         alpha=0.5)
-                for s, (name, p) in enumerate(preds.items()):
+                for s, p in enumerate(preds.values()):
                     ax.plot(p[b, i, :, 0], p[b, i, :, 1], styles[s % 3], lw=1.2, color=f"C{i}",
-                            label=name if i == 0 else None)
+                            label=None)
             else:
                 ax.plot(task.times[obs], task.values[b, i, obs, 0], ".", ms=2, color=f"C{i % 10}")
                 ax.plot(task.times[frames], task.values[b, i, frames, 0], "-", lw=1.0, color=f"C{i % 10}",
                         alpha=0.5)
-                for s, (name, p) in enumerate(preds.items()):
-                    ax.plot(task.times[frames], p[b, i, :, 0], styles[s % 3], lw=1.0, color=f"C{i % 10}",
-                            label=name if i == 0 else None)
+                for s, p in enumerate(preds.values()):
+                    ax.plot(task.times[frames], p[b, i, :, 0], styles[s % 3], lw=1.0, color=f"C{i % 10}")
         ax.set_title(f"{title} trajectory {b}" if title else f"trajectory {b}", fontsize=9)
+        if task.n_features >= 2:
+            ax.set_xlabel("position x (scaled to [-1, 1])", fontsize=8)
+            ax.set_ylabel("position y (scaled to [-1, 1])", fontsize=8)
+        else:
+            ax.set_xlabel("time (observed window = [0, 1])", fontsize=8)
+            ax.set_ylabel("value (scaled to [-1, 1])", fontsize=8)
         if b == 0:
-            ax.legend(fontsize=7, title="solid: truth, dots: observed", title_fontsize=7)
+            from matplotlib.lines import Line2D  # noqa: PLC0415
+
+            handles = [Line2D([], [], color="0.3", ls="none", marker=".", label="observed (encoder input)"),
+                       Line2D([], [], color="0.3", ls="-", alpha=0.5, label="true future (targets)")]
+            handles += [Line2D([], [], color="0.3", ls=styles[s % 3], label=name) for s, name in enumerate(preds)]
+            n_obj = min(task.n_nodes, 10)
+            handles += [Line2D([], [], color=f"C{i}", lw=3, label=f"object {i}") for i in range(n_obj)]
+            legend = handles
     del colours
-    return savefig(fig, path)
+    fig.legend(handles=legend, loc="upper center", bbox_to_anchor=(0.5, -0.03), ncol=4, fontsize=7, frameon=False)
+    return savefig(fig, path, bbox_inches="tight")
 
 
 def config_dict(config: ModelConfig, train: TrainConfig) -> dict[str, Any]:

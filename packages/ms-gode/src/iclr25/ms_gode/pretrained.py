@@ -1,0 +1,186 @@
+"""Small MS-GODE models shipped in the wheel, and mode switching measured over many fresh test batches.
+
+Training MS-GODE to the rung where mode switching is reliable takes longer than the demo's 60 s on a shared
+2-core machine, so the demo loads a checkpoint trained once at that rung: the physics sequence
+(springs → charged → springs) learned by ``iclr25 ms-gode pretrain --seed S`` (:data:`PRETRAIN`: simulations,
+epochs, widths). The files are ``checkpoints/physics-seed{S}.npz`` (bit-packed masks and LayerNorms written by
+:meth:`~iclr25.ms_gode.continual.MSGODE.export_state`, no pickle) and ``physics-seed{S}.json`` beside it (the
+command, the seed, the settings, the measurements made when it was written).
+
+:func:`measure` scores a learner on **fresh** test tasks simulated with seeds it never saw: the fraction of test
+batches given their own sub-network (with its Wilson 95 % interval and the per-task fractions), the MSE matrix
+``acc[i][j]`` (task j with mode switching among the masks learned up to task i, which the final model reproduces
+exactly because later tasks change nothing of earlier ones), AP-MSE, AF-MSE, the oracle-mask MSEs, and how
+often an unseen system (stiff springs, k = 4) and the known tasks are flagged unknown.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["PRETRAIN", "PretrainScale", "checkpoint_path", "load_pretrained", "train_pretrained", "measure",
+           "wilson_interval", "TEST_SEED_OFFSET", "record"]
+
+#: fresh test tasks are simulated with seed ``TEST_SEED_OFFSET + seed (+ 1000 * task)``: never a training seed
+TEST_SEED_OFFSET = 50_000
+
+
+@dataclasses.dataclass(frozen=True)
+class PretrainScale:
+    """The rung of the shipped checkpoints (MS-GODE only: scores and LayerNorms per task)."""
+
+    n_train: int = 36
+    n_valid: int = 12
+    epochs: int = 16
+    batch_size: int = 6
+    lr: float = 5e-2
+    hidden: int = 24
+    ode_hidden: int = 24
+    augment: int = 8
+
+
+PRETRAIN = PretrainScale()
+
+
+def checkpoint_path(seed: int = 0, sequence: str = "physics") -> Path:
+    """The shipped checkpoint ``checkpoints/{sequence}-seed{seed}.npz`` (FileNotFoundError naming the seed)."""
+    ref = resources.files("iclr25.ms_gode") / "checkpoints" / f"{sequence}-seed{seed}.npz"
+    p = Path(str(ref))
+    if not p.is_file():
+        have = sorted(q.stem for q in p.parent.glob("*.npz")) if p.parent.is_dir() else []
+        raise FileNotFoundError(f"no shipped checkpoint for seed {seed} (shipped: {', '.join(have) or 'none'}); "
+                                f"make one with `iclr25 ms-gode pretrain --seed {seed} --out DIR`")
+    return p
+
+
+def load_pretrained(seed: int = 0, sequence: str = "physics") -> tuple[Any, dict[str, Any]]:
+    """``(MSGODE learner, its .json record)`` of the shipped checkpoint."""
+    from .continual import MSGODE  # noqa: PLC0415
+
+    p = checkpoint_path(seed, sequence)
+    meta_p = p.with_suffix(".json")
+    meta = json.loads(meta_p.read_text()) if meta_p.is_file() else {}
+    return MSGODE.load_state(p), meta
+
+
+def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of a binomial fraction k / n (95 % for z = 1.96)."""
+    if n <= 0:
+        return (float("nan"), float("nan"))
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return (max(0.0, mid - half), min(1.0, mid + half))
+
+
+def _split(task: Any, n_train: int, n_valid: int) -> tuple[Any, Any]:
+    return task.subset(np.arange(n_train)), task.subset(np.arange(n_train, n_train + n_valid))
+
+
+def train_pretrained(seed: int, scale: PretrainScale = PRETRAIN, *, cache: bool = True,
+                     after_task: Callable[[Any, int], None] | None = None) -> tuple[Any, float]:
+    """Learn the physics sequence at ``scale`` (simulation seeds ``seed + 1000 * task``, as ``repro``);
+    ``after_task(learner, j)`` is called after task j is learned. Returns ``(learner, CPU seconds)``."""
+    import torch  # noqa: PLC0415
+
+    from .continual import MSGODE, TrainConfig  # noqa: PLC0415
+    from .data import task_sequence  # noqa: PLC0415
+    from .model import ModelConfig  # noqa: PLC0415
+
+    torch.set_num_threads(1)
+    t0 = time.process_time()
+    tasks = task_sequence("physics", scale.n_train + scale.n_valid, seed=seed, cache=cache)
+    learner = MSGODE(tasks[0].n_features,
+                     ModelConfig(hidden=scale.hidden, ode_hidden=scale.ode_hidden, augment=scale.augment),
+                     TrainConfig(epochs=scale.epochs, batch_size=scale.batch_size, lr=scale.lr), seed=seed)
+    for t in tasks:
+        tr, va = _split(t, scale.n_train, scale.n_valid)
+        learner.fit_task(tr, valid=va)
+        if after_task is not None:
+            after_task(learner, learner.n_tasks - 1)
+    return learner, time.process_time() - t0
+
+
+def _pred_mse(learner: Any, tt: Any, idx: np.ndarray, mask: int, cache: dict[int, float]) -> float:
+    """Extrapolation MSE of batch ``idx`` with sub-network ``mask`` (cached per batch)."""
+    import torch  # noqa: PLC0415
+
+    if mask not in cache:
+        learner.model.set_task(mask)
+        with torch.no_grad():
+            cache[mask] = float(learner.model.loss(tt.batch(idx), sample=False).mse)
+    return cache[mask]
+
+
+def measure(learner: Any, *, seed: int = 0, n_batches: int = 8, batch_size: int = 6, n_unseen_batches: int = 4,
+            cache: bool | str | os.PathLike[str] = True) -> dict[str, Any]:
+    """Score ``learner`` (trained on the physics sequence) on fresh test tasks: ``n_batches`` batches of
+    ``batch_size`` trajectories per task, simulated with seed ``TEST_SEED_OFFSET + seed``."""
+    import torch  # noqa: PLC0415
+
+    from .data import UNSEEN_PHYSICS, make_task, task_sequence  # noqa: PLC0415
+
+    torch.set_num_threads(1)
+    n = n_batches * batch_size
+    k = learner.n_tasks
+    tests = task_sequence("physics", n, seed=TEST_SEED_OFFSET + seed, cache=cache)[:k]
+    acc = np.zeros((k, k))
+    oracle = np.zeros(k)
+    per_task_hits: list[list[bool]] = []
+    known_unknown: list[bool] = []
+    for j, te in enumerate(tests):
+        tt = learner._tt(te)
+        hits = []
+        for b in range(0, len(te), batch_size):
+            idx = np.arange(b, min(b + batch_size, len(te)))
+            # one self-prediction per mask serves every prefix of masks (the learner right after task i)
+            sel = learner.select_mode(te, idx)
+            crit = learner._criterion(sel.losses, sel.mses)
+            mse_of: dict[int, float] = {}
+            oracle[j] += _pred_mse(learner, tt, idx, j, mse_of) / n_batches
+            for i in range(j, k):
+                best = int(np.argmin(crit[:i + 1]))
+                acc[i, j] += _pred_mse(learner, tt, idx, best, mse_of) / n_batches
+            hits.append(sel.best == j)
+            known_unknown.append(sel.unknown)
+        per_task_hits.append(hits)
+    acc[np.triu_indices(k, 1)] = np.nan
+    unseen = make_task(UNSEEN_PHYSICS, n_unseen_batches * batch_size, seed=TEST_SEED_OFFSET + seed + 99,
+                       cache=cache)
+    flagged = [learner.select_mode(unseen, np.arange(b, b + batch_size)).unknown
+               for b in range(0, len(unseen), batch_size)]
+    hits = sum(sum(h) for h in per_task_hits)
+    total = sum(len(h) for h in per_task_hits)
+    lo, hi = wilson_interval(hits, total)
+    from .continual import af_mse, ap_mse  # noqa: PLC0415
+
+    return {"mode_fraction": hits / total, "mode_hits": int(hits), "mode_batches": int(total),
+            "mode_ci95": [lo, hi], "mode_per_task": [float(np.mean(h)) for h in per_task_hits],
+            "acc": [[None if math.isnan(v) else v for v in row] for row in acc.tolist()], "oracle_mse": oracle.tolist(), "ap_mse": ap_mse(acc), "af_mse": af_mse(acc),
+            "oracle_ap_mse": float(np.mean(oracle)),
+            "unknown_unseen": float(np.mean(flagged)), "unseen_batches": len(flagged),
+            "unknown_known": float(np.mean(known_unknown)), "known_batches": len(known_unknown),
+            "batch_size": batch_size, "test_seed": TEST_SEED_OFFSET + seed}
+
+
+def record(learner: Any, seed: int, measured: dict[str, Any], *, train_cpu_s: float | None = None,
+           scale: PretrainScale = PRETRAIN) -> dict[str, Any]:
+    """The ``.json`` written beside a checkpoint: the command that makes it, its seed and settings, and what it
+    measured on fresh test tasks (:func:`measure`)."""
+    from importlib.metadata import version  # noqa: PLC0415
+
+    return {"command": f"iclr25 ms-gode pretrain --seed {seed} --out DIR", "seed": seed,
+            "package_version": version("iclr25-ms-gode"), "scale": dataclasses.asdict(scale),
+            "train_cpu_seconds": None if train_cpu_s is None else round(train_cpu_s, 1),
+            "task_names": list(learner.task_names), "measured_on_fresh_test_tasks": measured}
