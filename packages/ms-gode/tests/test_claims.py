@@ -90,3 +90,26 @@ def test_straight_through_estimator_trains_scores_not_weights():
     assert g is not None and torch.allclose(g, (torch.ones(5, 3).T @ x) * w0)  # dL/dM ⊙ W, passed straight through
     assert not lin.weight.requires_grad
     assert set(torch.unique(lin.weight.abs()).tolist()) == {float(w0.abs().max())}
+
+
+def test_measure_reproduces_the_learner_right_after_each_task():
+    # acc[i][j] from the final model (mode switching among the first i + 1 masks) equals what the learner
+    # measured right after task i, because later tasks change nothing of earlier ones
+    import dataclasses
+
+    from iclr25.ms_gode import task_sequence
+    from iclr25.ms_gode.pretrained import PRETRAIN, TEST_SEED_OFFSET, measure, train_pretrained
+
+    tests = task_sequence("physics", 6, seed=TEST_SEED_OFFSET + 5)
+    during = {}
+
+    def after(learner, i):
+        for j in range(i + 1):
+            during[(i, j)] = learner.evaluate(tests[j], batch_size=3).mse
+
+    learner, _ = train_pretrained(5, dataclasses.replace(PRETRAIN, n_train=6, n_valid=3, epochs=1),
+                                  after_task=after)
+    m = measure(learner, seed=5, n_batches=2, batch_size=3, n_unseen_batches=1)
+    for (i, j), v in during.items():
+        assert abs(m["acc"][i][j] - v) <= 1e-6 * max(1.0, abs(v)), (i, j)
+    assert m["mode_batches"] == 6 and 0.0 <= m["mode_ci95"][0] <= m["mode_fraction"] <= m["mode_ci95"][1]
