@@ -167,6 +167,7 @@ def test_fit_interpolation_needs_lags_above_max_lag():
     (["train", "d.npy", "--out", "m", "--steps", "1000000000000"], "--steps 1000000000000"),
     (["sample", "--model", "m", "--lag", "10", "--n", "1000000000000", "--out", "s.npz"], "--n 1000000000000"),
     (["sample", "--model", "m", "--lag", "10", "--chain", "1000000000000", "--out", "s.npz"], "--chain"),
+    (["alanine-md", "--out", "a.npz", "--n-eq", "1000000", "--eq-frames", "1000000"], "--n-eq 1000000"),
 ])
 def test_cli_refuses_impossible_sizes_in_one_line_before_work(tmp_path, capsys, monkeypatch, argv, flag):
     # issue 40: 10^12 walkers, frames, steps or samples are refused with the estimate (exit 2), not a traceback
@@ -194,9 +195,20 @@ def test_cli_out_is_checked_before_work(tmp_path, capsys, monkeypatch):
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "results.json").write_text("{}")
     for argv in (["simulate", "prinz", "--out", "x.npz", "--n-traj", "2", "--n-frames", "2"],
+                 ["alanine-md", "--out", "x.npz", "--n-eq", "1", "--eq-frames", "1"],
                  ["train", "d.npy", "--out", "m", "--steps", "1"],
                  ["train", "d.npy", "--out", "d.npy", "--steps", "1"]):
         rc, err = _cli(capsys, monkeypatch, tmp_path, *argv)
         assert rc == 2 and "--out" in err and len(err.strip().splitlines()) == 1, (argv, err)
     assert (tmp_path / "x.npz").read_bytes() == b"user's file"
     assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["results.json"]
+
+
+def test_cli_alanine_md_bad_flags(tmp_path, capsys, monkeypatch):
+    for argv, flag in ((["alanine-md", "--out", "a.txt"], "--out"), (["alanine-md", "--out", "a.npz", "--n-eq", "0"],
+                                                                   "--n-eq"),
+                       (["alanine-md", "--out", "a.npz", "--short-frames", "-3"], "--short-frames"),
+                       (["repro", "--system", "alanine", "--data", "missing.npz", "--out", "r"], "missing.npz")):
+        rc, err = _cli(capsys, monkeypatch, tmp_path, *argv)
+        assert rc == 2 and flag in err and len(err.strip().splitlines()) == 1, (argv, err)
+    assert list(tmp_path.iterdir()) == []

@@ -1,6 +1,7 @@
 """iclr25.bopito: Boltzmann Priors for Implicit Transfer Operators (Viguera Diez et al., ICLR 2025).
 
-Systems (the Prinz potential and deeptime's 2-D triple well, Euler-Maruyama over all walkers), an exact grid
+Systems (the Prinz potential and deeptime's 2-D triple well, Euler-Maruyama over all walkers; alanine dipeptide
+with OpenMM, whose φ/ψ data ship with the package: ``load_alanine()``), an exact grid
 reference (SqRA generator, eigenvalues, implied timescales, exact C(N)), score models (the equilibrium
 prior, the lag-conditioned ITO model and BoPITO = frozen prior + λ̂^N × dynamic score, with the λ_int
 interpolation mode), ancestral and DDIM samplers with long chains, and evaluation (W1, correlation-function
@@ -12,6 +13,11 @@ from importlib.metadata import version as _version
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .alanine import AlanineData as AlanineData
+    from .alanine import build_alanine_dipeptide as build_alanine_dipeptide
+    from .alanine import load_alanine as load_alanine
+    from .alanine import simulate_alanine as simulate_alanine
+    from .alanine_experiment import run_alanine as run_alanine
     from .analysis import ACFResult as ACFResult
     from .analysis import InterpolationFit as InterpolationFit
     from .analysis import MSMResult as MSMResult
@@ -26,6 +32,7 @@ if TYPE_CHECKING:
     from .analysis import vamp2_score as vamp2_score
     from .checkpoint import load_model as load_model
     from .checkpoint import save_model as save_model
+    from .experiments import run_triple_well as run_triple_well
     from .models import DiffusionSchedule as DiffusionSchedule
     from .models import ModelConfig as ModelConfig
     from .models import ScoreModel as ScoreModel
@@ -54,6 +61,8 @@ __version__ = _version("iclr25-bopito")
 # Public names are imported on first use (PEP 562): `iclr25 bopito --help` and `import iclr25.bopito` do not
 # pay for torch, scipy and deeptime until something needs them.
 _EXPORTS = {
+    "AlanineData": "alanine", "build_alanine_dipeptide": "alanine", "load_alanine": "alanine",
+    "simulate_alanine": "alanine", "run_alanine": "alanine_experiment", "run_triple_well": "experiments",
     "ACFResult": "analysis", "InterpolationFit": "analysis", "MSMResult": "analysis",
     "chain_timescales": "analysis", "cross_correlation": "analysis", "discretize": "analysis",
     "estimate_lambda": "analysis", "evaluate_acf": "analysis", "fit_interpolation": "analysis", "fit_lambda_int": "analysis", "fit_msm": "analysis",

@@ -1,4 +1,4 @@
-"""Command line of ``iclr25 bopito``: ``demo``, ``repro``, ``simulate``, ``train``, ``sample``.
+"""Command line of ``iclr25 bopito``: ``demo``, ``repro``, ``simulate``, ``train``, ``sample``, ``alanine-md``.
 
 torch, scipy and deeptime are imported inside the commands, so ``--help`` stays fast.
 """
@@ -95,6 +95,10 @@ def demo(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------------- repro
 def repro(args: argparse.Namespace) -> int:
+    if args.system == "alanine":
+        return repro_alanine(args)
+    if args.system == "triple-well":
+        return repro_triple_well(args)
     run = RunResult.start(PACKAGE, "repro", seed=args.seed, config={})
     set_torch_threads(args.threads)
     import dataclasses
@@ -201,6 +205,124 @@ def repro(args: argparse.Namespace) -> int:
     run.finish().save(args.out / "results.json")
     print(run.to_markdown())
     print(f"wrote {args.out / 'claims.json'}")
+    return 0
+
+
+def repro_triple_well(args: argparse.Namespace) -> int:
+    """``repro --system triple-well``: prior, ITO, BoPITO and deeptime's MSM on the 2-D triple well."""
+    import dataclasses
+
+    import numpy as np
+
+    from iclr25.utils.io import atomic_write
+    from iclr25.utils.seeding import seed_everything
+
+    from .experiments import REPRO_BUDGET, TripleWellConfig, run_triple_well
+
+    cfg = TripleWellConfig(seeds=tuple(args.seed + s for s in (0, 1, 2)))
+    budget = dataclasses.replace(REPRO_BUDGET, bg_steps=4000)
+    run = RunResult.start(PACKAGE, "repro-triple-well", seed=args.seed,
+                          config={"budget": dataclasses.asdict(budget), **dataclasses.asdict(cfg)})
+    set_torch_threads(args.threads)
+    seed_everything(args.seed)
+    res = run_triple_well(budget=budget, config=cfg)
+    mem = res["members"]
+
+    def at(table: list[float], n: int) -> float:
+        return float(np.mean([table[i] for i, m in enumerate(mem) if m[1] == n]))
+
+    for n in cfg.ladder:
+        run.add(f"W1(x) + W1(y) at lag {cfg.long_lag} from {cfg.x_start}, BoPITO, {n} trajectories",
+                at(res["w1"]["bopito"], n), peer=at(res["w1"]["ito"], n), peer_name="ITO", higher_is_better=False)
+    for n in cfg.ladder:
+        run.add(f"mean |C(N) error| of x, BoPITO, {n} trajectories", at(res["c_err"]["bopito"], n),
+                peer=at(res["c_err"]["ito"], n), peer_name="ITO", higher_is_better=False)
+        run.add(f"mean |C(N) error| of x, deeptime MSM (lag {cfg.msm_lag}, 20×20 cells), {n} trajectories",
+                at(res["c_err_msm"], n), higher_is_better=False)
+    run.add("W1 of the priors", float(np.mean(res["w1_prior"])), higher_is_better=False)
+    run.add("W1 of exact Boltzmann samples of the same size (noise floor)", res["w1_exact_samples"],
+            higher_is_better=False)
+    run.add("W1 of the start point only (trivial)", res["w1_start_only"], higher_is_better=False)
+    run.add("mean |C error| of exact transition samples (noise floor)", res["noise_floor"], higher_is_better=False)
+    run.add("mean |C error| of C = 0 (trivial)", res["c_err_zero"], higher_is_better=False)
+    run.add("time: training", res["seconds_train"], unit="s", higher_is_better=False, timing=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with atomic_write(args.out / "details.json") as f:
+        json.dump(res, f, indent=1, default=float)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+def repro_alanine(args: argparse.Namespace) -> int:
+    """``repro --system alanine``: the alanine-dipeptide ladder and claims on the shipped MD (or ``--data``)."""
+    import dataclasses
+
+    import numpy as np
+
+    from iclr25.utils.io import atomic_write
+    from iclr25.utils.seeding import seed_everything
+
+    from .alanine import load_data, load_shipped
+    from .alanine_experiment import ALANINE_SCALES, run_alanine
+    from .claims import REGISTRY, measure_alanine
+
+    data = load_shipped() if args.data is None else load_data(args.data)
+    sc = ALANINE_SCALES["alanine"]
+    run = RunResult.start(PACKAGE, "repro-alanine", seed=args.seed,
+                          config={"scale": dataclasses.asdict(sc), "data": data.meta})
+    set_torch_threads(args.threads)
+    seed_everything(args.seed)
+    seeds = tuple(args.seed + s for s in (0, 1, 2))
+    if args.data is None and seeds == REGISTRY.rung_seeds("alanine"):
+        res = measure_alanine(seeds, "alanine")  # the registry's claims below reuse these models
+    else:
+        res = run_alanine(data, seeds, sc, desc=True)
+    mem = res["members"]
+
+    def at(table: list[float], n: int) -> tuple[float, list[float]]:
+        v = [float(table[i]) for i, m in enumerate(mem) if m[1] == n]
+        return float(np.mean(v)), v
+
+    for n in sc.ladder:
+        run.add(f"φ/ψ free-energy error at lag {sc.long_lag} ps (kT), BoPITO, {n} trajectories",
+                at(res["fe"]["bopito"], n)[0], peer=at(res["fe"]["ito"], n)[0], peer_name="ITO",
+                higher_is_better=False)
+    for n in sc.ladder:
+        run.add(f"mean |C(N) error|, BoPITO, {n} trajectories", at(res["c_err"]["bopito"], n)[0],
+                peer=at(res["c_err"]["ito"], n)[0], peer_name="ITO", higher_is_better=False)
+        run.add(f"mean |C(N) error|, deeptime MSM (lag 1, 10×10 grid), {n} trajectories",
+                at(res["msm"]["c_err"], n)[0], higher_is_better=False)
+    run.add("free-energy error of the priors (kT)", float(np.mean(res["fe_prior"])), higher_is_better=False)
+    run.add("free-energy error of MD samples of the same size (noise floor)", res["trivial"]["fe_md_sample"],
+            higher_is_better=False)
+    run.add("free-energy error of uniform samples (trivial)", res["trivial"]["fe_uniform"], higher_is_better=False)
+    run.add("mean |C(N) error| of C = 0 (trivial)", res["trivial"]["c_err_zero"], higher_is_better=False)
+    run.add("λ̂ from the short trajectories (MSM, lag 10 ps)", res["lambda_hat"])
+    run.add("λ̂ from the equilibrium runs (MSM, lag 10 ps)", res["lambda_hat_equilibrium"])
+    run.add("slowest implied timescale, MSM of the equilibrium MD (ps)", res["timescale_md"])
+    kin = res["kinetics"]
+    if kin:
+        n_top = sc.ladder[-1]
+        for name in ("bopito", "ito"):
+            run.add(f"slowest implied timescale of {name} chains, {n_top} trajectories (ps)",
+                    at(kin[name]["timescale"], n_top)[0], peer=kin["md"]["timescale"], peer_name="MSM of MD",
+                    higher_is_better=None)
+            run.add(f"VAMP-2 of {name} chains (10-ps steps), {n_top} trajectories", at(kin[name]["vamp2"], n_top)[0],
+                    peer=kin["md"]["vamp2"], peer_name="MD", higher_is_better=None)
+    run.add("time: training (all families)", res["seconds_train"], unit="s", higher_is_better=False, timing=True)
+    run.add("time: whole experiment", res["seconds"], unit="s", higher_is_better=False, timing=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with atomic_write(args.out / "details.json") as f:
+        json.dump(res, f, indent=1, default=float)
+    if args.data is None and seeds == REGISTRY.rung_seeds("alanine"):
+        report = REGISTRY.run("alanine", command="iclr25 bopito repro --system alanine")
+        report.save(args.out)
+    else:
+        print("claims.json is written only for the shipped data at --seed 0 (the registry's seeds)")
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    print(f"wrote {args.out / 'claims.json'} and {args.out / 'details.json'}")
     return 0
 
 
@@ -395,6 +517,43 @@ def sample_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
+# ----------------------------------------------------------------------------------------------- alanine-md
+_MD_NS_PER_CPU_S = 0.15  # molecule-ns of alanine dipeptide (vacuum, 2 fs) per CPU second with many copies
+
+
+def alanine_md_cmd(args: argparse.Namespace) -> int:
+    import time
+
+    from .alanine import MDConfig, generate_data, save_data
+
+    for flag in ("n_eq", "eq_frames", "n_short", "short_frames"):
+        _positive_int(getattr(args, flag), "--" + flag.replace("_", "-"))
+    _positive_int(args.burn_in, "--burn-in", minimum=0)
+    out = check_out(args.out, overwrite=args.overwrite, kind="file")
+    if out.suffix != ".npz":
+        raise ValueError(f"--out must name an .npz file, got {str(out)!r}")
+    ns = (args.n_eq * (args.eq_frames + args.burn_in) + args.n_short * args.short_frames) / 1000.0
+    check_size(f"--n-eq {args.n_eq} --eq-frames {args.eq_frames} --n-short {args.n_short} "
+               f"--short-frames {args.short_frames}",
+               bytes_needed=2000.0 * (args.n_eq + args.n_short) + 16.0 * (args.n_eq * args.eq_frames
+                                                                          + args.n_short * args.short_frames),
+               seconds_needed=ns / _MD_NS_PER_CPU_S, force=args.force)
+    print(f"alanine dipeptide MD: {ns:.1f} ns in all (about {ns / _MD_NS_PER_CPU_S / 60:.0f} min on one core)")
+    t0 = time.time()
+    data = generate_data(n_eq=args.n_eq, eq_frames=args.eq_frames, n_short=args.n_short,
+                         short_frames=args.short_frames, burn_in=args.burn_in, seed=args.seed, config=MDConfig())
+    data.meta["command"] = (f"iclr25 bopito alanine-md --out {out.name} --n-eq {args.n_eq} --eq-frames "
+                            f"{args.eq_frames} --n-short {args.n_short} --short-frames {args.short_frames} "
+                            f"--burn-in {args.burn_in} --seed {args.seed}")
+    import openmm
+
+    data.meta["openmm"] = openmm.__version__
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_data(out, data)
+    print(f"wrote {out} ({out.stat().st_size / 1e3:.0f} kB) in {time.time() - t0:.0f} s")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub = method_parser("bopito", "BoPITO (ICLR 2025): Boltzmann priors for implicit transfer operators — "
                                           "lag-conditioned diffusion models with a frozen equilibrium prior")
@@ -462,6 +621,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
     add_force_argument(p)
     p.set_defaults(func=sample_cmd)
+    a = sub.add_parser("alanine-md", help="alanine dipeptide MD with OpenMM (CPU): equilibrium runs and many "
+                                          "short trajectories, saved as φ/ψ dihedrals (.npz)",
+                       description="Needs the extra `md` (OpenMM). Ace-Ala-NMe built offline, Amber ff14SB in "
+                                   "vacuum, Langevin 300 K, 2 fs, frames of 1 ps. Writes an .npz with "
+                                   "equilibrium (n_eq, eq_frames, 2) and short (n_short, short_frames, 2) "
+                                   "angles in radians (int16, 1e-4 rad) and meta (JSON). The defaults made the "
+                                   "data set shipped in the wheel.")
+    a.add_argument("--out", type=Path, required=True, help="output .npz file")
+    a.add_argument("--n-eq", type=int, default=32, help="equilibrium runs (default 32)")
+    a.add_argument("--eq-frames", type=int, default=1000, help="frames (ps) per equilibrium run (default 1000)")
+    a.add_argument("--n-short", type=int, default=500, help="short trajectories (default 500)")
+    a.add_argument("--short-frames", type=int, default=50, help="frames (ps) per short trajectory (default 50)")
+    a.add_argument("--burn-in", type=int, default=100, help="frames discarded before the equilibrium runs (default 100)")
+    a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    a.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
+    add_force_argument(a)
+    a.set_defaults(func=alanine_md_cmd)
+    r.add_argument("--system", choices=["prinz", "alanine", "triple-well"], default="prinz",
+                   help="prinz (default: the Prinz ladder and claims, about 7 min), alanine (the alanine-dipeptide "
+                        "ladder and claims on the shipped MD, no MD run) or triple-well (the 2-D triple-well table)")
+    r.add_argument("--data", type=Path, default=None,
+                   help="with --system alanine: a data set from `alanine-md` instead of the shipped one")
     for q in (d, r, t, p):
         # one intra-op thread: these networks are tiny and the machine is shared
         q.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")

@@ -1,0 +1,318 @@
+"""Alanine dipeptide (Ace-Ala-NMe) with OpenMM on the CPU platform: the paper's molecular system at reduced scale.
+
+The molecule is built offline: heavy atoms from standard peptide internal coordinates (bond lengths, angles
+and ω = 180° of Engh & Huber, 1991, the L-alanine Cβ placed with the N-C-Cα-Cβ improper of 122.7° as in
+PeptideBuilder, Tien et al. 2013; φ = −80°, ψ = 150°), hydrogens added by OpenMM's ``Modeller`` from the
+templates that ship with OpenMM, then energy-minimised. Force field: Amber ff14SB (``amber14-all.xml``,
+shipped with OpenMM) **in vacuum** (the paper's data are explicit-water MD: a reduction, see the README).
+Langevin dynamics (``LangevinMiddleIntegrator``) at 300 K, friction 1/ps, 2 fs steps, bonds to hydrogen
+constrained; one frame is 1 ps (500 steps), the paper's frame spacing.
+
+Throughput: many copies of the molecule are simulated in one OpenMM ``System``, 10 nm apart with a 2 nm
+cutoff and reaction-field dielectric 1, so copies do not interact and each feels exactly its vacuum forces
+(the reaction-field shift with ε = 1 is a constant per pair: forces are those of ``NoCutoff``; checked by a
+test). Every frame each copy is translated back to its home cell (a rigid translation does not change the
+dynamics). That is about 15× faster than one molecule per context on one CPU core.
+
+Features: the backbone dihedrals φ = (C_ace, N, Cα, C) and ψ = (N, Cα, C, N_nme); the models see
+``(sin φ, cos φ, sin ψ, cos ψ)`` (the paper embeds φ as (sin φ, cos φ)).
+
+OpenMM is an optional dependency (extra ``md``): everything else in this package, including the shipped
+dihedral data set (:func:`load_shipped`), works without it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from iclr25.utils.progress import progress
+from iclr25.utils.seeding import check_seed
+
+__all__ = ["MDConfig", "AlanineData", "build_alanine_dipeptide", "simulate_alanine", "dihedrals", "featurize",
+           "angles_from_features", "load_shipped", "load_alanine", "load_data", "save_data", "generate_data", "PHI_ATOMS", "PSI_ATOMS", "FEATURE_BOX", "SHIPPED"]
+
+#: atom indices (in the built topology) of φ and ψ
+PHI_ATOMS = (4, 6, 8, 10)
+PSI_ATOMS = (6, 8, 10, 16)
+#: the models' box for (sin φ, cos φ, sin ψ, cos ψ)
+FEATURE_BOX = ((-1.05, 1.05),) * 4
+#: the compressed dihedral data set shipped in the wheel
+SHIPPED = Path(__file__).with_name("data") / "alanine_dihedrals.npz"
+_SPACING_NM = 10.0
+
+
+@dataclasses.dataclass(frozen=True)
+class MDConfig:
+    """Simulation settings (the defaults are the ones the shipped data were made with)."""
+
+    temperature: float = 300.0  # K
+    friction: float = 1.0  # 1/ps
+    timestep_fs: float = 2.0
+    steps_per_frame: int = 500  # 1 ps per frame
+    forcefield: str = "amber14-all.xml"
+
+
+def _require_openmm() -> Any:
+    try:
+        import openmm  # noqa: PLC0415
+    except ImportError as e:  # pragma: no cover - exercised only without the extra
+        raise ImportError("alanine dipeptide MD needs OpenMM: pip install 'iclr25-bopito[md]' "
+                          "(the shipped dihedral data need no OpenMM)") from e
+    return openmm
+
+
+def _place(a: np.ndarray, b: np.ndarray, c: np.ndarray, bond: float, angle: float, torsion: float) -> np.ndarray:
+    """Natural-extension reference frame: the atom bonded to ``c`` at ``bond`` Å, angle b-c-new ``angle``
+    degrees and dihedral a-b-c-new ``torsion`` degrees."""
+    ang, tor = math.radians(angle), math.radians(torsion)
+    bc = (c - b) / np.linalg.norm(c - b)
+    n = np.cross(b - a, bc)
+    n /= np.linalg.norm(n)
+    m = np.cross(n, bc)
+    return c + bond * (-math.cos(ang) * bc + math.sin(ang) * math.cos(tor) * m + math.sin(ang) * math.sin(tor) * n)
+
+
+def _heavy_atom_pdb(phi: float = -80.0, psi: float = 150.0) -> str:
+    X: dict[str, np.ndarray] = {"ACE CH3": np.zeros(3), "ACE C": np.array([1.52, 0.0, 0.0])}
+    a = math.radians(180.0 - 116.6)
+    X["ALA N"] = X["ACE C"] + 1.33 * np.array([math.cos(a), math.sin(a), 0.0])
+    X["ALA CA"] = _place(X["ACE CH3"], X["ACE C"], X["ALA N"], 1.46, 121.7, 180.0)  # ω = 180
+    X["ALA C"] = _place(X["ACE C"], X["ALA N"], X["ALA CA"], 1.52, 111.0, phi)
+    X["NME N"] = _place(X["ALA N"], X["ALA CA"], X["ALA C"], 1.33, 116.2, psi)
+    X["NME C"] = _place(X["ALA CA"], X["ALA C"], X["NME N"], 1.45, 121.7, 180.0)  # ω = 180
+    X["ACE O"] = _place(X["ALA CA"], X["ALA N"], X["ACE C"], 1.23, 123.0, 0.0)
+    X["ALA O"] = _place(X["ALA N"], X["ALA CA"], X["ALA C"], 1.23, 120.5, psi + 180.0)
+    X["ALA CB"] = _place(X["ALA N"], X["ALA C"], X["ALA CA"], 1.53, 109.5, 122.686)  # L-alanine
+    lines, i = [], 1
+    for res, rid, names in (("ACE", 1, ("CH3", "C", "O")), ("ALA", 2, ("N", "CA", "C", "O", "CB")),
+                            ("NME", 3, ("N", "C"))):
+        for nm in names:
+            x = X[f"{res} {nm}"]
+            lines.append(f"ATOM  {i:5d} {nm:^4s} {res} A{rid:4d}    {x[0]:8.3f}{x[1]:8.3f}{x[2]:8.3f}"
+                         f"  1.00  0.00           {nm[0]}")
+            i += 1
+    return "\n".join([*lines, "END"]) + "\n"
+
+
+def build_alanine_dipeptide(config: MDConfig = MDConfig()) -> tuple[Any, Any, np.ndarray]:
+    """Build Ace-Ala-NMe offline: returns ``(forcefield, topology, positions)`` (positions in nm, ``(22, 3)``,
+    energy-minimised in vacuum)."""
+    openmm = _require_openmm()
+    from openmm import app, unit  # noqa: PLC0415
+
+    pdb = app.PDBFile(io.StringIO(_heavy_atom_pdb()))
+    ff = app.ForceField(config.forcefield)
+    mod = app.Modeller(pdb.topology, pdb.positions)
+    mod.addHydrogens(ff)
+    system = ff.createSystem(mod.topology, nonbondedMethod=app.NoCutoff, constraints=app.HBonds)
+    ctx = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("Reference"))
+    ctx.setPositions(mod.positions)
+    ctx.applyConstraints(1e-6)
+    openmm.LocalEnergyMinimizer.minimize(ctx, 1.0, 2000)
+    pos = ctx.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.nanometer)
+    return ff, mod.topology, np.asarray(pos, dtype=np.float64)
+
+
+def dihedrals(pos: np.ndarray, atoms: tuple[int, int, int, int]) -> np.ndarray:
+    """Dihedral angles (radians, in (−π, π]) of ``atoms`` for positions ``(..., n_atoms, 3)``."""
+    p = np.asarray(pos, dtype=np.float64)
+    b0 = p[..., atoms[0], :] - p[..., atoms[1], :]
+    b1 = p[..., atoms[2], :] - p[..., atoms[1], :]
+    b2 = p[..., atoms[3], :] - p[..., atoms[2], :]
+    b1n = b1 / np.linalg.norm(b1, axis=-1, keepdims=True)
+    v = b0 - np.sum(b0 * b1n, axis=-1, keepdims=True) * b1n
+    w = b2 - np.sum(b2 * b1n, axis=-1, keepdims=True) * b1n
+    x = np.sum(v * w, axis=-1)
+    y = np.sum(np.cross(b1n, v) * w, axis=-1)
+    return np.arctan2(y, x)
+
+
+def featurize(angles: Any) -> np.ndarray:
+    """``(..., 2)`` angles (φ, ψ) in radians → ``(..., 4)`` features ``(sin φ, cos φ, sin ψ, cos ψ)``."""
+    a = np.asarray(angles, dtype=np.float64)
+    if a.ndim < 1 or a.shape[-1] != 2:
+        raise ValueError(f"angles must have shape (..., 2) (phi, psi), got {a.shape}")
+    return np.stack([np.sin(a[..., 0]), np.cos(a[..., 0]), np.sin(a[..., 1]), np.cos(a[..., 1])], axis=-1)
+
+
+def angles_from_features(f: Any) -> np.ndarray:
+    """Features ``(..., 4)`` → angles ``(..., 2)`` (φ, ψ) by ``atan2`` (projects model samples onto the torus)."""
+    a = np.asarray(f, dtype=np.float64)
+    if a.ndim < 1 or a.shape[-1] != 4:
+        raise ValueError(f"features must have shape (..., 4), got {a.shape}")
+    return np.stack([np.arctan2(a[..., 0], a[..., 1]), np.arctan2(a[..., 2], a[..., 3])], axis=-1)
+
+
+def _replica_context(n_copies: int, config: MDConfig, seed: int) -> tuple[Any, Any, np.ndarray, np.ndarray]:
+    openmm = _require_openmm()
+    from openmm import app, unit  # noqa: PLC0415
+
+    ff, top, pos = build_alanine_dipeptide(config)
+    mod = app.Modeller(top, pos * unit.nanometer)
+    homes = _SPACING_NM * np.stack(np.unravel_index(np.arange(n_copies), (64, 64, 64)), axis=1).astype(float)
+    for k in range(1, n_copies):
+        mod.add(top, (pos + homes[k]) * unit.nanometer)
+    system = ff.createSystem(mod.topology, nonbondedMethod=app.CutoffNonPeriodic,
+                             nonbondedCutoff=2.0 * unit.nanometer, constraints=app.HBonds)
+    for i in reversed(range(system.getNumForces())):
+        f = system.getForce(i)
+        if isinstance(f, openmm.NonbondedForce):
+            f.setReactionFieldDielectric(1.0)  # constant shift per pair: the vacuum forces exactly
+        if isinstance(f, openmm.CMMotionRemover):
+            system.removeForce(i)  # it would couple the copies (one centre of mass for all)
+    integ = openmm.LangevinMiddleIntegrator(config.temperature * unit.kelvin, config.friction / unit.picosecond,
+                                            config.timestep_fs * unit.femtosecond)
+    integ.setRandomNumberSeed(int(seed) % (2**31 - 1) + 1)
+    ctx = openmm.Context(system, integ, openmm.Platform.getPlatformByName("CPU"), {"Threads": "1"})
+    return ctx, integ, pos, homes
+
+
+def simulate_alanine(n_traj: int, n_frames: int, *, start: Any = None, burn_in: int = 0, seed: int = 0,
+                     config: MDConfig = MDConfig(), snapshot_every: int = 0,
+                     desc: str | None = "alanine MD") -> dict[str, np.ndarray]:
+    """Simulate ``n_traj`` independent copies of alanine dipeptide for ``burn_in + n_frames`` frames of 1 ps.
+
+    ``start``: positions ``(n_traj, 22, 3)`` in nm (e.g. frames of an equilibrium run), or ``None`` for the
+    minimised built structure. Velocities are drawn from Maxwell-Boltzmann at ``seed`` (OpenMM's CPU platform
+    is not bitwise reproducible: the same seed gives statistically, not numerically, equal runs).
+    Returns ``{"angles": (n_traj, n_frames, 2) φ, ψ in radians, "seconds": wall}`` and, with
+    ``snapshot_every = s > 0``, ``"snapshots": (n_traj, n_frames // s, 22, 3)`` positions (nm, centred) of
+    every s-th saved frame.
+    """
+    openmm = _require_openmm()
+    from openmm import unit  # noqa: PLC0415
+
+    seed = check_seed(seed)
+    if isinstance(n_traj, bool) or not isinstance(n_traj, int | np.integer) or n_traj < 1:
+        raise ValueError(f"n_traj must be a positive integer, got {n_traj!r}")
+    if isinstance(n_frames, bool) or not isinstance(n_frames, int | np.integer) or n_frames < 1:
+        raise ValueError(f"n_frames must be a positive integer, got {n_frames!r}")
+    t0 = time.time()
+    ctx, integ, pos, homes = _replica_context(int(n_traj), config, seed)
+    if start is None:
+        x = np.broadcast_to(pos, (n_traj, *pos.shape)).copy()
+    else:
+        x = np.asarray(start, dtype=np.float64)
+        if x.shape != (n_traj, *pos.shape) or not np.all(np.isfinite(x)):
+            raise ValueError(f"start must be finite positions of shape ({n_traj}, {pos.shape[0]}, 3) nm, "
+                             f"got {x.shape}")
+    x = x - x.mean(axis=1, keepdims=True) + homes[:, None, :] + pos.mean(axis=0)
+    ctx.setPositions(x.reshape(-1, 3) * unit.nanometer)
+    ctx.applyConstraints(1e-6)
+    ctx.setVelocitiesToTemperature(config.temperature * unit.kelvin, seed + 1)
+    n_atoms = pos.shape[0]
+    out = np.empty((n_traj, n_frames, 2), dtype=np.float32)
+    snaps = []
+    for f in progress(range(burn_in + n_frames), desc=desc):
+        integ.step(config.steps_per_frame)
+        st = ctx.getState(getPositions=True)
+        x = st.getPositions(asNumpy=True).value_in_unit(unit.nanometer).reshape(n_traj, n_atoms, 3)
+        if f >= burn_in:
+            out[:, f - burn_in, 0] = dihedrals(x, PHI_ATOMS)
+            out[:, f - burn_in, 1] = dihedrals(x, PSI_ATOMS)
+            if snapshot_every and (f - burn_in + 1) % snapshot_every == 0:
+                snaps.append(x - x.mean(axis=1, keepdims=True))
+        # back to the home cells (a rigid translation per copy: the dynamics do not change)
+        shift = np.round((x.mean(axis=1) - homes) / _SPACING_NM * 4) / 4 * _SPACING_NM
+        if np.any(shift != 0):
+            ctx.setPositions((x - shift[:, None, :]).reshape(-1, 3) * unit.nanometer)
+    res = {"angles": out, "seconds": np.float64(time.time() - t0)}
+    if snapshot_every:
+        res["snapshots"] = np.stack(snaps, axis=1) if snaps else np.empty((n_traj, 0, n_atoms, 3))
+    del openmm
+    return res
+
+
+@dataclasses.dataclass(frozen=True)
+class AlanineData:
+    """Dihedral data of alanine dipeptide: ``equilibrium`` ``(n_eq, F_eq, 2)`` and ``short`` ``(n_short,
+    F_short, 2)`` angles in radians, frame spacing 1 ps, and the provenance ``meta``."""
+
+    equilibrium: np.ndarray
+    short: np.ndarray
+    meta: dict[str, Any]
+
+    def features(self, which: str = "short") -> np.ndarray:
+        return featurize(getattr(self, which))
+
+
+_QUANT = 1e4  # angles stored as int16 of 1e-4 rad
+
+
+def save_data(path: str | Path, data: AlanineData) -> Path:
+    """Write ``data`` as a compressed ``.npz`` (angles as int16 multiples of 1e-4 rad; JSON metadata)."""
+    import json  # noqa: PLC0415
+
+    from iclr25.utils.io import atomic_path  # noqa: PLC0415
+
+    path = Path(path)
+    with atomic_path(path) as tmp, open(tmp, "wb") as fh:
+        np.savez_compressed(fh, equilibrium=np.round(data.equilibrium * _QUANT).astype(np.int16),
+                            short=np.round(data.short * _QUANT).astype(np.int16),
+                            meta=np.array(json.dumps(data.meta)))
+    return path
+
+
+def load_data(path: str | Path) -> AlanineData:
+    """Read a data set written by :func:`save_data` (or ``iclr25 bopito alanine-md``)."""
+    import json  # noqa: PLC0415
+
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"alanine data file {str(path)!r} does not exist")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            eq = z["equilibrium"].astype(np.float64) / _QUANT
+            sh = z["short"].astype(np.float64) / _QUANT
+            meta = json.loads(str(z["meta"]))
+    except (KeyError, OSError, ValueError) as e:
+        raise ValueError(f"{str(path)!r} is not an alanine dihedral data set (arrays equilibrium, short, meta): "
+                         f"{e}") from e
+    for name, a in (("equilibrium", eq), ("short", sh)):
+        if a.ndim != 3 or a.shape[2] != 2:
+            raise ValueError(f"{name} in {str(path)!r} must have shape (n_traj, n_frames, 2), got {a.shape}")
+    return AlanineData(eq, sh, meta)
+
+
+def load_shipped() -> AlanineData:
+    """The dihedral data set shipped in the wheel (made by ``iclr25 bopito alanine-md``; see its ``meta``)."""
+    return load_data(SHIPPED)
+
+
+def load_alanine(path: str | Path | None = None) -> AlanineData:
+    """Alanine-dipeptide dihedrals: the shipped set (``path=None``) or one written by ``alanine-md``."""
+    return load_shipped() if path is None else load_data(path)
+
+
+def generate_data(*, n_eq: int, eq_frames: int, n_short: int, short_frames: int, burn_in: int = 100,
+                  seed: int = 0, config: MDConfig = MDConfig(), desc: bool = True) -> AlanineData:
+    """The MD of the alanine experiment: ``n_eq`` equilibrium runs of ``eq_frames`` frames after ``burn_in``
+    frames, then ``n_short`` short trajectories of ``short_frames`` frames started from frames of those runs
+    taken at random (fresh velocities)."""
+    seed = check_seed(seed)
+    t0, c0 = time.time(), time.process_time()
+    snap = max(1, eq_frames // 20)
+    eq = simulate_alanine(n_eq, eq_frames, burn_in=burn_in, seed=seed, config=config, snapshot_every=snap,
+                          desc="equilibrium MD" if desc else None)
+    # the short runs start from frames of the equilibrium runs (every ``snap``-th frame), drawn at random, with
+    # fresh velocities: the paper starts them from samples of its Boltzmann generator
+    pool = eq["snapshots"].reshape(-1, *eq["snapshots"].shape[2:])
+    pick = np.random.default_rng(seed + 11).choice(len(pool), size=n_short, replace=n_short > len(pool))
+    t1 = time.time()
+    sh = simulate_alanine(n_short, short_frames, start=pool[pick], seed=seed + 1, config=config,
+                          desc="short MD" if desc else None)
+    meta = {"system": "alanine dipeptide (Ace-Ala-NMe), Amber ff14SB, vacuum", "md": dataclasses.asdict(config),
+            "frame_ps": config.timestep_fs * config.steps_per_frame / 1000.0, "seed": seed,
+            "n_eq": n_eq, "eq_frames": eq_frames, "n_short": n_short, "short_frames": short_frames,
+            "burn_in_frames": burn_in, "short_starts": f"equilibrium-run frames (every {snap}-th), at random",
+            "seconds_equilibrium": round(t1 - t0, 1),
+            "seconds_short": round(time.time() - t1, 1), "cpu_seconds": round(time.process_time() - c0, 1),
+            "load_at_end": [round(v, 2) for v in __import__("os").getloadavg()]}
+    return AlanineData(eq["angles"].astype(np.float64), sh["angles"].astype(np.float64), meta)

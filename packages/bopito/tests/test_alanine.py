@@ -1,0 +1,104 @@
+"""Alanine dipeptide: the shipped dihedral set, the measures, and (with OpenMM) the offline-built system."""
+
+import numpy as np
+import pytest
+
+from iclr25.bopito.alanine import (
+    FEATURE_BOX,
+    PHI_ATOMS,
+    PSI_ATOMS,
+    angles_from_features,
+    dihedrals,
+    featurize,
+    load_data,
+    load_shipped,
+)
+from iclr25.bopito.alanine_experiment import (
+    fit_grid_msm,
+    free_energy_error,
+    md_phi_correlation,
+    phi_correlation,
+)
+
+
+def test_shipped_data_has_shapes_provenance_and_alanine_basins():
+    d = load_shipped()
+    m = d.meta
+    assert d.equilibrium.shape == (m["n_eq"], m["eq_frames"], 2)
+    assert d.short.shape == (m["n_short"], m["short_frames"], 2)
+    assert m["frame_ps"] == 1.0 and m["command"].startswith("iclr25 bopito alanine-md")
+    assert "openmm" in m and m["md"]["temperature"] == 300.0
+    phi, psi = d.equilibrium[..., 0], d.equilibrium[..., 1]
+    assert np.all(np.abs(d.equilibrium) <= np.pi + 1e-3)
+    # L-alanine in vacuum: phi < 0 dominates (a D-alanine or a broken build would put it at phi > 0)
+    assert (phi < 0).mean() > 0.9
+    # both the extended (C5/C7eq, psi > 50 deg) and the helical (psi < 50 deg) regions are visited
+    assert 0.02 < (psi < np.radians(50)).mean() < 0.98
+    # features round-trip and lie in the models' box
+    f = featurize(d.short)
+    np.testing.assert_allclose(angles_from_features(f), d.short, atol=1e-12)
+    assert f.min() >= FEATURE_BOX[0][0] and f.max() <= FEATURE_BOX[0][1]
+
+
+def test_measures_are_zero_for_the_reference_and_large_for_wrong_data():
+    d = load_shipped()
+    eq = d.equilibrium
+    assert free_energy_error(eq, eq) < 1e-12
+    rng = np.random.default_rng(0)
+    assert free_energy_error(rng.uniform(-np.pi, np.pi, (5000, 2)), eq) > 0.5
+    c = md_phi_correlation(eq, [0, 1, 5, 100])
+    # in vacuum at 300 K the sampled phi dynamics (C5 <-> C7eq) relax within a few ps
+    assert c[0] == 1.0 and 1.0 > c[1] > c[2] > 0.1 and abs(c[3]) < 0.1
+    # independent draws are uncorrelated; identical ones perfectly correlated
+    a = rng.uniform(-np.pi, np.pi, 20000)
+    assert abs(phi_correlation(a, rng.uniform(-np.pi, np.pi, 20000))) < 0.03
+    assert phi_correlation(a, a) == pytest.approx(1.0)
+    msm = fit_grid_msm(eq, 1)
+    assert 0.0 < msm.lambda_hat < 1.0 and 1.0 < msm.timescales[0] < 100
+    np.testing.assert_allclose(msm.phi_correlation([0])[0], 1.0)
+
+
+def test_bad_alanine_inputs_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="angles"):
+        featurize(np.zeros((3, 3)))
+    with pytest.raises(ValueError, match="features"):
+        angles_from_features(np.zeros((3, 2)))
+    with pytest.raises(ValueError, match="does not exist"):
+        load_data(tmp_path / "missing.npz")
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, x=np.zeros(3))
+    with pytest.raises(ValueError, match="not an alanine dihedral data set"):
+        load_data(bad)
+
+
+def test_openmm_build_is_l_alanine_and_copies_feel_vacuum_forces():
+    openmm = pytest.importorskip("openmm")
+    from openmm import app, unit
+
+    from iclr25.bopito.alanine import _replica_context, build_alanine_dipeptide, simulate_alanine
+
+    ff, top, pos = build_alanine_dipeptide()
+    assert pos.shape == (22, 3)
+    names = [(a.residue.name, a.name) for a in top.atoms()]
+    assert [names[i] for i in PHI_ATOMS] == [("ACE", "C"), ("ALA", "N"), ("ALA", "CA"), ("ALA", "C")]
+    assert [names[i] for i in PSI_ATOMS] == [("ALA", "N"), ("ALA", "CA"), ("ALA", "C"), ("NME", "N")]
+    # L-chirality: the improper N-C-CA-CB is positive (about +120 deg) for L-amino acids
+    cb = [i for i, n in enumerate(names) if n == ("ALA", "CB")][0]
+    assert np.degrees(dihedrals(pos, (6, 10, 8, cb))) > 90
+    # the built structure keeps the built backbone (phi about -80 deg after minimisation)
+    assert -120 < np.degrees(dihedrals(pos, PHI_ATOMS)) < -40
+    # replica system: each copy's forces are its vacuum (NoCutoff) forces
+    ctx, _, _, homes = _replica_context(3, __import__("iclr25.bopito.alanine", fromlist=["MDConfig"]).MDConfig(), 0)
+    x = np.concatenate([pos + h for h in homes])
+    ctx.setPositions(x * unit.nanometer)
+    f_rep = ctx.getState(getForces=True).getForces(asNumpy=True).value_in_unit(unit.kilojoule_per_mole / unit.nanometer)
+    system = ff.createSystem(top, nonbondedMethod=app.NoCutoff, constraints=app.HBonds)
+    ref = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("Reference"))
+    ref.setPositions(pos * unit.nanometer)
+    f_one = ref.getState(getForces=True).getForces(asNumpy=True).value_in_unit(unit.kilojoule_per_mole / unit.nanometer)
+    for k in range(3):
+        np.testing.assert_allclose(f_rep[22 * k: 22 * (k + 1)], f_one, atol=2e-3 * np.abs(f_one).max())
+    # a short run gives finite dihedrals that stay in the phi < 0 region it started in (3 ps); OpenMM's CPU
+    # platform is not bitwise reproducible, so no equality of two runs is asserted
+    a = simulate_alanine(2, 3, seed=5, desc=None)["angles"]
+    assert a.shape == (2, 3, 2) and np.all(np.isfinite(a)) and np.all(a[..., 0] < 0)
