@@ -204,6 +204,45 @@ def test_geometry_distances_on_known_distortions(ibuprofen_ensemble):
         geometry_distances(mol, [], refs)
 
 
+def test_bond_perception_from_3d_recovers_the_graph_and_catches_broken_ones(ibuprofen_ensemble):
+    """References pass; a stretched bond (one atom pulled away), a uniform 1.5x blow-up and two non-bonded atoms
+    pushed together each fail; a rigid motion changes nothing."""
+    from iclr25.next_mol import graph_from_3d
+
+    ens = ibuprofen_ensemble
+    m, refs = ens.molecule, ens.coords
+    assert graph_from_3d(m, refs).all()
+    moved = refs @ random_rotations(1, torch.Generator().manual_seed(5), dtype=torch.float64).numpy()[0].T + 3.0
+    assert graph_from_3d(m, moved).all()
+    terminal = next(a.GetIdx() for a in m.mol.GetAtoms() if a.GetDegree() == 1)
+    pulled = refs.copy()
+    pulled[:, terminal] += 2.0
+    assert not graph_from_3d(m, pulled).any()
+    assert not graph_from_3d(m, refs * 1.5).any()
+    D = np.linalg.norm(refs[0][:, None] - refs[0][None], axis=-1)
+    far = [(i, j) for i in range(m.n_atoms) for j in range(i) if m.mol.GetBondBetweenAtoms(i, j) is None]
+    i, j = max(far, key=lambda p: D[p])
+    squeezed = refs[:1].copy()
+    squeezed[0, i] = squeezed[0, j] + np.array([1.3, 0.0, 0.0])
+    assert not graph_from_3d(m, squeezed).any()
+    with pytest.raises(ValueError, match="coords"):
+        graph_from_3d(m, refs[:, :3])
+
+
+def test_readme_three_d_table_is_made_from_claims_json():
+    import json
+    from pathlib import Path
+
+    from iclr25.next_mol.claims import TABLE_3D_BEGIN, replace_three_d_table
+
+    pkg = Path(__file__).resolve().parents[1]
+    report = json.loads((pkg / "claims.json").read_text(encoding="utf-8"))
+    readme = (pkg / "README.md").read_text(encoding="utf-8")
+    assert TABLE_3D_BEGIN in readme
+    assert replace_three_d_table(readme, report) == readme, (
+        "README's 3D table differs from claims.json: python -m iclr25.next_mol.claims README.md claims.json")
+
+
 # ----------------------------------------------------------------------------------------- 3. token -> atom map
 EDGE_CASES = ["C[C@@H](Cl)NC(=O)c1ccccc1", "CC1=CC2(CC2)C[NH+]1C", "O=C(Nc1ccc2c(c1)OCO2)C1CC1",
               "C/C=C/C(=O)[O-]", "Brc1ccc(I)cc1", "N#CC1(C#N)CC1", "C1CC2CCC1C2"]

@@ -212,3 +212,24 @@ def test_shipped_checkpoint_loads_without_pickle(tmp_path):
     np.savez(tmp_path / "bad.npz", obj=np.array([object()], dtype=object))
     with pytest.raises(ValueError, match="bad.npz"):
         load_dmt_npz(tmp_path / "bad.npz")
+
+
+def test_shipped_claims_sit_beside_the_checkpoint_and_match_claims_json():
+    """``data/dmt_mini_claims.json`` holds the claims of the committed ``claims.json`` measured on the shipped
+    checkpoint, with the command and seed that trained it."""
+    import json
+    from importlib import resources
+    from pathlib import Path
+
+    from iclr25.next_mol.shipped import SHIPPED_CLAIMS, load_shipped_dmt
+
+    beside = json.loads((resources.files("iclr25.next_mol") / "data" / "dmt_mini_claims.json").read_text())
+    _, meta = load_shipped_dmt()
+    assert beside["checkpoint"]["command"] == meta["command"] and beside["checkpoint"]["seed"] == meta["seed"]
+    assert "iclr25 next-mol repro" in beside["command"] and beside["rung"] == "repro"
+    repro = json.loads((Path(__file__).resolve().parents[1] / "claims.json").read_text())
+    assert beside["created"] == repro["created"]
+    by_id = {c["id"]: c for c in repro["claims"]}
+    assert sorted(c["id"] for c in beside["claims"]) == sorted(SHIPPED_CLAIMS)
+    for c in beside["claims"]:
+        assert c == by_id[c["id"]]

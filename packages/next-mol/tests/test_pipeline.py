@@ -37,6 +37,10 @@ def test_generate_then_conformers_then_sdf(tmp_path, tiny_lm):
     mols = [m for m in Chem.SDMolSupplier(str(path))]
     assert len(mols) == 6 and mols[0].GetProp("smiles") == "C[C@@H](N)C(=O)O"
     np.testing.assert_allclose(mols[4].GetConformer().GetPositions(), sets[1].coords[1], atol=1e-3)
+    # every conformer is marked with both checks (an untrained 1-block DMT at 4 steps gives garbage: marked 0)
+    assert all(m.HasProp("sane") and m.HasProp("bonds_from_3d") for m in mols)
+    assert [int(m.GetProp("bonds_from_3d")) for m in mols] == [int(x) for s in sets for x in s.graph_ok]
+    assert [int(m.GetProp("sane")) for m in mols] == [int(x) for s in sets for x in s.sane]
 
 
 def test_checkpoints_round_trip(tmp_path, tiny_lm):

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from .metrics import de_novo_metrics as de_novo_metrics
     from .metrics import fcd as fcd
     from .metrics import geometry_distances as geometry_distances
+    from .metrics import graph_from_3d as graph_from_3d
     from .metrics import rmsd_matrix as rmsd_matrix
     from .metrics import sanity as sanity
     from .metrics import stereo_matches as stereo_matches
@@ -98,7 +99,7 @@ _EXPORTS = {
     "CovMat": "metrics", "DeNovo": "metrics", "Sanity": "metrics", "cov_mat": "metrics",
     "cov_mat_from_rmsd": "metrics", "de_novo_metrics": "metrics", "fcd": "metrics", "rmsd_matrix": "metrics",
     "sanity": "metrics", "stereo_matches": "metrics", "GeometryDistances": "metrics",
-    "geometry_distances": "metrics",
+    "geometry_distances": "metrics", "graph_from_3d": "metrics",
     "ConformerSet": "pipeline", "generate_smiles": "pipeline", "predict_conformers": "pipeline",
     "redraw_flipped": "pipeline", "to_rdkit": "pipeline", "write_sdf": "pipeline",
     "load_dmt_npz": "shipped", "load_shipped_dmt": "shipped", "save_dmt_npz": "shipped",

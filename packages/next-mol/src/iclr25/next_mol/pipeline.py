@@ -17,7 +17,7 @@ from .chem import Molecule, prepare_many
 from .diffusion import SAMPLERS, graphs_of, sample_conformers
 from .dmt import DMT
 from .lm import CausalLM, decode_to_smiles, sample_lm
-from .metrics import sanity, stereo_matches
+from .metrics import graph_from_3d, sanity, stereo_matches
 from .tokenizer import Tokenizer
 
 __all__ = ["ConformerSet", "generate_smiles", "predict_conformers", "redraw_flipped", "to_rdkit", "write_sdf"]
@@ -32,6 +32,7 @@ class ConformerSet:
     stereo_ok: np.ndarray    # (k,) bool
     sane: np.ndarray         # (k,) bool: bond lengths and no internal clash
     resampled: int           # conformers redrawn because their stereo flipped
+    graph_ok: np.ndarray | None = None  # (k,) bool: bonds perceived from the coordinates = the intended graph
 
 
 def generate_smiles(lm: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: float = 1.0,
@@ -111,7 +112,7 @@ def predict_conformers(dmt: DMT, smiles: Sequence[str], k: int, *, steps: int = 
                                               sampler=sampler, seed=seed, graphs=graphs, batch_size=batch_size)
     else:
         oks, redrawn = [np.ones(k, dtype=bool) for _ in molecules], [0] * len(molecules)
-    return [ConformerSet(m, c, ok, sanity(m, c).sane, r)
+    return [ConformerSet(m, c, ok, sanity(m, c).sane, r, graph_from_3d(m, c))
             for m, c, ok, r in zip(molecules, coords, oks, redrawn, strict=True)]
 
 
@@ -134,7 +135,8 @@ def to_rdkit(conformers: ConformerSet, *, add_hydrogens: bool = False):
 
 def write_sdf(path: str | os.PathLike[str], sets: Sequence[ConformerSet], *, add_hydrogens: bool = False) -> Path:
     """All conformers to one SDF file (atomically), with properties ``smiles``, ``conformer``, ``stereo_ok``,
-    ``sane``."""
+    ``sane`` (0: the conformer fails the bond-length/clash checks) and, when known, ``bonds_from_3d`` (0: the
+    bonds perceived from its coordinates are not the molecule's)."""
     from rdkit import Chem  # noqa: PLC0415
 
     p = Path(path)
@@ -149,6 +151,8 @@ def write_sdf(path: str | os.PathLike[str], sets: Sequence[ConformerSet], *, add
             mol.SetIntProp("conformer", j)
             mol.SetIntProp("stereo_ok", int(cs.stereo_ok[j]))
             mol.SetIntProp("sane", int(cs.sane[j]))
+            if cs.graph_ok is not None:
+                mol.SetIntProp("bonds_from_3d", int(cs.graph_ok[j]))
             blocks.append(Chem.MolToMolBlock(mol, confId=conf.GetId()) + _props(mol) + "$$$$\n")
     with atomic_write(p) as f:
         f.write("".join(blocks))
@@ -156,4 +160,5 @@ def write_sdf(path: str | os.PathLike[str], sets: Sequence[ConformerSet], *, add
 
 
 def _props(mol) -> str:
-    return "".join(f">  <{k}>\n{mol.GetProp(k)}\n\n" for k in ("smiles", "conformer", "stereo_ok", "sane"))
+    keys = ("smiles", "conformer", "stereo_ok", "sane", "bonds_from_3d")
+    return "".join(f">  <{k}>\n{mol.GetProp(k)}\n\n" for k in keys if mol.HasProp(k))

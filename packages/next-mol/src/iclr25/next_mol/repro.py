@@ -8,6 +8,9 @@ equal steps; the 1D-to-3D transfer against the same extra steps without it; a la
 conformer; a figure of generated versus reference conformers.
 Claims: every claim of :mod:`iclr25.next_mol.claims` decided over seeds 0-4 at the ``repro`` rung (``--quick``:
 the ``test`` rung, seeds 0-2), written to ``OUT/claims.json`` (the README's claims table is made from it).
+
+``repro`` runs the claims only (inside the 10-minute budget); ``repro --full`` runs Experiments A and B (one
+seed) before them, about twice the CPU time.
 """
 
 from __future__ import annotations
@@ -255,14 +258,19 @@ def _side(cfg: dict[str, Any], seed: int, out: Path, threads: int, tag: str = " 
     return res
 
 
-def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
-    """Run the reproduction into ``out``. Two processes: the main one runs the 3D line (ensembles, baselines,
-    DMT training and its ladder, the final samplers, the stereo check, then the transfer), a second one the 1D
-    experiment and the unaligned-loss ablation (:func:`_side`); ``cfg["side_process"] = False`` runs both in
-    this process, one after the other (same results)."""
+def run_repro(out: Path, *, seed: int = 0, quick: bool = False, full: bool = False) -> RunResult:
+    """Run the reproduction into ``out``: every claim of :mod:`iclr25.next_mol.claims` decided over seeds 0-4 at
+    the ``repro`` rung (``quick``: the ``test`` rung, seeds 0-2), written to ``OUT/claims.json``, in two processes
+    (the training claims in a second one beside the shipped-DMT claims).
+
+    ``full`` also runs the one-seed experiments before the claims (about 2x the CPU time, over the 10-minute
+    budget): the main process the 3D line (ensembles, baselines, DMT training and its ladder, the final samplers,
+    the stereo check, then the transfer), a second one the 1D experiment and the unaligned-loss ablation
+    (:func:`_side`); ``cfg["side_process"] = False`` runs both in this process, one after the other (same
+    results)."""
     cfg = dict(QUICK if quick else REPRO)
     load0 = os.getloadavg()
-    run = RunResult.start(PACKAGE, "repro", seed=seed, config=cfg)
+    run = RunResult.start(PACKAGE, "repro", seed=seed, config={**cfg, "full": full})
     clock = _Clock()
     stage = clock.stage
     threads = torch.get_num_threads()
@@ -272,19 +280,24 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
         from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
 
         pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-        side_future = pool.submit(_side, cfg, seed, out, threads)
     rung = "test" if quick else "repro"
     side_claims, main_claims = _claims_split()
     claims_future = None
+    log: dict[str, Any] = {}
+    side: dict[str, Any] = {"stages": {}}
     try:
-        log, main = _main_line(cfg, seed, out, clock)
-        side = side_future.result() if pool is not None else _side(cfg, seed, out, threads, tag="")
+        if full:
+            side_future = pool.submit(_side, cfg, seed, out, threads) if pool is not None else None
+            log, main = _main_line(cfg, seed, out, clock)
+            side = side_future.result() if side_future is not None else _side(cfg, seed, out, threads, tag="")
+            if pool is not None:
+                stage("waiting for the side process")
         if pool is not None:
-            stage("waiting for the side process")
             # the claims over seeds (claims.json): the 1D and learning claims in the side process while this one
-            # runs the transfer and then the claims of the shipped DMT
+            # runs the transfer (with ``full``) and then the claims of the shipped DMT
             claims_future = pool.submit(_measure_claims, rung, side_claims, threads)
-        log.update(_rest(cfg, seed, out, run, clock, log, main, side))
+        if full:
+            log.update(_rest(cfg, seed, out, run, clock, log, main, side))
         measured = _measure_claims(rung, main_claims if pool is not None else side_claims + main_claims, threads)
         stage("claims over seeds (this process)")
         if claims_future is not None:
@@ -293,18 +306,39 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-    claims = _write_claims(out, rung, measured, quick, load0)
+    claims = _write_claims(out, rung, measured, quick, load0, full)
     log.update({"stages": [{"process": "main", "stage": k, "seconds": v} for k, v in clock.stages.items()]
                 + [{"process": "side", "stage": k, "seconds": v} for k, v in side["stages"].items()]})
     with atomic_write(out / "tables.json") as f:
         json.dump(log, f, indent=1, default=float)
-    md = tables_markdown(log) + "\n### Claims over seeds (claims.json, rung `" + rung + "`)\n\n" + claims + "\n"
+    md = (tables_markdown(log) if full else "### Time per stage\n" + _table(log["stages"]) + "\n") \
+        + "\n### Claims over seeds (claims.json, rung `" + rung + "`)\n\n" + claims + "\n"
     with atomic_write(out / "tables.md") as f:
         f.write(md)
+    if not full:
+        _claims_metrics(run, out)
     run.add("repro wall time", time.perf_counter() - clock.t0, unit="s", higher_is_better=False, timing=True)
+    import resource  # noqa: PLC0415
+
+    cpu = sum(r.ru_utime + r.ru_stime for r in (resource.getrusage(resource.RUSAGE_SELF),
+                                                  resource.getrusage(resource.RUSAGE_CHILDREN)))
+    run.add("repro CPU time (user+sys, both processes)", cpu, unit="s", higher_is_better=False, timing=True)
+    run.add("load average at start (1 min)", float(load0[0]), timing=True)
     run.finish().save(out / "results.json")
     print(md)
     return run
+
+
+def _claims_metrics(run: RunResult, out: Path) -> None:
+    """Each claim's mean over seeds beside its reference's, into ``results.json`` (the claims-only repro)."""
+    report = json.loads((out / "claims.json").read_text(encoding="utf-8"))
+    for c in report["claims"]:
+        vals = [float(v) for v in c["values"]]
+        refs = [float(v) for v in c.get("references") or [] if v is not None]
+        peer = float(np.mean(refs)) if refs else (float(c["threshold"]) if c.get("threshold") is not None else None)
+        kw: dict[str, Any] = {"peer": peer, "peer_name": c.get("baseline") or "threshold"} if peer is not None else {}
+        run.add(f"{c['id']} ({c['verdict']}, expected {c['expect']}): {c['metric']}", float(np.mean(vals)),
+                higher_is_better=c["direction"] == "higher", **kw)
 
 
 def _claims_split() -> tuple[list[str], list[str]]:
@@ -327,7 +361,7 @@ def _measure_claims(rung: str, claim_ids: list[str], threads: int) -> dict[str, 
 
 
 def _write_claims(out: Path, rung: str, measured: dict[str, dict[int, Any]], quick: bool,
-                  load: tuple[float, float, float]) -> str:
+                  load: tuple[float, float, float], full: bool = False) -> str:
     """Decide every claim from its measurements and write ``OUT/claims.json``; returns the explanations."""
     import importlib.metadata  # noqa: PLC0415
 
@@ -337,7 +371,7 @@ def _write_claims(out: Path, rung: str, measured: dict[str, dict[int, Any]], qui
 
     results = [decide(REGISTRY.claims[c], measured[c], rung=rung) for c in REGISTRY.claims_at(rung)]
     report = ClaimsReport(REGISTRY.package, importlib.metadata.version(PACKAGE), rung, results, load=load,
-                          command="iclr25 next-mol repro" + (" --quick" if quick else ""))
+                          command="iclr25 next-mol repro" + (" --quick" if quick else "") + (" --full" if full else ""))
     report.save(out)
     return "\n\n".join(r.explain() for r in results)
 

@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["save_dmt_npz", "load_dmt_npz", "load_shipped_dmt", "train_shipped", "SHIPPED_RECIPE"]
+__all__ = ["save_dmt_npz", "load_dmt_npz", "load_shipped_dmt", "train_shipped", "SHIPPED_RECIPE",
+           "shipped_claims"]
 
 FORMAT = "iclr25-next-mol-npz/1"
 #: How the shipped checkpoint is made (``train_shipped``'s defaults).
@@ -117,6 +118,30 @@ def train_shipped(out: str | os.PathLike[str], *, seed: int = 0, steps: int | No
     path = save_dmt_npz(out, dmt, meta=meta)
     Path(path).with_suffix(".json").write_text(json.dumps(meta, indent=2, allow_nan=False) + "\n")
     return path
+
+
+#: The claims of :mod:`iclr25.next_mol.claims` measured on the shipped checkpoint itself.
+SHIPPED_CLAIMS = ("dmt-beats-etkdg", "dmt-etkdg-parity", "dmt-bond-lengths-learned", "dmt-angles-learned",
+                  "dmt-3d-valid", "dmt-torsions-learned", "dmt-torsions-vs-etkdg", "dmt-conformers-sane")
+
+
+def shipped_claims(claims_json: str | os.PathLike[str], out: str | os.PathLike[str]) -> Path:
+    """Write ``out`` (``data/dmt_mini_claims.json`` beside the checkpoint): the claims of a ``repro``'s
+    ``claims.json`` that were measured on the shipped DMT-mini, with the command and seed that trained it and
+    the command that measured them."""
+    report = json.loads(Path(claims_json).read_text(encoding="utf-8"))
+    _, meta = load_shipped_dmt()
+    kept = [c for c in report["claims"] if c["id"] in SHIPPED_CLAIMS]
+    missing = sorted(set(SHIPPED_CLAIMS) - {c["id"] for c in kept})
+    if missing:
+        raise ValueError(f"{claims_json}: no measurement of {missing}")
+    doc = {**{k: v for k, v in report.items() if k != "claims"},
+           "checkpoint": {"file": "dmt_mini.npz", "command": meta.get("command"), "seed": meta.get("seed"),
+                          "recipe": meta.get("recipe")},
+           "claims": kept}
+    p = Path(out)
+    p.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:  # pragma: no cover - the recipe's command
