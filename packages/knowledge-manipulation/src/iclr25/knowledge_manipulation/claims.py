@@ -85,6 +85,40 @@ def rung_config(rung: str):
           "(0.54, 0.56, 0.60, 0.50, 0.50), against no-CoT 0.60-0.72: differences -0.14, -0.26, -0.22, -0.18, -0.08 "
           "(mean -0.18, sd 0.07); margin 0: the interval of the mean drop must exclude 'no drop' ([+0.09, +0.26] "
           "measured). The oracle month in the prompt is the most a CoT prompt can supply"),
+)
+def _protocol(seed: int, rung: str) -> dict[str, Measurement | float]:
+    from iclr25.utils.cli import set_torch_threads
+
+    from .experiments import pretrain, run_experiment
+
+    set_torch_threads(1)
+    from .checkpoints import load_stage_a
+
+    # test: Stage A shipped (checkpoints.py), only the fine-tunes run; repro: Stage A trained here
+    pre = load_stage_a(seed) if rung == "test" else pretrain(rung_config(rung), seed=seed)
+    res = run_experiment(rung_config(rung), seed=seed, pre=pre, retrieval_after=rung != "test")
+    no_cot, cot, inv = res.finetune_of(NO_COT), res.finetune_of(COT), res.finetune_of(INVERSE)
+    rows = [_row("30 epochs, 50 train people", f) for f in res.finetunes]
+    out: dict[str, Measurement | float] = {
+        "knowledge-extractable": res.retrieval["birth_date"][1],
+        "inverse-search-fails": inv.test.accuracy,
+        "inverse-search-fits-train": inv.train.accuracy,
+        "cot-beats-no-cot": Measurement(cot.test.accuracy, reference=no_cot.test.accuracy,
+                                        extra={"chance": no_cot.test.chance, "no_cot_train": no_cot.train.accuracy,
+                                               "cot_train": cot.train.accuracy}),
+        "cot-at-inference-only-does-not-help": Measurement(
+            no_cot.cot_prompt[1].accuracy, reference=no_cot.test.accuracy,
+            extra={"chance": no_cot.test.chance, "cot_prompt_train": no_cot.cot_prompt[0].accuracy})}
+    DETAILS[(seed, rung)] = rows
+    _PRE[(seed, rung)] = pre
+    return out
+
+
+#: (seed, rung) -> the Stage A model of :func:`_protocol`, reused by the repro rung's ladder
+_PRE: dict = {}
+
+
+@REGISTRY.measures(
     Claim("no-cot-gap-survives-3x-epochs", statement="three times the fine-tune epochs (90) do not close the gap: "
           "the CoT fine-tune still classifies test people's month parity better than the no-CoT fine-tune, which "
           "has memorised its train people", paper="R2: no-CoT test accuracy rises only slowly with more "
@@ -126,33 +160,12 @@ def rung_config(rung: str):
           "spread of 50 pairs at chance (sd 0.07), so the rule is the interval of the mean, as for the "
           "classification claim: mean below the bound by 0.07, interval [+0.003, +0.13]"),
 )
-def _protocol(seed: int, rung: str) -> dict[str, Measurement | float]:
-    from iclr25.utils.cli import set_torch_threads
-
-    from .experiments import pretrain, run_experiment
-
-    set_torch_threads(1)
-    from .checkpoints import load_stage_a
-
-    # test: Stage A shipped (checkpoints.py), only the fine-tunes run; repro: Stage A trained here
-    pre = load_stage_a(seed) if rung == "test" else pretrain(rung_config(rung), seed=seed)
-    res = run_experiment(rung_config(rung), seed=seed, pre=pre, retrieval_after=rung != "test")
-    no_cot, cot, inv = res.finetune_of(NO_COT), res.finetune_of(COT), res.finetune_of(INVERSE)
-    rows = [_row("30 epochs, 50 train people", f) for f in res.finetunes]
-    out: dict[str, Measurement | float] = {
-        "knowledge-extractable": res.retrieval["birth_date"][1],
-        "inverse-search-fails": inv.test.accuracy,
-        "inverse-search-fits-train": inv.train.accuracy,
-        "cot-beats-no-cot": Measurement(cot.test.accuracy, reference=no_cot.test.accuracy,
-                                        extra={"chance": no_cot.test.chance, "no_cot_train": no_cot.train.accuracy,
-                                               "cot_train": cot.train.accuracy}),
-        "cot-at-inference-only-does-not-help": Measurement(
-            no_cot.cot_prompt[1].accuracy, reference=no_cot.test.accuracy,
-            extra={"chance": no_cot.test.chance, "cot_prompt_train": no_cot.cot_prompt[0].accuracy})}
-    if rung == "repro":
-        out.update(_repro_ladder(pre, res.config.finetune, seed, rows))
-    DETAILS[(seed, rung)] = rows
-    return out
+def _ladder_claims(seed: int, rung: str) -> dict[str, Measurement | float]:
+    """The repro rung's fine-tune ladder and comparison, from the Stage A model of :func:`_protocol`."""
+    if (seed, rung) not in _PRE:
+        REGISTRY.measure("knowledge-extractable", seed, rung)  # runs _protocol (cached) for this seed
+    pre = _PRE[(seed, rung)]
+    return _repro_ladder(pre, pre.config.finetune, seed, DETAILS[(seed, rung)])
 
 
 def _row(condition: str, f) -> dict:

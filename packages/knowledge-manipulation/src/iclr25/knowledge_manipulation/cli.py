@@ -120,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     r = add_run_command(sub, "repro", _cmd("repro"), help="the reduced-scale reproduction decided over seeds 0-4 "
                         "(N = 100, Stage A trained at each seed): month parity without / with CoT on the fine-tune "
                         "data / epoch ladder, CoT at inference only, month comparison, inverse search; claims.json, "
-                        "a per-seed table (summary.md) and ladder.png (about 5 min of one core)",
+                        "a per-seed table (summary.md) and ladder.png (about 3 min of one core)",
                         default_out="results/knowledge-manipulation-repro")
     r.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     r.add_argument("--n1000", action="store_true", help="also run 0.1's single-seed N = 1000 plan (three model "
