@@ -30,3 +30,11 @@ def twist_fit(twist_pair):
     from iclr25.implicit_deform import DeformConfig, fit
 
     return fit(twist_pair, config=DeformConfig.preset("test"), seed=0, show_progress=False)
+
+
+@pytest.fixture(scope="session")
+def shipped_fit():
+    """The shipped seed-0 fit of the same pair (what the demo, the README quickstart and the example load)."""
+    from iclr25.implicit_deform.pretrained import pretrained
+
+    return pretrained("bar-twist")

@@ -158,7 +158,7 @@ def _lr(config: DeformConfig) -> optax.Schedule:
     return optax.exponential_decay(config.lr, config.lr_halve_every, 0.5, staircase=True, end_value=config.lr_floor)
 
 
-def _optimizer(config: DeformConfig, offset: int) -> optax.GradientTransformation:
+def _optimizer(config: DeformConfig, offset: int | jax.Array) -> optax.GradientTransformation:
     sched = _lr(config)
     return optax.apply_if_finite(optax.adam(lambda i: sched(i + offset)), max_consecutive_errors=1_000_000)
 
@@ -219,7 +219,8 @@ def _velocity_loss(vel_params, vel_static, data, key, w, config: DeformConfig):
 
 
 @eqx.filter_jit
-def _velocity_chunk(vel_params, vel_static, opt_state, key, data, w, n, config: DeformConfig, stage_offset: int):
+def _velocity_chunk(vel_params, vel_static, opt_state, key, data, w, n, config: DeformConfig,
+                    stage_offset: jax.Array):
     opt = _optimizer(config, stage_offset)
 
     def body(carry, i):
@@ -278,7 +279,7 @@ def _sdf_loss(sdf_params, sdf_static, data, key, w, w_onsurf, config: DeformConf
 
 @eqx.filter_jit
 def _sdf_chunk(sdf_params, sdf_static, opt_state, key, data, w, w_onsurf, n, config: DeformConfig,
-               stage_offset: int):
+               stage_offset: jax.Array):
     opt = _optimizer(config, stage_offset)
 
     def body(carry, i):
@@ -309,6 +310,9 @@ def _trajectory_pool(v, x0, config: DeformConfig):
 def _run_stage(chunk_fn, params, static, opt_state, key, data, n_iters, offset, config, desc, show, extra=()):
     hist: dict[str, list[np.ndarray]] = {}
     done = 0
+    # the stage's first iteration in the learning-rate schedule, traced: one compiled program per stage serves
+    # every schedule (the velocity-only claim fits, --iters-scale, the fine-tune stage)
+    offset = jnp.int32(offset)
     bar = progress(total=n_iters, desc=desc, disable=None if show else True)
     with bar:
         while done < n_iters:

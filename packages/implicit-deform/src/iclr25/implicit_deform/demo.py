@@ -1,5 +1,8 @@
 """``iclr25 implicit-deform demo``: a 90 degree twist of a rectangular bar, the method against the SDF blend and
-straight-line interpolation at t = 0.25, 0.5, 0.75, with exact intermediate shapes (coarse preset)."""
+straight-line interpolation at t = 0.25, 0.5, 0.75, with exact intermediate shapes (coarse preset).
+
+At seed 0 the model is the shipped fit of this pair (:mod:`.pretrained`, the same preset and seed), so the demo
+spends its seconds on meshing and scoring; ``--train`` (or any other seed) fits it here (~20 s more)."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from .baselines import sdf_blend_meshes, straight_line_mesh
 from .deform import DeformConfig, fit
 from .experiment import eikonal_near_surface, score_meshes
 from .meshing import turntable_strip
+from .pretrained import PRETRAINED, pretrained
 from .shapes import make_pair
 
 DEMO_TIMES = (0.25, 0.5, 0.75)
@@ -18,15 +22,29 @@ DEMO_RESOLUTION = 48
 DEMO_POINTS = 4000
 
 
-def run_demo(out: Path, *, seed: int = 0, run: RunResult | None = None) -> RunResult:
-    """Fit, mesh, score, draw; ``run`` is the RunResult started by the command (its clock covers all)."""
+def _model(pair, config: DeformConfig, seed: int, train: bool, run: RunResult):
+    """The shipped seed-0 fit (pretrained.py: the same pair, preset and seed), or a fresh fit."""
+    spec = PRETRAINED["bar-twist"]
+    if not train and seed == spec.seed and config == spec.config():
+        run.config["model"] = f"shipped checkpoint {spec.filename} (made by `{spec.command}`; --train fits again)"
+        print(f"model: the shipped fit {spec.filename}, seed {spec.seed} (--train fits it again, ~20 s)")
+        return pretrained("bar-twist")
+    run.config["model"] = "fitted by this run"
+    res = fit(pair, config=config, seed=seed)
+    run.add("training time", sum(res.timings.values()), unit="s", timing=True)
+    return res
+
+
+def run_demo(out: Path, *, seed: int = 0, train: bool = False, run: RunResult | None = None) -> RunResult:
+    """Fit (or, at seed 0, load the shipped fit), mesh, score, draw; ``run`` is the RunResult started by the
+    command (its clock covers all)."""
     config = DeformConfig.preset("test")
     run = run or RunResult.start("iclr25-implicit-deform", "demo", seed=seed)
     run.config.update({"pair": "bar-twist", "n_points": DEMO_POINTS, "resolution": DEMO_RESOLUTION,
                        "times": list(DEMO_TIMES), "preset": "test", **config.to_dict()})
     out = Path(out)
     pair = make_pair("bar", "twist", n_points=DEMO_POINTS, mesh_resolution=48, seed=seed)
-    res = fit(pair, config=config, seed=seed)
+    res = _model(pair, config, seed, train, run)
     times = list(DEMO_TIMES)
     ours = [res.mesh(t, resolution=DEMO_RESOLUTION) for t in times]
     lo, hi = res.center - 1.0 / res.scale, res.center + 1.0 / res.scale
@@ -52,7 +70,6 @@ def run_demo(out: Path, *, seed: int = 0, run: RunResult | None = None) -> RunRe
             higher_is_better=False)
     err = ((res.advect(pair.corr_source, 1.0) - pair.corr_target) ** 2).sum(axis=1) ** 0.5
     run.add("correspondence residual |x_T - y| (mean)", float(err.mean()), higher_is_better=False)
-    run.add("training time", sum(res.timings.values()), unit="s", timing=True)
     show = [0.0, *times, 1.0]
     rows = {"ours": [ours[times.index(t)] if t in times else res.mesh(t, resolution=DEMO_RESOLUTION)
                      for t in show],
