@@ -28,7 +28,8 @@ import pytest  # noqa: E402
 @pytest.fixture(scope="session")
 def small_mis():
     """A small rkl_rl GNN sampler for the metric and checkpoint tests, which need a trained sampler but not a good
-    one: the claims' MIS configuration (iclr25.sdds.claims.MIS_CONFIG) for 12 epochs on 6 ER graphs of 10-14
+    one: the claims' MIS configuration (iclr25.sdds.claims.MIS_CONFIG) with one message-passing layer (its
+    compilation is most of this fixture's time: 2 layers took 2 s more) for 12 epochs on 6 ER graphs of 10-14
     nodes, annealed to T = 0 after 3 epochs (the MIS claim itself trains 100 epochs at the repro rung)."""
     import jax
 
@@ -37,5 +38,5 @@ def small_mis():
 
     graphs = random_graphs(6, 10, 14, mean_degree=4.0, seed=0)
     energy = MISEnergy.from_graphs(graphs, n_nodes=14)
-    config = SamplerConfig(**MIS_CONFIG, n_epochs=12, n_anneal=3)
+    config = SamplerConfig(**{**MIS_CONFIG, "n_layers": 1}, n_epochs=12, n_anneal=3)
     return train(config, energy, jax.random.key(0), show_progress=False), graphs, energy

@@ -14,6 +14,7 @@ from iclr25.utils.lazy import lazy_exports
 if TYPE_CHECKING:
     from .autoregressive import AutoregressiveSampler as AutoregressiveSampler
     from .autoregressive import train_autoregressive as train_autoregressive
+    from .checkpoint import load_demo_sampler as load_demo_sampler
     from .checkpoint import load_sampler as load_sampler
     from .checkpoint import read_checkpoint_spec as read_checkpoint_spec
     from .checkpoint import save_sampler as save_sampler
@@ -60,6 +61,7 @@ _EXPORTS = {
     "AutoregressiveSampler": "autoregressive",
     "train_autoregressive": "autoregressive",
     "load_sampler": "checkpoint",
+    "load_demo_sampler": "checkpoint",
     "save_sampler": "checkpoint",
     "Sampler": "diffusion",
     "SamplerConfig": "diffusion",

@@ -27,7 +27,8 @@ MIN_ESS_FRACTION = 0.1
 
 DESCRIPTION = """Scalable discrete diffusion samplers (Sanokowski et al., ICLR 2025).
 
-  demo                       train a small Ising sampler (fKL w/ MC), SN-NIS and neural MCMC vs exact values
+  demo                       a small Ising sampler (fKL w/ MC; the shipped seed-0 checkpoint, or --train), SN-NIS
+                             and neural MCMC vs exact values
   repro                      reduced-scale reproduction: critical Ising L = 6, 8, 12, MIS, memory versus steps
   train --config FILE        train a sampler from a JSON config, write a checkpoint folder
   estimate --checkpoint DIR  SN-NIS estimates (and exact values for Ising lattices) of a checkpoint; estimates
@@ -42,7 +43,7 @@ Config file (JSON): {"problem": {...}, "sampler": {SamplerConfig fields}, "seed"
 def demo(args: argparse.Namespace) -> int:
     from .demo import run_demo  # noqa: PLC0415 - keeps --help fast
 
-    run = run_demo(args.out, seed=check_seed(args.seed))
+    run = run_demo(args.out, seed=check_seed(args.seed), train_from_scratch=args.train)
     print(run.to_markdown())
     return 0
 
@@ -200,8 +201,11 @@ def enable_compilation_cache() -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     enable_compilation_cache()
     parser, sub = method_parser("sdds", DESCRIPTION)
-    add_run_command(sub, "demo", demo, help="a small Ising sampler vs exact values (at most 60 s)",
-                    default_out="results/sdds")
+    d = add_run_command(sub, "demo", demo, help="a small Ising sampler vs exact values (at most 60 s)",
+                        default_out="results/sdds")
+    d.add_argument("--train", action="store_true",
+                   help="train the sampler from scratch (about 10 s) instead of loading the shipped seed-0 checkpoint "
+                        "(seeds other than 0 always train)")
     p = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
                         default_out="results/sdds-repro")
     p.add_argument("--quick", action="store_true", help="a much smaller run, for smoke tests")
