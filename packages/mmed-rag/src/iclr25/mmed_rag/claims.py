@@ -62,7 +62,7 @@ def _configs() -> dict:
           expect="fails", ladder=LADDER,
           note="95 % CI of the mean difference must clear 0; at seeds 0-4 of the test rung the difference is "
                "+0.15, -0.02, +0.06, -0.02, +0.06 (mean +0.05), so the interval over seeds 0-2 includes 0 and "
-               "the claim is not decided as holding; the README ladder has it holding at rung M (one seed)"),
+               "the claim is not decided as holding; the 3-seed ladder (claims-ladder/) has it holding at rungs M and S-hc"),
     Claim("gap-rule-precision", statement="the gap rule keeps fewer, better contexts than fixed k",
           paper="adaptive selection improves accuracy (ablation, §4.3)",
           metric="context precision on the asked finding, gap rule (γ = 0.005)", direction="higher",
@@ -87,7 +87,9 @@ def _configs() -> dict:
           direction="lower", baseline="SFT model, same contexts and images", margin=0.0, rule="mean_ci",
           expect="fails", ladder=LADDER,
           note="issue 41: the old copy rate (accuracy with a noise image) was passed by a model that answers "
-               "'yes' to every noise image; this one is not (a constant answer scores 0.5)"),
+               "'yes' to every noise image; this one is not (a constant answer scores 0.5). D_cm pairs use a real "
+               "image of another domain; rung M's extra holds the copy ablation (*_dcm_noise, *_dcm_conflict, "
+               "*_no_dcm)"),
     Claim("rag-pt-grounded", statement="after RAG-PT the model follows the image more often than contradicting "
           "reports (copy rate below the no-information level)",
           paper="RAG-PT aligns the answer with the image (§3.3)",
