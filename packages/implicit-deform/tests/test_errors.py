@@ -1,7 +1,6 @@
 """Bad input: clear errors that name the argument or file, and no partial output."""
 
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -95,15 +94,24 @@ def test_make_pair_arguments():
         make_pair(corr_fraction=0.0)
 
 
-def _cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "iclr25.implicit_deform", *args], capture_output=True, text=True,
-                          cwd=cwd, check=False, env={"ICLR25_QUIET": "1", "PATH": "/usr/bin:/bin",
-                                                     "JAX_PLATFORMS": "cpu"})
+@pytest.fixture
+def _cli(capsys, monkeypatch):
+    """``iclr25 implicit-deform ARGS`` in this process (as the conformance suite's file checks run it): exit
+    status and stderr, in folder ``cwd``."""
+    from iclr25.implicit_deform.cli import main
+
+    def run(*args, cwd):
+        monkeypatch.chdir(cwd)
+        capsys.readouterr()
+        rc = main(list(args))
+        return subprocess.CompletedProcess(args, rc, *capsys.readouterr())
+
+    return run
 
 
 # a missing, an empty and a garbage file are the conformance suite's file_inputs check (test_conformance.py);
 # this one is a PLY whose header parses and whose vertex row is short
-def test_cli_fit_truncated_ply_exits_2_with_one_line_and_no_output(tmp_path):
+def test_cli_fit_truncated_ply_exits_2_with_one_line_and_no_output(tmp_path, _cli):
     src = tmp_path / "src.ply"
     content = b"ply\nformat ascii 1.0\nelement vertex 3\nend_header\n1 2\n"
     src.write_bytes(content)
@@ -116,7 +124,7 @@ def test_cli_fit_truncated_ply_exits_2_with_one_line_and_no_output(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["src.ply"]
 
 
-def test_cli_fit_bad_times_and_corr(tmp_path):
+def test_cli_fit_bad_times_and_corr(tmp_path, _cli):
     np.save(tmp_path / "a.npy", _cloud(300))
     proc = _cli("fit", "a.npy", "a.npy", "--times", "0.5,2", "--out", "o", cwd=tmp_path)
     assert proc.returncode == 2 and "--times must be" in proc.stderr
@@ -128,7 +136,7 @@ def test_cli_fit_bad_times_and_corr(tmp_path):
 
 @pytest.mark.parametrize("argv, flag", [(["--iters-scale", "1e12"], "--iters-scale 1e+12"),
                                         (["--preset", "paper"], "--preset paper")])
-def test_cli_fit_refuses_a_run_that_cannot_finish(tmp_path, argv, flag):
+def test_cli_fit_refuses_a_run_that_cannot_finish(tmp_path, argv, flag, _cli):
     np.save(tmp_path / "a.npy", _cloud(300))
     proc = _cli("fit", "a.npy", "a.npy", *argv, "--out", "o", cwd=tmp_path)
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
