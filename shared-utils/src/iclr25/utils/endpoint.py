@@ -2,14 +2,17 @@
 from an environment variable, the timeout, the retries and the one-line errors every package's ``--endpoint``
 gives.
 
+A package wraps :class:`ChatEndpoint` with its own prompt (llm-regret's policy question, teochat's dated frames,
+mmed-rag's image and reports); the stub server for its tests is :func:`iclr25.utils.testing.stub_chat_server`.
+
+Examples
+--------
 >>> ep = ChatEndpoint("http://127.0.0.1:8000/v1", "my-model", timeout=5)
 >>> ep.url
 'http://127.0.0.1:8000/v1/chat/completions'
->>> user_message("Is there a cat?", png_data_url(np.zeros((2, 2, 3), np.uint8)))["content"][1]["type"]
-'image_url'
-
-A package wraps :class:`ChatEndpoint` with its own prompt (llm-regret's policy question, teochat's dated frames,
-mmed-rag's image and reports); the stub server for its tests is :func:`iclr25.utils.testing.stub_chat_server`.
+>>> parts = user_message("Is there a cat?", png_data_url(np.zeros((2, 2, 3), np.uint8))).get("content")
+>>> " then ".join(part.get("type") for part in parts)
+'text then image_url'
 """
 
 from __future__ import annotations
