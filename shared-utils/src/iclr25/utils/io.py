@@ -38,6 +38,7 @@ from ._atomic import atomic_path, atomic_write
 __all__ = [
     "DataFileError", "Graph", "read_points", "write_points", "read_graph", "write_graph", "read_smiles",
     "write_smiles", "save_npz", "read_json", "read_npz", "read_array", "atomic_write", "atomic_path",
+    "existing_file",
 ]
 
 POINT_FORMATS = (".npy", ".npz", ".xyz", ".txt", ".csv", ".ply")
@@ -54,7 +55,18 @@ class DataFileError(ValueError):
         super().__init__(f"{self.path}: {problem}")
 
 
-def _existing(path: str | os.PathLike[str], formats: tuple[str, ...], what: str) -> tuple[Path, str]:
+def existing_file(path: str | os.PathLike[str], formats: tuple[str, ...], what: str) -> tuple[Path, str]:
+    """Check that ``path`` names a non-empty regular file in one of ``formats`` (lower-case suffixes with the
+    dot); return it as a ``Path`` with its lower-case suffix. ``what`` names the kind of file in the message.
+
+    Raises ``TypeError`` (not a path), :class:`DataFileError` (unsupported suffix, not a regular file, empty)
+    or ``FileNotFoundError``, each naming the path.
+
+    >>> existing_file("mesh.obj", (".ply",), "shape")
+    Traceback (most recent call last):
+    ...
+    iclr25.utils.io.DataFileError: mesh.obj: unsupported shape format '.obj'; expected one of .ply
+    """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     p = Path(path)
@@ -69,6 +81,9 @@ def _existing(path: str | os.PathLike[str], formats: tuple[str, ...], what: str)
     if p.stat().st_size == 0:
         raise DataFileError(p, "file is empty")
     return p, suffix
+
+
+_existing = existing_file  # the name the readers below use
 
 
 def _check_points(p: Path, X: Any) -> np.ndarray:
