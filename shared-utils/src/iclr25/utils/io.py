@@ -62,10 +62,11 @@ def existing_file(path: str | os.PathLike[str], formats: tuple[str, ...], what: 
     Raises ``TypeError`` (not a path), :class:`DataFileError` (unsupported suffix, not a regular file, empty)
     or ``FileNotFoundError``, each naming the path.
 
-    >>> existing_file("mesh.obj", (".ply",), "shape")
-    Traceback (most recent call last):
-    ...
-    iclr25.utils.io.DataFileError: mesh.obj: unsupported shape format '.obj'; expected one of .ply
+    >>> try:
+    ...     existing_file("mesh.obj", (".ply",), "shape")
+    ... except DataFileError as e:
+    ...     print(e)
+    mesh.obj: unsupported shape format '.obj'; expected one of .ply
     """
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
