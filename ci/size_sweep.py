@@ -41,7 +41,7 @@ CLIPPED = {
 }
 
 DRIVER = r'''
-import argparse, importlib, io, json, os, resource, signal, sys, tempfile, time, traceback
+import argparse, importlib, io, json, os, resource, shutil, signal, sys, tempfile, time, traceback
 slug, mem_gb, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 SKIP = {"seed", "threads", "timeout", "port", "verbose", "quiet", "n_threads", "jobs", "n_jobs", "workers"}
 module = slug.replace("-", "_")
@@ -151,6 +151,7 @@ for name, pos, flag, value, has_out in cases:
     leftover = sorted(os.listdir(out)) if os.path.isdir(out) else ([os.path.basename(out)] if os.path.exists(out) else [])
     results.append(dict(argv=[slug, *argv[: len(argv) - (2 if has_out else 0)]], outcome=outcome, rc=rc,
                         seconds=round(elapsed, 1), stderr=text[-500:], out_left=leftover))
+    shutil.rmtree(work, ignore_errors=True)  # the case's folder: nothing of the sweep stays in /tmp
 print("SWEEP " + json.dumps(results))
 '''
 
