@@ -167,3 +167,41 @@ def test_enable_jax_compilation_cache_off_and_explicit(monkeypatch, tmp_path):
     monkeypatch.setenv("ICLR25_X_CACHE", str(tmp_path))
     assert cli.enable_jax_compilation_cache("x", "ICLR25_X_CACHE") is None
     assert os.environ["JAX_COMPILATION_CACHE_DIR"] == str(tmp_path / "mine")
+
+
+def test_add_run_command_takes_a_handler_by_name_and_imports_it_only_when_it_runs(tmp_path, capsys):
+    import sys
+
+    from iclr25.utils.cli import add_run_command, load_handler, method_parser, run_main
+
+    mod = tmp_path / "lazy_handler_mod.py"
+    mod.write_text("import json, pathlib\n"
+                   "def run(args):\n"
+                   "    args.out.mkdir(parents=True, exist_ok=True)\n"
+                   "    (args.out / 'results.json').write_text(json.dumps({'seed': args.seed}))\n"
+                   "    return 0\n")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        parser, sub = method_parser("fixture", "lazy handlers")
+        add_run_command(sub, "repro", "lazy_handler_mod:run", help="by name", default_out="x")
+        assert "lazy_handler_mod" not in sys.modules  # not imported by building the parser
+        assert run_main(parser, ["repro", "--out", str(tmp_path / "o"), "--seed", "3"]) == 0
+        assert (tmp_path / "o" / "results.json").read_text() == '{"seed": 3}'
+        # --out is still checked before the handler: a previous run needs --overwrite
+        assert run_main(parser, ["repro", "--out", str(tmp_path / "o")]) == 2
+        assert "--out" in capsys.readouterr().err
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("lazy_handler_mod", None)
+    with pytest.raises(ValueError, match="package.module:function"):
+        load_handler("no_colon_here")
+
+
+def test_run_result_publish_saves_results_json_prints_the_table_and_returns_0(tmp_path, capsys):
+    from iclr25.utils.results import RunResult
+
+    run = RunResult.start("fixture", "demo", seed=0, config={})
+    run.add("accuracy", 0.5)
+    assert run.publish(tmp_path) == 0
+    assert RunResult.load(tmp_path / "results.json").metric("accuracy").value == 0.5
+    assert "accuracy" in capsys.readouterr().out and run.wall_time_s is not None

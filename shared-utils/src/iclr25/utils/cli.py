@@ -30,8 +30,8 @@ from .guards import check_out
 from .results import ResultsError, RunResult, _fmt, cell, mark_command_start
 
 __all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "error_line",
-           "set_torch_threads", "enable_jax_compilation_cache", "write_demo_index", "positive_int", "positive_float", "nonnegative_float",
-           "add_force_argument"]
+           "set_torch_threads", "enable_jax_compilation_cache", "write_demo_index", "positive_int", "positive_float",
+           "nonnegative_float", "add_force_argument", "load_handler"]
 
 GROUP = "iclr25.cli"
 
@@ -54,12 +54,26 @@ def method_parser(slug: str, description: str) -> tuple[argparse.ArgumentParser,
     return parser, sub
 
 
-def add_run_command(subparsers: Any, name: str, func: Callable[[argparse.Namespace], int | None], *,
+def load_handler(spec: str) -> Callable[[argparse.Namespace], int | None]:
+    """The function named by ``"package.module:function"``, imported now (a handler whose imports are heavy
+    is named this way, so that ``--help`` and the other commands do not pay for them).
+
+    >>> load_handler("os.path:basename")("a/b")
+    'b'
+    """
+    module, sep, attr = spec.partition(":")
+    if not sep or not module or not attr:
+        raise ValueError(f"handler {spec!r} is not of the form 'package.module:function'")
+    return getattr(importlib.import_module(module), attr)
+
+
+def add_run_command(subparsers: Any, name: str, func: Callable[[argparse.Namespace], int | None] | str, *,
                     help: str, default_out: str) -> argparse.ArgumentParser:
     """Add a ``demo``/``repro``-style command with ``--out DIR``, ``--seed N`` and ``--overwrite``.
 
-    ``--out`` is checked before ``func`` runs (:func:`iclr25.utils.guards.check_out`): not an existing file,
-    writable, and not a folder holding a previous run unless ``--overwrite`` is given.
+    ``func`` is the handler, or its name ``"package.module:function"`` (:func:`load_handler`: imported only when
+    the command runs). ``--out`` is checked before it runs (:func:`iclr25.utils.guards.check_out`): not an
+    existing file, writable, and not a folder holding a previous run unless ``--overwrite`` is given.
     """
     p = subparsers.add_parser(name, help=help, description=help)
     p.add_argument("--out", type=Path, default=Path(default_out),
@@ -69,10 +83,12 @@ def add_run_command(subparsers: Any, name: str, func: Callable[[argparse.Namespa
     p.add_argument("--overwrite", action="store_true",
                    help="write over a previous run in --out (files this command did not write are kept)")
 
-    @functools.wraps(func)
     def checked(args: argparse.Namespace) -> int | None:
         check_out(args.out, overwrite=args.overwrite)
-        return func(args)
+        return (load_handler(func) if isinstance(func, str) else func)(args)
+
+    if not isinstance(func, str):
+        checked = functools.wraps(func)(checked)
 
     p.set_defaults(func=checked)
     return p

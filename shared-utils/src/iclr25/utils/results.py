@@ -286,6 +286,15 @@ class RunResult:
             f.write(text + "\n")
         return path
 
+    def publish(self, out: str | os.PathLike[str]) -> int:
+        """End a command's run: :meth:`finish`, :meth:`save` to ``out/results.json``, print :meth:`to_markdown`.
+
+        Returns 0, the command's exit status, so a handler ends with ``return run.publish(args.out)``.
+        """
+        self.finish().save(Path(out) / "results.json")
+        print(self.to_markdown())
+        return 0
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, source: str = "results") -> RunResult:
         if not isinstance(d, Mapping):

@@ -161,9 +161,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     out = Path(args.out)
     fig = plot_sgd_vs_ode(out / "sgd_vs_ode.png", traj, sim, title=f"{schedule.name}, N={args.n}")
     run.add_figure(fig, relative_to=out)
-    run.finish().save(out / "results.json")
-    print(run.to_markdown())
-    return 0
+    return run.publish(out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

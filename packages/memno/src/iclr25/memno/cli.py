@@ -71,16 +71,7 @@ def demo(args: argparse.Namespace) -> int:
                         "FFNO rollout": ev_f.per_step_rollout, "MemNO rollout": ev_m.per_step_rollout},
                        t=te.t, x=te.x)
     run.add_figure(fig, relative_to=args.out)
-    run.finish().save(args.out / "results.json")
-    print(run.to_markdown())
-    return 0
-
-
-# ----------------------------------------------------------------------------------------------------- repro
-def repro(args: argparse.Namespace) -> int:
-    from .repro import run_repro  # noqa: PLC0415 - the reproduction's imports stay out of --help
-
-    return run_repro(args)
+    return run.publish(args.out)
 
 
 # -------------------------------------------------------------------------------------------------- generate
@@ -213,7 +204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                          "time-dependent PDEs observed at low resolution or with noise")
     d = add_run_command(sub, "demo", demo, help="FFNO vs MemNO on a small KS data set (seconds)",
                         default_out="results/memno")
-    r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+    r = add_run_command(sub, "repro", "iclr25.memno.repro:run_repro", help="the reduced-scale reproduction (at most 10 min)",
                         default_out="results/memno-repro")
     g = sub.add_parser("generate", help="simulate a KS or Burgers data set and save it as .npz",
                        description="Simulate KS or Burgers with ETDRK4 on 512 points, observe it at --resolution "

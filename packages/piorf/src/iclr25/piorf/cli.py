@@ -216,9 +216,7 @@ def train_cmd(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     roll = sim.rollout(te[0], args.horizon)
     run.add_figure(training_figure(args.out / "training.png", sim.losses, roll.rmse_velocity), relative_to=args.out)
-    run.finish().save(args.out / "results.json")
-    print(run.to_markdown())
-    return 0
+    return run.publish(args.out)
 
 
 def repro(args: argparse.Namespace) -> int:

@@ -84,15 +84,7 @@ def demo(args: argparse.Namespace) -> int:
     fig = plot_fit(args.out / "fit.png", exact_log_probs(model, enum), enum.log_target(cfg["beta"]),
                    title=f"demo: {len(space.blocks)} blocks, {res.steps} TB steps, ρ={cfg['rho']}")
     run.add_figure(fig, relative_to=args.out)
-    run.finish().save(args.out / "results.json")
-    print(run.to_markdown())
-    return 0
-
-
-def repro(args: argparse.Namespace) -> int:
-    from .repro import run_repro
-
-    return run_repro(args)
+    return run.publish(args.out)
 
 
 # ------------------------------------------------------------------------------------------------- train
@@ -226,7 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                            "blocks and reaction templates, with action-space subsampling")
     d = add_run_command(sub, "demo", demo, help="toy run on 60 built-in blocks: train, sample, exact fit (seconds)",
                         default_out="results/rxnflow")
-    r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+    r = add_run_command(sub, "repro", "iclr25.rxnflow.repro:run_repro", help="the reduced-scale reproduction (at most 10 min)",
                         default_out="results/rxnflow-repro")
     t = sub.add_parser("train", help="train on your blocks and templates",
                        description="Train RxnFlow with trajectory balance. --blocks: .smi (SMILES [name] a line) or "

@@ -89,9 +89,7 @@ def demo(args: argparse.Namespace) -> int:
     run.add("maps API check: density of Gaussian random fields", sum(dens) / len(dens), peer=3.141592653589793,
             peer_name="pi (theory)")
     run.add_figure(plot_maps(args.out / "maps.png", panels), relative_to=args.out)
-    run.finish().save(args.out / "results.json")
-    print(run.to_markdown())
-    return 0
+    return run.publish(args.out)
 
 
 # ----------------------------------------------------------------------------------------------- train
@@ -144,9 +142,7 @@ def train_cmd(args: argparse.Namespace) -> int:
                    relative_to=out)
     with atomic_write(out / "evaluation.json") as f:
         f.write(json.dumps(_finite(ev.to_dict()), indent=2, allow_nan=False) + "\n")
-    run.finish().save(out / "results.json")
-    print(run.to_markdown())
-    return 0
+    return run.publish(out)
 
 
 # --------------------------------------------------------------------------------------------- analyze
