@@ -320,9 +320,9 @@ class MDSEnergy(Energy):
 
 
 def __getattr__(name: str) -> Any:
-    # decode_ce lived here until 0.2; it is in .decoding now (which imports this module)
+    # decode_ce lived here until 0.2. Serving it from here made energy and decoding import each other (decoding
+    # needs Energy), so since 0.5.3 the old path names the new one instead of importing it.
     if name == "decode_ce":
-        from .decoding import decode_ce  # noqa: PLC0415
-
-        return decode_ce
+        raise AttributeError("iclr25.sdds.energy.decode_ce moved to iclr25.sdds.decoding in 0.3.0 (also exported as "
+                             "iclr25.sdds.decode_ce): import it from there")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
