@@ -55,7 +55,7 @@ def main() -> None:
     args = ap.parse_args()
     set_torch_threads(1)
     from iclr25.knowledge_manipulation.experiments import eval_task, finetune, pretrain
-    from iclr25.knowledge_manipulation.reproduction import repro_plan
+    from iclr25.knowledge_manipulation.repro import repro_plan
 
     rows = []
 

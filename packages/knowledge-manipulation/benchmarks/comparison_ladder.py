@@ -53,8 +53,7 @@ def main() -> None:
     args = ap.parse_args()
     set_torch_threads(1)
     from iclr25.knowledge_manipulation.checkpoints import load_stage_a
-    from iclr25.knowledge_manipulation.commands import test_config
-    from iclr25.knowledge_manipulation.experiments import eval_cot_prompt, eval_task, finetune
+    from iclr25.knowledge_manipulation.experiments import eval_cot_prompt, eval_task, finetune, test_config
 
     base = test_config().finetune
     rows = []

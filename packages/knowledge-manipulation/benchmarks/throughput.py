@@ -21,7 +21,7 @@ def main() -> None:
     args = ap.parse_args()
     set_torch_threads(args.threads)
     from iclr25.knowledge_manipulation.benchmarking import throughput
-    from iclr25.knowledge_manipulation.reproduction import LADDER
+    from iclr25.knowledge_manipulation.repro import LADDER
 
     run = RunResult.start("iclr25-knowledge-manipulation", "bench", config={"threads": args.threads,
                                                                             "batch": "8 x 64 tokens"})

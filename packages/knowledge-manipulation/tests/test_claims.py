@@ -7,7 +7,7 @@ import json
 
 from iclr25.knowledge_manipulation.checkpoints import STAGE_A_DIR, load_stage_a, shipped_seeds, stage_a_fields
 from iclr25.knowledge_manipulation.claims import REGISTRY
-from iclr25.knowledge_manipulation.commands import test_config as rung_config
+from iclr25.knowledge_manipulation.experiments import test_config as rung_config
 
 test_claim = REGISTRY.pytest_test("test")
 
@@ -31,7 +31,7 @@ def test_repro_rung_has_the_ladder_and_comparison_claims():
 
 
 def test_per_seed_table():
-    from iclr25.knowledge_manipulation.reproduction import per_seed_markdown
+    from iclr25.knowledge_manipulation.repro import per_seed_markdown
 
     row = {"condition": "30 epochs", "task": "classification:birth_month:mod2", "train": 1.0, "test": 0.6,
            "chance": 0.5, "cot_step_test": None, "cot_prompt_test": 0.4, "retrieval_test_after": 1.0}

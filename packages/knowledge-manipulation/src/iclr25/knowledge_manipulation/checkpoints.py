@@ -1,7 +1,7 @@
 """Small Stage A checkpoints shipped inside the package, so that the claims' test rung and the demo can run five
 seeds of Stage B (the fine-tunes the paper's claims are about) within the test budget on two CPU cores.
 
-Each checkpoint is the Stage A model of :func:`.commands.test_config` pretrained at one seed: its weights in
+Each checkpoint is the Stage A model of :func:`.experiments.test_config` pretrained at one seed: its weights in
 ``stage_a/seed<S>.npz`` (float32 arrays, read with ``allow_pickle=False``: no pickle anywhere), and
 ``stage_a/manifest.json`` beside them with the experiment config, the seeds, the command that made them
 (``python -m iclr25.knowledge_manipulation.checkpoints``), the torch version and the retrieval accuracy each
@@ -9,7 +9,7 @@ reached. The population and the tokenizer are not stored: both are rebuilt from 
 :func:`.experiments.pretrain` builds them, and :func:`load_stage_a` refuses a checkpoint whose Stage A config
 (:data:`STAGE_A_FIELDS`) or vocabulary no longer matches the code (rebuild with the command above). The
 manifest's ``config`` is the whole experiment config at build time; its Stage B part (fine-tune recipe, replay,
-tasks) was not used to make the checkpoints and may differ from today's :func:`.commands.test_config`.
+tasks) was not used to make the checkpoints and may differ from today's :func:`.experiments.test_config`.
 """
 
 from __future__ import annotations
@@ -46,17 +46,17 @@ def stage_a_fields(config: dict) -> dict:
 
 
 def shipped_seeds() -> tuple[int, ...]:
-    """Seeds with a shipped Stage A checkpoint of :func:`.commands.test_config`."""
+    """Seeds with a shipped Stage A checkpoint of :func:`.experiments.test_config`."""
     return tuple(int(s) for s in _manifest().get("seeds", []))
 
 
 def load_stage_a(seed: int):
-    """The shipped Stage A model of :func:`.commands.test_config` at ``seed`` (a :class:`.experiments.PretrainedModel`)."""
+    """The shipped Stage A model of :func:`.experiments.test_config` at ``seed`` (a
+    :class:`.experiments.PretrainedModel`)."""
     import torch
 
     from .biography import make_population
-    from .commands import test_config
-    from .experiments import PretrainedModel, build_tokenizer
+    from .experiments import PretrainedModel, build_tokenizer, test_config
     from .model import GPTConfig, RotaryGPT
 
     man = _manifest()
@@ -83,7 +83,7 @@ def load_stage_a(seed: int):
 
 
 def build_stage_a(seeds=(0, 1, 2, 3, 4), folder: Path = STAGE_A_DIR) -> dict:
-    """Pretrain :func:`.commands.test_config`'s Stage A at each seed and write the checkpoints and the manifest."""
+    """Pretrain :func:`.experiments.test_config`'s Stage A at each seed and write the checkpoints and the manifest."""
     import platform
 
     import torch
@@ -91,8 +91,7 @@ def build_stage_a(seeds=(0, 1, 2, 3, 4), folder: Path = STAGE_A_DIR) -> dict:
     from iclr25.utils.cli import set_torch_threads
     from iclr25.utils.io import atomic_path, atomic_write
 
-    from .commands import test_config
-    from .experiments import pretrain, retrieval_accuracy
+    from .experiments import pretrain, retrieval_accuracy, test_config
 
     set_torch_threads(1)
     cfg = test_config()

@@ -8,7 +8,7 @@ month-parity fine-tune is also scored with a CoT prompt (CoT at inference only, 
 Every claim of a seed comes from that one run. The seed draws the people, the biographies, the initialisation
 and the batches.
 
-Both rungs run :func:`.commands.test_config` (N = 100 people; the demo's setting). ``test`` (the default test
+Both rungs run :func:`.experiments.test_config` (N = 100 people; the demo's setting). ``test`` (the default test
 suite) loads the Stage A models of seeds 0-4 that ship with the package (:mod:`.checkpoints`), so only the
 fine-tunes run; ``repro`` trains Stage A at every seed as well, which also checks that the shipped checkpoints
 are what the code makes.
@@ -45,7 +45,7 @@ DETAILS: dict[tuple[int, str], list[dict]] = {}
 
 def rung_config(rung: str):
     """The experiment a rung runs at every seed."""
-    from .commands import test_config
+    from .experiments import test_config
 
     REGISTRY.rung_seeds(rung)  # unknown rungs raise here
     return test_config()

@@ -1,6 +1,7 @@
 """Command line of ``iclr25 knowledge-manipulation``: ``demo``, ``generate``, ``train``, ``eval``, ``repro``.
 
-Torch is imported inside the commands, so ``--help`` stays light.
+The handlers of ``generate``, ``train`` and ``eval`` are here; ``demo`` and ``repro`` live in :mod:`.demo` and
+:mod:`.repro`, imported only when they run. Torch is imported inside the commands, so ``--help`` stays light.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from iclr25.utils.cli import (
     positive_float,
     positive_int,
     run_main,
+    set_torch_threads,
 )
 from iclr25.utils.guards import check_out, check_size
 
@@ -26,11 +28,10 @@ TASK_HELP = ("task specs KIND:ATTRIBUTE[:modM][:cot], e.g. classification:birth_
 
 
 def _cmd(name: str):
+    """The handler of ``generate``, ``train`` or ``eval`` (below), after its inputs are checked."""
     def run(args: argparse.Namespace) -> int:
         _check_before_work(name, args)
-        from . import commands
-
-        return getattr(commands, name)(args)
+        return _HANDLERS[name](args)
     return run
 
 
@@ -73,7 +74,7 @@ def _check_before_work(name: str, args: argparse.Namespace) -> None:
             b, sec = _train_estimate(float(args.n), args.epochs, args.layers, args.d_model)
             check_size(f"--n {args.n} --epochs {args.epochs} --layers {args.layers} --d-model {args.d_model}",
                        bytes_needed=b, seconds_needed=sec, force=force)
-        else:  # the population is sized once the file is read (commands.train); the model and epochs already
+        else:  # the population is sized once the file is read (train below); the model and epochs already
             check_size(f"--epochs {args.epochs} --layers {args.layers} --d-model {args.d_model}",
                        seconds_needed=_train_estimate(100.0, args.epochs, args.layers, args.d_model)[1], force=force)
     elif name == "evaluate":
@@ -107,20 +108,169 @@ def parse_parity(text: str) -> tuple[str, int]:
     return attr, int(mod[3:])
 
 
+def _report(run, out: Path | None) -> int:
+    """Finish ``run``, save it as ``out/results.json`` when ``--out`` is given, print its table."""
+    run.finish()
+    if out is not None:
+        run.save(out / "results.json")
+    print(run.to_markdown())
+    return 0
+
+
+def _check_out_dir(out: Path, flag: str = "--out") -> None:
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{flag} {out}: exists and is not a folder")
+
+
+# --------------------------------------------------------------------------------------------- generate
+def generate(args: argparse.Namespace) -> int:
+    from .biography import make_population, write_people_jsonl
+    from .tasks import build_task, parse_task, write_qa_jsonl
+
+    specs = [parse_task(t) for t in (args.tasks or ["retrieval:birth_date"])] if args.qa else []
+    out = Path(args.out)
+    if out.is_dir():
+        raise ValueError(f"--out {out}: is a folder (expected a .jsonl file)")
+    if args.qa is not None and Path(args.qa).is_dir():
+        raise ValueError(f"--qa {args.qa}: is a folder (expected a .jsonl file)")
+    pop = make_population(args.n, seed=args.seed)
+    qas = [q for s in specs for q in build_task(pop, s, people=args.people, seed=args.seed)]
+    write_people_jsonl(out, pop, multiplicity=args.multiplicity, seed=args.seed, permute=not args.no_permute,
+                       fullname=args.fullname, order=args.order)
+    if args.qa:
+        write_qa_jsonl(args.qa, qas)
+    print(f"wrote {len(pop)} people ({len(pop.train)} train, {len(pop.test)} test) to {out}"
+          + (f" and {len(qas)} QAs to {args.qa}" if args.qa else ""))
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------ train
+def train(args: argparse.Namespace) -> int:
+    from iclr25.utils.results import RunResult
+
+    from .biography import read_people_jsonl
+
+    _check_out_dir(args.out)
+    pop = read_people_jsonl(args.people) if args.people else None
+    if pop is not None and not getattr(args, "force", False):
+        b, sec = _train_estimate(float(len(pop)), args.epochs, args.layers, args.d_model)
+        check_size(f"--people {args.people} ({len(pop)} people) --epochs {args.epochs}", bytes_needed=b,
+                   seconds_needed=sec)
+    set_torch_threads(args.threads)
+    from .experiments import ExperimentConfig, pretrain, retrieval_accuracy, save_pretrained
+    from .training import TrainConfig
+
+    cfg = ExperimentConfig(n_people=len(pop) if pop else args.n, mode=args.mode, order=args.order,
+                           n_layers=args.layers, d_model=args.d_model, n_heads=args.heads,
+                           pretrain=TrainConfig(epochs=args.epochs, lr=args.lr, batch_size=args.batch_size))
+    run = RunResult.start(PACKAGE, "train", seed=args.seed, config=cfg.to_dict())
+    pre = pretrain(cfg, population=pop, seed=args.seed)
+    for a in cfg.qa_attributes:
+        run.add(f"retrieval {a} train", retrieval_accuracy(pre.model, pre, a, "train").accuracy, higher_is_better=True)
+        run.add(f"retrieval {a} test", retrieval_accuracy(pre.model, pre, a, "test").accuracy, higher_is_better=True)
+    run.add("pretrain throughput", pre.stats.tokens_per_s, unit="tok/s", timing=True)
+    save_pretrained(pre, args.out)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    print(f"saved the model to {args.out}")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------- eval
+def evaluate(args: argparse.Namespace) -> int:
+    from .biography import make_population, read_people_jsonl
+    from .experiments import DEFAULT_TASKS
+    from .tasks import parse_task
+
+    tasks = [str(parse_task(t)) for t in (args.tasks or DEFAULT_TASKS)]
+    if args.out is not None:
+        _check_out_dir(args.out)
+    if args.shots < 0:
+        raise ValueError(f"--shots must be an integer >= 0, got {args.shots}")
+    if args.model is not None:
+        return _evaluate_own(args, tasks)
+    pop = read_people_jsonl(args.people) if args.people else make_population(args.n, seed=args.seed)
+    set_torch_threads(args.threads)
+    from iclr25.utils.results import RunResult
+
+    from .hf_eval import HFCausalLM, evaluate_hf
+
+    lm = HFCausalLM(args.hf_path)
+    if args.parity is not None:
+        return _parity(args, lm, pop)
+    run = RunResult.start(PACKAGE, "eval", seed=args.seed,
+                          config={"hf_path": str(args.hf_path), "tasks": tasks, "shots": args.shots,
+                                  "context": args.context, "n_people": len(pop)})
+    for r in evaluate_hf(lm, pop, tasks, shots=args.shots, limit=args.limit, context=args.context, seed=args.seed):
+        run.add(f"{r.task} test", r.accuracy, peer=r.chance, peer_name="chance")
+    return _report(run, args.out)
+
+
+def _parity(args: argparse.Namespace, lm, pop) -> int:
+    """``eval --hf-path DIR --parity ATTRIBUTE[:modM]``: the paper's R5 check (:func:`.hf_eval.parity_check`)."""
+    from iclr25.utils.results import RunResult
+
+    from .hf_eval import parity_check
+
+    attr, m = parse_parity(args.parity)
+    run = RunResult.start(PACKAGE, "eval", seed=args.seed,
+                          config={"hf_path": str(args.hf_path), "parity": f"{attr}:mod{m}", "shots": args.shots,
+                                  "context": args.context, "n_people": len(pop), "limit": args.limit})
+    r = parity_check(lm, pop, attribute=attr, modulus=m, shots=args.shots, limit=args.limit, context=args.context,
+                     seed=args.seed)
+    run.add(f"{attr} retrieved (test people)", r.retrieval, higher_is_better=True)
+    run.add(f"{attr} mod {m} with CoT, people whose {attr} it retrieves ({r.n_stored} of {r.n})", r.cot_stored,
+            peer=r.no_cot_stored, peer_name="without CoT", higher_is_better=True, headline=True)
+    run.add(f"{attr} mod {m} without CoT, all people", r.no_cot, peer=r.chance, peer_name="majority label")
+    run.add(f"{attr} mod {m} with CoT, all people", r.cot, peer=r.chance, peer_name="majority label")
+    if r.n_stored == 0:
+        run.headline_note = (f"the model retrieves no test person's {attr}: nothing is stored, so the R5 comparison "
+                             "(parity of a stored attribute) is empty; fine-tune the model on `generate`'s "
+                             "biographies first, or use --context")
+    elif not r.cot_stored > r.no_cot_stored:
+        run.headline_note = (f"on the {r.n_stored} people whose {attr} it retrieves, CoT does not beat no CoT "
+                             "(the paper's R5 finds it does)")
+    return _report(run, args.out)
+
+
+def _evaluate_own(args: argparse.Namespace, tasks: list[str]) -> int:
+    import dataclasses
+
+    from iclr25.utils.results import RunResult
+
+    set_torch_threads(args.threads)
+    from .experiments import load_pretrained, run_experiment
+
+    pre = load_pretrained(args.model)
+    cfg = dataclasses.replace(pre.config, tasks=tuple(tasks))
+    if args.epochs is not None:
+        cfg = dataclasses.replace(cfg, finetune=dataclasses.replace(cfg.finetune, epochs=args.epochs))
+    pre.config = cfg
+    run = RunResult.start(PACKAGE, "eval", seed=args.seed, config={"model": str(args.model), **cfg.to_dict()})
+    res = run_experiment(cfg, seed=args.seed, pre=pre)
+    res.add_to(run)
+    return _report(run, args.out)
+
+
+_HANDLERS = {"generate": generate, "train": train, "evaluate": evaluate}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub = method_parser("knowledge-manipulation",
                                 "Knowledge manipulation by language models on synthetic biographies: retrieval, "
                                 "classification, comparison and inverse search, with and without chain of thought "
                                 "(Allen-Zhu & Li, ICLR 2025).")
-    d = add_run_command(sub, "demo", _cmd("demo"), help="fine-tune a tiny GPT that stores 100 people's biographies "
-                        "(shipped Stage A checkpoint; trained first for an unshipped --seed) on month parity without "
-                        "and with CoT, and compare them on test people (about 10 s)",
+    d = add_run_command(sub, "demo", "iclr25.knowledge_manipulation.demo:demo",
+                        help="fine-tune a tiny GPT that stores 100 people's biographies (shipped Stage A "
+                        "checkpoint; trained first for an unshipped --seed) on month parity without and with CoT, "
+                        "and compare them on test people (about 10 s)",
                         default_out="results/knowledge-manipulation")
     d.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    r = add_run_command(sub, "repro", _cmd("repro"), help="the reduced-scale reproduction decided over seeds 0-4 "
-                        "(N = 100, Stage A trained at each seed): month parity without / with CoT on the fine-tune "
-                        "data / epoch ladder, CoT at inference only, month comparison, inverse search; claims.json, "
-                        "a per-seed table (summary.md) and ladder.png (about 3 min of one core)",
+    r = add_run_command(sub, "repro", "iclr25.knowledge_manipulation.repro:repro",
+                        help="the reduced-scale reproduction decided over seeds 0-4 (N = 100, Stage A trained "
+                        "at each seed): month parity without / with CoT on the fine-tune data / epoch ladder, CoT "
+                        "at inference only, month comparison, inverse search; claims.json, a per-seed table "
+                        "(summary.md) and ladder.png (about 3 min of one core)",
                         default_out="results/knowledge-manipulation-repro")
     r.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     r.add_argument("--n1000", action="store_true", help="also run 0.1's single-seed N = 1000 plan (three model "

@@ -21,6 +21,7 @@ References: Allen-Zhu & Li, *Physics of Language Models: Part 3.2* (ICLR 2025), 
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import time
 from pathlib import Path
@@ -32,7 +33,9 @@ from .experiments import DEFAULT_TASKS, ExperimentConfig, pretrain, run_experime
 from .probe import name_token_probe
 from .training import TrainConfig
 
-__all__ = ["repro_plan", "run_repro", "run_claims_repro", "per_seed_markdown"]
+__all__ = ["repro_plan", "run_repro", "run_claims_repro", "per_seed_markdown", "task_figure", "repro"]
+
+PACKAGE = "iclr25-knowledge-manipulation"
 
 LADDER = ((1, 32, 2), (2, 64, 4), (3, 96, 4))
 CLASSIFY = ("classification:birth_month:mod2", "classification:birth_month:mod2:cot")
@@ -59,7 +62,6 @@ def repro_plan(n_people: int = 1000) -> dict[str, ExperimentConfig]:
 def run_repro(out: Path, *, seed: int = 0, run: RunResult, n_people: int = 1000) -> dict:
     """Run the plan, add every number to ``run`` and write the task-table figure; returns a JSON-able report."""
     from .benchmarking import throughput
-    from .commands import task_figure
 
     plan = repro_plan(n_people)
     report: dict = {"config": {k: v.to_dict() for k, v in plan.items()}, "runs": {}}
@@ -99,6 +101,25 @@ def run_repro(out: Path, *, seed: int = 0, run: RunResult, n_people: int = 1000)
     fig = task_figure(figs_rows[main], out / "tasks.png", f"N={n_people}, extractable mode, 2L d=64 (test vs train people)")
     run.add_figure(fig, relative_to=out)
     return report
+
+
+def task_figure(rows: list[dict], path: Path, title: str) -> Path:
+    """Bars of train/test accuracy per task, chance marked."""
+    from iclr25.utils.plotting import savefig, subplots
+
+    fig, ax = subplots(size=(max(4.0, 1.3 * len(rows) + 1.5), 3.4))
+    x = range(len(rows))
+    ax.bar([i - 0.2 for i in x], [r["train"] for r in rows], width=0.4, label="train people")
+    ax.bar([i + 0.2 for i in x], [r["test"] for r in rows], width=0.4, label="test people")
+    for i, r in enumerate(rows):
+        ax.plot([i - 0.4, i + 0.4], [r["chance"]] * 2, "k--", lw=1)
+    ax.set_xticks(list(x))
+    ax.set_xticklabels([r["task"].replace(":", "\n", 1) for r in rows], fontsize=7)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("exact match")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=7, loc="upper right")
+    return savefig(fig, path)
 
 
 def summary_markdown(report: dict) -> str:
@@ -225,3 +246,24 @@ def run_claims_repro(out: Path, *, run: RunResult, seeds: tuple[int, ...] | None
 
         json.dump({str(s): rows for s, rows in details.items()}, f, indent=1)
     return claims
+
+
+def repro(args: argparse.Namespace) -> int:
+    """``iclr25 knowledge-manipulation repro``: ``--out`` is checked by the command line before this runs."""
+    import json
+
+    from iclr25.utils.cli import set_torch_threads
+
+    set_torch_threads(args.threads)
+    run = RunResult.start(PACKAGE, "repro", seed=args.seed, config={"n1000": bool(args.n1000)})
+    claims = run_claims_repro(args.out, run=run)
+    print("\n".join(r.explain() for r in claims.results), flush=True)
+    if args.n1000:  # the single-seed N = 1000 plan of 0.1 (about 8 min more)
+        big = args.out / "n1000"
+        report = run_repro(big, seed=args.seed, run=run)
+        run.config = {"n1000": report["config"]}
+        with atomic_write(big / "report.json") as f:
+            json.dump(report, f, indent=1, default=str)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    return 0
