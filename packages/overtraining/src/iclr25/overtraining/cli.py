@@ -10,6 +10,8 @@ from pathlib import Path
 from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main
 from iclr25.utils.guards import check_out, check_size
 
+PACKAGE = "iclr25-overtraining"
+
 
 def _int_at_least(name: str, low: int):
     def parse(text: str) -> int:
@@ -24,11 +26,19 @@ def _int_at_least(name: str, low: int):
 
 
 def _command(name: str):
+    """The handler of subcommand ``name``: the checks before any work, then the command, imported on use (so that
+    ``--help`` stays light): ``demo`` in demo.py, ``repro`` in repro.py, ``simulate`` and ``analyze`` below."""
     def handler(args: argparse.Namespace) -> int:
         _check_before_work(name, args)
-        from . import commands
+        if name == "demo":
+            from .demo import demo
 
-        return getattr(commands, name)(args)
+            return demo(args)
+        if name == "repro":
+            from .repro import repro
+
+            return repro(args)
+        return {"simulate": _simulate, "analyze": _analyze}[name](args)
     return handler
 
 
@@ -54,6 +64,115 @@ def _check_before_work(name: str, args: argparse.Namespace) -> None:
                    seconds_needed=2 * args.permutations * 64 * 5e-8, force=force)
     elif name == "repro":
         check_size(f"--seeds {args.seeds}", seconds_needed=args.seeds * _REPRO_SEED_S, force=force)
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    """``simulate``: synthetic recordings with known ground truth, as one .npz or one NWB file per day."""
+    import math
+
+    from .recordings import save_recordings, simulate_recordings
+
+    out: Path = args.out
+    if args.format == "npz" and out.suffix.lower() != ".npz":
+        raise ValueError(f"--out must name a .npz file, got {str(out)!r}")
+    if args.format == "nwb":
+        if out.suffix.lower() in (".npz", ".nwb") or out.is_file():
+            raise ValueError(f"--out must name a folder for the NWB files (--format nwb), got {str(out)!r}")
+        from .nwb import _pynwb
+
+        _pynwb()  # fail before training when the extra is missing
+    if not (math.isfinite(args.noise) and 0 <= args.noise < 100):
+        raise ValueError(f"--noise must be a number in [0, 100), got {args.noise}")
+    if args.neurons > 128:
+        raise ValueError(f"--neurons must be at most the network width 128, got {args.neurons}")
+    rec = simulate_recordings(n_days=args.days, n_neurons=args.neurons, trials_per_stimulus=args.trials,
+                              noise=args.noise, learning=not args.no_learning, seed=args.seed)
+    if args.format == "nwb":
+        from .nwb import save_nwb
+
+        save_nwb(out, rec)
+    else:
+        save_recordings(out, rec)
+    D, T, N = rec.responses.shape
+    print(f"wrote {out}: {D} days x {T} trials x {N} neurons (days = epochs {rec.days.tolist()}, "
+          f"E0 = {int(rec.truth['E0'])})")
+    return 0
+
+
+def _nwb_options(args: argparse.Namespace) -> dict:
+    return {"responses": args.nwb_responses, "label_column": args.nwb_label_column,
+            "stimulus_column": args.nwb_stimulus_column, "probe_column": args.nwb_probe_column,
+            "behaviour_column": args.nwb_behaviour_column, "n_trials": args.nwb_trials}
+
+
+def _analysis_config(args: argparse.Namespace) -> dict:
+    """What ``analyze`` records as its configuration (the NWB options only for NWB input)."""
+    paths = list(args.recordings)
+    config = {"recordings": [str(p) for p in paths] if len(paths) > 1 else str(paths[0]), "cv": args.cv,
+              "permutations": args.permutations, "reference_day": args.reference_day}
+    if any(p.suffix.lower() == ".nwb" for p in paths):
+        config["nwb"] = _nwb_options(args)
+    return config
+
+
+def _read_recordings(args: argparse.Namespace):
+    """The recordings of ``analyze``: one .npz holding every day, or one NWB file per day."""
+    paths = list(args.recordings)
+    is_nwb = [p.suffix.lower() == ".nwb" for p in paths]
+    if any(is_nwb):
+        if not all(is_nwb):
+            bad = next(p for p, b in zip(paths, is_nwb) if not b)
+            raise ValueError(f"{bad}: NWB input is one .nwb file per day; do not mix it with other files")
+        from .nwb import load_nwb
+
+        return load_nwb(paths, **_nwb_options(args))
+    if len(paths) > 1:
+        raise ValueError(f"{paths[1]}: a .npz recording holds every day; give one .npz file (or .nwb files)")
+    from .recordings import load_recordings
+
+    return load_recordings(paths[0])
+
+
+def _analyze(args: argparse.Namespace) -> int:
+    """``analyze``: per-day decoding, margin trend and flips of a user's recordings; writes results.json,
+    analysis.json (strict JSON) and analysis.png into --out."""
+    import json
+
+    from iclr25.utils.io import atomic_write
+    from iclr25.utils.results import RunResult
+
+    from .figures import analysis_figure, table
+    from .recordings import analysis_report, analyze_recordings
+
+    run = RunResult.start(PACKAGE, "analyze", seed=args.seed, config=_analysis_config(args))
+    rec = _read_recordings(args)
+    nd = len(rec.days)
+    if args.reference_day is not None and not 0 <= args.reference_day < nd - 1:
+        raise ValueError(f"--reference-day must be a day index in [0, {nd - 2}], got {args.reference_day}")
+    res = analyze_recordings(rec, cv=args.cv, reference_day=args.reference_day, n_permutations=args.permutations,
+                             seed=args.seed)
+    run.add("margin trend: Spearman rho(day, margin) from the reference day", res.margin_trend.rho)
+    run.add("margin trend: permutation p-value", res.margin_trend.p_value, higher_is_better=False)
+    run.add("decoding trend: Spearman rho", res.decoding_trend.rho)
+    run.add("decoding trend: permutation p-value", res.decoding_trend.p_value, higher_is_better=False)
+    run.add("decoding accuracy, last day - reference day",
+            float(res.decoding_accuracy[-1] - res.decoding_accuracy[res.reference_day]))
+    run.add("probe stimuli flipping wrong -> right", res.flips.n if res.flips is not None else None)
+    report = analysis_report(res)
+    notes = res.notes()
+    run.notes = " ".join(notes)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with atomic_write(args.out / "analysis.json") as f:
+        f.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
+    run.add_figure(analysis_figure(res, args.out / "analysis.png"), relative_to=args.out)
+    run.finish().save(args.out / "results.json")
+    print(table(res.table(), ["day", "behaviour", "decoding_accuracy", "probe_accuracy", "margin", "signed_margin",
+                              "fld", "fld_ridge_share"]))
+    for line in notes:
+        print(f"note: {line}")
+    print()
+    print(run.to_markdown())
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

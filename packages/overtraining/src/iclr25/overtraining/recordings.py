@@ -39,7 +39,7 @@ from .geometry import (
 )
 
 __all__ = ["Recordings", "simulate_recordings", "save_recordings", "load_recordings", "check_recordings",
-           "AnalysisResult", "TrendTest", "analyze_recordings", "margin_trend"]
+           "AnalysisResult", "TrendTest", "analyze_recordings", "margin_trend", "analysis_report"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -337,57 +337,37 @@ class AnalysisResult:
                                                   self.probe_accuracy, self.behaviour, strict=True)]
 
 
-def analyze_recordings(rec: Recordings, *, cv: int = 5, reference_day: int | None = None,
-                       n_permutations: int = 2000, C: float = 1.0, seed: int = 0) -> AnalysisResult:
-    """Run the per-day analysis (module docstring) on a :class:`Recordings`.
+def _plateau_day(rec: Recordings, beh: np.ndarray) -> tuple[int, str]:
+    """The default reference day of :func:`analyze_recordings` and a note when it leaves too few days: the first
+    day whose behaviour is within max(0.02, 2 binomial standard errors) of the best day's, or day 0 without
+    behaviour."""
+    nd = len(rec.days)
+    reference_note = ""
+    if np.all(np.isfinite(beh)):
+        n_tr = np.array([len(b) for b in rec.behaviour], dtype=np.float64)
+        best = int(np.argmax(beh))
+        tol = max(0.02, 2.0 * math.sqrt(max(beh[best] * (1 - beh[best]), 1e-12) / n_tr[best]))
+        reference_day = int(np.flatnonzero(beh >= beh[best] - tol)[0])
+        if reference_day > nd - 3:
+            reference_note = (f"behaviour reaches its plateau only on day {day_label(rec.days[reference_day])} "
+                              f"(index {reference_day} of {nd}): fewer than 3 days after it, so no trend over "
+                              "the plateau can be tested; pass --reference-day to choose an earlier day")
+            reference_day = min(reference_day, nd - 2)
+    else:
+        reference_day = 0
+    return reference_day, reference_note
 
-    ``reference_day`` (an index into ``rec.days``) is where flips and trends are counted from; default: the
-    first day on which behaviour is at its plateau (within max(0.02, 2 binomial standard errors) of the best
-    day's accuracy), or day 0 without behaviour.
 
-    The margin trend is computed on :func:`signed_margin` of every day from the reference day: the hard margin
-    where the trial-averaged classes are separable, the soft-margin SVM's signed margin (<= 0) where they are
-    not; those days are named (``non_separable_days``) and the trend says which measure it used. A trend that
-    cannot be computed (fewer than 3 days from the reference day) is ``nan`` with the reason.
-    """
+def _per_day_measures(rec: Recordings, probe_ids: np.ndarray, *, cv: int, C: float, seed: int) -> tuple:
+    """Per day: cross-validated decoding accuracy, hard and signed margin, Fisher discriminant and its ridge share
+    of the trial-averaged training stimuli, probe accuracy and, per probe stimulus, whether it is decoded right."""
     from sklearn.linear_model import LogisticRegression
     from sklearn.model_selection import StratifiedKFold, cross_val_score
 
-    if isinstance(cv, bool) or not isinstance(cv, int) or cv < 2:
-        raise ValueError(f"cv must be an integer >= 2, got {cv!r}")
-    if not (isinstance(C, (int, float)) and C > 0):
-        raise ValueError(f"C must be a number > 0, got {C!r}")
     R, L = rec.responses, rec.labels.astype(np.float64)
-    nd = len(rec.days)
     train_mask = ~rec.probe
-    for d in range(nd):
-        yd = L[d][train_mask[d]]
-        counts = [int(np.sum(yd == c)) for c in (-1, 1)]
-        if min(counts) < cv:
-            raise ValueError(f"day {day_label(rec.days[d])} has {counts[0]} / {counts[1]} non-probe trials of the classes "
-                             f"-1 / +1; cv = {cv} folds need at least {cv} of each")
-    beh = (np.array([float(np.mean(b)) for b in rec.behaviour]) if rec.behaviour is not None
-           else np.full(nd, np.nan))
-    reference_note = ""
-    if reference_day is None:
-        if np.all(np.isfinite(beh)):
-            n_tr = np.array([len(b) for b in rec.behaviour], dtype=np.float64)
-            best = int(np.argmax(beh))
-            tol = max(0.02, 2.0 * math.sqrt(max(beh[best] * (1 - beh[best]), 1e-12) / n_tr[best]))
-            reference_day = int(np.flatnonzero(beh >= beh[best] - tol)[0])
-            if reference_day > nd - 3:
-                reference_note = (f"behaviour reaches its plateau only on day {day_label(rec.days[reference_day])} "
-                                  f"(index {reference_day} of {nd}): fewer than 3 days after it, so no trend over "
-                                  "the plateau can be tested; pass --reference-day to choose an earlier day")
-                reference_day = min(reference_day, nd - 2)
-        else:
-            reference_day = 0
-    if isinstance(reference_day, bool) or not isinstance(reference_day, (int, np.integer)) or \
-            not 0 <= reference_day < nd - 1:
-        raise ValueError(f"reference_day must be a day index in [0, {nd - 2}], got {reference_day!r}")
-    probe_ids = np.unique(rec.stimulus[rec.probe])
     dec, mar, smar, fld, fshare, pacc, pcorr = [], [], [], [], [], [], []
-    for d in range(nd):
+    for d in range(len(rec.days)):
         m = train_mask[d]
         Xd, yd = R[d][m], L[d][m]
         scale = float(np.sqrt(np.mean(Xd ** 2))) or 1.0
@@ -421,6 +401,45 @@ def analyze_recordings(rec: Recordings, *, cv: int = 5, reference_day: int | Non
             pcorr.append(row)
         else:
             pacc.append(float("nan"))
+    return dec, mar, smar, fld, fshare, pacc, pcorr
+
+
+def analyze_recordings(rec: Recordings, *, cv: int = 5, reference_day: int | None = None,
+                       n_permutations: int = 2000, C: float = 1.0, seed: int = 0) -> AnalysisResult:
+    """Run the per-day analysis (module docstring) on a :class:`Recordings`.
+
+    ``reference_day`` (an index into ``rec.days``) is where flips and trends are counted from; default: the
+    first day on which behaviour is at its plateau (within max(0.02, 2 binomial standard errors) of the best
+    day's accuracy), or day 0 without behaviour.
+
+    The margin trend is computed on :func:`signed_margin` of every day from the reference day: the hard margin
+    where the trial-averaged classes are separable, the soft-margin SVM's signed margin (<= 0) where they are
+    not; those days are named (``non_separable_days``) and the trend says which measure it used. A trend that
+    cannot be computed (fewer than 3 days from the reference day) is ``nan`` with the reason.
+    """
+    if isinstance(cv, bool) or not isinstance(cv, int) or cv < 2:
+        raise ValueError(f"cv must be an integer >= 2, got {cv!r}")
+    if not (isinstance(C, (int, float)) and C > 0):
+        raise ValueError(f"C must be a number > 0, got {C!r}")
+    L = rec.labels.astype(np.float64)
+    nd = len(rec.days)
+    train_mask = ~rec.probe
+    for d in range(nd):
+        yd = L[d][train_mask[d]]
+        counts = [int(np.sum(yd == c)) for c in (-1, 1)]
+        if min(counts) < cv:
+            raise ValueError(f"day {day_label(rec.days[d])} has {counts[0]} / {counts[1]} non-probe trials of the classes "
+                             f"-1 / +1; cv = {cv} folds need at least {cv} of each")
+    beh = (np.array([float(np.mean(b)) for b in rec.behaviour]) if rec.behaviour is not None
+           else np.full(nd, np.nan))
+    reference_note = ""
+    if reference_day is None:
+        reference_day, reference_note = _plateau_day(rec, beh)
+    if isinstance(reference_day, bool) or not isinstance(reference_day, (int, np.integer)) or \
+            not 0 <= reference_day < nd - 1:
+        raise ValueError(f"reference_day must be a day index in [0, {nd - 2}], got {reference_day!r}")
+    probe_ids = np.unique(rec.stimulus[rec.probe])
+    dec, mar, smar, fld, fshare, pacc, pcorr = _per_day_measures(rec, probe_ids, cv=cv, C=C, seed=seed)
     days = np.asarray(rec.days)
     pc = np.array(pcorr, dtype=bool) if pcorr else np.zeros((nd, 0), dtype=bool)
     flips = example_flips(pc, start=reference_day) if pc.shape[1] else None
@@ -449,3 +468,45 @@ def analyze_recordings(rec: Recordings, *, cv: int = 5, reference_day: int | Non
                           margin_trend_note=mnote, decoding_trend_note=dnote, signed_margin=np.array(smar),
                           margin_trend_measure=measure, fld_ridge_share=np.array(fshare),
                           reference_note=reference_note)
+
+
+def _finite(x: Any) -> float | None:
+    x = float(x)
+    return x if math.isfinite(x) else None
+
+
+def analysis_report(res: AnalysisResult) -> dict:
+    """The content of ``analysis.json``: strict JSON, every missing number ``null`` with its reason beside it."""
+    sep = set(res.non_separable_days)
+    per_day = []
+    for i, row in enumerate(res.table()):
+        why = {}
+        if i in sep:
+            why["margin"] = ("classes not linearly separable on this day (hard-margin SVM has no solution); "
+                             "signed_margin holds the soft-margin SVM's signed margin")
+        if not math.isfinite(row["probe_accuracy"]):
+            why["probe_accuracy"] = "no probe (held-out) stimuli in the recording"
+        if not math.isfinite(row["behaviour"]):
+            why["behaviour"] = "behaviour not recorded"
+        for k, v in row.items():
+            if not math.isfinite(v) and k not in why:
+                why[k] = "not computable on this day"
+        kind = {"margin_kind": "soft (not separable)" if i in sep else "hard"}
+        per_day.append({k: _finite(v) for k, v in row.items()} | kind | ({"null_reasons": why} if why else {}))
+
+    def trend(t, used, note):
+        d = {"rho": _finite(t.rho), "p_value": _finite(t.p_value), "n_permutations": t.n_permutations,
+             "day_indices": list(used), "days": [_finite(res.days[i]) for i in used]}
+        return d | ({"null_reason": note} if note else {})
+
+    return {"days": [_finite(x) for x in res.days], "reference_day": res.reference_day, "per_day": per_day,
+            "non_separable_day_indices": list(res.non_separable_days),
+            "non_separable_days": [_finite(res.days[i]) for i in res.non_separable_days],
+            "margin_trend": trend(res.margin_trend, res.margin_trend_days, res.margin_trend_note)
+            | {"measure": res.margin_trend_measure},
+            "decoding_trend": trend(res.decoding_trend, res.decoding_trend_days, res.decoding_trend_note),
+            "flips": None if res.flips is None else
+            {"stimuli": res.probe_stimuli[res.flips.indices].tolist(),
+             "flip_day_index": res.flips.flip_at.tolist(),
+             "right_to_wrong": res.probe_stimuli[res.flips.right_to_wrong].tolist()},
+            "notes": res.notes()}
