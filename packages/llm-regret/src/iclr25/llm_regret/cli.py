@@ -29,15 +29,15 @@ LLM_DEFAULTS = {"endpoint": None, "model": None, "api_key_env": None, "timeout":
 
 
 def demo(args: argparse.Namespace) -> int:
-    from . import commands
+    from .demo import demo as run_demo
 
-    return commands.demo(args)
+    return run_demo(args)
 
 
 def repro(args: argparse.Namespace) -> int:
-    from . import commands
+    from .repro import repro as run_repro
 
-    return commands.repro(args)
+    return run_repro(args)
 
 
 #: rough cost of one round of one run (numpy, vectorised over runs), and of one LLM call
@@ -103,23 +103,188 @@ def check_llm_options(args: argparse.Namespace) -> None:
         setattr(args, k, val)
 
 
+def _api_key(args) -> str | None:
+    import os
+
+    if args.api_key_env is None:
+        return None
+    if not args.api_key_env.replace("_", "").isalnum():
+        raise ValueError(f"--api-key-env must name an environment variable (letters, digits, _), got "
+                         f"{args.api_key_env!r}")
+    key = os.environ.get(args.api_key_env, "")
+    if not key:
+        raise ValueError(f"--api-key-env {args.api_key_env}: that environment variable is not set or empty")
+    return key
+
+
+def _llm_generate(args):
+    from .llm import HFCausalLM, OpenAIChat, replay_transcript
+
+    chosen = [x for x in (args.endpoint, args.hf_path, args.replay) if x is not None]
+    if len(chosen) != 1:
+        raise ValueError("--agent llm needs exactly one of --endpoint URL (with --model), --hf-path DIR or "
+                         "--replay FILE.jsonl")
+    if args.endpoint is None and args.api_key_env is not None:
+        raise ValueError("--api-key-env is for --endpoint only")
+    if args.endpoint is not None:
+        if not args.model:
+            raise ValueError("--endpoint needs --model NAME (the served model)")
+        return OpenAIChat(args.endpoint, args.model, api_key=_api_key(args), timeout=args.timeout,
+                          max_tokens=args.max_tokens, temperature=args.temperature, retries=args.http_retries)
+    if args.hf_path is not None:
+        return HFCausalLM(args.hf_path, max_new_tokens=args.max_tokens, temperature=args.temperature,
+                          seed=args.seed)
+    return replay_transcript(args.replay)
+
+
+def _losses(args: argparse.Namespace):
+    """The losses of ``run`` (n_seeds, T, d) and their source: the user's --losses file or a generated family."""
+    from iclr25.utils.io import read_array
+
+    from .environments import FAMILIES, check_losses, loss_sequences
+
+    if args.losses is not None:
+        raw = read_array(args.losses, what="--losses file")
+        try:
+            L = check_losses(raw, B=1.0, name=f"--losses {args.losses}")
+        except (ValueError, TypeError) as exc:
+            raise ValueError(str(exc)) from None
+        return L, str(args.losses)
+    if args.env not in FAMILIES:
+        raise ValueError(f"--env must be one of {', '.join(FAMILIES)}, got {args.env!r}")
+    T = 200 if args.T is None else args.T
+    d = 2 if args.d is None else args.d
+    n_seeds = 1 if args.agent == "llm" else (50 if args.seeds is None else args.seeds)
+    return loss_sequences(args.env, T=T, d=d, n_seeds=n_seeds, seed=args.seed), args.env
+
+
+def _agent(args: argparse.Namespace):
+    if args.agent == "llm":
+        from .llm import LLMAgent
+
+        return LLMAgent(_llm_generate(args), transcript=args.transcript, feedback=args.feedback,
+                        on_parse_failure=args.on_parse_failure, parse_retries=args.parse_retries)
+    from .agents import make_agent
+
+    return make_agent(args.agent)
+
+
+def _llm_statistics(agent, out) -> dict:
+    """What an LLM agent adds to the statistics: calls, parse failures and, with full feedback, the paper's
+    Sec. 4 quantal-response model fitted to what it played."""
+    stats = {"llm_calls": agent.calls, "parse_failures": agent.parse_failures,
+             "parse_failure_rate": agent.parse_failure_rate, "parse_retries_made": agent.retried}
+    if out.feedback == "full":
+        from .quantal import fit_quantal_response
+
+        fit = fit_quantal_response(out.losses, out.policies)
+        stats |= {"quantal_scale": fit.scale, "quantal_mse": fit.mse, "quantal_mse_uniform": fit.mse_uniform,
+                  "quantal_mse_ftl": fit.mse_ftl}
+    return stats
+
+
+def _print_run(args: argparse.Namespace, stats: dict, verdict, agent) -> None:
+    import json
+
+    from .figures import table
+
+    if args.json:
+        print(json.dumps(stats))
+        return
+    print(table([stats], [k for k in stats if k != "verdict_reason"]))
+    print(f"verdict: {verdict.label} ({verdict.reason})")
+    for ex in getattr(agent, "failure_examples", []):
+        print(f"unparsed answer, round {ex['round']}: {ex['answer'][:100]!r} ({ex['reason']})")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from iclr25.utils.results import RunResult
+
+    from .agents import Uniform
+    from .online import run_online
+    from .stats import no_regret_verdict, regret_statistics
+
+    config = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "func"}
+    result = RunResult.start(PACKAGE, "run", seed=args.seed, config=config)
+    L, source = _losses(args)
+    result.config.update(T=int(L.shape[1]), d=int(L.shape[2]), seeds=int(L.shape[0]))  # what ran, file or not
+    if L.shape[1] < 3:
+        raise ValueError(f"the statistics need at least 3 rounds, got T = {L.shape[1]}")
+    if args.stride >= L.shape[1]:
+        raise ValueError(f"--stride must be below T = {L.shape[1]}, got {args.stride}")
+    agent = _agent(args)
+    out = run_online(agent, L, seed=args.seed)
+    st = regret_statistics(out.regret, stride=args.stride, seed=args.seed)
+    unif = regret_statistics(run_online(Uniform(), L, seed=args.seed).regret, n_boot=0).regret_over_T
+    stats = {"losses": source, "agent": args.agent, "feedback": out.feedback, "n_seeds": int(L.shape[0]),
+             "T": int(L.shape[1]), "d": int(L.shape[2]), "regret_over_T": st.regret_over_T,
+             "uniform_regret_over_T": unif, "trend_p": st.trend.p_value, "stride": args.stride, "beta": st.slope.beta,
+             "beta_low": st.slope.low, "beta_high": st.slope.high}
+    rate = None
+    if args.agent == "llm":
+        rate = agent.parse_failure_rate
+        stats |= _llm_statistics(agent, out)
+    verdict = no_regret_verdict(st, parse_failure_rate=rate,
+                                max_parse_failure_rate=args.max_parse_failure_rate if args.agent == "llm" else 0.1)
+    stats |= {"verdict": verdict.label, "no_regret": verdict.no_regret, "verdict_reason": verdict.reason}
+    for k in ("regret_over_T", "trend_p", "beta"):
+        result.add(k, stats[k], **({"peer": unif, "peer_name": "uniform policy", "higher_is_better": False}
+                                   if k == "regret_over_T" else {}))
+    if rate is not None:
+        result.add("parse_failure_rate", rate, higher_is_better=False)
+        result.config["parse_failure_examples"] = agent.failure_examples
+    result.notes = f"verdict: {verdict.label} ({verdict.reason})"
+    if args.out is not None:
+        result.finish().save(args.out / "results.json")
+    _print_run(args, stats, verdict, agent)
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    import torch
+
+    from iclr25.utils.cli import set_torch_threads
+    from iclr25.utils.io import atomic_path
+    from iclr25.utils.results import RunResult
+
+    from .regret_loss import RegretLossConfig, lsa_structure, train_regret_loss
+
+    if not math.isfinite(args.k) or args.k < 0:
+        raise ValueError(f"--k must be a finite number >= 0, got {args.k}")
+    set_torch_threads(1)
+    cfg = RegretLossConfig(d=args.d, T=args.T, model=args.model, head=args.head, N=args.N, k=args.k,
+                           steps=args.steps, distribution="gaussian" if args.head == "ball" else "uniform_box",
+                           h="square" if args.head == "ball" else "relu2")
+    result = RunResult.start(PACKAGE, "train-regret-loss", seed=args.seed, config=vars(cfg) | {})
+    res = train_regret_loss(cfg, seed=args.seed)
+    result.add("final regret-loss", float(res.losses[-20:].mean()), higher_is_better=False)
+    if args.model == "lsa":
+        st = lsa_structure(res.model)
+        result.add("relative distance of bV to -cI", st.rel_distance, higher_is_better=False)
+        result.add("|w|/|b|", st.w_over_b, higher_is_better=False)
+        result.add("|v_c|/|V|", st.vc_over_V, higher_is_better=False)
+        result.add("c", st.c)
+    args.out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(args.out / "model.pt") as tmp:
+        torch.save(res.model.state_dict(), tmp)
+    result.finish().save(args.out / "results.json")
+    print(result.to_markdown())
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     check_llm_options(args)
     if args.out is not None:
         check_out(args.out, inputs=[p for p in (args.losses, args.replay) if p is not None],
                   overwrite=args.overwrite)
     check_run_sizes(args)
-    from . import commands
-
-    return commands.run(args)
+    return _run(args)
 
 
 def train(args: argparse.Namespace) -> int:
     check_out(args.out, overwrite=args.overwrite, run_files=("results.json", "model.pt"))
     check_train_sizes(args)
-    from . import commands
-
-    return commands.train(args)
+    return _train(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
