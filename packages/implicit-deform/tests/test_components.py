@@ -105,3 +105,27 @@ def test_load_pair_from_files_and_export(tmp_path):
     assert not pair.has_ground_truth
     with pytest.raises(ValueError, match="mesh path must end in .ply or .obj"):
         export_mesh(src, tmp_path / "x.stl")
+
+
+def test_old_module_path_experiment_still_imports_with_a_deprecation_warning():
+    """``experiment`` became ``experiments`` in 0.4.1 (issue 49): the old path gives the same objects, warns once
+    per import, and no file of the old name exists."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import iclr25.implicit_deform as pkg
+
+    assert not (Path(pkg.__file__).parent / "experiment.py").exists()
+    code = ("import warnings; warnings.simplefilter('error', DeprecationWarning)\n"
+            "try:\n    from iclr25.implicit_deform.experiment import score_meshes\n"
+            "except DeprecationWarning as w:\n    print('warned:', w)\n"
+            "warnings.simplefilter('ignore')\n"
+            "import iclr25.implicit_deform.experiments as new\n"
+            "from iclr25.implicit_deform.experiment import score_meshes, MethodScores\n"
+            "import iclr25.implicit_deform as pkg\n"
+            "print(score_meshes is new.score_meshes, MethodScores is new.MethodScores,"
+            " pkg.experiment.gt_meshes is new.gt_meshes)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "warned: iclr25.implicit_deform.experiment is deprecated: it is iclr25.implicit_deform.experiments" in out
+    assert out.strip().endswith("True True True")

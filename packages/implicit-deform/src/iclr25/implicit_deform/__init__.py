@@ -8,8 +8,14 @@ shapes with exact intermediate ground truth, metrics, marching cubes, and the SD
 LipMLP baselines ship with it.
 """
 
+import importlib as _importlib
+import importlib.abc as _importlib_abc
+import importlib.util as _importlib_util
+import sys as _sys
+import warnings as _warnings
 from importlib.metadata import version as _version
-from typing import TYPE_CHECKING
+from types import ModuleType as _ModuleType
+from typing import TYPE_CHECKING, Any
 
 from iclr25.utils.lazy import lazy_exports
 
@@ -95,6 +101,55 @@ _EXPORTS = {
 }
 
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+_lazy_getattr, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
+
+#: Modules renamed to the name every package uses (issue 49): old name -> (new name, version of the rename).
+#: The old import path still works, with a DeprecationWarning, and gives the new module's names.
+_RENAMED = {"experiment": ("experiments", "0.4.1")}
+
+
+def _renamed(old: str) -> _ModuleType:
+    new, since = _RENAMED[old]
+    # point the warning at the user's import: past the frames of this file and of importlib (warn itself skips
+    # importlib's frozen frames, so they are not counted)
+    frame, level = _sys._getframe(0), 1
+    while frame.f_back is not None and (frame.f_code.co_filename in (__file__, _importlib.__file__)
+                                        or frame.f_code.co_filename.startswith("<frozen importlib")):
+        frame = frame.f_back
+        level += not frame.f_code.co_filename.startswith("<frozen importlib")
+    _warnings.warn(f"{__name__}.{old} is deprecated: it is {__name__}.{new} since {since}",
+                   DeprecationWarning, stacklevel=level)
+    return _importlib.import_module(f"{__name__}.{new}")
+
+
+class _RenamedModuleFinder(_importlib_abc.MetaPathFinder, _importlib_abc.Loader):
+    """Makes ``import iclr25.implicit_deform.experiment`` (and ``from ... import``) give a thin module that
+    forwards every name to ``experiments``; no file of the old name exists (the contract forbids it)."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        parent, _, old = fullname.rpartition(".")
+        if parent != __name__ or old not in _RENAMED:
+            return None
+        return _importlib_util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: Any) -> None:
+        return None  # the default: an empty module
+
+    def exec_module(self, module: _ModuleType) -> None:
+        target = _renamed(module.__name__.rpartition(".")[2])
+        module.__doc__ = f"Deprecated alias of :mod:`{target.__name__}`."
+        module.__all__ = list(getattr(target, "__all__", ()))
+        module.__getattr__ = lambda name: getattr(target, name)  # PEP 562: every name from the new module
+
+
+if not any(isinstance(f, _RenamedModuleFinder) for f in _sys.meta_path):
+    _sys.meta_path.append(_RenamedModuleFinder())
+
+
+def __getattr__(name: str) -> Any:
+    if name in _RENAMED:  # iclr25.implicit_deform.experiment as an attribute, before any import of it
+        return _importlib.import_module(f"{__name__}.{name}")
+    return _lazy_getattr(name)
+
 
 __all__ = [*_EXPORTS, "__version__"]

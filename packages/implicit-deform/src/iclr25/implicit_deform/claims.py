@@ -58,7 +58,7 @@ def _rk4(seed: int, rung: str) -> dict[str, Measurement]:
 def _intermediate(seed: int, rung: str) -> dict[str, Measurement]:
     from . import DeformConfig, fit, make_pair  # noqa: PLC0415
     from .baselines import sdf_blend_mesh  # noqa: PLC0415
-    from .experiment import score_meshes  # noqa: PLC0415
+    from .experiments import score_meshes  # noqa: PLC0415
 
     pair = make_pair("bar", "twist", n_points=4000, mesh_resolution=48, seed=seed)
     model = fit(pair, config=DeformConfig.preset("test"), seed=seed, show_progress=False)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from iclr25.utils.io import DataFileError, read_points
+from iclr25.utils.io import DataFileError, existing_file, read_points
 
 __all__ = ["MESH_FORMATS", "CLOUD_FORMATS", "LoadedShape", "load_shape", "load_correspondences", "load_pair"]
 
@@ -35,27 +35,9 @@ class LoadedShape:
     faces: np.ndarray | None
 
 
-def _check(p: Path) -> str:
-    if not isinstance(p, (str, os.PathLike)):
-        raise TypeError(f"shape path must be a str or os.PathLike, got {type(p).__name__}")
-    p = Path(p)
-    suffix = p.suffix.lower()
-    if suffix not in MESH_FORMATS + CLOUD_FORMATS:
-        raise DataFileError(p, f"unsupported shape format {suffix or '(no suffix)'!r}; expected one of "
-                               f"{', '.join(MESH_FORMATS + CLOUD_FORMATS)}")
-    if not p.exists():
-        raise FileNotFoundError(f"{p}: no such file")
-    if not p.is_file():
-        raise DataFileError(p, "not a regular file")
-    if p.stat().st_size == 0:
-        raise DataFileError(p, "file is empty")
-    return suffix
-
-
 def load_shape(path: str | os.PathLike[str], *, n_points: int = 20000, seed: int = 0) -> LoadedShape:
     """Read a mesh or point cloud; a mesh is sampled at ``n_points`` area-uniform points with normals."""
-    p = Path(path)
-    suffix = _check(p)
+    p, suffix = existing_file(Path(path), MESH_FORMATS + CLOUD_FORMATS, "shape")
     if suffix in CLOUD_FORMATS:
         X = read_points(p)
         if X.shape[1] not in (3, 6):

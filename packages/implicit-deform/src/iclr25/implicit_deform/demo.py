@@ -12,7 +12,7 @@ from iclr25.utils.results import RunResult
 
 from .baselines import sdf_blend_meshes, straight_line_mesh
 from .deform import DeformConfig, fit
-from .experiment import eikonal_near_surface, score_meshes
+from .experiments import eikonal_near_surface, score_meshes
 from .meshing import turntable_strip
 from .pretrained import PRETRAINED, pretrained
 from .shapes import make_pair

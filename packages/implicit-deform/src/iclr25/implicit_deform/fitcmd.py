@@ -16,7 +16,7 @@ from iclr25.utils.io import write_points
 from iclr25.utils.results import RunResult
 
 from .deform import DeformConfig, fit
-from .experiment import eikonal_near_surface
+from .experiments import eikonal_near_surface
 from .meshing import export_mesh, turntable_strip
 from .metrics import chamfer, hausdorff, sample_mesh
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from iclr25.utils.results import RunResult
 
 from .baselines import fit_lipmlp, sdf_blend_meshes, straight_line_mesh
 from .deform import DeformConfig, fit
-from .experiment import eikonal_near_surface, score_meshes
+from .experiments import eikonal_near_surface, score_meshes
 from .meshing import turntable_strip
 from .shapes import make_pair
 
@@ -47,89 +48,87 @@ def _stats(values: list[float]) -> tuple[float, float]:
     return float(np.mean(a)), float(np.std(a))
 
 
-def run_repro(out: Path, *, seed: int = 0, quick: bool = False, run: RunResult | None = None) -> RunResult:
-    out = Path(out)
-    base = DeformConfig.preset("repro")
-    seeds = [seed] if quick else [seed, seed + 1, seed + 2]
-    if quick:
-        base = DeformConfig.preset("test")
-    res_grid = 48 if quick else 64
-    n_points = 6000 if quick else 20000
-    lip_iters = 300 if quick else 1000
-    run = run or RunResult.start("iclr25-implicit-deform", "repro", seed=seed)
-    run.config.update({"seeds": seeds, "times": list(TIMES), "resolution": res_grid, "n_points": n_points,
-                       "lipmlp_iters": lip_iters, "quick": quick, **base.to_dict()})
-    out.mkdir(parents=True, exist_ok=True)
-    rows: dict[str, dict[str, dict[str, list[float]]]] = {}
-    extra: dict[str, list[float]] = {}
-    timing: dict[str, list[float]] = {}
-    jobs = [("twist", s) for s in seeds] + [("rigid", s) for s in seeds] + [("shear", seeds[0])]
-    for pair_name, s in progress(jobs, desc="repro pairs"):
-        pair = make_pair("bar", pair_name, n_points=n_points, mesh_resolution=64, seed=s)
-        t0 = time.perf_counter()
-        ours = fit(pair, config=base, seed=s, show_progress=False)
-        timing.setdefault("ours fit s", []).append(time.perf_counter() - t0)
-        lo, hi = ours.center - 1.0 / ours.scale, ours.center + 1.0 / ours.scale
-        methods = {"ours": ours}
-        if pair_name in ("twist", "shear"):
-            methods["OLSE"] = fit(pair, config=base.replace(levelset="olse"), velocity=ours, seed=s,
-                                  show_progress=False)
-        if pair_name == "twist":
-            methods["no div"] = fit(pair, config=base.replace(w_div=0.0), seed=s, show_progress=False)
-        meshes = {name: [m.mesh(t, resolution=res_grid) for t in TIMES] for name, m in methods.items()}
-        if pair_name != "shear":
-            t0 = time.perf_counter()
-            sdf0, sdf1 = pair.sdf_function(0.0), pair.sdf_function(1.0)
-            lip = fit_lipmlp(pair.source_points, pair.target_points, sdf0, sdf1, width=base.sdf_width, depth=base.sdf_depth,
-                             iters=lip_iters, seed=s, show_progress=False)
-            timing.setdefault("LipMLP fit s", []).append(time.perf_counter() - t0)
-            meshes["LipMLP"] = [lip.mesh(t, resolution=res_grid) for t in TIMES]
-            meshes["SDF blend"] = sdf_blend_meshes(sdf0, sdf1, TIMES, lo, hi, res_grid)
-            meshes["straight line"] = [straight_line_mesh(pair.source_vertices, pair.target_vertices,
-                                                          pair.source_faces, t) for t in TIMES]
-        adv = [straight_line_mesh(ours.advect(pair.source_vertices, t), pair.source_vertices, pair.source_faces, 0.0)
-               for t in TIMES]
-        meshes["ours, advected mesh"] = adv
-        if "no div" in methods:
-            meshes["no div, advected mesh"] = [
-                straight_line_mesh(methods["no div"].advect(pair.source_vertices, t), pair.source_vertices,
-                                   pair.source_faces, 0.0) for t in TIMES]
-        table = rows.setdefault(pair_name, {})
-        for name, ms in meshes.items():
-            sc = score_meshes(name, ms, pair, TIMES, seed=s)
-            d = table.setdefault(name, {})
-            for field in ("chamfer", "hausdorff", "volume_drift", "normal_consistency"):
-                d.setdefault(field, []).append(sc.mean(field))
-            d.setdefault("chamfer t=0.5", []).append(sc.at(0.5).chamfer)
-            d.setdefault("volume_drift t=0.5", []).append(sc.at(0.5).volume_drift)
-        for name in ("ours", "OLSE"):
-            if name in methods:
-                extra.setdefault(f"{pair_name} eikonal {name}", []).append(
-                    eikonal_near_surface(methods[name], pair, 0.5, seed=s))
-        if s == seeds[0] and pair_name != "shear":
-            strip = {"ground truth": [pair.gt_mesh(t) for t in SHOW]}
-            ends = {"ours": ours.mesh, "LipMLP": lip.mesh}
-            for name in ("ours", "SDF blend", "LipMLP", "straight line"):
-                strip[name] = [meshes[name][TIMES.index(t)] if t in TIMES
-                               else (ends[name](t, resolution=res_grid) if name in ends else pair.gt_mesh(t))
-                               for t in SHOW]
-            path = turntable_strip(strip, SHOW, out / f"intermediate_{pair_name}.png")
-            run.add_figure(path, relative_to=out)
+def _pair_meshes(pair, pair_name: str, base: DeformConfig, s: int, res_grid: int, lip_iters: int,
+                 timing: dict[str, list[float]]) -> tuple[dict, dict, Any]:
+    """Fit ours (and its ablations) and the baselines on one pair: ``(methods, meshes at TIMES, LipMLP fit)``.
 
-    # scale ladder of the headline ratio (twisted bar, first seed): 1/4, 1/2 and the full budget
+    OLSE on the twist and shear pairs (with our velocity), divergence off on the twist; the baselines (LipMLP, SDF
+    blend, straight line) on the pairs with exact ground truth meshes (not the shear pair)."""
+    t0 = time.perf_counter()
+    ours = fit(pair, config=base, seed=s, show_progress=False)
+    timing.setdefault("ours fit s", []).append(time.perf_counter() - t0)
+    lo, hi = ours.center - 1.0 / ours.scale, ours.center + 1.0 / ours.scale
+    methods = {"ours": ours}
+    if pair_name in ("twist", "shear"):
+        methods["OLSE"] = fit(pair, config=base.replace(levelset="olse"), velocity=ours, seed=s,
+                              show_progress=False)
+    if pair_name == "twist":
+        methods["no div"] = fit(pair, config=base.replace(w_div=0.0), seed=s, show_progress=False)
+    meshes = {name: [m.mesh(t, resolution=res_grid) for t in TIMES] for name, m in methods.items()}
+    lip = None
+    if pair_name != "shear":
+        t0 = time.perf_counter()
+        sdf0, sdf1 = pair.sdf_function(0.0), pair.sdf_function(1.0)
+        lip = fit_lipmlp(pair.source_points, pair.target_points, sdf0, sdf1, width=base.sdf_width, depth=base.sdf_depth,
+                         iters=lip_iters, seed=s, show_progress=False)
+        timing.setdefault("LipMLP fit s", []).append(time.perf_counter() - t0)
+        meshes["LipMLP"] = [lip.mesh(t, resolution=res_grid) for t in TIMES]
+        meshes["SDF blend"] = sdf_blend_meshes(sdf0, sdf1, TIMES, lo, hi, res_grid)
+        meshes["straight line"] = [straight_line_mesh(pair.source_vertices, pair.target_vertices,
+                                                      pair.source_faces, t) for t in TIMES]
+    for name in ("ours", "no div"):  # the source mesh moved along the velocity field
+        if name in methods:
+            meshes[f"{name}, advected mesh"] = [
+                straight_line_mesh(methods[name].advect(pair.source_vertices, t), pair.source_vertices,
+                                   pair.source_faces, 0.0) for t in TIMES]
+    return methods, meshes, lip
+
+
+def _score_pair(table: dict, extra: dict, pair_name: str, pair, methods: dict, meshes: dict, s: int) -> None:
+    """Append one seed's scores of every method on one pair to ``table`` (per method and field) and the
+    near-surface Eikonal deviation of ours and OLSE to ``extra``."""
+    for name, ms in meshes.items():
+        sc = score_meshes(name, ms, pair, TIMES, seed=s)
+        d = table.setdefault(name, {})
+        for field in ("chamfer", "hausdorff", "volume_drift", "normal_consistency"):
+            d.setdefault(field, []).append(sc.mean(field))
+        d.setdefault("chamfer t=0.5", []).append(sc.at(0.5).chamfer)
+        d.setdefault("volume_drift t=0.5", []).append(sc.at(0.5).volume_drift)
+    for name in ("ours", "OLSE"):
+        if name in methods:
+            extra.setdefault(f"{pair_name} eikonal {name}", []).append(
+                eikonal_near_surface(methods[name], pair, 0.5, seed=s))
+
+
+def _strip_figure(pair, pair_name: str, ours, lip, meshes: dict, res_grid: int, out: Path) -> Path:
+    """Intermediate meshes at SHOW of every method beside the ground truth (t = 0 and 1 from the fits)."""
+    strip = {"ground truth": [pair.gt_mesh(t) for t in SHOW]}
+    ends = {"ours": ours.mesh, "LipMLP": lip.mesh}
+    for name in ("ours", "SDF blend", "LipMLP", "straight line"):
+        strip[name] = [meshes[name][TIMES.index(t)] if t in TIMES
+                       else (ends[name](t, resolution=res_grid) if name in ends else pair.gt_mesh(t))
+                       for t in SHOW]
+    return turntable_strip(strip, SHOW, out / f"intermediate_{pair_name}.png")
+
+
+def _scale_ladder(rows: dict, base: DeformConfig, seed: int, n_points: int, res_grid: int) -> dict:
+    """The headline ratio Chamfer ours / SDF blend on the twisted bar (first seed) at 1/4, 1/2 and the full
+    training budget (the full rung is the main run's)."""
     ladder = {}
-    pair = make_pair("bar", "twist", n_points=n_points, mesh_resolution=64, seed=seeds[0])
+    pair = make_pair("bar", "twist", n_points=n_points, mesh_resolution=64, seed=seed)
     blend_cd = rows["twist"]["SDF blend"]["chamfer"][0]
     for factor in (0.25, 0.5):
         cfg = _scaled(base, factor)
-        r = fit(pair, config=cfg, seed=seeds[0], show_progress=False)
-        sc = score_meshes("ours", [r.mesh(t, resolution=res_grid) for t in TIMES], pair, TIMES, seed=seeds[0])
+        r = fit(pair, config=cfg, seed=seed, show_progress=False)
+        sc = score_meshes("ours", [r.mesh(t, resolution=res_grid) for t in TIMES], pair, TIMES, seed=seed)
         ladder[factor] = {"iters": cfg.total_iters, "chamfer": sc.mean("chamfer"),
                           "ratio": sc.mean("chamfer") / blend_cd}
     ladder[1.0] = {"iters": base.total_iters, "chamfer": rows["twist"]["ours"]["chamfer"][0],
                    "ratio": rows["twist"]["ours"]["chamfer"][0] / blend_cd}
+    return ladder
 
-    # metrics and tables
+
+def _add_metrics(run: RunResult, rows: dict, extra: dict, ladder: dict, timing: dict) -> None:
     for pair_name in ("twist", "rigid"):
         t = rows[pair_name]
         for field, label in (("chamfer", "Chamfer"), ("hausdorff", "Hausdorff")):
@@ -151,6 +150,9 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False, run: RunResult |
     for name, v in timing.items():
         run.add(f"{name} (median)", float(np.median(v)), unit="s", timing=True)
 
+
+def _tables(seeds: list[int], rows: dict, extra: dict, ladder: dict) -> list[str]:
+    """The markdown of ``tables.md`` (the README's "Results")."""
     lines = [f"# implicit-deform repro (seeds {seeds}; mean ± std over seeds of the mean over t = 0.25, 0.5, 0.75)",
              ""]
     for pair_name, t in rows.items():
@@ -172,6 +174,38 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False, run: RunResult |
               "| budget | iterations | Chamfer ours | ratio |", "|---|---|---|---|"]
     for factor, d in ladder.items():
         lines.append(f"| x{factor:g} | {d['iters']} | {d['chamfer']:.4f} | {d['ratio']:.3f} |")
+    return lines
+
+
+def run_repro(out: Path, *, seed: int = 0, quick: bool = False, run: RunResult | None = None) -> RunResult:
+    """Every pair and seed (``_pair_meshes``, ``_score_pair``, a figure for the first seed), the scale ladder,
+    then the metrics, ``tables.md``, ``raw.json`` and ``results.json`` in ``out``."""
+    out = Path(out)
+    base = DeformConfig.preset("repro")
+    seeds = [seed] if quick else [seed, seed + 1, seed + 2]
+    if quick:
+        base = DeformConfig.preset("test")
+    res_grid = 48 if quick else 64
+    n_points = 6000 if quick else 20000
+    lip_iters = 300 if quick else 1000
+    run = run or RunResult.start("iclr25-implicit-deform", "repro", seed=seed)
+    run.config.update({"seeds": seeds, "times": list(TIMES), "resolution": res_grid, "n_points": n_points,
+                       "lipmlp_iters": lip_iters, "quick": quick, **base.to_dict()})
+    out.mkdir(parents=True, exist_ok=True)
+    rows: dict[str, dict[str, dict[str, list[float]]]] = {}
+    extra: dict[str, list[float]] = {}
+    timing: dict[str, list[float]] = {}
+    jobs = [("twist", s) for s in seeds] + [("rigid", s) for s in seeds] + [("shear", seeds[0])]
+    for pair_name, s in progress(jobs, desc="repro pairs"):
+        pair = make_pair("bar", pair_name, n_points=n_points, mesh_resolution=64, seed=s)
+        methods, meshes, lip = _pair_meshes(pair, pair_name, base, s, res_grid, lip_iters, timing)
+        _score_pair(rows.setdefault(pair_name, {}), extra, pair_name, pair, methods, meshes, s)
+        if s == seeds[0] and pair_name != "shear":
+            run.add_figure(_strip_figure(pair, pair_name, methods["ours"], lip, meshes, res_grid, out),
+                           relative_to=out)
+    ladder = _scale_ladder(rows, base, seeds[0], n_points, res_grid)
+    _add_metrics(run, rows, extra, ladder, timing)
+    lines = _tables(seeds, rows, extra, ladder)
     with atomic_write(out / "tables.md") as f:
         f.write("\n".join(lines) + "\n")
     with atomic_write(out / "raw.json") as f:
