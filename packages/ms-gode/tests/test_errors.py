@@ -115,6 +115,7 @@ def test_cli_file_errors_exit_2_with_one_line_and_no_output(tmp_path, capsys, ki
         assert main(argv) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "task.npz" in err[0], err
+        assert "allow_pickle" not in err[0] and "Errno" not in err[0], err  # the file's problem, not numpy's
     assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ([] if kind == "missing" else ["task.npz"])
 
@@ -194,12 +195,23 @@ def test_cli_out_is_checked_before_work(tmp_path, capsys):
     for argv in (["simulate", "springs", "--n", "2", "--out", str(tmp_path / "x.npz")],
                  ["train", "--tasks", str(task), "--out", str(tmp_path / "m")],
                  ["train", "--tasks", str(task), "--out", str(task)],
-                 ["pretrain", "--seed", "0", "--out", str(tmp_path / "x.npz")]):
+                 ["pretrain", "--seed", "0", "--out", str(tmp_path / "x.npz")],
+                 ["pretrain", "--seed", "0", "--out", str(tmp_path / "m")]):  # a previous run: refused up front
         assert main(argv) == 2, argv
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and "--out" in err[0], (argv, err)
     assert (tmp_path / "x.npz").read_bytes() == b"user's file"
     assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["results.json"]
+
+
+def test_pickled_npz_is_refused_in_one_line_naming_the_file(tmp_path, capsys):
+    f = tmp_path / "obj.npz"
+    np.savez(f, values=np.array([{"a": 1}], dtype=object), times=np.arange(3.0), adjacency=np.zeros((1, 1)))
+    for argv in (["train", "--tasks", str(f), "--out", str(tmp_path / "o")], ["predict", "--model", str(f), str(f)]):
+        assert main(argv) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "obj.npz" in err[0] and "allow_pickle" not in err[0], err
+    assert not (tmp_path / "o").exists()
 
 
 def test_demo_names_a_seed_without_a_shipped_checkpoint(tmp_path, capsys):

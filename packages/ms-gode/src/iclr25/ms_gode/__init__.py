@@ -28,10 +28,8 @@ if TYPE_CHECKING:
     from .data import BIO_SEQUENCE as BIO_SEQUENCE
     from .data import PHYSICS_SEQUENCE as PHYSICS_SEQUENCE
     from .data import UNSEEN_PHYSICS as UNSEEN_PHYSICS
-    from .data import TaskData as TaskData
     from .data import load_task as load_task
     from .data import make_task as make_task
-    from .data import observe as observe
     from .data import save_task as save_task
     from .data import task_sequence as task_sequence
     from .layers import MaskLinear as MaskLinear
@@ -40,7 +38,6 @@ if TYPE_CHECKING:
     from .model import LGODE as LGODE
     from .model import ModelConfig as ModelConfig
     from .simulators import MassActionNetwork as MassActionNetwork
-    from .simulators import Trajectories as Trajectories
     from .simulators import egfr_network as egfr_network
     from .simulators import ran_network as ran_network
     from .simulators import simulate_charged as simulate_charged
@@ -49,6 +46,9 @@ if TYPE_CHECKING:
     from .simulators import simulate_springs as simulate_springs
     from .simulators import simulate_system as simulate_system
     from .simulators import springs_energy as springs_energy
+    from .trajectories import TaskData as TaskData
+    from .trajectories import Trajectories as Trajectories
+    from .trajectories import observe as observe
 
 __version__ = _version("iclr25-ms-gode")
 
@@ -57,13 +57,14 @@ _EXPORTS = {
     **{n: "continual" for n in ("BASELINES", "METHODS", "MSGODE", "Baseline", "Evaluation", "ModeSelection",
                                 "SequenceResult", "TrainConfig", "TrainLog", "af_mse", "ap_mse", "make_learner",
                                 "run_sequence")},
-    **{n: "data" for n in ("BIO_SEQUENCE", "PHYSICS_SEQUENCE", "UNSEEN_PHYSICS", "TaskData", "load_task",
-                           "make_task", "observe", "save_task", "task_sequence")},
+    **{n: "data" for n in ("BIO_SEQUENCE", "PHYSICS_SEQUENCE", "UNSEEN_PHYSICS", "load_task", "make_task",
+                           "save_task", "task_sequence")},
     **{n: "layers" for n in ("MaskLinear", "TaskLayerNorm", "straight_through_mask")},
     **{n: "model" for n in ("LGODE", "ModelConfig")},
-    **{n: "simulators" for n in ("MassActionNetwork", "Trajectories", "egfr_network", "ran_network",
+    **{n: "simulators" for n in ("MassActionNetwork", "egfr_network", "ran_network",
                                  "simulate_charged", "simulate_egfr", "simulate_ran", "simulate_springs",
                                  "simulate_system", "springs_energy")},
+    **{n: "trajectories" for n in ("TaskData", "Trajectories", "observe")},
 }
 
 

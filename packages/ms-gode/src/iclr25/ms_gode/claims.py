@@ -1,11 +1,12 @@
 """The paper's claims that this package checks, in the federation's claims registry (``iclr25.utils.claims``).
 
 Every number is measured on **fresh** physics test tasks (springs → charged → springs, simulated with seeds no
-model was trained on, :func:`iclr25.ms_gode.pretrained.measure`), 8 batches of 6 trajectories per task:
+model was trained on, :func:`iclr25.ms_gode.pretrained.measure`), 16 batches of 10 trajectories per task (the
+paper's test batch of 10 trajectories of one system):
 
 - ``oracle-no-forgetting``: with its own mask, every earlier task's test MSE after the last task equals the MSE
   right after learning it (frozen weights, one binary sub-network per task);
-- ``mode-switching``: the fraction of the 24 test batches for which self-prediction picks the true mask,
+- ``mode-switching``: the fraction of the 48 test batches for which self-prediction picks the true mask,
   against issue 44's 0.9;
 - ``unseen-system-flagged``: batches of a system never learned (stiff springs, k = 4) flagged unknown;
 - ``known-not-flagged``: test batches of the learned tasks flagged unknown (false alarms), against 0.25;
@@ -24,8 +25,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 from typing import Any
-
-import numpy as np
 
 from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
 
@@ -55,6 +54,13 @@ def forgetting_drift(seed: int, *, n_train: int = 8, epochs: int = 2) -> float:
     return float(max(abs(f - d) for f, d in zip(final, diag, strict=True)))
 
 
+def run_repro(seed: int) -> dict[str, Any]:
+    """Every method retrained at the checkpoint rung (:func:`iclr25.ms_gode.experiments.run_repro`)."""
+    from .experiments import run_repro as _run  # noqa: PLC0415
+
+    return _run(seed)
+
+
 @functools.lru_cache(maxsize=4)
 def run_checkpoint(seed: int) -> dict[str, Any]:
     """The shipped checkpoint of ``seed`` measured on fresh test tasks (``pretrained.measure``)."""
@@ -64,42 +70,7 @@ def run_checkpoint(seed: int) -> dict[str, Any]:
     return measure(learner, seed=seed)
 
 
-@functools.lru_cache(maxsize=4)
-def run_repro(seed: int) -> dict[str, Any]:
-    """Every method retrained at the checkpoint rung, scored on the same fresh test tasks."""
-    import torch  # noqa: PLC0415
-
-    from .continual import TrainConfig, run_sequence  # noqa: PLC0415
-    from .data import task_sequence  # noqa: PLC0415
-    from .model import ModelConfig  # noqa: PLC0415
-    from .pretrained import PRETRAIN, TEST_SEED_OFFSET, measure, train_pretrained  # noqa: PLC0415
-
-    torch.set_num_threads(1)
-    sc = PRETRAIN
-    diag: list[float] = []
-    bs, n_test = sc.batch_size, 8 * sc.batch_size
-    tests = task_sequence("physics", n_test, seed=TEST_SEED_OFFSET + seed)
-
-    def after(learner: Any, j: int) -> None:
-        diag.append(learner.evaluate(tests[j], task_id=j).mse)
-
-    learner, _ = train_pretrained(seed, sc, after_task=after)
-    m = measure(learner, seed=seed)
-    m["oracle_drift"] = float(max(abs(m["oracle_mse"][j] - diag[j]) for j in range(len(diag))))
-    tasks = task_sequence("physics", sc.n_train + sc.n_valid, seed=seed)
-    triples = [(t.subset(np.arange(sc.n_train)), t.subset(np.arange(sc.n_train, sc.n_train + sc.n_valid)), te)
-               for t, te in zip(tasks, tests, strict=True)]
-    mc = ModelConfig(hidden=sc.hidden, ode_hidden=sc.ode_hidden, augment=sc.augment)
-    base = {}
-    for meth in (*BASELINE_METHODS, "joint"):
-        r = run_sequence(meth, triples, config=mc, train=TrainConfig(epochs=sc.epochs, batch_size=bs, lr=5e-3),
-                         seed=seed)
-        base[meth] = {"ap_mse": r.ap_mse, "af_mse": r.af_mse, "acc": r.acc.tolist()}
-    m["baselines"] = base
-    return m
-
-
-_PER_SEED = "8 fresh test batches of 6 trajectories per task, 3 tasks"
+_PER_SEED = "16 fresh test batches of 10 trajectories per task, 3 tasks: 48 decisions"
 
 
 @REGISTRY.measures(
@@ -116,24 +87,25 @@ _PER_SEED = "8 fresh test batches of 6 trajectories per task, 3 tasks"
                     "system, without the task id",
           paper="mode switching recovers the task (issue 44's bar: >= 0.9 of test batches)",
           metric=f"fraction of test batches given their own mask ({_PER_SEED})",
-          direction="higher", threshold=0.9, rule="every_seed", expect="fails",
+          direction="higher", threshold=0.9, rule="every_seed",
           ladder="README.md#mode-switch-ladder",
-          note="every seed must exceed 0.9 (22 of 24 batches). 16 epochs: 24/24 at seeds 0 and 2, 18/24 at seed 1 "
-               "(its charged batches go to the task-3 sub-network, which self-predicts them better than their "
-               "own); ladder 4-16 epochs and criterion ablation in the README"),
+          note="every seed must exceed 0.9 (44 of 48 batches). Measured 48/48 at seeds 0, 1, 2; 0.3.0's 8 batches "
+               "of 6 gave 24, 18, 24 of 24: seed 1's small charged test set had its own min-max velocity scale "
+               "(scaled with the training set's: 23/24); ladder and ablations in the README"),
     Claim("unseen-system-flagged",
           statement="a system never learned is flagged unknown (best self-prediction error above the chosen "
                     "mask's calibrated threshold, 1.5 × its worst validation batch)",
-          metric="fraction of unseen-system batches (stiff springs k = 4, 4 batches of 6) flagged unknown",
+          metric="fraction of unseen-system batches (stiff springs k = 4, 4 batches of 10) flagged unknown",
           direction="higher", threshold=0.5, rule="every_seed", expect="fails",
           ladder="README.md#unknown-system-check",
-          note="more than half of the unseen batches at every seed; 16 epochs: 0.75, 0.25, 0.5 (ladder: 0-0.75, "
-               "no trend with epochs); the threshold rests on 2 validation batches per task"),
+          note="more than half of the unseen batches at every seed; 16 epochs: 0.75, 0.25, 0.5 with batches of 6 "
+               "and of 10 (ladder: 0-0.75, no trend with epochs); the threshold rests on 2 validation batches "
+               "per task"),
     Claim("known-not-flagged",
           statement="test batches of the learned systems are not flagged unknown (few false alarms)",
           metric=f"fraction of known-task test batches flagged unknown ({_PER_SEED})",
           direction="lower", threshold=0.25, rule="every_seed",
-          note="0.25: at most 6 of 24 batches"),
+          note="0.25: at most 12 of 48 batches"),
 )
 def _physics(seed: int, rung: str) -> dict[str, Any]:
     if rung == "repro":
@@ -161,7 +133,12 @@ def _physics(seed: int, rung: str) -> dict[str, Any]:
           statement="MS-GODE has the lowest AP-MSE of the continual learners (fine-tune, EWC, replay, LwF)",
           paper="best AP-MSE of the CL methods",
           metric="AP-MSE with mode switching, fresh test tasks", baseline="best of fine-tune / EWC / replay / LwF",
-          direction="lower", rule="every_seed", rungs=("repro",)),
+          direction="lower", rule="every_seed", rungs=("repro",), expect="fails",
+          ladder="README.md#ranking-ladder",
+          note="16 epochs: beats every continual learner at seed 0, loses to replay at seeds 1 and 2 (MS-GODE "
+               "0.1350 ± 0.0111 vs replay 0.1324 ± 0.0215); MS-GODE's AP-MSE equals its oracle-mask AP-MSE "
+               "(no forgetting, every batch switched right), so the gap is single-task fit; epoch ladder and "
+               "causes in the README"),
 )
 def _ranking(seed: int, rung: str) -> dict[str, Measurement]:
     r = run_repro(seed)

@@ -19,43 +19,6 @@ from iclr25.utils.results import RunResult
 PACKAGE = "iclr25-ms-gode"
 SYSTEMS = ("springs", "charged", "egfr", "ran")
 
-REPRO = {"physics": {"n_sims": 50, "epochs": 10}, "bio": {"n_sims": 20, "epochs": 4, "n_frames": 40},
-         "seeds": [0, 1, 2], "batch_size": 10, "lr_ms_gode": 5e-2, "lr_baseline": 5e-3, "hidden": 24,
-         "ode_hidden": 24, "augment": 8, "methods": ["ms-gode", "finetune", "joint", "ewc", "replay", "lwf"]}
-
-
-def _configs(cfg: dict[str, Any], *, epochs: int, lr: float):
-    from .continual import TrainConfig  # noqa: PLC0415
-    from .model import ModelConfig  # noqa: PLC0415
-
-    return (ModelConfig(hidden=cfg["hidden"], ode_hidden=cfg["ode_hidden"], augment=cfg["augment"]),
-            TrainConfig(epochs=epochs, batch_size=cfg["batch_size"], lr=lr))
-
-
-def _run_methods(sequence: str, methods: Sequence[str], cfg: dict[str, Any], *, n_sims: int, epochs: int,
-                 seed: int, unseen: dict[str, Any] | None = None, n_frames: int | None = None) -> dict[str, Any]:
-    import numpy as np  # noqa: PLC0415
-
-    from .continual import run_sequence  # noqa: PLC0415
-    from .data import make_task, task_sequence  # noqa: PLC0415
-    from .experiments import split_tasks  # noqa: PLC0415
-
-    split = split_tasks(task_sequence(sequence, n_sims, seed=seed, n_frames=n_frames))
-    out: dict[str, Any] = {"tasks": split, "results": {}}
-    for m in methods:
-        mc, tc = _configs(cfg, epochs=epochs, lr=cfg["lr_ms_gode"] if m == "ms-gode" else cfg["lr_baseline"])
-        out["results"][m] = run_sequence(m, split, config=mc, train=tc, seed=seed)
-    if unseen is not None and "ms-gode" in methods:
-        learner = out["results"]["ms-gode"].learner
-        new = make_task(unseen, max(2 * cfg["batch_size"], n_sims // 3), seed=seed + 99)
-        bs = cfg["batch_size"]
-        sel = [learner.select_mode(new, np.arange(i, min(i + bs, len(new)))) for i in range(0, len(new), bs)]
-        known = [learner.select_mode(te, np.arange(i, min(i + bs, len(te))))
-                 for _, _, te in split for i in range(0, len(te), bs)]
-        out["unknown_unseen"] = float(np.mean([s.unknown for s in sel]))
-        out["unknown_known"] = float(np.mean([s.unknown for s in known]))
-    return out
-
 
 # ------------------------------------------------------------------------------------------------------ demo
 def demo(args: argparse.Namespace) -> int:
@@ -66,8 +29,11 @@ def demo(args: argparse.Namespace) -> int:
         checkpoint_path(args.seed)
     except FileNotFoundError as exc:
         raise ValueError(f"--seed {args.seed}: {exc}") from None
+    from .pretrained import TEST_BATCH_SIZE  # noqa: PLC0415
+
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config={"checkpoint": f"physics-seed{args.seed}",
-                                                                   "n_batches": args.batches, "batch_size": 6})
+                                                                   "n_batches": args.batches,
+                                                                   "batch_size": TEST_BATCH_SIZE})
     set_torch_threads(args.threads)
     import numpy as np  # noqa: PLC0415
 
@@ -116,7 +82,8 @@ def demo(args: argparse.Namespace) -> int:
     from .data import task_sequence  # noqa: PLC0415
     from .pretrained import TEST_SEED_OFFSET  # noqa: PLC0415
 
-    first_test = task_sequence("physics", args.batches * 6, seed=TEST_SEED_OFFSET + args.seed)[0].subset([0, 1])
+    first_test = task_sequence("physics", args.batches * TEST_BATCH_SIZE,
+                               seed=TEST_SEED_OFFSET + args.seed)[0].subset([0, 1])
     pred, sel = learner.predict(first_test)
     args.out.mkdir(parents=True, exist_ok=True)
     label = f"MS-GODE, mode switching → mask {sel.best + 1}{' (unknown)' if sel.unknown else ''}"
@@ -140,7 +107,10 @@ def pretrain(args: argparse.Namespace) -> int:
     from .pretrained import measure, record, train_pretrained  # noqa: PLC0415
 
     npz = args.out / f"physics-seed{args.seed}.npz"
-    check_out(args.out, overwrite=args.overwrite, run_files=(npz.name, npz.with_suffix(".json").name))
+    # a folder holding any earlier run (this command's results.json, or another command's) is refused up front
+    check_out(args.out, overwrite=args.overwrite,
+              run_files=("results.json", npz.name, npz.with_suffix(".json").name))
+    run = RunResult.start(PACKAGE, "pretrain", seed=args.seed, config={"checkpoint": npz.name})
     set_torch_threads(args.threads)
     learner, cpu = train_pretrained(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -148,6 +118,17 @@ def pretrain(args: argparse.Namespace) -> int:
     m = measure(learner, seed=args.seed)
     rec = record(learner, args.seed, m, train_cpu_s=cpu)
     atomic_write(npz.with_suffix(".json"), json.dumps(rec, indent=1) + "\n")
+    run.config.update(rec["scale"])
+    run.add(f"mode-switch accuracy over {m['mode_batches']} fresh test batches", m["mode_fraction"],
+            peer=1.0 / learner.n_tasks, peer_name="random mask", higher_is_better=True, headline=True)
+    run.add("AF-MSE with mode switching (0 = no forgetting)", m["af_mse"], higher_is_better=False)
+    run.add("AP-MSE with mode switching", m["ap_mse"], peer=m["oracle_ap_mse"], peer_name="oracle mask",
+            higher_is_better=False)
+    run.add("training CPU time", cpu, unit="s", higher_is_better=False, timing=True)
+    if m["mode_fraction"] < 0.9:
+        run.headline_note = f"mode switching picked the true sub-network in {m['mode_fraction']:.2f} < 0.9 of " \
+                            "the test batches"
+    run.finish().save(args.out / "results.json")
     print(json.dumps({k: m[k] for k in ("mode_fraction", "mode_ci95", "mode_per_task", "af_mse", "ap_mse",
                                          "unknown_unseen", "unknown_known")}))
     print(f"wrote {npz} and {npz.with_suffix('.json').name} ({cpu:.0f} s CPU)")
@@ -156,68 +137,11 @@ def pretrain(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------------- repro
 def repro(args: argparse.Namespace) -> int:
-    run = RunResult.start(PACKAGE, "repro", seed=args.seed, config=dict(REPRO))
+    """The reduced-scale reproduction (:func:`iclr25.ms_gode.repro.reproduce`)."""
     set_torch_threads(args.threads)
-    import numpy as np  # noqa: PLC0415
+    from .repro import reproduce  # noqa: PLC0415
 
-    from iclr25.utils.io import atomic_write  # noqa: PLC0415
-
-    from .data import UNSEEN_PHYSICS  # noqa: PLC0415
-    from .experiments import markdown_table, plot_predictions, summary_rows  # noqa: PLC0415
-
-    cfg = dict(REPRO)
-    seeds = [args.seed + s for s in cfg["seeds"]][: args.n_seeds]
-    rows: list[dict[str, Any]] = []
-    unknown: dict[str, list[float]] = {"unseen": [], "known": []}
-    args.out.mkdir(parents=True, exist_ok=True)
-    for seq in args.sequences:
-        for i, seed in enumerate(seeds):
-            out = _run_methods(seq, cfg["methods"], cfg, n_sims=cfg[seq]["n_sims"], epochs=cfg[seq]["epochs"],
-                               seed=seed, unseen=UNSEEN_PHYSICS if seq == "physics" else None,
-                               n_frames=cfg[seq].get("n_frames"))
-            new = summary_rows(out["results"], sequence=seq, seed=seed)
-            rows += new
-            if seq == "physics":
-                unknown["unseen"].append(out["unknown_unseen"])
-                unknown["known"].append(out["unknown_known"])
-            print(json.dumps([{k: v for k, v in r.items() if k != "acc"} for r in new]), flush=True)
-            if i == 0:
-                te = out["tasks"][0][2].subset([0, 1])
-                res = out["results"]
-                preds = {"MS-GODE": res["ms-gode"].learner.predict(te)[0]}
-                for m, label in (("finetune", "Fine-tune"), ("joint", "Joint")):
-                    lrn = res[m].learner
-                    preds[label] = lrn.model.loss(lrn._tt(te).batch([0, 1]), sample=False).pred.detach().numpy()
-                fig = plot_predictions(args.out / f"{seq}_task1_after_last.png", te, preds,
-                                       title=f"{seq} task 1 after the last task:")
-                run.add_figure(fig, relative_to=args.out)
-    for seq in args.sequences:
-        sel = {m: [r for r in rows if r["sequence"] == seq and r["method"] == name]
-               for m, name in (("ms", "ms-gode"), ("ft", "finetune"), ("joint", "joint"))}
-        ap = {m: float(np.mean([r["AP-MSE"] for r in v])) for m, v in sel.items()}
-        run.add(f"{seq}: AP-MSE MS-GODE", ap["ms"], peer=ap["ft"], peer_name="Fine-tune", higher_is_better=False)
-        run.add(f"{seq}: AP-MSE MS-GODE vs Joint", ap["ms"], peer=ap["joint"], peer_name="Joint",
-                higher_is_better=False)
-        forget = float(np.mean([r["task1 after last"] / r["task1 after task1"] for r in sel["ft"]]))
-        run.add(f"{seq}: Fine-tune task-1 MSE after last / after task 1", forget, higher_is_better=None)
-        run.add(f"{seq}: MS-GODE AF-MSE", float(np.mean([r["AF-MSE"] for r in sel["ms"]])), higher_is_better=False)
-        acc = np.nanmean(np.asarray([r["mode accuracy"] for r in sel["ms"]], dtype=float), axis=0)
-        for j, a in enumerate(acc):
-            run.add(f"{seq}: mode-switch accuracy task {j + 1}", float(a), higher_is_better=True)
-        run.add(f"{seq}: MS-GODE s/epoch", float(np.mean([r["s/epoch"] for r in sel["ms"]])),
-                peer=float(np.mean([r["s/epoch"] for r in sel["ft"]])), peer_name="Fine-tune", unit="s",
-                higher_is_better=False, timing=True)
-    if unknown["unseen"]:
-        run.add("physics: unseen system flagged unknown", float(np.mean(unknown["unseen"])), higher_is_better=True)
-        run.add("physics: known batches flagged unknown", float(np.mean(unknown["known"])), higher_is_better=False)
-    table = markdown_table(rows)
-    with atomic_write(args.out / "rows.json") as f:
-        json.dump(rows, f, indent=1)
-    with atomic_write(args.out / "table.md") as f:
-        f.write(table + "\n")
-    run.finish().save(args.out / "results.json")
-    print(table)
-    print(run.to_markdown())
+    reproduce(args.out, seed=args.seed, sequences=args.sequences)
     return 0
 
 
@@ -372,8 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     d = add_run_command(sub, "demo", demo, help="the shipped MS-GODE checkpoint of --seed (0, 1, 2) on fresh physics test "
                                                 "tasks: mode switching over many batches, AF/AP-MSE, unseen-system "
                                                 "flag", default_out="results/ms-gode")
-    d.add_argument("--batches", type=int, default=8, choices=range(1, 41), metavar="{1..40}",
-                   help="test batches of 6 trajectories per task (default 8)")
+    d.add_argument("--batches", type=int, default=16, choices=range(1, 41), metavar="{1..40}",
+                   help="test batches of 10 trajectories per task (default 16)")
     pt = sub.add_parser("pretrain", help="train the checkpoint the demo loads (physics sequence, ~2-4 min CPU)",
                         description="Learn the physics sequence at the checkpoint rung (iclr25.ms_gode.pretrained."
                                     "PRETRAIN) and write DIR/physics-seed{S}.npz (no pickle) with a .json beside "
@@ -382,12 +306,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     pt.add_argument("--out", type=Path, required=True, help="output folder")
     pt.add_argument("--overwrite", action="store_true", help="replace an existing checkpoint of this seed")
     pt.set_defaults(func=pretrain)
-    r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction: every method on the physics and "
-                                                  "Bio-CDL substitute sequences, 3 seeds (at most 10 min)",
+    r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction: the claims at the repro rung "
+                                                  "(MS-GODE, fine-tune, EWC, replay, LwF, joint retrained on the "
+                                                  "physics sequence, seeds S..S+2) into OUT/claims.json and "
+                                                  "OUT/table.md (about 10 min CPU)",
                         default_out="results/ms-gode-repro")
-    r.add_argument("--sequences", nargs="+", choices=["physics", "bio"], default=["physics", "bio"],
-                   help="task sequences (default: physics bio)")
-    r.add_argument("--n-seeds", type=int, default=3, choices=[1, 2, 3], help="seeds (default 3)")
+    r.add_argument("--sequences", nargs="*", choices=["physics", "bio"], default=[],
+                   help="also 0.2's side-by-side runs on these sequences (physics: 50 simulations, 10 epochs; "
+                        "bio: the Bio-CDL substitute; each well beyond the 10-minute budget; default none)")
     s = sub.add_parser("simulate", help="simulate one system and save it as a task .npz",
                        description="Simulate SYSTEM (springs, charged: NRI generators; egfr, ran: mass-action "
                                    "substitutes of the Bio-CDL VCell models, solve_ivp BDF), observe it irregularly "

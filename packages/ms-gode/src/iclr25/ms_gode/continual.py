@@ -33,9 +33,10 @@ from iclr25.utils.io import DataFileError, atomic_path
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
-from .data import TaskData
+from .data import read_arrays
 from .layers import MaskLinear, TaskLayerNorm
 from .model import LGODE, ModelConfig, TaskTensors
+from .trajectories import TaskData
 
 __all__ = ["TrainConfig", "TrainLog", "ModeSelection", "Evaluation", "MSGODE", "Baseline", "BASELINES",
            "ap_mse", "af_mse", "SequenceResult", "run_sequence", "make_learner", "METHODS"]
@@ -188,7 +189,25 @@ def _evaluate(model: LGODE, tt: TaskTensors, batch_size: int, choose: Callable[[
 
 
 # ------------------------------------------------------------------------------------------------- MS-GODE
-class MSGODE:
+class _TensorCache:
+    """The tensors of each task a learner has seen, built once (MS-GODE and the baselines share it)."""
+
+    model: LGODE
+    config: ModelConfig
+    _tensors: dict[int, TaskTensors]
+
+    def _tt(self, task: TaskData) -> TaskTensors:
+        tt = self._tensors.get(id(task))
+        if tt is None or tt.task is not task:
+            if task.n_features != self.model.n_features:
+                raise ValueError(f"task has {task.n_features} features per object; this model was built for "
+                                 f"{self.model.n_features} (n_features)")
+            tt = TaskTensors(task, self.config.max_gap)
+            self._tensors[id(task)] = tt
+        return tt
+
+
+class MSGODE(_TensorCache):
     """Mode-switching Graph ODE.
 
     Parameters
@@ -221,16 +240,6 @@ class MSGODE:
     @property
     def n_tasks(self) -> int:
         return self.model.n_tasks
-
-    def _tt(self, task: TaskData) -> TaskTensors:
-        tt = self._tensors.get(id(task))
-        if tt is None or tt.task is not task:
-            if task.n_features != self.model.n_features:
-                raise ValueError(f"task has {task.n_features} features per object; this model was built for "
-                                 f"{self.model.n_features} (n_features)")
-            tt = TaskTensors(task, self.config.max_gap)
-            self._tensors[id(task)] = tt
-        return tt
 
     def add_task(self, name: str | None = None) -> int:
         """Add a sub-network (scores + LayerNorms) for a new task; returns its id. No preallocated count."""
@@ -369,11 +378,8 @@ class MSGODE:
     def load_state(cls, path: str | os.PathLike[str]) -> MSGODE:
         """Rebuild a learner from :meth:`export_state` (``allow_pickle=False``); errors name the file."""
         p = Path(path)
-        if not p.is_file():
-            raise FileNotFoundError(f"{p}: no such model state file")
+        arrays = read_arrays(p, what="model state file")  # one line naming the file
         try:
-            with np.load(p, allow_pickle=False) as z:
-                arrays = {k: z[k] for k in z.files}
             meta = json.loads(arrays["meta"].tobytes().decode())
             if meta.get("format") != "iclr25-ms-gode-state":
                 raise ValueError("not an iclr25-ms-gode state file")
@@ -409,7 +415,7 @@ class MSGODE:
 BASELINES = ("finetune", "joint", "ewc", "replay", "lwf")
 
 
-class Baseline:
+class Baseline(_TensorCache):
     """A dense LG-ODE trained task after task with one continual-learning strategy.
 
     ``kind``: ``finetune`` (plain sequential training), ``joint`` (train on all tasks seen so far), ``ewc``
@@ -435,16 +441,6 @@ class Baseline:
         self._memory: list[tuple[TaskTensors, int, np.ndarray]] = []
         self._fisher: list[tuple[list[torch.Tensor], list[torch.Tensor]]] = []
         self._tensors: dict[int, TaskTensors] = {}
-
-    def _tt(self, task: TaskData) -> TaskTensors:
-        tt = self._tensors.get(id(task))
-        if tt is None or tt.task is not task:
-            if task.n_features != self.model.n_features:
-                raise ValueError(f"task has {task.n_features} features per object; this model was built for "
-                                 f"{self.model.n_features} (n_features)")
-            tt = TaskTensors(task, self.config.max_gap)
-            self._tensors[id(task)] = tt
-        return tt
 
     def fit_task(self, train: TaskData, *, valid: TaskData | None = None) -> TrainLog:
         tt = self._tt(_check_task(train, "train"))

@@ -18,177 +18,18 @@ import dataclasses
 import hashlib
 import json
 import os
-import zipfile
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from iclr25.utils.io import DataFileError, save_npz
-from iclr25.utils.seeding import check_seed
+from iclr25.utils.io import DataFileError, read_npz, save_npz
 
-from .simulators import Trajectories, simulate_system
+from .simulators import simulate_system
+from .trajectories import TaskData, Trajectories, normalise_times, observe
 
-__all__ = ["TaskData", "observe", "normalise_times", "load_task", "save_task", "make_task", "PHYSICS_SEQUENCE", "BIO_SEQUENCE",
+__all__ = ["TaskData", "observe", "normalise_times", "read_arrays", "load_task", "save_task", "make_task", "PHYSICS_SEQUENCE", "BIO_SEQUENCE",
            "UNSEEN_PHYSICS", "task_sequence", "cache_dir"]
-
-
-@dataclasses.dataclass(frozen=True)
-class TaskData:
-    """One system's trajectories, normalised and irregularly observed.
-
-    Attributes
-    ----------
-    values : (S, N, T, D) float32 normalised values. NaN is refused.
-    obs_mask : (S, N, T) bool, the observations the encoder sees (all inside the first ``n_obs`` frames).
-    target_mask : (S, N, T) bool, the extrapolation targets (all at or after frame ``n_obs``).
-    times : (T,) float32 normalised times: ``(t - t_0) / (t_{n_obs} - t_0)`` of the frames' own times
-        (``frame / n_obs`` for regular frames); ``params["time_origin"]`` and ``params["time_unit"]`` map back.
-    adjacency : (S, N, N) float32 interaction graph (diagonal 0).
-    n_obs : length of the observed window in frames.
-    name : task label; ``system``: the simulator; ``params``: its settings; ``scale``: (lo, hi) used to scale.
-    """
-
-    values: np.ndarray
-    obs_mask: np.ndarray
-    target_mask: np.ndarray
-    times: np.ndarray
-    adjacency: np.ndarray
-    n_obs: int
-    name: str = "task"
-    system: str = "unknown"
-    params: dict[str, Any] = dataclasses.field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        v = self.values
-        if not isinstance(v, np.ndarray) or v.ndim != 4:
-            raise ValueError(f"values must be an array of shape (S, N, T, D), got "
-                             f"{getattr(v, 'shape', type(v).__name__)}")
-        s, n, t, d = v.shape
-        if min(s, n, t, d) < 1:
-            raise ValueError(f"values must be non-empty in every axis, got shape {v.shape}")
-        if not np.all(np.isfinite(v)):
-            raise ValueError("values must be finite (found NaN or inf observations)")
-        for name, arr in (("obs_mask", self.obs_mask), ("target_mask", self.target_mask)):
-            if arr.shape != (s, n, t):
-                raise ValueError(f"{name} must have shape ({s}, {n}, {t}) to match values, got {arr.shape}")
-        if self.times.shape != (t,):
-            raise ValueError(f"times must have shape ({t},) to match values, got {self.times.shape}")
-        if not np.all(np.diff(self.times) > 0):
-            raise ValueError("times must be strictly increasing")
-        if self.adjacency.shape != (s, n, n):
-            raise ValueError(f"adjacency must have shape ({s}, {n}, {n}) to match values, got "
-                             f"{self.adjacency.shape}")
-        if not 1 <= self.n_obs < t:
-            raise ValueError(f"n_obs must be in [1, {t - 1}] for {t} frames, got {self.n_obs}")
-        if self.obs_mask[:, :, self.n_obs:].any():
-            raise ValueError(f"obs_mask must be False from frame n_obs={self.n_obs} on")
-        if self.target_mask[:, :, :self.n_obs].any():
-            raise ValueError(f"target_mask must be False before frame n_obs={self.n_obs}")
-        if not self.obs_mask.any(axis=2).all():
-            raise ValueError("obs_mask must give every object at least one observation")
-
-    @property
-    def n_traj(self) -> int:
-        return self.values.shape[0]
-
-    @property
-    def n_nodes(self) -> int:
-        return self.values.shape[1]
-
-    @property
-    def n_features(self) -> int:
-        return self.values.shape[3]
-
-    def __len__(self) -> int:
-        return self.n_traj
-
-    def subset(self, idx: Sequence[int] | np.ndarray) -> TaskData:
-        """The trajectories ``idx`` (same normalisation)."""
-        idx = np.asarray(idx, dtype=np.int64)
-        return dataclasses.replace(self, values=self.values[idx], obs_mask=self.obs_mask[idx],
-                                   target_mask=self.target_mask[idx], adjacency=self.adjacency[idx])
-
-    def split(self, fractions: Sequence[float] = (0.6, 0.2, 0.2)) -> tuple[TaskData, ...]:
-        """Consecutive train/valid/test splits (the reference's 0.6/0.2/0.2)."""
-        fr = np.asarray(fractions, dtype=float)
-        if fr.ndim != 1 or fr.size < 1 or np.any(fr <= 0) or abs(fr.sum() - 1) > 1e-6:
-            raise ValueError(f"fractions must be positive and sum to 1, got {list(fractions)}")
-        if self.n_traj < fr.size:
-            raise ValueError(f"cannot split {self.n_traj} trajectories into {fr.size} parts")
-        cuts = np.round(np.cumsum(fr)[:-1] * self.n_traj).astype(int)
-        cuts = np.clip(cuts, np.arange(1, fr.size), self.n_traj - np.arange(fr.size - 1, 0, -1))
-        bounds = [0, *cuts.tolist(), self.n_traj]
-        return tuple(self.subset(np.arange(a, b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True))
-
-
-def _scale(values: np.ndarray, per_node: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    axes = (0, 2) if per_node else (0, 1, 2)
-    lo = values.min(axis=axes, keepdims=True)
-    hi = values.max(axis=axes, keepdims=True)
-    span = np.where(hi - lo > 1e-12 * np.maximum(1.0, np.abs(hi)), hi - lo, 1.0)
-    return (2 * (values - lo) / span - 1).astype(np.float32), lo.squeeze(), hi.squeeze()
-
-
-def normalise_times(times: Any, n_obs: int) -> tuple[np.ndarray, float, float]:
-    """The frames' times shifted to 0 and divided by the window length: ``(t - t_0) / (t_{n_obs} - t_0)``.
-
-    Returns ``(normalised float32 times, t_0, window length)``. Times must be finite and strictly increasing.
-
-    >>> normalise_times([0.0, 0.5, 2.0, 3.0], 2)[0].tolist()
-    [0.0, 0.25, 1.0, 1.5]
-    """
-    t = np.asarray(times, dtype=np.float64)
-    if t.ndim != 1 or t.size < 2:
-        raise ValueError(f"times must be a 1-D array of at least 2 frame times, got shape {t.shape}")
-    if not np.all(np.isfinite(t)):
-        raise ValueError("times must be finite (found NaN or inf)")
-    if not np.all(np.diff(t) > 0):
-        bad = int(np.argmin(np.diff(t) > 0))
-        raise ValueError(f"times must be strictly increasing, got times[{bad}] = {t[bad]:g} >= times[{bad + 1}] = "
-                         f"{t[bad + 1]:g}")
-    if not 1 <= n_obs < t.size:
-        raise ValueError(f"n_obs must be in [1, {t.size - 1}], got {n_obs}")
-    origin, unit = float(t[0]), float(t[n_obs] - t[0])
-    return ((t - origin) / unit).astype(np.float32), origin, unit
-
-
-def observe(traj: Trajectories, *, n_obs: int | None = None, sample_percent: float = 0.6, n_targets: int = 40,
-            name: str | None = None, seed: int = 0) -> TaskData:
-    """Irregularly observe and normalise simulated trajectories.
-
-    Each object keeps ``round(sample_percent * n_obs)`` random frames of the window ``[0, n_obs)`` (frame 0
-    always); ``n_targets`` random frames of ``[n_obs, T)`` are the extrapolation targets of every object.
-    Particles are scaled to [-1, 1] per feature over the whole set, reaction networks per species.
-    """
-    vals = np.asarray(traj.values, dtype=np.float64)
-    s, n, t, _ = vals.shape
-    n_obs = t // 2 if n_obs is None else n_obs
-    if isinstance(n_obs, bool) or not isinstance(n_obs, (int, np.integer)) or not 2 <= n_obs < t:
-        raise ValueError(f"n_obs must be an integer in [2, {t - 1}], got {n_obs!r}")
-    if not 0 < sample_percent <= 1:
-        raise ValueError(f"sample_percent must be in (0, 1], got {sample_percent!r}")
-    if isinstance(n_targets, bool) or not isinstance(n_targets, (int, np.integer)) or not 1 <= n_targets <= t - n_obs:
-        raise ValueError(f"n_targets must be an integer in [1, {t - n_obs}], got {n_targets!r}")
-    rng = np.random.default_rng(check_seed(seed))
-    keep = max(1, int(round(sample_percent * n_obs)))
-    scores = rng.random((s, n, n_obs))
-    scores[:, :, 0] = -1.0  # frame 0 is always observed
-    order = np.argsort(scores, axis=-1)[:, :, :keep]
-    obs = np.zeros((s, n, t), dtype=bool)
-    np.put_along_axis(obs[:, :, :n_obs], order, True, axis=-1)
-    tgt = np.zeros((s, n, t), dtype=bool)
-    future = np.argsort(rng.random((s, t - n_obs)), axis=-1)[:, :n_targets] + n_obs
-    tgt[np.arange(s)[:, None], :, future] = True
-    per_node = traj.system in ("egfr", "ran") or traj.values.shape[-1] == 1
-    scaled, lo, hi = _scale(vals, per_node)
-    times, origin, unit = normalise_times(traj.times, n_obs)
-    params = {**traj.params, "sample_percent": sample_percent, "n_targets": n_targets, "observe_seed": seed,
-              "scale_lo": np.asarray(lo).tolist(), "scale_hi": np.asarray(hi).tolist(),
-              "time_origin": origin, "time_unit": unit}
-    return TaskData(scaled, obs, tgt, times, traj.adjacency.astype(np.float32), int(n_obs),
-                    name or traj.system, traj.system, params)
 
 
 # ------------------------------------------------------------------------------------------------- files
@@ -203,6 +44,19 @@ def save_task(task: TaskData, path: str | os.PathLike[str]) -> Path:
                     normalised=np.bool_(True))
 
 
+def read_arrays(path: str | os.PathLike[str], *, what: str = "task file") -> dict[str, np.ndarray]:
+    """Every array of an ``.npz`` (:func:`iclr25.utils.io.read_npz`: missing, empty or not a zip is one line
+    naming the file); an array of Python objects is refused in the same words, not numpy's ``allow_pickle``
+    advice (``read_npz`` passes that one through when the object array sits inside a valid zip)."""
+    try:
+        return read_npz(path, what=what)
+    except DataFileError as exc:
+        if "allow_pickle" in exc.problem:
+            raise DataFileError(exc.path, "holds Python objects (pickled data), which are not read for safety; "
+                                          "save plain numeric arrays") from None
+        raise
+
+
 def load_task(path: str | os.PathLike[str], *, what: str = "task file", n_obs: int | None = None,
               sample_percent: float = 0.6, n_targets: int | None = None, seed: int = 0) -> TaskData:
     """Read a task ``.npz``: either one written by :func:`save_task` / ``iclr25 ms-gode simulate`` or a user's
@@ -210,15 +64,7 @@ def load_task(path: str | os.PathLike[str], *, what: str = "task file", n_obs: i
     is observed with ``n_obs`` (default T // 2), ``sample_percent`` and ``n_targets`` (default all later
     frames), unless it carries its own ``obs_mask`` / ``target_mask``. Errors name the file."""
     p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"{p}: no such {what}")
-    if p.suffix.lower() != ".npz":
-        raise DataFileError(p, f"expected an .npz {what}, got suffix {p.suffix!r}")
-    try:
-        with np.load(p, allow_pickle=False) as z:
-            arrays = {k: z[k] for k in z.files}
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as exc:
-        raise DataFileError(p, f"not a readable .npz {what} ({exc})") from exc
+    arrays = read_arrays(p, what=what)
     try:
         for key in ("values", "times", "adjacency"):
             if key not in arrays:

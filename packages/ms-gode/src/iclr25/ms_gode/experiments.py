@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from .continual import SequenceResult, TrainConfig
-from .data import TaskData
+from .continual import SequenceResult, TrainConfig, run_sequence
 from .model import ModelConfig
+from .trajectories import TaskData
 
-__all__ = ["split_tasks", "summary_rows", "markdown_table", "plot_predictions"]
+__all__ = ["split_tasks", "summary_rows", "markdown_table", "plot_predictions", "COMPARED_METHODS", "run_repro"]
+
+#: the methods MS-GODE is compared with at the ``repro`` rung: the continual learners it is ranked against
+#: (fine-tune, EWC, replay, LwF) and joint training on every task seen so far (an upper bound, reported beside)
+COMPARED_METHODS = ("finetune", "ewc", "replay", "lwf", "joint")
 
 
 def split_tasks(tasks: Sequence[TaskData], fractions: Sequence[float] = (0.6, 0.2, 0.2)
@@ -114,3 +120,54 @@ def plot_predictions(path: str | Path, task: TaskData, preds: dict[str, np.ndarr
 
 def config_dict(config: ModelConfig, train: TrainConfig) -> dict[str, Any]:
     return {"model": dataclasses.asdict(config), "train": dataclasses.asdict(train)}
+
+
+@functools.lru_cache(maxsize=8)
+def run_repro(seed: int, epochs: int | None = None) -> dict[str, Any]:
+    """MS-GODE and every method of :data:`COMPARED_METHODS` trained from scratch on the physics sequence at the
+    checkpoint rung (:data:`~iclr25.ms_gode.pretrained.PRETRAIN`, ``epochs`` per task if given), all scored on
+    the same fresh test tasks (:func:`~iclr25.ms_gode.pretrained.measure`'s, 16 batches of 10 per task).
+
+    Returns ``measure``'s dict for MS-GODE plus ``oracle_drift`` (``max_j |a_Kj - a_jj|`` with the oracle
+    mask), ``baselines`` (``{method: {ap_mse, af_mse, acc}}``) and ``cpu_s`` (training + testing per method).
+    """
+    import torch  # noqa: PLC0415
+
+    from .data import task_sequence  # noqa: PLC0415
+    from .pretrained import (  # noqa: PLC0415  # noqa: PLC0415
+        PRETRAIN,
+        TEST_BATCH_SIZE,
+        TEST_BATCHES,
+        TEST_SEED_OFFSET,
+        measure,
+        train_pretrained,
+    )
+
+    torch.set_num_threads(1)
+    sc = PRETRAIN if epochs is None else dataclasses.replace(PRETRAIN, epochs=epochs)
+    diag: list[float] = []
+    tests = task_sequence("physics", TEST_BATCHES * TEST_BATCH_SIZE, seed=TEST_SEED_OFFSET + seed)
+
+    def after(learner: Any, j: int) -> None:
+        diag.append(learner.evaluate(tests[j], task_id=j).mse)
+
+    t0 = time.process_time()
+    learner, _ = train_pretrained(seed, sc, after_task=after)
+    m = measure(learner, seed=seed)
+    cpu = {"ms-gode": time.process_time() - t0}
+    m["oracle_drift"] = float(max(abs(m["oracle_mse"][j] - diag[j]) for j in range(len(diag))))
+    tasks = task_sequence("physics", sc.n_train + sc.n_valid, seed=seed)
+    triples = [(t.subset(np.arange(sc.n_train)), t.subset(np.arange(sc.n_train, sc.n_train + sc.n_valid)), te)
+               for t, te in zip(tasks, tests, strict=True)]
+    mc = ModelConfig(hidden=sc.hidden, ode_hidden=sc.ode_hidden, augment=sc.augment)
+    base = {}
+    for meth in COMPARED_METHODS:
+        t0 = time.process_time()
+        r = run_sequence(meth, triples, config=mc,
+                         train=TrainConfig(epochs=sc.epochs, batch_size=sc.batch_size, lr=5e-3), seed=seed)
+        cpu[meth] = time.process_time() - t0
+        base[meth] = {"ap_mse": r.ap_mse, "af_mse": r.af_mse, "acc": r.acc.tolist()}
+    m["baselines"] = base
+    m["cpu_s"] = cpu
+    m["epochs"] = sc.epochs
+    return m

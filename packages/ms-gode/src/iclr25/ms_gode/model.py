@@ -35,8 +35,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .data import TaskData
 from .layers import MaskLinear, TaskLayerNorm
+from .trajectories import TaskData
 
 __all__ = ["ModelConfig", "LGODE", "Batch", "TaskTensors", "LossOutput"]
 

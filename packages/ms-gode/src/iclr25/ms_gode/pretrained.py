@@ -29,10 +29,14 @@ from typing import Any
 import numpy as np
 
 __all__ = ["PRETRAIN", "PretrainScale", "checkpoint_path", "load_pretrained", "train_pretrained", "measure",
-           "wilson_interval", "TEST_SEED_OFFSET", "record"]
+           "wilson_interval", "TEST_SEED_OFFSET", "TEST_BATCHES", "TEST_BATCH_SIZE", "record"]
 
 #: fresh test tasks are simulated with seed ``TEST_SEED_OFFSET + seed (+ 1000 * task)``: never a training seed
 TEST_SEED_OFFSET = 50_000
+#: mode switching is scored per test batch of ``TEST_BATCH_SIZE`` trajectories of one system (the paper's batch
+#: of 10), ``TEST_BATCHES`` batches per task: 48 decisions per seed over the 3 physics tasks
+TEST_BATCH_SIZE = 10
+TEST_BATCHES = 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,7 +127,8 @@ def _pred_mse(learner: Any, tt: Any, idx: np.ndarray, mask: int, cache: dict[int
     return cache[mask]
 
 
-def measure(learner: Any, *, seed: int = 0, n_batches: int = 8, batch_size: int = 6, n_unseen_batches: int = 4,
+def measure(learner: Any, *, seed: int = 0, n_batches: int = TEST_BATCHES, batch_size: int = TEST_BATCH_SIZE,
+            n_unseen_batches: int = 4,
             cache: bool | str | os.PathLike[str] = True) -> dict[str, Any]:
     """Score ``learner`` (trained on the physics sequence) on fresh test tasks: ``n_batches`` batches of
     ``batch_size`` trajectories per task, simulated with seed ``TEST_SEED_OFFSET + seed``."""
