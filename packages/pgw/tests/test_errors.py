@@ -234,6 +234,7 @@ def test_pairwise_n_jobs_small_work_stays_in_process_and_large_work_uses_workers
 
 def test_distance_figure_has_integer_ticks_axis_labels_and_clear_colorbars(monkeypatch, tmp_path):
     import iclr25.utils.plotting as plotting
+    from iclr25.pgw.figures import plot_matrices
 
     captured = {}
     real = plotting.savefig
@@ -246,7 +247,7 @@ def test_distance_figure_has_integer_ticks_axis_labels_and_clear_colorbars(monke
     monkeypatch.setattr(plotting, "savefig", grab)
     rng = np.random.default_rng(0)
     D = {"PGW": rng.random((12, 12)), "GW": rng.random((12, 12))}
-    cli._plot_matrices(D, tmp_path / "d.png", np.repeat(np.arange(6), 2))
+    plot_matrices(D, tmp_path / "d.png", np.repeat(np.arange(6), 2))
     fig = captured["fig"]
     panels = [ax for ax in fig.axes if ax.get_xlabel() == "shape index"]
     bars = [ax for ax in fig.axes if ax not in panels]

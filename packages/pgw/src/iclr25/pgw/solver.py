@@ -36,7 +36,7 @@ from .frank_wolfe import (
 from .space import MMSpace, as_int, as_lam, as_masses, as_matrix, as_positive
 
 __all__ = ["PGWResult", "pgw", "pgw_distance", "pgw_pairwise", "pgw_objective", "pairwise_matrix", "METHODS",
-           "check_method_options"]
+           "check_method_options", "check_n_jobs"]
 
 METHODS = ("fw-v1", "fw-v2", "entropic")
 
@@ -222,6 +222,18 @@ WORKER_START_S = 2.0
 #: Seconds of pairs timed in this process before the rest of the work is estimated.
 _PROBE_S = 0.3
 _LOCAL_BACKENDS = (None, "loky", "multiprocessing")
+
+
+def check_n_jobs(n_jobs: int, name: str = "n_jobs") -> int:
+    """A worker count: a positive integer, or -1 for all cores; the message names ``name`` (a flag such as
+    ``"--n-jobs"`` on the command line).
+
+    >>> check_n_jobs(-1)
+    -1
+    """
+    if n_jobs == 0 or n_jobs < -1:
+        raise ValueError(f"{name} must be a positive integer or -1 (all cores), got {n_jobs}")
+    return n_jobs
 
 
 def _workers(n_jobs: int) -> int:
