@@ -77,8 +77,8 @@ def test_repro_rung_decides_its_claims_over_three_seeds_and_writes_every_seed(tm
     import json
 
     from iclr25.teochat.claims import repro_report
-    from iclr25.teochat.experiments import run_repro
     from iclr25.teochat.report import write_repro
+    from iclr25.teochat.repro import run_repro
     from iclr25.utils.results import RunResult
 
     results = {s: run_repro(seed=s, n_train=24, n_test=16, steps=2, batch_size=4, specialist_steps=2, ladder=[1, 2])

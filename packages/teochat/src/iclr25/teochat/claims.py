@@ -11,7 +11,7 @@ buildings of the last frame no longer scores high.
 
 Two rungs. ``test`` (the default suite): the three claims above on a 60-step run. ``repro`` (``iclr25 teochat
 repro``, which writes the committed ``claims.json``): per seed (0-2) the reduced-scale reproduction
-(:func:`iclr25.teochat.experiments.run_repro` at :data:`~iclr25.teochat.experiments.REPRO_RUNG`): TEOChat, the
+(:func:`iclr25.teochat.repro.run_repro` at :data:`~iclr25.teochat.repro.REPRO_RUNG`): TEOChat, the
 same model without image references (the Video-LLaVA analog), the same model on the last frame only (the GeoChat
 analog), all trained on every temporal task and single-image detection, and the siamese specialist; the
 paper's orderings between them on change localisation, damage classification, referring expressions, temporal
@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from iclr25.utils.claims import Claim, ClaimRegistry, ClaimsReport, Measurement, decide
 
 if TYPE_CHECKING:
-    from .experiments import ReproResult
+    from .repro import ReproResult
 
 __all__ = ["REGISTRY", "RUNGS", "repro_measurements", "repro_report"]
 
@@ -108,10 +108,15 @@ _REPRO = "README.md#iclr25-teochat-repro-seeds-0-2"
 
 
 def _c(cid: str, statement: str, paper: str, metric: str, baseline: str, *, margin: float = 0.05,
-       expect: str = "holds", note: str = _MARGIN) -> Claim:
+       expect: str = "holds", note: str = _MARGIN, ladder: str = _REPRO) -> Claim:
     return Claim(cid, statement=statement, paper=paper, metric=metric, direction="higher", baseline=baseline,
-                 margin=margin, rule="every_seed", expect=expect, ladder=_REPRO if expect == "fails" else "",
+                 margin=margin, rule="every_seed", expect=expect, ladder=ladder if expect == "fails" else "",
                  note=note, rungs=("repro",))
+
+
+#: the ladder (250 / 500 / 1000 steps) and ablation (task mix, linear probe) of the scene-classification and
+#: temporal-referring claims, ``benchmarks/ablation_claims.py`` (0.4.1)
+_BUDGET = "README.md#ladder-and-ablation-of-the-repro-claims-that-missed-041"
 
 
 _LAST = "the same model trained and asked with the last frame only (GeoChat analog; same data, seed, budget)"
@@ -119,7 +124,11 @@ _NOREF = "the same model without `image i :` references (Video-LLaVA analog; sam
 _REPRO_CLAIMS = (
     _c("repro-tsc-beats-answer-prior", "the assistant classifies the scene of a temporal sequence",
        "TEOChat fMoW temporal scene classification 75.1 % (Table 1)", "temporal scene classification accuracy",
-       "answer prior (most common training scene)"),
+       "answer prior (most common training scene)", expect="fails", ladder=_BUDGET,
+       note=_MARGIN + "; does not hold at the repro's 500 steps (a ninth of them on this task): at the prior at "
+            "250 steps, above it at 2 of 3 seeds at 1000 steps, at every seed (0.58-0.78 vs 0.21-0.25) when the "
+            "500 steps go to scene classification and temporal referring only; a linear probe reads the scene "
+            "from the pixels at 0.57-0.63, so the cause is the per-task budget, not the generator"),
     _c("repro-loc-beats-trivial-answer", "the assistant localises the buildings that changed",
        "TEOChat xBD change localisation F1 38.9 (Table 1)", "change localisation pixel F1",
        "best trivial answer (every visible building in the last / first frame, every building, no change)",
@@ -138,7 +147,10 @@ _REPRO_CLAIMS = (
        expect="fails"),
     _c("repro-tre-temporal-beats-last-frame", "temporal referring (in which images ...?) needs the sequence",
        "TEOChat QFabric TRE 74.9 % (Table 1; single-image models cannot answer it)", "temporal referring accuracy",
-       _LAST),
+       _LAST, expect="fails", ladder=_BUDGET,
+       note=_MARGIN + "; does not hold at the repro's 500 steps (seed 1 behind the last frame); holds at every "
+            "seed at 1000 steps (+0.19 to +0.32) and when the 500 steps go to scene classification and temporal "
+            "referring only (+0.18 to +0.45): the cause is the per-task budget"),
     _c("repro-rtqa-temporal-beats-last-frame", "region temporal QA needs the sequence",
        "TEOChat QFabric RTQA 71.7 % vs Video-LLaVA 26.5 % (Table 1)", "region temporal QA accuracy", _LAST),
     _c("repro-tre-references-beat-no-references", "temporal referring: image references beat a video-style "
@@ -155,7 +167,7 @@ _REPRO_CLAIMS = (
 
 
 def repro_measurements(res: ReproResult) -> dict[str, Measurement]:
-    """The repro rung's claims measured on one seed's :class:`~iclr25.teochat.experiments.ReproResult`."""
+    """The repro rung's claims measured on one seed's :class:`~iclr25.teochat.repro.ReproResult`."""
     t, lf, nr = res.scores["teochat"], res.scores["last_frame"], res.scores["no_references"]
     sh = res.scores["teochat (shuffled frames)"]
     pf = res.parse_failures["teochat"]
@@ -186,7 +198,7 @@ def repro_measurements(res: ReproResult) -> dict[str, Measurement]:
 
 @REGISTRY.measures(*_REPRO_CLAIMS)
 def _repro(seed: int, rung: str) -> dict[str, Measurement]:
-    from .experiments import run_repro
+    from .repro import run_repro
 
     return repro_measurements(run_repro(seed=seed))
 

@@ -36,7 +36,7 @@ DEMO = {"n_test": 160, "checkpoints": "weights/demo-temporal.npz, weights/demo-l
 _S_PER_QUESTION = 0.004
 
 
-#: repro's default training steps per model and seed (``experiments.REPRO_RUNG``; no torch import for --help)
+#: repro's default training steps per model and seed (``repro.REPRO_RUNG``; no torch import for --help)
 _REPRO_STEPS = 500
 
 
@@ -253,7 +253,7 @@ def repro(args: argparse.Namespace) -> int:
     check_size(f"--steps {args.steps}", seconds_needed=len(seeds) * _train_seconds(args.steps, 16, models=3),
                force=args.force)
     from .claims import repro_report  # noqa: PLC0415
-    from .experiments import run_repro  # noqa: PLC0415
+    from .repro import run_repro  # noqa: PLC0415
 
     set_torch_threads(args.threads)
     load = os.getloadavg()

@@ -10,8 +10,8 @@ from iclr25.utils.claims import ClaimsReport
 from iclr25.utils.io import atomic_write
 from iclr25.utils.results import RunResult
 
-from .experiments import ReproResult
 from .figures import plot_ladder, plot_sequence_boxes
+from .repro import ReproResult
 
 __all__ = ["write_repro", "claims"]
 
