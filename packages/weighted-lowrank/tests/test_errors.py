@@ -173,10 +173,10 @@ def test_round_axis_has_integer_ticks():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from iclr25.weighted_lowrank.cli import _plot_errors
+    from iclr25.weighted_lowrank.figures import plot_errors
 
     fig, ax = plt.subplots()
-    _plot_errors(ax, {"exact": list(np.logspace(0, -9, 10)), "sketch": list(np.logspace(0, -9, 10))}, "t")
+    plot_errors(ax, {"exact": list(np.logspace(0, -9, 10)), "sketch": list(np.logspace(0, -9, 10))}, "t")
     fig.canvas.draw()
     ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
     assert ticks and all(float(t).is_integer() for t in ticks), ticks
