@@ -182,6 +182,24 @@ def test_train_and_evaluate_refuse_an_input_or_a_previous_run(data_dir, tmp_path
     assert _tree(idx) == before and (tmp_path / "ev" / "results.json").read_text() == "{}"
 
 
+@pytest.mark.parametrize("marker", ["results.json", "train.npz"])
+def test_generate_refuses_a_folder_holding_a_previous_run_before_any_work(tmp_path, capsys, marker):
+    """issue 40: `generate --out` on a folder that holds a run (any command's results.json, or a previous
+    generate's files) exits 2 with one line naming --out, writes nothing, and --overwrite keeps other files."""
+    out = tmp_path / "previous"
+    out.mkdir()
+    (out / marker).write_bytes(b"{}")
+    (out / "mine.txt").write_text("keep me")
+    before = _tree(out)
+    assert _cli.main(["generate", "--out", str(out), "--n-train", "2", "--n-db", "2", "--n-test", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "--out" in err and "--overwrite" in err and len(err.splitlines()) == 1
+    assert _tree(out) == before
+    assert _cli.main(["generate", "--out", str(out), "--n-train", "2", "--n-db", "2", "--n-test", "2",
+                      "--overwrite"]) == 0
+    assert (out / "mine.txt").read_text() == "keep me" and (out / "test.npz").is_file()
+
+
 def test_write_folder_api_keeps_other_files_and_cleans_up_after_a_failure(tmp_path):
     out = tmp_path / "ix"
     out.mkdir()

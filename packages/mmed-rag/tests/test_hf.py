@@ -112,3 +112,39 @@ def test_own_llava_end_to_end_from_the_command_line(tmp_path):
     # --out holding a previous run: refused before any work
     assert main(["align", str(data), "--index", str(index), "--hf-path", str(tmp_path / "llava"), "--out",
                  str(out)]) == 2
+
+
+def test_own_llava_lora_dpo_through_peft_end_to_end(tmp_path):
+    """align --lora on: LoRA adapters through peft on the language model's attention projections, the
+    reference being the same network with the adapters disabled (so the first DPO loss is exactly log 2), merged
+    back into a plain LLaVA folder: the attention weights moved, everything else (vision tower, projector,
+    embeddings, MLPs) is bit for bit the starting model's."""
+    import json
+
+    from safetensors.torch import load_file
+
+    from iclr25.mmed_rag.cli import main
+    from iclr25.mmed_rag.hf import load_hf_vlm
+
+    pytest.importorskip("peft", reason="the hf extra declares peft")  # never skipped in the package's env
+    _tiny_llava(tmp_path / "llava", chat=True)
+    data, index, out = tmp_path / "data", tmp_path / "index", tmp_path / "o"
+    assert main(["generate", "--out", str(data), "--n-train", "6", "--n-db", "6", "--n-test", "3"]) == 0
+    assert main(["build-index", str(data), "--out", str(index), "--steps", "2", "--router-steps", "2",
+                 "--backend", "numpy"]) == 0
+    assert main(["align", str(data), "--index", str(index), "--hf-path", str(tmp_path / "llava"), "--out",
+                 str(out), "--mine", "24", "--limit", "12", "--steps", "4", "--lr", "1e-2", "--lora", "on"]) == 0
+    res = json.loads((out / "results.json").read_text())
+    got = {m["name"]: m["value"] for m in res["metrics"]}
+    assert res["notes"].startswith("DPO mode: lora")
+    assert abs(got["DPO first_loss"] - np.log(2)) < 1e-4  # adapters start at zero: policy == reference
+    # the reference stays frozen (adapters disabled) while the adapters move: the later losses leave log 2
+    assert abs(got["DPO loss"] - np.log(2)) > 1e-4
+    # merged back: a plain LLaVA folder (no adapter files), same parameter names and shapes
+    assert not (out / "model" / "adapter_config.json").exists()
+    before, after = load_file(tmp_path / "llava" / "model.safetensors"), load_file(out / "model" / "model.safetensors")
+    assert before.keys() == after.keys()
+    attn = ("q_proj", "k_proj", "v_proj", "o_proj")
+    moved = {k for k in before if not torch.equal(before[k], after[k])}
+    assert moved and all("language_model" in k and any(a in k for a in attn) for k in moved), sorted(moved)
+    assert load_hf_vlm(out / "model").n_image_tokens == 16

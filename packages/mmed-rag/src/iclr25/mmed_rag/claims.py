@@ -7,7 +7,7 @@ copy rate (answers that follow the retrieved reports against a real image that s
 over stated yes/no, :func:`iclr25.mmed_rag.metrics.copying`) any constant answer, which scores exactly 0.5.
 
 Rungs: ``test`` (36 / 24 / 16 images per domain, about 10 s per seed) for the default suite and ``claims.json``;
-``XS``, ``S`` and ``M`` (the repro ladder's budgets, :data:`iclr25.mmed_rag.repro.RUNGS`, without the DPO
+``XS``, ``S`` and ``M`` (the repro ladder's budgets, :data:`iclr25.mmed_rag.experiments.RUNGS`, without the DPO
 ablation; rung M with the copy ablation) and ``S-hc`` (rung S with findings of contrast 0.6-1, a likely cause
 of copying changed) for ``iclr25 mmed-rag repro --ladder`` (``claims-ladder/<rung>/claims.json``). Seeds 0, 1,
 2 at each. Cross-modality pairs D_cm use a real image of another domain (``cm_image="mismatch"``).
@@ -35,8 +35,7 @@ METRICS: dict[tuple[str, int], dict[str, float]] = {}
 
 
 def _configs() -> dict:
-    from .experiments import PipelineConfig
-    from .repro import RUNGS
+    from .experiments import RUNGS, PipelineConfig
 
     return {
         **{name: dataclasses.replace(cfg, ablations=False, pooled_baseline=True, copy_ablation=name == "M")

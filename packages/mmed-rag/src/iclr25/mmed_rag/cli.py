@@ -1,5 +1,7 @@
 """Command line of ``iclr25 mmed-rag``: ``demo``, ``generate``, ``build-index``, ``train``, ``evaluate``, ``ask``,
-``align``, ``repro``.
+``align``, ``repro``: the parser, the checks made before any work (inputs, ``--out``, sizes) and the thin
+handlers; ``demo`` is in :mod:`.demo`, ``repro`` in :mod:`.repro`, ``evaluate`` and ``ask`` in
+:mod:`.evaluation`, ``align`` in :mod:`.alignment`.
 
 Data files are ``.npz`` archives with ``images`` (N, 3, H, W) or (N, H, W, 3) (uint8 or float in [0, 1]),
 ``domains`` (N,) (0 radiology, 1 pathology, 2 ophthalmology), ``reports`` (N,) strings and optionally
@@ -15,17 +17,20 @@ from pathlib import Path
 from iclr25.utils.cli import (
     add_force_argument,
     add_run_command,
+    load_handler,
     method_parser,
     nonnegative_float,
     positive_float,
     positive_int,
     run_main,
+    set_torch_threads,
 )
 
 BACKENDS = ("numpy", "faiss-flat", "faiss-hnsw", "hnswlib")
-#: The files build-index writes into --out (the index files of any backend): any one of them present means a
-#: previous index, replaced only with --overwrite; every other file in --out is left alone.
-INDEX_FILES = ("config.json", "vocab.json", "router.pt", "index/manifest.json",
+#: The files that mark a previous run in build-index's --out (the index files of any backend, or the results.json
+#: that marks a run of any command, the federation's output policy): one present means a previous run, replaced
+#: only with --overwrite; every other file in --out is left alone.
+INDEX_FILES = ("results.json", "config.json", "vocab.json", "router.pt", "index/manifest.json",
                *(f"retriever-{d}.pt" for d in ("radiology", "pathology", "ophthalmology", "pooled")))
 RULES = ("gap", "ratio", "fixed")
 
@@ -53,7 +58,8 @@ def _precheck(name: str, args: argparse.Namespace) -> None:
     if data is not None and not data.exists():
         raise FileNotFoundError(f"DATA {data}: no such file or folder")
     if name == "generate":
-        check_out(args.out, overwrite=args.overwrite, run_files=("train.npz", "db.npz", "test.npz", "examples.png"))
+        check_out(args.out, overwrite=args.overwrite, run_files=("results.json", "train.npz", "db.npz", "test.npz",
+                                                                      "examples.png"))
         n = 3 * (args.n_train + args.n_db + args.n_test)
         check_size(f"--n-train {args.n_train} --n-db {args.n_db} --n-test {args.n_test} (3 domains, "
                    f"{args.size} px)", bytes_needed=2 * n * _image_bytes(args.size), force=force)
@@ -62,7 +68,8 @@ def _precheck(name: str, args: argparse.Namespace) -> None:
         check_size(f"--steps {args.steps} --router-steps {args.router_steps}",
                    seconds_needed=args.steps * _S_RETRIEVER + args.router_steps * _S_ROUTER, force=force)
     elif name == "train":
-        check_out(args.out, inputs=inputs, overwrite=args.overwrite, run_files=("sft.pt", "rag_pt.pt", "pairs.json"))
+        check_out(args.out, inputs=inputs, overwrite=args.overwrite, run_files=("results.json", "sft.pt", "rag_pt.pt",
+                                                                                      "pairs.json"))
         check_size(f"--sft-steps {args.sft_steps} --dpo-steps {args.dpo_steps}",
                    seconds_needed=args.sft_steps * _S_SFT + args.dpo_steps * _S_DPO, force=force)
     elif name in ("evaluate", "ask"):
@@ -74,13 +81,117 @@ def _precheck(name: str, args: argparse.Namespace) -> None:
                    seconds_needed=(args.steps * args.batch_size + 3 * args.mine + 3 * args.limit) * 0.05, force=force)
 
 
+#: Where each command's handler lives: cli.py for the thin ones, else the module of the command's concept.
+HANDLERS = {"demo": "_demo", "repro": "_repro", "generate": "_generate", "build_index": "_build_index",
+            "train": "_train", "evaluate": "iclr25.mmed_rag.evaluation:evaluate",
+            "ask": "iclr25.mmed_rag.evaluation:ask", "align": "iclr25.mmed_rag.alignment:align"}
+
+
 def _cmd(name: str):
     def run(args: argparse.Namespace) -> int:
         _precheck(name, args)
-        from . import commands
-
-        return getattr(commands, name)(args)
+        spec = HANDLERS[name]
+        return (load_handler(spec) if ":" in spec else globals()[spec])(args)
     return run
+
+
+def _demo(args: argparse.Namespace) -> int:
+    set_torch_threads(args.threads)
+    from .demo import run_demo
+
+    run_demo(args.out, seed=args.seed)
+    return 0
+
+
+def _repro(args: argparse.Namespace) -> int:
+    set_torch_threads(args.threads)
+    from .repro import run_explore, run_ladder, run_repro
+
+    if args.ladder:
+        return run_ladder(args.out)
+    if args.explore:
+        return run_explore(args.out, seed=args.seed, quick=args.quick)
+    return run_repro(args.out, seed=args.seed, quick=args.quick)
+
+
+def _generate(args: argparse.Namespace) -> int:
+    """``generate``: procedural train / db / test splits and a picture of a few test images."""
+    import numpy as np
+
+    from .data import generate_splits
+    from .figures import plot_examples
+
+    if args.contrast_lo > args.contrast_hi:
+        raise ValueError(f"--contrast-lo ({args.contrast_lo}) must not exceed --contrast-hi ({args.contrast_hi})")
+    if args.label_noise >= 0.5:
+        raise ValueError(f"--label-noise must be < 0.5, got {args.label_noise}")
+    if not 16 <= args.size <= 128:
+        raise ValueError(f"--size must lie in 16..128, got {args.size}")
+    sp = generate_splits(args.n_train, args.n_db, args.n_test, size=args.size,
+                         contrast=(args.contrast_lo, args.contrast_hi), label_noise=args.label_noise, seed=args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name in ("train", "db", "test"):
+        getattr(sp, name).save(args.out / f"{name}.npz")
+    t = sp.test
+    ex = np.concatenate([np.flatnonzero(t.domains == d)[:2] for d in range(3)])
+    plot_examples({"images": t.images[ex], "domains": t.domains[ex], "retrieved": [[] for _ in ex],
+                   "truth": [t.reports[i] for i in ex], "generated": [""] * len(ex)}, args.out / "examples.png")
+    print(f"wrote {args.out}/train.npz ({len(sp.train)}), db.npz ({len(sp.db)}), test.npz ({len(sp.test)}), "
+          "examples.png")
+    return 0
+
+
+def _build_index(args: argparse.Namespace) -> int:
+    """``build-index``: train the router and the retrievers, index the database, save to ``--out``."""
+    from .evaluation import load_split
+
+    train = load_split(args.data, "train")  # the user's files are read before torch is imported
+    db = load_split(args.data, "db") if args.data.is_dir() else train
+    set_torch_threads(args.threads)
+    from .rag import RetrievalConfig, RetrievalSystem
+
+    cfg = RetrievalConfig(router_steps=args.router_steps, retriever_steps=args.steps, backend=args.backend,
+                          pooled=args.pooled, text_tower=args.text_tower)
+    rs = RetrievalSystem.fit(train, db, config=cfg, seed=args.seed)
+    rs.save(args.out, overwrite=args.overwrite)
+    print(f"wrote {args.out}: {rs.index!r}, backend {args.backend}")
+    return 0
+
+
+def _train(args: argparse.Namespace) -> int:
+    """``train``: RAG-PT of a tiny VLM on the user's data (:func:`iclr25.mmed_rag.experiments.train_rag_pt`);
+    writes ``sft.pt``, ``rag_pt.pt`` and ``pairs.json``."""
+    import json
+
+    from iclr25.utils.io import atomic_write
+    from iclr25.utils.seeding import seed_everything
+
+    from .evaluation import load_split
+
+    if args.report_threshold <= 0:
+        raise ValueError(f"--report-threshold must lie in (0, 1], got {args.report_threshold}")
+    data = load_split(args.data, "train")
+    db = load_split(args.data, "db") if args.data.is_dir() else data
+    set_torch_threads(args.threads)
+    import torch
+
+    from .experiments import train_rag_pt
+    from .rag import RetrievalSystem
+
+    rs = RetrievalSystem.load(args.index)
+    seed_everything(args.seed)
+    sft, pol, pairs, stats = train_rag_pt(data, db, rs, k=args.k, sft_steps=args.sft_steps, dpo_steps=args.dpo_steps,
+                                          beta=args.beta, cm_image=args.cm_image,
+                                          report_pairs=not args.no_report_pairs,
+                                          report_threshold=args.report_threshold, seed=args.seed)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, m in (("sft", sft), ("rag_pt", pol)):
+        with atomic_write(args.out / f"{name}.pt", "wb") as f:
+            torch.save(m.state_dict(), f)
+    with atomic_write(args.out / "pairs.json") as f:
+        json.dump({"stats": pairs.stats, "dpo": stats}, f, indent=1)
+    print(f"wrote {args.out}: sft.pt, rag_pt.pt; pairs {pairs.stats}; DPO {stats}")
+    return 0
 
 
 def _unit(flag: str):
@@ -98,13 +209,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = add_run_command(sub, "demo", _cmd("demo"), help="router, retrievers, gap rule, a tiny VLM with SFT and DPO "
                         "on built-in data (at most 60 s)", default_out="results/mmed-rag")
     p.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    p = add_run_command(sub, "repro", _cmd("repro"), help="the reduced-scale reproduction (at most 10 min)",
+    p = add_run_command(sub, "repro", _cmd("repro"), help="the paper's claims over 3 seeds at the test rung "
+                        "(claims.json) and rungs XS and S, and the index benchmark (at most 10 min of CPU)",
                         default_out="results/mmed-rag-repro")
     p.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    p.add_argument("--quick", action="store_true", help="one small rung only (a smoke run)")
-    p.add_argument("--ladder", action="store_true",
-                   help="instead: the claims at rungs XS, S, M (with the copy ablation) and S-hc (S, high "
-                        "contrast) with 3 seeds each (about 45 min on one loaded core)")
+    p.add_argument("--quick", action="store_true", help="the test rung and a small benchmark only (a smoke run, "
+                   "about 1 min); with --explore: rung XS only")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--ladder", action="store_true",
+                      help="instead: the claims at rungs XS, S, M (with the copy ablation) and S-hc (S, high "
+                           "contrast) with 3 seeds each (about 20 min of CPU; 31 min wall at load 5-8)")
+    mode.add_argument("--explore", action="store_true",
+                      help="instead: the single-seed exploration (rungs XS, S, M; DPO-data, retrieval and "
+                           "report-generation ablations; figures), not claims (about 8 min of CPU)")
 
     g = sub.add_parser("generate", help="write procedural train/db/test data sets (.npz)",
                        description="Write DIR/train.npz, DIR/db.npz (the retrieval database, with report label "
@@ -204,8 +321,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     a.add_argument("--out", type=Path, required=True, help="folder for results.json")
     a.add_argument("--endpoint", help="OpenAI-compatible API base, e.g. http://127.0.0.1:8000/v1")
     a.add_argument("--model", dest="model", help="model name the endpoint serves (with --endpoint)")
-    a.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                   help="environment variable holding the API key (default OPENAI_API_KEY; unset: no key sent)")
+    a.add_argument("--api-key-env", default=None, metavar="VAR",
+                   help="environment variable holding the API key, e.g. OPENAI_API_KEY (default: none, no key "
+                        "sent; a variable named here that is not set is refused)")
     a.add_argument("--timeout", type=positive_float("--timeout"), default=30.0,
                    help="seconds per request (default 30)")
     a.add_argument("--hf-path", type=Path, help="local Hugging Face LLaVA-style model folder (instead of --endpoint)")

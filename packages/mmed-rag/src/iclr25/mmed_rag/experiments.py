@@ -39,7 +39,7 @@ from .selection import select_contexts
 from .vlm import REPORT_QUESTION, TinyVLM, VLMConfig, generate_reports, noise_images
 
 __all__ = ["PipelineConfig", "PipelineResult", "run_pipeline", "retrieval_metrics", "sft_examples", "vqa_eval",
-           "stated_answers", "conflict_set", "mismatched_images", "CM_IMAGES"]
+           "stated_answers", "conflict_set", "mismatched_images", "CM_IMAGES", "RUNGS", "train_rag_pt"]
 
 #: How the unrelated image x_v* of the cross-modality pairs D_cm is built (:func:`mismatched_images`).
 CM_IMAGES = ("mismatch", "conflict", "noise")
@@ -88,6 +88,18 @@ class PipelineConfig:
     copy_ablation: bool = False
     pooled_baseline: bool = True
     n_report_eval: int = 30
+
+
+#: The scale ladder's budgets (XS < S < M), shared by ``repro`` (single-seed tables) and the claims registry
+#: (3 seeds per rung).
+RUNGS = {
+    "XS": PipelineConfig(n_train=100, n_db=50, n_test=25, router_steps=30, retriever_steps=30, sft_steps=120,
+                         mine_images=40, dpo_steps=30, pooled_baseline=False, n_report_eval=10, mine_reports=30),
+    "S": PipelineConfig(n_train=200, n_db=120, n_test=60, router_steps=60, retriever_steps=120, sft_steps=500,
+                        mine_images=80, dpo_steps=100, pooled_baseline=False, n_report_eval=20, mine_reports=60),
+    "M": PipelineConfig(n_train=400, n_db=200, n_test=100, retriever_steps=200, sft_steps=1500, mine_images=150,
+                        dpo_steps=150, ablations=True, pooled_baseline=True, n_report_eval=30, mine_reports=100),
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -442,3 +454,27 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
                 "generated": generate_reports(rag_pt, test.images[ex], [ctx_gap.reports[i] for i in ex])
                 if cfg.n_report_eval else [""] * len(ex)}
     return PipelineResult(M, stats, sp, rs, sft, rag_pt, examples)
+
+
+def train_rag_pt(data: MedDataset, db: MedDataset, rs: RetrievalSystem, *, k: int = 3, sft_steps: int = 600,
+                 dpo_steps: int = 200, beta: float = 0.1, cm_image: str = "mismatch", report_pairs: bool = True,
+                 report_threshold: float = 0.75, seed: int = 0) -> tuple[TinyVLM, TinyVLM, PreferencePairs, dict]:
+    """RAG-PT of a tiny VLM on a user's data (``iclr25 mmed-rag train``): SFT on the first three quarters of
+    ``data`` with contexts from ``db``, D_cm / D_oa1 / D_oa2 pairs (and report pairs unless ``report_pairs`` is
+    false) mined from the SFT model's own answers on the last quarter with the gap-rule contexts of ``rs``,
+    then DPO against the frozen SFT model. Returns ``(sft, rag_pt, pairs, dpo_stats)``."""
+    n_mine = max(1, len(data) // 4)
+    fit, mine = data.subset(np.arange(len(data) - n_mine)), data.subset(np.arange(len(data) - n_mine, len(data)))
+    sft = train_sft(TinyVLM(rs.vocab), sft_examples(fit, db, k_max=k, seed=seed), steps=sft_steps, seed=seed)
+    ctx = rs.retrieve(mine.images, k_max=k, rule="gap")
+    pairs = mine_preferences(sft, _vqa_set(mine, ctx.reports), seed=seed,
+                             cm_images=mismatched_images(mine, cm_image, seed=seed))
+    if report_pairs:
+        reports = Examples(mine.images, ctx.reports, [REPORT_QUESTION] * len(mine), list(mine.reports))
+        pairs = PreferencePairs.concat([pairs, mine_report_preferences(sft, reports, mine.domains, mine.labels,
+                                                                       threshold=report_threshold, seed=seed)])
+    pol = sft.frozen_copy()
+    for p in pol.parameters():
+        p.requires_grad_(True)
+    pol, stats = train_dpo(pol, pairs, reference=sft, steps=dpo_steps, beta=beta, seed=seed)
+    return sft, pol, pairs, stats

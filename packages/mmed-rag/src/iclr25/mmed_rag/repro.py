@@ -1,7 +1,12 @@
-"""``iclr25 mmed-rag repro``: the pipeline across a scale ladder (three budgets, XS < S < M), the DPO-data
-ablation on the largest rung, a retrieval ablation of the causes behind the claims that do not reproduce
-(database label noise, finding contrast, text tower, γ), and the faiss HNSW vs flat benchmark at 100k entries.
-Writes ``results.json``, ``results.md`` (the README Results tables) and three figures.
+"""``iclr25 mmed-rag repro``: the paper's claims over 3 seeds across a scale ladder.
+
+- ``repro`` (:func:`run_repro`, within 10 min of CPU): the claims registry at the ``test`` rung
+  (``claims.json``, the README claims table) and at rungs XS and S, and the faiss HNSW vs flat benchmark;
+- ``repro --ladder`` (:func:`run_ladder`, about 20 min of CPU): rungs XS, S, M (with the copy ablation) and
+  S-hc (``claims-ladder/`` in the package);
+- ``repro --explore`` (:func:`run_explore`): the single-seed exploration (the DPO-data ablation at M, report
+  generation, a retrieval ablation of the causes behind the claims that do not reproduce: database label
+  noise, finding contrast, text tower, γ), with three figures; not claims.
 
 References: Xia et al., *MMed-RAG*, ICLR 2025 (Table 1 ordering; the ablation of §4.3).
 """
@@ -19,19 +24,11 @@ from iclr25.utils.io import atomic_write
 from iclr25.utils.results import RunResult
 
 from .data import MedDataset, Splits, generate_splits, make_report
-from .experiments import PipelineConfig, retrieval_metrics, run_pipeline
+from .experiments import RUNGS, PipelineConfig, retrieval_metrics, run_pipeline
 from .figures import plot_ablation, plot_examples
 from .index import benchmark_backends
 from .rag import RetrievalConfig, RetrievalSystem
 
-RUNGS = {
-    "XS": PipelineConfig(n_train=100, n_db=50, n_test=25, router_steps=30, retriever_steps=30, sft_steps=120,
-                         mine_images=40, dpo_steps=30, pooled_baseline=False, n_report_eval=10, mine_reports=30),
-    "S": PipelineConfig(n_train=200, n_db=120, n_test=60, router_steps=60, retriever_steps=120, sft_steps=500,
-                        mine_images=80, dpo_steps=100, pooled_baseline=False, n_report_eval=20, mine_reports=60),
-    "M": PipelineConfig(n_train=400, n_db=200, n_test=100, retriever_steps=200, sft_steps=1500, mine_images=150,
-                        dpo_steps=150, ablations=True, pooled_baseline=True, n_report_eval=30, mine_reports=100),
-}
 GAMMAS = (0.001, 0.002, 0.005)
 ROWS = ("router_accuracy", "recall@1", "recall@5", "recall@5_pooled", "recall@5_random", "cross_domain_top5",
         "cross_domain_top5_pooled", "precision@1", "precision@10", "precision_fixed_k", "precision_gap",
@@ -139,42 +136,28 @@ def _f(x: float | None) -> str:
     return "–" if x is None else f"{x:.3f}"
 
 
-def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
-    rungs = {"XS": dataclasses.replace(RUNGS["XS"], ablations=True)} if quick else RUNGS
-    abl_cfg = rungs["XS"] if quick else RUNGS["S"]
-    n_bench = 5_000 if quick else 100_000
-    run = RunResult.start("iclr25-mmed-rag", "repro", seed=seed,
-                          config={**{k: dataclasses.asdict(v) for k, v in rungs.items()}, "bench_n": n_bench})
-    out.mkdir(parents=True, exist_ok=True)
+def _explore_rungs(rungs: dict[str, PipelineConfig], seed: int, run: RunResult
+                   ) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, int]], dict[str, Any]]:
+    """One pipeline run per rung: its metrics (with ``seconds``), mining stats and result."""
     table: dict[str, dict[str, float]] = {}
     stats: dict[str, dict[str, int]] = {}
-    last = None
     results = {}
     for name, cfg in rungs.items():
         t0 = time.perf_counter()
         res = run_pipeline(cfg, seed=seed, log=lambda m, n=name: print(f"[{n}] {m}", flush=True))
         table[name] = dict(res.metrics, seconds=time.perf_counter() - t0)
         stats[name] = res.stats
-        last = results[name] = res
+        results[name] = res
         for k, v in res.metrics.items():
             run.add(f"{name}/{k}", v)
         print(f"[{name}] done in {table[name]['seconds']:.0f} s", flush=True)
-    top = list(rungs)[-1]
-    m = table[top]
-    ab = results["XS" if quick else "S"]  # the ablation's baseline is that rung's own (seeded) retrieval
-    abl = retrieval_ablation(abl_cfg, seed=seed, log=lambda s: print(s, flush=True),
-                             baseline=(ab.system, ab.splits, ab.metrics["seconds_retrieval"]))
-    for name, row in abl.items():
-        for k, v in row.items():
-            run.add(f"retrieval_ablation/{name}/{k}", v)
-    t0 = time.perf_counter()
-    bench = benchmark_backends(("faiss-flat", "faiss-hnsw"), n=n_bench, seed=seed)
-    print(f"[bench] {time.perf_counter() - t0:.0f} s", flush=True)
-    for r in bench:
-        for k in ("build_s", "query_ms", "recall@10"):
-            run.add(f"bench/{r['backend']}/{k}", r[k])
+    return table, stats, results
 
-    # figures
+
+def _explore_figures(run: RunResult, out: Path, last: Any, m: dict[str, float], abl: dict[str, dict[str, float]],
+                     top: str) -> dict[str, dict[str, float]]:
+    """examples.png, ablation.png (the DPO-data variants of rung ``top``) and retrieval_ablation.png; returns the
+    variants."""
     run.add_figure(plot_examples(last.examples, out / "examples.png"), relative_to=out)
     variants = {"SFT no-RAG": {"accuracy": m["acc_no_rag"]}, "SFT + fixed-k": {"accuracy": m["acc_sft_fixed_k"]}}
     for label, key in DPO_VARIANTS:
@@ -189,8 +172,12 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
              "precision gap": r["precision_gap"], "recall@5": r["recall@5"]} for n, r in abl.items()},
         out / "retrieval_ablation.png", metrics=("precision@1", "precision fixed k", "precision gap", "recall@5"),
         title="Retrieval ablation: context precision on the asked finding, recall@5"), relative_to=out)
+    return variants
 
-    # tables
+
+def _explore_claim_lines(run: RunResult, rungs: dict[str, PipelineConfig], table: dict[str, dict[str, float]],
+                         stats: dict[str, dict[str, int]], top: str) -> list[str]:
+    """The per-rung metric table and the issue's single-seed targets per rung."""
     lines = [f"### Scale ladder ({', '.join(rungs)})", ""]
     lines += _table(["metric", *rungs], [[r, *(_f(table[n].get(r)) for n in rungs)] for r in ROWS
                                          if any(r in table[n] for n in rungs)])
@@ -202,34 +189,61 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     for n in rungs:
         for c, (_, holds) in per[n].items():
             run.add(f"{n}/claim/{c}", float(holds))
-    lines += ["", f"### DPO-data ablation (rung {top}, gap-rule contexts)", ""]
+    return lines
+
+
+def _explore_ablation_lines(variants: dict[str, dict[str, float]], m: dict[str, float], top: str,
+                            n_report_eval: int, abl: dict[str, dict[str, float]], abl_rung: str,
+                            gamma: float) -> list[str]:
+    """The DPO-data ablation, report generation and retrieval ablation tables."""
+    lines = ["", f"### DPO-data ablation (rung {top}, gap-rule contexts)", ""]
     lines += _table(["variant", "accuracy", "copy rate", "harm rate"],
                     [[v, _f(d.get("accuracy")), _f(d.get("copy_rate")), _f(d.get("harm_rate"))]
                      for v, d in variants.items()])
     rep = [("SFT no-RAG", "no_rag"), ("SFT + fixed-k RAG", "rag"), ("DPO VQA pairs only", "vqa_pairs_only"),
            ("DPO report pairs only", "report_pairs_only"), ("MMed-RAG (VQA + report pairs)", "mmed_rag")]
-    lines += ["", f"### Report generation (rung {top}, {rungs[top].n_report_eval} test images)", ""]
+    lines += ["", f"### Report generation (rung {top}, {n_report_eval} test images)", ""]
     lines += _table(["model", "BLEU", "ROUGE-L", "factual accuracy"],
                     [[label, f"{m[f'bleu_{k}']:.1f}", f"{m[f'rouge_l_{k}']:.1f}", _f(m[f"report_factual_{k}"])]
                      for label, k in rep if f"bleu_{k}" in m])
     cols = ["recall@5", "recall@5_random", "precision@1", "precision@10", "precision_fixed_k", "precision_gap",
             "mean_k_gap", *(f"precision_gap@{g:g}" for g in GAMMAS), *(f"mean_k_gap@{g:g}" for g in GAMMAS),
             "seconds"]
-    lines += ["", f"### Retrieval ablation (budget of rung {'XS' if quick else 'S'}; γ = {abl_cfg.gamma:g} unless "
-              "named)", ""]
+    lines += ["", f"### Retrieval ablation (budget of rung {abl_rung}; γ = {gamma:g} unless named)", ""]
     lines += _table(["variant", *cols], [[n, *(_f(r.get(c)) for c in cols)] for n, r in abl.items()])
-    lines += ["", f"### Index benchmark ({n_bench} clustered 64-d vectors, 1000 queries, top-10, one thread)", ""]
-    lines += _table(["backend", "params", "build s", "ms / query", "recall@10 vs flat"],
-                    [[r["backend"], r["params"], f"{r['build_s']:.2f}", f"{r['query_ms']:.4f}",
-                      f"{r['recall@10']:.3f}"] for r in bench])
-    # the claims registry over seeds (claims.json): every claim beside its trivial reference
-    from .claims import REGISTRY
+    return lines
 
-    rung = "test"
-    report = REGISTRY.run(rung, command=f"iclr25 mmed-rag repro{' --quick' if quick else ''}")
-    report.save(out)
-    lines += ["", f"### Claims over seeds (rung `{rung}`, claims.json)", ""]
-    lines += [r.explain() for r in report.results]
+
+def run_explore(out: Path, *, seed: int = 0, quick: bool = False) -> int:
+    """``repro --explore``: the single-seed exploration of the 0.2.0 repro (rungs XS, S, M with the DPO-data
+    ablation at M, report generation, the retrieval ablation at rung S's budget, the faiss HNSW vs flat benchmark
+    at 100k entries), for exploration, not claims; ``quick``: rung XS only (a smoke run)."""
+    rungs = {"XS": dataclasses.replace(RUNGS["XS"], ablations=True)} if quick else RUNGS
+    abl_rung = "XS" if quick else "S"
+    abl_cfg = rungs["XS"] if quick else RUNGS["S"]
+    n_bench = 5_000 if quick else 100_000
+    run = RunResult.start("iclr25-mmed-rag", "repro --explore", seed=seed,
+                          config={**{k: dataclasses.asdict(v) for k, v in rungs.items()}, "bench_n": n_bench})
+    out.mkdir(parents=True, exist_ok=True)
+    table, stats, results = _explore_rungs(rungs, seed, run)
+    top = list(rungs)[-1]
+    m = table[top]
+    ab = results[abl_rung]  # the ablation's baseline is that rung's own (seeded) retrieval
+    abl = retrieval_ablation(abl_cfg, seed=seed, log=lambda s: print(s, flush=True),
+                             baseline=(ab.system, ab.splits, ab.metrics["seconds_retrieval"]))
+    for name, row in abl.items():
+        for k, v in row.items():
+            run.add(f"retrieval_ablation/{name}/{k}", v)
+    t0 = time.perf_counter()
+    bench = benchmark_backends(("faiss-flat", "faiss-hnsw"), n=n_bench, seed=seed)
+    print(f"[bench] {time.perf_counter() - t0:.0f} s", flush=True)
+    for r in bench:
+        for k in ("build_s", "query_ms", "recall@10"):
+            run.add(f"bench/{r['backend']}/{k}", r[k])
+    variants = _explore_figures(run, out, results[top], m, abl, top)
+    lines = _explore_claim_lines(run, rungs, table, stats, top)
+    lines += _explore_ablation_lines(variants, m, top, rungs[top].n_report_eval, abl, abl_rung, abl_cfg.gamma)
+    lines += _bench_lines(bench, n_bench)
     with atomic_write(out / "results.md") as f:
         f.write("\n".join(lines) + "\n")
     run.notes = "see results.md"
@@ -251,23 +265,27 @@ LADDER_ROWS = ("router_accuracy", "recall@5", "recall@5_pooled", "precision_fixe
                "seconds")
 
 
-def run_ladder(out: Path, *, rungs: tuple[str, ...] = ("XS", "S", "M", "S-hc")) -> int:
-    """The claims registry at every rung of the ladder, 3 seeds each (``repro --ladder``; about 35 min on one
-    core): ``out/<rung>/claims.json``, ``out/ladder.json`` (every metric per rung and seed) and ``out/ladder.md``
-    (per-seed tables of the metrics behind the claims). Rung M adds the copy ablation (D_cm from noise, from a
-    same-domain image of the opposite class, or no D_cm); rung ``S-hc`` is S with findings the image tower can
-    see (contrast 0.6-1), the other likely cause of copying."""
+#: The rungs of the default ``repro`` (besides the ``test`` rung of claims.json) and of ``repro --ladder``.
+DEFAULT_RUNGS = ("XS", "S")
+LADDER_RUNGS = ("XS", "S", "M", "S-hc")
+
+
+def ladder_rungs(out: Path, rungs: tuple[str, ...], command: str) -> dict[str, tuple[Any, float]]:
+    """The claims registry at each of ``rungs``, 3 seeds each: ``out/<rung>/claims.json``, ``out/ladder.json``
+    (every metric per rung and seed) and ``out/ladder.md`` (per-seed tables of the metrics behind the claims),
+    rewritten after each rung. Returns each rung's report and seconds."""
     import json
 
     from .claims import METRICS, REGISTRY
 
     out.mkdir(parents=True, exist_ok=True)
-    lines, dump = [], {}
+    lines, dump, done = [], {}, {}
     for rung in rungs:
         t0 = time.perf_counter()
-        report = REGISTRY.run(rung, command=f"iclr25 mmed-rag repro --ladder (rung {rung})")
+        report = REGISTRY.run(rung, command=f"{command} (rung {rung})")
         report.save(out / rung)
         seconds = time.perf_counter() - t0
+        done[rung] = (report, seconds)
         seeds = REGISTRY.rung_seeds(rung)
         dump[rung] = {str(s): {k: (float(v) if np.isfinite(v) else None) for k, v in METRICS[rung, s].items()}
                       for s in seeds}
@@ -283,6 +301,71 @@ def run_ladder(out: Path, *, rungs: tuple[str, ...] = ("XS", "S", "M", "S-hc")) 
             f.write(json.dumps(dump, indent=1, allow_nan=False) + "\n")
         with atomic_write(out / "ladder.md") as f:
             f.write("\n".join(lines) + "\n")
+    return done
+
+
+def run_ladder(out: Path, *, rungs: tuple[str, ...] = LADDER_RUNGS) -> int:
+    """``repro --ladder``: the claims registry at every rung of the ladder (XS, S, M, S-hc), 3 seeds each (about
+    31 min wall at load 5-8, 20 min of CPU; :func:`ladder_rungs`). Rung M adds the copy ablation (D_cm from noise,
+    from a same-domain image of the opposite class, or no D_cm); rung ``S-hc`` is S with findings the image tower
+    can see (contrast 0.6-1), the other likely cause of copying."""
+    ladder_rungs(out, rungs, "iclr25 mmed-rag repro --ladder")
+    return 0
+
+
+def _claims_at_test_rung(out: Path, command: str) -> Any:
+    """The claims registry at the ``test`` rung (3 seeds): ``out/claims.json``, the README's claims table."""
+    from .claims import REGISTRY
+
+    report = REGISTRY.run("test", command=command)
+    report.save(out)
+    return report
+
+
+def _bench_lines(bench: list[dict[str, Any]], n: int) -> list[str]:
+    return ["", f"### Index benchmark ({n} clustered 64-d vectors, 1000 queries, top-10, one thread)", "",
+            *_table(["backend", "params", "build s", "ms / query", "recall@10 vs flat"],
+                    [[r["backend"], r["params"], f"{r['build_s']:.2f}", f"{r['query_ms']:.4f}",
+                      f"{r['recall@10']:.3f}"] for r in bench])]
+
+
+def run_repro(out: Path, *, seed: int = 0, quick: bool = False, rungs: tuple[str, ...] = DEFAULT_RUNGS) -> int:
+    """``iclr25 mmed-rag repro``: the paper's claims over 3 seeds at three budgets, within 10 min of CPU:
+    the ``test`` rung (``out/claims.json``, the README claims table) and the ladder's rungs ``rungs`` (XS and S:
+    ``out/<rung>/claims.json``, ``out/ladder.json``, ``out/ladder.md``), then the faiss HNSW vs flat index
+    benchmark (100k entries). ``quick``: the test rung and a 5k benchmark only (a smoke run). The larger
+    rungs M and S-hc (with the copy ablation): ``repro --ladder``. Writes ``results.md`` and ``results.json``."""
+    rungs = () if quick else tuple(rungs)
+    n_bench = 5_000 if quick else 100_000
+    command = f"iclr25 mmed-rag repro{' --quick' if quick else ''}"
+    run = RunResult.start("iclr25-mmed-rag", "repro", seed=seed,
+                          config={"rungs": ["test", *rungs], "seeds": [0, 1, 2], "bench_n": n_bench})
+    out.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    report = _claims_at_test_rung(out, command)
+    done = {"test": (report, time.perf_counter() - t0), **ladder_rungs(out, rungs, command)}
+    t0 = time.perf_counter()
+    bench = benchmark_backends(("faiss-flat", "faiss-hnsw"), n=n_bench, seed=seed)
+    print(f"[bench] {time.perf_counter() - t0:.0f} s", flush=True)
+    lines = []
+    for rung, (rep, seconds) in done.items():
+        where = "claims.json" if rung == "test" else f"{rung}/claims.json"
+        lines += [f"### Claims over seeds, rung `{rung}` ({where}; {seconds:.0f} s)", ""]
+        lines += [r.explain() for r in rep.results] + [""]
+        run.add(f"{rung}/seconds", seconds)
+        for r in rep.results:
+            run.add(f"{rung}/claim/{r.claim.id}", float(r.holds))
+    if rungs:
+        lines += ["Per-seed metrics of the ladder's rungs: ladder.md (ladder.json)."]
+    for r in bench:
+        for k in ("build_s", "query_ms", "recall@10"):
+            run.add(f"bench/{r['backend']}/{k}", r[k])
+    lines += _bench_lines(bench, n_bench)
+    with atomic_write(out / "results.md") as f:
+        f.write("\n".join(lines) + "\n")
+    run.notes = "see results.md"
+    run.finish().save(out / "results.json")
+    print("\n".join(lines))
     return 0
 
 
