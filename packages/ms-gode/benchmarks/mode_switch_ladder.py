@@ -1,7 +1,7 @@
 """Epoch ladder of mode switching (issue 44): the checkpoint rung's data (PRETRAIN), each task trained once for
 the largest number of epochs with its scores and LayerNorms snapshotted after every epoch; each rung restores
 the snapshots, recalibrates the unknown thresholds and is scored by ``pretrained.measure`` on fresh test tasks
-(8 batches of 6 trajectories per task). A rung of e epochs equals a run trained for e epochs from scratch: the
+(``measure``'s defaults: 16 batches of 10 trajectories per task; 8 batches of 6 before 0.4). A rung of e epochs equals a run trained for e epochs from scratch: the
 tasks' parameters are disjoint, each task's trainer is seeded by its id, and the cosine schedule (T_max 1000
 iterations) does not depend on the number of epochs.
 
