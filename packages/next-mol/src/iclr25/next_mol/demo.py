@@ -37,7 +37,15 @@ DEMO = {"lm_train": 500, "lm_steps": 40, "lm_d": 32, "n_sample": 60,
 def run_demo(out: Path, *, seed: int = 0) -> RunResult:
     cfg = dict(DEMO)
     run = RunResult.start(PACKAGE, "demo", seed=seed, config=cfg)
-    # 1D: SELFIES LM versus SMILES LM (same size, same steps)
+    selfies_smiles = _one_d(run, cfg, seed)
+    dmt, untrained = _three_d(run, cfg, seed, out)
+    _de_novo(run, cfg, seed, out, dmt, untrained, selfies_smiles)
+    run.finish().save(out / "results.json")
+    return run
+
+
+def _one_d(run: RunResult, cfg: dict, seed: int) -> list[str]:
+    """1D: SELFIES LM versus SMILES LM (same size, same steps); returns the SELFIES LM's molecules."""
     train = load_moses("train", cfg["lm_train"], seed=seed)
     res = {}
     for kind in ("selfies", "smiles"):
@@ -48,7 +56,12 @@ def run_demo(out: Path, *, seed: int = 0) -> RunResult:
             peer_name="SMILES LM", higher_is_better=True, headline=True)
     run.add("SELFIES LM uniqueness", res["selfies"]["uniqueness"], higher_is_better=True)
     run.add("SELFIES LM novelty", res["selfies"]["novelty"], higher_is_better=True)
-    # 3D: the shipped DMT-mini versus RDKit ETKDG and the untrained DMT-mini, on pseudo-GEOM test references
+    return res["selfies"]["smiles"]
+
+
+def _three_d(run: RunResult, cfg: dict, seed: int, out: Path):
+    """3D: the shipped DMT-mini versus RDKit ETKDG and the untrained DMT-mini, on pseudo-GEOM references of
+    held-out molecules; the headline note and the figure. Returns the shipped and the untrained model."""
     dmt, meta = load_shipped_dmt()
     test = reference_ensembles(load_moses("test", cfg["dmt_test"], seed=seed + 13,
                                           max_heavy_atoms=cfg["max_heavy_atoms"]),
@@ -84,10 +97,16 @@ def run_demo(out: Path, *, seed: int = 0) -> RunResult:
                           {"DMT-mini (shipped)": gen[0], "RDKit ETKDG": gen_rd[0]}, e0.coords,
                           title=e0.molecule.smiles)
     run.add_figure(fig, relative_to=out)
-    # end to end (de novo 3D): LM molecules -> DMT conformers -> SDF; every conformer is written, each marked with
-    # its checks (sane = bond lengths and no clash, bonds_from_3d = the bonds perceived from its coordinates are the
-    # molecule's); the failures are counted. ETKDG and the untrained DMT on the same LM molecules stand beside it.
-    mols = _preparable([s for s in res["selfies"]["smiles"] if s], cfg["max_heavy_atoms"])[:cfg["sdf_molecules"]]
+    return dmt, untrained
+
+
+def _de_novo(run: RunResult, cfg: dict, seed: int, out: Path, dmt, untrained, lm_smiles: list[str]) -> None:
+    """End to end (de novo 3D): LM molecules -> DMT conformers -> SDF; every conformer is written, each marked
+    with its checks (sane = bond lengths and no clash, bonds_from_3d = the bonds perceived from its coordinates
+    are the molecule's); the failures are counted. ETKDG and the untrained DMT on the same LM molecules stand
+    beside it."""
+    steps, sampler = cfg["sample_steps"], cfg["sampler"]
+    mols = _preparable([s for s in lm_smiles if s], cfg["max_heavy_atoms"])[:cfg["sdf_molecules"]]
     k = cfg["sdf_conformers"]
     sets = predict_conformers(dmt, mols, k, steps=steps, sampler=sampler, seed=seed) if mols else []
     n_all = sum(len(cs.sane) for cs in sets)
@@ -111,8 +130,6 @@ def run_demo(out: Path, *, seed: int = 0) -> RunResult:
     run.notes = (f"generated.sdf: {n_all} LM->DMT conformers of {len(sets)} molecules; {n_all - n_sane} fail the "
                  f"bond-length/clash checks (property sane=0), {n_all - n_graph} have perceived bonds other than "
                  "the molecule's (property bonds_from_3d=0)" if sets else "no LM molecule was usable: no SDF")
-    run.finish().save(out / "results.json")
-    return run
 
 
 def _preparable(smiles: list[str], max_heavy_atoms: int) -> list[str]:

@@ -30,7 +30,7 @@ from .metrics import CovMat, cov_mat_from_rmsd, de_novo_metrics, mean_cov_mat, r
 from .tokenizer import SelfiesTokenizer, SmilesTokenizer, Tokenizer
 
 __all__ = ["LMRun", "fit_lm", "one_d_experiment", "ThreeDData", "three_d_data", "evaluate_conformers",
-           "ConformerScores"]
+           "ConformerScores", "transfer_vs_control"]
 
 
 # ------------------------------------------------------------------------------------------------------ 1D
@@ -181,3 +181,42 @@ def fit_dmt(data: ThreeDData, *, steps: int, aligned: bool = True, seed: int = 0
                     stop_after=stop_after)
     return model, {"seconds": res.seconds, "final_loss": res.final_loss,
                    "val_rmsd": validation_rmsd(model, data.test_graphs)}
+
+
+def transfer_vs_control(dmt: DMT, data: ThreeDData, lm: CausalLM, tokenizer: Tokenizer, *, steps: int,
+                        batch_size: int, lr: float, seed: int = 0, sample_steps: int = 50,
+                        ) -> dict[str, tuple[ConformerScores, float]]:
+    """The 1D-to-3D transfer (the paper's stage 2: the LM and DMT's blocks frozen, the projector and DMT's
+    node-input layer with its new LM columns trained ``steps`` steps) against its control, the same ``steps``
+    of DMT alone from the same start (same seed, batches and learning-rate schedule).
+
+    ``dmt`` is trained already; it ends as the control. Returns ``{"with LM features": (scores, val RMSD),
+    "same steps, no LM": (scores, val RMSD)}`` on ``data``'s test molecules.
+    """
+    from .transfer import LMFeaturizer  # noqa: PLC0415
+
+    molecules_tr = [e.molecule for e in data.train]
+    molecules_te = [e.molecule for e in data.test]
+    feat_tr = LMFeaturizer(lm, tokenizer, molecules_tr, seed=seed)
+    feat_te = LMFeaturizer(lm, tokenizer, molecules_te, seed=seed)
+    feat_te.projector = feat_tr.projector
+    base_state = {k: v.clone() for k, v in dmt.state_dict().items()}
+    with_lm = dmt.extend_lm_input(feat_tr.d_out)
+    for p in with_lm.parameters():
+        p.requires_grad_(False)
+    with_lm.node_in.weight.requires_grad_(True)
+    params = [with_lm.node_in.weight, *feat_tr.projector.parameters()]
+    train_dmt(with_lm, data.train_graphs, steps=steps, batch_size=batch_size, lr=lr, seed=seed + 99,
+              parameters=params, lm_features=feat_tr, warmup=10, desc="transfer")
+    te_graphs = [Graph(g.atom_feats, g.pair_feats, g.coords, f) for g, f in
+                 zip(data.test_graphs, feat_te.numpy(range(len(molecules_te))), strict=True)]
+    s_tr, _ = evaluate_conformers(with_lm, data, steps=sample_steps, seed=seed, graphs=te_graphs)
+    val_tr = validation_rmsd(with_lm, te_graphs)
+    dmt.load_state_dict(base_state)
+    for p in dmt.parameters():
+        p.requires_grad_(True)
+    train_dmt(dmt, data.train_graphs, steps=steps, batch_size=batch_size, lr=lr, seed=seed + 99, warmup=10,
+              desc="same steps without LM")
+    s_ctl, _ = evaluate_conformers(dmt, data, steps=sample_steps, seed=seed)
+    val_ctl = validation_rmsd(dmt, data.test_graphs)
+    return {"with LM features": (s_tr, val_tr), "same steps, no LM": (s_ctl, val_ctl)}

@@ -29,7 +29,7 @@ from iclr25.utils.results import RunResult
 
 from .conformers import EnsembleSettings
 from .data import load_moses
-from .diffusion import Graph, graphs_of, make_dmt, sample_conformers, train_dmt, validation_rmsd
+from .diffusion import graphs_of, make_dmt, sample_conformers, validation_rmsd
 from .experiments import (
     LMRun,
     evaluate_conformers,
@@ -38,10 +38,10 @@ from .experiments import (
     one_d_experiment,
     random_baseline,
     three_d_data,
+    transfer_vs_control,
 )
 from .figures import plot_conformers, plot_ladder
 from .lm import to_selfies_corpus
-from .transfer import LMFeaturizer
 
 PACKAGE = "iclr25-next-mol"
 
@@ -342,12 +342,12 @@ def _claims_metrics(run: RunResult, out: Path) -> None:
 
 
 def _claims_split() -> tuple[list[str], list[str]]:
-    """The registered claims in two halves: those measured by training (1D LMs, the DMT learning test: the side
-    process) and those of the shipped DMT (this process)."""
+    """The registered claims in two halves: those measured by training (1D LMs, the DMT learning tests, the
+    1D-to-3D transfer: the side process) and those of the shipped DMT (this process)."""
     from .claims import REGISTRY  # noqa: PLC0415
 
     ids = list(REGISTRY.claims)
-    side = [c for c in ids if c in ("selfies-lm-always-valid", "dmt-learns")]
+    side = [c for c in ids if c in ("selfies-lm-always-valid", "dmt-learns", "dmt-learns-mat-r", "lm-transfer-helps")]
     return side, [c for c in ids if c not in side]
 
 
@@ -401,34 +401,13 @@ def _rest(cfg: dict[str, Any], seed: int, out: Path, run: RunResult, clock: _Clo
     steps, prev = cfg["sample_steps"], cfg["dmt_ladder"][-1]
     rows = log["3d"]
     # 1D-to-3D transfer: stage 2 (projector + new DMT input columns) versus the same steps of DMT alone
-    molecules_tr = [e.molecule for e in data.train]
-    molecules_te = [e.molecule for e in data.test]
     from .checkpoint import load_lm  # noqa: PLC0415
 
     lm_model, lm_tok = load_lm(out / "models" / "lm.pt")  # written by the side process
-    feat_tr = LMFeaturizer(lm_model, lm_tok, molecules_tr, seed=seed)
-    feat_te = LMFeaturizer(lm_model, lm_tok, molecules_te, seed=seed)
-    feat_te.projector = feat_tr.projector
-    base_state = {k: v.clone() for k, v in dmt.state_dict().items()}
-    with_lm = dmt.extend_lm_input(feat_tr.d_out)
-    for p in with_lm.parameters():
-        p.requires_grad_(False)
-    with_lm.node_in.weight.requires_grad_(True)
-    params = [with_lm.node_in.weight, *feat_tr.projector.parameters()]
     t_steps = cfg["transfer_steps"]
-    train_dmt(with_lm, data.train_graphs, steps=t_steps, batch_size=cfg["dmt_batch"], lr=cfg["dmt_lr"],
-              seed=seed + 99, parameters=params, lm_features=feat_tr, warmup=10, desc="transfer")
-    te_graphs = [Graph(g.atom_feats, g.pair_feats, g.coords, f) for g, f in
-                 zip(data.test_graphs, feat_te.numpy(range(len(molecules_te))), strict=True)]
-    s_tr, _ = evaluate_conformers(with_lm, data, steps=steps, seed=seed, graphs=te_graphs)
-    val_tr = validation_rmsd(with_lm, te_graphs)
-    dmt.load_state_dict(base_state)
-    for p in dmt.parameters():
-        p.requires_grad_(True)
-    train_dmt(dmt, data.train_graphs, steps=t_steps, batch_size=cfg["dmt_batch"], lr=cfg["dmt_lr"],
-              seed=seed + 99, warmup=10, desc="same steps without LM")
-    s_ctl, _ = evaluate_conformers(dmt, data, steps=steps, seed=seed)
-    val_ctl = validation_rmsd(dmt, data.test_graphs)
+    tr = transfer_vs_control(dmt, data, lm_model, lm_tok, steps=t_steps, batch_size=cfg["dmt_batch"],
+                             lr=cfg["dmt_lr"], seed=seed, sample_steps=steps)
+    (s_tr, val_tr), (s_ctl, val_ctl) = tr["with LM features"], tr["same steps, no LM"]
     transfer_tab = {"with LM features": {"val RMSD": val_tr, "MAT-R": s_tr.mean.mat_r},
                     "same steps, no LM": {"val RMSD": val_ctl, "MAT-R": s_ctl.mean.mat_r}}
     rows.append(_row(f"DMT-mini + LM transfer ({prev}+{t_steps} steps)", s_tr))
@@ -438,7 +417,6 @@ def _rest(cfg: dict[str, Any], seed: int, out: Path, run: RunResult, clock: _Clo
 
     s_dmt, s_untr, s_etkdg, s_mmff, s_50, s_ddim = (main[k] for k in ("s_dmt", "s_untr", "s_etkdg", "s_mmff",
                                                                       "s_50", "s_ddim"))
-    g_dmt, g_etkdg = main["g_dmt"], main["g_etkdg"]
     fsteps = cfg["final_sample_steps"]
     run.add("3D: DMT-mini MAT-R (A), vs untrained DMT", s_dmt.mean.mat_r, peer=s_untr.mean.mat_r,
             peer_name="untrained DMT-mini", unit="A", higher_is_better=False)
@@ -459,26 +437,30 @@ def _rest(cfg: dict[str, Any], seed: int, out: Path, run: RunResult, clock: _Clo
             peer=s_mmff.seconds_per_conformer, peer_name="ETKDG+MMFF", unit="s", higher_is_better=False,
             timing=True)
 
-    # figures
+    _figures(out, run, data, main, log["ladder_1d"], log["ladder_3d"], rand["fcd"], final_sm["fcd"])
+    stage("figures")
+    return {"transfer": transfer_tab}
+
+
+def _figures(out: Path, run: RunResult, data, main: dict[str, Any], lad1: list[dict[str, Any]],
+             lad3: list[dict[str, Any]], fcd_random: float, fcd_smiles: float) -> None:
+    """The repro's three figures: conformers of the smallest test molecule, the FCD and MAT-R ladders."""
+    s_etkdg, g_dmt, g_etkdg = main["s_etkdg"], main["g_dmt"], main["g_etkdg"]
     best = int(np.argmin([e.molecule.n_atoms for e in data.test]))  # the smallest molecule draws clearest
     e0 = data.test[best]
     fig = plot_conformers(out / "conformers.png", e0.molecule,
                           {"DMT-mini": g_dmt[best], "RDKit ETKDG": g_etkdg[best]}, e0.coords,
                           title=f"{e0.molecule.smiles}: generated (grey) vs pseudo-GEOM references (colour)")
     run.add_figure(fig, relative_to=out)
-    lad1 = log["ladder_1d"]
     fig = plot_ladder(out / "ladder_fcd.png", {"SELFIES LM": ([r["steps"] for r in lad1], [r["fcd"] for r in lad1])},
                       xlabel="LM training steps", ylabel="FCD vs MOSES test",
-                      hlines={"0.5 x random tokens": 0.5 * rand["fcd"], "SMILES LM (final)": final_sm["fcd"]})
+                      hlines={"0.5 x random tokens": 0.5 * fcd_random, "SMILES LM (final)": fcd_smiles})
     run.add_figure(fig, relative_to=out)
-    lad3 = log["ladder_3d"]
     fig = plot_ladder(out / "ladder_matr.png",
                       {"DMT-mini": ([r["steps"] for r in lad3], [r["MAT-R"] for r in lad3])},
                       xlabel="DMT training steps", ylabel="MAT-R (A)",
                       hlines={"RDKit ETKDG": s_etkdg.mean.mat_r, "1.5 x ETKDG": 1.5 * s_etkdg.mean.mat_r})
     run.add_figure(fig, relative_to=out)
-    stage("figures")
-    return {"transfer": transfer_tab}
 
 
 def _fmt(v: Any) -> str:
