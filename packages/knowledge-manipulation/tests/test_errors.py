@@ -157,6 +157,8 @@ def test_generate_writes_people_and_qas(tmp_path, capsys):
     (["train", "--n", "1000000000000", "--out", "{tmp}/m"], "--n 1000000000000"),
     (["train", "--epochs", "1000000000000", "--out", "{tmp}/m"], "--epochs 1000000000000"),
     (["train", "--d-model", "100000", "--layers", "100", "--out", "{tmp}/m"], "--d-model 100000"),
+    # a batch of every row of the data: its logits alone are hundreds of GiB (was a torch allocation traceback)
+    (["train", "--batch-size", "1000000000000", "--out", "{tmp}/m"], "--batch-size 1000000000000"),
     (["eval", "--model", "{tmp}/m", "--epochs", "1000000000000"], "--epochs 1000000000000"),
 ])
 def test_sizes_that_cannot_finish_are_refused_before_work(argv, match, tmp_path, capsys):
@@ -164,6 +166,21 @@ def test_sizes_that_cannot_finish_are_refused_before_work(argv, match, tmp_path,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and match in err and "--force" in err, err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_torch_allocation_failure_is_one_line(tmp_path, capsys, monkeypatch):
+    # after --force the size guard is skipped; torch's failed CPU allocation (a RuntimeError) becomes one line
+    from iclr25.knowledge_manipulation import experiments
+
+    def no_memory(*a, **k):
+        raise RuntimeError("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+                           "memory: you tried to allocate 551740832 bytes. Error code 12")
+
+    monkeypatch.setattr(experiments, "pretrain", no_memory)
+    assert main(["train", "--n", "20", "--batch-size", "1000000000000", "--force", "--out", str(tmp_path / "m")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--batch-size 1000000000000" in err and "0.5 GiB" in err, err
+    assert not (tmp_path / "m" / "model.pt").exists()
 
 
 def test_generate_tasks_without_qa_is_refused(tmp_path, capsys):

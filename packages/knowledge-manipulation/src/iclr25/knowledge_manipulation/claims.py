@@ -15,8 +15,9 @@ are what the code makes.
 
 The ``repro`` rung adds the paper's fine-tune data / epoch ladder (reduced): month parity without and with CoT
 fine-tuned for three times the epochs (90) and on half the train people (25, for 60 epochs: the same number
-of steps), and month comparison without and with CoT (200 pairs of train people, 15 epochs), each decided over
-the same five seeds. :data:`DETAILS` keeps every fine-tune's numbers per seed for ``repro``'s per-seed table.
+of steps), month comparison without and with CoT (200 pairs of train people, 15 epochs), and, from a Stage A
+model of twice the people (N = 200, the same recipe), month parity without and with CoT on 50 and on all 100
+of its train people (30 epochs), each decided over the same five seeds. :data:`DETAILS` keeps every fine-tune's numbers per seed for ``repro``'s per-seed table.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ CMP_NO_COT, CMP_COT = "comparison:birth_month", "comparison:birth_month:cot"
 
 #: the repro rung's ladder of month-parity fine-tunes: name -> (train people used, None = all 50; epochs)
 LADDER = {"3x epochs": (None, 90), "half data": (25, 60)}
+#: the repro rung's larger-data rungs: a population of N = 200 (100 train people) with its own Stage A (the same
+#: recipe), month parity without and with CoT fine-tuned for 30 epochs on 50 and on all 100 train people
+LARGER_N, LARGER_TRAIN = 200, (50, 100)
 #: the repro rung's comparison fine-tunes: pairs of train people and epochs (one pair per person, 50, covers too
 #: few of the 132 ordered month pairs; 200 pairs x 15 epochs is twice the steps of the parity fine-tune)
 COMPARE_PAIRS, COMPARE_EPOCHS = 200, 15
@@ -175,21 +179,29 @@ def _row(condition: str, f) -> dict:
             "retrieval_test_after": f.retrieval_test_after}
 
 
-def _repro_ladder(pre, base, seed: int, rows: list[dict]) -> dict[str, Measurement | float]:
-    """The repro rung's extra fine-tunes from the same Stage A model: the month-parity ladder and comparison."""
+def _finetune_row(pre, base, seed: int, rows: list[dict], task: str, condition: str, *, epochs: int,
+                  n_train: int | None = None, n_pairs: int | None = None):
+    """One fine-tune of ``task`` from ``pre`` (``base`` recipe at ``epochs``), scored on train and test people
+    (and with the CoT prompt when it has no CoT); its row is appended to ``rows``."""
     import dataclasses
 
     from .experiments import FinetuneResult, eval_cot_prompt, eval_task, finetune, retrieval_accuracy
 
-    def run(task: str, condition: str, *, epochs: int, n_train: int | None = None, n_pairs: int | None = None):
-        model, stats = finetune(pre, task, config=dataclasses.replace(base, epochs=epochs), n_train=n_train,
-                                n_pairs=n_pairs, seed=seed)
-        tr, te = eval_task(model, pre, task, "train", seed=seed), eval_task(model, pre, task, "test", seed=seed)
-        cp = None if task.endswith(":cot") else (eval_cot_prompt(model, pre, task, "train", seed=seed),
-                                                  eval_cot_prompt(model, pre, task, "test", seed=seed))
-        f = FinetuneResult(task, tr, te, retrieval_accuracy(model, pre, "birth_date", "test").accuracy, stats, cp)
-        rows.append(_row(condition, f))
-        return f
+    model, stats = finetune(pre, task, config=dataclasses.replace(base, epochs=epochs), n_train=n_train,
+                            n_pairs=n_pairs, seed=seed)
+    tr, te = eval_task(model, pre, task, "train", seed=seed), eval_task(model, pre, task, "test", seed=seed)
+    cp = None if task.endswith(":cot") else (eval_cot_prompt(model, pre, task, "train", seed=seed),
+                                              eval_cot_prompt(model, pre, task, "test", seed=seed))
+    f = FinetuneResult(task, tr, te, retrieval_accuracy(model, pre, "birth_date", "test").accuracy, stats, cp)
+    rows.append(_row(condition, f))
+    return f
+
+
+def _repro_ladder(pre, base, seed: int, rows: list[dict]) -> dict[str, Measurement | float]:
+    """The repro rung's extra fine-tunes from the same Stage A model: the month-parity ladder and comparison."""
+
+    def run(task: str, condition: str, **kw):
+        return _finetune_row(pre, base, seed, rows, task, condition, **kw)
 
     n3, e3 = LADDER["3x epochs"]
     nc3, c3 = (run(t, f"{e3} epochs, 50 train people", epochs=e3, n_train=n3) for t in (NO_COT, COT))
@@ -213,3 +225,47 @@ def _repro_ladder(pre, base, seed: int, rows: list[dict]) -> dict[str, Measureme
                                                              extra={"chance": cmp_nc.test.chance,
                                                                     "no_cot_test": cmp_nc.test.accuracy}),
     }
+
+
+@REGISTRY.measures(
+    Claim("no-cot-gap-at-double-data", statement="on twice the train people (100 of a population of N = 200, whose "
+          "Stage A is trained with the same recipe; 30 fine-tune epochs) CoT still beats no-CoT on test people",
+          paper="R2: no-CoT test accuracy rises only slowly with more fine-tuning data (the paper's figure: "
+          "accuracy against the amount of fine-tuning data)", metric="month-parity accuracy, 100 test people, "
+          "CoT fine-tune on 100 train people (N = 200)", direction="higher",
+          baseline="no-CoT fine-tune on 100 train people (N = 200)", rule="mean_ci", rungs=("repro",),
+          expect="fails", ladder="#why-the-cot-gap-is-not-shown-at-n--200-data-ladder-and-ablation",
+          note="the top rung of the fine-tune data ladder (25 and 50 train people at N = 100; 50 and 100 at "
+          "N = 200, the 50-people rung a control for the population size); margin 0, the 95 % interval of the "
+          "mean gap over seeds 0-4, the rule of the other gap claims. Measured 2026-12-03 (first run, 0.4.1): "
+          "gaps +0.14, +0.01, +0.20, +0.03, +0.25 (mean +0.13, interval [-0.004, +0.26]): does not hold, by a "
+          "hair; every fine-tune fits its 100 train people (1.00) and the CoT fine-tune writes the month right "
+          "for 0.99-1.00 of test people, so the shortfall is the month -> parity step (seeds 1 and 3: 0.61, "
+          "0.78). Stage A retrieval of the N = 200 model and both fine-tunes' train accuracy are in each seed's "
+          "extra; ablation in the README"),
+)
+def _larger_population_claims(seed: int, rung: str) -> dict[str, Measurement | float]:
+    """The repro rung's larger-data rungs: Stage A at N = 200 people, then month parity without and with CoT
+    fine-tuned on 50 and on 100 of its train people."""
+    import dataclasses
+
+    from .experiments import pretrain, retrieval_accuracy
+
+    if (seed, rung) not in DETAILS:
+        REGISTRY.measure("knowledge-extractable", seed, rung)  # runs _protocol (cached) for this seed
+    rows = DETAILS[(seed, rung)]
+    cfg = dataclasses.replace(rung_config(rung), n_people=LARGER_N)
+    pre = pretrain(cfg, seed=seed)
+    fts = {}
+    for n in LARGER_TRAIN:
+        for t in (NO_COT, COT):
+            fts[n, t] = _finetune_row(pre, cfg.finetune, seed, rows, t, f"{cfg.finetune.epochs} epochs, {n} train "
+                                      f"people (N = {LARGER_N})", epochs=cfg.finetune.epochs, n_train=n)
+    nc, c = fts[LARGER_TRAIN[-1], NO_COT], fts[LARGER_TRAIN[-1], COT]
+    return {"no-cot-gap-at-double-data": Measurement(
+        c.test.accuracy, reference=nc.test.accuracy,
+        extra={"chance": nc.test.chance, "no_cot_train": nc.train.accuracy, "cot_train": c.train.accuracy,
+               "cot_step_test": c.test.cot_step or 0.0,
+               "stage_a_retrieval_test": retrieval_accuracy(pre.model, pre, "birth_date", "test").accuracy,
+               "no_cot_test_50": fts[LARGER_TRAIN[0], NO_COT].test.accuracy,
+               "cot_test_50": fts[LARGER_TRAIN[0], COT].test.accuracy})}

@@ -7,6 +7,8 @@ The handlers of ``generate``, ``train`` and ``eval`` are here; ``demo`` and ``re
 from __future__ import annotations
 
 import argparse
+import contextlib
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -40,12 +42,19 @@ def _cmd(name: str):
 _TOKENS_PER_PERSON, _FLOPS, _BYTES_PER_TOKEN = 150.0, 2e10, 48.0
 
 
-def _train_estimate(n: float, epochs: float, layers: int, d: int) -> tuple[float, float]:
-    """(bytes, seconds) of pretraining n people for ``epochs`` epochs on a layers x d rotary GPT."""
+def _train_estimate(n: float, epochs: float, layers: int, d: int, batch_size: float = 4.0, heads: int = 4,
+                    seq_len: int = 128) -> tuple[float, float]:
+    """(bytes, seconds) of pretraining n people for ``epochs`` epochs on a layers x d rotary GPT in batches of
+    ``batch_size`` packed rows of ``seq_len`` tokens (a batch holds at most every row of the data). The bytes
+    count the packed data, the parameters with their optimiser state, and one batch's logits (three vocab-wide
+    copies: logits, softmax, gradient) and activations (per layer about 40 d-wide vectors and three attention
+    maps per token)."""
     vocab = 2000.0 + 3.0 * n
     params = 12.0 * layers * d * d + vocab * d
     tokens = n * epochs * _TOKENS_PER_PERSON
-    return tokens * _BYTES_PER_TOKEN + 16.0 * params, 6.0 * params * tokens / _FLOPS
+    rows = min(float(batch_size), max(1.0, tokens / seq_len))
+    batch = 4.0 * rows * seq_len * (3.0 * vocab + layers * (40.0 * d + 3.0 * heads * seq_len))
+    return tokens * _BYTES_PER_TOKEN + 16.0 * params + batch, 6.0 * params * tokens / _FLOPS
 
 
 def _check_before_work(name: str, args: argparse.Namespace) -> None:
@@ -70,13 +79,16 @@ def _check_before_work(name: str, args: argparse.Namespace) -> None:
     elif name == "train":
         check_out(args.out, inputs=[args.people] if args.people else [], overwrite=args.overwrite,
                   run_files=("results.json", "model.pt"))
+        sizes = (f"--epochs {args.epochs} --layers {args.layers} --d-model {args.d_model} --heads {args.heads} "
+                 f"--batch-size {args.batch_size}")
         if args.people is None:
-            b, sec = _train_estimate(float(args.n), args.epochs, args.layers, args.d_model)
-            check_size(f"--n {args.n} --epochs {args.epochs} --layers {args.layers} --d-model {args.d_model}",
-                       bytes_needed=b, seconds_needed=sec, force=force)
-        else:  # the population is sized once the file is read (train below); the model and epochs already
-            check_size(f"--epochs {args.epochs} --layers {args.layers} --d-model {args.d_model}",
-                       seconds_needed=_train_estimate(100.0, args.epochs, args.layers, args.d_model)[1], force=force)
+            b, sec = _train_estimate(float(args.n), args.epochs, args.layers, args.d_model, args.batch_size,
+                                     args.heads)
+            check_size(f"--n {args.n} {sizes}", bytes_needed=b, seconds_needed=sec, force=force)
+        else:  # the population is sized once the file is read (train below); the model and epochs already,
+            # at the smallest population worth training (100 people)
+            b, sec = _train_estimate(100.0, args.epochs, args.layers, args.d_model, args.batch_size, args.heads)
+            check_size(sizes, bytes_needed=b, seconds_needed=sec, force=force)
     elif name == "evaluate":
         if args.parity is not None:
             if args.hf_path is None:
@@ -117,6 +129,20 @@ def _report(run, out: Path | None) -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _torch_memory_error(what: str):
+    """torch's failed CPU allocation (a ``RuntimeError``, possible after ``--force``) as a one-line
+    ``MemoryError`` naming the request."""
+    try:
+        yield
+    except RuntimeError as exc:
+        if "can't allocate memory" not in str(exc):
+            raise
+        asked = re.search(r"allocate (\d+) bytes", str(exc))
+        raise MemoryError(f"{what}: a tensor of {int(asked.group(1)) / 2**30:.1f} GiB did not fit" if asked
+                          else what) from None
+
+
 def _check_out_dir(out: Path, flag: str = "--out") -> None:
     if out.exists() and not out.is_dir():
         raise ValueError(f"{flag} {out}: exists and is not a folder")
@@ -153,9 +179,10 @@ def train(args: argparse.Namespace) -> int:
     _check_out_dir(args.out)
     pop = read_people_jsonl(args.people) if args.people else None
     if pop is not None and not getattr(args, "force", False):
-        b, sec = _train_estimate(float(len(pop)), args.epochs, args.layers, args.d_model)
-        check_size(f"--people {args.people} ({len(pop)} people) --epochs {args.epochs}", bytes_needed=b,
-                   seconds_needed=sec)
+        b, sec = _train_estimate(float(len(pop)), args.epochs, args.layers, args.d_model, args.batch_size,
+                                 args.heads)
+        check_size(f"--people {args.people} ({len(pop)} people) --epochs {args.epochs} --batch-size "
+                   f"{args.batch_size}", bytes_needed=b, seconds_needed=sec)
     set_torch_threads(args.threads)
     from .experiments import ExperimentConfig, pretrain, retrieval_accuracy, save_pretrained
     from .training import TrainConfig
@@ -164,7 +191,8 @@ def train(args: argparse.Namespace) -> int:
                            n_layers=args.layers, d_model=args.d_model, n_heads=args.heads,
                            pretrain=TrainConfig(epochs=args.epochs, lr=args.lr, batch_size=args.batch_size))
     run = RunResult.start(PACKAGE, "train", seed=args.seed, config=cfg.to_dict())
-    pre = pretrain(cfg, population=pop, seed=args.seed)
+    with _torch_memory_error(f"--batch-size {args.batch_size}"):
+        pre = pretrain(cfg, population=pop, seed=args.seed)
     for a in cfg.qa_attributes:
         run.add(f"retrieval {a} train", retrieval_accuracy(pre.model, pre, a, "train").accuracy, higher_is_better=True)
         run.add(f"retrieval {a} test", retrieval_accuracy(pre.model, pre, a, "test").accuracy, higher_is_better=True)
@@ -247,7 +275,8 @@ def _evaluate_own(args: argparse.Namespace, tasks: list[str]) -> int:
         cfg = dataclasses.replace(cfg, finetune=dataclasses.replace(cfg.finetune, epochs=args.epochs))
     pre.config = cfg
     run = RunResult.start(PACKAGE, "eval", seed=args.seed, config={"model": str(args.model), **cfg.to_dict()})
-    res = run_experiment(cfg, seed=args.seed, pre=pre)
+    with _torch_memory_error(f"--model {args.model}"):
+        res = run_experiment(cfg, seed=args.seed, pre=pre)
     res.add_to(run)
     return _report(run, args.out)
 
@@ -270,7 +299,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the reduced-scale reproduction decided over seeds 0-4 (N = 100, Stage A trained "
                         "at each seed): month parity without / with CoT on the fine-tune data / epoch ladder, CoT "
                         "at inference only, month comparison, inverse search; claims.json, a per-seed table "
-                        "(summary.md) and ladder.png (about 3 min of one core)",
+                        "(summary.md) and ladder.png (about 4 min of one core)",
                         default_out="results/knowledge-manipulation-repro")
     r.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     r.add_argument("--n1000", action="store_true", help="also run 0.1's single-seed N = 1000 plan (three model "
