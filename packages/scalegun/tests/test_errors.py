@@ -311,7 +311,7 @@ def test_bounds_figure_legend_outside_and_no_retrain_note_without_retrains(tmp_p
     import matplotlib.pyplot as plt
 
     import iclr25.utils.plotting as plotting
-    from iclr25.scalegun.experiments import _demo_figure
+    from iclr25.scalegun.figures import demo_figure
 
     figs = []
     real = plotting.savefig
@@ -324,7 +324,7 @@ def test_bounds_figure_legend_outside_and_no_retrain_note_without_retrains(tmp_p
 
     for retrains in (0, 2):
         recs = [Rec(i in (3, 7)[:retrains]) for i in range(12)]
-        _demo_figure(tmp_path, recs, 1e-2, (8, 2, 2))
+        demo_figure(tmp_path, recs, 1e-2, (8, 2, 2))
         fig = figs[-1]
         fig.canvas.draw()
         ax = fig.axes[0]
@@ -363,3 +363,13 @@ def test_repro_refuses_sizes_before_any_work(tmp_path, capsys, argv, message):
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1, err
     assert not out.exists()
+
+
+def test_names_moved_out_of_experiments_still_import_with_a_deprecation_warning():
+    from iclr25.scalegun import demo, experiments, repro
+
+    for name, module in (("run_demo", demo), ("run_repro", repro), ("repro_table", repro)):
+        with pytest.warns(DeprecationWarning, match=f"moved to iclr25.scalegun.{module.__name__.rsplit('.', 1)[1]}"):
+            assert getattr(experiments, name) is getattr(module, name)
+    with pytest.raises(AttributeError, match="no attribute 'nothing'"):
+        experiments.nothing  # noqa: B018

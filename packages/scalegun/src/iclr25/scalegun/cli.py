@@ -1,4 +1,5 @@
-"""Command line of ``iclr25 scalegun``: ``demo``, ``repro`` and ``unlearn`` (your own graph and requests)."""
+"""Command line of ``iclr25 scalegun``: ``demo`` (:mod:`.demo`), ``repro`` (:mod:`.repro`) and ``unlearn`` (your own
+graph and requests)."""
 
 from __future__ import annotations
 
@@ -12,66 +13,11 @@ import numpy as np
 from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main
 from iclr25.utils.io import DataFileError, atomic_write
 from iclr25.utils.progress import progress
-from iclr25.utils.seeding import seed_everything
 
 from . import datasets
 
 # torch-dependent modules are imported inside the commands, so that --help stays fast
 MODES = ("scalegun", "cgu", "retrain")
-
-
-def demo(args: argparse.Namespace) -> int:
-    from .experiments import run_demo
-
-    seed_everything(args.seed)
-    run = run_demo(args.out, args.seed)
-    run.save(args.out / "results.json")
-    print(run.to_markdown())
-    return 0
-
-
-#: Measured cost model of one ``repro`` size (README, 1M-20M edges): peak RSS growth per edge, and seconds per
-#: edge to generate and fit, and per request and edge (CGU's re-propagations dominate); rough, to refuse 10^12.
-BYTES_PER_EDGE = 810.0
-FIT_S_PER_EDGE = 6e-6
-REQUEST_S_PER_EDGE = 6e-8
-
-
-def _check_repro_sizes(args: argparse.Namespace) -> None:
-    """``--sizes`` and ``--requests`` before any work: positive, and an estimate that fits this machine."""
-    from iclr25.utils.guards import check_size  # noqa: PLC0415
-
-    bad = [s for s in args.sizes if s < 100]
-    if bad:
-        raise ValueError(f"--sizes must be numbers of edges >= 100, got {bad[0]}")
-    if args.requests < 1:
-        raise ValueError(f"--requests must be an integer >= 1, got {args.requests}")
-    m = max(args.sizes)
-    check_size(f"--sizes {m} --requests {args.requests}", bytes_needed=BYTES_PER_EDGE * m,
-               seconds_needed=sum(FIT_S_PER_EDGE * s + args.requests * REQUEST_S_PER_EDGE * s for s in args.sizes),
-               force=args.force)
-
-
-def repro(args: argparse.Namespace) -> int:
-    _check_repro_sizes(args)
-    from .experiments import repro_table, run_repro
-
-    seed_everything(args.seed)
-    sizes = tuple(args.sizes)
-    run, rows = run_repro(args.out, args.seed, sizes=sizes, n_requests=args.requests)
-    run.save(args.out / "results.json")
-    table = repro_table(rows)
-    with atomic_write(args.out / "table.md") as f:
-        f.write(table)
-    print(run.to_markdown())
-    print(table)
-    from .claims import REGISTRY  # noqa: PLC0415
-
-    report = REGISTRY.run("repro", command="iclr25 scalegun repro")
-    report.save(args.out / "claims.json")
-    for r in report.results:
-        print(f"claim {r.claim.id}: {r.verdict} (expected: {r.claim.expect})")
-    return 0
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -178,9 +124,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser, sub = method_parser(
         "scalegun", "ScaleGUN: certified edge, node and feature unlearning with lazy local propagation "
                     "(Yi & Wei, ICLR 2025).")
-    add_run_command(sub, "demo", demo, help="digits kNN graph: ScaleGUN vs CGU on 80 requests, audited "
+    add_run_command(sub, "demo", "iclr25.scalegun.demo:demo", help="digits kNN graph: ScaleGUN vs CGU on 80 requests, audited "
                     "bounds (at most 60 s)", default_out="results/scalegun")
-    rp = add_run_command(sub, "repro", repro, help="power-law graphs of 100k/300k/1M edges: time per request "
+    rp = add_run_command(sub, "repro", "iclr25.scalegun.repro:repro", help="power-law graphs of 100k/300k/1M edges: time per request "
                          "of ScaleGUN, CGU and retraining (at most 10 min)", default_out="results/scalegun-repro")
     rp.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000],
                     help="numbers of edges (default: 100000 300000 1000000)")

@@ -1,226 +1,42 @@
-"""The demo and the reduced-scale reproduction behind ``iclr25 scalegun demo`` / ``repro``.
+"""The experiments that the benchmarks, the tests and the README share: the evaluation sweep (graphs x seeds,
+each cell one fitted unlearner and its baselines, on any :func:`iclr25.utils.parallel.parallel_map` backend) and
+the measured certificate impact of float32.
 
-``demo``: scikit-learn digits as a 10-NN graph; a stream of edge, node and feature removals unlearned by
-ScaleGUN and by CGU (exact re-propagation) side by side, every request audited against the exact embeddings.
+The demo lives in :mod:`iclr25.scalegun.demo`, the reduced-scale reproduction in :mod:`iclr25.scalegun.repro`
+(``run_demo``, ``run_repro`` and ``repro_table`` are still importable from here, with a ``DeprecationWarning``).
 
-``repro``: Chung-Lu power-law graphs of about 100k, 300k and 1M edges (F = 64, two hops): per-request time
-of ScaleGUN, CGU and retraining, accuracy gap to retraining, retrains per 1000 requests, memory.
-
-References: ScaleGUN Sec. 5 (Fig. 2 bounds; Tables 2-4 efficiency and utility).
+References: ScaleGUN Sec. 5 (Tables 2-4 efficiency and utility).
 """
 
 from __future__ import annotations
 
 import time
-from pathlib import Path
+import warnings
 from typing import Any
 
 import numpy as np
 
 from iclr25.utils.memory import current_rss_bytes, peak_rss_bytes, reset_peak_rss
 from iclr25.utils.parallel import parallel_map
-from iclr25.utils.progress import progress
-from iclr25.utils.results import RunResult
 
 from . import datasets
 from .unlearner import CertifiedUnlearner
 
-__all__ = ["run_demo", "run_repro", "sweep", "run_cell", "float32_comparison"]
+__all__ = ["sweep", "run_cell", "float32_comparison"]
 
-PACKAGE = "iclr25-scalegun"
-# the config entries that are CertifiedUnlearner arguments (so results.json records what actually ran)
-_UNLEARNER_KEYS = ("hops", "r_max", "epsilon", "delta", "lam", "sigma")
-
-
-def _stream(u: CertifiedUnlearner, edges: np.ndarray, nodes: np.ndarray, feats: np.ndarray, desc: str) -> list:
-    recs = []
-    for e in progress(edges, total=len(edges), desc=f"{desc} edges"):
-        recs.append(u.unlearn_edges(e[None, :]))
-    for a in nodes:
-        recs.append(u.unlearn_nodes([a]))
-    for a in feats:
-        recs.append(u.unlearn_features([a]))
-    return recs
+#: the functions that moved out of this module in 0.3.2, and the module each lives in now
+_MOVED = {"run_demo": "demo", "run_repro": "repro", "repro_table": "repro"}
 
 
-def run_demo(out: Path, seed: int = 0) -> RunResult:
-    """Digits kNN graph: 60 edge + 10 node + 10 feature removals, ScaleGUN vs CGU, audited."""
-    cfg: dict[str, Any] = dict(dataset="sklearn digits, 10-NN graph", hops=2, r_max=None, epsilon=1.0,
-                               delta=1e-4, lam=1e-2, sigma=0.1, n_edges=60, n_nodes=10, n_features=10)
-    run = RunResult.start(PACKAGE, "demo", seed=seed, config=cfg)
-    g = datasets.digits_knn(10, seed=seed)
-    rng = np.random.default_rng(seed)
-    edges = g.edges[rng.choice(g.n_edges, cfg["n_edges"], replace=False)]
-    picked = rng.choice(g.train_idx, cfg["n_nodes"] + cfg["n_features"], replace=False)
-    nodes, feats = picked[: cfg["n_nodes"]], picked[cfg["n_nodes"]:]
-    kw = {k: cfg[k] for k in _UNLEARNER_KEYS} | {"seed": seed}
-    sg = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, audit=True, **kw).fit()
-    run.config.update(r_max_chosen=sg.r_max, r_max_abs_chosen=sg.r_max_abs)  # r_max=None: the default rule
-    acc0 = sg.score(g.test_idx)
-    recs = _stream(sg, edges, nodes, feats, "scalegun")
-    cg = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, mode="cgu", **kw).fit()
-    recs_cgu = _stream(cg, edges, nodes, feats, "cgu")
-    keep = np.setdiff1d(g.train_idx, picked)
-    edited = sg.exact_embeddings()
-    rt = CertifiedUnlearner(sg.current_graph(), sg.current_features(), g.y, keep, standardize=False, mode="retrain",
-                            **{**kw, "seed": seed + 1}).fit()
-    true = np.array([r.true_residual for r in recs])
-    data = np.array([r.data_bound for r in recs])
-    worst = np.array([r.worst_case_bound for r in recs])
-    ordered = (true <= data).all(axis=1) & (data.max(axis=1) <= worst)
-    t_sg = np.mean([r.total_s for r in recs])
-    t_cg = np.mean([r.total_s for r in recs_cgu])
-    # the headline: the certificate holds over all 80 requests without retraining (the data-dependent bound, the
-    # audited quantity the paper's Fig. 2 plots, stays below the noise budget)
-    run.add("max data-dependent bound over 80 requests", float(data.max()), peer=sg.budget,
-            peer_name="certification budget sigma*eps/c(delta)", higher_is_better=False, headline=True)
-    run.add("test accuracy after unlearning", sg.score(g.test_idx), peer=rt.score(g.test_idx),
-            peer_name="retrain on edited graph", higher_is_better=True)
-    run.add("test accuracy before unlearning", acc0, higher_is_better=True)
-    run.add("CGU test accuracy after unlearning", cg.score(g.test_idx), higher_is_better=True)
-    run.add("requests with true <= data-dependent <= worst-case bound", float(ordered.mean()),
-            higher_is_better=True)
-    run.add("max true gradient residual", float(true.max()), higher_is_better=False)
-    run.add("budget sigma*eps/c(delta)", sg.budget)
-    run.add("retrains in 80 requests", sg.ledger.n_retrains, higher_is_better=False)
-    run.add("max |Z_hat - Z| (embedding error)", float(np.abs(sg.embeddings() - edited).max()),
-            higher_is_better=False)
-    run.add("per-request time", t_sg, peer=t_cg, peer_name="CGU (exact re-propagation)", unit="s",
-            higher_is_better=False, timing=True)
-    run.add("per-request embedding update", np.mean([r.update_s for r in recs]),
-            peer=np.mean([r.update_s for r in recs_cgu]), peer_name="CGU", unit="s", higher_is_better=False,
-            timing=True)
-    _demo_figure(out, recs, sg.budget, (cfg["n_edges"], cfg["n_nodes"], cfg["n_features"]))
-    run.add_figure(out / "bounds.png", relative_to=out)
-    sg.ledger.to_json(out / "ledger.json")
-    return run.finish()
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        from . import demo, repro  # noqa: PLC0415 - only for the deprecated names
 
-
-def _demo_figure(out: Path, recs: list, budget: float, counts: tuple[int, int, int] = (60, 10, 10)) -> None:
-    """The three bounds per request on a log scale, the budget, retrain events (only when there are any) and
-    the legend outside the axes, so it covers no line; request numbers are integers."""
-    from matplotlib.ticker import MaxNLocator
-
-    from iclr25.utils.plotting import savefig, subplots
-
-    fig, ax = subplots(1, 1, size=(6.4, 3.6))
-    x = np.arange(1, len(recs) + 1)
-    ax.semilogy(x, [max(r.worst_case_bound, 1e-12) for r in recs], label="worst-case bound", color="C3")
-    ax.semilogy(x, [max(r.data_bound) for r in recs], label="data-dependent bound", color="C0")
-    ax.semilogy(x, [max(r.true_residual) for r in recs], label="true gradient residual", color="C2")
-    ax.axhline(budget, color="k", ls="--", lw=1, label="budget σε/c(δ)")
-    retrains = [r_i for r_i, r in zip(x, recs, strict=True) if r.retrained]
-    for k, r_i in enumerate(retrains):
-        ax.axvline(r_i, color="0.6", lw=0.6, label="retrain" if k == 0 else None)
-    edges, nodes, feats = counts
-    for b in (edges + 0.5, edges + nodes + 0.5):  # where the request kind changes
-        ax.axvline(b, color="0.85", lw=3, zorder=0)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.set_xlim(0.5, len(recs) + 0.5)
-    ax.set_xlabel(f"request ({edges} edges, then {nodes} nodes, then {feats} features; "
-                  f"{len(retrains)} retrain{'s' if len(retrains) != 1 else ''})")
-    ax.set_ylabel("gradient residual norm\n(max over classes)")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, borderaxespad=0.0)
-    savefig(fig, out / "bounds.png")
-
-
-def _rss_mb() -> float:
-    return peak_rss_bytes() / 2**20
-
-
-def run_repro(out: Path, seed: int = 0, *, sizes: tuple[int, ...] = (100_000, 300_000, 1_000_000),
-              n_requests: int = 200, n_cgu: int = 3, n_retrain: int = 2) -> tuple[RunResult, list[dict]]:
-    """Power-law graphs of ``sizes`` edges (n = m / 10, F = 64, 5 classes, 2 hops, 10% training nodes)."""
-    cfg = dict(sizes=list(sizes), avg_degree=20, features=64, classes=5, signal=0.3, hops=2, r_max=None, epsilon=1.0,
-               delta=1e-4, lam=1e-2, sigma=0.1, n_requests=n_requests, n_cgu=n_cgu, n_retrain=n_retrain)
-    run = RunResult.start(PACKAGE, "repro", seed=seed, config=cfg)
-    rows = []
-    # r_max=None: the default rule (r_max_rule) picks the threshold from n and the budget at each size
-    kw = {k: cfg[k] for k in _UNLEARNER_KEYS} | {"seed": seed}
-    for m in sizes:
-        g = datasets.powerlaw(m // 10, m, 64, 5, seed=seed, signal=0.3)
-        rng = np.random.default_rng(seed)
-        order = rng.permutation(g.n_edges)
-        req = g.edges[order[:n_requests]]
-        rss0 = _rss_mb()
-        t0 = time.perf_counter()
-        sg = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, **kw).fit()
-        t_init = time.perf_counter() - t0
-        rss1 = _rss_mb()
-        recs = [sg.unlearn_edges(e[None, :]) for e in progress(req, total=len(req), desc=f"scalegun m={m}")]
-        cg = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, mode="cgu", **kw).fit()
-        recs_cg = [cg.unlearn_edges(e[None, :]) for e in req[:n_cgu]]
-        rt = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, mode="retrain", **kw).fit()
-        recs_rt = [rt.unlearn_edges(e[None, :]) for e in req[:n_retrain]]
-        # accuracy of retraining from scratch on the exact embeddings of the same edited graph
-        ref = CertifiedUnlearner(sg.current_graph(), sg.current_features(), g.y, g.train_idx, standardize=False, mode="retrain",
-                                 **{**kw, "seed": seed + 1}).fit()
-        row = dict(
-            edges=g.n_edges, nodes=g.n_nodes,
-            scalegun_update_s=float(np.mean([r.update_s for r in recs])),
-            scalegun_total_s=float(np.mean([r.total_s for r in recs])),
-            cgu_update_s=float(np.mean([r.update_s for r in recs_cg])),
-            cgu_total_s=float(np.mean([r.total_s for r in recs_cg])),
-            retrain_total_s=float(np.mean([r.total_s for r in recs_rt])),
-            acc_scalegun=sg.score(g.test_idx), acc_retrain=ref.score(g.test_idx),
-            retrains_per_1000=1000.0 * sg.ledger.n_retrains / len(recs),
-            repushes_per_1000=1000.0 * sg.ledger.n_repushes / len(recs),
-            max_budget_used=float(max(r.budget_used for r in recs)),
-            state_mb=sg.nbytes() / 2**20, rss_growth_mb=rss1 - rss0, init_s=t_init, r_max=sg.r_max,
-            r_max_abs=sg.r_max_abs)
-        row["update_speedup_vs_cgu"] = row["cgu_update_s"] / row["scalegun_update_s"]
-        row["total_speedup_vs_cgu"] = row["cgu_total_s"] / row["scalegun_total_s"]
-        row["total_speedup_vs_retrain"] = row["retrain_total_s"] / row["scalegun_total_s"]
-        rows.append(row)
-        tag = f"{g.n_edges // 1000}k edges"
-        run.add(f"{tag}: ScaleGUN update per request", row["scalegun_update_s"], peer=row["cgu_update_s"],
-                peer_name="CGU re-propagation", unit="s", higher_is_better=False, timing=True)
-        run.add(f"{tag}: ScaleGUN total per request", row["scalegun_total_s"], peer=row["retrain_total_s"],
-                peer_name="retrain", unit="s", higher_is_better=False, timing=True)
-        run.add(f"{tag}: CGU total per request", row["cgu_total_s"], unit="s", higher_is_better=False,
-                timing=True)
-        run.add(f"{tag}: test accuracy", row["acc_scalegun"], peer=row["acc_retrain"], peer_name="retrain",
-                higher_is_better=True)
-        run.add(f"{tag}: retrains per 1000 requests", row["retrains_per_1000"], higher_is_better=False)
-        run.add(f"{tag}: full re-pushes per 1000 requests", row["repushes_per_1000"], higher_is_better=False)
-        run.add(f"{tag}: unlearner state", row["state_mb"], unit="MiB", higher_is_better=False)
-        run.add(f"{tag}: peak RSS growth while fitting", row["rss_growth_mb"], unit="MiB", higher_is_better=False,
-                timing=True)
-        del sg, cg, rt, ref
-    _repro_figure(out, rows)
-    run.add_figure(out / "time_vs_size.png", relative_to=out)
-    return run.finish(), rows
-
-
-def _repro_figure(out: Path, rows: list[dict]) -> None:
-    from iclr25.utils.plotting import savefig, subplots
-
-    fig, ax = subplots(1, 1, size=(5.0, 3.6))
-    m = [r["edges"] for r in rows]
-    ax.loglog(m, [r["scalegun_total_s"] for r in rows], "o-", label="ScaleGUN (push + Newton)")
-    ax.loglog(m, [r["scalegun_update_s"] for r in rows], "o:", color="C0", label="ScaleGUN update only")
-    ax.loglog(m, [r["cgu_total_s"] for r in rows], "s-", label="CGU (re-propagation + Newton)")
-    ax.loglog(m, [r["retrain_total_s"] for r in rows], "^-", label="retrain from scratch")
-    ax.set_xlabel("undirected edges")
-    ax.set_ylabel("seconds per single-edge request")
-    ax.legend(fontsize=8)
-    savefig(fig, out / "time_vs_size.png")
-
-
-def repro_table(rows: list[dict]) -> str:
-    """The README "Results" table of :func:`run_repro`."""
-    head = ("| edges | nodes | ScaleGUN update s | CGU update s | update speed-up | ScaleGUN total s | CGU total s "
-            "| retrain s | total speed-up vs retrain | acc ScaleGUN | acc retrain | retrains / 1000 | re-pushes / 1000 "
-            "| state MiB |")
-    lines = [head, "|" + "---|" * 14]
-    for r in rows:
-        lines.append(
-            f"| {r['edges']:,} | {r['nodes']:,} | {r['scalegun_update_s']:.2e} | {r['cgu_update_s']:.3f} | "
-            f"{r['update_speedup_vs_cgu']:.0f}x | {r['scalegun_total_s']:.2e} | {r['cgu_total_s']:.3f} | "
-            f"{r['retrain_total_s']:.3f} | {r['total_speedup_vs_retrain']:.0f}x | {r['acc_scalegun']:.4f} | "
-            f"{r['acc_retrain']:.4f} | {r['retrains_per_1000']:.0f} | {r['repushes_per_1000']:.0f} | "
-            f"{r['state_mb']:.0f} |")
-    return "\n".join(lines) + "\n"
+        where = demo if _MOVED[name] == "demo" else repro
+        warnings.warn(f"iclr25.scalegun.experiments.{name} moved to iclr25.scalegun.{_MOVED[name]}.{name}; "
+                      "the old name will be removed in 0.4", DeprecationWarning, stacklevel=2)
+        return getattr(where, name)
+    raise AttributeError(f"module 'iclr25.scalegun.experiments' has no attribute {name!r}")
 
 
 # ------------------------------------------------------------------------------------------------ sweep

@@ -37,6 +37,9 @@ __all__ = ["CertifiedUnlearner", "MODES", "NEWTON_SOLVERS"]
 
 MODES = ("scalegun", "cgu", "retrain")
 NEWTON_SOLVERS = ("cg", "direct")
+#: The arguments of :class:`CertifiedUnlearner` that a run's config records: ``demo`` and ``repro`` build their
+#: unlearners from these config entries, so ``results.json`` records what actually ran.
+CONFIG_KEYS = ("hops", "r_max", "epsilon", "delta", "lam", "sigma")
 _DTYPES = {"float64": np.float64, "float32": np.float32}
 
 
