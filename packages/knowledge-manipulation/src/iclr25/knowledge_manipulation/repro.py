@@ -197,7 +197,7 @@ def ladder_figure(details: dict[int, list[dict]], path: Path) -> Path:
     for k in keys:
         rs = [r for rows in details.values() for r in rows if (r["condition"], r["task"]) == k]
         kind = {"classification": "parity", "comparison": "compare"}.get(k[1].split(":")[0], k[1])
-        where = k[0].replace(" epochs", " ep").replace(" train ", " ").replace(", ", "\n")
+        where = k[0].replace(" epochs", " ep").replace(" train ", " ").replace(", ", "\n").replace(" (", "\n").rstrip(")")
         ch = sum(r["chance"] for r in rs) / len(rs)
         if k[1].endswith(":cot"):
             bars.append((f"CoT\n{kind}\n{where}", [r["test"] for r in rs], ch, "tab:blue"))
