@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from .analysis import vamp2_score as vamp2_score
     from .checkpoint import load_model as load_model
     from .checkpoint import save_model as save_model
-    from .experiments import run_triple_well as run_triple_well
     from .models import DiffusionSchedule as DiffusionSchedule
     from .models import ModelConfig as ModelConfig
     from .models import ScoreModel as ScoreModel
@@ -41,16 +40,17 @@ if TYPE_CHECKING:
     from .reference import exact_reference as exact_reference
     from .reference import sqra_generator as sqra_generator
     from .reference import wasserstein1 as wasserstein1
+    from .repro import run_triple_well as run_triple_well
     from .sampling import sample as sample
     from .sampling import sample_chain as sample_chain
     from .sampling import sample_equilibrium as sample_equilibrium
+    from .simulation import simulate as simulate
     from .systems import Potential as Potential
     from .systems import Trajectories as Trajectories
     from .systems import get_system as get_system
     from .systems import load_points as load_points
     from .systems import load_trajectories as load_trajectories
     from .systems import prinz as prinz
-    from .systems import simulate as simulate
     from .systems import triple_well_2d as triple_well_2d
     from .training import TrainResult as TrainResult
     from .training import fit_model as fit_model
@@ -62,7 +62,7 @@ __version__ = _version("iclr25-bopito")
 # pay for torch, scipy and deeptime until something needs them.
 _EXPORTS = {
     "AlanineData": "alanine", "build_alanine_dipeptide": "alanine", "load_alanine": "alanine",
-    "simulate_alanine": "alanine", "run_alanine": "alanine_experiment", "run_triple_well": "experiments",
+    "simulate_alanine": "alanine", "run_alanine": "alanine_experiment", "run_triple_well": "repro",
     "ACFResult": "analysis", "InterpolationFit": "analysis", "MSMResult": "analysis",
     "chain_timescales": "analysis", "cross_correlation": "analysis", "discretize": "analysis",
     "estimate_lambda": "analysis", "evaluate_acf": "analysis", "fit_interpolation": "analysis", "fit_lambda_int": "analysis", "fit_msm": "analysis",
@@ -73,7 +73,7 @@ _EXPORTS = {
     "wasserstein1": "reference",
     "sample": "sampling", "sample_chain": "sampling", "sample_equilibrium": "sampling",
     "Potential": "systems", "Trajectories": "systems", "get_system": "systems", "load_points": "systems",
-    "load_trajectories": "systems", "prinz": "systems", "simulate": "systems", "triple_well_2d": "systems",
+    "load_trajectories": "systems", "prinz": "systems", "simulate": "simulation", "triple_well_2d": "systems",
     "TrainResult": "training", "fit_model": "training", "train": "training",
 }
 

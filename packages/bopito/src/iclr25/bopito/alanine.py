@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from iclr25.utils.io import DataFileError, read_npz
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
@@ -267,14 +268,16 @@ def load_data(path: str | Path) -> AlanineData:
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"alanine data file {str(path)!r} does not exist")
+    what = "not an alanine dihedral data set (arrays equilibrium, short, meta)"
     try:
-        with np.load(path, allow_pickle=False) as z:
-            eq = z["equilibrium"].astype(np.float64) / _QUANT
-            sh = z["short"].astype(np.float64) / _QUANT
-            meta = json.loads(str(z["meta"]))
-    except (KeyError, OSError, ValueError) as e:
-        raise ValueError(f"{str(path)!r} is not an alanine dihedral data set (arrays equilibrium, short, meta): "
-                         f"{e}") from e
+        z = read_npz(path, required=("equilibrium", "short", "meta"), what="alanine dihedral data")
+        eq = z["equilibrium"].astype(np.float64) / _QUANT
+        sh = z["short"].astype(np.float64) / _QUANT
+        meta = json.loads(str(z["meta"]))
+    except DataFileError as e:
+        raise ValueError(f"{str(path)!r} is {what}: {e.problem}") from e
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{str(path)!r} is {what}: {e}") from e
     for name, a in (("equilibrium", eq), ("short", sh)):
         if a.ndim != 3 or a.shape[2] != 2:
             raise ValueError(f"{name} in {str(path)!r} must have shape (n_traj, n_frames, 2), got {a.shape}")

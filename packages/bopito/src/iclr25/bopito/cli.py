@@ -6,7 +6,6 @@ torch, scipy and deeptime are imported inside the commands, so ``--help`` stays 
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -95,235 +94,9 @@ def demo(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------------- repro
 def repro(args: argparse.Namespace) -> int:
-    if args.system == "alanine":
-        return repro_alanine(args)
-    if args.system == "triple-well":
-        return repro_triple_well(args)
-    run = RunResult.start(PACKAGE, "repro", seed=args.seed, config={})
-    set_torch_threads(args.threads)
-    import dataclasses
+    from .repro import repro_command
 
-    import numpy as np
-
-    from iclr25.utils.io import atomic_write
-    from iclr25.utils.seeding import seed_everything
-
-    from .experiments import REPRO_BUDGET, ReproConfig, run_repro
-    from .figures import plot_acf, plot_densities, plot_ladder
-
-    seed_everything(args.seed)
-    cfg = ReproConfig(seeds=tuple(args.seed + s for s in (0, 1, 2)))
-    run.config.update({"budget": dataclasses.asdict(REPRO_BUDGET), **dataclasses.asdict(cfg)})
-    args.out.mkdir(parents=True, exist_ok=True)
-    res = run_repro(budget=REPRO_BUDGET, config=cfg, cache=args.out / "cache")
-    ref, rows = res["ref"], res["ladder"]
-
-    def mean_at(name: str, n: int) -> float:
-        return float(np.mean([r[name] for r in rows if r["n_traj"] == n]))
-
-    run.add(f"W1(BoPITO at lag {cfg.long_lag}, Boltzmann), mean of 3 seeds", float(np.mean(res["w1_bop"])),
-            peer=float(np.mean(res["w1_ito"])), peer_name="ITO (N_max=100)", higher_is_better=False)
-    run.add("W1(prior samples, Boltzmann), mean of 3 seeds", float(np.mean(res["w1_bg"])), higher_is_better=False)
-    for n in cfg.ladder:
-        run.add(f"mean |C error| BoPITO, {n} trajectories", mean_at("bopito", n), peer=mean_at("ito", n),
-                peer_name="ITO", higher_is_better=False)
-    for n in cfg.ladder:
-        run.add(f"mean |C error| MSM (deeptime MLE, lag {cfg.msm_lag}), {n} trajectories", mean_at("msm", n),
-                higher_is_better=False)
-    run.add(f"noise floor of mean |C error| (exact samples, {REPRO_BUDGET.n_eval} per lag)", res["noise_floor"],
-            higher_is_better=False)
-    # the error split at N = 100: short lags (dynamics) and long lags (relaxation to equilibrium)
-    short = np.asarray(cfg.acf_lags) <= 100
-    e_floor = np.abs(res["c_exact_samples"] - res["c_ref"])
-    split = {"floor": (float(e_floor[short].mean()), float(e_floor[~short].mean()))}
-    for n in cfg.ladder:
-        idx = [i for i, (_, m) in enumerate(res["members"]) if m == n]
-        for name, acf in (("ito", res["acf_ito"]), ("bopito", res["acf_bop"])):
-            e = acf.error[idx]
-            split[f"{name} {n}"] = (float(e[:, short].mean()), float(e[:, ~short].mean()))
-        run.add(f"|C error| N<=100 BoPITO, {n} trajectories", split[f"bopito {n}"][0],
-                peer=split[f"ito {n}"][0], peer_name="ITO", higher_is_better=False)
-        run.add(f"|C error| N>=200 BoPITO, {n} trajectories", split[f"bopito {n}"][1],
-                peer=split[f"ito {n}"][1], peer_name="ITO", higher_is_better=False)
-    run.add("noise floor N<=100 / N>=200", split["floor"][0], peer=split["floor"][1], peer_name="N>=200",
-            higher_is_better=False)
-    run.add("data efficiency: err(BoPITO, 100) / err(ITO, 1000)", mean_at("bopito", 100) / mean_at("ito", 1000),
-            higher_is_better=False)
-    run.add("interpolation: held-out |C error|, BoPITO with fitted λ_int", float(np.mean(res["err_int"])),
-            peer=float(np.mean(res["err_ito_int"])), peer_name="ITO capped at 50", higher_is_better=False)
-    run.add("interpolation: held-out |C error|, prior alone (C = 0)", float(np.mean(res["err_bg_int"])),
-            higher_is_better=False)
-    run.add("fitted λ_int (mean of seeds)", float(np.mean(res["lambda_int"])))
-    run.add("λ̂ estimated by TICA from 100 trajectories (mean of seeds)", float(np.mean(res["lambda_est"])))
-    exact_its = float(ref.timescales[0])
-    run.add("slowest implied timescale of BoPITO chains (frames)", float(np.mean(res["its"]["bopito"])),
-            peer=exact_its, peer_name="exact", higher_is_better=None)
-    run.add("slowest implied timescale of ITO chains (frames)", float(np.mean(res["its"]["ito"])),
-            peer=exact_its, peer_name="exact", higher_is_better=None)
-    run.add("slowest implied timescale, deeptime MSM on MD (frames)", float(np.mean(res["its"]["msm"])),
-            peer=exact_its, peer_name="exact", higher_is_better=None)
-    run.add("VAMP-2 of BoPITO chains", float(np.mean(res["vamp"]["bopito"])),
-            peer=float(np.mean(res["vamp"]["md"])), peer_name="MD", higher_is_better=None)
-    run.add("VAMP-2 of ITO chains", float(np.mean(res["vamp"]["ito"])),
-            peer=float(np.mean(res["vamp"]["md"])), peer_name="MD", higher_is_better=None)
-    for k, v in res["timings"].items():
-        run.add(f"time: {k}", v, unit="s", higher_is_better=False, timing=True)
-    # figures: seed 0, 100 trajectories
-    i100 = [i for i, (s, n) in enumerate(res["members"]) if n == 100][0]
-    fine = np.unique(np.geomspace(1, 1000, 80).astype(int))
-    f1 = plot_acf(args.out / "acf.png", cfg.acf_lags,
-                  {"MSM (deeptime)": res["msm_c"][i100], "ITO": res["acf_ito"].c_model[i100],
-                   "BoPITO": res["acf_bop"].c_model[i100]}, fine, ref.correlation(fine),
-                  title="Prinz, 100 trajectories (seed 0)")
-    f2 = plot_densities(args.out / "density.png", ref.axes[0], ref.density(),
-                        {"ITO (N_max=100)": res["long_ito"][0, :, 0], "BoPITO": res["long_bop"][0, :, 0]},
-                        title=f"lag {cfg.long_lag} from x0 = {cfg.x_start}")
-    f3 = plot_ladder(args.out / "ladder.png", rows, {"ito": "ITO", "bopito": "BoPITO", "msm": "MSM (deeptime)"},
-                     floor=res["noise_floor"])
-    for f in (f1, f2, f3):
-        run.add_figure(f, relative_to=args.out)
-    detail = {k: res[k] for k in ("ladder", "noise_floor", "w1_bg", "w1_ito", "w1_bop", "lambda_est", "lambda_short", "its",
-                                  "vamp", "lambda_int", "err_int", "err_ito_int", "err_bg_int", "timings",
-                                  "train_seconds")}
-    detail["acf_lags"] = list(cfg.acf_lags)
-    detail["c_exact"] = res["c_ref"].tolist()
-    detail["c_ito"] = res["acf_ito"].c_model.tolist()
-    detail["c_bopito"] = res["acf_bop"].c_model.tolist()
-    detail["c_msm"] = res["msm_c"].tolist()
-    detail["members"] = res["members"]
-    detail["error_split_short_long"] = split
-    with atomic_write(args.out / "details.json") as f:
-        json.dump(detail, f, indent=1, default=float)
-    # the registry's claims at the repro rung (5 seeds): claims.json, from which the README's claims table is made
-    from .claims import REGISTRY
-
-    report = REGISTRY.run("repro", command="iclr25 bopito repro")
-    report.save(args.out)
-    for r in report.results:
-        run.add(f"claim {r.claim.id} (repro rung, {len(r.seeds)} seeds): mean improvement over {r.claim.baseline}",
-                r.mean_improvement, higher_is_better=True)
-    run.finish().save(args.out / "results.json")
-    print(run.to_markdown())
-    print(f"wrote {args.out / 'claims.json'}")
-    return 0
-
-
-def repro_triple_well(args: argparse.Namespace) -> int:
-    """``repro --system triple-well``: prior, ITO, BoPITO and deeptime's MSM on the 2-D triple well."""
-    import dataclasses
-
-    import numpy as np
-
-    from iclr25.utils.io import atomic_write
-    from iclr25.utils.seeding import seed_everything
-
-    from .experiments import REPRO_BUDGET, TripleWellConfig, run_triple_well
-
-    cfg = TripleWellConfig(seeds=tuple(args.seed + s for s in (0, 1, 2)))
-    budget = dataclasses.replace(REPRO_BUDGET, bg_steps=4000)
-    run = RunResult.start(PACKAGE, "repro-triple-well", seed=args.seed,
-                          config={"budget": dataclasses.asdict(budget), **dataclasses.asdict(cfg)})
-    set_torch_threads(args.threads)
-    seed_everything(args.seed)
-    res = run_triple_well(budget=budget, config=cfg)
-    mem = res["members"]
-
-    def at(table: list[float], n: int) -> float:
-        return float(np.mean([table[i] for i, m in enumerate(mem) if m[1] == n]))
-
-    for n in cfg.ladder:
-        run.add(f"W1(x) + W1(y) at lag {cfg.long_lag} from {cfg.x_start}, BoPITO, {n} trajectories",
-                at(res["w1"]["bopito"], n), peer=at(res["w1"]["ito"], n), peer_name="ITO", higher_is_better=False)
-    for n in cfg.ladder:
-        run.add(f"mean |C(N) error| of x, BoPITO, {n} trajectories", at(res["c_err"]["bopito"], n),
-                peer=at(res["c_err"]["ito"], n), peer_name="ITO", higher_is_better=False)
-        run.add(f"mean |C(N) error| of x, deeptime MSM (lag {cfg.msm_lag}, 20×20 cells), {n} trajectories",
-                at(res["c_err_msm"], n), higher_is_better=False)
-    run.add("W1 of the priors", float(np.mean(res["w1_prior"])), higher_is_better=False)
-    run.add("W1 of exact Boltzmann samples of the same size (noise floor)", res["w1_exact_samples"],
-            higher_is_better=False)
-    run.add("W1 of the start point only (trivial)", res["w1_start_only"], higher_is_better=False)
-    run.add("mean |C error| of exact transition samples (noise floor)", res["noise_floor"], higher_is_better=False)
-    run.add("mean |C error| of C = 0 (trivial)", res["c_err_zero"], higher_is_better=False)
-    run.add("time: training", res["seconds_train"], unit="s", higher_is_better=False, timing=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    with atomic_write(args.out / "details.json") as f:
-        json.dump(res, f, indent=1, default=float)
-    run.finish().save(args.out / "results.json")
-    print(run.to_markdown())
-    return 0
-
-
-def repro_alanine(args: argparse.Namespace) -> int:
-    """``repro --system alanine``: the alanine-dipeptide ladder and claims on the shipped MD (or ``--data``)."""
-    import dataclasses
-
-    import numpy as np
-
-    from iclr25.utils.io import atomic_write
-    from iclr25.utils.seeding import seed_everything
-
-    from .alanine import load_data, load_shipped
-    from .alanine_experiment import ALANINE_SCALES, run_alanine
-    from .claims import REGISTRY, measure_alanine
-
-    data = load_shipped() if args.data is None else load_data(args.data)
-    sc = ALANINE_SCALES["alanine"]
-    run = RunResult.start(PACKAGE, "repro-alanine", seed=args.seed,
-                          config={"scale": dataclasses.asdict(sc), "data": data.meta})
-    set_torch_threads(args.threads)
-    seed_everything(args.seed)
-    seeds = tuple(args.seed + s for s in (0, 1, 2))
-    if args.data is None and seeds == REGISTRY.rung_seeds("alanine"):
-        res = measure_alanine(seeds, "alanine")  # the registry's claims below reuse these models
-    else:
-        res = run_alanine(data, seeds, sc, desc=True)
-    mem = res["members"]
-
-    def at(table: list[float], n: int) -> tuple[float, list[float]]:
-        v = [float(table[i]) for i, m in enumerate(mem) if m[1] == n]
-        return float(np.mean(v)), v
-
-    for n in sc.ladder:
-        run.add(f"φ/ψ free-energy error at lag {sc.long_lag} ps (kT), BoPITO, {n} trajectories",
-                at(res["fe"]["bopito"], n)[0], peer=at(res["fe"]["ito"], n)[0], peer_name="ITO",
-                higher_is_better=False)
-    for n in sc.ladder:
-        run.add(f"mean |C(N) error|, BoPITO, {n} trajectories", at(res["c_err"]["bopito"], n)[0],
-                peer=at(res["c_err"]["ito"], n)[0], peer_name="ITO", higher_is_better=False)
-        run.add(f"mean |C(N) error|, deeptime MSM (lag 1, 10×10 grid), {n} trajectories",
-                at(res["msm"]["c_err"], n)[0], higher_is_better=False)
-    run.add("free-energy error of the priors (kT)", float(np.mean(res["fe_prior"])), higher_is_better=False)
-    run.add("free-energy error of MD samples of the same size (noise floor)", res["trivial"]["fe_md_sample"],
-            higher_is_better=False)
-    run.add("free-energy error of uniform samples (trivial)", res["trivial"]["fe_uniform"], higher_is_better=False)
-    run.add("mean |C(N) error| of C = 0 (trivial)", res["trivial"]["c_err_zero"], higher_is_better=False)
-    run.add("λ̂ from the short trajectories (MSM, lag 10 ps)", res["lambda_hat"])
-    run.add("λ̂ from the equilibrium runs (MSM, lag 10 ps)", res["lambda_hat_equilibrium"])
-    run.add("slowest implied timescale, MSM of the equilibrium MD (ps)", res["timescale_md"])
-    kin = res["kinetics"]
-    if kin:
-        n_top = sc.ladder[-1]
-        for name in ("bopito", "ito"):
-            run.add(f"slowest implied timescale of {name} chains, {n_top} trajectories (ps)",
-                    at(kin[name]["timescale"], n_top)[0], peer=kin["md"]["timescale"], peer_name="MSM of MD",
-                    higher_is_better=None)
-            run.add(f"VAMP-2 of {name} chains (10-ps steps), {n_top} trajectories", at(kin[name]["vamp2"], n_top)[0],
-                    peer=kin["md"]["vamp2"], peer_name="MD", higher_is_better=None)
-    run.add("time: training (all families)", res["seconds_train"], unit="s", higher_is_better=False, timing=True)
-    run.add("time: whole experiment", res["seconds"], unit="s", higher_is_better=False, timing=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    with atomic_write(args.out / "details.json") as f:
-        json.dump(res, f, indent=1, default=float)
-    if args.data is None and seeds == REGISTRY.rung_seeds("alanine"):
-        report = REGISTRY.run("alanine", command="iclr25 bopito repro --system alanine")
-        report.save(args.out)
-    else:
-        print("claims.json is written only for the shipped data at --seed 0 (the registry's seeds)")
-    run.finish().save(args.out / "results.json")
-    print(run.to_markdown())
-    print(f"wrote {args.out / 'claims.json'} and {args.out / 'details.json'}")
-    return 0
+    return repro_command(args)
 
 
 # -------------------------------------------------------------------------------------------------- simulate
@@ -337,7 +110,8 @@ def simulate_cmd(args: argparse.Namespace) -> int:
         raise ValueError(f"--out must end in .npz, got {str(args.out)!r}")
     check_out(args.out, kind="file", overwrite=args.overwrite)
     _guard_simulate(args)
-    from .systems import get_system, simulate
+    from .simulation import simulate
+    from .systems import get_system
 
     pot = get_system(args.system)
     if args.x0 == "boltzmann":
@@ -641,6 +415,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     r.add_argument("--system", choices=["prinz", "alanine", "triple-well"], default="prinz",
                    help="prinz (default: the Prinz ladder and claims, about 7 min), alanine (the alanine-dipeptide "
                         "ladder and claims on the shipped MD, no MD run) or triple-well (the 2-D triple-well table)")
+    r.add_argument("--readme", type=Path, default=None,
+                   help="with --system triple-well or alanine: also write the tables into this README, between "
+                        "its <!-- triple-well-table:begin/end --> or <!-- alanine-tables:begin/end --> markers")
     r.add_argument("--data", type=Path, default=None,
                    help="with --system alanine: a data set from `alanine-md` instead of the shipped one")
     for q in (d, r, t, p):

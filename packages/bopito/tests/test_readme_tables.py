@@ -1,0 +1,37 @@
+"""The README's experiment tables are made from the files `repro` wrote (docs/), never typed by hand."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from iclr25.bopito.repro import alanine_tables, readme_section, replace_readme_section, triple_well_table
+from iclr25.utils.claims import load_report, render_table
+
+ROOT = Path(__file__).parents[1]
+
+
+@pytest.mark.parametrize(("name", "folder", "render"), [("triple-well-table", "triple-well", triple_well_table),
+                                                        ("alanine-tables", "alanine", alanine_tables)])
+def test_readme_table_is_made_from_the_committed_run(name, folder, render):
+    details = json.loads((ROOT / "docs" / folder / "details.json").read_text(encoding="utf-8"))
+    assert readme_section(ROOT / "README.md", name) == render(details)
+    # the file the command wrote beside details.json holds the same table
+    md = (ROOT / "docs" / folder / ("table.md" if folder == "triple-well" else "tables.md")).read_text("utf-8")
+    assert md.strip("\n") == render(details)
+
+
+def test_readme_test_rung_claims_table_is_made_from_its_claims_json():
+    report = load_report(ROOT / "docs" / "claims-test" / "claims.json")
+    assert report["rung"] == "test"
+    assert readme_section(ROOT / "README.md", "claims-test-table") == render_table(report).strip("\n")
+
+
+def test_replace_readme_section_writes_between_the_markers_only(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("intro\n<!-- t:begin (generated) -->\nold\n<!-- t:end -->\nrest\n", encoding="utf-8")
+    replace_readme_section(readme, "t", "| a |\n|---|")
+    assert readme.read_text(encoding="utf-8") == "intro\n<!-- t:begin (generated) -->\n| a |\n|---|\n<!-- t:end -->\nrest\n"
+    assert readme_section(readme, "t") == "| a |\n|---|"
+    with pytest.raises(ValueError, match="markers"):
+        replace_readme_section(readme, "other", "x")
