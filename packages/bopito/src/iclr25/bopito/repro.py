@@ -37,7 +37,8 @@ from .sampling import sample, sample_chain, sample_equilibrium
 from .training import fit_model
 
 __all__ = ["ReproConfig", "TripleWellConfig", "TRIPLE_WELL_BOX", "run_repro", "run_triple_well", "repro_command",
-           "triple_well_table", "alanine_tables", "replace_readme_section", "readme_section"]
+           "triple_well_table", "alanine_tables", "replace_readme_section", "readme_section",
+           "prinz_tables"]
 
 PACKAGE = "iclr25-bopito"
 
@@ -310,6 +311,7 @@ def repro_command(args: argparse.Namespace) -> int:
         return repro_alanine(args)
     if args.system == "triple-well":
         return repro_triple_well(args)
+    t_start = time.perf_counter()
     run = RunResult.start(PACKAGE, "repro", seed=args.seed, config={})
     set_torch_threads(args.threads)
     import dataclasses
@@ -325,6 +327,7 @@ def repro_command(args: argparse.Namespace) -> int:
     cfg = ReproConfig(seeds=tuple(args.seed + s for s in (0, 1, 2)))
     run.config.update({"budget": dataclasses.asdict(REPRO_BUDGET), **dataclasses.asdict(cfg)})
     args.out.mkdir(parents=True, exist_ok=True)
+    load0, cpu0 = os.getloadavg(), _cpu_seconds()
     res = run_repro(budget=REPRO_BUDGET, config=cfg, cache=args.out / "cache")
     ref, rows = res["ref"], res["ladder"]
 
@@ -402,6 +405,12 @@ def repro_command(args: argparse.Namespace) -> int:
     detail["c_msm"] = res["msm_c"].tolist()
     detail["members"] = res["members"]
     detail["error_split_short_long"] = split
+    detail["exact_timescale"] = float(ref.timescales[0])
+    detail["seconds"] = time.perf_counter() - t_start
+    detail["run"] = {"command": "iclr25 bopito repro" + (f" --seed {args.seed}" if args.seed else ""),
+                     "date": time.strftime("%Y-%m-%d", time.gmtime()), "load_at_start": list(load0),
+                     "load_at_end": list(os.getloadavg()), "cpu_s": _cpu_seconds() - cpu0,
+                     "version": run.version, "threads": args.threads, "note": "before the repro-rung claims"}
     with atomic_write(args.out / "details.json") as f:
         json.dump(detail, f, indent=1, default=float)
     # the registry's claims at the repro rung (5 seeds): claims.json, from which the README's claims table is made
@@ -548,6 +557,61 @@ def _run_line(details: dict[str, Any], default_command: str) -> str:
             f"{run.get('date', '?')}, seeds {', '.join(map(str, details['seeds']))}; {details['seconds']:.0f} s wall, "
             f"{run.get('cpu_s', float('nan')):.0f} s CPU" + (f", load {load[0]:.1f} at start" if load else "")
             + ". Values: mean (per seed).")
+
+
+def prinz_tables(details: dict[str, Any]) -> str:
+    """The README's Prinz tables (markdown), made from the ``details.json`` that ``iclr25 bopito repro`` wrote:
+    the headline numbers per seed, the data-efficiency ladder (ITO / BoPITO / MSM) and its split into short and
+    long lags, each beside its noise floor."""
+    rows = details["ladder"]
+    seeds = sorted({int(m[0]) for m in details["members"]})
+    ladder = sorted({int(r["n_traj"]) for r in rows})
+
+    def at(name: str, n: int) -> list[float]:
+        return [float(r[name]) for s in seeds for r in rows if r["n_traj"] == n and r["seed"] == s]
+
+    split = details["error_split_short_long"]
+    run = details.get("run", {})
+    load = run.get("load_at_start")
+    exact = details["exact_timescale"]
+    ratio = float(np.mean(at("bopito", 100)) / np.mean(at("ito", ladder[-1]))) if 100 in ladder else float("nan")
+    text = [f"`{run.get('command', 'iclr25 bopito repro')}` (iclr25-bopito {run.get('version', '?')}), "
+            f"{run.get('date', '?')}, seeds {', '.join(map(str, seeds))}; {details['seconds']:.0f} s wall, "
+            f"{run.get('cpu_s', float('nan')):.0f} s CPU before the repro-rung claims"
+            + (f", load {load[0]:.1f} at start" if load else "") + ". Values: mean (per seed).", "",
+            "| measure | BoPITO | ITO | reference |", "|---|---|---|---|",
+            f"| W1(samples at lag 5000 from x0 = 0.75, Boltzmann), N_max = 100, 100 trajectories | "
+            f"{_cell(details['w1_bop'])} | {_cell(details['w1_ito'])} | the priors' own samples "
+            f"{_cell(details['w1_bg'])} |",
+            f"| data efficiency: mean \\|C error\\| of BoPITO on 100 trajectories / ITO on {ladder[-1]} | "
+            f"{ratio:.2f} | | noise floor {details['noise_floor']:.3f} (ladder below) |",
+            "| interpolation (N_max = 50, prior-seeded short runs, λ_int fitted at N = 200, 500): held-out "
+            f"\\|C error\\| at N = 100, 300, 1000 | {_cell(details['err_int'])} | {_cell(details['err_ito_int'])} | "
+            f"prior alone (C = 0) {details['err_bg_int'][0]:.3f} |",
+            f"| slowest implied timescale of chains of lag-20 steps (frames) | {_cell(details['its']['bopito'], 1)} | "
+            f"{_cell(details['its']['ito'], 1)} | exact {exact:.1f}; deeptime MSM on the MD "
+            f"{_cell(details['its']['msm'], 1)} |",
+            f"| VAMP-2 of the chains at one step | {_cell(details['vamp']['bopito'])} | {_cell(details['vamp']['ito'])} "
+            f"| MD at the same lag {_cell(details['vamp']['md'])} |",
+            f"| λ̂ by TICA from 100 trajectories / from the interpolation's short runs; fitted λ_int | "
+            f"{_cell(details['lambda_est'], 4)} / {_cell(details['lambda_short'], 4)}; {_cell(details['lambda_int'], 4)} "
+            f"| | exact λ_2 {np.exp(-1.0 / exact):.5f} |", "",
+            "Data-efficiency ladder, mean \\|C(N) − C_exact(N)\\| over N ∈ {"
+            + ", ".join(map(str, details["acf_lags"])) + "}:", "",
+            "| trajectories (× 1000 frames) | ITO | BoPITO | BoPITO / ITO | MSM (deeptime) |", "|---|---|---|---|---|"]
+    for n in ladder:
+        i, b = at("ito", n), at("bopito", n)
+        text.append(f"| {n} | {_cell(i)} | {_cell(b, bold=np.mean(b) < np.mean(i))} | "
+                    f"{np.mean(b) / np.mean(i):.2f} | {_cell(at('msm', n))} |")
+    text += ["", f"The same error split at N = 100 (noise floor of exact samples: {details['noise_floor']:.3f} overall):",
+             "", "| trajectories | ITO, N ≤ 100 | BoPITO, N ≤ 100 | ITO, N ≥ 200 | BoPITO, N ≥ 200 |",
+             "|---|---|---|---|---|"]
+    for n in (n for n in ladder if f"ito {n}" in split):
+        (i_s, i_l), (b_s, b_l) = split[f"ito {n}"], split[f"bopito {n}"]
+        text.append(f"| {n} | {i_s:.3f} | {b_s:.3f} | {i_l:.3f} | {b_l:.3f} |")
+    f_s, f_l = split["floor"]
+    text.append(f"| exact samples (noise floor) | {f_s:.3f} | {f_s:.3f} | {f_l:.3f} | {f_l:.3f} |")
+    return "\n".join(text)
 
 
 def alanine_tables(details: dict[str, Any]) -> str:
