@@ -416,8 +416,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="prinz (default: the Prinz ladder and claims, about 7 min), alanine (the alanine-dipeptide "
                         "ladder and claims on the shipped MD, no MD run) or triple-well (the 2-D triple-well table)")
     r.add_argument("--readme", type=Path, default=None,
-                   help="with --system triple-well or alanine: also write the tables into this README, between "
-                        "its <!-- triple-well-table:begin/end --> or <!-- alanine-tables:begin/end --> markers")
+                   help="also write the tables into this README, between its <!-- prinz-tables:begin/end -->, "
+                        "<!-- triple-well-table:begin/end --> or <!-- alanine-tables:begin/end --> markers")
     r.add_argument("--data", type=Path, default=None,
                    help="with --system alanine: a data set from `alanine-md` instead of the shipped one")
     for q in (d, r, t, p):

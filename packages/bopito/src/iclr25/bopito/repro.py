@@ -296,9 +296,7 @@ def repro_command(args: argparse.Namespace) -> int:
     """``iclr25 bopito repro``: the Prinz reproduction (default), ``--system triple-well`` or ``--system alanine``."""
     readme = getattr(args, "readme", None)
     if readme is not None:
-        names = {"alanine": "alanine-tables", "triple-well": "triple-well-table"}
-        if args.system not in names:
-            raise ValueError(f"--readme goes with --system triple-well or alanine, not {args.system}")
+        names = {"alanine": "alanine-tables", "triple-well": "triple-well-table", "prinz": "prinz-tables"}
         if not Path(readme).is_file():
             raise FileNotFoundError(f"--readme {readme}: no such file")
         try:
@@ -413,6 +411,11 @@ def repro_command(args: argparse.Namespace) -> int:
                      "version": run.version, "threads": args.threads, "note": "before the repro-rung claims"}
     with atomic_write(args.out / "details.json") as f:
         json.dump(detail, f, indent=1, default=float)
+    tables = prinz_tables(json.loads(json.dumps(detail, default=float)))
+    with atomic_write(args.out / "tables.md") as f:
+        f.write(tables + "\n")
+    if getattr(args, "readme", None) is not None:
+        replace_readme_section(args.readme, "prinz-tables", tables)
     # the registry's claims at the repro rung (5 seeds): claims.json, from which the README's claims table is made
     from .claims import REGISTRY
 
