@@ -5,14 +5,21 @@ from pathlib import Path
 
 import pytest
 
-from iclr25.bopito.repro import alanine_tables, readme_section, replace_readme_section, triple_well_table
+from iclr25.bopito.repro import (
+    alanine_tables,
+    prinz_tables,
+    readme_section,
+    replace_readme_section,
+    triple_well_table,
+)
 from iclr25.utils.claims import load_report, render_table
 
 ROOT = Path(__file__).parents[1]
 
 
 @pytest.mark.parametrize(("name", "folder", "render"), [("triple-well-table", "triple-well", triple_well_table),
-                                                        ("alanine-tables", "alanine", alanine_tables)])
+                                                        ("alanine-tables", "alanine", alanine_tables),
+                                                        ("prinz-tables", "prinz", prinz_tables)])
 def test_readme_table_is_made_from_the_committed_run(name, folder, render):
     details = json.loads((ROOT / "docs" / folder / "details.json").read_text(encoding="utf-8"))
     assert readme_section(ROOT / "README.md", name) == render(details)
