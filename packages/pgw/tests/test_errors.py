@@ -139,7 +139,7 @@ def test_cli_reports_bad_files_and_leaves_no_output(tmp_path, capsys):
     (["pairwise", "DIR", "--out", "D.npy", "--n-jobs", "0"], "--n-jobs must be a positive integer or -1"),
     (["pairwise", "DIR", "--out", "D.txt"], "--out must name a .npy file"),
     (["repro", "--n-jobs", "-3"], "--n-jobs must be a positive integer or -1"),
-    (["repro", "--n-per-class", "1"], "--n-per-class must be an integer >= 2"),
+    (["repro", "--n-per-class", "9"], "--n-per-class must be an integer >= 10"),
     (["repro", "--sizes", "100", "3"], "--sizes must be point counts >= 10"),
     (["repro", "--n-per-class", "1000000000000"], "--n-per-class 1000000000000 needs about"),
     (["repro", "--sizes", "100", "1000000000"], "--sizes 1000000000 needs about"),

@@ -453,6 +453,123 @@ def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam:
     dt = jnp.asarray(1.0).dtype
     idx = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
     sizes = _buckets(np.array([s.n for s in spaces]), idx, pad_multiple, min(batch_size, min_group_pairs))
+    members, local, host, device = _bucket_arrays(spaces, sizes, dt)
+    cmax2 = np.array([s.C.max() ** 2 for s in spaces])
+    mass = np.array([s.p.sum() for s in spaces])
+    groups: dict[tuple[int, int], list[int]] = {}
+    for k, (i, j) in enumerate(idx):
+        groups.setdefault((int(sizes[i]), int(sizes[j])), []).append(k)
+    refill, run = _slot_machine(max_iter, inner_iter)
+    job = _PairJob(idx, local, cmax2, mass, lam, jnp.asarray(lam, dt), float(tol), epsilon, dt, max_iter, inner_iter,
+                   sync_every, refill, run)
+    out = np.empty(len(idx))
+    counts = {"ticks": 0, "slot_ticks": 0, "busy_ticks": 0, "refills": 0, "compile_s": 0.0}
+    with progress(total=len(idx), desc="entropic PGW pairs") as bar:
+        for (Na, Nb), ks in groups.items():
+            # about pairs_per_slot pairs per slot: the slots that finish last leave the others idle, and the
+            # more pairs each slot runs, the smaller that tail is against the whole group
+            n_slots = min(batch_size, max(1, math.ceil(len(ks) / pairs_per_slot)))
+            group = _run_group(job, ks, n_slots, (Na, device[Na], host[Na]), (Nb, device[Nb], host[Nb]), out, bar)
+            for key, value in group.items():
+                counts[key] += value
+    if stats is not None:
+        slot_ticks = counts["slot_ticks"]
+        stats.update(batches=len(groups), batch_size=batch_size, padded_size=int(sizes.max()) if len(sizes) else 0,
+                     buckets=sorted(members), ticks=counts["ticks"], refills=counts["refills"],
+                     compile_s=counts["compile_s"], slot_use=counts["busy_ticks"] / slot_ticks if slot_ticks else 1.0,
+                     pad_use=_pad_use(spaces, idx, sizes))
+    return out
+
+
+@dataclasses.dataclass(frozen=True)
+class _PairJob:
+    """What every size group of :func:`entropic_pgw_pairs` shares: the pairs (``idx``, rows of two space
+    indices), each space's index within its bucket (``local``), squared largest distance and mass of each
+    space, the options, and the two jitted functions of :func:`_slot_machine`."""
+
+    idx: np.ndarray
+    local: np.ndarray
+    cmax2: np.ndarray
+    mass: np.ndarray
+    lam: float
+    lam_d: Any
+    tol: float
+    epsilon: float
+    dt: Any
+    max_iter: int
+    inner_iter: int
+    sync_every: int
+    refill: Any
+    run: Any
+
+
+def _run_group(job: _PairJob, ks: list[int], n_slots: int, bucket_a: tuple, bucket_b: tuple, out: np.ndarray,
+               bar: Any) -> dict[str, float]:
+    """The pairs ``ks`` (rows of ``job.idx``) whose spaces lie in the buckets ``bucket_a`` / ``bucket_b`` (each
+    ``(size, device arrays, host arrays)`` of :func:`_bucket_arrays`) in ``n_slots`` slots: fill the free slots
+    from the queue, tick ``sync_every`` ticks, collect the finished pairs' distances into ``out``, repeat.
+    Returns the group's ticks, slot-ticks, busy slot-ticks, refills and compilation seconds."""
+    import jax.numpy as jnp
+
+    (Na, A, (CsA, PsA)), (Nb, B, (CsB, PsB)) = bucket_a, bucket_b
+    counts = {"ticks": 0, "slot_ticks": 0, "busy_ticks": 0, "refills": 0, "compile_s": 0.0}
+    queue = list(ks)
+    slot_pair = np.full(n_slots, -1)
+    si, sj, seps = np.zeros(n_slots, np.int64), np.zeros(n_slots, np.int64), np.ones(n_slots)
+    slots = run_group = None
+    while True:
+        free = np.flatnonzero(slot_pair < 0)
+        take = min(len(free), len(queue))
+        if take or slots is None:
+            mask = np.zeros(n_slots, bool)
+            live = np.zeros(n_slots, bool)
+            mask[free] = True
+            live[free[:take]] = True
+            for s_, k in zip(free[:take], queue[:take]):
+                i, j = job.idx[k]
+                slot_pair[s_] = k
+                si[s_], sj[s_] = job.local[i], job.local[j]
+                # epsilon is relative to this pair's cost scale (see cost_scale)
+                seps[s_] = (job.epsilon * 2.0 * max(job.cmax2[i], job.cmax2[j], 2.0 * job.lam)
+                            * min(job.mass[i], job.mass[j]))
+            del queue[:take]
+            si_d, sj_d, seps_d = jnp.asarray(si), jnp.asarray(sj), jnp.asarray(seps, job.dt)
+            counts["refills"] += take if slots is not None else 0
+            if slots is None:  # a first fill builds the state's shapes
+                slots = _empty_slots(n_slots, Na, Nb, job.dt)
+            slots = job.refill(A, B, slots, jnp.asarray(mask), jnp.asarray(live), si_d, sj_d, job.lam_d)
+        if np.all(slot_pair < 0):
+            return counts
+        if run_group is None:  # compiled ahead of time, so that stats can tell compilation apart
+            key = (job.max_iter, job.inner_iter, job.sync_every, str(job.dt), n_slots, A[0].shape, B[0].shape)
+            if key not in _COMPILED:
+                t0 = time.perf_counter()
+                _COMPILED[key] = job.run.lower(A, B, slots, si_d, sj_d, job.lam_d, seps_d, job.tol,
+                                               job.sync_every).compile()
+                counts["compile_s"] += time.perf_counter() - t0
+            run_group = _COMPILED[key]
+        slots, t = run_group(A, B, slots, si_d, sj_d, job.lam_d, seps_d, job.tol)
+        t = int(t)
+        counts["ticks"] += t
+        counts["slot_ticks"] += t * n_slots
+        fin = np.flatnonzero(np.asarray(slots.done) & (slot_pair >= 0))
+        if fin.size:
+            G = np.asarray(slots.G, dtype=np.float64)[fin]
+            counts["busy_ticks"] += int(np.asarray(slots.ticks)[fin].sum())
+            a, b = si[fin], sj[fin]
+            transport, penalty, _ = _objective_np(CsA[a], CsB[b], PsA[a], PsB[b], job.lam, G)
+            out[slot_pair[fin]] = np.sqrt(np.maximum(transport + penalty, 0.0))
+            slot_pair[fin] = -1
+            bar.update(fin.size)
+
+
+def _bucket_arrays(spaces: list[MMSpace], sizes: np.ndarray, dt: Any) -> tuple[dict, np.ndarray, dict, dict]:
+    """Each bucket's spaces padded with zero-mass points to the bucket size, stacked: ``members`` (bucket size
+    -> indices of its spaces), ``local`` (each space's index within its bucket), ``host`` (bucket size ->
+    stacked distances and masses, numpy float64) and ``device`` (bucket size -> distances, squared distances
+    and masses as ``dt`` arrays on the device, sent once)."""
+    import jax.numpy as jnp
+
     members: dict[int, np.ndarray] = {int(N): np.flatnonzero(sizes == N) for N in np.unique(sizes)}
     local = np.empty(len(spaces), dtype=np.int64)
     host: dict[int, tuple[np.ndarray, np.ndarray]] = {}
@@ -465,81 +582,14 @@ def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam:
             Ps[k, : s.n] = s.p
         host[N] = (Cs, Ps)
         device[N] = tuple(jnp.asarray(x, dt) for x in (Cs, Cs * Cs, Ps))
-    cmax2 = np.array([s.C.max() ** 2 for s in spaces])
-    mass = np.array([s.p.sum() for s in spaces])
-    groups: dict[tuple[int, int], list[int]] = {}
-    for k, (i, j) in enumerate(idx):
-        groups.setdefault((int(sizes[i]), int(sizes[j])), []).append(k)
-    refill, run = _slot_machine(max_iter, inner_iter)
-    out = np.empty(len(idx))
-    total_ticks = slot_ticks = busy_ticks = refills = 0
-    compile_s = 0.0
-    lam_d, tol_f = jnp.asarray(lam, dt), float(tol)
-    with progress(total=len(idx), desc="entropic PGW pairs") as bar:
-        for (Na, Nb), ks in groups.items():
-            A, B = device[Na], device[Nb]
-            (CsA, PsA), (CsB, PsB) = host[Na], host[Nb]
-            # about pairs_per_slot pairs per slot: the slots that finish last leave the others idle, and the
-            # more pairs each slot runs, the smaller that tail is against the whole group
-            n_slots = min(batch_size, max(1, math.ceil(len(ks) / pairs_per_slot)))
-            queue = list(ks)
-            slot_pair = np.full(n_slots, -1)
-            si, sj, seps = np.zeros(n_slots, np.int64), np.zeros(n_slots, np.int64), np.ones(n_slots)
-            slots = run_group = None
-            while True:
-                free = np.flatnonzero(slot_pair < 0)
-                take = min(len(free), len(queue))
-                if take or slots is None:
-                    mask = np.zeros(n_slots, bool)
-                    live = np.zeros(n_slots, bool)
-                    mask[free] = True
-                    live[free[:take]] = True
-                    for s_, k in zip(free[:take], queue[:take]):
-                        i, j = idx[k]
-                        slot_pair[s_] = k
-                        si[s_], sj[s_] = local[i], local[j]
-                        # epsilon is relative to this pair's cost scale (see cost_scale)
-                        seps[s_] = epsilon * 2.0 * max(cmax2[i], cmax2[j], 2.0 * lam) * min(mass[i], mass[j])
-                    del queue[:take]
-                    si_d, sj_d, seps_d = jnp.asarray(si), jnp.asarray(sj), jnp.asarray(seps, dt)
-                    refills += take if slots is not None else 0
-                    if slots is None:  # a first fill builds the state's shapes
-                        slots = refill(A, B, _empty_slots(n_slots, Na, Nb, dt), jnp.asarray(mask), jnp.asarray(live),
-                                       si_d, sj_d, lam_d)
-                    else:
-                        slots = refill(A, B, slots, jnp.asarray(mask), jnp.asarray(live), si_d, sj_d, lam_d)
-                if np.all(slot_pair < 0):
-                    break
-                if run_group is None:  # compiled ahead of time, so that stats can tell compilation apart
-                    key = (max_iter, inner_iter, sync_every, str(dt), n_slots, A[0].shape, B[0].shape)
-                    if key not in _COMPILED:
-                        t0 = time.perf_counter()
-                        _COMPILED[key] = run.lower(A, B, slots, si_d, sj_d, lam_d, seps_d, tol_f,
-                                                   sync_every).compile()
-                        compile_s += time.perf_counter() - t0
-                    run_group = _COMPILED[key]
-                slots, t = run_group(A, B, slots, si_d, sj_d, lam_d, seps_d, tol_f)
-                t = int(t)
-                total_ticks += t
-                slot_ticks += t * n_slots
-                done = np.asarray(slots.done)
-                fin = np.flatnonzero(done & (slot_pair >= 0))
-                if fin.size:
-                    G = np.asarray(slots.G, dtype=np.float64)[fin]
-                    busy_ticks += int(np.asarray(slots.ticks)[fin].sum())
-                    a, b = si[fin], sj[fin]
-                    transport, penalty, _ = _objective_np(CsA[a], CsB[b], PsA[a], PsB[b], lam, G)
-                    out[slot_pair[fin]] = np.sqrt(np.maximum(transport + penalty, 0.0))
-                    slot_pair[fin] = -1
-                    bar.update(fin.size)
-    if stats is not None:
-        real = sum((spaces[i].n + 1) * (spaces[j].n + 1) for i, j in idx)
-        padded = sum((int(sizes[i]) + 1) * (int(sizes[j]) + 1) for i, j in idx)
-        stats.update(batches=len(groups), batch_size=batch_size, padded_size=int(sizes.max()) if len(sizes) else 0,
-                     buckets=sorted(members), ticks=total_ticks, refills=refills, compile_s=compile_s,
-                     slot_use=busy_ticks / slot_ticks if slot_ticks else 1.0,
-                     pad_use=real / padded if padded else 1.0)
-    return out
+    return members, local, host, device
+
+
+def _pad_use(spaces: list[MMSpace], idx: np.ndarray, sizes: np.ndarray) -> float:
+    """Share of the padded cells that are real: sum of (n+1)(m+1) over sum of (Na+1)(Nb+1) over the pairs."""
+    real = sum((spaces[i].n + 1) * (spaces[j].n + 1) for i, j in idx)
+    padded = sum((int(sizes[i]) + 1) * (int(sizes[j]) + 1) for i, j in idx)
+    return real / padded if padded else 1.0
 
 
 def _empty_slots(n_slots: int, Na: int, Nb: int, dt) -> _Slots:

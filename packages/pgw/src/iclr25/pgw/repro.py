@@ -26,6 +26,8 @@ __all__ = ["repro", "METHODS"]
 PACKAGE = "iclr25-pgw"
 #: the methods of the retrieval experiment, PGW first (the others are its peers)
 METHODS = ("pgw", "gw", "mpgw", "ugw")
+#: folds of the SVM cross-validation (stratified: every fold holds a shape of every class)
+SVM_FOLDS = 10
 
 
 def repro(args: argparse.Namespace) -> int:
@@ -49,9 +51,9 @@ def _check_options(args: argparse.Namespace) -> None:
     """Every option, and a rough size estimate that refuses what cannot finish (``--force`` overrides)."""
     check_seed(args.seed, "--seed")
     check_n_jobs(args.n_jobs, "--n-jobs")
-    if args.n_per_class < 2:
-        raise ValueError(f"--n-per-class must be an integer >= 2 (the SVM folds need two shapes per class), "
-                         f"got {args.n_per_class}")
+    if args.n_per_class < SVM_FOLDS:
+        raise ValueError(f"--n-per-class must be an integer >= {SVM_FOLDS} (the {SVM_FOLDS}-fold SVM needs a shape of "
+                         f"every class in each fold), got {args.n_per_class}")
     if any(n < 10 for n in args.sizes):
         raise ValueError(f"--sizes must be point counts >= 10, got {args.sizes}")
     # rough estimates, enough to refuse what cannot finish: data set II has 6 classes of <= 123 points; the four
@@ -72,7 +74,7 @@ def _retrieval(run: RunResult, out: Path, *, n_per_class: int, n_jobs: int, seed
     r = retrieval_run(METHODS, n_per_class=n_per_class, n_jobs=n_jobs, seed=seed, on_done=done)
     k = len(r.data)
     save_npz(out / "distances.npz", labels=r.data.labels, **r.distances)
-    acc = {m: svm_accuracy(D, r.data.labels, seed=seed) for m, D in r.distances.items()}
+    acc = {m: svm_accuracy(D, r.data.labels, n_splits=SVM_FOLDS, seed=seed) for m, D in r.distances.items()}
     for m in METHODS[1:]:
         run.add(f"SVM accuracy, data set II ({k} shapes): PGW vs {m.upper()}", acc["pgw"], peer=acc[m],
                 peer_name=m.upper(), higher_is_better=True)
