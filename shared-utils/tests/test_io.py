@@ -201,3 +201,14 @@ def test_text_file_named_npy_is_not_called_pickled(tmp_path):
     with pytest.raises(DataFileError, match=r"missing array\(s\) \['v'\]"):
         read_npz(g, required=("v",))
     assert read_array(g).shape == (2,)
+
+
+def test_object_array_inside_a_valid_npz_is_one_line_without_numpys_allow_pickle_advice(tmp_path):
+    from iclr25.utils.io import DataFileError, read_array, read_npz
+
+    f = tmp_path / "objects.npz"
+    np.savez(f, x=np.array([{"a": 1}, None], dtype=object))
+    for read in (read_npz, read_array):
+        with pytest.raises(DataFileError, match="Python objects") as info:
+            read(f)
+        assert "allow_pickle" not in str(info.value) and str(f) in str(info.value)

@@ -144,7 +144,12 @@ def read_npz(path: str | os.PathLike[str], *, required: tuple[str, ...] = (),
             arrays = {k: z[k] for k in z.keys()}
     except DataFileError:
         raise
-    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+    except ValueError as exc:
+        if "pickle" in str(exc):  # an object array inside a valid archive: numpy's text names allow_pickle
+            raise DataFileError(p, "holds Python objects (pickled data), which are not read for safety; "
+                                   "save plain numeric arrays") from exc
+        raise DataFileError(p, f"cannot read as .npz ({exc})") from exc
+    except (OSError, EOFError, zipfile.BadZipFile) as exc:
         raise DataFileError(p, f"cannot read as .npz ({exc})") from exc
     missing = [k for k in required if k not in arrays]
     if missing:
