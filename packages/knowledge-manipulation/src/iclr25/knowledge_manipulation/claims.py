@@ -234,7 +234,7 @@ def _repro_ladder(pre, base, seed: int, rows: list[dict]) -> dict[str, Measureme
           "accuracy against the amount of fine-tuning data)", metric="month-parity accuracy, 100 test people, "
           "CoT fine-tune on 100 train people (N = 200)", direction="higher",
           baseline="no-CoT fine-tune on 100 train people (N = 200)", rule="mean_ci", rungs=("repro",),
-          expect="fails", ladder="#why-the-cot-gap-is-not-shown-at-n--200-data-ladder-and-ablation",
+          expect="fails", ladder="#why-the-cot-gap-is-not-shown-on-the-n-200-population-data-ladder-and-ablation",
           note="the top rung of the fine-tune data ladder (25 and 50 train people at N = 100; 50 and 100 at "
           "N = 200, the 50-people rung a control for the population size); margin 0, the 95 % interval of the "
           "mean gap over seeds 0-4, the rule of the other gap claims. Measured 2026-12-03 (first run, 0.4.1): "
