@@ -74,7 +74,7 @@ def test_t_quantiles():
     assert t_quantile_975(1) == 12.706 and t_quantile_975(4) == 2.776 and t_quantile_975(100) == 1.96
 
 
-def test_registry_measures_once_per_seed_and_writes_strict_json(tmp_path):
+def test_registry_measures_once_per_seed_and_writes_strict_json(tmp_path, capsys):
     reg = ClaimRegistry("iclr25-utils", seeds={"test": (0, 1, 2)})
     calls = []
 
@@ -97,6 +97,10 @@ def test_registry_measures_once_per_seed_and_writes_strict_json(tmp_path):
     assert table in new and "stale table" not in new and replace_table(new, table) == new
     with pytest.raises(ValueError, match="unknown rung"):
         reg.run("full")
+    (tmp_path / "pub").mkdir()
+    assert report.publish(tmp_path / "pub") == tmp_path / "pub" / "claims.json"
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[-1] == f"wrote {tmp_path / 'pub' / 'claims.json'}" and sum("claim" in x for x in printed) >= 2
 
 
 def test_report_with_nan_or_few_seeds_is_rejected(tmp_path):

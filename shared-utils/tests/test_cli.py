@@ -205,3 +205,29 @@ def test_run_result_publish_saves_results_json_prints_the_table_and_returns_0(tm
     assert run.publish(tmp_path) == 0
     assert RunResult.load(tmp_path / "results.json").metric("accuracy").value == 0.5
     assert "accuracy" in capsys.readouterr().out and run.wall_time_s is not None
+
+
+def test_add_command_declares_the_common_options_once(capsys):
+    parser, sub = cli.method_parser("toy", "a toy method")
+    seen = {}
+    p = cli.add_command(sub, "fit", lambda a: seen.setdefault("args", a) and 0, help="fit it",
+                        description="Fit it to your data.", seed=True, overwrite="write over a previous fit",
+                        force=True)
+    p.add_argument("--steps", type=cli.positive_int("--steps"), default=3)
+    lazy = cli.add_command(sub, "name", "os.path:basename", help="lazy handler")
+    assert cli.run_main(parser, ["fit", "--seed", "4", "--overwrite"]) == 0
+    args = seen["args"]
+    assert (args.seed, args.overwrite, args.force, args.steps) == (4, True, False, 3)
+    assert not hasattr(lazy.parse_args([]), "seed")            # only what was asked for
+    text = p.format_help()
+    assert "common options:" in text and text.index("--steps") < text.index("common options:")
+    assert "write over a previous fit" in text and "random seed (default 0)" in text
+    assert p.description == "Fit it to your data."
+
+
+def test_bounded_float_names_the_flag():
+    parse = cli.bounded_float("--rho", lambda v: 0 < v <= 1, "a number in (0, 1]")
+    assert parse("1") == 1.0
+    for bad in ("0", "1.5", "nan", "inf", "x"):
+        with pytest.raises(Exception, match=r"--rho must be a number in \(0, 1\]"):
+            parse(bad)

@@ -212,3 +212,18 @@ def test_object_array_inside_a_valid_npz_is_one_line_without_numpys_allow_pickle
         with pytest.raises(DataFileError, match="Python objects") as info:
             read(f)
         assert "allow_pickle" not in str(info.value) and str(f) in str(info.value)
+
+
+def test_dataclass_from_mapping_names_unknown_keys():
+    import dataclasses
+
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+        width: int = 8
+        depth: int = 2
+
+    assert io.dataclass_from_mapping(Config, {"width": 4}) == Config(width=4)
+    with pytest.raises(ValueError, match=r"net.json: unknown key\(s\) \['widht'\]; known keys are \['depth', 'width'\]"):
+        io.dataclass_from_mapping(Config, {"widht": 4}, what="net.json")
+    with pytest.raises(TypeError, match="net.json must be a mapping"):
+        io.dataclass_from_mapping(Config, [1, 2], what="net.json")

@@ -124,7 +124,7 @@ def test_cli_rejects_bad_flags(tmp_path, capsys):
     assert "--out" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["conformers", str(src), "--k", "0", "--out", str(tmp_path / "x.sdf")])
-    assert "--k must be a positive integer" in capsys.readouterr().err
+    assert "--k must be an integer >= 1" in capsys.readouterr().err
     assert main(["generate", "--n", "2", "--lm", str(tmp_path / "nope.pt"), "--out", str(tmp_path / "m.sdf")]) == 2
     assert "--lm" in capsys.readouterr().err
     assert not any(Path(tmp_path).glob("*.sdf"))

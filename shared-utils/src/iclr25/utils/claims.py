@@ -303,6 +303,15 @@ class ClaimsReport:
             f.write(json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n")
         return path
 
+    def publish(self, path: str | os.PathLike[str]) -> Path:
+        """:meth:`save`, then print each claim's one-line explanation and the path written (what a ``repro``
+        command shows at its end)."""
+        written = self.save(path)
+        for r in self.results:
+            print(r.explain())
+        print(f"wrote {written}")
+        return written
+
     def unexpected(self) -> list[ClaimResult]:
         return [r for r in self.results if not r.as_expected]
 

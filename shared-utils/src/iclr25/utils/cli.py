@@ -31,7 +31,7 @@ from .results import ResultsError, RunResult, _fmt, cell, mark_command_start
 
 __all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "error_line",
            "set_torch_threads", "enable_jax_compilation_cache", "write_demo_index", "positive_int", "positive_float",
-           "nonnegative_float", "add_force_argument", "load_handler"]
+           "nonnegative_float", "bounded_float", "add_force_argument", "load_handler", "add_command"]
 
 GROUP = "iclr25.cli"
 
@@ -94,7 +94,52 @@ def add_run_command(subparsers: Any, name: str, func: Callable[[argparse.Namespa
     return p
 
 
-def add_force_argument(p: argparse.ArgumentParser) -> None:
+def add_command(subparsers: Any, name: str, func: Callable[[argparse.Namespace], int | None] | str, *,
+                help: str, description: str | None = None, seed: bool | str = False,
+                overwrite: bool | str = False, force: bool = False, **parser_kwargs: Any) -> argparse.ArgumentParser:
+    """Add the subcommand ``name`` run by ``func``, with the options every package spells the same way.
+
+    Each package's ``cli.py`` is then a table of its commands: one call per command, followed only by the
+    arguments that are the command's own. The shared options go to a ``common options`` group, listed after
+    the command's own:
+
+    - ``seed``: ``--seed N`` (default 0); ``True`` for the help "random seed (default 0)", a string for another;
+    - ``overwrite``: ``--overwrite``; ``True`` for "replace an existing --out file", a string for another;
+    - ``force``: ``--force`` (:func:`add_force_argument`).
+
+    ``func`` is the handler, or its name ``"package.module:function"`` (:func:`load_handler`: imported only when
+    the command runs). ``description`` defaults to none, as ``add_parser`` does; other keywords
+    (``formatter_class``, ``epilog``) go to ``add_parser``.
+
+    Examples
+    --------
+    >>> parser, sub = method_parser("toy", "a toy method")
+    >>> p = add_command(sub, "fit", "os.path:basename", help="fit it", seed=True, overwrite=True, force=True)
+    >>> args = parser.parse_args(["fit", "--seed", "3", "--force"])
+    >>> args.seed, args.overwrite, args.force
+    (3, False, True)
+    """
+    p = subparsers.add_parser(name, help=help, description=description, **parser_kwargs)
+    common = p.add_argument_group("common options")
+    if seed:
+        common.add_argument("--seed", type=int, default=0,
+                            help=seed if isinstance(seed, str) else "random seed (default 0)")
+    if overwrite:
+        common.add_argument("--overwrite", action="store_true",
+                            help=overwrite if isinstance(overwrite, str) else "replace an existing --out file")
+    if force:
+        add_force_argument(common)
+    if isinstance(func, str):
+        spec = func
+
+        def func(args: argparse.Namespace) -> int | None:
+            return load_handler(spec)(args)
+
+    p.set_defaults(func=func)
+    return p
+
+
+def add_force_argument(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     """Add ``--force``: run a request the size guard (:func:`iclr25.utils.guards.check_size`) would refuse."""
     p.add_argument("--force", action="store_true",
                    help="run even when the estimated memory or time exceeds what this machine can give")
@@ -164,7 +209,12 @@ def positive_int(flag: str) -> Callable[[str], int]:
     return parse
 
 
-def _float_type(flag: str, ok: Callable[[float], bool], what: str) -> Callable[[str], float]:
+def bounded_float(flag: str, ok: Callable[[float], bool], what: str) -> Callable[[str], float]:
+    """An argparse ``type=`` for a finite number with ``ok(value)`` true; the error names ``flag`` and ``what``.
+
+    >>> bounded_float("--rho", lambda v: 0 < v <= 1, "a number in (0, 1]")("0.5")
+    0.5
+    """
     def parse(text: str) -> float:
         try:
             value = float(text)
@@ -178,12 +228,12 @@ def _float_type(flag: str, ok: Callable[[float], bool], what: str) -> Callable[[
 
 def positive_float(flag: str) -> Callable[[str], float]:
     """An argparse ``type=`` for a finite number > 0 whose error names ``flag``."""
-    return _float_type(flag, lambda v: v > 0, "a finite number > 0")
+    return bounded_float(flag, lambda v: v > 0, "a finite number > 0")
 
 
 def nonnegative_float(flag: str) -> Callable[[str], float]:
     """An argparse ``type=`` for a finite number >= 0 whose error names ``flag``."""
-    return _float_type(flag, lambda v: v >= 0, "a finite number >= 0")
+    return bounded_float(flag, lambda v: v >= 0, "a finite number >= 0")
 
 
 def set_torch_threads(n: Any) -> None:

@@ -38,7 +38,7 @@ from ._atomic import atomic_path, atomic_write
 __all__ = [
     "DataFileError", "Graph", "read_points", "write_points", "read_graph", "write_graph", "read_smiles",
     "write_smiles", "save_npz", "read_json", "read_npz", "read_array", "atomic_write", "atomic_path",
-    "existing_file",
+    "existing_file", "dataclass_from_mapping",
 ]
 
 POINT_FORMATS = (".npy", ".npz", ".xyz", ".txt", ".csv", ".ply")
@@ -533,3 +533,29 @@ def save_npz(path: str | os.PathLike[str], **arrays: Any) -> Path:
     with atomic_path(p) as tmp:
         np.savez_compressed(tmp, **arrays)
     return p
+
+
+def dataclass_from_mapping(cls: type, d: Any, *, what: str = "config") -> Any:
+    """``cls(**d)`` for a dataclass ``cls``, after checking that ``d`` is a mapping whose keys are all fields of
+    ``cls`` (a configuration read from a user's JSON file). The errors name ``what``.
+
+    Examples
+    --------
+    >>> @dataclasses.dataclass
+    ... class Toy:
+    ...     a: int = 1
+    >>> dataclass_from_mapping(Toy, {"a": 2})
+    Toy(a=2)
+    >>> dataclass_from_mapping(Toy, {"b": 2}, what="toy.json")
+    Traceback (most recent call last):
+    ValueError: toy.json: unknown key(s) ['b']; known keys are ['a']
+    """
+    from collections.abc import Mapping  # noqa: PLC0415
+
+    if not isinstance(d, Mapping):
+        raise TypeError(f"{what} must be a mapping (a JSON object), got {type(d).__name__}")
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(d) - known)
+    if unknown:
+        raise ValueError(f"{what}: unknown key(s) {unknown}; known keys are {sorted(known)}")
+    return cls(**dict(d))

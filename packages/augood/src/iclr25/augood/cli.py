@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils import cli as ucli
 from iclr25.utils.io import DataFileError, atomic_write
 from iclr25.utils.results import RunResult
 
@@ -267,15 +267,15 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("augood", DESCRIPTION)
-    add_run_command(sub, "demo", demo, help="GOOD curves and AU-GOOD on the built-in solubility set (< 60 s)",
-                    default_out="results/augood")
-    add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
-                    default_out="results/augood-repro")
+    parser, sub = ucli.method_parser("augood", DESCRIPTION)
+    ucli.add_run_command(sub, "demo", demo, help="GOOD curves and AU-GOOD on the built-in solubility set (< 60 s)",
+                         default_out="results/augood")
+    ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+                         default_out="results/augood-repro")
 
-    p = sub.add_parser("partition", help="partition your own molecules (CSV with a SMILES column)",
-                       description="Partition the molecules of a CSV file. Writes a CSV with columns "
-                                   "row,smiles,split (split: train/valid/test).")
+    p = ucli.add_command(sub, "partition", partition_cmd, seed="tie-breaking seed (default: 0)", help="partition your own molecules (CSV with a SMILES column)",
+                         description="Partition the molecules of a CSV file. Writes a CSV with columns "
+                                     "row,smiles,split (split: train/valid/test).")
     p.add_argument("data", type=Path, help="CSV file with a header row")
     p.add_argument("--smiles-col", default="smiles", help="column holding SMILES (default: smiles)")
     p.add_argument("--label-col", default=None, help="optional numeric label column to balance")
@@ -287,18 +287,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--valid-size", type=float, default=0.1, help="validation fraction (default: 0.1)")
     p.add_argument("--fingerprint", default="ecfp4", help="ecfp2/ecfp4/ecfp6/maccs (default: ecfp4)")
     p.add_argument("--n-bits", type=int, default=2048, help="fingerprint length (default: 2048)")
-    p.add_argument("--seed", type=int, default=0, help="tie-breaking seed (default: 0)")
     p.add_argument("--tie-rule", choices=(">=", ">"), default=">=",
                    help="a pair at exactly λ is an edge with '>=' (hestia-good 1.2.2) and not with '>' "
                         "(hestia-ood 0.0.36) (default: >=)")
     p.add_argument("--output", type=Path, default=None,
                    help="output CSV (default: DATA.partition.csv beside the input)")
-    p.set_defaults(func=partition_cmd)
 
-    e = sub.add_parser("evaluate", help="GOOD curves, AU-GOOD and model ranking on your own molecules",
-                       description="Fit models on CCPart partitions of a labelled CSV over a threshold grid, "
-                                   "then report AU-GOOD (deployment-weighted, or uniform without "
-                                   "--deployment) and Wilcoxon model comparisons. Writes OUT/results.json.")
+    e = ucli.add_command(sub, "evaluate", evaluate_cmd, help="GOOD curves, AU-GOOD and model ranking on your own molecules",
+                         description="Fit models on CCPart partitions of a labelled CSV over a threshold grid, "
+                                     "then report AU-GOOD (deployment-weighted, or uniform without "
+                                     "--deployment) and Wilcoxon model comparisons. Writes OUT/results.json.")
     e.add_argument("data", type=Path, help="CSV file with SMILES and a numeric label")
     e.add_argument("--smiles-col", default="smiles", help="SMILES column (default: smiles)")
     e.add_argument("--label-col", required=True, help="numeric label column")
@@ -317,5 +315,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--n-bits", type=int, default=2048, help="fingerprint length (default: 2048)")
     e.add_argument("--out", type=Path, default=Path("results/augood-evaluate"),
                    help="output folder (default: results/augood-evaluate)")
-    e.set_defaults(func=evaluate_cmd)
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)

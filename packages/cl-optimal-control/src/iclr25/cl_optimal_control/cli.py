@@ -8,13 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from iclr25.utils.cli import (
-    add_force_argument,
-    add_run_command,
-    enable_jax_compilation_cache,
-    method_parser,
-    run_main,
-)
+from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 from iclr25.utils.seeding import check_seed
 
@@ -38,7 +32,7 @@ Problem file (JSON): any fields of Problem, e.g. {"gamma": 0.3, "alpha_1": 4, "a
 def enable_compilation_cache() -> None:
     """Keep compiled XLA programs across runs in ``$ICLR25_CLOC_JAX_CACHE`` or ``~/.cache/iclr25-cl-optimal-control/jax`` (an empty
     value turns it off; ``JAX_COMPILATION_CACHE_DIR`` wins): :func:`iclr25.utils.cli.enable_jax_compilation_cache`."""
-    enable_jax_compilation_cache("cl-optimal-control", "ICLR25_CLOC_JAX_CACHE")
+    ucli.enable_jax_compilation_cache("cl-optimal-control", "ICLR25_CLOC_JAX_CACHE")
 
 
 def _problem_from_args(args: argparse.Namespace) -> Any:
@@ -166,17 +160,17 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     enable_compilation_cache()
-    parser, sub = method_parser("cl-optimal-control", DESCRIPTION)
-    add_run_command(sub, "demo", cmd_demo, help="the optimal protocol vs the heuristics (at most 60 s)",
-                    default_out="results/cl-optimal-control")
-    p = add_run_command(sub, "repro", cmd_repro, help="the reduced-scale reproduction (at most 10 min)",
-                        default_out="results/cl-optimal-control-repro")
+    parser, sub = ucli.method_parser("cl-optimal-control", DESCRIPTION)
+    ucli.add_run_command(sub, "demo", cmd_demo, help="the optimal protocol vs the heuristics (at most 60 s)",
+                         default_out="results/cl-optimal-control")
+    p = ucli.add_run_command(sub, "repro", cmd_repro, help="the reduced-scale reproduction (at most 10 min)",
+                             default_out="results/cl-optimal-control-repro")
     p.add_argument("--quick", action="store_true", help="a much smaller run, for smoke tests")
 
-    s = sub.add_parser("solve", help="solve the optimal-control problem, write the schedule as JSON",
-                       description="Solve min_u J = mean_t eps_t(alpha_f) on the exact ODEs and write the "
-                                   "optimal schedule (JSON). Flags override the --problem file, which "
-                                   "overrides the defaults of Problem.")
+    s = ucli.add_command(sub, "solve", cmd_solve, overwrite=True, help="solve the optimal-control problem, write the schedule as JSON",
+                         description="Solve min_u J = mean_t eps_t(alpha_f) on the exact ODEs and write the "
+                                     "optimal schedule (JSON). Flags override the --problem file, which "
+                                     "overrides the defaults of Problem.")
     s.add_argument("--problem", type=Path, default=None, help="JSON file with Problem fields (optional)")
     s.add_argument("--gamma", type=float, default=None, help="task similarity in [0, 1] (default 0.5)")
     s.add_argument("--alpha-1", dest="alpha_1", type=float, default=None, help="end of the task-1 phase (4)")
@@ -191,20 +185,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="pmp: Pontryagin forward-backward sweep (default); direct: Adam through the ODE")
     s.add_argument("--control-eta", action="store_true", help="also optimise the learning rate")
     s.add_argument("--out", type=Path, default=Path("schedule.json"), help="schedule file (default schedule.json)")
-    s.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
-    s.set_defaults(func=cmd_solve)
 
-    m = sub.add_parser("simulate", help="run a schedule file in finite-N online SGD, compare with the ODE",
-                       description="Run the schedule of a JSON file (from `solve`) in online SGD at input "
-                                   "dimension N over several seeds; write results.json and sgd_vs_ode.png.")
+    m = ucli.add_command(sub, "simulate", cmd_simulate, seed=True, overwrite="write over a previous run in --out", force=True, help="run a schedule file in finite-N online SGD, compare with the ODE",
+                         description="Run the schedule of a JSON file (from `solve`) in online SGD at input "
+                                     "dimension N over several seeds; write results.json and sgd_vs_ode.png.")
     m.add_argument("schedule", type=Path, help="schedule JSON file (from `solve`)")
     m.add_argument("--n", type=int, default=2000, help="input dimension N (default 2000)")
     m.add_argument("--seeds", type=int, default=10, help="number of independent runs (default 10)")
-    m.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     m.add_argument("--ewc", type=float, default=0.0, help="EWC strength on the control window (default 0)")
     m.add_argument("--out", type=Path, default=Path("results/cl-optimal-control-simulate"),
                    help="folder for results.json and the figure (default results/cl-optimal-control-simulate)")
-    m.add_argument("--overwrite", action="store_true", help="write over a previous run in --out")
-    add_force_argument(m)
-    m.set_defaults(func=cmd_simulate)
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)

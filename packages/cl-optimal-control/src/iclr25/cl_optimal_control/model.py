@@ -174,16 +174,12 @@ class Problem:
 
     @classmethod
     def from_dict(cls, d: Any) -> Problem:
-        if not isinstance(d, dict):
-            raise TypeError(f"problem must be a JSON object, got {type(d).__name__}")
-        fields = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - fields)
-        if unknown:
-            raise ValueError(f"problem has unknown fields {unknown}; known: {sorted(fields)}")
-        d = dict(d)
-        if d.get("cost_weights") is not None:
-            d["cost_weights"] = tuple(d["cost_weights"])
-        return cls(**d)
+        from iclr25.utils.io import dataclass_from_mapping  # noqa: PLC0415
+
+        problem = dataclass_from_mapping(cls, d, what="problem")
+        if problem.cost_weights is not None:
+            problem = dataclasses.replace(problem, cost_weights=tuple(problem.cost_weights))
+        return problem
 
 
 def initial_state(problem: Problem, *, seed: int = 0) -> State:

@@ -8,13 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from iclr25.utils.cli import (
-    add_force_argument,
-    add_run_command,
-    enable_jax_compilation_cache,
-    method_parser,
-    run_main,
-)
+from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_size
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed
@@ -59,11 +53,7 @@ def repro(args: argparse.Namespace) -> int:
         # beside results.json, the file the README's claims table is generated from
         from .claims import REGISTRY  # noqa: PLC0415
 
-        report = REGISTRY.run("repro", command="iclr25 implicit-deform repro")
-        path = report.save(args.out)
-        for r in report.results:
-            print(r.explain())
-        print(f"wrote {path}")
+        REGISTRY.run("repro", command="iclr25 implicit-deform repro").publish(args.out)
     return 0
 
 
@@ -144,25 +134,25 @@ def estimated_fit_seconds(config: Any) -> float:
 def enable_compilation_cache() -> None:
     """Keep compiled XLA programs across runs in ``$ICLR25_IMPLICIT_DEFORM_JAX_CACHE`` or ``~/.cache/iclr25-implicit-deform/jax`` (an empty
     value turns it off; ``JAX_COMPILATION_CACHE_DIR`` wins): :func:`iclr25.utils.cli.enable_jax_compilation_cache`."""
-    enable_jax_compilation_cache("implicit-deform", "ICLR25_IMPLICIT_DEFORM_JAX_CACHE")
+    ucli.enable_jax_compilation_cache("implicit-deform", "ICLR25_IMPLICIT_DEFORM_JAX_CACHE")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     enable_compilation_cache()
-    parser, sub = method_parser("implicit-deform", DESCRIPTION)
-    d = add_run_command(sub, "demo", demo,
-                        help="twist a bar: the method vs the SDF blend and straight lines (< 60 s)",
-                        default_out="results/implicit-deform")
+    parser, sub = ucli.method_parser("implicit-deform", DESCRIPTION)
+    d = ucli.add_run_command(sub, "demo", demo,
+                             help="twist a bar: the method vs the SDF blend and straight lines (< 60 s)",
+                             default_out="results/implicit-deform")
     d.add_argument("--train", action="store_true",
                    help="fit the model here (~20 s more) instead of loading the shipped seed-0 fit (other seeds "
                         "always fit)")
-    p = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
-                        default_out="results/implicit-deform-repro")
+    p = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+                             default_out="results/implicit-deform-repro")
     p.add_argument("--quick", action="store_true", help="a much smaller run, for smoke tests")
-    f = sub.add_parser("fit", help="fit your own source/target pair; writes meshes and metrics.json",
-                       description="Fit f(x, t) and v(x) to SRC -> TGT and write the meshes of f(., t) at --times "
-                                   "(mesh_t<t>.<format>), the advected source vertices and results.json. "
-                                   "Formats: see 'iclr25 implicit-deform --help'.")
+    f = ucli.add_command(sub, "fit", cmd_fit, seed="random seed (default: 0)", force=True, help="fit your own source/target pair; writes meshes and metrics.json",
+                         description="Fit f(x, t) and v(x) to SRC -> TGT and write the meshes of f(., t) at --times "
+                                     "(mesh_t<t>.<format>), the advected source vertices and results.json. "
+                                     "Formats: see 'iclr25 implicit-deform --help'.")
     f.add_argument("source", type=Path, help="source mesh or point cloud")
     f.add_argument("target", type=Path, help="target mesh or point cloud")
     f.add_argument("--corr", type=Path, default=None,
@@ -179,7 +169,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     f.add_argument("--resolution", type=int, default=64, help="marching-cubes grid resolution (default: 64)")
     f.add_argument("--n-points", type=int, default=20000, help="surface samples per mesh (default: 20000)")
     f.add_argument("--format", choices=("ply", "obj"), default="ply", help="mesh format (default: ply)")
-    f.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    add_force_argument(f)
-    f.set_defaults(func=cmd_fit)
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)

@@ -127,11 +127,9 @@ class DeformConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> DeformConfig:
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - known)
-        if unknown:
-            raise ValueError(f"unknown DeformConfig fields {unknown}; known: {sorted(known)}")
-        return cls(**d)
+        from iclr25.utils.io import dataclass_from_mapping  # noqa: PLC0415
+
+        return dataclass_from_mapping(cls, d, what="DeformConfig")
 
     @classmethod
     def preset(cls, name: str, **changes: Any) -> DeformConfig:

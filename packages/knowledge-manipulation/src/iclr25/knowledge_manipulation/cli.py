@@ -13,15 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import (
-    add_force_argument,
-    add_run_command,
-    method_parser,
-    positive_float,
-    positive_int,
-    run_main,
-    set_torch_threads,
-)
+from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 
 PACKAGE = "iclr25-knowledge-manipulation"
@@ -183,7 +175,7 @@ def train(args: argparse.Namespace) -> int:
                                  args.heads)
         check_size(f"--people {args.people} ({len(pop)} people) --epochs {args.epochs} --batch-size "
                    f"{args.batch_size}", bytes_needed=b, seconds_needed=sec)
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .experiments import ExperimentConfig, pretrain, retrieval_accuracy, save_pretrained
     from .training import TrainConfig
 
@@ -218,7 +210,7 @@ def evaluate(args: argparse.Namespace) -> int:
     if args.model is not None:
         return _evaluate_own(args, tasks)
     pop = read_people_jsonl(args.people) if args.people else make_population(args.n, seed=args.seed)
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from iclr25.utils.results import RunResult
 
     from .hf_eval import HFCausalLM, evaluate_hf
@@ -266,7 +258,7 @@ def _evaluate_own(args: argparse.Namespace, tasks: list[str]) -> int:
 
     from iclr25.utils.results import RunResult
 
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .experiments import load_pretrained, run_experiment
 
     pre = load_pretrained(args.model)
@@ -285,32 +277,32 @@ _HANDLERS = {"generate": generate, "train": train, "evaluate": evaluate}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("knowledge-manipulation",
-                                "Knowledge manipulation by language models on synthetic biographies: retrieval, "
-                                "classification, comparison and inverse search, with and without chain of thought "
-                                "(Allen-Zhu & Li, ICLR 2025).")
-    d = add_run_command(sub, "demo", "iclr25.knowledge_manipulation.demo:demo",
-                        help="fine-tune a tiny GPT that stores 100 people's biographies (shipped Stage A "
-                        "checkpoint; trained first for an unshipped --seed) on month parity without and with CoT, "
-                        "and compare them on test people (about 10 s)",
-                        default_out="results/knowledge-manipulation")
-    d.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    r = add_run_command(sub, "repro", "iclr25.knowledge_manipulation.repro:repro",
-                        help="the reduced-scale reproduction decided over seeds 0-4 (N = 100, Stage A trained "
-                        "at each seed): month parity without / with CoT on the fine-tune data / epoch ladder, CoT "
-                        "at inference only, month comparison, inverse search; claims.json, a per-seed table "
-                        "(summary.md) and ladder.png (about 4 min of one core)",
-                        default_out="results/knowledge-manipulation-repro")
-    r.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    parser, sub = ucli.method_parser("knowledge-manipulation",
+                                     "Knowledge manipulation by language models on synthetic biographies: retrieval, "
+                                     "classification, comparison and inverse search, with and without chain of thought "
+                                     "(Allen-Zhu & Li, ICLR 2025).")
+    d = ucli.add_run_command(sub, "demo", "iclr25.knowledge_manipulation.demo:demo",
+                             help="fine-tune a tiny GPT that stores 100 people's biographies (shipped Stage A "
+                             "checkpoint; trained first for an unshipped --seed) on month parity without and with CoT, "
+                             "and compare them on test people (about 10 s)",
+                             default_out="results/knowledge-manipulation")
+    d.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    r = ucli.add_run_command(sub, "repro", "iclr25.knowledge_manipulation.repro:repro",
+                             help="the reduced-scale reproduction decided over seeds 0-4 (N = 100, Stage A trained "
+                             "at each seed): month parity without / with CoT on the fine-tune data / epoch ladder, CoT "
+                             "at inference only, month comparison, inverse search; claims.json, a per-seed table "
+                             "(summary.md) and ladder.png (about 4 min of one core)",
+                             default_out="results/knowledge-manipulation-repro")
+    r.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     r.add_argument("--n1000", action="store_true", help="also run 0.1's single-seed N = 1000 plan (three model "
                    "sizes, paper mode, attributes-first control, throughput; about 8 min more)")
 
-    g = sub.add_parser("generate", help="write a population of synthetic people and their biographies (JSONL)",
-                       description="Write one JSON line per person (attributes, name, split, bios). With --qa, "
-                                   "also the QAs of the given tasks.")
-    g.add_argument("--n", type=positive_int("--n"), default=1000, help="number of people (default 1000)")
+    g = ucli.add_command(sub, "generate", _cmd("generate"), seed=True, overwrite="replace an existing --out (and --qa) file", force=True, help="write a population of synthetic people and their biographies (JSONL)",
+                         description="Write one JSON line per person (attributes, name, split, bios). With --qa, "
+                                     "also the QAs of the given tasks.")
+    g.add_argument("--n", type=ucli.positive_int("--n"), default=1000, help="number of people (default 1000)")
     g.add_argument("--out", type=Path, required=True, help="output .jsonl file")
-    g.add_argument("--multiplicity", type=positive_int("--multiplicity"), default=5,
+    g.add_argument("--multiplicity", type=ucli.positive_int("--multiplicity"), default=5,
                    help="biographies per person, each with fresh templates (default 5)")
     g.add_argument("--order", choices=("name_first", "attributes_first"), default="name_first",
                    help="sentence form (default name_first; attributes_first is the inverse-search control)")
@@ -320,61 +312,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--tasks", nargs="+", default=None,
                    help=TASK_HELP + " (with --qa; default retrieval:birth_date)")
     g.add_argument("--people", choices=("train", "test", "all"), default="all", help="whose QAs (default all)")
-    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    g.add_argument("--overwrite", action="store_true", help="replace an existing --out (and --qa) file")
-    add_force_argument(g)
-    g.set_defaults(func=_cmd("generate"))
 
-    t = sub.add_parser("train", help="Stage A: pretrain a rotary GPT on biographies (+ retrieval QAs) and save it",
-                       description="Pretrain on a fresh biography of every person each epoch plus retrieval QAs "
-                                   "(extractable mode: everyone's; paper mode: train people's), save model.pt, "
-                                   "tokenizer.json, people.jsonl and results.json into --out.")
+    t = ucli.add_command(sub, "train", _cmd("train"), seed=True, overwrite="write over a previous model in --out", force=True, help="Stage A: pretrain a rotary GPT on biographies (+ retrieval QAs) and save it",
+                         description="Pretrain on a fresh biography of every person each epoch plus retrieval QAs "
+                                     "(extractable mode: everyone's; paper mode: train people's), save model.pt, "
+                                     "tokenizer.json, people.jsonl and results.json into --out.")
     t.add_argument("--out", type=Path, required=True, help="output folder")
     src = t.add_mutually_exclusive_group()
     src.add_argument("--people", type=Path, help="a people .jsonl file from `generate` (default: --n new people)")
-    src.add_argument("--n", type=positive_int("--n"), default=1000, help="number of people to generate (default 1000)")
+    src.add_argument("--n", type=ucli.positive_int("--n"), default=1000, help="number of people to generate (default 1000)")
     t.add_argument("--mode", choices=("extractable", "paper"), default="extractable", help="default extractable")
     t.add_argument("--order", choices=("name_first", "attributes_first"), default="name_first")
-    t.add_argument("--layers", type=positive_int("--layers"), default=2, help="default 2")
-    t.add_argument("--d-model", type=positive_int("--d-model"), default=64, help="default 64")
-    t.add_argument("--heads", type=positive_int("--heads"), default=4, help="default 4")
-    t.add_argument("--epochs", type=positive_int("--epochs"), default=40,
+    t.add_argument("--layers", type=ucli.positive_int("--layers"), default=2, help="default 2")
+    t.add_argument("--d-model", type=ucli.positive_int("--d-model"), default=64, help="default 64")
+    t.add_argument("--heads", type=ucli.positive_int("--heads"), default=4, help="default 4")
+    t.add_argument("--epochs", type=ucli.positive_int("--epochs"), default=40,
                    help="Stage A epochs = exposures of each biography (default 40)")
-    t.add_argument("--lr", type=positive_float("--lr"), default=3e-3, help="peak learning rate (default 3e-3)")
-    t.add_argument("--batch-size", type=positive_int("--batch-size"), default=4,
+    t.add_argument("--lr", type=ucli.positive_float("--lr"), default=3e-3, help="peak learning rate (default 3e-3)")
+    t.add_argument("--batch-size", type=ucli.positive_int("--batch-size"), default=4,
                    help="packed rows of 128 tokens per step (default 4)")
-    t.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    t.add_argument("--overwrite", action="store_true", help="write over a previous model in --out")
-    add_force_argument(t)
-    t.set_defaults(func=_cmd("train"))
+    t.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
 
-    e = sub.add_parser("eval", help="Stage B: fine-tune and evaluate the tasks on a trained model, or evaluate a "
-                                    "local Hugging Face model few-shot",
-                       description="With --model DIR (the --out of `train`): one fine-tune per task from the "
-                                   "checkpoint, exact match on train and test people. With --hf-path DIR: a local "
-                                   "Hugging Face causal LM, few-shot, on the people of --people (or --n new ones).")
+    e = ucli.add_command(sub, "eval", _cmd("evaluate"), seed=True, overwrite="write over a previous run in --out", force=True, help="Stage B: fine-tune and evaluate the tasks on a trained model, or evaluate a "
+                                      "local Hugging Face model few-shot",
+                         description="With --model DIR (the --out of `train`): one fine-tune per task from the "
+                                     "checkpoint, exact match on train and test people. With --hf-path DIR: a local "
+                                     "Hugging Face causal LM, few-shot, on the people of --people (or --n new ones).")
     which = e.add_mutually_exclusive_group(required=True)
     which.add_argument("--model", type=Path, help="a folder written by `train`")
     which.add_argument("--hf-path", type=Path, help="a local Hugging Face model folder (needs the hf extra)")
     e.add_argument("--tasks", nargs="+", default=None, help=TASK_HELP + " (default: the paper's five)")
     e.add_argument("--people", type=Path, help="--hf-path: a people .jsonl file (default: --n new people)")
-    e.add_argument("--n", type=positive_int("--n"), default=100, help="--hf-path: people to generate (default 100)")
+    e.add_argument("--n", type=ucli.positive_int("--n"), default=100, help="--hf-path: people to generate (default 100)")
     e.add_argument("--shots", type=int, default=3, help="--hf-path: solved examples in the prompt (default 3)")
-    e.add_argument("--limit", type=positive_int("--limit"), default=None, help="--hf-path: questions per task")
+    e.add_argument("--limit", type=ucli.positive_int("--limit"), default=None, help="--hf-path: questions per task")
     e.add_argument("--context", action="store_true", help="--hf-path: put the biographies in the prompt")
     e.add_argument("--parity", metavar="ATTRIBUTE[:modM]", default=None,
                    help="--hf-path: the paper's R5 check instead of --tasks: the attribute (birth_month, birth_day "
                         "or birth_year) retrieved, and its residue mod M (default 2) asked without and with CoT, on "
                         "all people and on those whose attribute the model retrieves")
-    e.add_argument("--epochs", type=positive_int("--epochs"), default=None, help="--model: fine-tune epochs")
+    e.add_argument("--epochs", type=ucli.positive_int("--epochs"), default=None, help="--model: fine-tune epochs")
     e.add_argument("--out", type=Path, help="folder for results.json (default: none)")
-    e.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    e.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    e.add_argument("--overwrite", action="store_true", help="write over a previous run in --out")
-    add_force_argument(e)
-    e.set_defaults(func=_cmd("evaluate"))
-    return run_main(parser, argv)
+    e.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    return ucli.run_main(parser, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

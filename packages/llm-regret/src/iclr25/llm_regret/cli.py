@@ -8,14 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import (
-    add_force_argument,
-    add_run_command,
-    method_parser,
-    positive_float,
-    positive_int,
-    run_main,
-)
+from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 
 PACKAGE = "iclr25-llm-regret"
@@ -288,36 +281,35 @@ def train(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("llm-regret", "Regret of learning agents (LLMs included) in online learning and "
-                                "repeated games, and the regret-loss (Park et al., ICLR 2025).")
-    add_run_command(sub, "demo", demo, help="regret statistics, a game and a regret-loss model (under 30 s)",
-                    default_out="results/llm-regret")
-    add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
-                    default_out="results/llm-regret-repro")
-    r = sub.add_parser("run", help="run one agent on a loss family or on your own losses",
-                       description="Run one agent and print the paper's regret statistics (Regret/T, trend-test "
-                                   "p-value, log-log slope with a bootstrap interval).")
+    parser, sub = ucli.method_parser("llm-regret", "Regret of learning agents (LLMs included) in online learning and "
+                                     "repeated games, and the regret-loss (Park et al., ICLR 2025).")
+    ucli.add_run_command(sub, "demo", demo, help="regret statistics, a game and a regret-loss model (under 30 s)",
+                         default_out="results/llm-regret")
+    ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+                         default_out="results/llm-regret-repro")
+    r = ucli.add_command(sub, "run", run, seed=True, overwrite="write over a previous run in --out", force=True, help="run one agent on a loss family or on your own losses",
+                         description="Run one agent and print the paper's regret statistics (Regret/T, trend-test "
+                                     "p-value, log-log slope with a bootstrap interval).")
     src = r.add_mutually_exclusive_group()
     src.add_argument("--env", default="alternating",
                      help="loss family: gaussian, uniform, linear_trend, sine_trend, alternating (default)")
     src.add_argument("--losses", type=Path, help="your own losses: .npy (or .npz with one array) of shape (T, d) "
                                                  "or (n_seeds, T, d), values in [0, 1]")
     r.add_argument("--agent", default="hedge", choices=AGENT_NAMES, help="agent (default hedge)")
-    r.add_argument("--T", type=positive_int("--T"), default=None,
+    r.add_argument("--T", type=ucli.positive_int("--T"), default=None,
                    help="rounds of generated losses (default 200; not with --losses)")
-    r.add_argument("--d", type=positive_int("--d"), default=None,
+    r.add_argument("--d", type=ucli.positive_int("--d"), default=None,
                    help="actions of generated losses (default 2; not with --losses)")
-    r.add_argument("--seeds", type=positive_int("--seeds"), default=None,
+    r.add_argument("--seeds", type=ucli.positive_int("--seeds"), default=None,
                    help="independent runs on generated losses (default 50; 1 for llm; not with --losses)")
-    r.add_argument("--stride", type=positive_int("--stride"), default=1, help="stride of the trend test (default 1)")
-    r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    r.add_argument("--stride", type=ucli.positive_int("--stride"), default=1, help="stride of the trend test (default 1)")
     llm = r.add_argument_group("llm agent", "options of --agent llm")
     llm.add_argument("--endpoint", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
     llm.add_argument("--model", help="the served model name (with --endpoint)")
     llm.add_argument("--api-key-env", metavar="VAR",
                      help="name of the environment variable holding the endpoint's API key, sent as a bearer token "
                           "(the key itself is never a command-line argument); default: no key")
-    llm.add_argument("--timeout", type=positive_float("--timeout"), default=None,
+    llm.add_argument("--timeout", type=ucli.positive_float("--timeout"), default=None,
                      help="seconds to wait for each answer of --endpoint before failing (default 60)")
     llm.add_argument("--http-retries", default=None,
                      help="retries of a refused connection, HTTP 429 or 5xx, with backoff 1, 2, 4 ... s (default 2); "
@@ -342,27 +334,20 @@ def main(argv: Sequence[str] | None = None) -> int:
                           "'no-regret' (default 0.1)")
     r.add_argument("--out", type=Path, help="folder for results.json (default: none)")
     r.add_argument("--json", action="store_true", help="print the statistics as JSON")
-    r.add_argument("--overwrite", action="store_true", help="write over a previous run in --out")
-    add_force_argument(r)
-    r.set_defaults(func=run)
-    t = sub.add_parser("train-regret-loss", help="train a model with the regret-loss",
-                       description="Minimise the regret-loss L(θ, k, N) with Adam and report the model's structure "
-                                   "(linear self-attention) and regret against tuned Hedge.")
+    t = ucli.add_command(sub, "train-regret-loss", train, seed=True, overwrite="write over a previous run in --out", force=True, help="train a model with the regret-loss",
+                         description="Minimise the regret-loss L(θ, k, N) with Adam and report the model's structure "
+                                     "(linear self-attention) and regret against tuned Hedge.")
     t.add_argument("--model", default="lsa", choices=("lsa", "transformer"), help="default lsa")
     t.add_argument("--head", default="ball", choices=("ball", "simplex"),
                    help="ball: the theorem's setting (default); simplex: probability vectors")
-    t.add_argument("--d", type=positive_int("--d"), default=2, help="actions (default 2)")
-    t.add_argument("--T", type=positive_int("--T"), default=10, help="rounds per sequence (default 10)")
-    t.add_argument("--steps", type=positive_int("--steps"), default=1500, help="Adam steps (default 1500)")
-    t.add_argument("--N", type=positive_int("--N"), default=1, help="sequences per sample (default 1)")
+    t.add_argument("--d", type=ucli.positive_int("--d"), default=2, help="actions (default 2)")
+    t.add_argument("--T", type=ucli.positive_int("--T"), default=10, help="rounds per sequence (default 10)")
+    t.add_argument("--steps", type=ucli.positive_int("--steps"), default=1500, help="Adam steps (default 1500)")
+    t.add_argument("--N", type=ucli.positive_int("--N"), default=1, help="sequences per sample (default 1)")
     t.add_argument("--k", type=float, default=0.0, help="softmax sharpness of the max-surrogate (default 0)")
-    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     t.add_argument("--out", type=Path, default=Path("results/llm-regret-train"),
                    help="folder for results.json and model.pt (default results/llm-regret-train)")
-    t.add_argument("--overwrite", action="store_true", help="write over a previous run in --out")
-    add_force_argument(t)
-    t.set_defaults(func=train)
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

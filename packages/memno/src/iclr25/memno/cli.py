@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils import cli as ucli
 from iclr25.utils.io import atomic_path
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed, seed_everything
@@ -30,7 +30,7 @@ def demo(args: argparse.Namespace) -> int:
     cfg = dict(DEMO)
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=cfg)
     check_seed(args.seed, "--seed")
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     import numpy as np  # noqa: PLC0415
     import torch  # noqa: PLC0415 - keeps --help light
 
@@ -111,7 +111,7 @@ def generate(args: argparse.Namespace) -> int:
     check_seed(args.seed, "--seed")
     if Path(args.out).suffix.lower() != ".npz":
         raise ValueError(f"--out must name an .npz file, got {str(args.out)!r}")
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .datasets import burgers, ks  # noqa: PLC0415 - keeps --help light
     from .solver import DivergedError  # noqa: PLC0415
 
@@ -171,7 +171,7 @@ def train_cmd(args: argparse.Namespace) -> int:
                              f"leaves {n_train} for training and {len(data) - n_train} for testing; each needs at "
                              "least 1 (or pass --test-data)")
         tr, te = data.split(n_train)
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     import torch  # noqa: PLC0415 - keeps --help light
 
     from .models import make_model  # noqa: PLC0415
@@ -200,15 +200,15 @@ def train_cmd(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("memno", "MemNO (ICLR 2025): S4 memory + Fourier neural operators for "
-                                         "time-dependent PDEs observed at low resolution or with noise")
-    d = add_run_command(sub, "demo", demo, help="FFNO vs MemNO on a small KS data set (seconds)",
-                        default_out="results/memno")
-    r = add_run_command(sub, "repro", "iclr25.memno.repro:run_repro", help="the reduced-scale reproduction (at most 10 min)",
-                        default_out="results/memno-repro")
-    g = sub.add_parser("generate", help="simulate a KS or Burgers data set and save it as .npz",
-                       description="Simulate KS or Burgers with ETDRK4 on 512 points, observe it at --resolution "
-                                   "and save u, target (noise-free), x, t and the parameters to an .npz file.")
+    parser, sub = ucli.method_parser("memno", "MemNO (ICLR 2025): S4 memory + Fourier neural operators for "
+                                              "time-dependent PDEs observed at low resolution or with noise")
+    d = ucli.add_run_command(sub, "demo", demo, help="FFNO vs MemNO on a small KS data set (seconds)",
+                             default_out="results/memno")
+    r = ucli.add_run_command(sub, "repro", "iclr25.memno.repro:run_repro", help="the reduced-scale reproduction (at most 10 min)",
+                             default_out="results/memno-repro")
+    g = ucli.add_command(sub, "generate", generate, seed=True, help="simulate a KS or Burgers data set and save it as .npz",
+                         description="Simulate KS or Burgers with ETDRK4 on 512 points, observe it at --resolution "
+                                     "and save u, target (noise-free), x, t and the parameters to an .npz file.")
     g.add_argument("pde", choices=["ks", "burgers"])
     g.add_argument("--n", type=int, default=256, help="number of trajectories (default 256)")
     g.add_argument("--nu", type=float, default=None, help="viscosity (default: 0.075 for ks, 0.01 for burgers)")
@@ -218,13 +218,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--n-modes", type=int, default=None,
                    help="observe by Fourier truncation to |m| < N instead of sub-sampling")
     g.add_argument("--t-burn", type=float, default=0.0, help="discard this initial transient (default 0)")
-    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     g.add_argument("--out", type=Path, required=True, help="output .npz file")
-    g.set_defaults(func=generate)
-    t = sub.add_parser("train", help="train a model on an .npz data set written by `generate`",
-                       description="Train on --data (.npz from `iclr25 memno generate`), test on --test-data or on "
-                                   "the held-out last (1 - --train-fraction) of the trajectories; writes "
-                                   "results.json and model.pt to --out.")
+    t = ucli.add_command(sub, "train", train_cmd, seed=True, help="train a model on an .npz data set written by `generate`",
+                         description="Train on --data (.npz from `iclr25 memno generate`), test on --test-data or on "
+                                     "the held-out last (1 - --train-fraction) of the trajectories; writes "
+                                     "results.json and model.pt to --out.")
     t.add_argument("--data", type=Path, required=True, help=".npz data set (u, target, x, t, params)")
     t.add_argument("--test-data", type=Path, default=None, help="separate test .npz (e.g. another resolution)")
     t.add_argument("--train-fraction", type=float, default=0.8, help="train split when no --test-data (0.8)")
@@ -237,10 +235,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "large for the data is an error)")
     t.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default 3e-3)")
     t.add_argument("--batch-size", type=int, default=32, help="trajectories per batch (default 32)")
-    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     t.add_argument("--out", type=Path, default=Path("results/memno-train"), help="output folder")
-    t.set_defaults(func=train_cmd)
     for p in (d, r, g, t):
         # one intra-op thread: measured 30x slower FFTs with 2 threads on a loaded 2-core machine
         p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 from iclr25.utils.results import RunResult
 
@@ -34,7 +34,7 @@ def demo(args: argparse.Namespace) -> int:
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config={"checkpoint": f"physics-seed{args.seed}",
                                                                    "n_batches": args.batches,
                                                                    "batch_size": TEST_BATCH_SIZE})
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     import numpy as np  # noqa: PLC0415
 
     from iclr25.utils.seeding import seed_everything  # noqa: PLC0415
@@ -111,7 +111,7 @@ def pretrain(args: argparse.Namespace) -> int:
     check_out(args.out, overwrite=args.overwrite,
               run_files=("results.json", npz.name, npz.with_suffix(".json").name))
     run = RunResult.start(PACKAGE, "pretrain", seed=args.seed, config={"checkpoint": npz.name})
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     learner, cpu = train_pretrained(args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     learner.export_state(npz)
@@ -138,7 +138,7 @@ def pretrain(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------------------------------- repro
 def repro(args: argparse.Namespace) -> int:
     """The reduced-scale reproduction (:func:`iclr25.ms_gode.repro.reproduce`)."""
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .repro import reproduce  # noqa: PLC0415
 
     reproduce(args.out, seed=args.seed, sequences=args.sequences)
@@ -225,7 +225,7 @@ def train_cmd(args: argparse.Namespace) -> int:
     for p, t in zip(args.tasks, tasks, strict=True):
         if len(t) < 2:
             raise ValueError(f"{p}: needs at least 2 trajectories (a training and a validation part), got {len(t)}")
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from iclr25.utils.seeding import seed_everything  # noqa: PLC0415
 
     from .continual import MSGODE, TrainConfig  # noqa: PLC0415
@@ -261,7 +261,7 @@ def predict_cmd(args: argparse.Namespace) -> int:
     from .data import load_task  # noqa: PLC0415
 
     task = load_task(args.obs, what="observation file")
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     import numpy as np  # noqa: PLC0415
 
     from iclr25.utils.io import save_npz  # noqa: PLC0415
@@ -290,39 +290,35 @@ def predict_cmd(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("ms-gode", "MS-GODE (ICLR 2025): continual dynamics learning with the Mode-switching "
-                                           "Graph ODE (frozen signed weights, one binary sub-network per task, mode "
-                                           "switching by self-prediction)")
-    d = add_run_command(sub, "demo", demo, help="the shipped MS-GODE checkpoint of --seed (0, 1, 2) on fresh physics test "
-                                                "tasks: mode switching over many batches, AF/AP-MSE, unseen-system "
-                                                "flag", default_out="results/ms-gode")
+    parser, sub = ucli.method_parser("ms-gode", "MS-GODE (ICLR 2025): continual dynamics learning with the Mode-switching "
+                                                "Graph ODE (frozen signed weights, one binary sub-network per task, mode "
+                                                "switching by self-prediction)")
+    d = ucli.add_run_command(sub, "demo", demo, help="the shipped MS-GODE checkpoint of --seed (0, 1, 2) on fresh physics test "
+                                                     "tasks: mode switching over many batches, AF/AP-MSE, unseen-system "
+                                                     "flag", default_out="results/ms-gode")
     d.add_argument("--batches", type=int, default=16, choices=range(1, 41), metavar="{1..40}",
                    help="test batches of 10 trajectories per task (default 16)")
-    pt = sub.add_parser("pretrain", help="train the checkpoint the demo loads (physics sequence, ~2-4 min CPU)",
-                        description="Learn the physics sequence at the checkpoint rung (iclr25.ms_gode.pretrained."
-                                    "PRETRAIN) and write DIR/physics-seed{S}.npz (no pickle) with a .json beside "
-                                    "it: the command, seed, settings and the measurements on fresh test tasks.")
-    pt.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    pt = ucli.add_command(sub, "pretrain", pretrain, seed=True, overwrite="replace an existing checkpoint of this seed", help="train the checkpoint the demo loads (physics sequence, ~2-4 min CPU)",
+                          description="Learn the physics sequence at the checkpoint rung (iclr25.ms_gode.pretrained."
+                                      "PRETRAIN) and write DIR/physics-seed{S}.npz (no pickle) with a .json beside "
+                                      "it: the command, seed, settings and the measurements on fresh test tasks.")
     pt.add_argument("--out", type=Path, required=True, help="output folder")
-    pt.add_argument("--overwrite", action="store_true", help="replace an existing checkpoint of this seed")
-    pt.set_defaults(func=pretrain)
-    r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction: the claims at the repro rung "
-                                                  "(MS-GODE, fine-tune, EWC, replay, LwF, joint retrained on the "
-                                                  "physics sequence, seeds S..S+2) into OUT/claims.json and "
-                                                  "OUT/table.md (about 10 min CPU)",
-                        default_out="results/ms-gode-repro")
+    r = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction: the claims at the repro rung "
+                                                       "(MS-GODE, fine-tune, EWC, replay, LwF, joint retrained on the "
+                                                       "physics sequence, seeds S..S+2) into OUT/claims.json and "
+                                                       "OUT/table.md (about 10 min CPU)",
+                             default_out="results/ms-gode-repro")
     r.add_argument("--sequences", nargs="*", choices=["physics", "bio"], default=[],
                    help="also 0.2's side-by-side runs on these sequences (physics: 50 simulations, 10 epochs; "
                         "bio: the Bio-CDL substitute; each well beyond the 10-minute budget; default none)")
-    s = sub.add_parser("simulate", help="simulate one system and save it as a task .npz",
-                       description="Simulate SYSTEM (springs, charged: NRI generators; egfr, ran: mass-action "
-                                   "substitutes of the Bio-CDL VCell models, solve_ivp BDF), observe it irregularly "
-                                   "and save values (S, N, T, D) normalised to [-1, 1], obs_mask, target_mask, "
-                                   "times, adjacency and the settings to an .npz.")
+    s = ucli.add_command(sub, "simulate", simulate, seed=True, overwrite=True, force=True, help="simulate one system and save it as a task .npz",
+                         description="Simulate SYSTEM (springs, charged: NRI generators; egfr, ran: mass-action "
+                                     "substitutes of the Bio-CDL VCell models, solve_ivp BDF), observe it irregularly "
+                                     "and save values (S, N, T, D) normalised to [-1, 1], obs_mask, target_mask, "
+                                     "times, adjacency and the settings to an .npz.")
     s.add_argument("system", choices=SYSTEMS)
     s.add_argument("--n", type=int, default=100, help="number of simulations (default 100)")
     s.add_argument("--out", type=Path, required=True, help="output .npz")
-    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     s.add_argument("--frames", type=int, default=None, help="frames (default 120 particles, 100 species)")
     s.add_argument("--balls", type=int, default=None, help="particles: number of balls (default 5 / 3)")
     s.add_argument("--box", type=float, default=None, help="particles: box half-width (default 5 / 10)")
@@ -331,13 +327,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--randomise-rates", action="store_true", help="egfr: draw every rate at ±50%% per config")
     s.add_argument("--sample-percent", type=float, default=None,
                    help="fraction of the observed window each object keeps (default 0.6)")
-    s.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
-    add_force_argument(s)
-    s.set_defaults(func=simulate)
-    t = sub.add_parser("train", help="learn task files in sequence with MS-GODE",
-                       description="Learn each --tasks file (.npz from `simulate`, or raw with values (S, N, T, D), "
-                                   "times (T,), adjacency (N, N)) as a new task, in order; writes DIR/state.npz "
-                                   "(bit-packed masks, no pickle) and DIR/results.json.")
+    t = ucli.add_command(sub, "train", train_cmd, seed=True, overwrite="write over a model already in --out (other files there are kept)", force=True, help="learn task files in sequence with MS-GODE",
+                         description="Learn each --tasks file (.npz from `simulate`, or raw with values (S, N, T, D), "
+                                     "times (T,), adjacency (N, N)) as a new task, in order; writes DIR/state.npz "
+                                     "(bit-packed masks, no pickle) and DIR/results.json.")
     t.add_argument("--tasks", type=Path, nargs="+", required=True, help="task .npz files, in learning order")
     t.add_argument("--out", type=Path, required=True, help="output folder")
     t.add_argument("--epochs", type=int, default=20, help="epochs per task (default 20)")
@@ -345,19 +338,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--lr", type=float, default=5e-2, help="AdamW learning rate of the scores (default 5e-2)")
     t.add_argument("--hidden", type=int, default=32, help="hidden width (default 32)")
     t.add_argument("--valid-fraction", type=float, default=0.2, help="held out to calibrate thresholds (0.2)")
-    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    t.add_argument("--overwrite", action="store_true",
-                   help="write over a model already in --out (other files there are kept)")
-    add_force_argument(t)
-    t.set_defaults(func=train_cmd)
-    p = sub.add_parser("predict", help="which mode (or unknown) an observation file is, and its extrapolation",
-                       description="Mode switching on OBS (.npz as for train) with the model in --model (a folder "
-                                   "written by `train` or its state.npz); prints the mode or 'unknown' as JSON.")
+    p = ucli.add_command(sub, "predict", predict_cmd, overwrite=True, help="which mode (or unknown) an observation file is, and its extrapolation",
+                         description="Mode switching on OBS (.npz as for train) with the model in --model (a folder "
+                                     "written by `train` or its state.npz); prints the mode or 'unknown' as JSON.")
     p.add_argument("--model", type=Path, required=True, help="folder written by `train` (or its state.npz)")
     p.add_argument("obs", type=Path, help="observation .npz")
     p.add_argument("--out", type=Path, default=None, help="write the predictions to this .npz")
-    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
-    p.set_defaults(func=predict_cmd)
     for q in (d, r, t, p, pt):
         q.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)

@@ -9,7 +9,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_size
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed
@@ -34,30 +34,6 @@ cached in ~/.cache/iclr25-next-mol ($ICLR25_NEXT_MOL_CACHE).
 """
 
 
-def _positive(name: str):
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive integer, got {text!r}") from None
-        if v < 1:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive integer, got {v}")
-        return v
-    return parse
-
-
-def _positive_float(name: str):
-    def parse(text: str) -> float:
-        try:
-            v = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{name} must be a positive number, got {text!r}") from None
-        if not v > 0 or v == float("inf"):
-            raise argparse.ArgumentTypeError(f"{name} must be a positive finite number, got {v}")
-        return v
-    return parse
-
-
 # rough costs measured on one CPU thread (DMT-mini, 100 ancestral steps: ~0.3 s per conformer of ~15 heavy atoms;
 # sampling holds a few float64 copies of each conformer); the guard only has to refuse what cannot finish
 _S_PER_CONFORMER_STEP = 3e-3
@@ -72,7 +48,7 @@ def _guard_sampling(args: argparse.Namespace, n_molecules: int, n_atoms: int, wh
 
 
 def demo(args: argparse.Namespace) -> int:
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .demo import run_demo  # noqa: PLC0415 - keeps --help light
 
     run = run_demo(args.out, seed=check_seed(args.seed))
@@ -81,7 +57,7 @@ def demo(args: argparse.Namespace) -> int:
 
 
 def repro(args: argparse.Namespace) -> int:
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .repro import run_repro  # noqa: PLC0415
 
     run = run_repro(args.out, seed=check_seed(args.seed), quick=args.quick, full=args.full)
@@ -115,7 +91,7 @@ def train_cmd(args: argparse.Namespace) -> int:
     check_size(f"--lm-steps {args.lm_steps} --dmt-steps {args.dmt_steps} --n-molecules {args.n_molecules}",
                seconds_needed=args.lm_steps * _S_PER_LM_STEP + args.dmt_steps * _S_PER_DMT_STEP
                + args.n_molecules * _S_PER_ENSEMBLE, bytes_needed=args.n_molecules * 2e5, force=args.force)
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .models import train_models  # noqa: PLC0415
 
     run = RunResult.start(PACKAGE, "train", seed=args.seed, config={"lm_steps": args.lm_steps,
@@ -135,7 +111,7 @@ def generate_cmd(args: argparse.Namespace) -> int:
     for flag, p in (("--lm", args.lm), ("--dmt", args.dmt)):
         if p is not None and not p.is_file():
             raise FileNotFoundError(f"{flag} {p}: no such checkpoint file")
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .pipeline import generate_smiles, predict_conformers, write_sdf  # noqa: PLC0415
 
     (lm, tok), dmt = _models(args, need_lm=True)
@@ -182,7 +158,7 @@ def conformers_cmd(args: argparse.Namespace) -> int:
         raise FileNotFoundError(f"{args.input}: no such molecule file (.smi or .csv)")
     _guard_sampling(args, 1, 30, f"--k {args.k} --steps {args.steps} (per molecule)")
     smiles = _read_molecules(args.input)  # every molecule validated before any model work (and before torch)
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     _guard_sampling(args, len(smiles), 30, f"--k {args.k} --steps {args.steps} for {len(smiles)} molecules")
     if args.dmt is not None and not args.dmt.is_file():
         raise FileNotFoundError(f"--dmt {args.dmt}: no such checkpoint file")
@@ -200,9 +176,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _sampling(p: argparse.ArgumentParser, k_default: int) -> None:
-    p.add_argument("--k", type=_positive("--k"), default=k_default,
+    p.add_argument("--k", type=ucli.positive_int("--k"), default=k_default,
                    help=f"conformers per molecule (default: {k_default})")
-    p.add_argument("--steps", type=_positive("--steps"), default=50, help="diffusion steps (default: 50)")
+    p.add_argument("--steps", type=ucli.positive_int("--steps"), default=50, help="diffusion steps (default: 50)")
     p.add_argument("--sampler", choices=("ancestral", "ddim"), default="ancestral",
                    help="ancestral (the paper's) or the deterministic DDIM update (fewer steps)")
     p.add_argument("--dmt", type=Path, default=None,
@@ -210,45 +186,43 @@ def _sampling(p: argparse.ArgumentParser, k_default: int) -> None:
     p.add_argument("--add-hydrogens", action="store_true", help="place hydrogens (RDKit) in the SDF")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
-    add_force_argument(p)
+    ucli.add_force_argument(p)
     _common(p)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("next-mol", DESCRIPTION)
-    p = add_run_command(sub, "demo", demo, help="toy-scale run of the whole pipeline (at most 60 s)",
-                        default_out="results/next-mol")
+    parser, sub = ucli.method_parser("next-mol", DESCRIPTION)
+    p = ucli.add_run_command(sub, "demo", demo, help="toy-scale run of the whole pipeline (at most 60 s)",
+                             default_out="results/next-mol")
     _common(p)
-    p = add_run_command(sub, "repro", repro, help="the claims over seeds 0-4 into OUT/claims.json (at most 10 min)",
-                        default_out="results/next-mol-repro")
+    p = ucli.add_run_command(sub, "repro", repro, help="the claims over seeds 0-4 into OUT/claims.json (at most 10 min)",
+                             default_out="results/next-mol-repro")
     p.add_argument("--quick", action="store_true", help="the claims at the test rung, seeds 0-2 (a smoke test)")
     p.add_argument("--full", action="store_true",
                    help="also the one-seed experiments of README Results (LMs, DMT ladder, ablations, transfer; "
                         "about twice the time, over 10 min)")
     _common(p)
-    p = add_run_command(sub, "train", train_cmd, help="train the SELFIES LM and DMT-mini; write lm.pt and dmt.pt",
-                        default_out="results/next-mol-models")
-    p.add_argument("--lm-steps", type=_positive("--lm-steps"), default=800, help="LM steps (default: 800)")
-    p.add_argument("--dmt-steps", type=_positive("--dmt-steps"), default=800, help="DMT steps (default: 800)")
-    p.add_argument("--n-molecules", type=_positive("--n-molecules"), default=200,
+    p = ucli.add_run_command(sub, "train", train_cmd, help="train the SELFIES LM and DMT-mini; write lm.pt and dmt.pt",
+                             default_out="results/next-mol-models")
+    p.add_argument("--lm-steps", type=ucli.positive_int("--lm-steps"), default=800, help="LM steps (default: 800)")
+    p.add_argument("--dmt-steps", type=ucli.positive_int("--dmt-steps"), default=800, help="DMT steps (default: 800)")
+    p.add_argument("--n-molecules", type=ucli.positive_int("--n-molecules"), default=200,
                    help="training molecules of DMT (default: 200)")
-    add_force_argument(p)
+    ucli.add_force_argument(p)
     _common(p)
-    p = sub.add_parser("generate", help="LM molecules, then DMT conformers, to an SDF file",
-                       description="LM molecules, then DMT conformers, to an SDF file")
-    p.add_argument("--n", type=_positive("--n"), default=100, help="molecules (default: 100)")
+    p = ucli.add_command(sub, "generate", generate_cmd, help="LM molecules, then DMT conformers, to an SDF file",
+                         description="LM molecules, then DMT conformers, to an SDF file")
+    p.add_argument("--n", type=ucli.positive_int("--n"), default=100, help="molecules (default: 100)")
     p.add_argument("--out", type=Path, required=True, help="output .sdf")
     p.add_argument("--lm", type=Path, default=None, help="LM checkpoint (.pt) from `train`")
-    p.add_argument("--temperature", type=_positive_float("--temperature"), default=1.0,
+    p.add_argument("--temperature", type=ucli.positive_float("--temperature"), default=1.0,
                    help="sampling temperature (default: 1.0)")
-    p.add_argument("--top-k", type=_positive("--top-k"), default=None, help="top-k sampling (default: off)")
+    p.add_argument("--top-k", type=ucli.positive_int("--top-k"), default=None, help="top-k sampling (default: off)")
     p.add_argument("--unique", action="store_true", help="redraw duplicate molecules")
     _sampling(p, 1)
-    p.set_defaults(func=generate_cmd)
-    p = sub.add_parser("conformers", help="DMT conformers of the molecules of a .smi/.csv file",
-                       description="DMT conformers of the molecules of a .smi/.csv file, to an SDF file")
+    p = ucli.add_command(sub, "conformers", conformers_cmd, help="DMT conformers of the molecules of a .smi/.csv file",
+                         description="DMT conformers of the molecules of a .smi/.csv file, to an SDF file")
     p.add_argument("input", type=Path, help=".smi (SMILES [name] per line) or .csv with a 'smiles' column")
     p.add_argument("--out", type=Path, required=True, help="output .sdf")
     _sampling(p, 10)
-    p.set_defaults(func=conformers_cmd)
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)

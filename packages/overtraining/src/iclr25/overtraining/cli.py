@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main
+from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 
 PACKAGE = "iclr25-overtraining"
@@ -176,19 +176,19 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("overtraining", "Hidden progress during overtraining: the hidden-layer margin keeps "
-                                "growing after behaviour saturates (Kumar et al., ICLR 2025).")
-    add_run_command(sub, "demo", _command("demo"), help="train the odour-task network past E0 and show the hidden "
-                    "progress (under 30 s)", default_out="results/overtraining")
-    rp = add_run_command(sub, "repro", _command("repro"), help="the reduced-scale reproduction, 5 seeds (at most "
-                         "10 min)", default_out="results/overtraining-repro")
+    parser, sub = ucli.method_parser("overtraining", "Hidden progress during overtraining: the hidden-layer margin keeps "
+                                     "growing after behaviour saturates (Kumar et al., ICLR 2025).")
+    ucli.add_run_command(sub, "demo", _command("demo"), help="train the odour-task network past E0 and show the hidden "
+                         "progress (under 30 s)", default_out="results/overtraining")
+    rp = ucli.add_run_command(sub, "repro", _command("repro"), help="the reduced-scale reproduction, 5 seeds (at most "
+                              "10 min)", default_out="results/overtraining-repro")
     rp.add_argument("--seeds", type=_int_at_least("--seeds", 1), default=5, help="seeds per setting (default 5)")
-    add_force_argument(rp)
-    s = sub.add_parser("simulate", help="generate synthetic recordings (days x trials x neurons) as .npz or NWB",
-                       description="Train the network, treat log-spaced checkpoints up to 20*E0 as recording days and "
-                                   "record noisy hidden units. Writes a .npz with responses (days, trials, neurons), "
-                                   "labels (+-1), days, stimulus, probe, behaviour and truth_* ground truth; "
-                                   "or, with --format nwb, one NWB file per day (needs the nwb extra).")
+    ucli.add_force_argument(rp)
+    s = ucli.add_command(sub, "simulate", _command("simulate"), seed=True, overwrite="replace an existing --out file (or NWB folder)", force=True, help="generate synthetic recordings (days x trials x neurons) as .npz or NWB",
+                         description="Train the network, treat log-spaced checkpoints up to 20*E0 as recording days and "
+                                     "record noisy hidden units. Writes a .npz with responses (days, trials, neurons), "
+                                     "labels (+-1), days, stimulus, probe, behaviour and truth_* ground truth; "
+                                     "or, with --format nwb, one NWB file per day (needs the nwb extra).")
     s.add_argument("--out", type=Path, required=True, help="output .npz file (or folder, with --format nwb)")
     s.add_argument("--format", choices=("npz", "nwb"), default="npz",
                    help="npz (default) or nwb: DIR/day_000.nwb, ... with a trials table and a 'responses' series")
@@ -200,17 +200,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--noise", type=float, default=0.3, help="trial noise relative to the RMS rate (default 0.3)")
     s.add_argument("--no-learning", action="store_true",
                    help="freeze the representation at E0 (a null control without hidden progress)")
-    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    s.add_argument("--overwrite", action="store_true", help="replace an existing --out file (or NWB folder)")
-    add_force_argument(s)
-    s.set_defaults(func=_command("simulate"))
-    a = sub.add_parser("analyze", help="per-day decoding, margin trend and flips of a recording (.npz or NWB)",
-                       description="Analyse recordings: a .npz with responses (days, trials, neurons), labels "
-                                   "(days, trials; +-1 or 0/1), days (strictly increasing); optional stimulus "
-                                   "(integer ids), probe (bool, held-out stimuli) and behaviour (1 = correct). "
-                                   "Or one NWB file per day, in recording order (needs the nwb extra): a trials "
-                                   "table with a label column, and the units table (spike counts per trial) or a "
-                                   "named time series (mean per trial) as responses.")
+    a = ucli.add_command(sub, "analyze", _command("analyze"), seed=True, overwrite="write over a previous analysis in --out", force=True, help="per-day decoding, margin trend and flips of a recording (.npz or NWB)",
+                         description="Analyse recordings: a .npz with responses (days, trials, neurons), labels "
+                                     "(days, trials; +-1 or 0/1), days (strictly increasing); optional stimulus "
+                                     "(integer ids), probe (bool, held-out stimuli) and behaviour (1 = correct). "
+                                     "Or one NWB file per day, in recording order (needs the nwb extra): a trials "
+                                     "table with a label column, and the units table (spike counts per trial) or a "
+                                     "named time series (mean per trial) as responses.")
     a.add_argument("recordings", type=Path, nargs="+", help="the recordings .npz, or NWB files (one per day)")
     a.add_argument("--out", type=Path, default=Path("results/overtraining-analysis"),
                    help="folder for results.json, analysis.json and analysis.png (default results/overtraining-analysis)")
@@ -219,9 +215,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="permutations of the trend test (default 2000)")
     a.add_argument("--reference-day", type=int, default=None,
                    help="day index flips are counted from (default: first day at the behavioural plateau)")
-    a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    a.add_argument("--overwrite", action="store_true", help="write over a previous analysis in --out")
-    add_force_argument(a)
     nwb = a.add_argument_group("NWB input")
     nwb.add_argument("--nwb-responses", default="units", metavar="SOURCE",
                      help="'units' (spike counts per trial window, default) or a time series path such as "
@@ -235,8 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="trials column with 1 = correct choice")
     nwb.add_argument("--nwb-trials", type=_int_at_least("--nwb-trials", 2), default=None, metavar="N",
                      help="keep the first N trials of each day (when days differ in trial counts)")
-    a.set_defaults(func=_command("analyze"))
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main
+from iclr25.utils import cli as ucli
 from iclr25.utils.io import POINT_FORMATS, atomic_write, read_points
 from iclr25.utils.seeding import check_seed
 
@@ -159,40 +159,38 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("pgw", "Partial Gromov-Wasserstein metric (Bai et al., ICLR 2025)")
-    add_run_command(sub, "demo", "iclr25.pgw.demo:demo", default_out="results/pgw",
-                    help="a shape with 10%% outliers matched by PGW and GW, and a small retrieval run "
-                         "(about 10 s)")
-    rp = add_run_command(sub, "repro", "iclr25.pgw.repro:repro", default_out="results/pgw-repro",
-                         help="data set II retrieval (SVM) with PGW/GW/MPGW/UGW and per-pair timings "
-                              "against POT (a few minutes)")
+    parser, sub = ucli.method_parser("pgw", "Partial Gromov-Wasserstein metric (Bai et al., ICLR 2025)")
+    ucli.add_run_command(sub, "demo", "iclr25.pgw.demo:demo", default_out="results/pgw",
+                         help="a shape with 10%% outliers matched by PGW and GW, and a small retrieval run "
+                              "(about 10 s)")
+    rp = ucli.add_run_command(sub, "repro", "iclr25.pgw.repro:repro", default_out="results/pgw-repro",
+                              help="data set II retrieval (SVM) with PGW/GW/MPGW/UGW and per-pair timings "
+                                   "against POT (a few minutes)")
     rp.add_argument("--n-per-class", type=int, default=20, help="shapes per class (paper: 20)")
     rp.add_argument("--n-jobs", type=int, default=-1, help="worker processes for distance matrices "
                                                            "(default -1: all cores)")
     rp.add_argument("--sizes", type=int, nargs="+", default=[100, 300, 500],
                     help="point counts of the per-pair timing (default 100 300 500)")
-    add_force_argument(rp)
+    ucli.add_force_argument(rp)
     for key in POT_BACKEND_SWITCHES:
         os.environ.setdefault(key, "1")
     fmt = ", ".join(POINT_FORMATS)
-    d = sub.add_parser("distance", help="PGW distance between two point clouds",
-                       description=f"PGW distance between two point clouds A and B ({fmt}; one point per "
-                                   f"row). Prints distance, transport cost, penalty and transported mass.")
+    d = ucli.add_command(sub, "distance", distance, help="PGW distance between two point clouds",
+                         description=f"PGW distance between two point clouds A and B ({fmt}; one point per "
+                                     f"row). Prints distance, transport cost, penalty and transported mass.")
     d.add_argument("A", type=Path, help="first point cloud")
     d.add_argument("B", type=Path, help="second point cloud")
     d.add_argument("--plan", type=Path, default=None, help="also save the plan (n_A, n_B) as .npy")
     _common(d)
-    d.set_defaults(func=distance)
-    pw = sub.add_parser("pairwise", help="PGW distance matrix of all point clouds in a folder (or of files)",
-                        description=f"PGW distance matrix of every point cloud ({fmt}) in DIR, in sorted "
-                                    f"file-name order, or of the files given, in that order; writes OUT.npy "
-                                    f"and OUT.names.txt (the row order). With --n-jobs, worker processes "
-                                    f"start only when the work pays for their start-up.")
+    pw = ucli.add_command(sub, "pairwise", pairwise, help="PGW distance matrix of all point clouds in a folder (or of files)",
+                          description=f"PGW distance matrix of every point cloud ({fmt}) in DIR, in sorted "
+                                      f"file-name order, or of the files given, in that order; writes OUT.npy "
+                                      f"and OUT.names.txt (the row order). With --n-jobs, worker processes "
+                                      f"start only when the work pays for their start-up.")
     pw.add_argument("inputs", type=Path, nargs="+", metavar="DIR | FILE",
                     help="a folder of point-cloud files, or at least two point-cloud files")
     pw.add_argument("--out", type=Path, required=True, help="output .npy file")
     pw.add_argument("--n-jobs", type=int, default=None,
                     help="fw-v1/fw-v2 only: worker processes (default 1; -1: all cores)")
     _common(pw)
-    pw.set_defaults(func=pairwise)
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_size
 from iclr25.utils.io import save_npz
 from iclr25.utils.results import RunResult
@@ -193,7 +193,7 @@ def train_cmd(args: argparse.Namespace) -> int:
     if isinstance(args.horizon, bool) or not isinstance(args.horizon, int) or not 1 <= args.horizon < args.steps:
         raise ValueError(f"--horizon must be an integer in [1, --steps - 1 = {args.steps - 1}] (a rollout from the "
                          f"first of --steps {args.steps} frames), got {args.horizon}")
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     _numpy_pot()
     from .datasets import cylinder_flow  # noqa: PLC0415
     from .figures import training_figure  # noqa: PLC0415
@@ -228,7 +228,7 @@ def repro(args: argparse.Namespace) -> int:
     _numpy_pot()
     from .repro import run_repro  # noqa: PLC0415
 
-    set_torch_threads(1)
+    ucli.set_torch_threads(1)
     return run_repro(args)
 
 
@@ -238,39 +238,36 @@ def _add_data_args(p: argparse.ArgumentParser, steps: int = 100, n: int = 10) ->
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser(
-        "piorf", "PIORF: physics-informed Ollivier-Ricci rewiring of mesh graphs for MeshGraphNets, with a "
-                 "lattice-Boltzmann cylinder-flow generator and the SDRF/FoSR/BORF/DIGL baselines.")
-    add_run_command(sub, "demo", demo, help="curvature, PIORF and DIGL rewiring of an LBM cylinder-flow mesh, "
-                                            "with spectral diagnostics and a figure (seconds)",
-                    default_out="results/piorf")
-    p = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction: MGN vs MGN+PIORF over seeds, "
-                                                  "2 layers, 3000 steps, rollout RMSE within one shedding period "
-                                                  "beside the trivial predictors, paired test, and the claims "
-                                                  "at the repro rung into claims.json (about 9 min)",
-                        default_out="results/piorf-repro")
+    parser, sub = ucli.method_parser(
+             "piorf", "PIORF: physics-informed Ollivier-Ricci rewiring of mesh graphs for MeshGraphNets, with a "
+                      "lattice-Boltzmann cylinder-flow generator and the SDRF/FoSR/BORF/DIGL baselines.")
+    ucli.add_run_command(sub, "demo", demo, help="curvature, PIORF and DIGL rewiring of an LBM cylinder-flow mesh, "
+                                                 "with spectral diagnostics and a figure (seconds)",
+                         default_out="results/piorf")
+    p = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction: MGN vs MGN+PIORF over seeds, "
+                                                       "2 layers, 3000 steps, rollout RMSE within one shedding period "
+                                                       "beside the trivial predictors, paired test, and the claims "
+                                                       "at the repro rung into claims.json (about 9 min)",
+                             default_out="results/piorf-repro")
     p.add_argument("--seeds", type=int, default=5, help="training seeds (default: 5)")
     p.add_argument("--train-steps", type=int, default=3000, help="optimiser steps per model (default: 3000)")
     p.add_argument("--jobs", type=int, default=1, help="models trained in parallel (default: 1)")
-    add_force_argument(p)
+    ucli.add_force_argument(p)
 
-    g = sub.add_parser("generate", help="simulate cylinder flow and write it as .npz",
-                       description="Simulate LBM cylinder flow on graded triangle meshes and write .npz files with "
-                                   "arrays pos (N,2), cells (F,3), edge_index (2,E), node_type (N,), velocity "
-                                   "(T,N,2), pressure (T,N), reynolds. Several trajectories go to OUT-k.npz.")
+    g = ucli.add_command(sub, "generate", generate, seed="random seed (default: 0)", force=True, help="simulate cylinder flow and write it as .npz",
+                         description="Simulate LBM cylinder flow on graded triangle meshes and write .npz files with "
+                                     "arrays pos (N,2), cells (F,3), edge_index (2,E), node_type (N,), velocity "
+                                     "(T,N,2), pressure (T,N), reynolds. Several trajectories go to OUT-k.npz.")
     g.add_argument("--out", type=Path, default=Path("flow.npz"), help="output .npz (default: flow.npz)")
     _add_data_args(g, n=1)
     g.add_argument("--re-min", type=float, default=80.0, help="lowest Reynolds number (default: 80)")
     g.add_argument("--re-max", type=float, default=160.0, help="highest Reynolds number (default: 160)")
-    g.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    add_force_argument(g)
-    g.set_defaults(func=generate)
 
-    r = sub.add_parser("rewire", help="rewire a mesh .npz with PIORF or a baseline",
-                       description="Read a .npz with pos and cells or edge_index (and optionally velocity (T,N,2)), "
-                                   "compute Ollivier-Ricci curvature (alpha=0.5) and rewire. Writes edge_index, "
-                                   "long_range, added, removed, bottleneck, node_curvature to OUT (default: "
-                                   "MESH-rewired.npz).")
+    r = ucli.add_command(sub, "rewire", rewire_cmd, seed="seed of the projection / stochastic baselines (default: 0)", help="rewire a mesh .npz with PIORF or a baseline",
+                         description="Read a .npz with pos and cells or edge_index (and optionally velocity (T,N,2)), "
+                                     "compute Ollivier-Ricci curvature (alpha=0.5) and rewire. Writes edge_index, "
+                                     "long_range, added, removed, bottleneck, node_curvature to OUT (default: "
+                                     "MESH-rewired.npz).")
     r.add_argument("mesh", type=Path, help="input .npz (e.g. from 'iclr25 piorf generate')")
     r.add_argument("--ratio", type=float, default=0.03, help="fraction of nodes rewired (default: 0.03)")
     r.add_argument("--partner", choices=PARTNER_RULES, default="feature-difference",
@@ -279,12 +276,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="rewiring method (default: piorf)")
     r.add_argument("--top-k", type=int, default=1, help="spread the partners over the top-k nodes (default: 1)")
     r.add_argument("--frame", type=int, default=0, help="velocity frame PIORF reads (default: 0)")
-    r.add_argument("--seed", type=int, default=0, help="seed of the projection / stochastic baselines (default: 0)")
     r.add_argument("--out", type=Path, default=None, help="output .npz")
-    r.set_defaults(func=rewire_cmd)
 
-    t = add_run_command(sub, "train", train_cmd, help="train a MeshGraphNet with a rewiring on generated cylinder "
-                                                      "flow and report rollout RMSE", default_out="results/piorf-train")
+    t = ucli.add_run_command(sub, "train", train_cmd, help="train a MeshGraphNet with a rewiring on generated cylinder "
+                                                           "flow and report rollout RMSE", default_out="results/piorf-train")
     t.add_argument("--rewiring", default="piorf", choices=("none", "piorf", "sdrf", "fosr", "borf", "digl"),
                    help="rewiring (default: piorf)")
     _add_data_args(t)
@@ -299,5 +294,5 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="longest rollout horizon evaluated (RMSE@1/5/10 below it too), at most --steps - 1 "
                         "(default: 16, about one shedding period)")
     t.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
-    add_force_argument(t)
-    return run_main(parser, argv)
+    ucli.add_force_argument(t)
+    return ucli.run_main(parser, argv)

@@ -10,16 +10,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import (
-    add_force_argument,
-    add_run_command,
-    method_parser,
-    nonnegative_float,
-    positive_float,
-    positive_int,
-    run_main,
-    set_torch_threads,
-)
+from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 
 PACKAGE = "iclr25-rxnflow"
@@ -33,7 +24,7 @@ def demo(args: argparse.Namespace) -> int:
 
     cfg = dict(DEMO)
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=cfg)
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from iclr25.utils.seeding import seed_everything
 
     from .figures import plot_fit
@@ -95,15 +86,7 @@ _NAMED_TEMPLATES = ("builtin", "toy", "datamol")
 
 
 def _rho(flag: str):
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{flag} must be a number in (0, 1], got {text!r}") from None
-        if not 0 < value <= 1:  # also refuses nan
-            raise argparse.ArgumentTypeError(f"{flag} must be a number in (0, 1], got {text}")
-        return value
-    return parse
+    return ucli.bounded_float(flag, lambda v: 0 < v <= 1, "a number in (0, 1]")
 
 
 def _input_file(flag: str, spec: str, named: tuple[str, ...], what: str) -> None:
@@ -138,7 +121,7 @@ def train_cmd(args: argparse.Namespace) -> int:
         "batch_size": args.batch_size, "rho": args.rho, "min_sampling": args.min_sampling, "beta": args.beta,
         "beta_range": args.beta_range, "max_len": args.max_len, "min_len": args.min_len, "lr": args.lr,
         "lr_z": args.lr_z, "pb": args.pb})
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .blocks import load_blocks
     from .gflownet import RxnFlow, TrainConfig, train
     from .rewards import parse_reward
@@ -185,7 +168,7 @@ def sample_cmd(args: argparse.Namespace) -> int:
     new = read_blocks(args.add_blocks) if args.add_blocks is not None else None  # validate before loading
     if not args.model.is_dir():
         raise FileNotFoundError(f"{args.model}: no such model folder (--model; written by `iclr25 rxnflow train`)")
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .gflownet import load_model
     from .output import write_samples
 
@@ -214,63 +197,54 @@ def doctor_cmd(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("rxnflow", "RxnFlow (ICLR 2025): a GFlowNet that assembles molecules from building "
-                                           "blocks and reaction templates, with action-space subsampling")
-    d = add_run_command(sub, "demo", demo, help="toy run on 60 built-in blocks: train, sample, exact fit (seconds)",
-                        default_out="results/rxnflow")
-    r = add_run_command(sub, "repro", "iclr25.rxnflow.repro:run_repro", help="the reduced-scale reproduction (at most 10 min)",
-                        default_out="results/rxnflow-repro")
-    t = sub.add_parser("train", help="train on your blocks and templates",
-                       description="Train RxnFlow with trajectory balance. --blocks: .smi (SMILES [name] a line) or "
-                                   ".csv (smiles column), or 'builtin'. --templates: text file with 'NAME SMARTS' or "
-                                   "'SMARTS' a line ('#' comments), a datamol-style .json, 'builtin', 'toy' or "
-                                   "'datamol'. Writes model.pt, blocks.smi, templates.txt and results.json to --out.")
+    parser, sub = ucli.method_parser("rxnflow", "RxnFlow (ICLR 2025): a GFlowNet that assembles molecules from building "
+                                                "blocks and reaction templates, with action-space subsampling")
+    d = ucli.add_run_command(sub, "demo", demo, help="toy run on 60 built-in blocks: train, sample, exact fit (seconds)",
+                             default_out="results/rxnflow")
+    r = ucli.add_run_command(sub, "repro", "iclr25.rxnflow.repro:run_repro", help="the reduced-scale reproduction (at most 10 min)",
+                             default_out="results/rxnflow-repro")
+    t = ucli.add_command(sub, "train", train_cmd, seed=True, overwrite="write over a previous model in --out", force=True, help="train on your blocks and templates",
+                         description="Train RxnFlow with trajectory balance. --blocks: .smi (SMILES [name] a line) or "
+                                     ".csv (smiles column), or 'builtin'. --templates: text file with 'NAME SMARTS' or "
+                                     "'SMARTS' a line ('#' comments), a datamol-style .json, 'builtin', 'toy' or "
+                                     "'datamol'. Writes model.pt, blocks.smi, templates.txt and results.json to --out.")
     t.add_argument("--blocks", default="builtin", help="building blocks file or 'builtin' (default builtin)")
     t.add_argument("--templates", default="builtin", help="templates file, or builtin|toy|datamol (default builtin)")
     t.add_argument("--reward", default="qed", help="qed, sa, PROP[lo,hi] (logp, tpsa, mw, hbd, hba, rotb, heavy), "
                                                     "or a product like 'qed*sa' (default qed)")
     t.add_argument("--out", type=Path, default=Path("results/rxnflow-model"), help="output model folder")
-    t.add_argument("--steps", type=positive_int("--steps"), default=1000, help="TB steps (default 1000)")
-    t.add_argument("--batch-size", type=positive_int("--batch-size"), default=64, help="trajectories per step (default 64)")
+    t.add_argument("--steps", type=ucli.positive_int("--steps"), default=1000, help="TB steps (default 1000)")
+    t.add_argument("--batch-size", type=ucli.positive_int("--batch-size"), default=64, help="trajectories per step (default 64)")
     t.add_argument("--rho", type=_rho("--rho"), default=0.02, help="subsampling ratio in (0, 1] (default 0.02)")
-    t.add_argument("--min-sampling", type=positive_int("--min-sampling"), default=100, help="smallest block subset (default 100)")
-    t.add_argument("--beta", type=positive_float("--beta"), default=4.0, help="reward exponent β (default 4)")
-    t.add_argument("--beta-range", type=nonnegative_float("--beta-range"), nargs=2, default=None, metavar=("LO", "HI"),
+    t.add_argument("--min-sampling", type=ucli.positive_int("--min-sampling"), default=100, help="smallest block subset (default 100)")
+    t.add_argument("--beta", type=ucli.positive_float("--beta"), default=4.0, help="reward exponent β (default 4)")
+    t.add_argument("--beta-range", type=ucli.nonnegative_float("--beta-range"), nargs=2, default=None, metavar=("LO", "HI"),
                    help="sample β ~ U(LO, HI) per trajectory (temperature conditioning; paper 0 64)")
-    t.add_argument("--max-len", type=positive_int("--max-len"), default=2, help="most blocks per molecule (default 2)")
-    t.add_argument("--min-len", type=positive_int("--min-len"), default=1, help="fewest blocks before stop (default 1)")
-    t.add_argument("--lr", type=positive_float("--lr"), default=1e-3, help="policy learning rate (default 1e-3)")
-    t.add_argument("--lr-z", type=positive_float("--lr-z"), default=0.05, help="log Z learning rate (default 0.05)")
+    t.add_argument("--max-len", type=ucli.positive_int("--max-len"), default=2, help="most blocks per molecule (default 2)")
+    t.add_argument("--min-len", type=ucli.positive_int("--min-len"), default=1, help="fewest blocks before stop (default 1)")
+    t.add_argument("--lr", type=ucli.positive_float("--lr"), default=1e-3, help="policy learning rate (default 1e-3)")
+    t.add_argument("--lr-z", type=ucli.positive_float("--lr-z"), default=0.05, help="log Z learning rate (default 0.05)")
     t.add_argument("--pb", choices=["uniform", "none"], default="uniform", help="backward policy (default uniform)")
-    t.add_argument("--time-budget", type=positive_float("--time-budget"), default=None, help="stop after this many training seconds")
+    t.add_argument("--time-budget", type=ucli.positive_float("--time-budget"), default=None, help="stop after this many training seconds")
     t.add_argument("--allow-dead-templates", action="store_true",
                    help="drop templates no block is compatible with instead of failing")
-    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    t.add_argument("--overwrite", action="store_true", help="write over a previous model in --out")
-    add_force_argument(t)
-    t.set_defaults(func=train_cmd)
-    s = sub.add_parser("sample", help="sample molecules with routes from a trained model",
-                       description="Sample from a model folder written by `train`. --add-blocks FILE.smi extends "
-                                   "the library without retraining. --out: .sdf (routes as JSON in the 'route' SD "
-                                   "property), .json or .smi.")
+    s = ucli.add_command(sub, "sample", sample_cmd, seed=True, overwrite=True, force=True, help="sample molecules with routes from a trained model",
+                         description="Sample from a model folder written by `train`. --add-blocks FILE.smi extends "
+                                     "the library without retraining. --out: .sdf (routes as JSON in the 'route' SD "
+                                     "property), .json or .smi.")
     s.add_argument("--model", type=Path, required=True, help="model folder (from `iclr25 rxnflow train`)")
-    s.add_argument("--n", type=positive_int("--n"), default=100, help="number of molecules (default 100)")
+    s.add_argument("--n", type=ucli.positive_int("--n"), default=100, help="number of molecules (default 100)")
     s.add_argument("--add-blocks", type=Path, default=None, help="extra building blocks (.smi/.csv)")
     s.add_argument("--rho", type=_rho("--rho"), default=1.0, help="subsampling ratio while sampling (default 1: exact)")
-    s.add_argument("--beta", type=positive_float("--beta"), default=None, help="β condition (default: the training β)")
+    s.add_argument("--beta", type=ucli.positive_float("--beta"), default=None, help="β condition (default: the training β)")
     s.add_argument("--out", type=Path, default=Path("mols.sdf"), help="output file (default mols.sdf)")
-    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    s.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
-    add_force_argument(s)
-    s.set_defaults(func=sample_cmd)
-    dc = sub.add_parser("doctor", help="check a block library against templates",
-                        description="Report invalid SMILES by line, duplicates, compatible blocks per template and "
-                                    "reactant position, and dead templates.")
+    dc = ucli.add_command(sub, "doctor", doctor_cmd, help="check a block library against templates",
+                          description="Report invalid SMILES by line, duplicates, compatible blocks per template and "
+                                      "reactant position, and dead templates.")
     dc.add_argument("--blocks", required=True, help="building blocks file (.smi/.csv)")
     dc.add_argument("--templates", default="builtin", help="templates file or builtin|toy|datamol (default builtin)")
     dc.add_argument("--json", type=Path, default=None, help="also write the report as JSON here")
     dc.add_argument("--strict", action="store_true", help="exit 1 when problems are found")
-    dc.set_defaults(func=doctor_cmd)
     for p in (d, r, t, s):
         p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)

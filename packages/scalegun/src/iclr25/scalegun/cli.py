@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main
+from iclr25.utils import cli as ucli
 from iclr25.utils.io import DataFileError, atomic_write
 from iclr25.utils.progress import progress
 
@@ -121,19 +121,19 @@ def unlearn(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser(
-        "scalegun", "ScaleGUN: certified edge, node and feature unlearning with lazy local propagation "
-                    "(Yi & Wei, ICLR 2025).")
-    add_run_command(sub, "demo", "iclr25.scalegun.demo:demo", help="digits kNN graph: ScaleGUN vs CGU on 80 requests, audited "
-                    "bounds (at most 60 s)", default_out="results/scalegun")
-    rp = add_run_command(sub, "repro", "iclr25.scalegun.repro:repro", help="power-law graphs of 100k/300k/1M edges: time per request "
-                         "of ScaleGUN, CGU and retraining (at most 10 min)", default_out="results/scalegun-repro")
+    parser, sub = ucli.method_parser(
+             "scalegun", "ScaleGUN: certified edge, node and feature unlearning with lazy local propagation "
+                         "(Yi & Wei, ICLR 2025).")
+    ucli.add_run_command(sub, "demo", "iclr25.scalegun.demo:demo", help="digits kNN graph: ScaleGUN vs CGU on 80 requests, audited "
+                         "bounds (at most 60 s)", default_out="results/scalegun")
+    rp = ucli.add_run_command(sub, "repro", "iclr25.scalegun.repro:repro", help="power-law graphs of 100k/300k/1M edges: time per request "
+                              "of ScaleGUN, CGU and retraining (at most 10 min)", default_out="results/scalegun-repro")
     rp.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000],
                     help="numbers of edges (default: 100000 300000 1000000)")
     rp.add_argument("--requests", type=int, default=200, help="single-edge requests per size (default: 200)")
-    add_force_argument(rp)
-    un = sub.add_parser(
-        "unlearn", help="unlearn requests on your own graph and write the certificate ledger",
+    ucli.add_force_argument(rp)
+    un = ucli.add_command(
+        sub, "unlearn", unlearn, seed="random seed (default: 0)", help="unlearn requests on your own graph and write the certificate ledger",
         description="Fit ScaleGUN on your graph, unlearn the requests in order, write the ledger as JSON.\n"
                     "graph: edge list .txt/.edges/.csv ('u v' per line: two node ids, unweighted) or CSR .npz\n"
                     "(scipy.sparse.save_npz); features: .npy (n, F), one row per node; labels: .npy (n,) ints;\n"
@@ -159,13 +159,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     un.add_argument("--mode", default="scalegun", choices=list(MODES), help="unlearning mode (default: scalegun)")
     un.add_argument("--audit", action="store_true",
                     help="also record the true gradient residual on exact embeddings (the paper's compare_gnorm)")
-    un.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     un.add_argument("--mmap", type=Path, default=None, metavar="DIR",
                     help="memory-map the graph and the features: the graph's CSR index arrays are written to DIR "
                          "(a new folder, reused on later runs with the same --graph file) and read from there; "
                          "--features (float64 .npy) is mapped read-only")
-    un.set_defaults(func=unlearn)
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)
 
 
 __all__ = ["main"]

@@ -9,13 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from iclr25.utils.cli import (
-    add_force_argument,
-    add_run_command,
-    enable_jax_compilation_cache,
-    method_parser,
-    run_main,
-)
+from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_size
 from iclr25.utils.io import read_json
 from iclr25.utils.results import RunResult
@@ -57,11 +51,7 @@ def repro(args: argparse.Namespace) -> int:
         # the paper's claims over the repro rung's 5 seeds (about 4 min at load ~3): claims.json beside results.json
         from .claims import REGISTRY  # noqa: PLC0415
 
-        report = REGISTRY.run("repro", command="iclr25 sdds repro")
-        path = report.save(args.out)
-        for r in report.results:
-            print(r.explain())
-        print(f"wrote {path}")
+        REGISTRY.run("repro", command="iclr25 sdds repro").publish(args.out)
     return 0
 
 
@@ -195,40 +185,35 @@ def cmd_estimate(args: argparse.Namespace) -> int:
 def enable_compilation_cache() -> None:
     """Keep compiled XLA programs across runs in ``$ICLR25_SDDS_JAX_CACHE`` or ``~/.cache/iclr25-sdds/jax`` (an empty
     value turns it off; ``JAX_COMPILATION_CACHE_DIR`` wins): :func:`iclr25.utils.cli.enable_jax_compilation_cache`."""
-    enable_jax_compilation_cache("sdds", "ICLR25_SDDS_JAX_CACHE")
+    ucli.enable_jax_compilation_cache("sdds", "ICLR25_SDDS_JAX_CACHE")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     enable_compilation_cache()
-    parser, sub = method_parser("sdds", DESCRIPTION)
-    d = add_run_command(sub, "demo", demo, help="a small Ising sampler vs exact values (at most 60 s)",
-                        default_out="results/sdds")
+    parser, sub = ucli.method_parser("sdds", DESCRIPTION)
+    d = ucli.add_run_command(sub, "demo", demo, help="a small Ising sampler vs exact values (at most 60 s)",
+                             default_out="results/sdds")
     d.add_argument("--train", action="store_true",
                    help="train the sampler from scratch (about 10 s) instead of loading the shipped seed-0 checkpoint "
                         "(seeds other than 0 always train)")
-    p = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
-                        default_out="results/sdds-repro")
+    p = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+                             default_out="results/sdds-repro")
     p.add_argument("--quick", action="store_true", help="a much smaller run, for smoke tests")
-    t = sub.add_parser("train", help="train a sampler from a JSON config file",
-                       description="Train a sampler; the config is JSON: "
-                                   '{"problem": {"kind": "ising", "L": 4}, "sampler": {...}, "seed": 0}.')
+    t = ucli.add_command(sub, "train", cmd_train, force=True, help="train a sampler from a JSON config file",
+                         description="Train a sampler; the config is JSON: "
+                                     '{"problem": {"kind": "ising", "L": 4}, "sampler": {...}, "seed": 0}.')
     t.add_argument("--config", required=True, type=Path, help="JSON config file")
     t.add_argument("--out", type=Path, default=Path("results/sdds-checkpoint"),
                    help="checkpoint folder (default: results/sdds-checkpoint)")
-    add_force_argument(t)
-    t.set_defaults(func=cmd_train)
-    e = sub.add_parser("estimate", help="SN-NIS and neural-MCMC estimates of a checkpoint",
-                       description="SN-NIS estimates of log Z, F, U, S with bootstrap SEs and neural MCMC.")
+    e = ucli.add_command(sub, "estimate", cmd_estimate, seed="random seed (default: 0)", force=True, help="SN-NIS and neural-MCMC estimates of a checkpoint",
+                         description="SN-NIS estimates of log Z, F, U, S with bootstrap SEs and neural MCMC.")
     e.add_argument("--checkpoint", required=True, type=Path, help="folder written by 'train'")
     e.add_argument("--n-samples", type=int, default=4096, help="number of samples M, >= 64 (default: 4096)")
     e.add_argument("--beta", type=float, default=None, help="inverse temperature (default: 1 / trained T)")
     e.add_argument("--epsilon", type=float, default=0.0, help="uniform mixture of the last step (default: 0)")
     e.add_argument("--min-ess", type=float, default=MIN_ESS_FRACTION,
                    help=f"warn when the ESS fraction ESS / M is below this (default: {MIN_ESS_FRACTION})")
-    e.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     e.add_argument("--out", type=Path, default=None, help="folder for results.json (default: none)")
-    add_force_argument(e)
-    e.set_defaults(func=cmd_estimate)
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)
 
 

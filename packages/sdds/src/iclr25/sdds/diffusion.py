@@ -182,13 +182,9 @@ class SamplerConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> SamplerConfig:
-        if not isinstance(d, dict):
-            raise TypeError(f"config must be a mapping, got {type(d).__name__}")
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - names)
-        if unknown:
-            raise ValueError(f"unknown SamplerConfig fields {unknown}; known: {sorted(names)}")
-        return cls(**d)
+        from iclr25.utils.io import dataclass_from_mapping  # noqa: PLC0415
+
+        return dataclass_from_mapping(cls, d, what="SamplerConfig")
 
 
 def make_model(config: SamplerConfig, energy: Energy, key: jax.Array) -> eqx.Module:

@@ -7,7 +7,7 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, positive_int, run_main
+from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 
 from .figures import plot_maps
@@ -235,43 +235,35 @@ def repro(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("v1-topology", "Orientation maps from a self-organising E-I spiking network "
-                                "(Zhong et al., ICLR 2025): salt-and-pepper vs pinwheels, map metrics.")
-    add_run_command(sub, "demo", demo, help="train a high- and a zero-overlap network, maps and metrics (<60 s)",
-                    default_out="results/v1-topology")
-    p = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
-                        default_out="results/v1-topology-repro")
+    parser, sub = ucli.method_parser("v1-topology", "Orientation maps from a self-organising E-I spiking network "
+                                     "(Zhong et al., ICLR 2025): salt-and-pepper vs pinwheels, map metrics.")
+    ucli.add_run_command(sub, "demo", demo, help="train a high- and a zero-overlap network, maps and metrics (<60 s)",
+                         default_out="results/v1-topology")
+    p = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+                             default_out="results/v1-topology-repro")
     p.add_argument("--quick", action="store_true", help="a smaller, faster ladder (for a smoke test)")
-    t = sub.add_parser("train", help="train a network for a species preset (resumable)",
-                       description="Train the spiking network of a species preset on whitened natural images "
-                       "(built in: scikit-image and scikit-learn photographs) and measure its orientation map. "
-                       "Writes OUT/checkpoint.npz (resumed when present), OUT/map.npz (theta, osi, z, responses), "
-                       "OUT/map.png, OUT/evaluation.json and OUT/results.json.")
+    t = ucli.add_command(sub, "train", train_cmd, seed="random seed (default: 0); a checkpoint in --out is resumed only with its own seed", overwrite="write over a finished run in --out that has no checkpoint to resume", force=True, help="train a network for a species preset (resumable)",
+                         description="Train the spiking network of a species preset on whitened natural images "
+                         "(built in: scikit-image and scikit-learn photographs) and measure its orientation map. "
+                         "Writes OUT/checkpoint.npz (resumed when present), OUT/map.npz (theta, osi, z, responses), "
+                         "OUT/map.png, OUT/evaluation.json and OUT/results.json.")
     t.add_argument("--species", default="cat",
                    help="mouse, rat, cat, macaque, or a preset .json file (default: cat)")
     t.add_argument("--out", type=Path, required=True, help="output folder (a checkpoint there is resumed)")
-    t.add_argument("--samples", type=positive_int("--samples"), default=3000,
+    t.add_argument("--samples", type=ucli.positive_int("--samples"), default=3000,
                    help="training images in total (default: 3000)")
-    t.add_argument("--n-side", type=positive_int("--n-side"), default=None, help="E sheet side (default: preset's)")
+    t.add_argument("--n-side", type=ucli.positive_int("--n-side"), default=None, help="E sheet side (default: preset's)")
     t.add_argument("--images", default=None,
                    help="your own images: .npy/.npz of shape (H, W), (n, H, W) or (n, H, W, 3); whitened here")
-    t.add_argument("--seed", type=int, default=0,
-                   help="random seed (default: 0); a checkpoint in --out is resumed only with its own seed")
-    t.add_argument("--overwrite", action="store_true",
-                   help="write over a finished run in --out that has no checkpoint to resume")
-    add_force_argument(t)
-    t.set_defaults(func=train_cmd)
-    a = sub.add_parser("analyze", help="pinwheels, density, Λ, NNPD, wiring cost of any orientation map",
-                       description="Metrics of an orientation map file: .npy with preferred orientations "
-                       "(radians in [0, π]; degrees in [0, 180] with --degrees; other values are refused) or a complex "
-                       "z = |z|e^{2iθ} map; or an "
-                       ".npz with 'theta' (and optional 'osi') or 'z'.")
+    a = ucli.add_command(sub, "analyze", analyze, overwrite=True, help="pinwheels, density, Λ, NNPD, wiring cost of any orientation map",
+                         description="Metrics of an orientation map file: .npy with preferred orientations "
+                         "(radians in [0, π]; degrees in [0, 180] with --degrees; other values are refused) or a complex "
+                         "z = |z|e^{2iθ} map; or an "
+                         ".npz with 'theta' (and optional 'osi') or 'z'.")
     a.add_argument("map", help="orientation map (.npy or .npz)")
     a.add_argument("--degrees", action="store_true", help="the map holds degrees rather than radians")
     a.add_argument("--no-periodic", dest="periodic", action="store_false",
                    help="the map is not periodic (experimental data); default: periodic (a simulated torus)")
     a.add_argument("--smooth", type=float, default=0.0, help="Gaussian smoothing (sites) before pinwheel detection")
     a.add_argument("--out", type=Path, default=None, help="write the metrics to this .json file")
-    a.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
-    a.set_defaults(func=analyze)
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)

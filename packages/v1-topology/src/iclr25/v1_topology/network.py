@@ -130,13 +130,9 @@ class NetworkConfig:
 
 def from_mapping(d: Mapping[str, Any], *, source: str = "config") -> NetworkConfig:
     """A :class:`NetworkConfig` from a mapping; unknown keys are an error that names them."""
-    if not isinstance(d, Mapping):
-        raise TypeError(f"{source} must be a mapping of network constants, got {type(d).__name__}")
-    known = {f.name for f in dataclasses.fields(NetworkConfig)}
-    unknown = sorted(set(d) - known)
-    if unknown:
-        raise ValueError(f"{source}: unknown key(s) {unknown}; known keys are {sorted(known)}")
-    return NetworkConfig(**dict(d))
+    from iclr25.utils.io import dataclass_from_mapping  # noqa: PLC0415
+
+    return dataclass_from_mapping(NetworkConfig, d, what=source)
 
 
 # -------------------------------------------------------------------------------------- geometry

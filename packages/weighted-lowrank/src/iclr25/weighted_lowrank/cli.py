@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils import cli as ucli
 from iclr25.utils.io import save_npz
 
 from .altmin import INITS, weighted_low_rank
@@ -58,17 +58,17 @@ def fit(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser(
-        "weighted-lowrank",
-        "Weighted low-rank approximation min ‖W∘(M − XYᵀ)‖_F by robust alternating minimisation with the "
-        "sketched high-accuracy regression solver (Song, Ye, Yin, Zhang, ICLR 2025).")
-    add_run_command(sub, "demo", "iclr25.weighted_lowrank.demo:demo", help="both solvers on a planted problem (a few seconds)",
-                    default_out="results/weighted-lowrank")
-    f = sub.add_parser("fit", help="fit M ≈ X Yᵀ under weights W from your own files",
-                       description="Fit a rank-k weighted low-rank approximation. M: .npy (dense; NaN allowed "
-                                   "where W = 0). W: .npy (dense, non-negative) or .npz (scipy.sparse.save_npz, "
-                                   "e.g. a 0/1 mask); omit for all ones. Writes X (n×k, orthonormal), Y (d×k), "
-                                   "and the per-round objective to the .npz named by --out.")
+    parser, sub = ucli.method_parser(
+             "weighted-lowrank",
+             "Weighted low-rank approximation min ‖W∘(M − XYᵀ)‖_F by robust alternating minimisation with the "
+             "sketched high-accuracy regression solver (Song, Ye, Yin, Zhang, ICLR 2025).")
+    ucli.add_run_command(sub, "demo", "iclr25.weighted_lowrank.demo:demo", help="both solvers on a planted problem (a few seconds)",
+                         default_out="results/weighted-lowrank")
+    f = ucli.add_command(sub, "fit", fit, seed="random seed (default: 0)", help="fit M ≈ X Yᵀ under weights W from your own files",
+                         description="Fit a rank-k weighted low-rank approximation. M: .npy (dense; NaN allowed "
+                                     "where W = 0). W: .npy (dense, non-negative) or .npz (scipy.sparse.save_npz, "
+                                     "e.g. a 0/1 mask); omit for all ones. Writes X (n×k, orthonormal), Y (d×k), "
+                                     "and the per-round objective to the .npz named by --out.")
     f.add_argument("M", type=Path, help="data matrix, .npy (or .npz with one array)")
     f.add_argument("W", type=Path, nargs="?", default=None, help="weights, .npy or sparse .npz (default: all ones)")
     f.add_argument("--k", type=int, required=True, help="target rank")
@@ -82,12 +82,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     f.add_argument("--n-iter", type=int, default=15, help="alternating rounds (default: 15)")
     f.add_argument("--init", choices=INITS, default="svd", help="initialisation (default: svd)")
     f.add_argument("--reg", type=float, default=0.0, help="ridge parameter (default: 0)")
-    f.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    f.set_defaults(func=fit)
-    r = add_run_command(sub, "repro", "iclr25.weighted_lowrank.repro:repro", help="the reduced-scale reproduction (a few minutes)",
-                        default_out="results/weighted-lowrank-repro")
+    r = ucli.add_run_command(sub, "repro", "iclr25.weighted_lowrank.repro:repro", help="the reduced-scale reproduction (a few minutes)",
+                             default_out="results/weighted-lowrank-repro")
     r.add_argument("--quick", action="store_true", help="small scaling sweep (n=1000, k<=32) for a smoke test")
     r.add_argument("--peer-python", default=None,
                    help="a Python interpreter with fancyimpute installed, for the SoftImpute peer "
                         "(default: this one, or $ICLR25_FANCYIMPUTE_PYTHON)")
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)
