@@ -40,6 +40,9 @@ PENDING_CIRCLES: set[str] = set()
 LAYOUT_RENAMED = {"reproduction.py": "repro.py", "experiment.py": "experiments.py",
                   "commands.py": "cli.py (the command line) or the module of the command's concept (demo.py, repro.py)"}
 LAYOUT_REQUIRED = ("repro.py",)
+#: A module that holds command handlers under another name (``fitcmd.py``, ``train_cli.py``, ``cmds.py``): the
+#: handlers live in ``cli.py`` or in the module of the command's concept.
+COMMAND_MODULE = re.compile(r"^(?!cli\.py$)\w*(cmd|cmds|commands|_cli)\.py$")
 #: Packages not yet laid out as above, reported but not failed (issue 49; empty since 2026-12-03: all 19 follow it).
 PENDING_LAYOUT: set[str] = set()
 BENCH_SCRIPT = re.compile(r"benchmarks/([A-Za-z0-9_]+\.py)")
@@ -113,6 +116,9 @@ def layout_problems(pkg: Path) -> list[str]:
                 for name, instead in LAYOUT_RENAMED.items() if (src / name).exists()]
     problems += [f"missing {(src / name).relative_to(pkg)} (every package has one)" for name in LAYOUT_REQUIRED
                  if not (src / name).exists()]
+    problems += [f"{p.relative_to(pkg)}: a command module; command handlers live in cli.py or in the module of the "
+                 "command's concept (demo.py, repro.py, ...)" for p in sorted(src.glob("*.py"))
+                 if COMMAND_MODULE.match(p.name)]
     return problems
 
 

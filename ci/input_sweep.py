@@ -254,14 +254,19 @@ def sweep(slug: str, *, mem_gb: float, seconds: float, python: Path | None = Non
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def sweep_arguments(argv: list[str] | None, doc: str, seconds: float) -> tuple[argparse.Namespace, list[str]]:
+    """The command line both sweeps share: slugs (default: every package), ``--json``, ``--mem-gb``, ``--seconds``."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
     ap.add_argument("slugs", nargs="*")
     ap.add_argument("--json", type=Path, default=None, help="write every case here")
     ap.add_argument("--mem-gb", type=float, default=6.0)
-    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--seconds", type=float, default=seconds)
     args = ap.parse_args(argv)
-    slugs = args.slugs or sorted(p.name for p in (ROOT / "packages").iterdir() if p.is_dir())
+    return args, args.slugs or sorted(p.name for p in (ROOT / "packages").iterdir() if p.is_dir())
+
+
+def main(argv: list[str] | None = None) -> int:
+    args, slugs = sweep_arguments(argv, __doc__, 30.0)
     everything, bad = [], 0
     for slug in slugs:
         rows = sweep(slug, mem_gb=args.mem_gb, seconds=args.seconds)

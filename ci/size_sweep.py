@@ -24,7 +24,6 @@ as ``make test`` builds them). Prints one line per case that is not ``refused``/
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import subprocess
@@ -173,13 +172,9 @@ def sweep(slug: str, *, mem_gb: float, seconds: float, python: Path | None = Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("slugs", nargs="*")
-    ap.add_argument("--json", type=Path, default=None, help="write every case here")
-    ap.add_argument("--mem-gb", type=float, default=6.0)
-    ap.add_argument("--seconds", type=float, default=20.0)
-    args = ap.parse_args(argv)
-    slugs = args.slugs or sorted(p.name for p in (ROOT / "packages").iterdir() if p.is_dir())
+    from input_sweep import sweep_arguments  # noqa: PLC0415 - the sibling script (ci/ is on sys.path)
+
+    args, slugs = sweep_arguments(argv, __doc__, 20.0)
     everything, bad = [], 0
     for slug in slugs:
         rows = sweep(slug, mem_gb=args.mem_gb, seconds=args.seconds)

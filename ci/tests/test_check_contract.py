@@ -89,6 +89,8 @@ CASES = {
     "layout-renamed": (lambda p: (p / f"{MOD}/reproduction.py").write_text(""),
                        f"[layout] {MOD}/reproduction.py: this concept lives in repro.py"),
     "layout-required": (lambda p: _rm(p / f"{MOD}/repro.py"), f"[layout] missing {MOD}/repro.py"),
+    "layout-command-module": (lambda p: (p / f"{MOD}/fitcmd.py").write_text(""),
+                              f"[layout] {MOD}/fitcmd.py: a command module"),
     "import-circle": (lambda p: ((p / f"{MOD}/alpha.py").write_text("from .beta import b\n\n\ndef a():\n    return b\n"),
                                  (p / f"{MOD}/beta.py").write_text("def b():\n    from .alpha import a\n    return a\n")),
                       "[imports] import circle alpha <-> beta"),

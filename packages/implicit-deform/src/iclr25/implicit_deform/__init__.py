@@ -105,7 +105,7 @@ _lazy_getattr, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 #: Modules renamed to the name every package uses (issue 49): old name -> (new name, version of the rename).
 #: The old import path still works, with a DeprecationWarning, and gives the new module's names.
-_RENAMED = {"experiment": ("experiments", "0.4.1")}
+_RENAMED = {"experiment": ("experiments", "0.4.1"), "fitcmd": ("interpolation", "0.4.2")}
 
 
 def _renamed(old: str) -> _ModuleType:

@@ -107,7 +107,7 @@ def cmd_fit(args: argparse.Namespace) -> int:
                        "corr": None if args.corr is None else str(args.corr), "times": times,
                        "resolution": args.resolution, "preset": args.preset, "n_corr": int(len(pair.corr)),
                        **config.to_dict()})
-    from .fitcmd import run_fit  # noqa: PLC0415
+    from .interpolation import run_fit  # noqa: PLC0415
 
     run = run_fit(pair, config, times, args.out, resolution=args.resolution, fmt=args.format, seed=seed, run=run)
     print(run.to_markdown())

@@ -1,11 +1,11 @@
-"""Command line of ``iclr25 {{slug}}``: ``demo`` and ``repro``."""
+"""Command line of ``iclr25 {{slug}}``: a table of its commands (``demo``, ``repro``, ``run``)."""
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
 
-from iclr25.utils.cli import add_run_command, method_parser, run_main
+from iclr25.utils import cli as ucli
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import seed_everything
 
@@ -20,21 +20,25 @@ def demo(args: argparse.Namespace) -> int:
     # the headline beside its trivial reference: the error of the mean vs the error of one sample
     run.add("|error| of the mean", abs(example(x)), peer=float(abs(x).mean()), peer_name="one sample (mean |x_i|)",
             higher_is_better=False, headline=True)
-    run.finish().save(args.out / "results.json")
-    print(run.to_markdown())  # its first line says whether the headline holds
+    return run.publish(args.out)  # saves results.json; the table's first line says whether the headline holds
+
+
+def run_cmd(args: argparse.Namespace) -> int:
+    rng = seed_everything(args.seed)
+    print(example(rng.normal(size=args.n)))
     return 0
 
 
-def repro(args: argparse.Namespace) -> int:
-    from .repro import run_repro  # noqa: PLC0415 - the reproduction's imports stay out of --help
-
-    return run_repro(args)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("{{slug}}", "{{title}}")
-    add_run_command(sub, "demo", demo, help="the method on built-in data (at most 60 s)",
-                    default_out="results/{{slug}}")
-    add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
-                    default_out="results/{{slug}}-repro")
-    return run_main(parser, argv)
+    parser, sub = ucli.method_parser("{{slug}}", "{{title}}")
+    ucli.add_run_command(sub, "demo", demo, help="the method on built-in data (at most 60 s)",
+                         default_out="results/{{slug}}")
+    # named, not imported: the reproduction's imports stay out of --help
+    ucli.add_run_command(sub, "repro", "iclr25.{{module}}.repro:run_repro",
+                         help="the reduced-scale reproduction (at most 10 min)", default_out="results/{{slug}}-repro")
+    r = ucli.add_command(sub, "run", run_cmd, help="the method on your own data", seed=True)
+    r.add_argument("--n", type=ucli.positive_int("--n"), default=100, help="sample size (default 100)")
+    return ucli.run_main(parser, argv)
+
+
+__all__ = ["main"]
