@@ -22,6 +22,7 @@ from iclr25.memno import (
 from iclr25.memno.cli import main
 from iclr25.memno.solver import DivergedError
 from iclr25.utils.io import DataFileError
+from iclr25.utils.testing import one_error_line
 
 
 @pytest.fixture(scope="module")
@@ -152,13 +153,6 @@ def _small_data(path, n=4, resolution=16):
                       params={"pde": "ks"}).save(path)
 
 
-def _one_error_line(capsys):
-    err = capsys.readouterr().err
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
-
-
 @pytest.mark.parametrize("argv, flag", [
     (["--train-fraction", "1.5"], "--train-fraction must be a number in (0, 1), got 1.5"),  # accepted in 0.1.1
     (["--train-fraction", "0"], "--train-fraction must be a number in (0, 1), got 0.0"),
@@ -175,7 +169,7 @@ def test_cli_train_arguments_checked_before_the_data(tmp_path, capsys, argv, fla
     # the data file does not exist: the argument error comes first, so nothing is loaded or trained
     out = tmp_path / "o"
     assert main(["train", "--data", str(tmp_path / "none.npz"), *argv, "--out", str(out)]) == 2
-    assert flag in _one_error_line(capsys)
+    assert flag in one_error_line(capsys.readouterr().err)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -184,18 +178,18 @@ def test_cli_train_split_and_resolution_are_not_clamped(tmp_path, capsys):
     out = tmp_path / "o"
     # 0.1 of 4 trajectories is 0 for training: 0.1.1 silently trained on 1
     assert main(["train", "--data", str(data), "--train-fraction", "0.1", "--modes", "8", "--out", str(out)]) == 2
-    line = _one_error_line(capsys)
+    line = one_error_line(capsys.readouterr().err)
     assert "--train-fraction 0.1 of the 4 trajectories" in line and "d.npz" in line
     assert main(["train", "--data", str(data), "--modes", "12", "--out", str(out)]) == 2
-    assert "--modes 12" in _one_error_line(capsys)
+    assert "--modes 12" in one_error_line(capsys.readouterr().err)
     fine = _small_data(tmp_path / "fine.npz", n=2, resolution=32)
     assert main(["train", "--data", str(fine), "--test-data", str(data), "--modes", "12", "--out", str(out)]) == 2
-    line = _one_error_line(capsys)
+    line = one_error_line(capsys.readouterr().err)
     assert line.count("--test-data") == 1 and "d.npz" in line
     garbage = tmp_path / "test.npz"
     garbage.write_text("1 2 3\n")
     assert main(["train", "--data", str(data), "--test-data", str(garbage), "--modes", "8", "--out", str(out)]) == 2
-    assert "test.npz: not a NumPy .npz file" in _one_error_line(capsys)
+    assert "test.npz: not a NumPy .npz file" in one_error_line(capsys.readouterr().err)
     assert not out.exists()
 
 
@@ -210,7 +204,7 @@ def test_cli_train_split_and_resolution_are_not_clamped(tmp_path, capsys):
 def test_cli_generate_arguments_checked_before_simulating(tmp_path, capsys, argv, message):
     out = tmp_path / "d.npz"
     assert main(["generate", "ks", "--resolution", "32", *argv, "--out", str(out)]) == 2
-    assert message in _one_error_line(capsys)
+    assert message in one_error_line(capsys.readouterr().err)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -220,6 +214,6 @@ def test_diverging_simulation_names_the_viscosity(tmp_path, capsys):
         solve_ks(np.sin(np.arange(512) * 2 * np.pi / 512)[None], nu=1e-9)
     out = tmp_path / "d.npz"
     assert main(["generate", "ks", "--n", "1", "--nu", "1e-9", "--out", str(out)]) == 2
-    line = _one_error_line(capsys)
+    line = one_error_line(capsys.readouterr().err)
     assert line.startswith("iclr25 memno: error: --nu 1e-09: the ks solution diverged"), line
     assert list(tmp_path.iterdir()) == []

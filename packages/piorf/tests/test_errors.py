@@ -25,6 +25,7 @@ from iclr25.piorf import (
     train,
 )
 from iclr25.utils.io import DataFileError
+from iclr25.utils.testing import one_error_line
 
 EI = as_edge_index(nx.grid_2d_graph(5, 5))[0]
 N = 25
@@ -174,13 +175,6 @@ def test_cli_bad_file_exits_2_and_writes_nothing(tmp_path):
     assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["mesh.npz"]
 
 
-def _one_error_line(capsys):
-    err = capsys.readouterr().err
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
-
-
 @pytest.mark.parametrize("argv, message", [
     # 0.1.1 simulated for 53 s before `--train-steps -1` failed
     (["--train-steps", "-1"], "--train-steps must be an integer >= 1, got -1"),
@@ -211,7 +205,7 @@ def test_cli_train_checks_arguments_before_simulating(tmp_path, capsys, monkeypa
     monkeypatch.setattr("iclr25.piorf.datasets.cylinder_flow", no_simulation)
     out = tmp_path / "run"
     assert cli.main(["train", *argv, "--out", str(out)]) == 2
-    assert message in _one_error_line(capsys)
+    assert message in one_error_line(capsys.readouterr().err)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -236,7 +230,7 @@ def test_cli_other_commands_check_arguments_first(tmp_path, capsys, monkeypatch,
 
     monkeypatch.setattr("iclr25.piorf.datasets.cylinder_flow", no_simulation)
     assert cli.main([a.replace("{tmp}", str(tmp_path)) for a in argv]) == 2
-    assert message in _one_error_line(capsys)
+    assert message in one_error_line(capsys.readouterr().err)
     assert list(tmp_path.iterdir()) == []
 
 

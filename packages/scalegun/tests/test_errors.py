@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from iclr25.scalegun import CertifiedUnlearner, datasets, gpr_weights, noise_multiplier, residual_budget
 from iclr25.scalegun.cli import main
 from iclr25.utils.io import DataFileError
+from iclr25.utils.testing import one_error_line
 
 
 @pytest.fixture(scope="module")
@@ -223,17 +224,11 @@ def _argv(d, **over):
     return ["unlearn", *[str(t) for kv in args.items() for t in kv]]
 
 
-def _one_line(capsys):
-    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
-    assert len(err) == 1, err
-    return err[0]
-
-
 def test_cli_three_column_edge_line_is_blamed_on_the_graph_file(files, capsys):
     (files / "g.txt").write_text("0 1\n0 1 2\n")
     (files / "req.txt").write_text("edge 0 1\n")
     assert main(_argv(files)) == 2
-    line = _one_line(capsys)
+    line = one_error_line(capsys.readouterr().err)
     assert "g.txt: line 2: expected an edge 'u v' (two node ids), got 3 fields" in line, line
     assert "features" not in line
     assert not (files / "ledger.json").exists()
@@ -243,7 +238,7 @@ def test_cli_node_id_beyond_the_feature_rows_names_the_graph_file(files, g, caps
     (files / "g.txt").write_text(f"0 1\n3 {g.n_nodes}\n")
     (files / "req.txt").write_text("edge 0 1\n")
     assert main(_argv(files)) == 2
-    line = _one_line(capsys)
+    line = one_error_line(capsys.readouterr().err)
     assert f"g.txt: line 2: node id {g.n_nodes} is out of range: the features have {g.n_nodes} rows" in line
 
 
@@ -253,7 +248,7 @@ def test_cli_non_finite_features_name_the_file_and_row(files, g, capsys):
     np.save(files / "X.npy", X)
     (files / "req.txt").write_text("edge 0 1\n")
     assert main(_argv(files)) == 2
-    line = _one_line(capsys)
+    line = one_error_line(capsys.readouterr().err)
     assert "X.npy: features must be finite: row 7 has NaN or inf" in line, line
 
 
@@ -280,7 +275,7 @@ def test_cli_counts_the_requests_of_the_file(files, g, capsys):
 def test_cli_requests_are_replayed_before_any_work(files, capsys, text, match):
     (files / "req.txt").write_text(text)
     assert main(_argv(files)) == 2
-    line = _one_line(capsys)
+    line = one_error_line(capsys.readouterr().err)
     assert "req.txt: " + match in line, line
 
 
@@ -289,7 +284,7 @@ def test_cli_missing_edge_request_names_its_line(files, g, capsys):
     u, v = np.argwhere((A == 0) & ~np.eye(len(A), dtype=bool))[0]
     (files / "req.txt").write_text(f"edge {g.edges[0][0]} {g.edges[0][1]}\n\nedge {u} {v}\n")
     assert main(_argv(files)) == 2
-    assert f"req.txt: line 3: edge {u} {v}: edge ({min(u, v)}, {max(u, v)}) is not in the graph" in _one_line(capsys)
+    assert f"req.txt: line 3: edge {u} {v}: edge ({min(u, v)}, {max(u, v)}) is not in the graph" in one_error_line(capsys.readouterr().err)
 
 
 @pytest.mark.parametrize("flag, value, match", [
@@ -304,7 +299,7 @@ def test_cli_missing_edge_request_names_its_line(files, g, capsys):
 def test_cli_options_are_checked_before_reading_files(tmp_path, capsys, flag, value, match):
     argv = _argv(tmp_path / "nothing-here") + [flag, value]
     assert main(argv) == 2
-    assert match in _one_line(capsys)
+    assert match in one_error_line(capsys.readouterr().err)
 
 
 def test_bounds_figure_legend_outside_and_no_retrain_note_without_retrains(tmp_path, monkeypatch):

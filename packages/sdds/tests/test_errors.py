@@ -25,6 +25,7 @@ from iclr25.sdds import (
 from iclr25.sdds import cli as cli_module
 from iclr25.sdds.cli import main
 from iclr25.utils.results import RunResult
+from iclr25.utils.testing import one_error_line
 
 
 @pytest.mark.parametrize("L", [0, 1, 2, -3, 2.5, True])
@@ -207,13 +208,6 @@ def test_checkpoint_arrays_and_weights_are_checked(tmp_path):
         load_sampler(tmp_path)
 
 
-def _one_error_line(capsys):
-    err = capsys.readouterr().err
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert len(lines) == 1 and "Traceback" not in err, err
-    return lines[0]
-
-
 @pytest.mark.parametrize("argv, message", [
     (["--n-samples", "10"], "--n-samples must be an integer >= 64"),
     (["--beta", "-1"], "--beta must be a positive finite number"),
@@ -226,7 +220,7 @@ def _one_error_line(capsys):
 def test_cli_estimate_checks_arguments_before_loading(tmp_path, capsys, argv, message):
     out = tmp_path / "o"
     assert main(["estimate", "--checkpoint", str(tmp_path / "ck"), *argv, "--out", str(out)]) == 2
-    assert message in _one_error_line(capsys)
+    assert message in one_error_line(capsys.readouterr().err)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -237,7 +231,7 @@ def test_cli_estimate_without_config_entry_is_one_line(tmp_path, capsys):
     (ck / "energy.npz").write_bytes(b"")
     (ck / "model.eqx").write_bytes(b"")
     assert main(["estimate", "--checkpoint", str(ck), "--out", str(tmp_path / "o")]) == 2
-    assert "config.json: missing or malformed 'config' entry" in _one_error_line(capsys)
+    assert "config.json: missing or malformed 'config' entry" in one_error_line(capsys.readouterr().err)
     assert not (tmp_path / "o").exists()
 
 
@@ -277,7 +271,7 @@ def test_cli_estimate_prints_and_records_the_warning(tmp_path, capsys, monkeypat
     # a sampler trained at temperature 0 (MIS) has no default beta: 0.1.1 divided by zero
     Uniform.config = SamplerConfig(objective="rkl_rl", temperature=0.0)
     assert main(["estimate", "--checkpoint", str(tmp_path), "--n-samples", "64", "--out", str(tmp_path / "z")]) == 2
-    assert "trained at temperature 0.0" in _one_error_line(capsys) and not (tmp_path / "z").exists()
+    assert "trained at temperature 0.0" in one_error_line(capsys.readouterr().err) and not (tmp_path / "z").exists()
 
 
 def test_cli_reports_bad_config_in_one_line(tmp_path, capsys):
@@ -305,6 +299,6 @@ def test_cli_train_refuses_an_endless_config_before_jax(tmp_path, capsys):
     cfg.write_text(json.dumps({"problem": {"kind": "ising", "L": 4}, "sampler": {"n_epochs": 10**12}}))
     out = tmp_path / "o"
     assert main(["train", "--config", str(cfg), "--out", str(out)]) == 2
-    line = _one_error_line(capsys)
+    line = one_error_line(capsys.readouterr().err)
     assert "n_epochs = 1000000000000 would take about" in line and "--force" in line, line
     assert not out.exists()

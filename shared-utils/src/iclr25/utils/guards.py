@@ -19,7 +19,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["OutputError", "SizeError", "check_out", "check_size", "MAX_SECONDS", "format_bytes",
+__all__ = ["OutputError", "SizeError", "check_out", "check_file_name", "check_size", "MAX_SECONDS", "format_bytes",
            "format_seconds"]
 
 #: Longest run the size guard accepts without ``--force`` (one day).
@@ -93,6 +93,26 @@ def check_out(out: str | os.PathLike[str], *, inputs: Iterable[str | os.PathLike
     target = path if path.is_dir() else probe
     if not os.access(target, os.W_OK | os.X_OK):
         raise OutputError(f"{flag} {path} cannot be written: {target} is not writable")
+    return path
+
+
+def check_file_name(path: str | os.PathLike[str], *, suffix: str, flag: str = "--out") -> Path:
+    """An output file name a command will write: it ends in ``suffix``, is not a folder, and its folder exists.
+    Checked before any work; creates nothing. Errors name ``flag``.
+
+    >>> check_file_name("matrix.npy", suffix=".npy", flag="--out").name
+    'matrix.npy'
+    >>> check_file_name("matrix.csv", suffix=".npy")
+    Traceback (most recent call last):
+    ValueError: --out must name a .npy file, got 'matrix.csv'
+    """
+    path = Path(path)
+    if path.suffix.lower() != suffix:
+        raise ValueError(f"{flag} must name a {suffix} file, got {str(path)!r}")
+    if path.is_dir():
+        raise ValueError(f"{flag} {str(path)!r} is a folder; name a {suffix} file")
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"{flag} {str(path)!r}: no such folder {str(path.parent)!r}")
     return path
 
 

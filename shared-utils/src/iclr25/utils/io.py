@@ -55,9 +55,10 @@ class DataFileError(ValueError):
         super().__init__(f"{self.path}: {problem}")
 
 
-def existing_file(path: str | os.PathLike[str], formats: tuple[str, ...], what: str) -> tuple[Path, str]:
+def existing_file(path: str | os.PathLike[str], formats: tuple[str, ...] | None, what: str) -> tuple[Path, str]:
     """Check that ``path`` names a non-empty regular file in one of ``formats`` (lower-case suffixes with the
-    dot); return it as a ``Path`` with its lower-case suffix. ``what`` names the kind of file in the message.
+    dot; ``None``: any); return it as a ``Path`` with its lower-case suffix. ``what`` names the kind of file in
+    the message.
 
     Raises ``TypeError`` (not a path), :class:`DataFileError` (unsupported suffix, not a regular file, empty)
     or ``FileNotFoundError``, each naming the path.
@@ -72,7 +73,7 @@ def existing_file(path: str | os.PathLike[str], formats: tuple[str, ...], what: 
         raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
     p = Path(path)
     suffix = p.suffix.lower()
-    if suffix not in formats:
+    if formats is not None and suffix not in formats:
         raise DataFileError(p, f"unsupported {what} format {suffix or '(no suffix)'!r}; expected one of "
                                f"{', '.join(formats)}")
     if not p.exists():
@@ -82,9 +83,6 @@ def existing_file(path: str | os.PathLike[str], formats: tuple[str, ...], what: 
     if p.stat().st_size == 0:
         raise DataFileError(p, "file is empty")
     return p, suffix
-
-
-_existing = existing_file  # the name the readers below use
 
 
 def _check_points(p: Path, X: Any) -> np.ndarray:
@@ -138,7 +136,7 @@ def read_npz(path: str | os.PathLike[str], *, required: tuple[str, ...] = (),
     >>> sorted(read_npz(f, required=("u",)))
     ['u']
     """
-    p, suffix = _existing(path, (".npz",), what)
+    p, suffix = existing_file(path, (".npz",), what)
     try:
         with _np_load(p, suffix) as z:
             arrays = {k: z[k] for k in z.keys()}
@@ -159,7 +157,7 @@ def read_npz(path: str | os.PathLike[str], *, required: tuple[str, ...] = (),
 
 def read_array(path: str | os.PathLike[str], *, key: str | None = None, what: str = "array") -> np.ndarray:
     """One array from a ``.npy`` file, or from an ``.npz`` (the array ``key``, or its only array)."""
-    p, suffix = _existing(path, (".npy", ".npz"), what)
+    p, suffix = existing_file(path, (".npy", ".npz"), what)
     if suffix == ".npz":
         arrays = read_npz(p, required=(key,) if key else (), what=what)
         if key is None and len(arrays) != 1:
@@ -185,7 +183,7 @@ def read_points(path: str | os.PathLike[str]) -> np.ndarray:
     >>> read_points(f).shape
     (3, 3)
     """
-    p, suffix = _existing(path, POINT_FORMATS, "point cloud")
+    p, suffix = existing_file(path, POINT_FORMATS, "point cloud")
     try:
         if suffix == ".npy":
             X = _np_load(p, suffix)
@@ -390,7 +388,7 @@ class Graph:
 
 def read_graph(path: str | os.PathLike[str], *, n_nodes: int | None = None) -> Graph:
     """Read an edge list or a CSR ``.npz``. ``n_nodes`` defaults to ``max id + 1`` for edge lists."""
-    p, suffix = _existing(path, GRAPH_FORMATS, "graph")
+    p, suffix = existing_file(path, GRAPH_FORMATS, "graph")
     if suffix == ".npz":
         try:
             with _np_load(p, suffix) as z:
@@ -461,7 +459,7 @@ def read_smiles(path: str | os.PathLike[str], *, column: str | None = None) -> l
     The strings are not parsed here (this module does not need RDKit); packages that do chemistry
     validate them and report invalid ones by row number.
     """
-    p, suffix = _existing(path, SMILES_FORMATS, "molecule list")
+    p, suffix = existing_file(path, SMILES_FORMATS, "molecule list")
     try:
         text = p.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

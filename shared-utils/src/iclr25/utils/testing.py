@@ -50,7 +50,7 @@ from pathlib import Path
 
 from .results import RunResult
 
-__all__ = ["package_checks", "parametrize_with_checks", "readme_quickstart", "run_python", "help_probe",
+__all__ = ["package_checks", "one_error_line", "parametrize_with_checks", "readme_quickstart", "run_python", "help_probe",
            "check_file_inputs", "check_out_policy", "check_demo_headline", "children_cpu_seconds",
            "StubChatServer", "stub_chat_server"]
 
@@ -72,6 +72,17 @@ def _temp_dir(prefix: str) -> Path:
         atexit.register(lambda: [shutil.rmtree(p, ignore_errors=True) for p in _TEMP_DIRS])
     _TEMP_DIRS.append(path)
     return path
+
+
+def one_error_line(stderr: str) -> str:
+    """The one non-blank line of a command's ``stderr``; fails the test when there are more, or a traceback.
+
+    >>> one_error_line("iclr25 toy: error: --n must be an integer >= 1, got 0\n")
+    'iclr25 toy: error: --n must be an integer >= 1, got 0'
+    """
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "Traceback" not in stderr, stderr
+    return lines[0]
 
 
 def run_python(args: list[str], *, cwd: Path | None = None, timeout: float = 600.0,

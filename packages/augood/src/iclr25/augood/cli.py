@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.io import DataFileError, atomic_write
+from iclr25.utils.io import DataFileError, atomic_write, existing_file
 from iclr25.utils.results import RunResult
 
 DESCRIPTION = """AU-GOOD: similarity-based partitioning (CCPart) and model comparison for out-of-distribution
@@ -30,12 +30,7 @@ evaluation of biochemical models (Fernandez-Diaz et al., ICLR 2025).
 def _read_table(path: Path, columns: Sequence[str]) -> dict[str, list[str]]:
     """Named columns of a CSV file; errors name the file, the line and what was expected. The file line of
     each row is under the key ``"__line__"`` (as strings)."""
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such file")
-    if not path.is_file():
-        raise DataFileError(path, "not a regular file")
-    if path.stat().st_size == 0:
-        raise DataFileError(path, "file is empty")
+    existing_file(path, None, "table")
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from iclr25.utils import cli as ucli
+from iclr25.utils.guards import check_file_name
 from iclr25.utils.io import POINT_FORMATS, atomic_write, read_points
 from iclr25.utils.seeding import check_seed
 
@@ -55,15 +56,6 @@ def _check_common(args: argparse.Namespace) -> None:
         raise ValueError(f"--epsilon is only used by --method entropic, got --method {args.method}")
 
 
-def _check_npy_out(path: Path, flag: str) -> None:
-    if path.suffix.lower() != ".npy":
-        raise ValueError(f"{flag} must name a .npy file, got {str(path)!r}")
-    if path.is_dir():
-        raise ValueError(f"{flag} {str(path)!r} is a folder; name a .npy file")
-    if not path.parent.is_dir():
-        raise FileNotFoundError(f"{flag} {str(path)!r}: no such folder {str(path.parent)!r}")
-
-
 def _spaces_from_files(paths: list[Path], mass: float | None, metric: str):
     spaces = []
     for p in paths:
@@ -96,7 +88,7 @@ def distance(args: argparse.Namespace) -> int:
 
     _check_common(args)
     if args.plan is not None:
-        _check_npy_out(args.plan, "--plan")
+        check_file_name(args.plan, suffix=".npy", flag="--plan")
     a, b = _spaces_from_files([args.A, args.B], args.mass, args.metric)
     lam = default_lam([a, b]) if args.lam is None else args.lam
     t0 = time.perf_counter()
@@ -118,7 +110,7 @@ def pairwise(args: argparse.Namespace) -> int:
     _check_common(args)
     if args.n_jobs is not None:
         check_n_jobs(args.n_jobs, "--n-jobs")
-    _check_npy_out(args.out, "--out")
+    check_file_name(args.out, suffix=".npy", flag="--out")
     paths = _point_files(args.inputs)
     spaces = _spaces_from_files(paths, args.mass, args.metric)
     lam = default_lam(spaces) if args.lam is None else args.lam

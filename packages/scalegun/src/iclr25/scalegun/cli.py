@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.utils import cli as ucli
+from iclr25.utils.guards import check_file_name
 from iclr25.utils.io import DataFileError, atomic_write
 from iclr25.utils.progress import progress
 
@@ -38,13 +39,7 @@ def _check_options(args: argparse.Namespace) -> None:
     positive("--sigma", args.sigma, zero=True)
     if args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
-    out: Path = args.out
-    if out.suffix.lower() != ".json":
-        raise ValueError(f"--out must name a .json file, got {str(out)!r}")
-    if out.is_dir():
-        raise ValueError(f"--out {str(out)!r} is a folder; name a .json file")
-    if not out.parent.is_dir():
-        raise FileNotFoundError(f"--out {str(out)!r}: no such folder {str(out.parent)!r}")
+    check_file_name(args.out, suffix=".json", flag="--out")
     if args.mmap is not None and args.mmap.exists() and not args.mmap.is_dir():
         raise ValueError(f"--mmap {str(args.mmap)!r} is a file; name a folder")
 
