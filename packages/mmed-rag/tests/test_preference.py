@@ -135,3 +135,25 @@ def test_cross_modality_pairs_take_a_real_mismatched_image():
     np.testing.assert_array_equal(pairs.only(("cm",)).rejected.images, mm)
     with pytest.raises(ValueError, match="cm_images has shape"):
         pref.mine_preferences(Copier(), data, cm_images=mm[:2])
+
+
+def test_report_cm_pairs_take_the_given_real_mismatched_image(report_data, monkeypatch):
+    from iclr25.mmed_rag.experiments import mismatched_images
+
+    ds, data = report_data
+    other = mismatched_images(ds, "mismatch", seed=0, per="image")
+    # each x_v* is a real image of ds from another domain (never noise, never the image itself)
+    src = [int(np.flatnonzero((ds.images == o).all(axis=(1, 2, 3)))[0]) for o in other]
+    assert all(ds.domains[j] != ds.domains[i] for i, j in enumerate(src))
+    conflict = mismatched_images(ds, "conflict", seed=0, per="image")
+    assert conflict.shape == ds.images.shape
+    with pytest.raises(ValueError, match="per must be"):
+        mismatched_images(ds, per="pixel")
+    truth = list(ds.reports)
+    calls = iter([[""] * 6, [""] * 6, truth])  # only the mismatched-image reports are right: 6 D_cm pairs
+    monkeypatch.setattr(pref, "generate_reports", lambda model, images, contexts: next(calls))
+    pairs = pref.mine_report_preferences(None, data, ds.domains, ds.labels, seed=0, cm_images=other)
+    assert pairs.kind.tolist() == ["cm"] * 6
+    np.testing.assert_array_equal(pairs.rejected.images, other)
+    with pytest.raises(ValueError, match="cm_images has shape"):
+        pref.mine_report_preferences(None, data, ds.domains, ds.labels, cm_images=other[:2])

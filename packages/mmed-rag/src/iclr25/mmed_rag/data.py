@@ -433,12 +433,14 @@ class Splits:
 
 
 def generate_splits(n_train: int = 600, n_db: int = 300, n_test: int = 200, *, size: int = 32,
-                    contrast: tuple[float, float] = (0.15, 1.0), label_noise: float = 0.1,
+                    contrast: tuple[float, float] = (0.15, 1.0), label_noise: float = 0.1, prevalence: float = 0.3,
                     seed: int = 0) -> Splits:
-    """Three independent splits per domain; the DB's reports carry ``label_noise`` (train and test do not)."""
-    return Splits(generate(n_train, size=size, contrast=contrast, seed=seed),
-                  generate(n_db, size=size, contrast=contrast, label_noise=label_noise, seed=seed + 1),
-                  generate(n_test, size=size, contrast=contrast, seed=seed + 2))
+    """Three independent splits per domain; the DB's reports carry ``label_noise`` (train and test do not).
+    ``prevalence``: each finding's probability (0.5: balanced yes/no answers, the answer prior at 0.5)."""
+    kw = dict(size=size, contrast=contrast, prevalence=prevalence)
+    return Splits(generate(n_train, seed=seed, **kw),
+                  generate(n_db, label_noise=label_noise, seed=seed + 1, **kw),
+                  generate(n_test, seed=seed + 2, **kw))
 
 
 def vqa_items(ds: MedDataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

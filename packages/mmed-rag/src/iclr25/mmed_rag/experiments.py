@@ -39,7 +39,8 @@ from .selection import select_contexts
 from .vlm import REPORT_QUESTION, TinyVLM, VLMConfig, generate_reports, noise_images
 
 __all__ = ["PipelineConfig", "PipelineResult", "run_pipeline", "retrieval_metrics", "sft_examples", "vqa_eval",
-           "stated_answers", "conflict_set", "mismatched_images", "CM_IMAGES", "RUNGS", "train_rag_pt"]
+           "stated_answers", "conflict_set", "mismatched_images", "CM_IMAGES", "RUNGS", "train_rag_pt",
+           "evaluate_system"]
 
 #: How the unrelated image x_v* of the cross-modality pairs D_cm is built (:func:`mismatched_images`).
 CM_IMAGES = ("mismatch", "conflict", "noise")
@@ -52,7 +53,8 @@ class PipelineConfig:
     least ``report_threshold``); ``dpo_tasks``: which pairs DPO trains on; ``text_tower``: "cnn" or "minilm";
     ``cm_image``: the rejected image of the D_cm pairs (:data:`CM_IMAGES`, :func:`mismatched_images`);
     ``copy_ablation``: also train RAG-PT with D_cm built from each other kind of image and with no D_cm
-    (metrics ``*_dcm_<kind>`` and ``*_no_dcm``)."""
+    (metrics ``*_dcm_<kind>`` and ``*_no_dcm``); ``prevalence``: each finding's probability in the generated
+    data (0.5: balanced yes/no answers, so the answer prior is 0.5)."""
 
     def __post_init__(self) -> None:
         if self.cm_image not in CM_IMAGES:
@@ -64,6 +66,7 @@ class PipelineConfig:
     size: int = 32
     contrast: tuple[float, float] = (0.15, 1.0)
     label_noise: float = 0.15
+    prevalence: float = 0.3
     router_steps: int = 100
     retriever_steps: int = 200
     text_tower: str = "cnn"
@@ -200,18 +203,24 @@ def conflict_set(ds: MedDataset, contexts: Sequence[Sequence[str]], *, seed: int
     return keep, ds.images[swap[keep]], stated[keep]
 
 
-def mismatched_images(ds: MedDataset, mode: str = "mismatch", *, seed: int = 0) -> np.ndarray:
-    """The unrelated image x_v* of each VQA question of ``ds`` (:func:`~iclr25.mmed_rag.data.vqa_items` order)
-    for the cross-modality pairs D_cm:
+def mismatched_images(ds: MedDataset, mode: str = "mismatch", *, seed: int = 0, per: str = "question") -> np.ndarray:
+    """The unrelated image x_v* of each VQA question of ``ds`` (:func:`~iclr25.mmed_rag.data.vqa_items` order;
+    ``per="image"``: of each image, for the report-generation D_cm pairs) for the cross-modality pairs D_cm:
 
     - ``"mismatch"``: a real image of ``ds`` of *another domain* (so of another class; the question names a
       finding that image cannot show) — the paper's "unrelated image", made real (issue 41);
     - ``"conflict"``: a real image of the same domain whose label on the asked finding is the opposite of the
       truth (the construction of the copy-rate evaluation, :func:`conflict_set`);
     - ``"noise"``: pure noise, the reference code's ``generate_gaussian_noise(image, 0, 1)``.
+
+    Per image, "conflict" is a same-domain image whose findings differ from the image's on at least one.
     """
     if mode not in CM_IMAGES:
         raise ValueError(f"mode must be one of {CM_IMAGES}, got {mode!r}")
+    if per not in ("question", "image"):
+        raise ValueError(f"per must be 'question' or 'image', got {per!r}")
+    if per == "image":
+        return _mismatched_per_image(ds, mode, seed)
     img, fnd, ans = vqa_items(ds)
     if mode == "noise":
         return noise_images((len(img), *ds.images.shape[1:]), seed=seed)
@@ -224,6 +233,22 @@ def mismatched_images(ds: MedDataset, mode: str = "mismatch", *, seed: int = 0) 
         if not len(pool):  # one domain only / no image of the other class: fall back to any other image
             pool = np.flatnonzero(np.arange(len(ds)) != i)
         swap[n] = rng.choice(pool) if len(pool) else i
+    return ds.images[swap]
+
+
+def _mismatched_per_image(ds: MedDataset, mode: str, seed: int) -> np.ndarray:
+    """:func:`mismatched_images` with one x_v* per image of ``ds``."""
+    if mode == "noise":
+        return noise_images(ds.images.shape, seed=seed)
+    rng = np.random.default_rng(seed + 29)
+    swap = np.empty(len(ds), np.intp)
+    for i in range(len(ds)):
+        d = ds.domains[i]
+        pool = (np.flatnonzero(ds.domains != d) if mode == "mismatch" else
+                np.flatnonzero((ds.domains == d) & (ds.labels != ds.labels[i]).any(axis=1)))
+        if not len(pool):  # one domain only / no image with other findings: fall back to any other image
+            pool = np.flatnonzero(np.arange(len(ds)) != i)
+        swap[i] = rng.choice(pool) if len(pool) else i
     return ds.images[swap]
 
 
@@ -290,24 +315,21 @@ def retrieval_metrics(rs: RetrievalSystem, db: MedDataset, test: MedDataset, *, 
     return M
 
 
-def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any = None,
-                 minilm_model: Any = None) -> PipelineResult:
-    """Run every stage at the budget of ``cfg`` and return the metrics the README's Results table shows.
-    ``minilm_model``: an already loaded sentence encoder for ``text_tower="minilm"`` (loaded once, reused)."""
-    cfg = cfg or PipelineConfig()
-    say = log or (lambda *_: None)
-    torch.manual_seed(seed)
-    sp = generate_splits(cfg.n_train, cfg.n_db, cfg.n_test, size=cfg.size, contrast=cfg.contrast,
-                         label_noise=cfg.label_noise, seed=seed)
-    M: dict[str, float] = {}
-    clock = time.perf_counter()
+class _Clock:
+    """Wall seconds per stage, written into the metrics as ``seconds_<stage>``."""
 
-    def lap(name: str) -> None:
-        nonlocal clock
+    def __init__(self, metrics: dict[str, float]) -> None:
+        self.metrics, self.clock = metrics, time.perf_counter()
+
+    def lap(self, name: str) -> None:
         now = time.perf_counter()
-        M[f"seconds_{name}"] = now - clock
-        clock = now
+        self.metrics[f"seconds_{name}"] = now - self.clock
+        self.clock = now
 
+
+def _retrieval_step(cfg: PipelineConfig, sp: Splits, M: dict[str, float], *, seed: int, minilm_model: Any
+                    ) -> tuple[RetrievalSystem, Any, Any]:
+    """Router + per-domain retrievers (and the pooled baseline); the test set's fixed-k and gap-rule contexts."""
     rcfg = RetrievalConfig(router_steps=cfg.router_steps, retriever_steps=cfg.retriever_steps, backend=cfg.backend,
                            text_tower=cfg.text_tower)
     rs = RetrievalSystem.fit(sp.train, sp.db, config=rcfg, seed=seed, minilm_model=minilm_model)
@@ -319,21 +341,28 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
         cp = pooled.retrieve(test.images, k_max=10, rule="fixed")
         M["recall@5_pooled"] = recall_at_k(cp.retrieved.labels, test.labels, 5)
         M["cross_domain_top5_pooled"] = float((cp.retrieved.domains[:, :5] != test.domains[:, None]).mean())
-    say(f"retrieval: router {M['router_accuracy']:.3f}, recall@5 {M['recall@5']:.3f}")
     ctx_fixed = rs.retrieve(test.images, k_max=cfg.k, rule="fixed")
     ctx_gap = rs.retrieve(test.images, k_max=cfg.k, rule="gap", gamma=cfg.gamma)
-    lap("retrieval")
+    return rs, ctx_fixed, ctx_gap
 
-    # SFT
-    train_sft_set, mine_set = sp.train.subset(np.arange(len(sp.train) - cfg.mine_images)), \
-        sp.train.subset(np.arange(len(sp.train) - cfg.mine_images, len(sp.train)))
-    sft_data = sft_examples(train_sft_set, sp.db, k_max=cfg.k, agreement=cfg.sft_context_agreement,
-                            no_context=cfg.sft_no_context, report_fraction=cfg.sft_report_fraction, seed=seed)
-    sft = train_sft(TinyVLM(rs.vocab, VLMConfig()), sft_data, steps=cfg.sft_steps, seed=seed)
 
-    # mining on held-out training images with the deployed (gap-rule) retrieval
-    mc = rs.retrieve(mine_set.images, k_max=cfg.k, rule="gap", gamma=cfg.gamma)
-    lap("sft")
+def _split_for_mining(cfg: PipelineConfig, train: MedDataset) -> tuple[MedDataset, MedDataset]:
+    """The SFT images and the held-out last ``mine_images`` training images that preference pairs are mined on."""
+    n = len(train) - cfg.mine_images
+    return train.subset(np.arange(n)), train.subset(np.arange(n, len(train)))
+
+
+def _sft_step(cfg: PipelineConfig, sft_set: MedDataset, db: MedDataset, rs: RetrievalSystem, *, seed: int) -> TinyVLM:
+    """SFT of a fresh tiny VLM on "usually right" contexts (:func:`sft_examples`)."""
+    data = sft_examples(sft_set, db, k_max=cfg.k, agreement=cfg.sft_context_agreement, no_context=cfg.sft_no_context,
+                        report_fraction=cfg.sft_report_fraction, seed=seed)
+    return train_sft(TinyVLM(rs.vocab, VLMConfig()), data, steps=cfg.sft_steps, seed=seed)
+
+
+def _mining_step(cfg: PipelineConfig, sft: TinyVLM, mine_set: MedDataset, mc: Any, M: dict[str, float], *,
+                 seed: int) -> tuple[PreferencePairs, dict[str, int], Examples]:
+    """D_cm / D_oa1 / D_oa2 (and report pairs) mined from the SFT model's answers with the deployed (gap-rule)
+    contexts ``mc`` of ``mine_set``; returns the pairs, their statistics and the mined VQA questions."""
     mine_vqa = _vqa_set(mine_set, mc.reports)
     pairs = mine_preferences(sft, mine_vqa, seed=seed, cm_images=mismatched_images(mine_set, cfg.cm_image, seed=seed))
     if cfg.report_pairs:
@@ -341,24 +370,33 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
         rep = mine_set.subset(np.arange(n_rep))
         rep_set = Examples(rep.images, mc.reports[:n_rep], [REPORT_QUESTION] * n_rep, list(rep.reports))
         pairs = PreferencePairs.concat([pairs, mine_report_preferences(
-            sft, rep_set, rep.domains, rep.labels, threshold=cfg.report_threshold, seed=seed)])
+            sft, rep_set, rep.domains, rep.labels, threshold=cfg.report_threshold, seed=seed,
+            cm_images=mismatched_images(rep, cfg.cm_image, seed=seed, per="image"))])
     stats = dict(pairs.stats, pairs=len(pairs), report_pairs=int((pairs.task == "report").sum()))
     for kind in ("cm", "oa1", "oa2"):
         M[f"pairs_{kind}"] = float(len(pairs.only((kind,), ("vqa",))))
-    say(f"pairs: {stats}")
-    lap("mining")
+    return pairs, stats, mine_vqa
 
-    def dpo(kinds: tuple[str, ...], s: int, tasks: tuple[str, ...] = cfg.dpo_tasks) -> tuple[TinyVLM, dict]:
-        sub: PreferencePairs = pairs.only(kinds, tasks)
-        pol = sft.frozen_copy()
-        for p in pol.parameters():
-            p.requires_grad_(True)
-        return train_dpo(pol, sub, reference=sft, steps=cfg.dpo_steps, lr=cfg.dpo_lr, beta=cfg.beta, seed=s)
 
-    rag_pt, dstats = dpo(cfg.dpo_kinds, seed)
-    M.update({f"dpo_{k}": v for k, v in dstats.items()})
-    lap("dpo")
+def _dpo_from(cfg: PipelineConfig, sft: TinyVLM, pairs: PreferencePairs, *, seed: int) -> tuple[TinyVLM, dict]:
+    """DPO of a trainable copy of ``sft`` on ``pairs`` against the frozen ``sft`` (π_ref)."""
+    pol = sft.frozen_copy()
+    for p in pol.parameters():
+        p.requires_grad_(True)
+    return train_dpo(pol, pairs, reference=sft, steps=cfg.dpo_steps, lr=cfg.dpo_lr, beta=cfg.beta, seed=seed)
 
+
+def _majority_answer(train: MedDataset) -> int:
+    """The training set's majority answer (1 "yes", 0 "no"): the answer prior."""
+    _, _, ans_train = vqa_items(train)
+    return int(ans_train.mean() >= 0.5)
+
+
+def _vqa_step(test: MedDataset, majority: int, sft: TinyVLM, rag_pt: TinyVLM, ctx_fixed: Any, ctx_gap: Any,
+              M: dict[str, float], *, seed: int) -> tuple[Examples, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """VQA accuracy/F1/AUC, copy, harm and noise metrics of SFT (fixed k, gap rule) and MMed-RAG, with the
+    trivial references (``majority``: the training set's majority answer); returns the gap-rule test
+    questions and their conflict set (for the ablations)."""
     fixed_set = _vqa_set(test, ctx_fixed.reports)
     gap_set = _vqa_set(test, ctx_gap.reports)
     conflict = conflict_set(test, ctx_gap.reports, seed=seed)
@@ -378,11 +416,14 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
             if key in e:
                 M[f"{key}_{name}"] = e[key]
     M["harm_rate_sft"], M["harm_rate_mmed_rag"] = e_sft_gap["harm_rate"], e_pt["harm_rate"]
-    # trivial references: the training set's majority answer; any constant answer has copy rate 0.5 (balanced);
-    # on the conflict questions a constant "yes" follows the reports at the share of stated "yes"; with a noise
-    # image a constant "yes" is right at the share of true "yes" (the shortcut of issue 41)
-    _, _, ans_train = vqa_items(sp.train)
-    majority = int(ans_train.mean() >= 0.5)
+    _trivial_references(test, majority, e_pt, M)
+    return gap_set, conflict
+
+
+def _trivial_references(test: MedDataset, majority: int, e_pt: dict[str, Any], M: dict[str, float]) -> None:
+    """The training set's majority answer; any constant answer has copy rate 0.5 (balanced); on the conflict
+    questions a constant "yes" follows the reports at the share of stated "yes"; with a noise image a constant
+    "yes" is right at the share of true "yes" (the shortcut of issue 41)."""
     _, _, ans_test = vqa_items(test)
     M["acc_answer_prior"] = float((ans_test == majority).mean())
     M["copy_rate_constant"] = 0.5
@@ -390,70 +431,135 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
     M["conflicts"] = e_pt.get("conflicts", 0.0)
     M["noise_accuracy_always_yes"] = float(ans_test.mean())
     M["noise_accuracy_always_no"] = 1.0 - M["noise_accuracy_always_yes"]
-    # report generation on a subset of the test images (none: n_report_eval = 0)
-    n_rep = min(cfg.n_report_eval, len(test))
-    sub = np.random.default_rng(seed + 3).choice(len(test), n_rep, replace=False)
-    refs = [test.reports[i] for i in sub]
 
-    def reports_eval(name: str, model: TinyVLM, contexts: list[list[str]]) -> list[str]:
-        hyp = generate_reports(model, test.images[sub], contexts)
-        r = report_metrics(hyp, refs)
-        M[f"bleu_{name}"], M[f"rouge_l_{name}"] = r["bleu"], r["rouge_l"]
-        M[f"report_factual_{name}"] = float(report_finding_accuracy(test.domains[sub], hyp, test.labels[sub]).mean())
+
+class _ReportEval:
+    """Report generation (BLEU, ROUGE-L, finding accuracy) on ``n`` random test images (none: ``n`` = 0)."""
+
+    def __init__(self, test: MedDataset, n: int, M: dict[str, float], *, seed: int) -> None:
+        self.test, self.M = test, M
+        self.n = min(n, len(test))
+        self.sub = np.random.default_rng(seed + 3).choice(len(test), self.n, replace=False)
+        self.refs = [test.reports[i] for i in self.sub]
+
+    def __call__(self, name: str, model: TinyVLM, contexts: Any) -> list[str]:
+        """Score ``model``'s reports with ``contexts`` (the contexts of every test image, indexed here)."""
+        sub, test = self.sub, self.test
+        hyp = generate_reports(model, test.images[sub], [contexts[i] for i in sub])
+        r = report_metrics(hyp, self.refs)
+        self.M[f"bleu_{name}"], self.M[f"rouge_l_{name}"] = r["bleu"], r["rouge_l"]
+        self.M[f"report_factual_{name}"] = float(
+            report_finding_accuracy(test.domains[sub], hyp, test.labels[sub]).mean())
         return hyp
 
-    if n_rep:
-        reports_eval("no_rag", sft, [[] for _ in sub])
-        reports_eval("rag", sft, [ctx_fixed.reports[i] for i in sub])
-        reports_eval("mmed_rag", rag_pt, [ctx_gap.reports[i] for i in sub])
-    lap("eval")
-    if cfg.ablations:
-        variants = [("cm_only", ("cm",), cfg.dpo_tasks), ("oa_only", ("oa1", "oa2"), cfg.dpo_tasks),
-                    ("rule_oa2_only", ("oa2",), cfg.dpo_tasks)]
-        if "report" in cfg.dpo_tasks and cfg.report_pairs:
-            variants += [("vqa_pairs_only", cfg.dpo_kinds, ("vqa",)), ("report_pairs_only", cfg.dpo_kinds, ("report",))]
-        for name, kinds, tasks in variants:
-            if not len(pairs.only(kinds, tasks)):
-                continue
-            m_abl, _ = dpo(kinds, seed, tasks)
-            e = vqa_eval(m_abl, gap_set, conflict=conflict, seed=seed)
-            M[f"acc_{name}"], M[f"copy_rate_{name}"], M[f"harm_rate_{name}"] = (
-                e["accuracy"], e.get("copy_rate", float("nan")), e["harm_rate"])
-            M[f"noise_accuracy_{name}"], M[f"image_reading_{name}"] = (
-                e["noise_accuracy"], e.get("image_reading", float("nan")))
-            if n_rep and name in ("vqa_pairs_only", "report_pairs_only"):
-                reports_eval(name, m_abl, [ctx_gap.reports[i] for i in sub])
-        lap("ablations")
-    if cfg.copy_ablation:  # the causes of copying: how D_cm's image is built, and D_cm at all
-        other = [k for k in CM_IMAGES if k != cfg.cm_image]
-        for name in [*other, "none"]:
-            if name == "none":
-                sub, key = pairs.only(("oa1", "oa2"), cfg.dpo_tasks), "no_dcm"
-            else:
-                alt = mine_preferences(sft, mine_vqa, seed=seed, cm_images=mismatched_images(mine_set, name, seed=seed))
-                sub = PreferencePairs.concat([alt.only(("cm",)), pairs.only(("oa1", "oa2"), cfg.dpo_tasks),
-                                              pairs.only(("cm",), ("report",))] if "report" in cfg.dpo_tasks
-                                             else [alt.only(("cm",)), pairs.only(("oa1", "oa2"), ("vqa",))])
-                key = f"dcm_{name}"
-                M[f"pairs_cm_{key}"] = float(len(alt.only(("cm",))))
-            if not len(sub):
-                continue
-            pol = sft.frozen_copy()
-            for p in pol.parameters():
-                p.requires_grad_(True)
-            m_abl, _ = train_dpo(pol, sub, reference=sft, steps=cfg.dpo_steps, lr=cfg.dpo_lr, beta=cfg.beta, seed=seed)
-            e = vqa_eval(m_abl, gap_set, conflict=conflict, seed=seed)
-            for k in ("accuracy", "copy_rate", "image_reading", "yes_rate", "yes_rate_noise", "harm_rate"):
-                if k in e:
-                    M[f"{'acc' if k == 'accuracy' else k}_{key}"] = e[k]
-        lap("copy_ablation")
-    # two test images of each domain: what the data are, where the router sent them, what was retrieved
+
+def _dpo_ablations(cfg: PipelineConfig, sft: TinyVLM, pairs: PreferencePairs, gap_set: Examples, conflict: Any,
+                   reports: _ReportEval, ctx_gap: Any, M: dict[str, float], *, seed: int) -> None:
+    """RAG-PT on D_cm only, D_oa only, D_oa2 only (RULE-style), and on VQA or report pairs only."""
+    variants = [("cm_only", ("cm",), cfg.dpo_tasks), ("oa_only", ("oa1", "oa2"), cfg.dpo_tasks),
+                ("rule_oa2_only", ("oa2",), cfg.dpo_tasks)]
+    if "report" in cfg.dpo_tasks and cfg.report_pairs:
+        variants += [("vqa_pairs_only", cfg.dpo_kinds, ("vqa",)), ("report_pairs_only", cfg.dpo_kinds, ("report",))]
+    for name, kinds, tasks in variants:
+        if not len(pairs.only(kinds, tasks)):
+            continue
+        m_abl, _ = _dpo_from(cfg, sft, pairs.only(kinds, tasks), seed=seed)
+        e = vqa_eval(m_abl, gap_set, conflict=conflict, seed=seed)
+        M[f"acc_{name}"], M[f"copy_rate_{name}"], M[f"harm_rate_{name}"] = (
+            e["accuracy"], e.get("copy_rate", float("nan")), e["harm_rate"])
+        M[f"noise_accuracy_{name}"], M[f"image_reading_{name}"] = (
+            e["noise_accuracy"], e.get("image_reading", float("nan")))
+        if reports.n and name in ("vqa_pairs_only", "report_pairs_only"):
+            reports(name, m_abl, ctx_gap.reports)
+
+
+def _copy_ablation(cfg: PipelineConfig, sft: TinyVLM, pairs: PreferencePairs, mine_set: MedDataset,
+                   mine_vqa: Examples, gap_set: Examples, conflict: Any, M: dict[str, float], *, seed: int) -> None:
+    """The causes of copying: RAG-PT with D_cm built from each other kind of image, and without D_cm."""
+    other = [k for k in CM_IMAGES if k != cfg.cm_image]
+    for name in [*other, "none"]:
+        if name == "none":
+            sub, key = pairs.only(("oa1", "oa2"), cfg.dpo_tasks), "no_dcm"
+        else:
+            alt = mine_preferences(sft, mine_vqa, seed=seed, cm_images=mismatched_images(mine_set, name, seed=seed))
+            sub = PreferencePairs.concat([alt.only(("cm",)), pairs.only(("oa1", "oa2"), cfg.dpo_tasks),
+                                          pairs.only(("cm",), ("report",))] if "report" in cfg.dpo_tasks
+                                         else [alt.only(("cm",)), pairs.only(("oa1", "oa2"), ("vqa",))])
+            key = f"dcm_{name}"
+            M[f"pairs_cm_{key}"] = float(len(alt.only(("cm",))))
+        if not len(sub):
+            continue
+        m_abl, _ = _dpo_from(cfg, sft, sub, seed=seed)
+        e = vqa_eval(m_abl, gap_set, conflict=conflict, seed=seed)
+        for k in ("accuracy", "copy_rate", "image_reading", "yes_rate", "yes_rate_noise", "harm_rate"):
+            if k in e:
+                M[f"{'acc' if k == 'accuracy' else k}_{key}"] = e[k]
+
+
+def _examples(cfg: PipelineConfig, test: MedDataset, rag_pt: TinyVLM, ctx_gap: Any) -> dict[str, Any]:
+    """Two test images of each domain: what the data are, where the router sent them, what was retrieved."""
     ex = np.concatenate([np.flatnonzero(test.domains == d)[:2] for d in range(len(DOMAINS))])
-    examples = {"images": test.images[ex], "domains": test.domains[ex], "routed": ctx_gap.domains[ex],
-                "retrieved": [ctx_gap.reports[i] for i in ex], "truth": [test.reports[i] for i in ex],
-                "generated": generate_reports(rag_pt, test.images[ex], [ctx_gap.reports[i] for i in ex])
-                if cfg.n_report_eval else [""] * len(ex)}
-    return PipelineResult(M, stats, sp, rs, sft, rag_pt, examples)
+    return {"images": test.images[ex], "domains": test.domains[ex], "routed": ctx_gap.domains[ex],
+            "retrieved": [ctx_gap.reports[i] for i in ex], "truth": [test.reports[i] for i in ex],
+            "generated": generate_reports(rag_pt, test.images[ex], [ctx_gap.reports[i] for i in ex])
+            if cfg.n_report_eval else [""] * len(ex)}
+
+
+def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any = None,
+                 minilm_model: Any = None) -> PipelineResult:
+    """Run every stage at the budget of ``cfg`` and return the metrics the README's Results table shows.
+    ``minilm_model``: an already loaded sentence encoder for ``text_tower="minilm"`` (loaded once, reused).
+
+    Stages: data → retrieval (router, per-domain retrievers, pooled baseline) → SFT → mining on held-out
+    training images → DPO (RAG-PT) → VQA evaluation with trivial references → report generation → the DPO-data
+    ablations (``cfg.ablations``) → the copy ablation (``cfg.copy_ablation``)."""
+    cfg = cfg or PipelineConfig()
+    say = log or (lambda *_: None)
+    torch.manual_seed(seed)
+    sp = generate_splits(cfg.n_train, cfg.n_db, cfg.n_test, size=cfg.size, contrast=cfg.contrast,
+                         label_noise=cfg.label_noise, prevalence=cfg.prevalence, seed=seed)
+    M: dict[str, float] = {}
+    clock = _Clock(M)
+    rs, ctx_fixed, ctx_gap = _retrieval_step(cfg, sp, M, seed=seed, minilm_model=minilm_model)
+    say(f"retrieval: router {M['router_accuracy']:.3f}, recall@5 {M['recall@5']:.3f}")
+    clock.lap("retrieval")
+    sft_set, mine_set = _split_for_mining(cfg, sp.train)
+    sft = _sft_step(cfg, sft_set, sp.db, rs, seed=seed)
+    mc = rs.retrieve(mine_set.images, k_max=cfg.k, rule="gap", gamma=cfg.gamma)
+    clock.lap("sft")
+    pairs, stats, mine_vqa = _mining_step(cfg, sft, mine_set, mc, M, seed=seed)
+    say(f"pairs: {stats}")
+    clock.lap("mining")
+    rag_pt, dstats = _dpo_from(cfg, sft, pairs.only(cfg.dpo_kinds, cfg.dpo_tasks), seed=seed)
+    M.update({f"dpo_{k}": v for k, v in dstats.items()})
+    clock.lap("dpo")
+    gap_set, conflict = _vqa_step(sp.test, _majority_answer(sp.train), sft, rag_pt, ctx_fixed, ctx_gap, M, seed=seed)
+    reports = _ReportEval(sp.test, cfg.n_report_eval, M, seed=seed)
+    if reports.n:
+        reports("no_rag", sft, [[] for _ in range(len(sp.test))])
+        reports("rag", sft, ctx_fixed.reports)
+        reports("mmed_rag", rag_pt, ctx_gap.reports)
+    clock.lap("eval")
+    if cfg.ablations:
+        _dpo_ablations(cfg, sft, pairs, gap_set, conflict, reports, ctx_gap, M, seed=seed)
+        clock.lap("ablations")
+    if cfg.copy_ablation:
+        _copy_ablation(cfg, sft, pairs, mine_set, mine_vqa, gap_set, conflict, M, seed=seed)
+        clock.lap("copy_ablation")
+    return PipelineResult(M, stats, sp, rs, sft, rag_pt, _examples(cfg, sp.test, rag_pt, ctx_gap))
+
+
+def evaluate_system(rs: RetrievalSystem, sft: TinyVLM, rag_pt: TinyVLM, db: MedDataset, test: MedDataset, *,
+                    majority: int, k: int = 3, gamma: float = 0.005, seed: int = 0) -> dict[str, float]:
+    """The retrieval and VQA metrics of :func:`run_pipeline` for an already trained system (e.g. a loaded
+    checkpoint, :func:`iclr25.mmed_rag.checkpoint.load_system`) on ``test``: the SFT model without retrieval,
+    with fixed-k and gap-rule contexts, and the RAG-PT model with gap-rule contexts ("MMed-RAG"), beside the
+    answer prior ``majority`` (the training majority answer, 1 "yes" / 0 "no")."""
+    M = retrieval_metrics(rs, db, test, k=k, gamma=gamma, seed=seed)
+    ctx_fixed = rs.retrieve(test.images, k_max=k, rule="fixed")
+    ctx_gap = rs.retrieve(test.images, k_max=k, rule="gap", gamma=gamma)
+    _vqa_step(test, majority, sft, rag_pt, ctx_fixed, ctx_gap, M, seed=seed)
+    return M
 
 
 def train_rag_pt(data: MedDataset, db: MedDataset, rs: RetrievalSystem, *, k: int = 3, sft_steps: int = 600,
@@ -471,8 +577,9 @@ def train_rag_pt(data: MedDataset, db: MedDataset, rs: RetrievalSystem, *, k: in
                              cm_images=mismatched_images(mine, cm_image, seed=seed))
     if report_pairs:
         reports = Examples(mine.images, ctx.reports, [REPORT_QUESTION] * len(mine), list(mine.reports))
-        pairs = PreferencePairs.concat([pairs, mine_report_preferences(sft, reports, mine.domains, mine.labels,
-                                                                       threshold=report_threshold, seed=seed)])
+        pairs = PreferencePairs.concat([pairs, mine_report_preferences(
+            sft, reports, mine.domains, mine.labels, threshold=report_threshold, seed=seed,
+            cm_images=mismatched_images(mine, cm_image, seed=seed, per="image"))])
     pol = sft.frozen_copy()
     for p in pol.parameters():
         p.requires_grad_(True)

@@ -209,6 +209,23 @@ def load_hf_vlm(path: str | os.PathLike[str], *, flag: str = "--hf-path") -> HFV
     return HFVLM(model, tok, int(tid), n, image_processor=proc)
 
 
+def _reference_logps(ref: HFVLM, pairs: Any, xc: Any, xr: Any, pc: Sequence[str], prj: Sequence[str], *,
+                     lora: bool) -> tuple[Any, Any]:
+    """π_ref's summed answer log-probabilities of the chosen and rejected sides, once (π_ref is frozen);
+    ``lora``: ``ref`` is the policy itself, read with its adapters disabled."""
+    import contextlib
+
+    import torch
+
+    chunks = [np.arange(s, min(s + ref.batch_size, len(pairs))) for s in range(0, len(pairs), ref.batch_size)]
+    with torch.no_grad(), (ref.model.disable_adapter() if lora else contextlib.nullcontext()):
+        rc = torch.cat([ref.answer_logps(xc[c], [pc[i] for i in c], [pairs.chosen.answers[i] for i in c])
+                        for c in chunks])
+        rr = torch.cat([ref.answer_logps(xr[c], [prj[i] for i in c], [pairs.rejected.answers[i] for i in c])
+                        for c in chunks])
+    return rc, rr
+
+
 def train_dpo_hf(policy: HFVLM, pairs: Any, *, steps: int = 50, batch_size: int = 4, lr: float = 1e-5,
                  beta: float = 0.1, lora: str = "auto", lora_r: int = 16, seed: int = 0,
                  log: Any = None) -> tuple[HFVLM, dict[str, Any]]:
@@ -260,19 +277,7 @@ def train_dpo_hf(policy: HFVLM, pairs: Any, *, steps: int = 50, batch_size: int 
     pc = policy.prompts(pairs.chosen.contexts, pairs.chosen.questions)
     prj = policy.prompts(pairs.rejected.contexts, pairs.rejected.questions)
     model.eval()  # no dropout: the policy and reference log-probabilities agree at step 0
-    with torch.no_grad():  # π_ref is frozen: its log-probabilities once
-        chunks = [np.arange(s, min(s + policy.batch_size, len(pairs))) for s in range(0, len(pairs), policy.batch_size)]
-        if ref is None:
-            with model.disable_adapter():
-                rc = torch.cat([pol.answer_logps(xc[c], [pc[i] for i in c], [pairs.chosen.answers[i] for i in c])
-                                for c in chunks])
-                rr = torch.cat([pol.answer_logps(xr[c], [prj[i] for i in c], [pairs.rejected.answers[i] for i in c])
-                                for c in chunks])
-        else:
-            rc = torch.cat([ref.answer_logps(xc[c], [pc[i] for i in c], [pairs.chosen.answers[i] for i in c])
-                            for c in chunks])
-            rr = torch.cat([ref.answer_logps(xr[c], [prj[i] for i in c], [pairs.rejected.answers[i] for i in c])
-                            for c in chunks])
+    rc, rr = _reference_logps(pol if ref is None else ref, pairs, xc, xr, pc, prj, lora=ref is None)
     opt = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad], lr=lr, weight_decay=0.0)
     hist = []
     for step in range(steps):

@@ -15,7 +15,8 @@ Pairs (x = (x_v, x_t, x_r): image, question, retrieved reports; y the truth):
 Report-generation pairs (:func:`mine_report_preferences`) follow the same three scenarios with the report
 as the answer: a generated report is "right" when it states every finding of the image correctly
 (:func:`~iclr25.mmed_rag.metrics.report_finding_accuracy` ≥ ``threshold``); the chosen side is the ground-truth
-report, the rejected side the model's own wrong report (D_oa) or the ground truth with a noise image (D_cm).
+report, the rejected side the model's own wrong report (D_oa) or the ground truth with the unrelated image x_v*
+(D_cm; a real image of another domain in the pipeline, noise by default).
 
 DPO then minimises −log σ(β[(log π_θ(y_w|x) − log π_ref(y_w|x)) − (log π_θ(y_l|x') − log π_ref(y_l|x'))])
 with π_ref the frozen SFT model (:func:`iclr25.mmed_rag.dpo.dpo_loss`).
@@ -167,8 +168,9 @@ def answer(model: Any, images: Any, contexts: Sequence[Sequence[str]], questions
 
 def _assemble(data: Examples, noise: Any, cm: np.ndarray, oa: dict[str, tuple[np.ndarray, list[str]]],
               stats: dict[str, int], task: str) -> PreferencePairs:
-    """Chosen = ``data[i]``; rejected = the noise image with the same answer (D_cm) or the real image with the
-    given wrong answer (D_oa1, D_oa2); empty sides keep the image shape."""
+    """Chosen = ``data[i]``; rejected = the unrelated image ``noise[i]`` (a real mismatched image or noise) with
+    the same answer (D_cm) or the real image with the given wrong answer (D_oa1, D_oa2); empty sides keep the
+    image shape."""
     chosen, rejected, kinds = [data.take([])], [data.take([])], []
     if len(cm):
         chosen.append(data.take(cm))
@@ -185,6 +187,17 @@ def _assemble(data: Examples, noise: Any, cm: np.ndarray, oa: dict[str, tuple[np
                            np.array([task] * len(kinds), dtype="<U6"))
 
 
+def _cm_images(data: Examples, cm_images: Any, seed: int) -> np.ndarray:
+    """The rejected images x_v* of D_cm: ``cm_images`` checked against ``data``'s shape, or pure noise."""
+    if cm_images is None:
+        return noise_images(data.images.shape, seed=seed)
+    out = np.asarray(cm_images, dtype=np.float32)
+    if out.shape != tuple(data.images.shape):
+        raise ValueError(f"cm_images has shape {out.shape}, expected {tuple(data.images.shape)} like the "
+                         "examples' images")
+    return out
+
+
 def mine_preferences(model: Any, data: Examples, *, seed: int = 0, cm_images: Any = None) -> PreferencePairs:
     """Mine VQA D_cm, D_oa1 and D_oa2 (module docstring) from ``model``'s own answers on ``data`` (whose
     ``contexts`` are the retrieved reports and ``answers`` the truth, "yes"/"no").
@@ -196,13 +209,7 @@ def mine_preferences(model: Any, data: Examples, *, seed: int = 0, cm_images: An
     no_ctx = [[] for _ in data.contexts]
     a0, _ = answer(model, data.images, no_ctx, data.questions)
     a1, _ = answer(model, data.images, data.contexts, data.questions)
-    if cm_images is None:
-        noise = noise_images(data.images.shape, seed=seed)
-    else:
-        noise = np.asarray(cm_images, dtype=np.float32)
-        if noise.shape != tuple(data.images.shape):
-            raise ValueError(f"cm_images has shape {noise.shape}, expected {tuple(data.images.shape)} like the "
-                             "examples' images")
+    noise = _cm_images(data, cm_images, seed)
     an, _ = answer(model, noise, data.contexts, data.questions)
     cm = np.flatnonzero(an == y)
     oa1 = np.flatnonzero((a0 != y) & (a1 == y))
@@ -218,19 +225,21 @@ def mine_preferences(model: Any, data: Examples, *, seed: int = 0, cm_images: An
 
 
 def mine_report_preferences(model: TinyVLM, data: Examples, domains: Any, labels: Any, *, threshold: float = 1.0,
-                            seed: int = 0) -> PreferencePairs:
+                            seed: int = 0, cm_images: Any = None) -> PreferencePairs:
     """Mine report-generation D_cm, D_oa1 and D_oa2 (module docstring) from ``model``'s own greedy reports.
 
     ``data.contexts`` are the retrieved reports, ``data.answers`` the ground-truth reports, ``domains`` (N,)
     and ``labels`` (N, 4) the image's domain and true findings; a report is right when its finding accuracy
-    is at least ``threshold`` (in (0, 1]). The result may be empty (a model that is never misaligned).
+    is at least ``threshold`` (in (0, 1]). ``cm_images``: the unrelated image x_v* of each example for D_cm
+    (the pipeline passes a real image of another domain, as for VQA); default pure noise (the reference
+    code's). The result may be empty (a model that is never misaligned).
     """
     if not (isinstance(threshold, (int, float)) and 0 < threshold <= 1):
         raise ValueError(f"threshold must lie in (0, 1], got {threshold!r}")
     d, y = np.asarray(domains), np.asarray(labels)
     if len(d) != len(data) or len(y) != len(data):
         raise ValueError(f"mismatched counts: {len(data)} examples, {len(d)} domains, {len(y)} label rows")
-    noise = noise_images(data.images.shape, seed=seed)
+    noise = _cm_images(data, cm_images, seed)
     g0 = generate_reports(model, data.images, [[] for _ in data.contexts])
     g1 = generate_reports(model, data.images, data.contexts)
     gn = generate_reports(model, noise, data.contexts)
