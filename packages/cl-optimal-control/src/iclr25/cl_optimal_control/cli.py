@@ -29,12 +29,6 @@ Problem file (JSON): any fields of Problem, e.g. {"gamma": 0.3, "alpha_1": 4, "a
 """
 
 
-def enable_compilation_cache() -> None:
-    """Keep compiled XLA programs across runs in ``$ICLR25_CLOC_JAX_CACHE`` or ``~/.cache/iclr25-cl-optimal-control/jax`` (an empty
-    value turns it off; ``JAX_COMPILATION_CACHE_DIR`` wins): :func:`iclr25.utils.cli.enable_jax_compilation_cache`."""
-    ucli.enable_jax_compilation_cache("cl-optimal-control", "ICLR25_CLOC_JAX_CACHE")
-
-
 def _problem_from_args(args: argparse.Namespace) -> Any:
     from iclr25.utils.io import DataFileError, read_json  # noqa: PLC0415
 
@@ -159,7 +153,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    enable_compilation_cache()
+    # compiled XLA programs are kept across runs (an empty $ICLR25_CLOC_JAX_CACHE turns it off)
+    ucli.enable_jax_compilation_cache("cl-optimal-control", "ICLR25_CLOC_JAX_CACHE")
     parser, sub = ucli.method_parser("cl-optimal-control", DESCRIPTION)
     ucli.add_run_command(sub, "demo", cmd_demo, help="the optimal protocol vs the heuristics (at most 60 s)",
                          default_out="results/cl-optimal-control")

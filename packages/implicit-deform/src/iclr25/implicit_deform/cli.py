@@ -131,14 +131,9 @@ def estimated_fit_seconds(config: Any) -> float:
     return _REPRO_SECONDS_PER_ITER * config.total_iters * work(config) / work(ref)
 
 
-def enable_compilation_cache() -> None:
-    """Keep compiled XLA programs across runs in ``$ICLR25_IMPLICIT_DEFORM_JAX_CACHE`` or ``~/.cache/iclr25-implicit-deform/jax`` (an empty
-    value turns it off; ``JAX_COMPILATION_CACHE_DIR`` wins): :func:`iclr25.utils.cli.enable_jax_compilation_cache`."""
-    ucli.enable_jax_compilation_cache("implicit-deform", "ICLR25_IMPLICIT_DEFORM_JAX_CACHE")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    enable_compilation_cache()
+    # compiled XLA programs are kept across runs (an empty $ICLR25_IMPLICIT_DEFORM_JAX_CACHE turns it off)
+    ucli.enable_jax_compilation_cache("implicit-deform", "ICLR25_IMPLICIT_DEFORM_JAX_CACHE")
     parser, sub = ucli.method_parser("implicit-deform", DESCRIPTION)
     d = ucli.add_run_command(sub, "demo", demo,
                              help="twist a bar: the method vs the SDF blend and straight lines (< 60 s)",

@@ -182,14 +182,9 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     return 0
 
 
-def enable_compilation_cache() -> None:
-    """Keep compiled XLA programs across runs in ``$ICLR25_SDDS_JAX_CACHE`` or ``~/.cache/iclr25-sdds/jax`` (an empty
-    value turns it off; ``JAX_COMPILATION_CACHE_DIR`` wins): :func:`iclr25.utils.cli.enable_jax_compilation_cache`."""
-    ucli.enable_jax_compilation_cache("sdds", "ICLR25_SDDS_JAX_CACHE")
-
-
 def main(argv: Sequence[str] | None = None) -> int:
-    enable_compilation_cache()
+    # compiled XLA programs are kept across runs (an empty $ICLR25_SDDS_JAX_CACHE turns it off)
+    ucli.enable_jax_compilation_cache("sdds", "ICLR25_SDDS_JAX_CACHE")
     parser, sub = ucli.method_parser("sdds", DESCRIPTION)
     d = ucli.add_run_command(sub, "demo", demo, help="a small Ising sampler vs exact values (at most 60 s)",
                              default_out="results/sdds")

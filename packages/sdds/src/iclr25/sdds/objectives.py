@@ -187,17 +187,24 @@ def _chunk_log_q(model, tr: Trajectories, graphs, steps: jax.Array, n_steps: int
     return jax.vmap(one)(steps)
 
 
+def _sample_batch(config: SamplerConfig, energy: Energy, state: TrainState, betas: jax.Array, key: jax.Array):
+    """One epoch's batch for the trajectory-based objectives: instance index, their graphs, trajectories of the
+    current model, the energy of the final states and the key left for the updates."""
+    kb, ks, kp = jax.random.split(key, 3)
+    index = _batch_index(config, energy, kb)
+    graphs = energy.graphs.take(index)
+    tr = sample_trajectories(state.model, energy, betas, index, ks)
+    e0 = energy.batch_energy(tr.states[-1].astype(jnp.float32), index)
+    return index, graphs, tr, e0, kp
+
+
 def _fkl_step(config: SamplerConfig, energy: Energy) -> Callable:
     opt = _optimizer(config)
     betas = jnp.asarray(beta_schedule(config.n_steps, config.schedule), jnp.float32)
     G = config.instances_per_batch
 
     def step(state: TrainState, key: jax.Array, temperature: jax.Array):
-        kb, ks, kp = jax.random.split(key, 3)
-        index = _batch_index(config, energy, kb)
-        graphs = energy.graphs.take(index)
-        tr = sample_trajectories(state.model, energy, betas, index, ks)
-        e0 = energy.batch_energy(tr.states[-1].astype(jnp.float32), index)
+        index, graphs, tr, e0, kp = _sample_batch(config, energy, state, betas, key)
         log_w = -e0 / temperature + jnp.sum(tr.log_fwd, 0) - jnp.sum(tr.log_q, 0) - tr.log_prior
         lw = log_w.reshape(G, -1)
         w = jax.nn.softmax(lw, axis=-1).reshape(-1)  # self-normalised per instance
@@ -236,11 +243,7 @@ def _ppo_step(config: SamplerConfig, energy: Energy) -> Callable:
     c1, clip, ema = config.value_weight, config.ppo_clip, config.reward_ema
 
     def step(state: TrainState, key: jax.Array, temperature: jax.Array):
-        kb, ks, kp = jax.random.split(key, 3)
-        index = _batch_index(config, energy, kb)
-        graphs = energy.graphs.take(index)
-        tr = sample_trajectories(state.model, energy, betas, index, ks)
-        e0 = energy.batch_energy(tr.states[-1].astype(jnp.float32), index)
+        index, graphs, tr, e0, kp = _sample_batch(config, energy, state, betas, key)
         # r_j: noise reward + entropy reward of the action of generative step j; -E(X_0) at the end
         rewards = temperature * (tr.log_fwd - tr.log_q)
         rewards = rewards.at[-1].add(-e0)
