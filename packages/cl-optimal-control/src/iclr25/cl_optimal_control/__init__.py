@@ -10,7 +10,7 @@ real-data transfer on scikit-learn's digits.
 from importlib.metadata import version as _version
 from typing import TYPE_CHECKING
 
-from iclr25.utils.lazy import lazy_exports
+from iclr25.utils.lazy import lazy_exports, type_checking_exports
 
 if TYPE_CHECKING:
     from .control import SolveResult as SolveResult
@@ -40,30 +40,7 @@ __version__ = _version("iclr25-cl-optimal-control")
 
 # Public names are imported on first use (PEP 562): `iclr25 cl-optimal-control --help` and
 # `import iclr25.cl_optimal_control` do not load JAX until something needs it.
-_EXPORTS = {
-    "SolveResult": "control",
-    "evaluate": "control",
-    "heuristics": "control",
-    "solve": "control",
-    "DigitsResult": "digits",
-    "digits_tasks": "digits",
-    "run_digits": "digits",
-    "Problem": "model",
-    "State": "model",
-    "initial_state": "model",
-    "similarity_matrix": "model",
-    "Trajectory": "ode",
-    "integrate": "ode",
-    "integrate_gammas": "ode",
-    "Schedule": "schedule",
-    "constant_mix": "schedule",
-    "load_schedule": "schedule",
-    "replay_at_end": "schedule",
-    "save_schedule": "schedule",
-    "sequential": "schedule",
-    "SimulationResult": "sgd",
-    "simulate": "sgd",
-}
+_EXPORTS = type_checking_exports(__file__)  # the names imported under TYPE_CHECKING above
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -17,7 +17,7 @@ from importlib.metadata import version as _version
 from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING, Any
 
-from iclr25.utils.lazy import lazy_exports
+from iclr25.utils.lazy import lazy_exports, type_checking_exports
 
 if TYPE_CHECKING:
     from .baselines import LipMLPResult as LipMLPResult
@@ -61,44 +61,7 @@ __version__ = _version("iclr25-implicit-deform")
 
 # Public names are imported on first use (PEP 562): `iclr25 implicit-deform --help` and
 # `import iclr25.implicit_deform` do not pay for JAX, trimesh or scikit-image.
-_EXPORTS = {
-    "LipMLPResult": "baselines",
-    "fit_lipmlp": "baselines",
-    "sdf_blend_mesh": "baselines",
-    "straight_line_mesh": "baselines",
-    "load_correspondences": "data",
-    "load_pair": "data",
-    "load_shape": "data",
-    "PRESETS": "deform",
-    "DeformConfig": "deform",
-    "DeformResult": "deform",
-    "fit": "deform",
-    "integrate": "integrate",
-    "divergence": "losses",
-    "divergence_loss": "losses",
-    "eikonal": "losses",
-    "laplacian": "losses",
-    "levelset_residual": "losses",
-    "mlse_residual": "losses",
-    "smoothness_loss": "losses",
-    "export_mesh": "meshing",
-    "marching_cubes_sdf": "meshing",
-    "turntable_strip": "meshing",
-    "ShapeMetrics": "metrics",
-    "chamfer": "metrics",
-    "compare_meshes": "metrics",
-    "eikonal_deviation": "metrics",
-    "hausdorff": "metrics",
-    "normal_consistency": "metrics",
-    "volume_drift": "metrics",
-    "ImplicitNet": "networks",
-    "LipMLP": "networks",
-    "VelocityNet": "networks",
-    "Deformation": "shapes",
-    "Shape": "shapes",
-    "ShapePair": "shapes",
-    "make_pair": "shapes",
-}
+_EXPORTS = type_checking_exports(__file__)  # the names imported under TYPE_CHECKING above
 
 
 _lazy_getattr, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -9,7 +9,7 @@ mass-action) simulators, and the fine-tune / joint / EWC / replay / LwF baseline
 from importlib.metadata import version as _version
 from typing import TYPE_CHECKING
 
-from iclr25.utils.lazy import lazy_exports
+from iclr25.utils.lazy import lazy_exports, type_checking_exports
 
 if TYPE_CHECKING:
     from .continual import BASELINES as BASELINES
@@ -53,19 +53,7 @@ if TYPE_CHECKING:
 __version__ = _version("iclr25-ms-gode")
 
 # Public names are imported on first use (PEP 562): `iclr25 ms-gode --help` must not import torch.
-_EXPORTS = {
-    **{n: "continual" for n in ("BASELINES", "METHODS", "MSGODE", "Baseline", "Evaluation", "ModeSelection",
-                                "SequenceResult", "TrainConfig", "TrainLog", "af_mse", "ap_mse", "make_learner",
-                                "run_sequence")},
-    **{n: "data" for n in ("BIO_SEQUENCE", "PHYSICS_SEQUENCE", "UNSEEN_PHYSICS", "load_task", "make_task",
-                           "save_task", "task_sequence")},
-    **{n: "layers" for n in ("MaskLinear", "TaskLayerNorm", "straight_through_mask")},
-    **{n: "model" for n in ("LGODE", "ModelConfig")},
-    **{n: "simulators" for n in ("MassActionNetwork", "egfr_network", "ran_network",
-                                 "simulate_charged", "simulate_egfr", "simulate_ran", "simulate_springs",
-                                 "simulate_system", "springs_energy")},
-    **{n: "trajectories" for n in ("TaskData", "Trajectories", "observe")},
-}
+_EXPORTS = type_checking_exports(__file__)  # the names imported under TYPE_CHECKING above
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

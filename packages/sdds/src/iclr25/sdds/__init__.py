@@ -9,7 +9,7 @@ ground truth, and combinatorial-optimisation energies with conditional-expectati
 from importlib.metadata import version as _version
 from typing import TYPE_CHECKING
 
-from iclr25.utils.lazy import lazy_exports
+from iclr25.utils.lazy import lazy_exports, type_checking_exports
 
 if TYPE_CHECKING:
     from .autoregressive import AutoregressiveSampler as AutoregressiveSampler
@@ -57,48 +57,7 @@ __version__ = _version("iclr25-sdds")
 
 # Public names are imported on first use (PEP 562), so that `iclr25 sdds --help` and `import iclr25.sdds`
 # do not pay for JAX, equinox and SciPy until something needs them.
-_EXPORTS = {
-    "AutoregressiveSampler": "autoregressive",
-    "train_autoregressive": "autoregressive",
-    "load_sampler": "checkpoint",
-    "load_demo_sampler": "checkpoint",
-    "save_sampler": "checkpoint",
-    "Sampler": "diffusion",
-    "SamplerConfig": "diffusion",
-    "Samples": "diffusion",
-    "Energy": "energy",
-    "IsingEnergy": "energy",
-    "IsingModelEnergy": "energy",
-    "MaxCliqueEnergy": "energy",
-    "MaxCutEnergy": "energy",
-    "MDSEnergy": "energy",
-    "MISEnergy": "energy",
-    "QUBOEnergy": "energy",
-    "decode_ce": "decoding",
-    "decode_no_model": "decoding",
-    "from_bqm": "energy",
-    "PaddedGraphs": "graphs",
-    "random_graphs": "graphs",
-    "Estimate": "estimators",
-    "MCMCResult": "estimators",
-    "MIN_ESS_FRACTION": "estimators",
-    "UniformProposal": "estimators",
-    "estimate": "estimators",
-    "neural_mcmc": "estimators",
-    "BETA_CRITICAL": "exact",
-    "ExactIsing": "exact",
-    "exact_enumeration": "exact",
-    "exact_ising": "exact",
-    "exact_ising_transfer": "exact",
-    "exact_mis": "exact",
-    "greedy_mis": "exact",
-    "read_checkpoint_spec": "checkpoint",
-    "peak_memory": "memory",
-    "MetropolisResult": "metropolis",
-    "metropolis": "metropolis",
-    "beta_schedule": "noise",
-    "train": "objectives",
-}
+_EXPORTS = type_checking_exports(__file__)  # the names imported under TYPE_CHECKING above
 
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
