@@ -233,7 +233,10 @@ def _check_benchmarks(pkg: Path, bad) -> None:
         except (OSError, SyntaxError) as exc:
             bad("benchmarks", f"{script.relative_to(pkg)}: cannot be parsed ({exc})")
             continue
-        if not any(isinstance(n, ast.Constant) and n.value == "--out" for n in ast.walk(tree)):
+        declares_out = any(isinstance(n, ast.Constant) and n.value == "--out"
+                           or isinstance(n, ast.Name) and n.id == "benchmark_parser"
+                           or isinstance(n, ast.Attribute) and n.attr == "benchmark_parser" for n in ast.walk(tree))
+        if not declares_out:
             bad("benchmarks", f"{script.relative_to(pkg)}: no --out option (make bench runs it as SCRIPT --out "
                               "DIR; a worker or helper module is named _*.py)")
     for doc in [pkg / "README.md", *sorted(bench.glob("*.md"))]:

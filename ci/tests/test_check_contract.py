@@ -156,6 +156,8 @@ def test_user_folders_and_worker_scripts_pass(contract, new_package, fake_root, 
     (pkg / "benchmarks/speed.py").write_text(
         'import argparse\nap = argparse.ArgumentParser()\nap.add_argument("--out", default="results/x")\n'
         '# cache: ~/.cache/iclr25/x or $XDG_CACHE_HOME/iclr25/x; docs at https://example.org/tmp/x\n')
+    (pkg / "benchmarks/shared_parser.py").write_text(  # --out declared by the shared helper
+        'from iclr25.utils.bench import benchmark_parser\nap = benchmark_parser(__doc__, out="results/y")\n')
     rc, out = run(contract, fake_root, capsys)
     assert rc == 0, out
 

@@ -16,12 +16,11 @@ Writes ``comparison_ladder.json``. Usage: ``python benchmarks/comparison_ladder.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import time
-from pathlib import Path
 
+from iclr25.utils.bench import benchmark_parser
 from iclr25.utils.cli import set_torch_threads
 from iclr25.utils.io import atomic_write
 
@@ -47,8 +46,7 @@ def month_steps(model, pre, seed: int) -> tuple[float, float]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=Path("."))
+    ap = benchmark_parser(__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     args = ap.parse_args()
     set_torch_threads(1)

@@ -17,12 +17,11 @@ Writes ``data_ladder_ablation.json``. Usage: ``python benchmarks/data_ladder_abl
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import time
-from pathlib import Path
 
+from iclr25.utils.bench import benchmark_parser
 from iclr25.utils.cli import set_torch_threads
 from iclr25.utils.io import atomic_write
 
@@ -38,8 +37,7 @@ VARIANTS = {
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=Path("."))
+    ap = benchmark_parser(__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     args = ap.parse_args()
     set_torch_threads(1)

@@ -180,15 +180,12 @@ def main() -> int:
               f"~{est:.0f} s ({est / 3600:.2f} h) on {how}")
     print(f"load {load0:.2f} -> {os.getloadavg()[0]:.2f}")
     if args.out is not None:
-        from iclr25.utils.io import atomic_write
+        from iclr25.utils.bench import write_record
 
-        args.out.mkdir(parents=True, exist_ok=True)
         for r in rows:
             r.pop("D_upper", None)
             r.pop("pairs_idx", None)
-        with atomic_write(args.out / "pairwise_many.json") as f:
-            json.dump({"rows": rows, "load_start": load0, "load_end": os.getloadavg()[0],
-                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, f, indent=1)
+        write_record(args.out / "pairwise_many.json", {"rows": rows}, load_start=load0)
     return 0
 
 

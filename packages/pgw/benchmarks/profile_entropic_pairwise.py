@@ -94,12 +94,9 @@ def main() -> int:
         rows.append(r)
     print(f"load {load0:.2f} -> {os.getloadavg()[0]:.2f}")
     if args.out is not None:
-        from iclr25.utils.io import atomic_write
+        from iclr25.utils.bench import write_record
 
-        args.out.mkdir(parents=True, exist_ok=True)
-        with atomic_write(args.out / "profile_entropic.json") as f:
-            json.dump({"rows": rows, "load_start": load0, "load_end": os.getloadavg()[0],
-                       "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}, f, indent=1)
+        write_record(args.out / "profile_entropic.json", {"rows": rows}, load_start=load0)
     return 0
 
 

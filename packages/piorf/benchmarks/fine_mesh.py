@@ -16,7 +16,6 @@ One model per call, so each can be its own short job; its row is written to ``OU
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
@@ -32,6 +31,7 @@ from iclr25.piorf.repro import (
     run_job,
     trivial_rows,
 )
+from iclr25.utils.bench import benchmark_parser
 from iclr25.utils.io import atomic_write
 
 MESH_SIZE = FINE_MESH["mesh_size"]
@@ -88,8 +88,7 @@ def tables(out: Path) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("results/piorf-2k"))
+    ap = benchmark_parser(__doc__, out="results/piorf-2k", raw=True)
     ap.add_argument("--method", choices=("none", "piorf"))
     ap.add_argument("--seed", type=int)
     ap.add_argument("--data", action="store_true", help="only generate and cache the data")

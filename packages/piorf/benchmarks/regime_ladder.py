@@ -26,7 +26,6 @@ every finished row of ``OUT``, whatever job list made it.
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import time
@@ -44,6 +43,7 @@ from iclr25.piorf.repro import (
     run_job,
     trivial_rows,
 )
+from iclr25.utils.bench import benchmark_parser
 from iclr25.utils.io import atomic_write
 
 RULES = [("speed", 1, False), ("gradient", 1, False), ("speed", 4, False), ("feature-difference", 1, True)]
@@ -230,8 +230,7 @@ def write_tables(out: Path, rows: list[dict], repro_rows: list[dict], trivial: l
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("results/piorf-regime"))
+    ap = benchmark_parser(__doc__, out="results/piorf-regime", raw=True)
     ap.add_argument("--repro", type=Path, default=None, help="folder of a finished repro (its rows.json)")
     ap.add_argument("--parts", default="repro,rules,baselines,ladder,width,hidden")
     ap.add_argument("--seeds", type=int, default=5)

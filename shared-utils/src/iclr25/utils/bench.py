@@ -6,7 +6,9 @@ Every package's ``benchmarks/`` uses it and writes its table with :func:`to_run_
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
+import json
 import os
 import shutil
 import statistics
@@ -17,7 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["cache_dir", "Measurement", "Comparison", "measure", "compare", "format_table", "to_run_result", "peer_env"]
+__all__ = ["cache_dir", "Measurement", "Comparison", "measure", "compare", "format_table", "to_run_result", "peer_env",
+           "benchmark_parser", "write_record"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -167,3 +170,32 @@ def peer_env(path: str | os.PathLike[str], requirements: Sequence[str], *, no_de
         subprocess.run([uv, "pip", "install", "-q", "--python", str(py), "--no-deps", *no_deps], check=True)
     stamp.write_text(wanted)
     return py
+
+
+def benchmark_parser(description: str | None, *, out: str = ".", raw: bool = False) -> argparse.ArgumentParser:
+    """The parser a ``benchmarks/`` script starts from, with ``--out DIR`` (default ``out``): ``make bench``
+    runs every script as ``SCRIPT --out DIR``. ``raw`` keeps the description's line breaks.
+
+    >>> benchmark_parser("a benchmark", out="results/x").parse_args([]).out
+    PosixPath('results/x')
+    """
+    ap = argparse.ArgumentParser(description=description,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter if raw else
+                                 argparse.HelpFormatter)
+    ap.add_argument("--out", type=Path, default=Path(out), help=f"output folder (default: {out})")
+    return ap
+
+
+def write_record(path: str | os.PathLike[str], record: dict[str, Any], *, load_start: float | None = None) -> Path:
+    """Write a benchmark's JSON record atomically, with the load average at its start (``load_start``, taken by
+    the caller before the work) and at its end, and the UTC date: a timing is read beside the load it was
+    taken at."""
+    from ._atomic import atomic_write  # noqa: PLC0415
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    full = {**record, "load_start": load_start, "load_end": os.getloadavg()[0],
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    with atomic_write(path) as f:
+        json.dump(full, f, indent=1)
+    return path
