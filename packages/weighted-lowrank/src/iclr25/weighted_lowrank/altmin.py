@@ -229,9 +229,20 @@ def weighted_low_rank(M: Any, W: Any, k: int, *, solver: str = "sketch", n_iter:
 
     References: Song, Ye, Yin, Zhang (ICLR 2025), Algorithm 1 / Theorem 1.2; LLR16 Algorithm 1.
     """
-    seed = check_seed(seed)
+    rng = np.random.default_rng(check_seed(seed))  # the seed is checked first, then the options in turn
     cfg = check_solver_options(solver=solver, sketch=sketch, sketch_size=sketch_size, refine=refine,
                                refine_steps=refine_steps, tol=tol, reg=reg)
+    _check_round_options(n_iter, clip, mu, callback)
+    A, k, truth_arr = _weighted_problem(M, W, k, truth, max_batch_bytes)
+    with threadpool_limits(blas_threads_for(*A.shape, k), user_api="blas"):
+        Y = _initial_factor(A, k, init, clip, mu, rng)
+        return _alternate(A, Y, k, cfg, n_iter=int(n_iter), clip=bool(clip), mu=mu, truth=truth_arr, rng=rng,
+                          callback=callback, show_progress=show_progress)
+
+
+def _check_round_options(n_iter: Any, clip: Any, mu: Any, callback: Any) -> None:
+    """Check the options of :func:`weighted_low_rank` that shape its rounds (``n_iter``, ``clip``, ``mu``,
+    ``callback``); raises the TypeError or ValueError that names the first bad one."""
     if isinstance(n_iter, bool) or not isinstance(n_iter, (int, np.integer)):
         raise TypeError(f"n_iter must be a positive integer, got {type(n_iter).__name__}")
     if n_iter < 1:
@@ -243,6 +254,12 @@ def weighted_low_rank(M: Any, W: Any, k: int, *, solver: str = "sketch", n_iter:
         raise ValueError(f"mu must be a positive finite number or None, got {mu!r}")
     if callback is not None and not callable(callback):
         raise TypeError(f"callback must be callable or None, got {type(callback).__name__}")
+
+
+def _weighted_problem(M: Any, W: Any, k: Any, truth: Any,
+                      max_batch_bytes: int) -> tuple[WeightedMatrix, int, np.ndarray | None]:
+    """The checked problem of :func:`weighted_low_rank`: the weighted matrix ``W ∘ M``, the rank ``k`` checked
+    against its shape ``(n, d)``, and ``truth`` as an ``(n, d)`` array (None when not given)."""
     A = as_weighted_matrix(M, W, max_batch_bytes=max_batch_bytes)
     n, d = A.shape
     k = _check_k(k, n, d)
@@ -251,11 +268,7 @@ def weighted_low_rank(M: Any, W: Any, k: int, *, solver: str = "sketch", n_iter:
         truth_arr = check_factor(truth, "truth", n)
         if truth_arr.shape != (n, d):
             raise ValueError(f"truth must have the shape of M {(n, d)}, got {truth_arr.shape}")
-    rng = np.random.default_rng(seed)
-    with threadpool_limits(blas_threads_for(n, d, k), user_api="blas"):
-        Y = _initial_factor(A, k, init, clip, mu, rng)
-        return _alternate(A, Y, k, cfg, n_iter=int(n_iter), clip=bool(clip), mu=mu, truth=truth_arr, rng=rng,
-                          callback=callback, show_progress=show_progress)
+    return A, k, truth_arr
 
 
 def _initial_factor(A: WeightedMatrix, k: int, init: Any, clip: bool, mu: float | None,
