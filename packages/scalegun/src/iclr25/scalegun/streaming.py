@@ -67,59 +67,82 @@ def powerlaw_files(out: str | os.PathLike[str], n: int, m: int, features: int = 
     weight = (np.arange(n) + 1.0) ** (-1.0 / (exponent - 1.0))
     weight = weight[rng.permutation(n)]  # node ids carry no degree information
     n_blocks = max(1, -(-2 * m // _BLOCK_ENTRIES))
-    rows_per_block = -(-n // n_blocks)
     tmp = Path(tempfile.mkdtemp(prefix=".powerlaw-", dir=out))
     try:
-        block_files = [open(tmp / f"block{b}.bin", "wb") for b in range(n_blocks)]  # noqa: SIM115
-        try:
-            for c, start in enumerate(range(0, m, _CHUNK)):
-                crng = np.random.default_rng([seed, c])
-                u, v = _class_edges(n, min(_CHUNK, m - start), y, classes, homophily, weight, crng)
-                keep = u != v
-                rows = np.concatenate([u[keep], v[keep]])
-                keys = rows * n + np.concatenate([v[keep], u[keep]])
-                blk = rows // rows_per_block
-                order = np.argsort(blk, kind="stable")
-                bounds = np.searchsorted(blk[order], np.arange(n_blocks + 1))
-                keys = keys[order]
-                for b in range(n_blocks):
-                    keys[bounds[b]:bounds[b + 1]].tofile(block_files[b])
-        finally:
-            for f in block_files:
-                f.close()
-        counts = np.zeros(n, dtype=np.int64)
-        with open(tmp / "indices.bin", "wb") as idx_file:
-            for b in range(n_blocks):
-                keys = np.unique(np.fromfile(tmp / f"block{b}.bin", dtype=np.int64))
-                (tmp / f"block{b}.bin").unlink()
-                counts += np.bincount(keys // n, minlength=n)
-                (keys % n).astype(np.int32).tofile(idx_file)
-                del keys
-        nnz = int(counts.sum())
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(counts, out=indptr[1:])
-        indices = np.memmap(tmp / "indices.bin", dtype=np.int32, mode="r", shape=(nnz,)) if nnz else \
-            np.empty(0, dtype=np.int32)
-        np.savez(tmp / "graph.npz", indices=indices, indptr=indptr, format=np.array(b"csr"),
-                 shape=np.array([n, n]), data=np.broadcast_to(np.uint8(1), (nnz,)))
-        del indices
-        means = rng.normal(size=(classes, features)) * signal / np.sqrt(features)
-        X = np.lib.format.open_memmap(tmp / "X.npy", mode="w+", dtype=np.float64, shape=(n, features))
-        for s in range(0, n, _ROW_CHUNK):
-            e = min(n, s + _ROW_CHUNK)
-            X[s:e] = means[y[s:e]] + rng.normal(size=(e - s, features)) / np.sqrt(features)
-        X.flush()
-        del X
-        perm = rng.permutation(n)
-        k = max(1, int(round(train_frac * n)))
-        np.save(tmp / "y.npy", y)
-        np.save(tmp / "train.npy", np.sort(perm[:k]))
-        np.save(tmp / "test.npy", np.sort(perm[k:]))
+        _write_edge_blocks(tmp, n, m, n_blocks, seed, y, classes, homophily, weight)
+        _write_csr(tmp, n, n_blocks)
+        _write_nodes(tmp, y, features, classes, signal, train_frac, rng)
         for name in GRAPH_FILES:
             os.replace(tmp / name, out / name)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def _write_edge_blocks(tmp: Path, n: int, m: int, n_blocks: int, seed: int, y: np.ndarray, classes: int,
+                       homophily: float, weight: np.ndarray) -> None:
+    """Draw the ``m`` endpoint pairs of :func:`powerlaw_files` chunk by chunk (chunk ``c`` from the stream seeded
+    ``[seed, c]``), drop self loops, and append both directions as int64 keys ``row * n + col`` to the scratch
+    file ``tmp/block{b}.bin`` of the row's block (``n_blocks`` blocks of equal row ranges)."""
+    rows_per_block = -(-n // n_blocks)
+    block_files = [open(tmp / f"block{b}.bin", "wb") for b in range(n_blocks)]  # noqa: SIM115
+    try:
+        for c, start in enumerate(range(0, m, _CHUNK)):
+            crng = np.random.default_rng([seed, c])
+            u, v = _class_edges(n, min(_CHUNK, m - start), y, classes, homophily, weight, crng)
+            keep = u != v
+            rows = np.concatenate([u[keep], v[keep]])
+            keys = rows * n + np.concatenate([v[keep], u[keep]])
+            blk = rows // rows_per_block
+            order = np.argsort(blk, kind="stable")
+            bounds = np.searchsorted(blk[order], np.arange(n_blocks + 1))
+            keys = keys[order]
+            for b in range(n_blocks):
+                keys[bounds[b]:bounds[b + 1]].tofile(block_files[b])
+    finally:
+        for f in block_files:
+            f.close()
+
+
+def _write_csr(tmp: Path, n: int, n_blocks: int) -> None:
+    """Sort and de-duplicate each scratch block in turn (deleting it), append its column indices to the int32
+    ``tmp/indices.bin``, and write ``tmp/graph.npz`` (symmetric CSR, uint8 ones) from that memory map."""
+    counts = np.zeros(n, dtype=np.int64)
+    with open(tmp / "indices.bin", "wb") as idx_file:
+        for b in range(n_blocks):
+            keys = np.unique(np.fromfile(tmp / f"block{b}.bin", dtype=np.int64))
+            (tmp / f"block{b}.bin").unlink()
+            counts += np.bincount(keys // n, minlength=n)
+            (keys % n).astype(np.int32).tofile(idx_file)
+            del keys
+    nnz = int(counts.sum())
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=indptr[1:])
+    indices = np.memmap(tmp / "indices.bin", dtype=np.int32, mode="r", shape=(nnz,)) if nnz else \
+        np.empty(0, dtype=np.int32)
+    np.savez(tmp / "graph.npz", indices=indices, indptr=indptr, format=np.array(b"csr"),
+             shape=np.array([n, n]), data=np.broadcast_to(np.uint8(1), (nnz,)))
+    del indices
+
+
+def _write_nodes(tmp: Path, y: np.ndarray, features: int, classes: int, signal: float, train_frac: float,
+                 rng: np.random.Generator) -> None:
+    """Write the node files of :func:`powerlaw_files` to ``tmp``: ``X.npy`` (class mean plus unit noise, both
+    scaled by ``1/sqrt(F)``, in row chunks), ``y.npy``, and the random ``train.npy`` / ``test.npy`` split; draws
+    from ``rng`` after the edges, in the generator's order (means, feature rows, split)."""
+    n = len(y)
+    means = rng.normal(size=(classes, features)) * signal / np.sqrt(features)
+    X = np.lib.format.open_memmap(tmp / "X.npy", mode="w+", dtype=np.float64, shape=(n, features))
+    for s in range(0, n, _ROW_CHUNK):
+        e = min(n, s + _ROW_CHUNK)
+        X[s:e] = means[y[s:e]] + rng.normal(size=(e - s, features)) / np.sqrt(features)
+    X.flush()
+    del X
+    perm = rng.permutation(n)
+    k = max(1, int(round(train_frac * n)))
+    np.save(tmp / "y.npy", y)
+    np.save(tmp / "train.npy", np.sort(perm[:k]))
+    np.save(tmp / "test.npy", np.sort(perm[k:]))
 
 
 def load_graph_files(folder: str | os.PathLike[str], *, mmap: bool = False,
