@@ -62,16 +62,32 @@ def channel_mesh(length: float, height: float, center: tuple[float, float], radi
     seed
         Seed of the background jitter.
     """
-    from scipy.spatial import Delaunay
-
     if not (0 < h_min <= h_max):
         raise ValueError(f"h_min and h_max must satisfy 0 < h_min <= h_max, got {h_min}, {h_max}")
     cx, cy = center
     if not (radius > 0 and radius + h_min < cy < height - radius - h_min and radius < cx < length - radius):
         raise ValueError(f"the cylinder (center {center}, radius {radius}) must lie inside the channel")
     rng = np.random.default_rng(seed)
+    sizes = (radius, h_min, h_max, grade)
+    pts, kind, r_rings = _cylinder_rings(length, height, center, sizes)
+    bg = _background_lattice(length, height, center, h_max, r_rings, rng)
+    pts.append(bg)
+    kind.append(np.full(len(bg), NodeType.NORMAL))
+    for p, k in _channel_boundary(length, height, center, sizes):
+        pts.append(p)
+        kind.append(k)
+    return _triangulate(np.concatenate(pts), np.concatenate(kind).astype(np.int64), center, radius, h_min)
+
+
+def _cylinder_rings(length: float, height: float, center: tuple[float, float], sizes: tuple[float, float, float, float]
+                    ) -> tuple[list[np.ndarray], list[np.ndarray], float]:
+    """Concentric node rings around the cylinder (``sizes`` = radius, h_min, h_max, grade), spaced by the local
+    edge length and staggered by half a node from ring to ring; ring 0 is the wall, the others keep the nodes
+    half an edge away from the channel walls. Returns the rings, their node types and the radius past the
+    last ring."""
+    radius, h_min, h_max, grade = sizes
+    cx, cy = center
     pts, kind = [], []
-    # rings: ring 0 is the cylinder wall
     r, k = float(radius), 0
     r_stop = radius * (1.0 + grade) + h_max
     while r < r_stop:
@@ -88,8 +104,14 @@ def channel_mesh(length: float, height: float, center: tuple[float, float], radi
         kind.append(np.full(len(ring), NodeType.WALL if k == 0 else NodeType.NORMAL))
         r += h * np.sqrt(3) / 2
         k += 1
-    r_rings = r
-    # background hexagonal lattice with jitter
+    return pts, kind, r
+
+
+def _background_lattice(length: float, height: float, center: tuple[float, float], h_max: float, r_rings: float,
+                        rng: np.random.Generator) -> np.ndarray:
+    """A hexagonal lattice of spacing ``h_max`` with uniform jitter (±0.15 h_max), outside the rings
+    (``r_rings`` + 0.3 h_max from the centre) and half an edge away from the top and bottom walls."""
+    cx, cy = center
     dy = h_max * np.sqrt(3) / 2
     ys = np.arange(dy, height - 0.5 * dy, dy)
     bg = []
@@ -99,25 +121,36 @@ def channel_mesh(length: float, height: float, center: tuple[float, float], radi
     bg = np.concatenate(bg) + rng.uniform(-0.15, 0.15, size=(sum(len(b) for b in bg), 2)) * h_max
     dist = np.hypot(bg[:, 0] - cx, bg[:, 1] - cy)
     bg = bg[dist > r_rings + 0.3 * h_max]
-    bg = bg[(bg[:, 1] > 0.5 * h_max) & (bg[:, 1] < height - 0.5 * h_max)]
-    pts.append(bg)
-    kind.append(np.full(len(bg), NodeType.NORMAL))
-    # channel boundary, finer on the walls next to the cylinder
+    return bg[(bg[:, 1] > 0.5 * h_max) & (bg[:, 1] < height - 0.5 * h_max)]
+
+
+def _channel_boundary(length: float, height: float, center: tuple[float, float],
+                      sizes: tuple[float, float, float, float]) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The channel boundary as (points, node types) pieces: the bottom and top walls, finer next to the
+    cylinder (spacing from the edge-size field at the wall point), then the inflow and outflow sides."""
+    radius, h_min, h_max, grade = sizes
+    cx, cy = center
     wall_x = [0.0]
     while wall_x[-1] < length:
         h = float(_size(np.array(np.hypot(wall_x[-1] - cx, min(cy, height - cy))), radius, h_min, h_max, grade))
         wall_x.append(wall_x[-1] + h)
     wall_x = np.array(wall_x[:-1] + [length]) if length - wall_x[-2] > 0.5 * h_max else np.array(wall_x[:-2] + [length])
-    for y in (0.0, height):
-        pts.append(np.stack([wall_x, np.full_like(wall_x, y)], axis=1))
-        kind.append(np.full(len(wall_x), NodeType.WALL))
+    pieces = [(np.stack([wall_x, np.full_like(wall_x, y)], axis=1), np.full(len(wall_x), NodeType.WALL))
+              for y in (0.0, height)]
     n_side = max(int(round(height / h_max)), 2)
     side_y = np.linspace(0.0, height, n_side + 1)[1:-1]
     for x, t in ((0.0, NodeType.INFLOW), (length, NodeType.OUTFLOW)):
-        pts.append(np.stack([np.full_like(side_y, x), side_y], axis=1))
-        kind.append(np.full(len(side_y), t))
-    pos = np.concatenate(pts)
-    node_type = np.concatenate(kind).astype(np.int64)
+        pieces.append((np.stack([np.full_like(side_y, x), side_y], axis=1), np.full(len(side_y), t)))
+    return pieces
+
+
+def _triangulate(pos: np.ndarray, node_type: np.ndarray, center: tuple[float, float], radius: float,
+                 h_min: float) -> TriangleMesh:
+    """Delaunay triangulation of the nodes without the triangles inside the cylinder (centroid within
+    ``radius``) and the slivers (area below 1e-6 h_min²); nodes no triangle uses are dropped and renumbered."""
+    from scipy.spatial import Delaunay
+
+    cx, cy = center
     tri = Delaunay(pos)
     cells = tri.simplices
     cen = pos[cells].mean(axis=1)

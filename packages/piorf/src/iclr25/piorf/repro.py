@@ -85,10 +85,7 @@ def run_repro(args: argparse.Namespace) -> int:
     ``args`` holds ``out``, ``seed``, ``seeds``, ``train_steps`` and ``jobs`` (as ``iclr25 piorf repro`` parses
     them; the command line checks them before this runs).
     """
-    from .curvature import ollivier_ricci
-    from .figures import flow_figure, rollout_figure
-    from .metrics import HoldFirstFrame, TimeMean, paired_test, shedding_period
-    from .rewiring import rewire
+    from .metrics import paired_test, shedding_period
 
     t0 = time.perf_counter()
     seeds = list(range(args.seed, args.seed + args.seeds))
@@ -108,6 +105,26 @@ def run_repro(args: argparse.Namespace) -> int:
     a = [r[H] for r in sorted(rows, key=lambda r: r["seed"]) if r["method"] == "none"]
     b = [r[H] for r in sorted(rows, key=lambda r: r["seed"]) if r["method"] == "piorf"]
     pt = paired_test(a, b) if len(seeds) >= 2 else None
+    _add_metrics(run, rows, trivial, pt, periods, t_data)
+    args.out.mkdir(parents=True, exist_ok=True)
+    _add_figures(run, args.out, rows, te)
+    run.finish().save(args.out / "results.json")
+    with atomic_write(args.out / "rows.json") as f:  # per-seed rows, read by benchmarks/regime_ladder.py
+        json.dump({"rows": rows, "trivial": trivial, "shedding_periods": periods,
+                   "reynolds": [t.reynolds for t in te]}, f, indent=1)
+    with atomic_write(args.out / "table.md") as f:
+        f.write(table + "\n")
+    _print_summary(table, periods, te, pt)
+    _repro_claims(seeds, args.train_steps, args.out)
+    print(f"wall {time.perf_counter() - t0:.0f} s (data {t_data:.0f} s)")
+    return 0
+
+
+def _add_metrics(run: RunResult, rows: list[dict[str, Any]], trivial: list[dict[str, Any]], pt: Any,
+                 periods: list[float], t_data: float) -> None:
+    """The repro's metrics: per-seed RMSE at the longest horizon, the per-label means at every horizon, the
+    trivial rows, the paired test (``pt``, None for one seed), the shortest shedding period and the data time."""
+    H = f"rmse_{max(HORIZONS)}"
     for r in rows:
         run.add(f"{r['label']} seed {r['seed']} RMSE@{max(HORIZONS)} x1e3", r[H], higher_is_better=False)
     for lab in ("MGN", "MGN+PIORF (feature-difference)"):
@@ -124,24 +141,32 @@ def run_repro(args: argparse.Namespace) -> int:
         run.add("sign test p", pt.p_sign)
     run.add("shedding period of the test trajectories, frames (min)", float(min(periods)))
     run.add("data s", t_data, unit="s", timing=True)
-    args.out.mkdir(parents=True, exist_ok=True)
+
+
+def _add_figures(run: RunResult, out: Any, rows: list[dict[str, Any]], te: Any) -> None:
+    """The rollout-error curves on test trajectory 0 (mean of seeds per label, beside the hold-first-frame and
+    time-mean fields) and PIORF's rewiring of the test mesh, drawn into ``out`` and added to ``run``."""
+    from .curvature import ollivier_ricci
+    from .figures import flow_figure, rollout_figure
+    from .metrics import HoldFirstFrame, TimeMean
+    from .rewiring import rewire
+
     curves = {lab: np.mean([r["curve"] for r in rows if r["label"] == lab], axis=0) / 1e3
               for lab in dict.fromkeys(r["label"] for r in rows)}
     bold = tuple(curves)
     for name, p in (("hold first frame", HoldFirstFrame()), ("time-mean field (oracle)", TimeMean())):
         curves[name] = p.rollout(te[0], max(HORIZONS)).rmse_velocity
-    run.add_figure(rollout_figure(args.out / "rollout_error.png", curves, bold=bold,
-                                  title="rollout error (test trajectory 0, mean of seeds)"), relative_to=args.out)
+    run.add_figure(rollout_figure(out / "rollout_error.png", curves, bold=bold,
+                                  title="rollout error (test trajectory 0, mean of seeds)"), relative_to=out)
     traj = te[0]
     rw = rewire(traj.edge_index, ollivier_ricci(traj.edge_index).node, traj.velocity[0])
-    run.add_figure(flow_figure(args.out / "rewiring.png", traj, 0, {"PIORF (feature-difference)": rw},
-                               f"test mesh, Re={traj.reynolds:.0f}"), relative_to=args.out)
-    run.finish().save(args.out / "results.json")
-    with atomic_write(args.out / "rows.json") as f:  # per-seed rows, read by benchmarks/regime_ladder.py
-        json.dump({"rows": rows, "trivial": trivial, "shedding_periods": periods,
-                   "reynolds": [t.reynolds for t in te]}, f, indent=1)
-    with atomic_write(args.out / "table.md") as f:
-        f.write(table + "\n")
+    run.add_figure(flow_figure(out / "rewiring.png", traj, 0, {"PIORF (feature-difference)": rw},
+                               f"test mesh, Re={traj.reynolds:.0f}"), relative_to=out)
+
+
+def _print_summary(table: str, periods: list[float], te: Any, pt: Any) -> None:
+    """Print the method table, the shedding periods and Reynolds numbers of the test trajectories, and the
+    paired test of PIORF against MGN (when there are two seeds or more)."""
     print(table)
     print()
     print(f"shedding periods of the test trajectories (frames): {', '.join(f'{p:.1f}' for p in periods)} "
@@ -150,16 +175,18 @@ def run_repro(args: argparse.Namespace) -> int:
         print(f"PIORF vs MGN, RMSE@{max(HORIZONS)}: {pt.improvement:+.1f} % ± {pt.improvement_std:.1f} over "
               f"{pt.n} seeds ({pt.wins} better), paired t = {pt.t:.2f}, p = {pt.p_t:.4f}, sign test p = "
               f"{pt.p_sign:.3f} (paper's best: {PAPER_BEST_IMPROVEMENT} %)")
+
+
+def _repro_claims(seeds: list[int], train_steps: int, out: Any) -> None:
+    """The claims at the repro rung into ``out/claims.json``, from the models trained above (only the mechanism
+    task trains anything more), when the run is the rung's (seeds 0-4, the regime's steps); else say why not."""
     from .claims import REGISTRY  # noqa: PLC0415
 
-    if seeds == list(REGISTRY.rung_seeds("repro")) and args.train_steps == REGIME["train_steps"]:
-        # the claims at the repro rung, from the models above (only the mechanism task trains anything more)
+    if seeds == list(REGISTRY.rung_seeds("repro")) and train_steps == REGIME["train_steps"]:
         report = REGISTRY.run("repro", command="iclr25 piorf repro")
-        report.save(args.out / "claims.json")
+        report.save(out / "claims.json")
         for r in report.results:
             print(f"claim {r.claim.id}: {r.verdict} (expected: {r.claim.expect})")
     else:
         print("claims.json not written: the claims' repro rung is seeds 0-4 at "
               f"{REGIME['train_steps']} steps (run without --seed/--seeds/--train-steps)")
-    print(f"wall {time.perf_counter() - t0:.0f} s (data {t_data:.0f} s)")
-    return 0
