@@ -179,6 +179,41 @@ class RxnFlow:
     # ------------------------------------------------------------------------------------------ rollout
     def _rollout(self, n: int, beta: np.ndarray, rng: np.random.Generator, *, rho: float, min_sampling: int,
                  eps: float, pb: str = "uniform") -> tuple[list[_Traj], torch.Tensor, torch.Tensor]:
+        """Roll out ``n`` trajectories on one subsampled action space (ratio ``rho``, at least ``min_sampling``
+        actions per block set); ``eps``: probability of a uniform random action. Returns the trajectories, the
+        forward log-probabilities ``log P_F`` (with gradients; the subset estimates of the partition functions)
+        and the backward ones ``log P_B`` (``pb="uniform"``: one over the number of parents)."""
+        sub, first_ids, bi_ids, e_first, e_bi = self._subsample(rng, rho, min_sampling)
+        cond = self.policy.cond(torch.as_tensor(beta, dtype=torch.float32))
+        scale = self.policy.logit_scale(cond)
+        trajs, logpf = self._first_step(n, cond, scale, sub, first_ids, e_first, rng, eps)
+        widths = [1, len(self.space.uni)] + [len(ids) for ids in bi_ids]
+        offsets = np.concatenate([[0], np.cumsum(widths)])
+        col_w = torch.cat([torch.zeros(1 + len(self.space.uni))] + [torch.full((len(ids),), float(w))
+                                                                   for ids, w in zip(bi_ids, sub.log_weight[1:])])
+        while True:
+            act = [i for i, t in enumerate(trajs) if not t.done and t.depth < self.space.max_len]
+            for t in trajs:
+                if not t.done and t.depth >= self.space.max_len:
+                    t.done = True  # forced stop at max_len: P_F = 1
+            if not act:
+                break
+            ia = torch.tensor(act)
+            L = self._step_logits(trajs, act, ia, cond, scale, e_bi, widths)
+            W = L + col_w
+            groups = [np.arange(offsets[g], offsets[g + 1]) for g in range(len(widths)) if widths[g]]
+            cols = _choose(W.detach().numpy(), groups, rng, eps)
+            logz_hat = torch.logsumexp(W, dim=1)
+            step_lp = (L[torch.arange(len(act)), torch.from_numpy(cols)] - logz_hat).clamp(max=0.0)
+            logpf = logpf.index_add(0, ia, step_lp)
+            self._apply_actions(trajs, act, cols, bi_ids, offsets, pb)
+        logpb = torch.tensor([t.logpb for t in trajs])
+        return trajs, logpf, logpb
+
+    def _subsample(self, rng: np.random.Generator, rho: float, min_sampling: int
+                   ) -> tuple[Any, np.ndarray, list[np.ndarray], torch.Tensor, list[torch.Tensor]]:
+        """Draw the action subsets (first blocks, and the pool of each protocol) and embed the blocks they hold
+        once; returns the subsets, the first-block ids, each protocol's block ids and their embeddings."""
         space, pol = self.space, self.policy
         sizes = [space.n_blocks] + [len(p.pool) for p in space.protocols]
         sub = draw_subsets(sizes, rho, rng, min_sampling=min_sampling)
@@ -188,11 +223,14 @@ class RxnFlow:
         emb = pol.embed_blocks(self.block_inputs(union))
         e_first = emb[torch.from_numpy(np.searchsorted(union, first_ids))]
         e_bi = [emb[torch.from_numpy(np.searchsorted(union, ids))] for ids in bi_ids]
-        beta_t = torch.as_tensor(beta, dtype=torch.float32)
-        cond = pol.cond(beta_t)
-        scale = pol.logit_scale(cond)
+        return sub, first_ids, bi_ids, e_first, e_bi
+
+    def _first_step(self, n: int, cond: torch.Tensor, scale: torch.Tensor, sub: Any, first_ids: np.ndarray,
+                    e_first: torch.Tensor, rng: np.random.Generator, eps: float) -> tuple[list[_Traj], torch.Tensor]:
+        """Step 0: the empty molecule picks a first block from the subset; returns the one-block trajectories
+        and their ``log P_F`` so far."""
+        pol, bl = self.policy, self.space.blocks
         logpf = torch.zeros(n)
-        # step 0: the empty molecule picks a first block
         x0 = torch.zeros(n, N_STATE_BITS + N_DESC)
         h = pol.encode(x0, torch.zeros(n, dtype=torch.long), cond)
         logits = pol.first_logits(h, e_first) * scale
@@ -200,72 +238,67 @@ class RxnFlow:
         a = _choose(weighted.detach().numpy(), [np.arange(len(first_ids))], rng, eps)
         logz_hat = torch.logsumexp(weighted, dim=1)
         logpf = logpf + (logits[torch.arange(n), torch.from_numpy(a)] - logz_hat).clamp(max=0.0)
-        bl = space.blocks
         trajs = [_Traj(bl.smiles[first_ids[k]], 1, leaf(bl.smiles[first_ids[k]], bl.names[first_ids[k]])) for k in a]
+        return trajs, logpf
+
+    def _step_logits(self, trajs: list[_Traj], act: list[int], ia: torch.Tensor, cond: torch.Tensor,
+                     scale: torch.Tensor, e_bi: list[torch.Tensor], widths: list[int]) -> torch.Tensor:
+        """The scaled logits of the active trajectories ``act`` (all at the same depth) over the columns stop,
+        each unimolecular template, and each protocol's subset of blocks; columns of actions that cannot apply
+        (stop before ``min_len`` while a reaction can, a template that does not match) are ``-inf``."""
+        space, pol = self.space, self.policy
         n_uni, n_bi = len(space.uni), len(space.protocols)
-        widths = [1, n_uni] + [len(ids) for ids in bi_ids]
-        offsets = np.concatenate([[0], np.cumsum(widths)])
-        col_w = torch.cat([torch.zeros(1 + n_uni)] + [torch.full((len(ids),), float(w))
-                                                     for ids, w in zip(bi_ids, sub.log_weight[1:])])
-        while True:
-            act = [i for i, t in enumerate(trajs) if not t.done and t.depth < space.max_len]
-            for t in trajs:
-                if not t.done and t.depth >= space.max_len:
-                    t.done = True  # forced stop at max_len: P_F = 1
-            if not act:
-                break
-            smi = [trajs[i].smiles for i in act]
-            depth = trajs[act[0]].depth
-            x = torch.from_numpy(space.features(smi))
-            ia = torch.tensor(act)
-            h = pol.encode(x, torch.full((len(act),), depth, dtype=torch.long), cond[ia])
-            masks = [space.matches(s) for s in smi]
-            uni_m = np.stack([m[0] for m in masks]) if n_uni else np.zeros((len(act), 0), bool)
-            bi_m = np.stack([m[1] for m in masks]) if n_bi else np.zeros((len(act), 0), bool)
-            can_react = uni_m.any(1) | bi_m.any(1)
-            stop_m = (depth >= space.min_len) | ~can_react
-            parts = [pol.stop_logits(h)[:, None], pol.uni_logits(h)]
-            q = pol.bi_queries(h) if n_bi else None
-            for j in range(n_bi):
-                parts.append(q[:, j] @ e_bi[j].T)
-            L = torch.cat(parts, dim=1) * scale[ia]
-            colmask = np.concatenate([stop_m[:, None], uni_m] + [np.repeat(bi_m[:, j:j + 1], widths[2 + j], 1)
-                                                                for j in range(n_bi)], axis=1)
-            L = L.masked_fill(~torch.from_numpy(colmask), -torch.inf)
-            W = L + col_w
-            groups = [np.arange(offsets[g], offsets[g + 1]) for g in range(len(widths)) if widths[g]]
-            cols = _choose(W.detach().numpy(), groups, rng, eps)
-            logz_hat = torch.logsumexp(W, dim=1)
-            step_lp = (L[torch.arange(len(act)), torch.from_numpy(cols)] - logz_hat).clamp(max=0.0)
-            logpf = logpf.index_add(0, ia, step_lp)
-            for r, i in enumerate(act):
-                t, c = trajs[i], int(cols[r])
-                if c == 0:
-                    t.done = True
-                    continue
-                if c < 1 + n_uni:
-                    ti = space.uni[c - 1]
-                    prod = space.react_uni(t.smiles, ti)
-                    tmpl = space.templates[ti]
-                    children = [t.route]
-                    n_par = 1
-                else:
-                    j = int(np.searchsorted(offsets, c, side="right") - 1) - 2
-                    blk = int(bi_ids[j][c - offsets[2 + j]])
-                    pr = space.protocols[j]
-                    prod = space.react_bi(t.smiles, j, blk)
-                    tmpl = space.templates[pr.template]
-                    bleaf = leaf(bl.smiles[blk], bl.names[blk])
-                    children = [t.route, bleaf] if pr.position == 0 else [bleaf, t.route]
-                    n_par = space.n_parents(t.smiles, j, blk, t.depth) if pb == "uniform" else 1
-                if prod is None:
-                    t.failed, t.done, t.smiles = True, True, None
-                    continue
-                t.route = reaction_node(prod, tmpl.name, tmpl.smarts, children)
-                t.smiles, t.depth = prod, t.depth + 1
-                t.logpb -= math.log(n_par)
-        logpb = torch.tensor([t.logpb for t in trajs])
-        return trajs, logpf, logpb
+        smi = [trajs[i].smiles for i in act]
+        depth = trajs[act[0]].depth
+        x = torch.from_numpy(space.features(smi))
+        h = pol.encode(x, torch.full((len(act),), depth, dtype=torch.long), cond[ia])
+        masks = [space.matches(s) for s in smi]
+        uni_m = np.stack([m[0] for m in masks]) if n_uni else np.zeros((len(act), 0), bool)
+        bi_m = np.stack([m[1] for m in masks]) if n_bi else np.zeros((len(act), 0), bool)
+        can_react = uni_m.any(1) | bi_m.any(1)
+        stop_m = (depth >= space.min_len) | ~can_react
+        parts = [pol.stop_logits(h)[:, None], pol.uni_logits(h)]
+        q = pol.bi_queries(h) if n_bi else None
+        for j in range(n_bi):
+            parts.append(q[:, j] @ e_bi[j].T)
+        L = torch.cat(parts, dim=1) * scale[ia]
+        colmask = np.concatenate([stop_m[:, None], uni_m] + [np.repeat(bi_m[:, j:j + 1], widths[2 + j], 1)
+                                                            for j in range(n_bi)], axis=1)
+        return L.masked_fill(~torch.from_numpy(colmask), -torch.inf)
+
+    def _apply_actions(self, trajs: list[_Traj], act: list[int], cols: np.ndarray, bi_ids: list[np.ndarray],
+                       offsets: np.ndarray, pb: str) -> None:
+        """Apply the chosen column of each active trajectory in place: stop, a unimolecular reaction, or a
+        bimolecular one with a block of the subset (a failed reaction ends the trajectory as failed); the
+        route grows and ``logpb`` takes ``-log`` of the number of parents."""
+        space, bl = self.space, self.space.blocks
+        n_uni = len(space.uni)
+        for r, i in enumerate(act):
+            t, c = trajs[i], int(cols[r])
+            if c == 0:
+                t.done = True
+                continue
+            if c < 1 + n_uni:
+                ti = space.uni[c - 1]
+                prod = space.react_uni(t.smiles, ti)
+                tmpl = space.templates[ti]
+                children = [t.route]
+                n_par = 1
+            else:
+                j = int(np.searchsorted(offsets, c, side="right") - 1) - 2
+                blk = int(bi_ids[j][c - offsets[2 + j]])
+                pr = space.protocols[j]
+                prod = space.react_bi(t.smiles, j, blk)
+                tmpl = space.templates[pr.template]
+                bleaf = leaf(bl.smiles[blk], bl.names[blk])
+                children = [t.route, bleaf] if pr.position == 0 else [bleaf, t.route]
+                n_par = space.n_parents(t.smiles, j, blk, t.depth) if pb == "uniform" else 1
+            if prod is None:
+                t.failed, t.done, t.smiles = True, True, None
+                continue
+            t.route = reaction_node(prod, tmpl.name, tmpl.smarts, children)
+            t.smiles, t.depth = prod, t.depth + 1
+            t.logpb -= math.log(n_par)
 
     def log_rewards(self, trajs: Sequence[_Traj]) -> np.ndarray:
         out = np.empty(len(trajs))

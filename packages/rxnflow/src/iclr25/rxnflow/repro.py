@@ -106,24 +106,15 @@ def _scale_row(n_blocks: int, rho: float, steps: int) -> dict[str, Any]:
 
 
 def run_repro(args: argparse.Namespace) -> int:
+    """The four parts of the module docstring in turn (estimator, toy at equal wall time, modes, scale), then
+    the claims at the repro rung; writes ``results.json``, ``rows.json``, ``claims.json`` and the figures."""
     cfg = dict(REPRO)
     run = RunResult.start("iclr25-rxnflow", "repro", seed=args.seed, config=cfg)
     from iclr25.utils.cli import set_torch_threads
 
     set_torch_threads(args.threads)
-    from .figures import plot_fit, plot_speed
-    from .gflownet import RxnFlow, TrainConfig, train
     from .rewards import parse_reward
-    from .routes import verify_route
-    from .toy import (
-        distribution_fit,
-        diverse_top_k,
-        diversity,
-        enumerate_terminals,
-        exact_log_probs,
-        random_synthesis,
-        toy_space,
-    )
+    from .toy import enumerate_terminals, toy_space
 
     args.out.mkdir(parents=True, exist_ok=True)
     t_all = time.perf_counter()
@@ -138,13 +129,47 @@ def run_repro(args: argparse.Namespace) -> int:
     t_enum = time.perf_counter() - t0
     space.parent_counts = enum.in_degree()
     print(f"enumerated {len(enum.terminals)} terminals ({enum.n_products} products) in {t_enum:.0f} s", flush=True)
+    rows, models = _toy_rows(cfg, space, reward, enum, args.seed)
+    # 3. modes
+    modes = _modes(models[0.1], cfg["n_samples"], args.seed)
+    # 4. scale
+    scale = _scale_rows(cfg)
+    wall = time.perf_counter() - t_all
+    _add_metrics(run, cfg, est, len(enum.terminals), rows, modes, scale)
+    run.add("repro wall time", wall, unit="s", higher_is_better=False, timing=True)
+    _add_figures(run, args.out, cfg, rows, models, enum, len(space.blocks))
+    (q_o, d_o, k_o), (q_r, d_r, k_r), _ = modes
+    with atomic_write(args.out / "rows.json") as fh:
+        json.dump({"estimator": est, "toy": rows, "modes": {"ours": [q_o, d_o, k_o], "random": [q_r, d_r, k_r]},
+                   "scale": scale, "enumeration_s": t_enum, "n_blocks": len(space.blocks),
+                   "n_products": enum.n_products}, fh, indent=1)
+    # the registry's claims at the repro rung (5 seeds; about 80 s on one core): OUT/claims.json
+    from .claims import REGISTRY
+
+    report = REGISTRY.run("repro", command="iclr25 rxnflow repro")
+    report.save(args.out)
+    for r in report.results:
+        run.add(f"claim {r.claim.id}: {r.verdict}", float(r.holds))
+    run.finish().save(args.out / "results.json")
+    print(_table(rows))
+    print(run.to_markdown())
+    return 0
+
+
+def _toy_rows(cfg: dict[str, Any], space: Any, reward: Any, enum: Any,
+              seed: int) -> tuple[list[dict[str, Any]], dict[float, Any]]:
+    """Part 2: one model per ρ in ``cfg["rhos"]``, each trained for the same wall time with the exact fit read
+    at a quarter, half and all of it; returns the per-ρ rows and the trained models by ρ."""
+    from .gflownet import RxnFlow, TrainConfig, train
+    from .toy import distribution_fit
+
     rows, models = [], {}
     T = cfg["seconds_per_rho"]
     for rho in cfg["rhos"]:
-        model = RxnFlow(space, reward, beta=cfg["beta"], seed=args.seed)
+        model = RxnFlow(space, reward, beta=cfg["beta"], seed=seed)
         res = train(model, TrainConfig(steps=10 ** 7, batch_size=cfg["batch_size"], rho=rho,
                                        min_sampling=cfg["min_sampling"], beta=cfg["beta"], time_budget_s=T),
-                    seed=args.seed, eval_fn=lambda m: distribution_fit(m, enum).pearson,
+                    seed=seed, eval_fn=lambda m: distribution_fit(m, enum).pearson,
                     eval_at=[T / 4, T / 2], eval_by="time", desc=f"rho={rho}")
         row = {"rho": rho, "steps": res.steps, "seconds": res.seconds, "steps_per_s": res.steps_per_s,
                "fit_ladder": [{"steps": s, "seconds": round(t, 1), "pearson": v} for s, t, v in res.evals],
@@ -154,31 +179,48 @@ def run_repro(args: argparse.Namespace) -> int:
         rows.append(row)
         models[rho] = model
         print(json.dumps(row), flush=True)
-    # 3. modes
-    model = models[0.1]
-    samples = model.sample(cfg["n_samples"], seed=args.seed)
-    rand = random_synthesis(model, cfg["n_samples"], seed=args.seed)
+    return rows, models
+
+
+def _modes(model: Any, n_samples: int, seed: int) -> tuple[tuple[float, float, int], tuple[float, float, int], float]:
+    """Part 3: the top-100 diverse modes (mean reward, diversity, count) of ``n_samples`` samples of ``model``
+    and of as many uniform-random synthesis trajectories, and the fraction of sampled routes that replay."""
+    from .routes import verify_route
+    from .toy import diverse_top_k, diversity, random_synthesis
+
+    samples = model.sample(n_samples, seed=seed)
+    rand = random_synthesis(model, n_samples, seed=seed)
     replay = float(np.mean([verify_route(s.route) for s in samples]))
 
     def modes(ss):
         idx = diverse_top_k([s.smiles for s in ss], [s.reward for s in ss], k=100)
         return float(np.mean([ss[i].reward for i in idx])), diversity([ss[i].smiles for i in idx]), len(idx)
 
-    (q_o, d_o, k_o), (q_r, d_r, k_r) = modes(samples), modes(rand)
-    # 4. scale
+    return modes(samples), modes(rand), replay
+
+
+def _scale_rows(cfg: dict[str, Any]) -> list[dict[str, Any]]:
+    """Part 4: one TB step's time and peak memory at each library size, subsampled and with the full softmax."""
     scale = []
     for nb in cfg["scale_blocks"]:
         for rho in (cfg["scale_rho"], 1.0):
             r = _scale_row(nb, rho, cfg["scale_steps"])
             scale.append(r)
             print(json.dumps(r), flush=True)
-    wall = time.perf_counter() - t_all
+    return scale
+
+
+def _add_metrics(run: RunResult, cfg: dict[str, Any], est: dict[str, Any], n_terminals: int,
+                 rows: list[dict[str, Any]], modes: tuple[Any, Any, float], scale: list[dict[str, Any]]) -> None:
+    """The repro's metrics of parts 1-4 (the estimator, the fit and speed at equal wall time against ρ = 1, the
+    modes against random synthesis, and the time and memory per step against the full softmax)."""
+    (q_o, d_o, _), (q_r, d_r, _), replay = modes
     by = {r["rho"]: r for r in rows}
     run.add("estimator: mean Ẑ / Z - 1 (5000 subsets, 1e5 actions, ρ=0.02)", est["mean_rel_error"])
     run.add("estimator: Var·ρ/(1-ρ) max/min over ρ ∈ [0.005, 0.1]",
             max(x["rel_var_x_rho_over_1-rho"] for x in est["ladder"][:5]) /
             min(x["rel_var_x_rho_over_1-rho"] for x in est["ladder"][:5]))
-    run.add("toy terminals enumerated", len(enum.terminals))
+    run.add("toy terminals enumerated", n_terminals)
     run.add("fit r at equal wall time, ρ=0.1", by[0.1]["pearson"], peer=by[1.0]["pearson"], peer_name="ρ=1",
             higher_is_better=True)
     run.add("fit r at equal wall time, ρ=0.03", by[0.03]["pearson"], peer=by[1.0]["pearson"], peer_name="ρ=1",
@@ -197,30 +239,24 @@ def run_repro(args: argparse.Namespace) -> int:
                 peer_name="full softmax (ρ=1)", unit="s", higher_is_better=False, timing=True)
         run.add(f"peak RSS at {nb} blocks, ρ={cfg['scale_rho']}", sub["peak_rss_mb"], peer=full["peak_rss_mb"],
                 peer_name="full softmax (ρ=1)", unit="MB", higher_is_better=False, timing=True)
-    run.add("repro wall time", wall, unit="s", higher_is_better=False, timing=True)
-    f1 = plot_fit(args.out / "fit_rho0.1.png", exact_log_probs(models[0.1], enum), enum.log_target(cfg["beta"]),
-                  title=f"ρ=0.1, {by[0.1]['steps']} steps in {T:.0f} s, {len(space.blocks)} blocks")
-    f2 = plot_fit(args.out / "fit_rho1.png", exact_log_probs(models[1.0], enum), enum.log_target(cfg["beta"]),
-                  title=f"ρ=1, {by[1.0]['steps']} steps in {T:.0f} s, {len(space.blocks)} blocks")
-    f3 = plot_speed(args.out / "speed_vs_rho.png", [r["rho"] for r in rows], [r["steps_per_s"] for r in rows],
+
+
+def _add_figures(run: RunResult, out: Any, cfg: dict[str, Any], rows: list[dict[str, Any]],
+                 models: dict[float, Any], enum: Any, n_blocks: int) -> None:
+    """The exact fit of the ρ = 0.1 and ρ = 1 models against the target, and speed and fit against ρ."""
+    from .figures import plot_fit, plot_speed
+    from .toy import exact_log_probs
+
+    by = {r["rho"]: r for r in rows}
+    T = cfg["seconds_per_rho"]
+    f1 = plot_fit(out / "fit_rho0.1.png", exact_log_probs(models[0.1], enum), enum.log_target(cfg["beta"]),
+                  title=f"ρ=0.1, {by[0.1]['steps']} steps in {T:.0f} s, {n_blocks} blocks")
+    f2 = plot_fit(out / "fit_rho1.png", exact_log_probs(models[1.0], enum), enum.log_target(cfg["beta"]),
+                  title=f"ρ=1, {by[1.0]['steps']} steps in {T:.0f} s, {n_blocks} blocks")
+    f3 = plot_speed(out / "speed_vs_rho.png", [r["rho"] for r in rows], [r["steps_per_s"] for r in rows],
                     [r["pearson"] for r in rows])
     for f in (f1, f2, f3):
-        run.add_figure(f, relative_to=args.out)
-    with atomic_write(args.out / "rows.json") as fh:
-        json.dump({"estimator": est, "toy": rows, "modes": {"ours": [q_o, d_o, k_o], "random": [q_r, d_r, k_r]},
-                   "scale": scale, "enumeration_s": t_enum, "n_blocks": len(space.blocks),
-                   "n_products": enum.n_products}, fh, indent=1)
-    # the registry's claims at the repro rung (5 seeds; about 80 s on one core): OUT/claims.json
-    from .claims import REGISTRY
-
-    report = REGISTRY.run("repro", command="iclr25 rxnflow repro")
-    report.save(args.out)
-    for r in report.results:
-        run.add(f"claim {r.claim.id}: {r.verdict}", float(r.holds))
-    run.finish().save(args.out / "results.json")
-    print(_table(rows))
-    print(run.to_markdown())
-    return 0
+        run.add_figure(f, relative_to=out)
 
 
 def _table(rows) -> str:
