@@ -29,19 +29,45 @@ TRIVIAL = ["do-nothing", "linear-extrapolation"]
 
 
 def run_repro(args: argparse.Namespace) -> int:
+    """The rows of :data:`REPRO` (main setting over seeds, resolution, viscosity, noise, Burgers, the epoch
+    ladder), the resolution transfer and the claims at the repro rung; writes ``results.json``, ``rows.json``,
+    ``tables.md``, ``claims.json`` and the ratio figure into ``args.out``."""
     cfg = dict(REPRO)
     run = RunResult.start(PACKAGE, "repro", seed=args.seed, config=cfg)
     check_seed(args.seed, "--seed")
     set_torch_threads(args.threads)
-    import numpy as np  # noqa: PLC0415
-
-    from .experiments import Setting, compare_models, observed  # noqa: PLC0415
+    from .experiments import Setting  # noqa: PLC0415
     from .figures import plot_repro  # noqa: PLC0415
-    from .training import evaluate  # noqa: PLC0415
 
     seed_everything(args.seed)
     common = {k: cfg[k] for k in ("n_train", "n_test", "batch_size", "width", "n_layers", "lr", "t_burn")}
     rows: list[dict[str, Any]] = []
+    peers = _peers()
+    t0 = time.perf_counter()
+    ep = cfg["epochs"]
+    main = Setting(*cfg["main"])
+    first = _run_rows(cfg, common, peers, rows)
+    transfer = _resolution_transfer(cfg, common, first)
+    _add_metrics(run, rows, peers, main, ep, transfer)
+    _add_claims(run, args.out)
+    wall = time.perf_counter() - t0
+    run.add("repro wall time", wall, unit="s", higher_is_better=False, timing=True)
+    fig = plot_repro(args.out / "ratio.png", rows, main_resolution=main.resolution, main_nu=main.nu,
+                     epochs=ep)
+    run.add_figure(fig, relative_to=args.out)
+    with atomic_write(args.out / "rows.json") as f:
+        json.dump(rows, f, indent=1)
+    with atomic_write(args.out / "tables.md") as f:
+        f.write(_tables(rows, peers, transfer))
+    run.finish().save(args.out / "results.json")
+    print(_tables(rows, peers, transfer))
+    print(run.to_markdown())
+    return 0
+
+
+def _peers() -> list[str]:
+    """The models of the main setting's first seed: FFNO, MemNO, FFNO with history, and neuraloperator's FNO
+    when the optional ``[peers]`` extra is installed (else a line says it is skipped)."""
     peers = ["ffno", "memno", "ffno-history"]
     try:
         from .peers import neuralop_fno  # noqa: F401 - optional peer
@@ -49,60 +75,91 @@ def run_repro(args: argparse.Namespace) -> int:
     except ImportError:
         print("neuraloperator is not installed (the [peers] extra: pip install './packages/memno[peers]' from a "
               "clone): its FNO peer is skipped")
+    return peers
 
-    def record(kind: str, setting: Setting, seed: int, names: Sequence[str], epochs: int) -> dict[str, Any]:
-        kw = dict(common, t_burn=common["t_burn"] if setting.pde == "ks" else 0.0)
-        out = compare_models(setting, [n for n in names if n in MODEL_NAMES], seed=seed, epochs=epochs, **kw)
-        if "neuralop-fno" in names:
-            from .peers import train_neuralop_fno
 
-            out["neuralop-fno"] = train_neuralop_fno(out["data"].split(common["n_train"])[0], out["test"],
-                                                     seed=seed, epochs=epochs, modes=out["modes"],
-                                                     **{k: common[k] for k in ("batch_size", "width", "n_layers",
-                                                                               "lr")})
-        row: dict[str, Any] = {"kind": kind, "setting": setting.label, "pde": setting.pde,
-                               "resolution": setting.resolution, "nu": setting.nu, "noise": setting.noise,
-                               "seed": seed, "epochs": epochs, "modes": out["modes"]}
-        for n in [*TRIVIAL, *names]:
-            row[n] = out[n]["eval"].nrmse
-            row[n + " rollout"] = out[n]["eval"].nrmse_rollout
-            if out[n]["train"] is not None:
-                row[n + " s/epoch"] = out[n]["train"].seconds_per_epoch
-        row["ratio"] = row["memno"] / row["ffno"]
-        row["ratio rollout"] = row["memno rollout"] / row["ffno rollout"]
-        rows.append(row)
-        print(json.dumps({k: (round(v, 5) if isinstance(v, float) else v) for k, v in row.items()}), flush=True)
-        return out
+def _record(rows: list[dict[str, Any]], common: dict[str, Any], kind: str, setting: Any, seed: int,
+            names: Sequence[str], epochs: int) -> dict[str, Any]:
+    """Train and score ``names`` (beside the trivial predictors) on one setting and seed; appends the row of
+    one-step and rollout nRMSEs, s/epoch and the MemNO/FFNO ratios to ``rows``, prints it, and returns the
+    models and data of :func:`~iclr25.memno.experiments.compare_models`."""
+    from .experiments import compare_models  # noqa: PLC0415
 
-    t0 = time.perf_counter()
+    kw = dict(common, t_burn=common["t_burn"] if setting.pde == "ks" else 0.0)
+    out = compare_models(setting, [n for n in names if n in MODEL_NAMES], seed=seed, epochs=epochs, **kw)
+    if "neuralop-fno" in names:
+        from .peers import train_neuralop_fno
+
+        out["neuralop-fno"] = train_neuralop_fno(out["data"].split(common["n_train"])[0], out["test"],
+                                                 seed=seed, epochs=epochs, modes=out["modes"],
+                                                 **{k: common[k] for k in ("batch_size", "width", "n_layers",
+                                                                           "lr")})
+    row: dict[str, Any] = {"kind": kind, "setting": setting.label, "pde": setting.pde,
+                           "resolution": setting.resolution, "nu": setting.nu, "noise": setting.noise,
+                           "seed": seed, "epochs": epochs, "modes": out["modes"]}
+    for n in [*TRIVIAL, *names]:
+        row[n] = out[n]["eval"].nrmse
+        row[n + " rollout"] = out[n]["eval"].nrmse_rollout
+        if out[n]["train"] is not None:
+            row[n + " s/epoch"] = out[n]["train"].seconds_per_epoch
+    row["ratio"] = row["memno"] / row["ffno"]
+    row["ratio rollout"] = row["memno rollout"] / row["ffno rollout"]
+    rows.append(row)
+    print(json.dumps({k: (round(v, 5) if isinstance(v, float) else v) for k, v in row.items()}), flush=True)
+    return out
+
+
+def _run_rows(cfg: dict[str, Any], common: dict[str, Any], peers: list[str],
+              rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every row of ``cfg`` in order (main setting over the seeds, with the peers at the first; then at the first
+    seed resolution, viscosity, noise, Burgers, and the epoch ladders at the main and the highest resolution);
+    returns the models of the main setting's first seed."""
+    from .experiments import Setting  # noqa: PLC0415
+
     ep = cfg["epochs"]
     main = Setting(*cfg["main"])
     first = None
     for seed in cfg["seeds"]:
-        out = record("main", main, seed, peers if seed == cfg["seeds"][0] else ["ffno", "memno"], ep)
+        out = _record(rows, common, "main", main, seed, peers if seed == cfg["seeds"][0] else ["ffno", "memno"], ep)
         first = first or out
     s0 = cfg["seeds"][0]
     for res_ in cfg["resolutions"]:
-        record("resolution", Setting(res_, main.nu), s0, ["ffno", "memno"], ep)
+        _record(rows, common, "resolution", Setting(res_, main.nu), s0, ["ffno", "memno"], ep)
     for nu in cfg["viscosities"]:
-        record("viscosity", Setting(main.resolution, nu), s0, ["ffno", "memno"], ep)
+        _record(rows, common, "viscosity", Setting(main.resolution, nu), s0, ["ffno", "memno"], ep)
     for res_, nu, noise in cfg["noise"]:
-        record("noise", Setting(res_, nu, noise), s0, ["ffno", "memno"], ep)
+        _record(rows, common, "noise", Setting(res_, nu, noise), s0, ["ffno", "memno"], ep)
     for res_, nu in cfg["burgers"]:
-        record("burgers", Setting(res_, nu, pde="burgers"), s0, ["ffno", "memno"], ep)
+        _record(rows, common, "burgers", Setting(res_, nu, pde="burgers"), s0, ["ffno", "memno"], ep)
     for e in cfg["ladder"]:
         if e != ep:
-            record("ladder", main, s0, ["ffno", "memno"], e)
+            _record(rows, common, "ladder", main, s0, ["ffno", "memno"], e)
     for e in cfg["ladder_high_res"]:
         if e != ep:
-            record("ladder", Setting(cfg["resolutions"][-1], main.nu), s0, ["ffno", "memno"], e)
-    # resolution transfer: the res-32 models evaluated on the same trajectories observed at 64 points
-    fine = observed(Setting(cfg["transfer"], main.nu), common["n_train"] + common["n_test"], seed=s0,
+            _record(rows, common, "ladder", Setting(cfg["resolutions"][-1], main.nu), s0, ["ffno", "memno"], e)
+    return first
+
+
+def _resolution_transfer(cfg: dict[str, Any], common: dict[str, Any], first: dict[str, Any]) -> dict[str, float]:
+    """Resolution transfer: the main setting's first-seed FFNO and MemNO evaluated on the same test trajectories
+    observed at ``cfg["transfer"]`` points; their one-step nRMSE."""
+    from .experiments import Setting, observed  # noqa: PLC0415
+    from .training import evaluate  # noqa: PLC0415
+
+    main = Setting(*cfg["main"])
+    fine = observed(Setting(cfg["transfer"], main.nu), common["n_train"] + common["n_test"], seed=cfg["seeds"][0],
                     t_burn=common["t_burn"]).split(common["n_train"])[1]
-    transfer = {n: evaluate(first[n]["model"], fine).nrmse for n in ("ffno", "memno")}
-    wall = time.perf_counter() - t0
+    return {n: evaluate(first[n]["model"], fine).nrmse for n in ("ffno", "memno")}
+
+
+def _add_metrics(run: RunResult, rows: list[dict[str, Any]], peers: list[str], main: Any, ep: int,
+                 transfer: dict[str, float]) -> None:
+    """The repro's metrics: the main setting's MemNO/FFNO ratio over seeds (mean, std, worst), every other row's
+    ratio, FFNO and MemNO against do-nothing, MemNO against each peer, the transfer and the s/epoch."""
+    import numpy as np  # noqa: PLC0415
 
     main_rows = [r for r in rows if r["kind"] == "main"]
+    s0 = main_rows[0]["seed"]
     ratios = np.array([r["ratio"] for r in main_rows])
     run.add(f"nRMSE ratio MemNO/FFNO, {main.label}, mean of {len(ratios)} seeds", float(ratios.mean()),
             higher_is_better=False)
@@ -123,27 +180,18 @@ def run_repro(args: argparse.Namespace) -> int:
             higher_is_better=False)
     run.add("MemNO s/epoch (res 32)", main_rows[0]["memno s/epoch"], peer=main_rows[0]["ffno s/epoch"],
             peer_name="FFNO", unit="s", higher_is_better=False, timing=True)
-    # the registry's claims at the repro rung (5 seeds): claims.json, from which the README's claims table is made
+
+
+def _add_claims(run: RunResult, out: Any) -> None:
+    """The registry's claims at the repro rung (5 seeds) into ``out/claims.json``, from which the README's claims
+    table is made; each claim's verdict is also a metric of ``run``."""
     from .claims import REGISTRY  # noqa: PLC0415
 
     report = REGISTRY.run("repro", command="iclr25 memno repro")
-    report.save(args.out)
+    report.save(out)
     for r in report.results:
         run.add(f"claim {r.claim.id} (repro rung, {len(r.seeds)} seeds): {r.verdict}", float(r.holds),
                 higher_is_better=True)
-    wall = time.perf_counter() - t0
-    run.add("repro wall time", wall, unit="s", higher_is_better=False, timing=True)
-    fig = plot_repro(args.out / "ratio.png", rows, main_resolution=main.resolution, main_nu=main.nu,
-                     epochs=ep)
-    run.add_figure(fig, relative_to=args.out)
-    with atomic_write(args.out / "rows.json") as f:
-        json.dump(rows, f, indent=1)
-    with atomic_write(args.out / "tables.md") as f:
-        f.write(_tables(rows, peers, transfer))
-    run.finish().save(args.out / "results.json")
-    print(_tables(rows, peers, transfer))
-    print(run.to_markdown())
-    return 0
 
 
 def _table(rows: Sequence[dict[str, Any]], cols: Sequence[str], *, epochs: bool = False) -> str:
