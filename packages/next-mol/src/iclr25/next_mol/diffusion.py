@@ -19,7 +19,7 @@ from .chem import ATOM_FEATURE_DIM, PAIR_FEATURE_DIM, Molecule, atom_features, p
 from .conformers import Ensemble
 from .dmt import DMT, CosineVPSchedule, DMTConfig, kabsch_align, masked_center, random_rotations
 from .lm import _lr_lambda
-from .optim import AdamW
+from .optim import AdamW, step_callback
 
 __all__ = ["Graph", "graphs_of", "Batch", "collate", "noise_target", "denoising_loss", "TrainResult", "train_dmt",
            "sample_conformers", "validation_rmsd", "pos_std_of", "make_dmt", "SAMPLERS"]
@@ -202,10 +202,7 @@ def train_dmt(model: DMT, graphs: Sequence[Graph], *, steps: int = 1000, batch_s
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
         losses.append(float(loss.detach()))
-        if callback is not None and step in marks:
-            model.eval()
-            callback(step)
-            model.train()
+        step_callback(model, callback, step, marks)
     model.eval()
     return TrainResult(last, tuple(losses), time.perf_counter() - t0, aligned)
 

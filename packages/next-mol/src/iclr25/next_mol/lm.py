@@ -19,7 +19,7 @@ from torch import nn
 
 from iclr25.utils.progress import progress
 
-from .optim import AdamW
+from .optim import AdamW, step_callback
 from .tokenizer import BOS, EOS, PAD, SPECIALS, Tokenizer
 
 __all__ = ["LMConfig", "CausalLM", "LMTrainResult", "train_lm", "sample_lm", "decode_to_smiles",
@@ -197,10 +197,7 @@ def train_lm(model: CausalLM, tokenizer: Tokenizer, corpus: Sequence[str], *, st
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         losses.append(float(loss.detach()))
-        if callback is not None and step in marks:
-            model.eval()
-            callback(step)
-            model.train()
+        step_callback(model, callback, step, marks)
     model.eval()
     return LMTrainResult(steps, tuple(losses), time.perf_counter() - t0)
 

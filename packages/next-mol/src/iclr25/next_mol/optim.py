@@ -73,3 +73,12 @@ class AdamW:
             denom = (exp_avg_sq.sqrt() / (1 - beta2 ** t) ** 0.5).add_(self.eps)
             p.addcdiv_(exp_avg, denom, value=-step_size)
         self.k += 1
+
+
+def step_callback(model: torch.nn.Module, callback: Callable[[int], None] | None, step: int,
+                  marks: set[int]) -> None:
+    """Call ``callback(step)`` at the marked training steps with ``model`` in eval mode, then back to training."""
+    if callback is not None and step in marks:
+        model.eval()
+        callback(step)
+        model.train()
