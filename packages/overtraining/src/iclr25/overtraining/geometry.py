@@ -221,13 +221,8 @@ def signed_margin(H: object, y: object, *, C: float = 1e4) -> SignedMargin:
     return SignedMargin(float(np.min(ya * (Z @ w + b)) / nw), False)
 
 
-def fisher_discriminant(H: object, y: object, *, ridge: float = 1e-3) -> float:
-    """Fisher's criterion of the best linear projection,
-
-        J = Δμᵀ (S_w + εI)⁻¹ Δμ,   Δμ = μ₊ − μ₋,   S_w = ½(Σ₊ + Σ₋),   ε = ridge · tr(S_w)/d,
-
-    the squared distance between the class means in units of the within-class spread (the ridge keeps it finite
-    when there are more neurons than examples). Scale-free."""
+def _fisher_terms(H: object, y: object, ridge: float) -> tuple[np.ndarray, np.ndarray, float]:
+    """``(Δμ, S_w, ε)`` of :func:`fisher_discriminant`, after checking the inputs."""
     Ha, ya = _check_xy(H, y, "H")
     if not (isinstance(ridge, (int, float)) and ridge > 0):
         raise ValueError(f"ridge must be a number > 0, got {ridge!r}")
@@ -236,7 +231,18 @@ def fisher_discriminant(H: object, y: object, *, ridge: float = 1e-3) -> float:
     Sw = 0.5 * (np.cov(P, rowvar=False, bias=True).reshape(Ha.shape[1], -1)
                 + np.cov(N, rowvar=False, bias=True).reshape(Ha.shape[1], -1))
     eps = ridge * max(float(np.trace(Sw)) / Ha.shape[1], 1e-300)
-    return float(dmu @ np.linalg.solve(Sw + eps * np.eye(Ha.shape[1]), dmu))
+    return dmu, Sw, eps
+
+
+def fisher_discriminant(H: object, y: object, *, ridge: float = 1e-3) -> float:
+    """Fisher's criterion of the best linear projection,
+
+        J = Δμᵀ (S_w + εI)⁻¹ Δμ,   Δμ = μ₊ − μ₋,   S_w = ½(Σ₊ + Σ₋),   ε = ridge · tr(S_w)/d,
+
+    the squared distance between the class means in units of the within-class spread (the ridge keeps it finite
+    when there are more neurons than examples). Scale-free."""
+    dmu, Sw, eps = _fisher_terms(H, y, ridge)
+    return float(dmu @ np.linalg.solve(Sw + eps * np.eye(len(dmu)), dmu))
 
 
 def fisher_ridge_share(H: object, y: object, *, ridge: float = 1e-3) -> float:
@@ -247,14 +253,7 @@ def fisher_ridge_share(H: object, y: object, *, ridge: float = 1e-3) -> float:
     examples S_w is singular and the share is close to 1: J then measures the ridge (values ~1/ε), not the
     class separation. Compare J across days only where the share is small.
     """
-    Ha, ya = _check_xy(H, y, "H")
-    if not (isinstance(ridge, (int, float)) and ridge > 0):
-        raise ValueError(f"ridge must be a number > 0, got {ridge!r}")
-    P, N = Ha[ya > 0], Ha[ya < 0]
-    dmu = P.mean(0) - N.mean(0)
-    Sw = 0.5 * (np.cov(P, rowvar=False, bias=True).reshape(Ha.shape[1], -1)
-                + np.cov(N, rowvar=False, bias=True).reshape(Ha.shape[1], -1))
-    eps = ridge * max(float(np.trace(Sw)) / Ha.shape[1], 1e-300)
+    dmu, Sw, eps = _fisher_terms(H, y, ridge)
     lam, V = np.linalg.eigh(Sw)
     terms = (V.T @ dmu) ** 2 / (np.maximum(lam, 0.0) + eps)
     total = float(terms.sum())
