@@ -14,10 +14,13 @@ from iclr25.bopito.alanine import (
     load_shipped,
 )
 from iclr25.bopito.alanine_experiment import (
+    chain_kinetics,
     fit_grid_msm,
     free_energy_error,
     md_phi_correlation,
     phi_correlation,
+    simulate_msm,
+    vamp2_states,
 )
 
 
@@ -56,6 +59,25 @@ def test_measures_are_zero_for_the_reference_and_large_for_wrong_data():
     msm = fit_grid_msm(eq, 1)
     assert 0.0 < msm.lambda_hat < 1.0 and 1.0 < msm.timescales[0] < 100
     np.testing.assert_allclose(msm.phi_correlation([0])[0], 1.0)
+
+
+def test_msm_chains_have_the_msm_kinetics_and_vamp2_sees_dynamics():
+    eq = load_shipped().equilibrium
+    msm = fit_grid_msm(eq, 1)
+    t_md, v_md = chain_kinetics(eq)
+    assert t_md == pytest.approx(msm.timescales[0])
+    # the 1-ps frames resolve the slowest process: VAMP-2 well above the constant's 1
+    assert v_md > 1.3
+    # chains of the MSM's transition matrix, started from MD frames: its own timescale and the MD's VAMP-2
+    g = simulate_msm(msm, eq[:, 0], 300, seed=0)
+    assert g.shape == (eq.shape[0], 301) and set(np.unique(g)) <= set(msm.states.tolist())
+    w = 2 * np.pi / 10
+    centres = np.stack([-np.pi + (g // 10 + 0.5) * w, -np.pi + (g % 10 + 0.5) * w], -1)
+    t_ch, v_ch = chain_kinetics(centres)
+    assert abs(t_ch / msm.timescales[0] - 1) < 0.15 and abs(v_ch - v_md) < 0.15
+    # independent states have no dynamics: VAMP-2 of the constant alone (1) up to estimation noise
+    iid = np.random.default_rng(0).integers(0, 9, size=(20, 500))
+    assert abs(vamp2_states(iid, 1, 9) - 1.0) < 0.05
 
 
 def test_bad_alanine_inputs_are_refused(tmp_path):

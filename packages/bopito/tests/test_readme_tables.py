@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 
 from iclr25.bopito.repro import (
+    alanine_ablation_table,
     alanine_tables,
     prinz_tables,
     readme_section,
@@ -19,12 +20,13 @@ ROOT = Path(__file__).parents[1]
 
 @pytest.mark.parametrize(("name", "folder", "render"), [("triple-well-table", "triple-well", triple_well_table),
                                                         ("alanine-tables", "alanine", alanine_tables),
-                                                        ("prinz-tables", "prinz", prinz_tables)])
+                                                        ("prinz-tables", "prinz", prinz_tables),
+                                                        ("alanine-ablation", "alanine-ablation", alanine_ablation_table)])
 def test_readme_table_is_made_from_the_committed_run(name, folder, render):
     details = json.loads((ROOT / "docs" / folder / "details.json").read_text(encoding="utf-8"))
     assert readme_section(ROOT / "README.md", name) == render(details)
     # the file the command wrote beside details.json holds the same table
-    md = (ROOT / "docs" / folder / ("table.md" if folder == "triple-well" else "tables.md")).read_text("utf-8")
+    md = (ROOT / "docs" / folder / ("tables.md" if folder in ("alanine", "prinz") else "table.md")).read_text("utf-8")
     assert md.strip("\n") == render(details)
 
 
@@ -42,3 +44,17 @@ def test_replace_readme_section_writes_between_the_markers_only(tmp_path):
     assert readme_section(readme, "t") == "| a |\n|---|"
     with pytest.raises(ValueError, match="markers"):
         replace_readme_section(readme, "other", "x")
+
+
+def test_readme_prose_quotes_no_measured_number():
+    """Measured numbers live only in the generated blocks: the Limitations and the prose after the alanine
+    tables hold no decimal number or percentage (the paper's own λ̂ aside)."""
+    import re
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    limitations = text[text.index("## Limitations"):]
+    alanine_prose = text[text.index("<!-- alanine-tables:end -->"):text.index("## Differences from the paper")]
+    for part in (limitations, alanine_prose):
+        part = re.sub(r"<!-- (\S+):begin.*?<!-- \1:end -->", "", part, flags=re.S)
+        found = re.findall(r"\d+\.\d+|\d+(?:\.\d+)?\s?%", part.replace("0.9996", ""))
+        assert not found, f"hand-typed numbers in the README prose: {found}"

@@ -27,7 +27,8 @@ from .sampling import sample, sample_chain, sample_equilibrium
 from .training import fit_model
 
 __all__ = ["AlanineScale", "ALANINE_SCALES", "phi_correlation", "md_phi_correlation", "free_energy_error",
-           "grid_states", "fit_grid_msm", "run_alanine"]
+           "grid_states", "fit_grid_msm", "vamp2_grid", "vamp2_states", "simulate_msm", "chain_kinetics",
+           "run_alanine", "run_ablation", "ABLATIONS"]
 
 
 def phi_correlation(phi0: Any, phiN: Any) -> np.ndarray:
@@ -141,14 +142,49 @@ def fit_grid_msm(angles: np.ndarray, lagtime: int, *, n_grid: int = 10, n_timesc
                    symbols, feat, ts)
 
 
-def vamp2_grid(angles: np.ndarray, lagtime: int, n_grid: int = 6, dim: int = 4) -> float:
-    """VAMP-2 (deeptime ``VAMP``, ``dim`` singular values incl. the constant) of (φ, ψ) grid indicators."""
+def vamp2_states(dtrajs: Any, lagtime: int, n_states: int, dim: int = 4) -> float:
+    """VAMP-2 (deeptime ``VAMP``, ``dim`` singular values incl. the constant) of the indicator functions of
+    ``n_states`` discrete states along ``dtrajs`` (integer arrays ``(n_traj, n_frames)`` or a list of them)."""
     from deeptime.decomposition import VAMP  # noqa: PLC0415
 
-    d = grid_states(np.asarray(angles), n_grid)
-    eye = np.eye(n_grid * n_grid)
-    model = VAMP(lagtime=int(lagtime), dim=dim).fit([eye[x] for x in d]).fetch_model()
+    eye = np.eye(int(n_states))
+    model = VAMP(lagtime=int(lagtime), dim=dim).fit([eye[np.asarray(x)] for x in dtrajs]).fetch_model()
     return float(model.score(r=2))
+
+
+def vamp2_grid(angles: np.ndarray, lagtime: int, n_grid: int = 6, dim: int = 4) -> float:
+    """VAMP-2 (deeptime ``VAMP``, ``dim`` singular values incl. the constant) of (φ, ψ) grid indicators."""
+    return vamp2_states(grid_states(np.asarray(angles), n_grid), lagtime, n_grid * n_grid, dim)
+
+
+def simulate_msm(msm: GridMSM, start_angles: np.ndarray, n_steps: int, *, n_grid: int = 10,
+                 seed: int = 0) -> np.ndarray:
+    """Chains of the MSM's grid states (``(n, n_steps + 1)`` grid ids, one MSM lagtime per step) from the grid
+    cells of ``start_angles`` (a start outside the MSM's active set is drawn from its stationary distribution):
+    the MSM's own generated dynamics, scored like the diffusion models' chains."""
+    rng = np.random.default_rng(seed)
+    index = {int(g): i for i, g in enumerate(msm.states)}
+    g0 = grid_states(np.asarray(start_angles), n_grid)
+    cur = np.array([index.get(int(g), -1) for g in g0])
+    bad = cur < 0
+    cur[bad] = rng.choice(len(msm.stationary), size=int(bad.sum()), p=msm.stationary)
+    cum = np.cumsum(msm.transition_matrix, axis=1)
+    cum[:, -1] = 1.0
+    out = [cur]
+    for _ in range(int(n_steps)):
+        cur = np.minimum((cum[cur] < rng.random(len(cur))[:, None]).sum(1), len(msm.states) - 1)
+        out.append(cur)
+    return np.asarray(msm.states)[np.stack(out, axis=1)]
+
+
+def chain_kinetics(angles: np.ndarray, *, n_grid: int = 10) -> tuple[float, float]:
+    """Slowest implied timescale (in chain steps) and VAMP-2 at one step of chains ``(n, L, 2)`` on the
+    ``n_grid × n_grid`` (φ, ψ) grid (``nan`` timescale when no MSM can be fitted)."""
+    try:
+        ts = float(fit_grid_msm(angles, 1, n_grid=n_grid).timescales[0])
+    except (ValueError, IndexError):
+        ts = float("nan")
+    return ts, vamp2_grid(angles, 1, n_grid=n_grid)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -171,18 +207,85 @@ class AlanineScale:
     n_chains: int = 200
     eq_stride: int = 5  # equilibrium frames for the prior: every eq_stride-th
     n_grid: int = 10
+    int_max_lag: int = 0  # N_max of the interpolation models (0: interpolation not run)
+    int_fit_lags: tuple[int, ...] = (5, 10)  # lags (ps) where λ_int is fitted to C_MD
+    int_test_lags: tuple[int, ...] = (3, 7, 15)  # held-out lags (ps)
+    int_lambda_range: tuple[float, float] = (0.3, 0.995)
+    int_n_iter: int = 8
+    int_steps: int | None = None  # training steps of the interpolation models (None: steps)
+    int_n_fit: int | None = None  # equilibrium starts for fitting λ_int and for the held-out C (None: n_eval)
+    sample_steps: int = 50  # DDIM steps of every transition of the chains and the interpolation
+    max_lag: int | None = None  # N_max of the main ITO and BoPITO (None: the short trajectories' frames - 1)
 
 
 ALANINE_SCALES = {
     "test": AlanineScale(),
     "alanine": AlanineScale(ladder=(25, 100, 250), steps=3000, bg_steps=4000, width=64, emb_dim=32,
-                          batch_size=512, n_eval=1500, chain_steps=200, n_chains=300),
+                          batch_size=512, n_eval=1500, chain_steps=200, n_chains=160, chain_lag=1, msm_lag=1,
+                          int_max_lag=2, int_steps=1500, int_n_fit=600),
 }
 
 
 def _x_start() -> np.ndarray:
     """The fixed start of the long-lag test: φ = −80°, ψ = 70° (the C7eq basin)."""
     return featurize(np.radians([[-80.0, 70.0]]))[0]
+
+
+def _interpolation(sc: AlanineScale, dyn_data: list[np.ndarray], prior: Any, lam_hat: float, eq: np.ndarray,
+                   members: list[tuple[int, int]], kw: dict[str, Any], s0: int, desc: bool) -> dict[str, Any]:
+    """The paper's BoPITO interpolator on alanine dipeptide (see :func:`run_alanine`)."""
+    from .analysis import fit_lambda_int  # noqa: PLC0415
+
+    K = len(members)
+    steps = sc.int_steps or sc.steps
+    n_fit = sc.int_n_fit or sc.n_eval
+    ito = fit_model("ito", dyn_data, n_models=K, max_lag=sc.int_max_lag, steps=steps, seed=s0 + 9,
+                    desc="alanine ITO, short N_max" if desc else None, **kw)
+    bop = fit_model("bopito", dyn_data, prior=prior, n_models=K, max_lag=sc.int_max_lag, lambda_hat=lam_hat,
+                    steps=steps, seed=s0 + 9, desc="alanine BoPITO, short N_max" if desc else None, **kw)
+    rng = np.random.default_rng(s0 + 10)
+    flat = eq.reshape(-1, 2)
+    pick = rng.choice(flat.shape[0], size=2 * n_fit, replace=False)
+    a_fit, a_test = flat[pick[:n_fit]], flat[pick[n_fit:]]
+    fit_lags, test_lags = list(sc.int_fit_lags), list(sc.int_test_lags)
+    short_lags = list(range(1, sc.int_max_lag + 1))
+    c_fit, c_test = md_phi_correlation(eq, fit_lags), md_phi_correlation(eq, test_lags)
+    c_short = md_phi_correlation(eq, short_lags)
+
+    def corr(model: Any, starts: np.ndarray, lags: list[int], seed: int) -> np.ndarray:
+        cond = np.tile(featurize(starts), (len(lags), 1))
+        lag_col = np.repeat(np.asarray(lags, dtype=np.float64), len(starts))
+        xs = angles_from_features(sample(model, cond, lag_col, steps=sc.sample_steps, seed=seed))[..., 0]
+        phiN = xs.reshape(model.n_models, len(lags), len(starts))
+        return phi_correlation(np.broadcast_to(starts[:, 0], phiN.shape), phiN)  # (K, L)
+
+    lam_int, err_fit = [], []
+    for k in range(K):
+        member = bop.model.member(k)
+
+        def objective(lam: float, member: Any = member) -> float:
+            c = corr(member.with_lambda(lambda_int=lam), a_fit, fit_lags, s0 + 11)[0]
+            return float(np.abs(c - c_fit).mean())
+
+        fit = fit_lambda_int(objective, lo=sc.int_lambda_range[0], hi=sc.int_lambda_range[1], n_iter=sc.int_n_iter)
+        lam_int.append(fit.lambda_int)
+        err_fit.append(fit.objective)
+    c_bop = np.concatenate([corr(bop.model.member(k).with_lambda(lambda_int=lam_int[k]), a_test, test_lags, s0 + 12)
+                            for k in range(K)])
+    c_ito = corr(ito.model, a_test, test_lags, s0 + 12)
+    c_bop_short = corr(bop.model, a_test, short_lags, s0 + 13)
+    c_ito_short = corr(ito.model, a_test, short_lags, s0 + 13)
+    # the same BoPITO without λ_int (λ̂ beyond N_max): the ablation of the fitted λ_int
+    c_bop_hat = corr(bop.model, a_test, test_lags, s0 + 12)
+    return {"max_lag": sc.int_max_lag, "fit_lags": fit_lags, "test_lags": test_lags, "c_fit": c_fit.tolist(),
+            "c_test": c_test.tolist(), "lambda_int": lam_int, "err_fit": err_fit,
+            "err_bopito": np.abs(c_bop - c_test).mean(1).tolist(), "err_ito": np.abs(c_ito - c_test).mean(1).tolist(),
+            "err_prior": float(np.abs(c_test).mean()),
+            "err_bopito_lambda_hat": np.abs(c_bop_hat - c_test).mean(1).tolist(),
+            "c_bopito": c_bop.tolist(), "c_ito": c_ito.tolist(),
+            "short_lags": short_lags, "c_short": c_short.tolist(),
+            "err_short_bopito": np.abs(c_bop_short - c_short).mean(1).tolist(),
+            "err_short_ito": np.abs(c_ito_short - c_short).mean(1).tolist()}
 
 
 def run_alanine(data: AlanineData, seeds: Sequence[int], scale: AlanineScale = AlanineScale(), *,
@@ -203,7 +306,9 @@ def run_alanine(data: AlanineData, seeds: Sequence[int], scale: AlanineScale = A
     if sc.short_frames is not None:
         short = short[:, : sc.short_frames]
     n_frames = short.shape[1]
-    max_lag = n_frames - 1
+    max_lag = n_frames - 1 if sc.max_lag is None else int(sc.max_lag)
+    if not 1 <= max_lag <= n_frames - 1:
+        raise ValueError(f"max_lag must be in [1, {n_frames - 1}] for trajectories of {n_frames} frames, got {max_lag}")
     if max(sc.ladder) > short.shape[0]:
         raise ValueError(f"ladder rung {max(sc.ladder)} needs {max(sc.ladder)} short trajectories, the data "
                          f"hold {short.shape[0]}")
@@ -257,7 +362,7 @@ def run_alanine(data: AlanineData, seeds: Sequence[int], scale: AlanineScale = A
     c_err: dict[str, list[float]] = {}
     c_model: dict[str, list[list[float]]] = {}
     for name, m in (("ito", ito), ("bopito", bop)):
-        xs = angles_from_features(sample(m.model, cond, lag_col, steps=50, seed=s0 + 6))  # (K, L*B, 2)
+        xs = angles_from_features(sample(m.model, cond, lag_col, steps=sc.sample_steps, seed=s0 + 6))
         phiN = xs[..., 0].reshape(len(members), L, sc.n_eval)
         c = phi_correlation(np.broadcast_to(starts[:, 0], phiN.shape), phiN)
         c_model[name] = c.tolist()
@@ -275,24 +380,36 @@ def run_alanine(data: AlanineData, seeds: Sequence[int], scale: AlanineScale = A
             msm_ts.append(float(fit_grid_msm(sub, sc.msm_lag, n_grid=sc.n_grid).timescales[0]))
         except (ValueError, IndexError):
             msm_ts.append(float("nan"))
-    # kinetics of BoPITO / ITO chains (repro)
+    # kinetics of generated dynamics (repro): chains of BoPITO, ITO and of the MSM peer, one chain_lag per step,
+    # from the same equilibrium starts; slowest implied timescale and VAMP-2 on the n_grid x n_grid grid,
+    # against the equilibrium MD at the same lag and grid
     kin: dict[str, Any] = {}
     if sc.chain_steps:
         idx = rng.choice(eq.shape[0] * eq.shape[1], size=sc.n_chains, replace=False)
-        x0c = featurize(eq.reshape(-1, 2)[idx])
+        a0 = eq.reshape(-1, 2)[idx]
         for name, m in (("ito", ito), ("bopito", bop)):
-            ch = angles_from_features(sample_chain(m.model, x0c, sc.chain_lag, sc.chain_steps, steps=50,
+            ch = angles_from_features(sample_chain(m.model, featurize(a0), sc.chain_lag, sc.chain_steps, steps=sc.sample_steps,
                                                    seed=s0 + 7))  # (K, n, S+1, 2)
-            ts, v2 = [], []
-            for k in range(len(members)):
-                try:
-                    ts.append(float(fit_grid_msm(ch[k], 1, n_grid=sc.n_grid).timescales[0]) * sc.chain_lag)
-                except (ValueError, IndexError):
-                    ts.append(float("nan"))
-                v2.append(vamp2_grid(ch[k], 1))
-            kin[name] = {"timescale": ts, "vamp2": v2}
-        kin["md"] = {"timescale": float(msm_md.timescales[0]),
-                     "vamp2": vamp2_grid(eq[:, :: sc.chain_lag], 1)}
+            kv = [chain_kinetics(ch[k], n_grid=sc.n_grid) for k in range(len(members))]
+            kin[name] = {"timescale": [t * sc.chain_lag for t, _ in kv], "vamp2": [v for _, v in kv]}
+        w = 2 * np.pi / sc.n_grid
+        kv = []
+        for k, m in enumerate(members):
+            pk = fit_grid_msm(short[subsets[m]], sc.chain_lag, n_grid=sc.n_grid)
+            g = simulate_msm(pk, a0, sc.chain_steps, n_grid=sc.n_grid, seed=s0 + 8 + k)
+            centres = np.stack([-np.pi + (g // sc.n_grid + 0.5) * w, -np.pi + (g % sc.n_grid + 0.5) * w], -1)
+            kv.append(chain_kinetics(centres, n_grid=sc.n_grid))
+        kin["msm"] = {"timescale": [t * sc.chain_lag for t, _ in kv], "vamp2": [v for _, v in kv]}
+        t_md, v_md = chain_kinetics(eq[:, :: sc.chain_lag], n_grid=sc.n_grid)
+        kin["md"] = {"timescale": t_md * sc.chain_lag, "vamp2": v_md}
+        kin["chain_lag"] = sc.chain_lag
+    # interpolation (repro): ITO and BoPITO trained on the same trajectories with N_max = int_max_lag, BoPITO's
+    # λ_int fitted per member to C_MD at int_fit_lags; C error at the held-out int_test_lags against capped
+    # ITO and the prior alone (C = 0)
+    interp: dict[str, Any] = {}
+    if sc.int_max_lag:
+        interp = _interpolation(sc, dyn_data, prior, lam_hat, eq, members, kw, s0, desc)
+    # trivial references
     # trivial references
     # trivial references, with as many samples as the models (the histograms' pseudo-counts depend on it)
     uniform = np.random.default_rng(1).uniform(-np.pi, np.pi, (sc.n_eval, 2))
@@ -303,9 +420,10 @@ def run_alanine(data: AlanineData, seeds: Sequence[int], scale: AlanineScale = A
         "max_lag": max_lag, "long_lag": sc.long_lag, "acf_lags": acf_lags, "c_md": c_md.tolist(),
         "lambda_hat": lam_hat, "lambda_hat_equilibrium": msm_md.lambda_hat,
         "timescale_md": float(msm_md.timescales[0]), "timescales_md": msm_md.timescales.tolist(),
+        "phi_positive_fraction": float((eq[..., 0] > 0).mean()),
         "fe": fe, "fe_prior": fe_prior, "c_err": c_err, "c_model": c_model,
         "msm": {"c_err": msm_err, "fe": msm_fe, "timescale": msm_ts},
-        "kinetics": kin,
+        "kinetics": kin, "interpolation": interp,
         "trivial": {"fe_uniform": free_energy_error(uniform, eq), "fe_start_only": free_energy_error(stay, eq),
                     "c_err_zero": float(np.abs(c_md).mean()),
                     "fe_md_sample": free_energy_error(eq_draw, eq),
@@ -319,3 +437,40 @@ def run_alanine(data: AlanineData, seeds: Sequence[int], scale: AlanineScale = A
 def per_member(res: dict[str, Any], key: Any, seed: int, n: int) -> float:
     """The value of ``key`` (a list over members) for member (seed, n)."""
     return float(key[res["members"].index([seed, n])])
+
+
+#: the ablation of the kinetics and interpolation claims' likely causes, one change at a time from the
+#: ``alanine`` scale (README "Alanine ablation")
+ABLATIONS: dict[str, dict[str, Any]] = {
+    "as in repro": {},
+    "3× training steps": {"steps": 9000},
+    "DDIM 200 steps per transition": {"sample_steps": 200},
+    "N_max = 2 ps (lags 1-2 ps only)": {"max_lag": 2},
+}
+
+
+def run_ablation(data: AlanineData, seeds: Sequence[int], base: AlanineScale, *, n_traj: int = 100,
+                 variants: dict[str, dict[str, Any]] | None = None, desc: bool = False) -> dict[str, Any]:
+    """The kinetics measures at one ladder rung (``n_traj`` short trajectories) for each variant of ``base``
+    (one field changed at a time; no interpolation models): which cause moves BoPITO's error towards the
+    peer's. Each variant also records the models' C(1 ps) against the MD's (the one-step memory)."""
+    variants = ABLATIONS if variants is None else variants
+    out: dict[str, Any] = {"seeds": [int(s) for s in seeds], "n_traj": int(n_traj), "variants": {}}
+    for name, over in variants.items():
+        sc = dataclasses.replace(base, ladder=(int(n_traj),), n_eval=min(base.n_eval, 300), int_max_lag=0, **over)
+        res = run_alanine(data, seeds, sc, desc=desc)
+        kin, it = res["kinetics"], res["interpolation"]
+        t_md, v_md = float(kin["md"]["timescale"]), float(kin["md"]["vamp2"])
+        row: dict[str, Any] = {"overrides": over, "seconds": res["seconds"], "timescale_md": t_md, "vamp2_md": v_md}
+        for who in ("bopito", "ito", "msm"):
+            ts = res["msm"]["timescale"] if who == "msm" else kin[who]["timescale"]
+            row[f"its_rel_{who}"] = [abs(float(t) - t_md) / t_md for t in ts]
+            row[f"vamp_err_{who}"] = [abs(float(v) - v_md) for v in kin[who]["vamp2"]]
+        if it:
+            row["int_bopito"], row["int_ito"], row["int_prior"] = it["err_bopito"], it["err_ito"], it["err_prior"]
+        lag1 = res["acf_lags"].index(1)
+        row["c1_md"] = float(res["c_md"][lag1])
+        row["c1_bopito"] = [float(c[lag1]) for c in res["c_model"]["bopito"]]
+        row["c1_ito"] = [float(c[lag1]) for c in res["c_model"]["ito"]]
+        out["variants"][name] = row
+    return out

@@ -636,7 +636,7 @@ def alanine_tables(details: dict[str, Any]) -> str:
     tr = details["trivial"]
     lags = ", ".join(map(str, details["acf_lags"]))
     n_eval = details["scale"]["n_eval"]
-    text = [_run_line(details, "iclr25 bopito repro --system alanine"), "",
+    text = [_run_line(details, "iclr25 bopito repro --system alanine"), "", alanine_data_line(details["data_meta"]), "",
             rf"φ correlation-function error, mean \|C(N) − C_MD(N)\| over N ∈ {{{lags}}} ps (trivial C = 0: "
             f"{tr['c_err_zero']:.3f}):", "",
             f"| trajectories (× {details['max_lag'] + 1} ps) | ITO | BoPITO | MSM (deeptime, same data) |",
@@ -648,24 +648,65 @@ def alanine_tables(details: dict[str, Any]) -> str:
             "| trajectories | ITO | BoPITO | MSM stationary (same data) |", "|---|---|---|---|",
             *rows("fe", details["msm"]["fe"])]
     kin = details.get("kinetics") or {}
+    sc = details["scale"]
+    t_md = details["timescale_md"]
     if kin:
-        lag = details["scale"]["chain_lag"]
-        text += ["", f"Kinetics of {details['scale']['n_chains']} chains of {details['scale']['chain_steps']} "
-                     f"steps of {lag} ps per model (MSM on the chains' 10 × 10 φ/ψ grid states; VAMP-2 of 6 × 6 "
-                     f"grid indicators at one step). MSM of the equilibrium MD: slowest implied timescale "
-                     f"{kin['md']['timescale']:.2f} ps, VAMP-2 {kin['md']['vamp2']:.3f} at {lag} ps.", "",
-                 "| trajectories | slowest timescale, ITO chains (ps) | … BoPITO chains | … deeptime MSM (lag "
-                 f"{details['scale']['msm_lag']} ps, same data) | VAMP-2, ITO chains | … BoPITO chains |",
-                 "|---|---|---|---|---|---|"]
+        lag = kin.get("chain_lag", sc["chain_lag"])
+        pairs = details["data_meta"]["n_eq"] * (details["data_meta"]["eq_frames"] // lag - 1)
+        text += ["", "#### Alanine kinetics", "",
+                 f"Generated dynamics: {sc['n_chains']} chains of {sc['chain_steps']} steps of {lag} ps per model "
+                 f"from the same equilibrium frames (BoPITO and ITO: one sampled transition at lag {lag} ps per step; "
+                 f"the MSM peer: its transition matrix at lag {lag} ps, estimated from the same short trajectories "
+                 f"as the models, one step at a time). Scored on the {sc['n_grid']} × {sc['n_grid']} φ/ψ grid: "
+                 f"slowest implied timescale of an MSM of the chains at one step, VAMP-2 of the grid indicators at "
+                 f"one step (4 singular values). The equilibrium MD at the same lag and grid "
+                 f"({details['data_meta']['n_eq']} runs, {pairs} pairs): slowest implied timescale "
+                 f"{kin['md']['timescale']:.2f} ps, VAMP-2 {kin['md']['vamp2']:.3f} (trivial: 1, no dynamics).", "",
+                 "| trajectories | slowest timescale (ps), ITO chains | … BoPITO chains | … MSM (same data) | "
+                 "VAMP-2, ITO chains | … BoPITO chains | … MSM chains (same data) |",
+                 "|---|---|---|---|---|---|---|"]
         for n in ladder:
             text.append(f"| {n} | {_cell(vals(kin['ito']['timescale'], n), 2)} | "
                         f"{_cell(vals(kin['bopito']['timescale'], n), 2)} | "
                         f"{_cell(vals(details['msm']['timescale'], n), 2)} | {_cell(vals(kin['ito']['vamp2'], n))} | "
-                        f"{_cell(vals(kin['bopito']['vamp2'], n))} |")
-    text += ["", f"λ̂ from the short trajectories (MSM at lag {details['scale']['msm_lag']} ps): "
-                 f"{details['lambda_hat']:.3f} per frame (equilibrium runs: {details['lambda_hat_equilibrium']:.3f}); "
-                 f"slowest implied timescale of the equilibrium MD {details['timescale_md']:.2f} ps."]
+                        f"{_cell(vals(kin['bopito']['vamp2'], n))} | {_cell(vals(kin['msm']['vamp2'], n))} |")
+    it = details.get("interpolation") or {}
+    if it:
+        lam = it["lambda_int"]
+        text += ["", "#### Alanine interpolation", "",
+                 f"ITO and BoPITO trained on the same short trajectories with N_max = {it['max_lag']} ps "
+                 f"({sc['int_steps'] or sc['steps']} steps each); BoPITO's λ_int fitted per model to C_MD at "
+                 f"{', '.join(map(str, it['fit_lags']))} ps; C(N) error at the held-out lags "
+                 f"{', '.join(map(str, it['test_lags']))} ps (C_MD there: "
+                 f"{', '.join(f'{c:.3f}' for c in it['c_test'])}), and at the trained lags "
+                 f"{', '.join(map(str, it['short_lags']))} ps. The prior alone (C = 0) has held-out error "
+                 f"{it['err_prior']:.3f}.", "",
+                 r"| trajectories | held-out \|C error\|, ITO capped at N_max | … BoPITO with fitted λ_int | "
+                 r"… BoPITO with λ̂ beyond N_max (no fit) | fitted λ_int | \|C error\| at N ≤ N_max, ITO | … BoPITO |",
+                 "|---|---|---|---|---|---|---|"]
+        for n in ladder:
+            b_i, b_b = vals(it["err_ito"], n), vals(it["err_bopito"], n)
+            text.append(f"| {n} | {_cell(b_i)} | {_cell(b_b, bold=np.mean(b_b) < min(np.mean(b_i), it['err_prior']))} "
+                        f"| {_cell(vals(it['err_bopito_lambda_hat'], n))} | {_cell(vals(lam, n))} | "
+                        f"{_cell(vals(it['err_short_ito'], n))} | {_cell(vals(it['err_short_bopito'], n))} |")
+    text += ["", f"λ̂ from the short trajectories (MSM at lag {sc['msm_lag']} ps): {details['lambda_hat']:.3f} per frame "
+                 f"(equilibrium runs: {details['lambda_hat_equilibrium']:.3f}); slowest implied timescale of the "
+                 f"equilibrium MD (MSM at lag {sc['msm_lag']} ps, the reference above) {t_md:.2f} ps. Frames with "
+                 f"φ > 0 (C7ax, αL) in the equilibrium MD: {100 * details['phi_positive_fraction']:.2f} %."]
     return "\n".join(text)
+
+
+def alanine_data_line(meta: dict[str, Any]) -> str:
+    """One line on how the alanine data set was made (from its ``meta``): command, sizes, MD time."""
+    ns = (meta["n_eq"] * (meta["eq_frames"] + meta["burn_in_frames"]) + meta["n_short"] * meta["short_frames"]) \
+        * meta["frame_ps"] / 1000.0
+    wall = meta["seconds_equilibrium"] + meta["seconds_short"]
+    load = meta.get("load_at_end")
+    return (f"Data: `{meta['command']}` (OpenMM {meta.get('openmm', '?')}, CPU platform, one thread): "
+            f"{meta['n_eq']} equilibrium runs × {meta['eq_frames']} frames after {meta['burn_in_frames']} frames of "
+            f"burn-in and {meta['n_short']} short runs × {meta['short_frames']} frames started from frames of those "
+            f"runs, frames of {meta['frame_ps']:g} ps: {ns:.1f} ns of MD in {wall:.0f} s wall, "
+            f"{meta['cpu_seconds']:.0f} s CPU" + (f" (load {load[0]:.1f} at the end)" if load else "") + ".")
 
 
 def repro_alanine(args: argparse.Namespace) -> int:
@@ -719,18 +760,29 @@ def repro_alanine(args: argparse.Namespace) -> int:
             higher_is_better=False)
     run.add("free-energy error of uniform samples (trivial)", res["trivial"]["fe_uniform"], higher_is_better=False)
     run.add("mean |C(N) error| of C = 0 (trivial)", res["trivial"]["c_err_zero"], higher_is_better=False)
-    run.add("λ̂ from the short trajectories (MSM, lag 10 ps)", res["lambda_hat"])
-    run.add("λ̂ from the equilibrium runs (MSM, lag 10 ps)", res["lambda_hat_equilibrium"])
+    run.add(f"λ̂ from the short trajectories (MSM, lag {sc.msm_lag} ps)", res["lambda_hat"])
+    run.add(f"λ̂ from the equilibrium runs (MSM, lag {sc.msm_lag} ps)", res["lambda_hat_equilibrium"])
     run.add("slowest implied timescale, MSM of the equilibrium MD (ps)", res["timescale_md"])
     kin = res["kinetics"]
     if kin:
-        n_top = sc.ladder[-1]
-        for name in ("bopito", "ito"):
-            run.add(f"slowest implied timescale of {name} chains, {n_top} trajectories (ps)",
-                    at(kin[name]["timescale"], n_top)[0], peer=kin["md"]["timescale"], peer_name="MSM of MD",
+        for n in sc.ladder:
+            for name in ("bopito", "ito"):
+                run.add(f"slowest implied timescale of {name} chains ({sc.chain_lag}-ps steps), {n} trajectories (ps)",
+                        at(kin[name]["timescale"], n)[0], peer=kin["md"]["timescale"], peer_name="MSM of the MD",
+                        higher_is_better=None)
+            run.add(f"slowest implied timescale, deeptime MSM (lag {sc.chain_lag} ps), {n} trajectories (ps)",
+                    at(res["msm"]["timescale"], n)[0], peer=kin["md"]["timescale"], peer_name="MSM of the MD",
                     higher_is_better=None)
-            run.add(f"VAMP-2 of {name} chains (10-ps steps), {n_top} trajectories", at(kin[name]["vamp2"], n_top)[0],
-                    peer=kin["md"]["vamp2"], peer_name="MD", higher_is_better=None)
+            for name in ("bopito", "ito", "msm"):
+                run.add(f"VAMP-2 of {name} chains ({sc.chain_lag}-ps steps), {n} trajectories",
+                        at(kin[name]["vamp2"], n)[0], peer=kin["md"]["vamp2"], peer_name="MD", higher_is_better=None)
+    it = res["interpolation"]
+    if it:
+        for n in sc.ladder:
+            run.add(f"interpolation: held-out |C error|, BoPITO with fitted λ_int, {n} trajectories",
+                    at(it["err_bopito"], n)[0], peer=at(it["err_ito"], n)[0], peer_name="ITO capped at N_max",
+                    higher_is_better=False)
+        run.add("interpolation: held-out |C error|, prior alone (C = 0)", it["err_prior"], higher_is_better=False)
     run.add("time: training (all families)", res["seconds_train"], unit="s", higher_is_better=False, timing=True)
     run.add("time: whole experiment", res["seconds"], unit="s", higher_is_better=False, timing=True)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -750,3 +802,22 @@ def repro_alanine(args: argparse.Namespace) -> int:
     print(run.to_markdown())
     print(f"wrote {args.out / 'claims.json'}, {args.out / 'details.json'} and {args.out / 'tables.md'}")
     return 0
+
+
+def alanine_ablation_table(details: dict[str, Any]) -> str:
+    """The README's alanine ablation table (markdown), made from the ``details.json`` that
+    ``benchmarks/alanine_ablation.py`` wrote: per variant the kinetics errors of BoPITO and ITO chains beside the
+    MSM peer, and the one-step correlation C(1 ps) of the models beside the MD's."""
+    run = details["run"]
+    load = run.get("load_at_start")
+    text = [f"`{run['command']}`, {run['date']}, seeds {', '.join(map(str, details['seeds']))}, "
+            f"{details['n_traj']} short trajectories; {run['wall_s']:.0f} s wall, {run['cpu_s']:.0f} s CPU"
+            + (f", load {load[0]:.1f} at start" if load else "") + ". Values: mean (per seed).", "",
+            "| variant | slowest-timescale rel. error, BoPITO | … ITO | … MSM (same data) | \\|VAMP-2 error\\|, "
+            "BoPITO | … ITO | … MSM chains | C(1 ps), BoPITO | … ITO | … MD |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for name, row in details["variants"].items():
+        text.append(f"| {name} | {_cell(row['its_rel_bopito'])} | {_cell(row['its_rel_ito'])} | "
+                    f"{_cell(row['its_rel_msm'])} | {_cell(row['vamp_err_bopito'])} | {_cell(row['vamp_err_ito'])} | "
+                    f"{_cell(row['vamp_err_msm'])} | {_cell(row['c1_bopito'])} | {_cell(row['c1_ito'])} | "
+                    f"{row['c1_md']:.3f} |")
+    return "\n".join(text)
