@@ -198,33 +198,48 @@ def au_good(curve: GOODCurve | Any, deployment_similarity: Any = None, threshold
     if not viable.any():
         raise ValueError("curve has no viable threshold (all performance values are NaN)")
     t_v, p_v = t[viable], p[viable]
-    if deployment_similarity is None:
-        w = np.full(t_v.size, 1.0 / t_v.size)
-        s = None
-        n_t = n_un = n_ab = 0
-        dropped = 0.0
-    else:
-        s = _deployment_max(deployment_similarity)
-        if np.nanmin(s, initial=0.0) < 0 or np.nanmax(s, initial=0.0) > 1:
-            raise ValueError("deployment_similarity must lie in [0, 1]")
-        w, n_un, n_ab = deployment_weights(s, t_v, unmatched=unmatched)
-        n_t = int(s.size)
-        dropped = (n_un + n_ab) / n_t
+    w, s, n_t, n_un, n_ab, dropped = _deployment_bins(deployment_similarity, t_v, unmatched)
     value = float(np.dot(w, p_v))
     lo = hi = float("nan")
     if B:
-        rng = np.random.default_rng(seed)
-        if boot is not None and boot.shape[0]:
-            curves = boot[rng.integers(0, boot.shape[0], size=B)][:, viable]
-        else:
-            curves = np.broadcast_to(p_v, (B, p_v.size))
-        if s is None:
-            ws = np.broadcast_to(w, (B, w.size))
-        else:
-            ws = np.stack([deployment_weights(s[rng.integers(0, s.size, size=s.size)], t_v,
-                                              unmatched=unmatched)[0] for _ in range(B)])
-        vals = np.einsum("bk,bk->b", ws, curves)
-        alpha = (1.0 - confidence) / 2
-        lo, hi = (float(v) for v in np.nanquantile(vals, [alpha, 1 - alpha]))
+        lo, hi = _bootstrap_interval(boot, viable, p_v, w, s, t_v, unmatched, B, confidence, seed)
     return AUGOOD(value=value, weights=w, thresholds=t_v, performance=p_v, dropped_mass=float(dropped),
                   n_targets=n_t, n_unmatched=n_un, n_above=n_ab, unmatched=unmatched, ci_low=lo, ci_high=hi)
+
+
+def _deployment_bins(deployment_similarity: Any, t_v: np.ndarray, unmatched: str
+                     ) -> tuple[np.ndarray, np.ndarray | None, int, int, int, float]:
+    """Step of :func:`au_good`: the weights over the viable thresholds' bins and the deployment counts.
+
+    Returns ``(weights, max_sim, n_targets, n_unmatched, n_above, dropped_mass)``; without a deployment set
+    the weights are the uniform prior and ``max_sim`` is None.
+    """
+    if deployment_similarity is None:
+        return np.full(t_v.size, 1.0 / t_v.size), None, 0, 0, 0, 0.0
+    s = _deployment_max(deployment_similarity)
+    if np.nanmin(s, initial=0.0) < 0 or np.nanmax(s, initial=0.0) > 1:
+        raise ValueError("deployment_similarity must lie in [0, 1]")
+    w, n_un, n_ab = deployment_weights(s, t_v, unmatched=unmatched)
+    n_t = int(s.size)
+    return w, s, n_t, n_un, n_ab, (n_un + n_ab) / n_t
+
+
+def _bootstrap_interval(boot: np.ndarray | None, viable: np.ndarray, p_v: np.ndarray, w: np.ndarray,
+                        s: np.ndarray | None, t_v: np.ndarray, unmatched: str, B: int, confidence: float,
+                        seed: int) -> tuple[float, float]:
+    """Step of :func:`au_good`: the percentile interval over ``B`` replicates, each pairing a curve replicate
+    (drawn from the curve's own bootstrap when it has one) with a resampled deployment set."""
+    rng = np.random.default_rng(seed)
+    if boot is not None and boot.shape[0]:
+        curves = boot[rng.integers(0, boot.shape[0], size=B)][:, viable]
+    else:
+        curves = np.broadcast_to(p_v, (B, p_v.size))
+    if s is None:
+        ws = np.broadcast_to(w, (B, w.size))
+    else:
+        ws = np.stack([deployment_weights(s[rng.integers(0, s.size, size=s.size)], t_v,
+                                          unmatched=unmatched)[0] for _ in range(B)])
+    vals = np.einsum("bk,bk->b", ws, curves)
+    alpha = (1.0 - confidence) / 2
+    lo, hi = (float(v) for v in np.nanquantile(vals, [alpha, 1 - alpha]))
+    return lo, hi

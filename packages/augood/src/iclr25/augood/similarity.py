@@ -426,6 +426,13 @@ def similarity_matrix(items: Any, targets: Any = None, *, kind: str = "tanimoto"
     if align:
         raise TypeError(f"alignment options {sorted(align)} only apply to kind='identity'")
     q, t = _fingerprint_pair(items, targets, fingerprint, n_bits)
+    return _fingerprint_matrix(q, t, kind, min_threshold, n_jobs=n_jobs, backend=backend, max_memory=max_memory)
+
+
+def _fingerprint_matrix(q: sp.csr_matrix, t: sp.csr_matrix | None, kind: str, min_threshold: float, *,
+                        n_jobs: int, backend: str | None, max_memory: Any) -> sp.csr_matrix:
+    """Step of :func:`similarity_matrix` for fingerprints: check the estimated size against ``max_memory``,
+    run the blocked all-pairs kernel and assemble the CSR result (symmetric when ``t`` is None)."""
     n = q.shape[0]
     m = n if t is None else t.shape[0]
     entries = estimate_entries(q, t, kind, min_threshold)

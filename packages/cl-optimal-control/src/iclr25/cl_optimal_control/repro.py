@@ -36,14 +36,33 @@ def _log(msg: str) -> None:
 
 
 def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False) -> RunResult:
+    """Run the reduced-scale reproduction (parts 1-6 of the module doc) into ``out``: the figures,
+    ``tables.json``, ``tables.md``, ``claims.json`` and ``results.json``. ``quick``: a much smaller run."""
     out = Path(out)
     run = RunResult.start("iclr25-cl-optimal-control", "repro", seed=seed, config={"quick": quick})
     tables: dict[str, Any] = {}
     base = Problem()
-    gammas = np.linspace(0.0, 1.0, 6 if quick else 11)
+    _forgetting_vs_gamma(run, tables, out, base, seed=seed, quick=quick)
+    solved = _optimal_schedules(run, tables, out, base, seed=seed)
+    _window_ladder(tables, base, seed=seed, quick=quick)
+    _finite_n_sgd(run, tables, out, solved[0.5], seed=seed, quick=quick)
+    _ode_vs_sgd(run, tables, base, seed=seed, quick=quick)
+    _digits(run, tables, seed=seed, quick=quick)
+    _casadi_peer(run, tables, solved[0.5][0], seed=seed)
+    _claims(tables, out, quick=quick)
+    with atomic_write(out / "tables.json") as f:
+        f.write(json.dumps(tables, indent=1) + "\n")
+    with atomic_write(out / "tables.md") as f:
+        f.write(_markdown(tables))
+    run.finish().save(out / "results.json")
+    return run
 
-    # 1. forgetting against gamma -------------------------------------------------------------------------
+
+def _forgetting_vs_gamma(run: RunResult, tables: dict[str, Any], out: Path, base: Problem, *, seed: int,
+                         quick: bool) -> None:
+    """Part 1: forgetting against gamma, sequential training for four window lengths and the optimal protocol."""
     _log("forgetting vs gamma")
+    gammas = np.linspace(0.0, 1.0, 6 if quick else 11)
     forg: dict[str, list[float]] = {}
     for L in (2.0, 4.0, 8.0, 16.0):
         p = base.replace(alpha_f=base.alpha_1 + L, n_intervals=10)
@@ -62,7 +81,11 @@ def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False
     run.add("forgetting (seq., window 4): argmax gamma", float(gammas[k]))
     run.add("forgetting (seq., window 4): max / max(endpoints)", float(f4[k] / max(f4[0], f4[-1])))
 
-    # 2. optimal schedules for three gamma ---------------------------------------------------------------
+
+def _optimal_schedules(run: RunResult, tables: dict[str, Any], out: Path, base: Problem, *,
+                       seed: int) -> dict[float, Any]:
+    """Part 2: optimal protocols for gamma = 0.2, 0.5, 0.8 against the tuned heuristics (PMP, direct, with
+    learning-rate control). Returns ``{gamma: (problem, pmp result, heuristics, best schedule)}``."""
     _log("optimal schedules")
     sched_rows, fig_items = [], []
     solved: dict[float, Any] = {}
@@ -92,8 +115,11 @@ def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False
         run.add(f"gamma={g}: |J_PMP - J_direct| / J", sched_rows[-1]["|PMP-direct|/J"], higher_is_better=False)
     tables["schedules"] = sched_rows
     run.add_figure(plot_schedules(out / "optimal_schedules.png", fig_items), relative_to=out)
+    return solved
 
-    # the 0.9 claim across a ladder of the window length (and with learning-rate control)
+
+def _window_ladder(tables: dict[str, Any], base: Problem, *, seed: int, quick: bool) -> None:
+    """Part 2, ladder: the 0.9 claim across the window length (and with learning-rate control)."""
     _log("window ladder")
     ladder = []
     for L in (4.0, 8.0, 16.0) if not quick else (4.0, 16.0):
@@ -106,9 +132,12 @@ def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False
                        "opt(u)/best": r.cost / best_J, "J opt (u, eta)": re.cost, "opt(u,eta)/best": re.cost / best_J})
     tables["window ladder"] = ladder
 
-    # 3. finite N ---------------------------------------------------------------------------------------------
+
+def _finite_n_sgd(run: RunResult, tables: dict[str, Any], out: Path, solved_05: tuple[Any, ...], *, seed: int,
+                  quick: bool) -> None:
+    """Part 3: the optimal protocol and the heuristics of gamma = 0.5 in online SGD at finite N."""
     _log("finite-N SGD")
-    p, pmp, heur, best_s = solved[0.5]
+    p, pmp, heur, _ = solved_05
     n_sgd, s_sgd = (500, 4) if quick else (2000, 20)
     sgd_rows = {}
     sims = {}
@@ -125,6 +154,10 @@ def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False
     tables["sgd"] = {"n": n_sgd, "seeds": s_sgd, "rows": sgd_rows}
     run.add_figure(plot_sgd_vs_ode(out / "sgd_vs_ode_optimal.png", pmp.trajectory, sims["optimal"],
                                    title=f"optimal, gamma=0.5, N={n_sgd}, {s_sgd} seeds"), relative_to=out)
+
+
+def _ode_vs_sgd(run: RunResult, tables: dict[str, Any], base: Problem, *, seed: int, quick: bool) -> None:
+    """Part 3, gap: mean SGD against the ODE for a constant mix as N grows."""
     gaps = {}
     q = base.replace(alpha_1=2.0, alpha_f=4.0, dt=0.01, n_intervals=20)
     from .schedule import constant_mix  # noqa: PLC0415
@@ -139,7 +172,9 @@ def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False
     tables["ode vs sgd"] = gaps
     run.add("ODE vs SGD N=2000: max gap / peak", gaps[2000]["max |mean SGD - ODE| / peak"], higher_is_better=False)
 
-    # 4. digits ------------------------------------------------------------------------------------------------
+
+def _digits(run: RunResult, tables: dict[str, Any], *, seed: int, quick: bool) -> None:
+    """Part 4: the theory schedule on digits against sequential training and the best constant mix."""
     _log("digits")
     from .digits import run_digits  # noqa: PLC0415
 
@@ -154,12 +189,13 @@ def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False
                 d.errors["theory (optimal on the ODE)"] / d.errors["sequential"], higher_is_better=False)
     tables["digits"] = dig_rows
 
-    # 5. casadi peer -------------------------------------------------------------------------------------------
+
+def _casadi_peer(run: RunResult, tables: dict[str, Any], p: Problem, *, seed: int) -> None:
+    """Part 5: CasADi + IPOPT on the same direct problem (skipped, with the reason, when not installed)."""
     _log("casadi")
     try:
         from .casadi_peer import solve_casadi  # noqa: PLC0415
 
-        p = solved[0.5][0]
         cas = solve_casadi(p, seed=seed)
         t0 = time.perf_counter()
         ours = solve(p, "pmp", seed=seed, show_progress=False)     # warm: compiled above
@@ -180,7 +216,10 @@ def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False
     except ImportError as exc:
         tables["casadi"] = {"skipped": str(exc)}
 
-    # 6. the claims over seeds (iclr25.cl_optimal_control.claims): claims.json, the README's claims table ---------
+
+def _claims(tables: dict[str, Any], out: Path, *, quick: bool) -> None:
+    """Part 6: the claims registry (iclr25.cl_optimal_control.claims) decided over seeds: ``OUT/claims.json``,
+    the README's claims table."""
     rung = "test" if quick else "repro"
     _log(f"claims over seeds (rung {rung!r})")
     from .claims import REGISTRY  # noqa: PLC0415
@@ -188,13 +227,6 @@ def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False
     report = REGISTRY.run(rung, command="iclr25 cl-optimal-control repro" + (" --quick" if quick else ""))
     report.save(out)
     tables["claims"] = {"rung": rung, "explained": [r.explain() for r in report.results]}
-
-    with atomic_write(out / "tables.json") as f:
-        f.write(json.dumps(tables, indent=1) + "\n")
-    with atomic_write(out / "tables.md") as f:
-        f.write(_markdown(tables))
-    run.finish().save(out / "results.json")
-    return run
 
 
 def _fmt(v: Any) -> str:

@@ -139,62 +139,97 @@ def simulate(problem: Problem, schedule: Schedule, *, n: int = 2000, n_seeds: in
         raise ValueError(f"ewc must be a non-negative number, got {ewc!r}")
     schedule.check(problem)
     rng = np.random.default_rng(seed)
-    T = problem.n_tasks
     teachers, W, V = teachers_and_student(problem, n, n_seeds, rng, x0=x0)
-    n1 = int(round(problem.alpha_1 * n))
-    n_total = int(round(problem.alpha_f * n))
-    rec = max(1, int(round(record_every * n)))
-    sq = math.sqrt(n)
-    ratio = problem.head_lr / problem.eta
-    seeds_idx = np.arange(n_seeds)
-    # per-step task probabilities and learning rates
-    steps = np.arange(n_total)
-    interval = np.clip(((steps - n1) * schedule.n_intervals) // max(1, n_total - n1), 0, schedule.n_intervals - 1)
-    in_first = steps < n1
-    eta_steps = problem.eta * np.where(in_first, 1.0, schedule.eta_factor[interval])
-    cum = np.cumsum(schedule.u, axis=1)
+    plan = _step_plan(problem, schedule, n, record_every)
     alphas, errs = [0.0], [_errors(W, V, teachers, n)]
-    W_anchor = F = None
-    bar = progress(total=n_total, desc=f"SGD N={n}", disable=None if show_progress else True)
+    anchor = None
+    bar = progress(total=plan.n_total, desc=f"SGD N={n}", disable=None if show_progress else True)
     Wf = W.astype(np.float32)
     Tf = teachers.astype(np.float32)
-    for start in range(0, n_total, block):
-        stop = min(n_total, start + block)
-        X = rng.standard_normal((stop - start, n_seeds, n), dtype=np.float32)
-        r = rng.random((stop - start, n_seeds))
-        noise = problem.noise * rng.standard_normal((stop - start, n_seeds)) if problem.noise else None
-        # all projections of the block's inputs on the (fixed) teachers at once
-        nu_block = np.matmul(Tf[None], X[:, :, :, None])[..., 0] / sq          # (B, S, T)
-        for j, mu in enumerate(range(start, stop)):
-            if mu == n1 and ewc > 0:
-                W_anchor, F = Wf.copy(), _fisher(Wf, V, rng, n).astype(np.float32)
-            if in_first[mu]:
-                c = np.zeros(n_seeds, dtype=np.intp)
-            else:
-                c = np.minimum((r[j][:, None] > cum[interval[mu]][None, :]).sum(axis=1), T - 1)
-            x = X[j]
-            lam = np.matmul(Wf, x[:, :, None])[:, :, 0].astype(np.float64) / sq
-            v = V[seeds_idx, c]
-            glam = _g(lam)
-            y = _g(nu_block[j][seeds_idx, c].astype(np.float64))
-            if noise is not None:
-                y = y + noise[j]
-            delta = (v * glam).sum(axis=1) - y
-            eta = eta_steps[mu]
-            coef = ((-eta / sq) * (delta[:, None] * v * _gp(lam))).astype(np.float32)
-            Wf += np.matmul(coef[:, :, None], x[:, None, :])
-            if W_anchor is not None:
-                Wf -= np.float32(eta * ewc / n) * F * (Wf - W_anchor)
-            V[seeds_idx, c] = v - (eta * ratio / n) * delta[:, None] * glam
-            if (mu + 1) % rec == 0 or mu + 1 == n_total:
-                alphas.append((mu + 1) / n)
-                errs.append(_errors(Wf.astype(np.float64), V, teachers, n))
+    for start in range(0, plan.n_total, block):
+        stop = min(plan.n_total, start + block)
+        anchor = _sgd_block(problem, plan, rng, start, stop, Wf, V, Tf, teachers, ewc, anchor, alphas, errs)
         bar.update(stop - start)
     bar.close()
     E = np.stack(errs, axis=1)
     if not np.all(np.isfinite(E)):
         raise ValueError("SGD diverged (non-finite errors): lower eta")
     return SimulationResult(alpha=np.asarray(alphas), errors=E, n=n)
+
+
+@dataclasses.dataclass(frozen=True)
+class _StepPlan:
+    """Per-step quantities of one :func:`simulate` run, fixed before the first step."""
+
+    n: int
+    n1: int                 # steps before the control window (task 1 alone)
+    n_total: int
+    rec: int                # record the errors every ``rec`` steps
+    interval: np.ndarray    # (n_total,) control interval of each step
+    in_first: np.ndarray    # (n_total,) step lies before alpha_1
+    eta_steps: np.ndarray   # (n_total,) learning rate of each step
+    cum: np.ndarray         # (n_intervals, T) cumulative task mix of each interval
+
+
+def _step_plan(problem: Problem, schedule: Schedule, n: int, record_every: float) -> _StepPlan:
+    """Step of :func:`simulate`: per-step task probabilities (as cumulative mixes) and learning rates."""
+    n1 = int(round(problem.alpha_1 * n))
+    n_total = int(round(problem.alpha_f * n))
+    rec = max(1, int(round(record_every * n)))
+    steps = np.arange(n_total)
+    interval = np.clip(((steps - n1) * schedule.n_intervals) // max(1, n_total - n1), 0, schedule.n_intervals - 1)
+    in_first = steps < n1
+    eta_steps = problem.eta * np.where(in_first, 1.0, schedule.eta_factor[interval])
+    cum = np.cumsum(schedule.u, axis=1)
+    return _StepPlan(n=n, n1=n1, n_total=n_total, rec=rec, interval=interval, in_first=in_first,
+                     eta_steps=eta_steps, cum=cum)
+
+
+def _sgd_block(problem: Problem, plan: _StepPlan, rng: np.random.Generator, start: int, stop: int,
+               Wf: np.ndarray, V: np.ndarray, Tf: np.ndarray, teachers: np.ndarray, ewc: float,
+               anchor: tuple[np.ndarray, np.ndarray] | None, alphas: list[float], errs: list[np.ndarray]
+               ) -> tuple[np.ndarray, np.ndarray] | None:
+    """Step of :func:`simulate`: SGD steps ``start .. stop - 1`` for all seeds, on inputs drawn as one block.
+
+    Updates the students ``Wf`` and heads ``V`` in place and appends the records to ``alphas`` and ``errs``;
+    returns the EWC anchor ``(W_1, F)`` (set at ``alpha_1`` when ``ewc > 0``, else passed through).
+    """
+    n, T = plan.n, problem.n_tasks
+    n_seeds = V.shape[0]
+    sq = math.sqrt(n)
+    ratio = problem.head_lr / problem.eta
+    seeds_idx = np.arange(n_seeds)
+    X = rng.standard_normal((stop - start, n_seeds, n), dtype=np.float32)
+    r = rng.random((stop - start, n_seeds))
+    noise = problem.noise * rng.standard_normal((stop - start, n_seeds)) if problem.noise else None
+    # all projections of the block's inputs on the (fixed) teachers at once
+    nu_block = np.matmul(Tf[None], X[:, :, :, None])[..., 0] / sq          # (B, S, T)
+    for j, mu in enumerate(range(start, stop)):
+        if mu == plan.n1 and ewc > 0:
+            anchor = (Wf.copy(), _fisher(Wf, V, rng, n).astype(np.float32))
+        if plan.in_first[mu]:
+            c = np.zeros(n_seeds, dtype=np.intp)
+        else:
+            c = np.minimum((r[j][:, None] > plan.cum[plan.interval[mu]][None, :]).sum(axis=1), T - 1)
+        x = X[j]
+        lam = np.matmul(Wf, x[:, :, None])[:, :, 0].astype(np.float64) / sq
+        v = V[seeds_idx, c]
+        glam = _g(lam)
+        y = _g(nu_block[j][seeds_idx, c].astype(np.float64))
+        if noise is not None:
+            y = y + noise[j]
+        delta = (v * glam).sum(axis=1) - y
+        eta = plan.eta_steps[mu]
+        coef = ((-eta / sq) * (delta[:, None] * v * _gp(lam))).astype(np.float32)
+        Wf += np.matmul(coef[:, :, None], x[:, None, :])
+        if anchor is not None:
+            W_anchor, F = anchor
+            Wf -= np.float32(eta * ewc / n) * F * (Wf - W_anchor)
+        V[seeds_idx, c] = v - (eta * ratio / n) * delta[:, None] * glam
+        if (mu + 1) % plan.rec == 0 or mu + 1 == plan.n_total:
+            alphas.append((mu + 1) / n)
+            errs.append(_errors(Wf.astype(np.float64), V, teachers, n))
+    return anchor
 
 
 def _fisher(W: np.ndarray, V: np.ndarray, rng: np.random.Generator, n: int, n_samples: int = 256) -> np.ndarray:

@@ -469,6 +469,39 @@ def fit(source: Any, target: Any | None = None, *, config: DeformConfig | None =
         corr_source, corr_target = (pair.corr_source, pair.corr_target) if len(pair.corr) else (None, None)
     if target is None:
         raise TypeError("fit needs a target point cloud (or a ShapePair as source)")
+    src, tgt, src_n, tgt_n, corr, config = _check_fit_inputs(source, target, source_normals, target_normals,
+                                                              corr_source, corr_target, config)
+    center, scale = normalisation(src, tgt)
+    rng = np.random.default_rng(seed)
+    key = jax.random.key(seed)
+    k_sdf, k_vel, k_train1, k_train2 = jax.random.split(key, 4)
+    sdf_net = ImplicitNet(config.sdf_width, config.sdf_depth, beta=config.beta, init_radius=config.init_radius,
+                          key=k_sdf)
+    vel_net = VelocityNet(config.vel_width, config.vel_depth, activation=config.vel_activation,
+                          time_dependent=config.time_dependent, key=k_vel)
+    pool_idx = rng.choice(len(src), size=min(config.pool, len(src)), replace=False)
+    src_pool = src[pool_idx]
+    data1 = _velocity_data(src_pool, tgt, corr, center, scale)
+    static_cfg, weights = _split_config(config)
+    timings: dict[str, float] = {}
+    history: dict[str, dict[str, np.ndarray]] = {}
+    opt = _optimizer(config, 0)
+    t0 = time.perf_counter()
+    vel_net = _velocity_stage(vel_net, velocity, opt, k_train1, data1, config, static_cfg, weights, history,
+                              show_progress)
+    timings["velocity_s"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    data2 = _sdf_data(vel_net, src_pool, pool_idx, tgt, src_n, tgt_n, rng, center, scale, config, static_cfg)
+    timings["pool_s"] = time.perf_counter() - t0
+    sdf_net = _sdf_stages(sdf_net, opt, k_train2, data2, config, static_cfg, weights, history, timings,
+                          show_progress)
+    return DeformResult(sdf_net, vel_net, config, center, float(scale), history, timings)
+
+
+def _check_fit_inputs(source: Any, target: Any, source_normals: Any, target_normals: Any, corr_source: Any,
+                      corr_target: Any, config: DeformConfig):
+    """Step of :func:`fit`: the checked clouds, normals and correspondences (``(cs, ct)``, or None when the
+    matching is correspondence-free), and the config (``correspondence_free`` set when nothing is matched)."""
     min_points = config.knn + 1
     src = _check_cloud(source, "source", min_points)
     tgt = _check_cloud(target, "target", min_points)
@@ -484,35 +517,37 @@ def fit(source: Any, target: Any | None = None, *, config: DeformConfig | None =
             raise ValueError(f"corr_source and corr_target must have the same shape, got {cs.shape} and {ct.shape}")
     if not use_corr:
         config = config.replace(correspondence_free=True)
+    return src, tgt, src_n, tgt_n, ((cs, ct) if use_corr else None), config
 
-    center, scale = normalisation(src, tgt)
 
-    def nz(a):
-        return jnp.asarray((a - center) * scale, dtype=jnp.float32)
+def _to_unit(a: np.ndarray, center: np.ndarray, scale: float) -> jax.Array:
+    """Points in the fitting frame (see :func:`normalisation`), as float32."""
+    return jnp.asarray((a - center) * scale, dtype=jnp.float32)
 
-    rng = np.random.default_rng(seed)
-    key = jax.random.key(seed)
-    k_sdf, k_vel, k_train1, k_train2 = jax.random.split(key, 4)
-    sdf_net = ImplicitNet(config.sdf_width, config.sdf_depth, beta=config.beta, init_radius=config.init_radius,
-                          key=k_sdf)
-    vel_net = VelocityNet(config.vel_width, config.vel_depth, activation=config.vel_activation,
-                          time_dependent=config.time_dependent, key=k_vel)
-    lo = jnp.full((3,), -1.0, dtype=jnp.float32)
-    hi = jnp.full((3,), 1.0, dtype=jnp.float32)
-    pool_idx = rng.choice(len(src), size=min(config.pool, len(src)), replace=False)
-    src_pool = src[pool_idx]
-    data1 = {"src": nz(src_pool), "tgt": nz(tgt), "lo": lo, "hi": hi}
-    if use_corr:
-        data1["corr_src"], data1["corr_tgt"] = nz(cs), nz(ct)
+
+def _box() -> tuple[jax.Array, jax.Array]:
+    """The fitting frame's bounding box ``[-1, 1]^3`` (low and high corners)."""
+    return jnp.full((3,), -1.0, dtype=jnp.float32), jnp.full((3,), 1.0, dtype=jnp.float32)
+
+
+def _velocity_data(src_pool: np.ndarray, tgt: np.ndarray, corr: tuple[np.ndarray, np.ndarray] | None,
+                   center: np.ndarray, scale: float) -> dict[str, jax.Array]:
+    """Step of :func:`fit`: the stage-1 data (source pool, target, correspondences or a dummy pair)."""
+    lo, hi = _box()
+    data1 = {"src": _to_unit(src_pool, center, scale), "tgt": _to_unit(tgt, center, scale), "lo": lo, "hi": hi}
+    if corr is not None:
+        data1["corr_src"], data1["corr_tgt"] = (_to_unit(c, center, scale) for c in corr)
     else:
         data1["corr_src"] = data1["corr_tgt"] = jnp.zeros((1, 3), dtype=jnp.float32)
+    return data1
 
-    static_cfg, weights = _split_config(config)
-    timings: dict[str, float] = {}
-    history: dict[str, dict[str, np.ndarray]] = {}
-    t0 = time.perf_counter()
+
+def _velocity_stage(vel_net: VelocityNet, velocity: Any, opt: optax.GradientTransformation, key: jax.Array,
+                    data1: dict[str, jax.Array], config: DeformConfig, static_cfg: DeformConfig,
+                    weights: dict[str, jax.Array], history: dict[str, dict[str, np.ndarray]],
+                    show_progress: bool) -> VelocityNet:
+    """Step of :func:`fit`, stage 1: train v (or take the given ``velocity``); records ``history["velocity"]``."""
     vel_params, vel_static = eqx.partition(vel_net, eqx.is_inexact_array)
-    opt = _optimizer(config, 0)
     if velocity is not None:
         reused = velocity.velocity_net if isinstance(velocity, DeformResult) else velocity
         if not isinstance(reused, VelocityNet):
@@ -520,43 +555,52 @@ def fit(source: Any, target: Any | None = None, *, config: DeformConfig | None =
         vel_params, vel_static = eqx.partition(reused, eqx.is_inexact_array)
     elif config.velocity_iters:
         vel_params, _, _, history["velocity"] = _run_stage(
-            _velocity_chunk, vel_params, vel_static, opt.init(vel_params), k_train1, data1,
+            _velocity_chunk, vel_params, vel_static, opt.init(vel_params), key, data1,
             config.velocity_iters, 0, static_cfg, "velocity", show_progress, extra=(weights,))
-    vel_net = eqx.combine(vel_params, vel_static)
-    timings["velocity_s"] = time.perf_counter() - t0
+    return eqx.combine(vel_params, vel_static)
 
-    # pools of trajectories for the SDF stages: surface points and off-surface samples (local + global)
-    t0 = time.perf_counter()
+
+def _sdf_data(vel_net: VelocityNet, src_pool: np.ndarray, pool_idx: np.ndarray, tgt: np.ndarray,
+              src_n: np.ndarray | None, tgt_n: np.ndarray | None, rng: np.random.Generator, center: np.ndarray,
+              scale: float, config: DeformConfig, static_cfg: DeformConfig) -> dict[str, jax.Array]:
+    """Step of :func:`fit`: the stage 2-3 data, pools of trajectories under the frozen v of surface points and
+    off-surface samples (local, at the ``knn``-th neighbour's distance, and global), with normals."""
     k = min(config.knn, len(src_pool) - 1)
     dist, _ = cKDTree(src_pool).query(src_pool, k=k + 1, workers=1)
     sigma = dist[:, -1:]
     local = src_pool + sigma * rng.standard_normal(src_pool.shape)
     glob = rng.uniform(-1.0, 1.0, size=(max(1, len(src_pool) // 4), 3)) / scale + center
     off = np.concatenate([local, glob])
-    S_x, S_v, S_j = _trajectory_pool(vel_net, nz(src_pool), static_cfg)
-    O_x, O_v, O_j = _trajectory_pool(vel_net, nz(off), static_cfg)
+    S_x, S_v, S_j = _trajectory_pool(vel_net, _to_unit(src_pool, center, scale), static_cfg)
+    O_x, O_v, O_j = _trajectory_pool(vel_net, _to_unit(off, center, scale), static_cfg)
     has_sn, has_tn = src_n is not None, tgt_n is not None
-    data2 = {"S_x": S_x, "S_v": S_v, "S_j": S_j, "O_x": O_x, "O_v": O_v, "O_j": O_j, "tgt": nz(tgt),
-             "src_n": jnp.asarray(src_n[pool_idx] if has_sn else np.zeros_like(src_pool), dtype=jnp.float32),
-             "tgt_n": jnp.asarray(tgt_n if has_tn else np.zeros_like(tgt), dtype=jnp.float32),
-             "has_src_n": jnp.float32(has_sn), "has_tgt_n": jnp.float32(has_tn), "lo": lo, "hi": hi}
-    timings["pool_s"] = time.perf_counter() - t0
+    lo, hi = _box()
+    return {"S_x": S_x, "S_v": S_v, "S_j": S_j, "O_x": O_x, "O_v": O_v, "O_j": O_j,
+            "tgt": _to_unit(tgt, center, scale),
+            "src_n": jnp.asarray(src_n[pool_idx] if has_sn else np.zeros_like(src_pool), dtype=jnp.float32),
+            "tgt_n": jnp.asarray(tgt_n if has_tn else np.zeros_like(tgt), dtype=jnp.float32),
+            "has_src_n": jnp.float32(has_sn), "has_tgt_n": jnp.float32(has_tn), "lo": lo, "hi": hi}
 
+
+def _sdf_stages(sdf_net: ImplicitNet, opt: optax.GradientTransformation, key: jax.Array,
+                data2: dict[str, jax.Array], config: DeformConfig, static_cfg: DeformConfig,
+                weights: dict[str, jax.Array], history: dict[str, dict[str, np.ndarray]],
+                timings: dict[str, float], show_progress: bool) -> ImplicitNet:
+    """Step of :func:`fit`, stages 2-3: train f with v frozen, then fine-tune it (one optimiser state through
+    both); records ``history["sdf"]``, ``history["finetune"]`` and their timings."""
     t0 = time.perf_counter()
     sdf_params, sdf_static = eqx.partition(sdf_net, eqx.is_inexact_array)
     opt_state = opt.init(sdf_params)
-    key2 = k_train2
     if config.sdf_iters:
-        sdf_params, opt_state, key2, history["sdf"] = _run_stage(
-            _sdf_chunk, sdf_params, sdf_static, opt_state, key2, data2, config.sdf_iters, config.velocity_iters,
+        sdf_params, opt_state, key, history["sdf"] = _run_stage(
+            _sdf_chunk, sdf_params, sdf_static, opt_state, key, data2, config.sdf_iters, config.velocity_iters,
             static_cfg, "sdf", show_progress, extra=(weights, jnp.float32(config.w_onsurf)))
     timings["sdf_s"] = time.perf_counter() - t0
     t0 = time.perf_counter()
     if config.finetune_iters:
-        sdf_params, opt_state, key2, history["finetune"] = _run_stage(
-            _sdf_chunk, sdf_params, sdf_static, opt_state, key2, data2, config.finetune_iters,
+        sdf_params, opt_state, key, history["finetune"] = _run_stage(
+            _sdf_chunk, sdf_params, sdf_static, opt_state, key, data2, config.finetune_iters,
             config.velocity_iters, static_cfg, "fine-tune", show_progress,
             extra=(weights, jnp.float32(config.w_finetune)))
     timings["finetune_s"] = time.perf_counter() - t0
-    sdf_net = eqx.combine(sdf_params, sdf_static)
-    return DeformResult(sdf_net, vel_net, config, center, float(scale), history, timings)
+    return eqx.combine(sdf_params, sdf_static)

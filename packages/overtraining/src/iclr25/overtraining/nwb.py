@@ -49,12 +49,9 @@ def _file_error(path: Path, msg: str) -> Exception:
 
 
 def _check_path(path: Path) -> None:
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such NWB file")
-    if not path.is_file():
-        raise _file_error(path, "not a regular file")
-    if path.stat().st_size == 0:
-        raise _file_error(path, "file is empty")
+    from iclr25.utils.io import existing_file
+
+    existing_file(path, None, "NWB")
     with open(path, "rb") as f:
         head = f.read(8)
     if head != b"\x89HDF\r\n\x1a\n":
@@ -140,6 +137,25 @@ def load_nwb(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *
 
     Errors name the file (and the trial or column) and what was expected.
     """
+    files = _check_load_args(paths, days, n_trials)
+    pynwb = _pynwb()
+    per_day: list[dict[str, Any]] = []
+    starts_at: list[datetime] = []
+    for p in files:
+        day, start = _read_day(pynwb, p, responses, label_column, stimulus_column, probe_column, behaviour_column)
+        per_day.append(day)
+        starts_at.append(start)
+    T = _common_trials(files, per_day, n_trials)
+    if days is None:
+        t0 = starts_at[0]
+        d_arr = np.array([(s - t0).total_seconds() / 86400.0 for s in starts_at])
+    else:
+        d_arr = np.asarray(days, dtype=float)
+    return _stack_days(files, per_day, T, d_arr)
+
+
+def _check_load_args(paths: Any, days: Sequence[float] | None, n_trials: int | None) -> list[Path]:
+    """Step of :func:`load_nwb`: the files as paths, each checked to be an HDF5 file, and the options."""
     files = [Path(paths)] if isinstance(paths, (str, os.PathLike)) else [Path(p) for p in paths]
     if not files:
         raise ValueError("paths must name at least one NWB file, got none")
@@ -149,44 +165,57 @@ def load_nwb(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *
         raise ValueError(f"days must give one number per file ({len(files)}), got {len(days)}")
     for p in files:
         _check_path(p)
-    pynwb = _pynwb()
-    per_day: list[dict[str, Any]] = []
-    starts_at: list[datetime] = []
-    for p in files:
-        try:
-            io = pynwb.NWBHDF5IO(str(p), "r")
-            nwb = io.read()
-        except Exception as exc:  # noqa: BLE001 - h5py/hdmf raise many kinds; the user needs the file's name
-            raise _file_error(p, f"cannot be read as NWB ({type(exc).__name__}: {exc})") from None
-        try:
-            trials = nwb.trials
-            if trials is None or len(trials) == 0:
-                raise _file_error(p, "has no trials table (start_time, stop_time, label)")
-            starts = np.asarray(trials["start_time"][:], dtype=float)
-            stops = np.asarray(trials["stop_time"][:], dtype=float)
-            if np.any(stops <= starts):
-                i = int(np.flatnonzero(stops <= starts)[0])
-                raise _file_error(p, f"trial {i} has stop_time {stops[i]:g} <= start_time {starts[i]:g}")
-            day = {"responses": _responses(nwb, responses, starts, stops, p),
-                   "labels": _column(trials, label_column, p, "label_column"),
-                   "stimulus": _column(trials, stimulus_column, p, "stimulus_column"),
-                   "probe": _column(trials, probe_column, p, "probe_column"),
-                   "behaviour": _column(trials, behaviour_column, p, "behaviour_column")}
-            starts_at.append(nwb.session_start_time)
-        finally:
-            io.close()
-        lab = np.asarray(day["labels"])
-        if lab.dtype == bool:
-            lab = lab.astype(np.int64)
-        if not np.issubdtype(lab.dtype, np.number):
-            raise _file_error(p, f"label column {label_column!r} must hold -1/+1, 0/1 or booleans, got {lab.dtype}")
-        if np.all(np.isin(lab, (0, 1))) and not np.all(np.isin(lab, (-1, 1))):
-            lab = 2 * lab - 1
-        if not np.all(np.isin(lab, (-1, 1))):
-            raise _file_error(p, f"label column {label_column!r} must hold -1/+1, 0/1 or booleans, got values "
-                                 f"{sorted(set(np.unique(lab).tolist()))[:6]}")
-        day["labels"] = lab.astype(np.int8)
-        per_day.append(day)
+    return files
+
+
+def _read_day(pynwb: Any, p: Path, responses: str, label_column: str, stimulus_column: str | None,
+              probe_column: str | None, behaviour_column: str | None) -> tuple[dict[str, Any], datetime]:
+    """Step of :func:`load_nwb`: one file's trial responses and trials columns (None for a column not asked
+    for), with the labels as int8 ±1, and the session's start time."""
+    try:
+        io = pynwb.NWBHDF5IO(str(p), "r")
+        nwb = io.read()
+    except Exception as exc:  # noqa: BLE001 - h5py/hdmf raise many kinds; the user needs the file's name
+        raise _file_error(p, f"cannot be read as NWB ({type(exc).__name__}: {exc})") from None
+    try:
+        trials = nwb.trials
+        if trials is None or len(trials) == 0:
+            raise _file_error(p, "has no trials table (start_time, stop_time, label)")
+        starts = np.asarray(trials["start_time"][:], dtype=float)
+        stops = np.asarray(trials["stop_time"][:], dtype=float)
+        if np.any(stops <= starts):
+            i = int(np.flatnonzero(stops <= starts)[0])
+            raise _file_error(p, f"trial {i} has stop_time {stops[i]:g} <= start_time {starts[i]:g}")
+        day = {"responses": _responses(nwb, responses, starts, stops, p),
+               "labels": _column(trials, label_column, p, "label_column"),
+               "stimulus": _column(trials, stimulus_column, p, "stimulus_column"),
+               "probe": _column(trials, probe_column, p, "probe_column"),
+               "behaviour": _column(trials, behaviour_column, p, "behaviour_column")}
+        start = nwb.session_start_time
+    finally:
+        io.close()
+    day["labels"] = _pm_one_labels(day["labels"], p, label_column)
+    return day, start
+
+
+def _pm_one_labels(labels: Any, p: Path, label_column: str | None) -> np.ndarray:
+    """Step of :func:`load_nwb`: one day's labels as int8 ±1 (from ±1, 0/1 or booleans)."""
+    lab = np.asarray(labels)
+    if lab.dtype == bool:
+        lab = lab.astype(np.int64)
+    if not np.issubdtype(lab.dtype, np.number):
+        raise _file_error(p, f"label column {label_column!r} must hold -1/+1, 0/1 or booleans, got {lab.dtype}")
+    if np.all(np.isin(lab, (0, 1))) and not np.all(np.isin(lab, (-1, 1))):
+        lab = 2 * lab - 1
+    if not np.all(np.isin(lab, (-1, 1))):
+        raise _file_error(p, f"label column {label_column!r} must hold -1/+1, 0/1 or booleans, got values "
+                             f"{sorted(set(np.unique(lab).tolist()))[:6]}")
+    return lab.astype(np.int8)
+
+
+def _common_trials(files: list[Path], per_day: list[dict[str, Any]], n_trials: int | None) -> int:
+    """Step of :func:`load_nwb`: the trials kept per day (all, equal on every day, or the first ``n_trials``),
+    after checking that every day has them and records the same neurons."""
     counts = [len(d["labels"]) for d in per_day]
     T = n_trials if n_trials is not None else counts[0]
     for p, c in zip(files, counts):
@@ -200,11 +229,11 @@ def load_nwb(paths: str | os.PathLike[str] | Sequence[str | os.PathLike[str]], *
         if n != neurons[0]:
             raise _file_error(p, f"has {n} neurons but {files[0]} has {neurons[0]}: every day must record the same "
                                  "neurons")
-    if days is None:
-        t0 = starts_at[0]
-        d_arr = np.array([(s - t0).total_seconds() / 86400.0 for s in starts_at])
-    else:
-        d_arr = np.asarray(days, dtype=float)
+    return T
+
+
+def _stack_days(files: list[Path], per_day: list[dict[str, Any]], T: int, d_arr: np.ndarray) -> Recordings:
+    """Step of :func:`load_nwb`: the days' first ``T`` trials stacked into checked :class:`Recordings`."""
 
     def stack(key: str, dtype: Any) -> np.ndarray | None:
         vals = [d[key] for d in per_day]

@@ -263,11 +263,6 @@ def pairwise_matrix(f: Any, spaces: list[MMSpace], *, n_jobs: int = 1, backend: 
     given, is filled with ``pairs``, ``in_process`` (pairs computed here), ``workers`` (used for the rest,
     1 when none were started) and ``estimated_rest_s``.
     """
-    import time
-
-    from iclr25.utils.parallel import parallel_map
-    from iclr25.utils.progress import progress
-
     if isinstance(n_jobs, bool) or not isinstance(n_jobs, (int, np.integer)) or n_jobs == 0 or n_jobs < -1:
         raise ValueError(f"n_jobs must be a positive integer or -1, got {n_jobs!r}")
     k = len(spaces)
@@ -279,56 +274,85 @@ def pairwise_matrix(f: Any, spaces: list[MMSpace], *, n_jobs: int = 1, backend: 
     if not pairs:
         return D
     if n_jobs == 1 and backend is None:
-        out = parallel_map(_distance_chunk, [(f, kw, [pair], spaces) for pair in pairs], n_jobs=1, desc=desc)
-        for (i, j), (v,) in zip(pairs, out):
-            D[i, j] = D[j, i] = v
+        _serial_pairs(f, kw, pairs, spaces, D, desc)
         info["in_process"] = len(pairs)
-        if stats is not None:
-            stats.update(info)
-        return D
-    # largest pairs first: the probe then over- rather than under-estimates, and chunks balance better
-    pairs.sort(key=lambda ij: -_pair_cost(spaces, *ij))
-    w = _workers(n_jobs)
-    rest = pairs
-    if backend in _LOCAL_BACKENDS:
-        costs = [_pair_cost(spaces, i, j) for i, j in pairs]
-        total_cost = sum(costs)
-        done_cost, n_done, estimate = 0.0, 0, 0.0
-        with progress(total=len(pairs), desc=desc) as bar, single_threaded_blas():
-            for (i, j), c in zip(pairs, costs):
-                D[i, j] = D[j, i] = f(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p, **kw).distance
-                n_done += 1
-                bar.update(1)
-                if n_done == 1:  # the first pair pays the solver's imports: warm-up, not timed
-                    t0 = time.perf_counter()
-                    continue
-                done_cost += c
-                elapsed = time.perf_counter() - t0
-                if n_done == len(pairs):
-                    break
-                estimate = elapsed / done_cost * (total_cost - done_cost - costs[0])
-                if elapsed >= _PROBE_S and (w < 2 or estimate > WORKER_START_S * w / (w - 1)):
-                    break
-            info["estimated_rest_s"] = estimate if n_done < len(pairs) else 0.0
-            if w < 2:  # one worker: nothing to gain from a process; finish here
-                for (i, j) in pairs[n_done:]:
-                    D[i, j] = D[j, i] = f(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p, **kw).distance
-                    bar.update(1)
-                n_done = len(pairs)
-        info["in_process"] = n_done
-        rest = pairs[n_done:]
-    if rest:
-        n_chunks = min(len(rest), 4 * w)
-        chunks = [rest[c::n_chunks] for c in range(n_chunks)]
-        out = parallel_map(_distance_chunk, [(f, kw, c, spaces) for c in chunks], n_jobs=n_jobs,
-                           backend=backend, desc=desc)
-        for chunk, vals in zip(chunks, out):
-            for (i, j), v in zip(chunk, vals):
-                D[i, j] = D[j, i] = v
-        info["workers"] = w
+    else:
+        # largest pairs first: the probe then over- rather than under-estimates, and chunks balance better
+        pairs.sort(key=lambda ij: -_pair_cost(spaces, *ij))
+        w = _workers(n_jobs)
+        rest = pairs
+        if backend in _LOCAL_BACKENDS:
+            n_done, info["estimated_rest_s"] = _probe_in_process(f, kw, pairs, spaces, D, w, desc)
+            info["in_process"] = n_done
+            rest = pairs[n_done:]
+        if rest:
+            _fan_out(f, kw, rest, spaces, D, w, n_jobs, backend, desc)
+            info["workers"] = w
     if stats is not None:
         stats.update(info)
     return D
+
+
+def _serial_pairs(f: Any, kw: dict[str, Any], pairs: list[tuple[int, int]], spaces: list[MMSpace], D: np.ndarray,
+                  desc: str | None) -> None:
+    """Step of :func:`pairwise_matrix` for ``n_jobs=1`` without a backend: every pair here, filling ``D``."""
+    from iclr25.utils.parallel import parallel_map
+
+    out = parallel_map(_distance_chunk, [(f, kw, [pair], spaces) for pair in pairs], n_jobs=1, desc=desc)
+    for (i, j), (v,) in zip(pairs, out):
+        D[i, j] = D[j, i] = v
+
+
+def _probe_in_process(f: Any, kw: dict[str, Any], pairs: list[tuple[int, int]], spaces: list[MMSpace],
+                      D: np.ndarray, w: int, desc: str | None) -> tuple[int, float]:
+    """Step of :func:`pairwise_matrix` on a local backend: compute pairs (sorted largest first) here, filling
+    ``D``, until about ``_PROBE_S`` seconds (after one untimed warm-up pair) show that ``w`` workers would pay
+    for their start; with one worker, finish every pair here. Returns the pairs done here and the estimated
+    serial time of the rest when it was stopped (0 when every pair was done by the probe)."""
+    import time
+
+    from iclr25.utils.progress import progress
+
+    costs = [_pair_cost(spaces, i, j) for i, j in pairs]
+    total_cost = sum(costs)
+    done_cost, n_done, estimate = 0.0, 0, 0.0
+    with progress(total=len(pairs), desc=desc) as bar, single_threaded_blas():
+        for (i, j), c in zip(pairs, costs):
+            D[i, j] = D[j, i] = f(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p, **kw).distance
+            n_done += 1
+            bar.update(1)
+            if n_done == 1:  # the first pair pays the solver's imports: warm-up, not timed
+                t0 = time.perf_counter()
+                continue
+            done_cost += c
+            elapsed = time.perf_counter() - t0
+            if n_done == len(pairs):
+                break
+            estimate = elapsed / done_cost * (total_cost - done_cost - costs[0])
+            if elapsed >= _PROBE_S and (w < 2 or estimate > WORKER_START_S * w / (w - 1)):
+                break
+        estimated_rest_s = estimate if n_done < len(pairs) else 0.0
+        if w < 2:  # one worker: nothing to gain from a process; finish here
+            for (i, j) in pairs[n_done:]:
+                D[i, j] = D[j, i] = f(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p, **kw).distance
+                bar.update(1)
+            n_done = len(pairs)
+    return n_done, estimated_rest_s
+
+
+def _fan_out(f: Any, kw: dict[str, Any], rest: list[tuple[int, int]], spaces: list[MMSpace], D: np.ndarray, w: int,
+             n_jobs: int, backend: str | None, desc: str | None) -> None:
+    """Step of :func:`pairwise_matrix`: the remaining pairs to ``parallel_map`` in ``4 w`` chunks, strided over
+    the pairs sorted by size so that every chunk carries a similar amount of work; fills ``D``."""
+    from iclr25.utils.parallel import parallel_map
+
+    n_chunks = min(len(rest), 4 * w)
+    chunks = [rest[c::n_chunks] for c in range(n_chunks)]
+    out = parallel_map(_distance_chunk, [(f, kw, c, spaces) for c in chunks], n_jobs=n_jobs,
+                       backend=backend, desc=desc)
+    for chunk, vals in zip(chunks, out):
+        for (i, j), v in zip(chunk, vals):
+            D[i, j] = D[j, i] = v
 
 
 def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int | None = None,
