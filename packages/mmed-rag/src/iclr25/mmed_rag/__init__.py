@@ -14,6 +14,9 @@ from typing import TYPE_CHECKING
 from iclr25.utils.lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .checkpoint import TrainedSystem as TrainedSystem
+    from .checkpoint import load_system as load_system
+    from .checkpoint import make_checkpoint as make_checkpoint
     from .data import DOMAINS as DOMAINS
     from .data import FINDINGS as FINDINGS
     from .data import MedDataset as MedDataset
@@ -34,6 +37,7 @@ if TYPE_CHECKING:
     from .endpoint import EndpointVLM as EndpointVLM
     from .experiments import PipelineConfig as PipelineConfig
     from .experiments import PipelineResult as PipelineResult
+    from .experiments import evaluate_system as evaluate_system
     from .experiments import run_pipeline as run_pipeline
     from .index import BACKENDS as BACKENDS
     from .index import DomainIndex as DomainIndex
@@ -85,13 +89,14 @@ _EXPORTS = {
                            "render", "vqa_items")},
     **{n: "dpo" for n in ("DPOOutput", "dpo_loss", "sequence_logps")},
     "EndpointVLM": "endpoint",
+    **{n: "checkpoint" for n in ("TrainedSystem", "load_system", "make_checkpoint")},
     **{n: "index" for n in ("BACKENDS", "DomainIndex", "Retrieved", "SearchResult", "VectorIndex")},
     **{n: "retriever" for n in ("CLIPRetriever", "clip_loss", "train_retriever")},
     **{n: "router" for n in ("Router", "train_router")},
     **{n: "selection" for n in ("RULES", "Selection", "fixed_select", "gap_select", "ratio_select",
                                 "select_contexts", "to_positive")},
     "Vocab": "text",
-    **{n: "experiments" for n in ("PipelineConfig", "PipelineResult", "run_pipeline")},
+    **{n: "experiments" for n in ("PipelineConfig", "PipelineResult", "evaluate_system", "run_pipeline")},
     **{n: "metrics" for n in ("context_precision", "copying", "harm_rate", "noise_accuracy", "recall_at_k",
                               "report_finding_accuracy", "report_metrics", "vqa_metrics")},
     **{n: "preference" for n in ("Examples", "PreferencePairs", "mine_preferences", "mine_report_preferences",

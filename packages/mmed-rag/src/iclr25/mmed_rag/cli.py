@@ -14,17 +14,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import (
-    add_force_argument,
-    add_run_command,
-    load_handler,
-    method_parser,
-    nonnegative_float,
-    positive_float,
-    positive_int,
-    run_main,
-    set_torch_threads,
-)
+from iclr25.utils import cli as ucli
 
 BACKENDS = ("numpy", "faiss-flat", "faiss-hnsw", "hnswlib")
 #: The files that mark a previous run in build-index's --out (the index files of any backend, or the results.json
@@ -91,12 +81,12 @@ def _cmd(name: str):
     def run(args: argparse.Namespace) -> int:
         _precheck(name, args)
         spec = HANDLERS[name]
-        return (load_handler(spec) if ":" in spec else globals()[spec])(args)
+        return (ucli.load_handler(spec) if ":" in spec else globals()[spec])(args)
     return run
 
 
 def _demo(args: argparse.Namespace) -> int:
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .demo import run_demo
 
     run_demo(args.out, seed=args.seed)
@@ -104,7 +94,7 @@ def _demo(args: argparse.Namespace) -> int:
 
 
 def _repro(args: argparse.Namespace) -> int:
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .repro import run_explore, run_ladder, run_repro
 
     if args.ladder:
@@ -147,7 +137,7 @@ def _build_index(args: argparse.Namespace) -> int:
 
     train = load_split(args.data, "train")  # the user's files are read before torch is imported
     db = load_split(args.data, "db") if args.data.is_dir() else train
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .rag import RetrievalConfig, RetrievalSystem
 
     cfg = RetrievalConfig(router_steps=args.router_steps, retriever_steps=args.steps, backend=args.backend,
@@ -172,7 +162,7 @@ def _train(args: argparse.Namespace) -> int:
         raise ValueError(f"--report-threshold must lie in (0, 1], got {args.report_threshold}")
     data = load_split(args.data, "train")
     db = load_split(args.data, "db") if args.data.is_dir() else data
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     import torch
 
     from .experiments import train_rag_pt
@@ -196,7 +186,7 @@ def _train(args: argparse.Namespace) -> int:
 
 def _unit(flag: str):
     def parse(text: str) -> float:
-        v = nonnegative_float(flag)(text)
+        v = ucli.nonnegative_float(flag)(text)
         if v > 1:
             raise argparse.ArgumentTypeError(f"{flag} must lie in [0, 1], got {v}")
         return v
@@ -204,15 +194,15 @@ def _unit(flag: str):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("mmed-rag", "MMed-RAG (Xia et al., ICLR 2025): domain-aware retrieval, adaptive "
-                                "context selection and RAG preference fine-tuning, on procedural medical images.")
-    p = add_run_command(sub, "demo", _cmd("demo"), help="router, retrievers, gap rule, a tiny VLM with SFT and DPO "
-                        "on built-in data (at most 60 s)", default_out="results/mmed-rag")
-    p.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    p = add_run_command(sub, "repro", _cmd("repro"), help="the paper's claims over 3 seeds at the test rung "
-                        "(claims.json) and rungs XS and S, and the index benchmark (at most 10 min of CPU)",
-                        default_out="results/mmed-rag-repro")
-    p.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    parser, sub = ucli.method_parser("mmed-rag", "MMed-RAG (Xia et al., ICLR 2025): domain-aware retrieval, adaptive "
+                                     "context selection and RAG preference fine-tuning, on procedural medical images.")
+    p = ucli.add_run_command(sub, "demo", _cmd("demo"), help="router, retrievers, gap rule, a tiny VLM with SFT and DPO "
+                             "on built-in data (at most 60 s)", default_out="results/mmed-rag")
+    p.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    p = ucli.add_run_command(sub, "repro", _cmd("repro"), help="the paper's claims over 3 seeds at the test rung "
+                             "(claims.json) and rungs XS and S, and the index benchmark (at most 10 min of CPU)",
+                             default_out="results/mmed-rag-repro")
+    p.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     p.add_argument("--quick", action="store_true", help="the test rung and a small benchmark only (a smoke run, "
                    "about 1 min); with --explore: rung XS only")
     mode = p.add_mutually_exclusive_group()
@@ -223,60 +213,50 @@ def main(argv: Sequence[str] | None = None) -> int:
                       help="instead: the single-seed exploration (rungs XS, S, M; DPO-data, retrieval and "
                            "report-generation ablations; figures), not claims (about 8 min of CPU)")
 
-    g = sub.add_parser("generate", help="write procedural train/db/test data sets (.npz)",
-                       description="Write DIR/train.npz, DIR/db.npz (the retrieval database, with report label "
-                                   "noise) and DIR/test.npz, plus DIR/examples.png.")
+    g = ucli.add_command(sub, "generate", _cmd("generate"), seed=True, overwrite="replace the files of a previous run in --out (files this command does not write are kept)", force=True, help="write procedural train/db/test data sets (.npz)",
+                         description="Write DIR/train.npz, DIR/db.npz (the retrieval database, with report label "
+                                     "noise) and DIR/test.npz, plus DIR/examples.png.")
     g.add_argument("--out", type=Path, required=True,
                    help="output folder (new, or existing: files other than the ones written are kept)")
-    g.add_argument("--n-train", type=positive_int("--n-train"), default=600, help="images per domain (default 600)")
-    g.add_argument("--n-db", type=positive_int("--n-db"), default=300, help="database images per domain (300)")
-    g.add_argument("--n-test", type=positive_int("--n-test"), default=200, help="test images per domain (200)")
-    g.add_argument("--size", type=positive_int("--size"), default=32, help="image side in pixels, 16-128 (32)")
+    g.add_argument("--n-train", type=ucli.positive_int("--n-train"), default=600, help="images per domain (default 600)")
+    g.add_argument("--n-db", type=ucli.positive_int("--n-db"), default=300, help="database images per domain (300)")
+    g.add_argument("--n-test", type=ucli.positive_int("--n-test"), default=200, help="test images per domain (200)")
+    g.add_argument("--size", type=ucli.positive_int("--size"), default=32, help="image side in pixels, 16-128 (32)")
     g.add_argument("--contrast-lo", type=_unit("--contrast-lo"), default=0.15, help="lowest finding contrast (0.15)")
     g.add_argument("--contrast-hi", type=_unit("--contrast-hi"), default=1.0, help="highest finding contrast (1.0)")
     g.add_argument("--label-noise", type=_unit("--label-noise"), default=0.1,
                    help="probability a database report states a finding wrongly (0.1)")
-    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    add_force_argument(g)
-    g.add_argument("--overwrite", action="store_true",
-                   help="replace the files of a previous run in --out (files this command does not write are kept)")
-    g.set_defaults(func=_cmd("generate"))
 
-    b = sub.add_parser("build-index", help="train the router and per-domain retrievers, index the database",
-                       description="DATA is a folder with train.npz and db.npz (from 'generate') or one .npz used "
-                                   "both to train the retrievers and as the database. Writes OUT/ with the router, "
-                                   "one retriever per domain, and the sharded index (manifest.json).")
+    b = ucli.add_command(sub, "build-index", _cmd("build_index"), seed=True, overwrite="replace the files of a previous run in --out (files this command does not write are kept)", force=True, help="train the router and per-domain retrievers, index the database",
+                         description="DATA is a folder with train.npz and db.npz (from 'generate') or one .npz used "
+                                     "both to train the retrievers and as the database. Writes OUT/ with the router, "
+                                     "one retriever per domain, and the sharded index (manifest.json).")
     b.add_argument("data", type=Path, help="data folder or .npz file")
     b.add_argument("--out", type=Path, required=True,
                    help="output index folder: new, or an existing folder (nothing in it is deleted or renamed; "
                         "a previous index there is replaced only with --overwrite); not DATA")
     b.add_argument("--backend", choices=BACKENDS, default="faiss-flat", help="index backend (default faiss-flat)")
-    b.add_argument("--steps", type=positive_int("--steps"), default=300, help="retriever Adam steps (default 300)")
-    b.add_argument("--router-steps", type=positive_int("--router-steps"), default=150, help="router steps (150)")
+    b.add_argument("--steps", type=ucli.positive_int("--steps"), default=300, help="retriever Adam steps (default 300)")
+    b.add_argument("--router-steps", type=ucli.positive_int("--router-steps"), default=150, help="router steps (150)")
     b.add_argument("--pooled", action="store_true", help="one retriever and one shard for all domains (baseline)")
     b.add_argument("--text-tower", choices=("cnn", "minilm"), default="cnn",
                    help="cnn (from scratch, default) or minilm (packaged all-MiniLM-L6-v2, the minilm extra)")
-    b.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    b.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    add_force_argument(b)
-    b.add_argument("--overwrite", action="store_true",
-                   help="replace the files of a previous run in --out (files this command does not write are kept)")
-    b.set_defaults(func=_cmd("build_index"))
+    b.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
 
-    t = sub.add_parser("train", help="SFT a tiny VLM, mine preference pairs, DPO (RAG-PT)",
-                       description="DATA: a folder with train.npz (or one .npz). Retrieves contexts with INDEX, "
-                                   "trains the tiny VLM with SFT, mines D_cm/D_oa1/D_oa2 pairs from its own "
-                                   "VQA answers and generated reports and fine-tunes with DPO against a frozen "
-                                   "copy. Writes OUT/sft.pt, "
-                                   "OUT/rag_pt.pt, OUT/pairs.json.")
+    t = ucli.add_command(sub, "train", _cmd("train"), seed=True, overwrite="replace the files of a previous run in --out (files this command does not write are kept)", force=True, help="SFT a tiny VLM, mine preference pairs, DPO (RAG-PT)",
+                         description="DATA: a folder with train.npz (or one .npz). Retrieves contexts with INDEX, "
+                                     "trains the tiny VLM with SFT, mines D_cm/D_oa1/D_oa2 pairs from its own "
+                                     "VQA answers and generated reports and fine-tunes with DPO against a frozen "
+                                     "copy. Writes OUT/sft.pt, "
+                                     "OUT/rag_pt.pt, OUT/pairs.json.")
     t.add_argument("data", type=Path, help="data folder or .npz file")
     t.add_argument("--index", type=Path, required=True, help="index folder from build-index")
     t.add_argument("--out", type=Path, required=True,
                    help="output model folder (sft.pt, rag_pt.pt, pairs.json; other files there are kept)")
-    t.add_argument("--sft-steps", type=positive_int("--sft-steps"), default=600, help="SFT steps (default 600)")
-    t.add_argument("--dpo-steps", type=positive_int("--dpo-steps"), default=200, help="DPO steps (default 200)")
-    t.add_argument("--beta", type=positive_float("--beta"), default=0.1, help="DPO beta (default 0.1)")
-    t.add_argument("--k", type=positive_int("--k"), default=3, help="contexts in the prompt, cap (default 3)")
+    t.add_argument("--sft-steps", type=ucli.positive_int("--sft-steps"), default=600, help="SFT steps (default 600)")
+    t.add_argument("--dpo-steps", type=ucli.positive_int("--dpo-steps"), default=200, help="DPO steps (default 200)")
+    t.add_argument("--beta", type=ucli.positive_float("--beta"), default=0.1, help="DPO beta (default 0.1)")
+    t.add_argument("--k", type=ucli.positive_int("--k"), default=3, help="contexts in the prompt, cap (default 3)")
     t.add_argument("--no-report-pairs", action="store_true", help="mine VQA preference pairs only")
     t.add_argument("--cm-image", choices=("mismatch", "conflict", "noise"), default="mismatch",
                    help="rejected image of the D_cm pairs: a real image of another domain (default), a "
@@ -284,38 +264,29 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--report-threshold", type=_unit("--report-threshold"), default=0.75,
                    help="a generated report is right when it states at least this fraction of the four "
                         "findings correctly (default 0.75)")
-    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    t.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    add_force_argument(t)
-    t.add_argument("--overwrite", action="store_true",
-                   help="replace the files of a previous run in --out (files this command does not write are kept)")
-    t.set_defaults(func=_cmd("train"))
+    t.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
 
-    e = sub.add_parser("evaluate", help="VQA acc/F1/AUC, copy and harm rates, recall@k, BLEU/ROUGE-L",
-                       description="DATA: a folder with test.npz (or one .npz). Evaluates retrieval with INDEX and, "
-                                   "with --model, the VLM without RAG, with fixed-k RAG and with adaptive RAG.")
+    e = ucli.add_command(sub, "evaluate", _cmd("evaluate"), seed=True, overwrite="replace the files of a previous run in --out (files this command does not write are kept)", help="VQA acc/F1/AUC, copy and harm rates, recall@k, BLEU/ROUGE-L",
+                         description="DATA: a folder with test.npz (or one .npz). Evaluates retrieval with INDEX and, "
+                                     "with --model, the VLM without RAG, with fixed-k RAG and with adaptive RAG.")
     e.add_argument("data", type=Path, help="data folder or .npz file")
     e.add_argument("--index", type=Path, required=True, help="index folder from build-index")
     e.add_argument("--model", type=Path, help="model folder from train")
     e.add_argument("--out", type=Path, required=True, help="folder for results.json")
-    e.add_argument("--k", type=positive_int("--k"), default=3, help="context cap (default 3)")
+    e.add_argument("--k", type=ucli.positive_int("--k"), default=3, help="context cap (default 3)")
     e.add_argument("--rule", choices=RULES, default="gap", help="context selection rule (default gap)")
-    e.add_argument("--gamma", type=nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
-    e.add_argument("--threshold", type=positive_float("--threshold"), default=1.05, help="ratio threshold (1.05)")
-    e.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    e.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    e.add_argument("--overwrite", action="store_true",
-                   help="replace the files of a previous run in --out (files this command does not write are kept)")
-    e.set_defaults(func=_cmd("evaluate"))
+    e.add_argument("--gamma", type=ucli.nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
+    e.add_argument("--threshold", type=ucli.positive_float("--threshold"), default=1.05, help="ratio threshold (1.05)")
+    e.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
 
-    a = sub.add_parser("ask", help="VQA with your own model: an OpenAI-compatible endpoint or a local HF LLaVA folder",
-                       description="DATA: a folder with test.npz (or one .npz). Retrieves reports with INDEX (gap "
-                                   "rule), asks each yes/no question of up to --limit questions with and without "
-                                   "the reports (the reference's RAG-PT prompt) and on images that contradict the "
-                                   "reports (copy rate), and writes OUT/results.json. The answering model is an "
-                                   "OpenAI-compatible chat endpoint (--endpoint URL --model NAME; images as PNG "
-                                   "data URLs; API key from the environment variable --api-key-env) or a local "
-                                   "Hugging Face LLaVA-style folder (--hf-path, the hf extra; never downloads).")
+    a = ucli.add_command(sub, "ask", _cmd("ask"), seed=True, overwrite="replace the files of a previous run in --out (files this command does not write are kept)", help="VQA with your own model: an OpenAI-compatible endpoint or a local HF LLaVA folder",
+                         description="DATA: a folder with test.npz (or one .npz). Retrieves reports with INDEX (gap "
+                                     "rule), asks each yes/no question of up to --limit questions with and without "
+                                     "the reports (the reference's RAG-PT prompt) and on images that contradict the "
+                                     "reports (copy rate), and writes OUT/results.json. The answering model is an "
+                                     "OpenAI-compatible chat endpoint (--endpoint URL --model NAME; images as PNG "
+                                     "data URLs; API key from the environment variable --api-key-env) or a local "
+                                     "Hugging Face LLaVA-style folder (--hf-path, the hf extra; never downloads).")
     a.add_argument("data", type=Path, help="data folder or .npz file")
     a.add_argument("--index", type=Path, required=True, help="index folder from build-index")
     a.add_argument("--out", type=Path, required=True, help="folder for results.json")
@@ -324,48 +295,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     a.add_argument("--api-key-env", default=None, metavar="VAR",
                    help="environment variable holding the API key, e.g. OPENAI_API_KEY (default: none, no key "
                         "sent; a variable named here that is not set is refused)")
-    a.add_argument("--timeout", type=positive_float("--timeout"), default=30.0,
+    a.add_argument("--timeout", type=ucli.positive_float("--timeout"), default=30.0,
                    help="seconds per request (default 30)")
     a.add_argument("--hf-path", type=Path, help="local Hugging Face LLaVA-style model folder (instead of --endpoint)")
-    a.add_argument("--limit", type=positive_int("--limit"), default=40, help="questions to ask (default 40)")
-    a.add_argument("--k", type=positive_int("--k"), default=3, help="context cap (default 3)")
-    a.add_argument("--gamma", type=nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
-    a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    a.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    a.add_argument("--overwrite", action="store_true",
-                   help="replace the files of a previous run in --out (files this command does not write are kept)")
-    a.set_defaults(func=_cmd("ask"))
+    a.add_argument("--limit", type=ucli.positive_int("--limit"), default=40, help="questions to ask (default 40)")
+    a.add_argument("--k", type=ucli.positive_int("--k"), default=3, help="context cap (default 3)")
+    a.add_argument("--gamma", type=ucli.nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
+    a.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
 
-    al = sub.add_parser("align", help="RAG-PT of your own HF LLaVA-style model: mine pairs with it, DPO, evaluate",
-                        description="DATA: a folder with train.npz and test.npz (your own images and reports, "
-                                    "indexed with build-index). Retrieves reports with INDEX (gap rule), mines "
-                                    "preference pairs from the model's own answers on up to --mine training "
-                                    "questions (D_cm with a real mismatched image, D_oa1, D_oa2), trains DPO "
-                                    "(LoRA through peft for large models, every weight for tiny ones), evaluates "
-                                    "before and after on --limit test questions (accuracy with and without the "
-                                    "reports, copy rate) and saves the aligned model to OUT/model.")
+    al = ucli.add_command(sub, "align", _cmd("align"), seed=True, overwrite="replace the files of a previous run in --out (files this command does not write are kept)", force=True, help="RAG-PT of your own HF LLaVA-style model: mine pairs with it, DPO, evaluate",
+                          description="DATA: a folder with train.npz and test.npz (your own images and reports, "
+                                      "indexed with build-index). Retrieves reports with INDEX (gap rule), mines "
+                                      "preference pairs from the model's own answers on up to --mine training "
+                                      "questions (D_cm with a real mismatched image, D_oa1, D_oa2), trains DPO "
+                                      "(LoRA through peft for large models, every weight for tiny ones), evaluates "
+                                      "before and after on --limit test questions (accuracy with and without the "
+                                      "reports, copy rate) and saves the aligned model to OUT/model.")
     al.add_argument("data", type=Path, help="data folder with train.npz and test.npz")
     al.add_argument("--index", type=Path, required=True, help="index folder from build-index")
     al.add_argument("--hf-path", type=Path, required=True, help="local Hugging Face LLaVA-style model folder")
     al.add_argument("--out", type=Path, required=True, help="folder for results.json and model/")
-    al.add_argument("--mine", type=positive_int("--mine"), default=200, help="training questions to mine (200)")
-    al.add_argument("--limit", type=positive_int("--limit"), default=100, help="test questions to evaluate (100)")
-    al.add_argument("--steps", type=positive_int("--steps"), default=100, help="DPO steps (default 100)")
-    al.add_argument("--batch-size", type=positive_int("--batch-size"), default=4, help="pairs per step (4)")
-    al.add_argument("--lr", type=positive_float("--lr"), default=1e-5, help="learning rate (default 1e-5)")
-    al.add_argument("--beta", type=positive_float("--beta"), default=0.1, help="DPO beta (default 0.1)")
+    al.add_argument("--mine", type=ucli.positive_int("--mine"), default=200, help="training questions to mine (200)")
+    al.add_argument("--limit", type=ucli.positive_int("--limit"), default=100, help="test questions to evaluate (100)")
+    al.add_argument("--steps", type=ucli.positive_int("--steps"), default=100, help="DPO steps (default 100)")
+    al.add_argument("--batch-size", type=ucli.positive_int("--batch-size"), default=4, help="pairs per step (4)")
+    al.add_argument("--lr", type=ucli.positive_float("--lr"), default=1e-5, help="learning rate (default 1e-5)")
+    al.add_argument("--beta", type=ucli.positive_float("--beta"), default=0.1, help="DPO beta (default 0.1)")
     al.add_argument("--lora", choices=("auto", "on", "off"), default="auto",
                     help="LoRA through peft (on), every weight (off), or LoRA when peft is installed and the "
                          "model has > 50 M parameters (auto, default)")
     al.add_argument("--cm-image", choices=("mismatch", "conflict", "noise"), default="mismatch",
                     help="rejected image of the D_cm pairs: a real image of another domain (default), a "
                          "same-domain image of the opposite class, or noise (the reference code)")
-    al.add_argument("--k", type=positive_int("--k"), default=3, help="context cap (default 3)")
-    al.add_argument("--gamma", type=nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
-    al.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    al.add_argument("--threads", type=positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    add_force_argument(al)
-    al.add_argument("--overwrite", action="store_true",
-                    help="replace the files of a previous run in --out (files this command does not write are kept)")
-    al.set_defaults(func=_cmd("align"))
-    return run_main(parser, argv)
+    al.add_argument("--k", type=ucli.positive_int("--k"), default=3, help="context cap (default 3)")
+    al.add_argument("--gamma", type=ucli.nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
+    al.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    return ucli.run_main(parser, argv)

@@ -9,15 +9,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from iclr25.utils.cli import (
-    add_force_argument,
-    add_run_command,
-    method_parser,
-    positive_float,
-    positive_int,
-    run_main,
-    set_torch_threads,
-)
+from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 from iclr25.utils.io import atomic_write
 from iclr25.utils.results import RunResult
@@ -45,7 +37,7 @@ def _train_seconds(steps: int, batch_size: int, d_model: int = 64, models: int =
 
 
 def _threads(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--threads", type=positive_int("--threads"), default=1,
+    p.add_argument("--threads", type=ucli.positive_int("--threads"), default=1,
                    help="torch CPU threads (default: 1, fastest for tiny models on a shared machine)")
 
 
@@ -55,7 +47,7 @@ def demo(args: argparse.Namespace) -> int:
     cfg = dict(DEMO)
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=cfg)
     check_seed(args.seed, "--seed")
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from .conversation import make_examples  # noqa: PLC0415
     from .experiments import REPRO_SCENES, TRIVIAL_LOCALISATION, trivial_localisation  # noqa: PLC0415
     from .figures import plot_sequence_boxes  # noqa: PLC0415
@@ -157,7 +149,7 @@ def train(args: argparse.Namespace) -> int:
     seqs = load_dataset(args.data)  # errors name the file before any work
     if len(seqs) < 2:
         raise ValueError(f"{args.data}: needs at least 2 sequences (train and test), got {len(seqs)}")
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     run = RunResult.start(PACKAGE, "train", seed=args.seed,
                           config={"data": str(args.data), "steps": args.steps, "batch_size": args.batch_size,
                                   "lr": args.lr, "references": not args.no_references,
@@ -207,7 +199,7 @@ def chat(args: argparse.Namespace) -> int:
     elif args.model is not None:
         from .assistant import Assistant  # noqa: PLC0415
 
-        set_torch_threads(args.threads)
+        ucli.set_torch_threads(args.threads)
         asst = Assistant.load(args.model)
         size = asst.model.cfg.image_size
     else:
@@ -255,7 +247,7 @@ def repro(args: argparse.Namespace) -> int:
     from .claims import repro_report  # noqa: PLC0415
     from .repro import run_repro  # noqa: PLC0415
 
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     load = os.getloadavg()
     run = RunResult.start(PACKAGE, "repro", seed=seeds[0])
     from .report import write_repro  # noqa: PLC0415
@@ -274,43 +266,35 @@ def repro(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("teochat", "TEOChat: a vision-language assistant for temporal earth-observation "
-                                           "sequences (Irvin et al., ICLR 2025)")
-    p = add_run_command(sub, "demo", demo, help="change localisation by the shipped TEOChat checkpoint vs "
-                                                "the single-image checkpoint and trivial answers (< 60 s)", default_out="results/teochat")
+    parser, sub = ucli.method_parser("teochat", "TEOChat: a vision-language assistant for temporal earth-observation "
+                                                "sequences (Irvin et al., ICLR 2025)")
+    p = ucli.add_run_command(sub, "demo", demo, help="change localisation by the shipped TEOChat checkpoint vs "
+                                                     "the single-image checkpoint and trivial answers (< 60 s)", default_out="results/teochat")
     _threads(p)
-    p = sub.add_parser("generate", help="write a generated data set: DIR/sequences.npz, DIR/conversations.jsonl",
-                       description="Generate dated, shuffled 2-5-frame sequences and their conversations.")
-    p.add_argument("--n", type=positive_int("--n"), default=6000, help="number of sequences (default: 6000)")
-    p.add_argument("--size", type=positive_int("--size"), default=32, help="frame size in pixels (default: 32)")
+    p = ucli.add_command(sub, "generate", generate, seed="random seed (default: 0)", overwrite="replace a previous data set in --out", force=True, help="write a generated data set: DIR/sequences.npz, DIR/conversations.jsonl",
+                         description="Generate dated, shuffled 2-5-frame sequences and their conversations.")
+    p.add_argument("--n", type=ucli.positive_int("--n"), default=6000, help="number of sequences (default: 6000)")
+    p.add_argument("--size", type=ucli.positive_int("--size"), default=32, help="frame size in pixels (default: 32)")
     p.add_argument("--out", type=Path, default=Path("data"),
                    help="output folder (default: data); other files in it are kept")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    p.add_argument("--overwrite", action="store_true", help="replace a previous data set in --out")
-    add_force_argument(p)
-    p.set_defaults(func=generate)
-    p = sub.add_parser("train", help="train a tiny TEOChat on a generated data set (.npz) and score it",
-                       description="Train on DATA.npz (from `generate`), hold out --test-fraction of the "
-                                   "sequences, write OUT/model.pt and OUT/results.json.")
+    p = ucli.add_command(sub, "train", train, seed="random seed (default: 0)", overwrite="replace a previous model.pt/results.json in --out", force=True, help="train a tiny TEOChat on a generated data set (.npz) and score it",
+                         description="Train on DATA.npz (from `generate`), hold out --test-fraction of the "
+                                     "sequences, write OUT/model.pt and OUT/results.json.")
     p.add_argument("--data", type=Path, required=True, help="sequences.npz written by `iclr25 teochat generate`")
     p.add_argument("--out", type=Path, default=Path("results/teochat-model"), help="output folder")
-    p.add_argument("--steps", type=positive_int("--steps"), default=600, help="training steps (default: 600)")
-    p.add_argument("--batch-size", type=positive_int("--batch-size"), default=32, help="batch size (default: 32)")
-    p.add_argument("--lr", type=positive_float("--lr"), default=2e-3, help="peak learning rate (default: 2e-3)")
-    p.add_argument("--d-model", type=positive_int("--d-model"), default=96, help="LM width (default: 96)")
+    p.add_argument("--steps", type=ucli.positive_int("--steps"), default=600, help="training steps (default: 600)")
+    p.add_argument("--batch-size", type=ucli.positive_int("--batch-size"), default=32, help="batch size (default: 32)")
+    p.add_argument("--lr", type=ucli.positive_float("--lr"), default=2e-3, help="peak learning rate (default: 2e-3)")
+    p.add_argument("--d-model", type=ucli.positive_int("--d-model"), default=96, help="LM width (default: 96)")
     p.add_argument("--no-references", action="store_true", help="no 'image i :' references (Video-LLaVA style)")
     p.add_argument("--last-frame", action="store_true", help="show only the latest frame (single-image baseline)")
     p.add_argument("--test-fraction", type=float, default=0.1, help="held-out sequences (default: 0.1)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    p.add_argument("--overwrite", action="store_true", help="replace a previous model.pt/results.json in --out")
-    add_force_argument(p)
     _threads(p)
-    p.set_defaults(func=train)
-    p = sub.add_parser("chat", help="ask a question about your own dated image sequence",
-                       description="Ask about a folder of dated frames (PNG/JPEG, or GeoTIFF with the geotiff "
-                                   "extra). Dates come from dates.csv ('filename,YYYY-MM-DD'), --dates, or the "
-                                   "file names (2021-06-30.png). Frames are sorted by date and resized to the "
-                                   "model's input size.")
+    p = ucli.add_command(sub, "chat", chat, help="ask a question about your own dated image sequence",
+                         description="Ask about a folder of dated frames (PNG/JPEG, or GeoTIFF with the geotiff "
+                                     "extra). Dates come from dates.csv ('filename,YYYY-MM-DD'), --dates, or the "
+                                     "file names (2021-06-30.png). Frames are sorted by date and resized to the "
+                                     "model's input size.")
     p.add_argument("--sequence", type=Path, required=True, help="folder of dated images")
     p.add_argument("--question", required=True, help="e.g. 'identify the buildings that changed .'")
     p.add_argument("--model", type=Path, default=None, help="a .pt checkpoint from `iclr25 teochat train`")
@@ -319,23 +303,22 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="an OpenAI-compatible server (http://127.0.0.1:8000/v1): frames go as PNG data URLs, in "
                         "chronological order, with their dates")
     p.add_argument("--endpoint-model", default=None, help="the served model's name (with --endpoint)")
-    p.add_argument("--timeout", type=positive_float("--timeout"), default=60.0,
+    p.add_argument("--timeout", type=ucli.positive_float("--timeout"), default=60.0,
                    help="seconds to wait for the endpoint (default: 60)")
     p.add_argument("--api-key-env", default=None,
                    help="environment variable holding the endpoint's API key (never typed on the command line)")
     p.add_argument("--dates", default=None, help="comma-separated dates, one per image in file-name order")
-    p.add_argument("--max-frames", type=positive_int("--max-frames"), default=16,
+    p.add_argument("--max-frames", type=ucli.positive_int("--max-frames"), default=16,
                    help="frames the model sees (default: 16, TEOChat's MAX_IMAGE_LENGTH); a longer sequence is "
                         "thinned to an order-preserving seeded subset, and the command says so")
     _threads(p)
-    p.set_defaults(func=chat)
-    p = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
-                        default_out="results/teochat-repro")
-    p.add_argument("--steps", type=positive_int("--steps"), default=_REPRO_STEPS,
+    p = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
+                             default_out="results/teochat-repro")
+    p.add_argument("--steps", type=ucli.positive_int("--steps"), default=_REPRO_STEPS,
                    help=f"training steps of 16 questions per model and seed (default: {_REPRO_STEPS}; TEOChat is "
                         "also scored at 1/4 and 1/2 of them)")
     p.add_argument("--seeds", default="0,1,2",
                    help="comma-separated seeds, one full run each (default: 0,1,2; >= 3 decide the claims)")
-    add_force_argument(p)
+    ucli.add_force_argument(p)
     _threads(p)
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)
