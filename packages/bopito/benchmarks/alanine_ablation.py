@@ -11,7 +11,6 @@ Writes ``details.json`` and ``table.md`` to ``--out`` (and, with ``--readme``, t
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import time
 from pathlib import Path
@@ -20,8 +19,7 @@ import torch
 
 from iclr25.bopito.alanine import load_shipped
 from iclr25.bopito.alanine_experiment import ALANINE_SCALES, run_ablation
-from iclr25.bopito.repro import alanine_ablation_table, replace_readme_section
-from iclr25.utils.io import atomic_write
+from iclr25.bopito.repro import alanine_ablation_table, write_details_and_tables
 
 
 def main() -> None:
@@ -37,14 +35,8 @@ def main() -> None:
     res["run"] = {"command": "python benchmarks/alanine_ablation.py", "date": time.strftime("%Y-%m-%d", time.gmtime()),
                   "load_at_start": list(load0), "wall_s": time.time() - t0, "cpu_s": time.process_time() - c0}
     args.out.mkdir(parents=True, exist_ok=True)
-    with atomic_write(args.out / "details.json") as f:
-        json.dump(res, f, indent=1, default=float)
-    table = alanine_ablation_table(json.loads(json.dumps(res, default=float)))
-    with atomic_write(args.out / "table.md") as f:
-        f.write(table + "\n")
-    if args.readme is not None:
-        replace_readme_section(args.readme, "alanine-ablation", table)
-    print(table)
+    print(write_details_and_tables(args.out, res, alanine_ablation_table, "table.md", args.readme,
+                                   "alanine-ablation"))
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import io as _io
 import json
 import os
 import zipfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -548,8 +549,6 @@ def dataclass_from_mapping(cls: type, d: Any, *, what: str = "config") -> Any:
     Traceback (most recent call last):
     ValueError: toy.json: unknown key(s) ['b']; known keys are ['a']
     """
-    from collections.abc import Mapping  # noqa: PLC0415
-
     if not isinstance(d, Mapping):
         raise TypeError(f"{what} must be a mapping (a JSON object), got {type(d).__name__}")
     known = {f.name for f in dataclasses.fields(cls)}

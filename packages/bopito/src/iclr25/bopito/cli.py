@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, run_main, set_torch_threads
+from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 from iclr25.utils.results import RunResult
 
@@ -54,7 +54,7 @@ def _lambda_flag(v: Any, flag: str) -> float:
 # ------------------------------------------------------------------------------------------------------ demo
 def demo(args: argparse.Namespace) -> int:
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config={})
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from iclr25.utils.seeding import seed_everything
 
     from .experiments import DEMO_BUDGET, run_demo
@@ -180,7 +180,7 @@ def train_cmd(args: argparse.Namespace) -> int:
             raise ValueError(f"--prior {args.prior}: expected a prior (kind 'bg'), got kind "
                              f"{prior_model.config.kind!r}")
     run = RunResult.start(PACKAGE, "train", seed=args.seed, config={})
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     import numpy as np
 
     from .analysis import estimate_lambda
@@ -267,7 +267,7 @@ def sample_cmd(args: argparse.Namespace) -> int:
     if model.config.kind == "bopito" and args.lambda_int is not None:
         model = model.with_lambda(lambda_int=args.lambda_int)
     run = RunResult.start(PACKAGE, "sample", seed=args.seed, config={})
-    set_torch_threads(args.threads)
+    ucli.set_torch_threads(args.threads)
     from iclr25.utils.io import atomic_path
 
     from .sampling import sample, sample_chain, sample_equilibrium
@@ -329,15 +329,15 @@ def alanine_md_cmd(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = method_parser("bopito", "BoPITO (ICLR 2025): Boltzmann priors for implicit transfer operators — "
-                                          "lag-conditioned diffusion models with a frozen equilibrium prior")
-    d = add_run_command(sub, "demo", demo, help="prior, ITO and BoPITO on 100 short Prinz trajectories (seconds)",
-                        default_out="results/bopito")
-    r = add_run_command(sub, "repro", repro, help="the reduced-scale reproduction and the claims at the repro rung (claims.json; about 7 min)",
-                        default_out="results/bopito-repro")
-    s = sub.add_parser("simulate", help="simulate overdamped Langevin trajectories and save them as .npz",
-                       description="Euler-Maruyama (h = 1e-5, 500 steps per frame for Prinz) for all walkers at "
-                                   "once; writes x (n_traj, n_frames, dim), frame_dt and the parameters.")
+    parser, sub = ucli.method_parser("bopito", "BoPITO (ICLR 2025): Boltzmann priors for implicit transfer operators — "
+                                               "lag-conditioned diffusion models with a frozen equilibrium prior")
+    d = ucli.add_run_command(sub, "demo", demo, help="prior, ITO and BoPITO on 100 short Prinz trajectories (seconds)",
+                             default_out="results/bopito")
+    r = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction and the claims at the repro rung (claims.json; about 7 min)",
+                             default_out="results/bopito-repro")
+    s = ucli.add_command(sub, "simulate", simulate_cmd, seed=True, overwrite=True, force=True, help="simulate overdamped Langevin trajectories and save them as .npz",
+                         description="Euler-Maruyama (h = 1e-5, 500 steps per frame for Prinz) for all walkers at "
+                                     "once; writes x (n_traj, n_frames, dim), frame_dt and the parameters.")
     s.add_argument("system", choices=["prinz", "triple-well-2d"])
     s.add_argument("--out", type=Path, required=True, help="output .npz file")
     s.add_argument("--n-traj", type=int, default=100, help="number of trajectories (default 100)")
@@ -347,15 +347,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--burn-in", type=int, default=0, help="frames discarded first (default 0)")
     s.add_argument("--h", type=float, default=None, help="integrator step (default: the system's, 1e-5)")
     s.add_argument("--steps-per-frame", type=int, default=None, help="steps per frame (default 500 for prinz)")
-    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    s.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
-    add_force_argument(s)
-    s.set_defaults(func=simulate_cmd)
-    t = sub.add_parser("train", help="train a prior, ITO or BoPITO model on trajectories",
-                       description="DATA is an .npz with x (n_traj, n_frames[, dim]) (from `simulate` or your "
-                                   "own MD) or an .npy array of that shape. Writes config.json, model.pt "
-                                   "(state dict, loaded with weights_only=True) and results.json to --out. A "
-                                   "BoPITO model without --prior trains its prior on the frames of DATA first.")
+    t = ucli.add_command(sub, "train", train_cmd, seed=True, overwrite="write over a model already in --out (other files there are kept)", force=True, help="train a prior, ITO or BoPITO model on trajectories",
+                         description="DATA is an .npz with x (n_traj, n_frames[, dim]) (from `simulate` or your "
+                                     "own MD) or an .npy array of that shape. Writes config.json, model.pt "
+                                     "(state dict, loaded with weights_only=True) and results.json to --out. A "
+                                     "BoPITO model without --prior trains its prior on the frames of DATA first.")
     t.add_argument("data", type=Path, help="trajectories, .npz (key x) or .npy")
     t.add_argument("--out", type=Path, required=True, help="output model folder")
     t.add_argument("--kind", choices=["bopito", "ito", "bg"], default="bopito", help="model (default bopito)")
@@ -373,13 +369,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--width", type=int, default=64, help="MLP width (default 64)")
     t.add_argument("--depth", type=int, default=3, help="MLP hidden layers (default 3)")
     t.add_argument("--n-diffusion", type=int, default=500, help="diffusion steps T (default 500)")
-    t.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    t.add_argument("--overwrite", action="store_true",
-                   help="write over a model already in --out (other files there are kept)")
-    add_force_argument(t)
-    t.set_defaults(func=train_cmd)
-    p = sub.add_parser("sample", help="sample x_N given x_0 at lag N (or chains of lag-N steps) from a model",
-                       description="Writes an .npz with x (n, dim) — or (n, chain+1, dim) with --chain — x0 and lag.")
+    p = ucli.add_command(sub, "sample", sample_cmd, seed=True, overwrite=True, force=True, help="sample x_N given x_0 at lag N (or chains of lag-N steps) from a model",
+                         description="Writes an .npz with x (n, dim) — or (n, chain+1, dim) with --chain — x0 and lag.")
     p.add_argument("--model", type=Path, required=True, help="model folder written by `train`")
     p.add_argument("--lag", type=float, required=True, help="lag N in frames (BoPITO accepts inf: the prior)")
     p.add_argument("--out", type=Path, required=True, help="output .npz file")
@@ -391,27 +382,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--chain", type=int, default=0, help="chain length of repeated lag-N steps (default 0: one step)")
     p.add_argument("--lambda-int", type=float, default=None, help="override λ_int of a BoPITO model")
     p.add_argument("--member", type=int, default=0, help="ensemble member (default 0)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
-    add_force_argument(p)
-    p.set_defaults(func=sample_cmd)
-    a = sub.add_parser("alanine-md", help="alanine dipeptide MD with OpenMM (CPU): equilibrium runs and many "
-                                          "short trajectories, saved as φ/ψ dihedrals (.npz)",
-                       description="Needs the extra `md` (OpenMM). Ace-Ala-NMe built offline, Amber ff14SB in "
-                                   "vacuum, Langevin 300 K, 2 fs, frames of 1 ps. Writes an .npz with "
-                                   "equilibrium (n_eq, eq_frames, 2) and short (n_short, short_frames, 2) "
-                                   "angles in radians (int16, 1e-4 rad) and meta (JSON). The defaults made the "
-                                   "data set shipped in the wheel.")
+    a = ucli.add_command(sub, "alanine-md", alanine_md_cmd, seed=True, overwrite=True, force=True, help="alanine dipeptide MD with OpenMM (CPU): equilibrium runs and many "
+                                            "short trajectories, saved as φ/ψ dihedrals (.npz)",
+                         description="Needs the extra `md` (OpenMM). Ace-Ala-NMe built offline, Amber ff14SB in "
+                                     "vacuum, Langevin 300 K, 2 fs, frames of 1 ps. Writes an .npz with "
+                                     "equilibrium (n_eq, eq_frames, 2) and short (n_short, short_frames, 2) "
+                                     "angles in radians (int16, 1e-4 rad) and meta (JSON). The defaults made the "
+                                     "data set shipped in the wheel.")
     a.add_argument("--out", type=Path, required=True, help="output .npz file")
     a.add_argument("--n-eq", type=int, default=32, help="equilibrium runs (default 32)")
     a.add_argument("--eq-frames", type=int, default=1000, help="frames (ps) per equilibrium run (default 1000)")
     a.add_argument("--n-short", type=int, default=500, help="short trajectories (default 500)")
     a.add_argument("--short-frames", type=int, default=50, help="frames (ps) per short trajectory (default 50)")
     a.add_argument("--burn-in", type=int, default=100, help="frames discarded before the equilibrium runs (default 100)")
-    a.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    a.add_argument("--overwrite", action="store_true", help="replace an existing --out file")
-    add_force_argument(a)
-    a.set_defaults(func=alanine_md_cmd)
     r.add_argument("--system", choices=["prinz", "alanine", "triple-well"], default="prinz",
                    help="prinz (default: the Prinz ladder and claims, about 7 min), alanine (the alanine-dipeptide "
                         "ladder and claims on the shipped MD, no MD run) or triple-well (the 2-D triple-well table)")
@@ -423,4 +406,4 @@ def main(argv: Sequence[str] | None = None) -> int:
     for q in (d, r, t, p):
         # one intra-op thread: these networks are tiny and the machine is shared
         q.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
-    return run_main(parser, argv)
+    return ucli.run_main(parser, argv)

@@ -316,7 +316,6 @@ def repro_command(args: argparse.Namespace) -> int:
 
     import numpy as np
 
-    from iclr25.utils.io import atomic_write
     from iclr25.utils.seeding import seed_everything
 
     from .figures import plot_acf, plot_densities, plot_ladder
@@ -409,13 +408,8 @@ def repro_command(args: argparse.Namespace) -> int:
                      "date": time.strftime("%Y-%m-%d", time.gmtime()), "load_at_start": list(load0),
                      "load_at_end": list(os.getloadavg()), "cpu_s": _cpu_seconds() - cpu0,
                      "version": run.version, "threads": args.threads, "note": "before the repro-rung claims"}
-    with atomic_write(args.out / "details.json") as f:
-        json.dump(detail, f, indent=1, default=float)
-    tables = prinz_tables(json.loads(json.dumps(detail, default=float)))
-    with atomic_write(args.out / "tables.md") as f:
-        f.write(tables + "\n")
-    if getattr(args, "readme", None) is not None:
-        replace_readme_section(args.readme, "prinz-tables", tables)
+    write_details_and_tables(args.out, detail, prinz_tables, "tables.md", getattr(args, "readme", None),
+                             "prinz-tables")
     # the registry's claims at the repro rung (5 seeds): claims.json, from which the README's claims table is made
     from .claims import REGISTRY
 
@@ -436,7 +430,6 @@ def repro_triple_well(args: argparse.Namespace) -> int:
 
     import numpy as np
 
-    from iclr25.utils.io import atomic_write
     from iclr25.utils.seeding import seed_everything
 
 
@@ -473,17 +466,29 @@ def repro_triple_well(args: argparse.Namespace) -> int:
     run.add("mean |C error| of C = 0 (trivial)", res["c_err_zero"], higher_is_better=False)
     run.add("time: training", res["seconds_train"], unit="s", higher_is_better=False, timing=True)
     args.out.mkdir(parents=True, exist_ok=True)
-    with atomic_write(args.out / "details.json") as f:
-        json.dump(res, f, indent=1, default=float)
-    table = triple_well_table(json.loads(json.dumps(res, default=float)))
-    with atomic_write(args.out / "table.md") as f:
-        f.write(table + "\n")
-    if getattr(args, "readme", None) is not None:
-        replace_readme_section(args.readme, "triple-well-table", table)
+    write_details_and_tables(args.out, res, triple_well_table, "table.md", getattr(args, "readme", None),
+                             "triple-well-table")
     run.finish().save(args.out / "results.json")
     print(run.to_markdown())
     print(f"wrote {args.out / 'details.json'} and {args.out / 'table.md'} (the README's triple-well table)")
     return 0
+
+
+def write_details_and_tables(out: Path, details: dict, render, table_file: str, readme: str | Path | None,
+                             section: str) -> str:
+    """Write ``out/details.json``, render the tables from the plain-JSON form of the same dict (what a reader of
+    the file sees), write them to ``out/<table_file>`` and, with ``readme``, into its ``section`` markers."""
+    from iclr25.utils.io import atomic_write  # noqa: PLC0415
+
+    text = json.dumps(details, indent=1, default=float)
+    with atomic_write(out / "details.json") as f:
+        f.write(text)
+    tables = render(json.loads(text))
+    with atomic_write(out / table_file) as f:
+        f.write(tables + "\n")
+    if readme is not None:
+        replace_readme_section(readme, section, tables)
+    return tables
 
 
 def replace_readme_section(readme: str | Path, name: str, table: str) -> Path:
@@ -715,7 +720,6 @@ def repro_alanine(args: argparse.Namespace) -> int:
 
     import numpy as np
 
-    from iclr25.utils.io import atomic_write
     from iclr25.utils.seeding import seed_everything
 
     from .alanine import load_data, load_shipped
@@ -786,13 +790,8 @@ def repro_alanine(args: argparse.Namespace) -> int:
     run.add("time: training (all families)", res["seconds_train"], unit="s", higher_is_better=False, timing=True)
     run.add("time: whole experiment", res["seconds"], unit="s", higher_is_better=False, timing=True)
     args.out.mkdir(parents=True, exist_ok=True)
-    with atomic_write(args.out / "details.json") as f:
-        json.dump(res, f, indent=1, default=float)
-    tables = alanine_tables(json.loads(json.dumps(res, default=float)))
-    with atomic_write(args.out / "tables.md") as f:
-        f.write(tables + "\n")
-    if getattr(args, "readme", None) is not None:
-        replace_readme_section(args.readme, "alanine-tables", tables)
+    write_details_and_tables(args.out, res, alanine_tables, "tables.md", getattr(args, "readme", None),
+                             "alanine-tables")
     if args.data is None and seeds == REGISTRY.rung_seeds("alanine"):
         report = REGISTRY.run("alanine", command="iclr25 bopito repro --system alanine")
         report.save(args.out)
