@@ -77,7 +77,7 @@ def _temp_dir(prefix: str) -> Path:
 def one_error_line(stderr: str) -> str:
     """The one non-blank line of a command's ``stderr``; fails the test when there are more, or a traceback.
 
-    >>> one_error_line("iclr25 toy: error: --n must be an integer >= 1, got 0\n")
+    >>> one_error_line("iclr25 toy: error: --n must be an integer >= 1, got 0\\n")
     'iclr25 toy: error: --n must be an integer >= 1, got 0'
     """
     lines = [ln for ln in stderr.splitlines() if ln.strip()]
