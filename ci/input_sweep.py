@@ -33,6 +33,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _sweep_driver import RUN_CASE
+
 ROOT = Path(__file__).resolve().parents[1]
 GARBAGE = b"\x89\x00\xffnot a data file\x1b[0m {[(<\n\xfe\xfd 1,2,x;;\n\x00\x00PK-not-a-zip\n"
 
@@ -50,14 +52,11 @@ INTERNAL = [
 
 DRIVER = r'''
 import argparse, importlib, json, os, resource, signal, sys, time, traceback
-slug, mem_gb, seconds, cases_file = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+''' + RUN_CASE + r'''slug, mem_gb, seconds, cases_file = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
 cli = importlib.import_module(f"iclr25.{slug.replace('-', '_')}.cli")
-captured = {}
-real = cli.run_main
-cli.run_main = lambda parser, argv: captured.setdefault("parser", parser) and 0
-cli.main([])
-cli.run_main = real
-parser = captured["parser"]
+from iclr25.utils.cli import package_parser
+
+parser = package_parser(slug)
 subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
 out_commands = []
 for name, sp in subs.choices.items():
@@ -80,35 +79,8 @@ if cases == "list-out-commands":
 results = []
 for case in cases:
     err = os.path.join(case["work"], ".stderr")
-    t0 = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.chdir(case["work"])
-            fd = os.open(err, os.O_WRONLY | os.O_CREAT)
-            os.dup2(fd, 2)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            lim = int(mem_gb * (1 << 30))
-            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
-            rc = cli.main(case["argv"])
-        except SystemExit as e:
-            rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
-        except BaseException:
-            traceback.print_exc()
-            rc = 99
-        sys.stderr.flush()
-        os._exit(rc if isinstance(rc, int) else 0)
-    status = None
-    while time.perf_counter() < t0 + seconds:
-        done, st = os.waitpid(pid, os.WNOHANG)
-        if done:
-            status = st
-            break
-        time.sleep(0.05)
+    status, elapsed = run_case(cli, case["argv"], case["work"], err, mem_gb, seconds)
     if status is None:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
         rc = "started"
     elif os.WIFSIGNALED(status):
         rc = f"signal {os.WTERMSIG(status)}"
@@ -116,7 +88,7 @@ for case in cases:
         rc = os.WEXITSTATUS(status)
     text = open(err, errors="replace").read() if os.path.exists(err) else ""
     os.unlink(err) if os.path.exists(err) else None
-    results.append(dict(rc=rc, seconds=round(time.perf_counter() - t0, 1), stderr=text[-800:]))
+    results.append(dict(rc=rc, seconds=round(elapsed, 1), stderr=text[-800:]))
 print("SWEEP " + json.dumps(results))
 '''
 

@@ -31,6 +31,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _sweep_driver import RUN_CASE
+
 ROOT = Path(__file__).resolve().parents[1]
 #: Options whose large values are clipped by the method (not sizes): a ``started`` case of these is the default
 #: run going on, not a 10^12 run (each read in the code, 2026-12-02).
@@ -41,16 +43,13 @@ CLIPPED = {
 
 DRIVER = r'''
 import argparse, importlib, io, json, os, resource, shutil, signal, sys, tempfile, time, traceback
-slug, mem_gb, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+''' + RUN_CASE + r'''slug, mem_gb, seconds = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
 SKIP = {"seed", "threads", "timeout", "port", "verbose", "quiet", "n_threads", "jobs", "n_jobs", "workers"}
 module = slug.replace("-", "_")
 cli = importlib.import_module(f"iclr25.{module}.cli")
-captured = {}
-real = cli.run_main
-cli.run_main = lambda parser, argv: captured.setdefault("parser", parser) and 0
-cli.main([])
-cli.run_main = real
-parser = captured["parser"]
+from iclr25.utils.cli import package_parser
+
+parser = package_parser(slug)
 subs = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
 
 def kind(action):
@@ -99,37 +98,8 @@ for name, pos, flag, value, has_out in cases:
     out = os.path.join(work, "out.npz" if name in ("simulate", "generate") else "out")
     argv = [name, *pos, flag, value] + (["--out", out] if has_out else [])
     err = os.path.join(work, "stderr")
-    t0 = time.perf_counter()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.chdir(work)
-            fd = os.open(err, os.O_WRONLY | os.O_CREAT)
-            os.dup2(fd, 2)
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 1)
-            lim = int(mem_gb * (1 << 30))
-            resource.setrlimit(resource.RLIMIT_AS, (lim, lim))
-            rc = cli.main(argv)
-        except SystemExit as e:
-            rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
-        except BaseException:
-            traceback.print_exc()
-            rc = 99
-        sys.stderr.flush()
-        os._exit(rc if isinstance(rc, int) else 0)
-    deadline = t0 + seconds
-    status = None
-    while time.perf_counter() < deadline:
-        done, st = os.waitpid(pid, os.WNOHANG)
-        if done:
-            status = st
-            break
-        time.sleep(0.05)
-    elapsed = time.perf_counter() - t0
+    status, elapsed = run_case(cli, argv, work, err, mem_gb, seconds)
     if status is None:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
         outcome, rc = "started", None
     elif os.WIFSIGNALED(status):
         outcome, rc = "killed", -os.WTERMSIG(status)

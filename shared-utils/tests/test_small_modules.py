@@ -156,6 +156,12 @@ def test_load_local_model_names_the_flag_and_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"--model .*: no config.json \(expected a Hugging Face LLaVA"):
         load_local_model(tmp_path, flag="--model", what="LLaVA model")
     (tmp_path / "config.json").write_text("{not json")
+    with pytest.raises(ValueError, match=r"--hf-path .*: config.json is not readable JSON"):
+        load_local_model(tmp_path)  # read before transformers is imported
+    (tmp_path / "config.json").write_text("[1, 2]")
+    with pytest.raises(ValueError, match=r"--hf-path .*: config.json is not a JSON object"):
+        load_local_model(tmp_path)
+    (tmp_path / "config.json").write_text('{"model_type": "gpt2"}')
     if importlib.util.find_spec("transformers") is None:
         with pytest.raises(ImportError, match=r"--hf-path needs transformers: pip install 'iclr25-x\[hf\]'"):
             load_local_model(tmp_path, extra="iclr25-x[hf]")

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import argparse
 import gzip
 import json
 import subprocess
@@ -23,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils.bench import cache_dir, peer_env
+from iclr25.utils.bench import benchmark_parser, cache_dir, peer_env
 from iclr25.utils.memory import peak_rss_bytes
 
 HERE = Path(__file__).resolve().parent
@@ -175,8 +174,7 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "--ours-worker":
         ours_worker(Path(argv[1]), float(argv[2]))
         return 0
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", type=Path, default=Path("results/augood-bench"))
+    p = benchmark_parser(__doc__, out="results/augood-bench", raw=True)
     p.add_argument("--n", type=int, default=10_000, help="molecules in the speed sweep (default: 10000)")
     p.add_argument("--repeats", type=int, default=3, help="timed runs of each (default: 3)")
     p.add_argument("--venv", type=Path, default=cache_dir("augood-hestia-venv"),

@@ -10,7 +10,6 @@ Writes ``details.json`` and ``table.md`` to ``--out`` (and, with ``--readme``, t
 
 from __future__ import annotations
 
-import argparse
 import os
 import time
 from pathlib import Path
@@ -20,11 +19,11 @@ import torch
 from iclr25.bopito.alanine import load_shipped
 from iclr25.bopito.alanine_experiment import ALANINE_SCALES, run_ablation
 from iclr25.bopito.repro import alanine_ablation_table, write_details_and_tables
+from iclr25.utils.bench import benchmark_parser
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("results/bopito-alanine-ablation"))
+    ap = benchmark_parser(__doc__, out="results/bopito-alanine-ablation", raw=True)
     ap.add_argument("--readme", type=Path, default=None, help="also write the table into this README")
     args = ap.parse_args()
     if args.out.is_file():

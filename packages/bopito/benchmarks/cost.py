@@ -7,19 +7,15 @@ MD for the same number of walkers.
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import numpy as np
 import torch
 
 from iclr25.bopito import ModelConfig, ScoreModel, sample, simulate
-from iclr25.utils.bench import compare, format_table, measure, to_run_result
+from iclr25.utils.bench import benchmark_parser, compare, format_table, measure, to_run_result
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("results/bopito-bench"))
+    ap = benchmark_parser(__doc__, out="results/bopito-bench", raw=True)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--walkers", type=int, default=1000)
     args = ap.parse_args()

@@ -5,17 +5,14 @@ problem; costs side by side. Writes ``results/cl-optimal-control-bench/results.j
 Run: ``python benchmarks/solve_time.py [--out DIR]`` (needs the casadi extra).
 """
 
-import argparse
-from pathlib import Path
 
 from iclr25.cl_optimal_control import Problem, solve
 from iclr25.cl_optimal_control.casadi_peer import solve_casadi
-from iclr25.utils.bench import compare, format_table, to_run_result
+from iclr25.utils.bench import benchmark_parser, compare, format_table, to_run_result
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--out", type=Path, default=Path("results/cl-optimal-control-bench"))
+    ap = benchmark_parser(__doc__, out="results/cl-optimal-control-bench")
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     rows = []

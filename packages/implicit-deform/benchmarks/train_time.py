@@ -9,20 +9,18 @@ time is left out; the per-pair wall time includes everything (pools, compile cac
 
 from __future__ import annotations
 
-import argparse
 import time
-from pathlib import Path
 
 import jax.numpy as jnp
 
 from iclr25.implicit_deform import DeformConfig, fit, make_pair
 from iclr25.implicit_deform.baselines import fit_lipmlp
 from iclr25.utils import bench
+from iclr25.utils.bench import benchmark_parser
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", type=Path, default=Path("results/implicit-deform-bench"))
+    p = benchmark_parser(__doc__, out="results/implicit-deform-bench", raw=True)
     p.add_argument("--preset", default="repro")
     p.add_argument("--lip-iters", type=int, default=1000)
     p.add_argument("--repeats", type=int, default=3)

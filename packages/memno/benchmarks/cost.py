@@ -8,13 +8,10 @@ Writes DIR/results.json and prints a table with the ratios measured in the same 
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import torch
 
 from iclr25.memno import make_model, rollout, rollout_full
-from iclr25.utils.bench import compare, format_table, to_run_result
+from iclr25.utils.bench import benchmark_parser, compare, format_table, to_run_result
 
 
 def epoch_fn(model: torch.nn.Module, u: torch.Tensor, batch_size: int):
@@ -32,8 +29,7 @@ def epoch_fn(model: torch.nn.Module, u: torch.Tensor, batch_size: int):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=Path("results/memno-bench-cost"))
+    parser = benchmark_parser(__doc__, out="results/memno-bench-cost", raw=True)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()

@@ -77,7 +77,7 @@ def test_missing_or_corrupt_model_folder(tmp_path):
     with pytest.raises(ValueError, match=r"--hf-path .*model_type 'gpt2'.*expected a LLaVA-style model"):
         load_hf_vlm(tmp_path)
     (tmp_path / "config.json").write_text("{not json")
-    with pytest.raises(ValueError, match=r"--hf-path .*: cannot load a LLaVA model"):
+    with pytest.raises(ValueError, match=r"--hf-path .*: config.json is not readable JSON"):
         load_hf_vlm(tmp_path)
 
 

@@ -8,15 +8,12 @@ The issue's budget: MS-GODE's epoch at most 1.3x fine-tuning's.
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import numpy as np
 import torch
 
 from iclr25.ms_gode import LGODE, ModelConfig, task_sequence
 from iclr25.ms_gode.model import TaskTensors
-from iclr25.utils.bench import compare, format_table, to_run_result
+from iclr25.utils.bench import benchmark_parser, compare, format_table, to_run_result
 
 
 def epoch_fn(model: LGODE, tt: TaskTensors, batch_size: int):
@@ -37,8 +34,7 @@ def epoch_fn(model: LGODE, tt: TaskTensors, batch_size: int):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=Path("results/ms-gode-bench-epoch"))
+    parser = benchmark_parser(__doc__, out="results/ms-gode-bench-epoch", raw=True)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--n-sims", type=int, default=40)
     args = parser.parse_args()

@@ -9,7 +9,6 @@ Writes DIR/ladder.json and prints Markdown tables.
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import torch
 
 from iclr25.ms_gode import ModelConfig, TrainConfig, run_sequence, task_sequence
+from iclr25.utils.bench import benchmark_parser
 
 
 def run(methods, *, n_sims, epochs, hidden=24, lr_ms=5e-2, lr_base=5e-3, target="window", seed=0,
@@ -33,8 +33,7 @@ def run(methods, *, n_sims, epochs, hidden=24, lr_ms=5e-2, lr_base=5e-3, target=
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=Path("results/ms-gode-ladder"))
+    parser = benchmark_parser(__doc__, out="results/ms-gode-ladder", raw=True)
     parser.add_argument("--sequence", choices=["physics", "bio"], default="physics")
     args = parser.parse_args()
     torch.set_num_threads(1)

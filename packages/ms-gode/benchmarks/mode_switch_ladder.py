@@ -14,7 +14,6 @@ DIR/e{E}/physics-seed{S}.npz (+ .json record): the state ``iclr25 ms-gode pretra
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import time
@@ -25,6 +24,7 @@ import torch
 import iclr25.ms_gode.continual as continual
 from iclr25.ms_gode.data import task_sequence
 from iclr25.ms_gode.pretrained import PRETRAIN, measure, record, train_pretrained
+from iclr25.utils.bench import benchmark_parser
 
 
 def ladder(seed: int, epochs: list[int], export: list[int], out: Path) -> list[dict]:
@@ -83,8 +83,7 @@ def ladder(seed: int, epochs: list[int], export: list[int], out: Path) -> list[d
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=Path("results/ms-gode-mode-ladder"))
+    parser = benchmark_parser(__doc__, out="results/ms-gode-mode-ladder", raw=True)
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2, 3, 4])
     parser.add_argument("--epochs", type=int, nargs="+", default=[4, 8, 12, 16, 20])
     parser.add_argument("--export", type=int, nargs="*", default=[])

@@ -8,18 +8,14 @@ Writes DIR/results.json and prints the table (alternating timing, ``iclr25.utils
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import torch
 
 from iclr25.next_mol import etkdg_conformers, graphs_of, load_moses, make_dmt, prepare_many, sample_conformers
-from iclr25.utils.bench import compare, format_table, to_run_result
+from iclr25.utils.bench import benchmark_parser, compare, format_table, to_run_result
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=Path("results/next-mol-bench"))
+    parser = benchmark_parser(__doc__, out="results/next-mol-bench", raw=True)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--molecules", type=int, default=8)
     parser.add_argument("--k", type=int, default=8)

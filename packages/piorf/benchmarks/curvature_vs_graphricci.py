@@ -8,7 +8,6 @@ GraphRicciCurvature pins ``scipy<=1.13.1``, so it lives in a throwaway venv made
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -22,6 +21,7 @@ from iclr25.piorf import as_edge_index, channel_mesh, ollivier_ricci
 from iclr25.utils.bench import (
     Comparison,
     Measurement,
+    benchmark_parser,
     cache_dir,
     format_table,
     measure,
@@ -45,8 +45,7 @@ def graphs() -> dict[str, np.ndarray]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("results/piorf-bench"))
+    ap = benchmark_parser(__doc__, out="results/piorf-bench", raw=True)
     ap.add_argument("--venv", type=Path, default=cache_dir("piorf-grc-venv"),
                     help="GraphRicciCurvature's throwaway venv (default: %(default)s)")
     ap.add_argument("--repeats", type=int, default=3)

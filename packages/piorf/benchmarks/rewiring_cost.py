@@ -6,19 +6,15 @@ training-step overhead of PIORF's per-step rewiring against plain MGN.
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import numpy as np
 import torch
 
 from iclr25.piorf import BASELINES, TrainConfig, channel_mesh, cylinder_flow, ollivier_ricci, rewire, train
-from iclr25.utils.bench import compare, format_table, to_run_result
+from iclr25.utils.bench import benchmark_parser, compare, format_table, to_run_result
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("results/piorf-bench"))
+    ap = benchmark_parser(__doc__, out="results/piorf-bench", raw=True)
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args()
     torch.set_num_threads(1)

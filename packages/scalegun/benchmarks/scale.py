@@ -15,7 +15,6 @@ of each cell is the process's ``VmHWM`` after a reset at the start of the cell.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.scalegun import powerlaw_files, sweep
-from iclr25.utils.bench import cache_dir
+from iclr25.utils.bench import benchmark_parser, cache_dir
 from iclr25.utils.io import atomic_write
 from iclr25.utils.memory import available_memory_bytes, current_rss_bytes
 from iclr25.utils.results import RunResult
@@ -81,8 +80,7 @@ def ablation_table(cells: list[dict]) -> str:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("results/scalegun-scale"))
+    ap = benchmark_parser(__doc__, out="results/scalegun-scale", raw=True)
     ap.add_argument("--cache", type=Path, default=cache_dir("scalegun-graphs"),
                     help="folder of the generated graphs (default: %(default)s)")
     ap.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 3_000_000, 10_000_000])

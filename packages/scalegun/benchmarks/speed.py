@@ -8,18 +8,14 @@ separate unlearners of the same graph), prints the table with the speed ratio an
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import numpy as np
 
 from iclr25.scalegun import CertifiedUnlearner, datasets
-from iclr25.utils.bench import compare, format_table, to_run_result
+from iclr25.utils.bench import benchmark_parser, compare, format_table, to_run_result
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("results/scalegun-bench"))
+    ap = benchmark_parser(__doc__, out="results/scalegun-bench", raw=True)
     ap.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000])
     ap.add_argument("--requests", type=int, default=5, help="timed requests per method and size")
     args = ap.parse_args()

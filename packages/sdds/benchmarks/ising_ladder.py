@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-from pathlib import Path
 
 from iclr25.sdds.repro import ISING_HEADER, QUICK, ReproScale, ising_lattice, ising_verdict
+from iclr25.utils.bench import benchmark_parser
 from iclr25.utils.io import atomic_write
 from iclr25.utils.results import RunResult
 
@@ -44,8 +44,7 @@ def parse_runs(runs: list[str], parser: argparse.ArgumentParser) -> dict[int, tu
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", type=Path, default=Path("results/sdds-ising-ladder"))
+    p = benchmark_parser(__doc__, out="results/sdds-ising-ladder", raw=True)
     p.add_argument("--runs", nargs="+", default=None)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--quick", action="store_true", help="a seconds-long smoke test")

@@ -10,13 +10,12 @@ Each run is EPOCHS:PPO_PASSES:AGGREGATION; every run trains on the same graphs a
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
-from pathlib import Path
 
 from iclr25.sdds.objectives import train
 from iclr25.sdds.repro import mis_config, mis_evaluate, mis_problem
+from iclr25.utils.bench import benchmark_parser
 from iclr25.utils.io import atomic_write
 from iclr25.utils.seeding import jax_key
 
@@ -24,8 +23,7 @@ DEFAULT_RUNS = ("100:4:sum", "200:4:sum", "300:4:sum", "300:1:sum", "300:2:sum",
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", type=Path, default=Path("results/sdds-mis-ladder"))
+    p = benchmark_parser(__doc__, out="results/sdds-mis-ladder", raw=True)
     p.add_argument("--runs", nargs="+", default=list(DEFAULT_RUNS))
     p.add_argument("--n-train", type=int, default=100)
     p.add_argument("--n-test", type=int, default=20)

@@ -6,20 +6,17 @@
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import jax
 
 from iclr25.sdds import IsingEnergy, Sampler, SamplerConfig
 from iclr25.sdds.autoregressive import MADE, AutoregressiveSampler
 from iclr25.sdds.diffusion import make_model
 from iclr25.utils import bench
+from iclr25.utils.bench import benchmark_parser
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", type=Path, default=Path("results/sdds-bench"))
+    p = benchmark_parser(__doc__, out="results/sdds-bench", raw=True)
     p.add_argument("--L", type=int, default=8)
     p.add_argument("--n-samples", type=int, default=4096)
     p.add_argument("--n-steps", type=int, default=16)

@@ -14,7 +14,6 @@ ratio), the log-log slope in k over the measured compute-bound cells of each n, 
 
 from __future__ import annotations
 
-import argparse
 import gc
 import json
 import time
@@ -24,6 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
+from iclr25.utils.bench import benchmark_parser
 from iclr25.utils.io import atomic_write
 from iclr25.utils.results import RunResult
 from iclr25.weighted_lowrank.costmodel import flop_ratio, half_step_flops, two_x_threshold
@@ -120,8 +120,7 @@ def load_cells(files: list[Path], density: float) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("results/halfstep-table"))
+    ap = benchmark_parser(__doc__, out="results/halfstep-table", raw=True)
     ap.add_argument("--ns", type=int, nargs="+", default=[4000, 8000, 16000])
     ap.add_argument("--ks", type=int, nargs="+", default=[64, 128, 192, 256])
     ap.add_argument("--density", type=float, default=0.05)

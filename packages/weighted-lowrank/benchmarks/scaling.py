@@ -8,12 +8,9 @@ the flop model of ``iclr25.weighted_lowrank.costmodel`` printed beside the times
 
 from __future__ import annotations
 
-import argparse
-from pathlib import Path
-
 import numpy as np
 
-from iclr25.utils.bench import compare, format_table, to_run_result
+from iclr25.utils.bench import benchmark_parser, compare, format_table, to_run_result
 from iclr25.weighted_lowrank import planted
 from iclr25.weighted_lowrank.costmodel import half_step_flops
 from iclr25.weighted_lowrank.experiments import loglog_slope
@@ -22,8 +19,7 @@ from iclr25.weighted_lowrank.weights import as_weighted_matrix
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("results/bench-scaling"))
+    ap = benchmark_parser(__doc__, out="results/bench-scaling", raw=True)
     ap.add_argument("--n", type=int, default=4000)
     ap.add_argument("--ks", type=int, nargs="+", default=[16, 32, 64, 128])
     ap.add_argument("--repeats", type=int, default=3)

@@ -10,11 +10,9 @@ observed entries.
 
 from __future__ import annotations
 
-import argparse
 import shutil
-from pathlib import Path
 
-from iclr25.utils.bench import cache_dir, peer_env
+from iclr25.utils.bench import benchmark_parser, cache_dir, peer_env
 from iclr25.utils.results import RunResult
 from iclr25.weighted_lowrank.experiments import masks
 
@@ -28,8 +26,7 @@ def peer_python() -> str | None:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("results/bench-softimpute"))
+    ap = benchmark_parser(__doc__, out="results/bench-softimpute", raw=True)
     ap.add_argument("--n", type=int, default=1000)
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--p", type=float, nargs="+", default=[0.3, 0.1])

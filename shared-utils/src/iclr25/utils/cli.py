@@ -18,12 +18,14 @@ import contextlib
 import dataclasses
 import functools
 import importlib.metadata
+import inspect
+import math
 import os
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ._atomic import atomic_write
 from .guards import check_out
@@ -31,7 +33,9 @@ from .results import ResultsError, RunResult, _fmt, cell, mark_command_start
 
 __all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "error_line",
            "set_torch_threads", "enable_jax_compilation_cache", "write_demo_index", "positive_int", "positive_float",
-           "nonnegative_float", "bounded_float", "add_force_argument", "load_handler", "add_command"]
+           "nonnegative_float", "bounded_float", "add_force_argument", "load_handler", "add_command",
+           "method_commands", "MethodCommands", "seed_list", "number_list",
+           "package_parser"]
 
 GROUP = "iclr25.cli"
 
@@ -52,6 +56,57 @@ def method_parser(slug: str, description: str) -> tuple[argparse.ArgumentParser,
     parser.add_argument("--version", action="version", version=f"iclr25-{slug} {version}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     return parser, sub
+
+
+class MethodCommands(NamedTuple):
+    """What :func:`method_commands` returns: the top-level parser, its subparsers, and the ``demo`` and
+    ``repro`` subcommand parsers (for arguments of their own)."""
+
+    parser: argparse.ArgumentParser
+    sub: Any
+    demo: argparse.ArgumentParser
+    repro: argparse.ArgumentParser
+
+
+def method_commands(slug: str, description: str, *, demo: Callable[[argparse.Namespace], int | None] | str,
+                    demo_help: str, repro: Callable[[argparse.Namespace], int | None] | str, repro_help: str,
+                    train: str | None = None, quick: bool | str = False, jax_cache: str | None = None
+                    ) -> MethodCommands:
+    """The parser of ``iclr25 <slug>`` (:func:`method_parser`) with the two commands every package has.
+
+    ``demo`` writes to ``results/<slug>`` and ``repro`` to ``results/<slug>-repro`` by default; both are
+    :func:`add_run_command` commands (``--out``, ``--seed``, ``--overwrite``; ``--out`` checked before they run).
+    Options the packages share, each added when given: ``train``, the help of ``demo --train`` (train here
+    instead of loading the shipped checkpoint); ``quick``, ``repro --quick`` (a much smaller run, for smoke
+    tests; a string for another help). ``jax_cache`` names
+    the environment variable of a JAX package's compilation cache (:func:`enable_jax_compilation_cache`, turned
+    on here, before any command imports JAX).
+    A package's ``main`` is then this call, one :func:`add_command` per other command, and
+    ``return run_main(parser, argv)``.
+
+    Examples
+    --------
+    >>> parser, sub, demo, repro = method_commands("toy", "a toy method", demo="os.path:basename",
+    ...                                            demo_help="the demo", repro="os.path:dirname", repro_help="it")
+    >>> args = parser.parse_args(["repro", "--seed", "2"])
+    >>> args.out.as_posix(), args.seed, args.overwrite
+    ('results/toy-repro', 2, False)
+    >>> parser, *_ = method_commands("toy", "a toy", demo="os:getcwd", demo_help="d", repro="os:getcwd",
+    ...                              repro_help="r", quick="a smaller run")
+    >>> parser.parse_args(["repro", "--quick"]).quick
+    True
+    """
+    if jax_cache is not None:
+        enable_jax_compilation_cache(slug, jax_cache)
+    parser, sub = method_parser(slug, description)
+    d = add_run_command(sub, "demo", demo, help=demo_help, default_out=f"results/{slug}")
+    r = add_run_command(sub, "repro", repro, help=repro_help, default_out=f"results/{slug}-repro")
+    if train is not None:
+        d.add_argument("--train", action="store_true", help=train)
+    if quick:
+        r.add_argument("--quick", action="store_true",
+                       help=quick if isinstance(quick, str) else "a much smaller run, for smoke tests")
+    return MethodCommands(parser, sub, d, r)
 
 
 def load_handler(spec: str) -> Callable[[argparse.Namespace], int | None]:
@@ -108,8 +163,9 @@ def add_command(subparsers: Any, name: str, func: Callable[[argparse.Namespace],
     - ``force``: ``--force`` (:func:`add_force_argument`).
 
     ``func`` is the handler, or its name ``"package.module:function"`` (:func:`load_handler`: imported only when
-    the command runs). ``description`` defaults to none, as ``add_parser`` does; other keywords
-    (``formatter_class``, ``epilog``) go to ``add_parser``.
+    the command runs). ``description`` (the text of ``<command> --help``) defaults to the handler's docstring,
+    so a command is described once, where it is implemented (a handler named by a string has none until it is
+    imported: pass ``description``); other keywords (``formatter_class``, ``epilog``) go to ``add_parser``.
 
     Examples
     --------
@@ -118,7 +174,13 @@ def add_command(subparsers: Any, name: str, func: Callable[[argparse.Namespace],
     >>> args = parser.parse_args(["fit", "--seed", "3", "--force"])
     >>> args.seed, args.overwrite, args.force
     (3, False, True)
+    >>> def cmd_greet(args):
+    ...     '''Print a greeting; the docstring is the description of ``greet --help``.'''
+    >>> add_command(sub, "greet", cmd_greet, help="greet").description
+    'Print a greeting; the docstring is the description of ``greet --help``.'
     """
+    if description is None and not isinstance(func, str) and func.__doc__:
+        description = inspect.cleandoc(func.__doc__)
     p = subparsers.add_parser(name, help=help, description=description, **parser_kwargs)
     common = p.add_argument_group("common options")
     if seed:
@@ -173,6 +235,33 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int
     finally:
         mark_command_start(None, clear=True)  # a later RunResult outside a command times itself
     return 0 if rc is None else int(rc)
+
+
+def package_parser(slug: str) -> argparse.ArgumentParser:
+    """The parser of an installed package's ``iclr25 <slug>`` command line, built by its ``main`` but not run
+    (for tools that walk every command's options: the CI input and size sweeps, documentation).
+
+    >>> package_parser("no-such-method")
+    Traceback (most recent call last):
+    ...
+    ModuleNotFoundError: No module named 'iclr25.no_such_method'
+    """
+    module = importlib.import_module(f"iclr25.{slug.replace('-', '_')}.cli")
+    captured: list[argparse.ArgumentParser] = []
+    # ``main`` ends in ``run_main(parser, argv)``, called as ``ucli.run_main`` or imported by name: both are
+    # replaced, for the call, by one that keeps the parser and runs nothing
+    real = run_main
+    holders = [m for m in (sys.modules[__name__], module) if getattr(m, "run_main", None) is real]
+    for m in holders:
+        m.run_main = lambda parser, argv: captured.append(parser) or 0  # type: ignore[attr-defined]
+    try:
+        module.main([])
+    finally:
+        for m in holders:
+            m.run_main = real  # type: ignore[attr-defined]
+    if not captured:
+        raise RuntimeError(f"iclr25.{slug.replace('-', '_')}.cli.main did not call iclr25.utils.cli.run_main")
+    return captured[0]
 
 
 def error_line(exc: BaseException) -> str:
@@ -234,6 +323,47 @@ def positive_float(flag: str) -> Callable[[str], float]:
 def nonnegative_float(flag: str) -> Callable[[str], float]:
     """An argparse ``type=`` for a finite number >= 0 whose error names ``flag``."""
     return bounded_float(flag, lambda v: v >= 0, "a finite number >= 0")
+
+
+def seed_list(text: str, flag: str = "--seeds") -> list[int]:
+    """Parse a comma list of distinct non-negative seeds (``0,1,2``); the error names ``flag``.
+
+    >>> seed_list("0, 1,2")
+    [0, 1, 2]
+    >>> seed_list("1,1")
+    Traceback (most recent call last):
+    ...
+    ValueError: --seeds must be a comma list of distinct non-negative integers (e.g. 0,1,2), got '1,1'
+    """
+    bad = ValueError(f"{flag} must be a comma list of distinct non-negative integers (e.g. 0,1,2), got {text!r}")
+    try:
+        seeds = [int(v) for v in str(text).split(",") if v.strip()]
+    except ValueError:
+        raise bad from None
+    if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
+        raise bad
+    return seeds
+
+
+def number_list(text: str, flag: str, *, lo: float = -math.inf, hi: float = math.inf) -> list[float]:
+    """Parse a comma list of finite numbers in ``[lo, hi]`` (at least one); the error names ``flag``.
+
+    >>> number_list("0.5,0,1", "--times", lo=0, hi=1)
+    [0.5, 0.0, 1.0]
+    >>> number_list("0.5,2", "--times", lo=0, hi=1)
+    Traceback (most recent call last):
+    ...
+    ValueError: --times must be a comma list of numbers in [0, 1], got '0.5,2'
+    """
+    where = "finite numbers" if math.isinf(lo) and math.isinf(hi) else f"numbers in [{lo:g}, {hi:g}]"
+    bad = ValueError(f"{flag} must be a comma list of {where}, got {text!r}")
+    try:
+        values = [float(v) for v in str(text).split(",") if v.strip()]
+    except ValueError:
+        raise bad from None
+    if not values or any(not math.isfinite(v) or not lo <= v <= hi for v in values):
+        raise bad
+    return values
 
 
 def set_torch_threads(n: Any) -> None:

@@ -8,11 +8,40 @@ the folder in one line.
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["load_local_model"]
+__all__ = ["load_local_model", "read_model_config"]
+
+
+def read_model_config(path: str | os.PathLike[str], *, flag: str = "--hf-path", what: str = "model") -> dict:
+    """The ``config.json`` of a local Hugging Face folder as a dict, read before any weights (to refuse a model
+    of the wrong kind in one line, in well under a second).
+
+    Raises ``FileNotFoundError`` for a missing folder or ``config.json`` and ``ValueError`` for a file that is
+    not a JSON object; each message names ``flag`` and the folder, and says ``what`` the folder should hold.
+
+    >>> read_model_config("/no/such/folder", what="LLaVA model")
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: --hf-path /no/such/folder: no such folder (expected a Hugging Face LLaVA model folder)
+    """
+    p = Path(path)
+    if not p.is_dir():
+        raise FileNotFoundError(f"{flag} {p}: no such folder (expected a Hugging Face {what} folder)")
+    cfg_file = p / "config.json"
+    if not cfg_file.is_file():
+        raise FileNotFoundError(f"{flag} {p}: no config.json (expected a Hugging Face {what} folder)")
+    try:
+        cfg = json.loads(cfg_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        detail = (str(exc).splitlines() or [type(exc).__name__])[0][:120]
+        raise ValueError(f"{flag} {p}: config.json is not readable JSON ({detail})") from None
+    if not isinstance(cfg, dict):
+        raise ValueError(f"{flag} {p}: config.json is not a JSON object (expected a Hugging Face {what} folder)")
+    return cfg
 
 
 def load_local_model(path: str | os.PathLike[str], model_class: str = "AutoModelForCausalLM", *,
@@ -32,14 +61,12 @@ def load_local_model(path: str | os.PathLike[str], model_class: str = "AutoModel
 
     Raises:
         FileNotFoundError: ``path`` is not a folder, or has no ``config.json``.
+        ValueError: ``config.json`` is not a JSON object (:func:`read_model_config`).
         ImportError: ``transformers`` is not installed (the message says what to install).
         ValueError: the folder's files do not load as that class.
     """
     p = Path(path)
-    if not p.is_dir():
-        raise FileNotFoundError(f"{flag} {p}: no such folder (expected a Hugging Face {what} folder)")
-    if not (p / "config.json").is_file():
-        raise FileNotFoundError(f"{flag} {p}: no config.json (expected a Hugging Face {what} folder)")
+    read_model_config(p, flag=flag, what=what)
     try:
         import transformers  # noqa: PLC0415 - an optional extra of the packages that call this
     except ImportError as exc:

@@ -24,6 +24,8 @@ evaluation of biochemical models (Fernandez-Diaz et al., ICLR 2025).
   partition  CCPart (or random/scaffold) partition of your own molecules (CSV with a SMILES column)
   evaluate   GOOD curves, AU-GOOD and model ranking on your own labelled molecules
 """
+DEMO_HELP = "GOOD curves and AU-GOOD on the built-in solubility set (< 60 s)"
+REPRO_HELP = "the reduced-scale reproduction (at most 10 min)"
 
 
 # ------------------------------------------------------------------------------------------------ helpers
@@ -113,16 +115,6 @@ def _thresholds(text: str) -> np.ndarray:
         raise ValueError(f"--thresholds must be START:STOP:STEP or a comma list in [0, 1]: {exc}") from exc
 
 
-def _seeds(text: str) -> tuple[int, ...]:
-    try:
-        seeds = tuple(int(v) for v in text.split(","))
-    except ValueError:
-        raise ValueError(f"--seeds must be a comma list of non-negative integers, got {text!r}") from None
-    if not seeds or min(seeds) < 0:
-        raise ValueError(f"--seeds must be a comma list of non-negative integers, got {text!r}")
-    return seeds
-
-
 # ----------------------------------------------------------------------------------------------- commands
 def demo(args: argparse.Namespace) -> int:
     from .casestudy import add_study_metrics, plot_case_study, run_case_study, study_table
@@ -161,6 +153,8 @@ def repro(args: argparse.Namespace) -> int:
 
 
 def partition_cmd(args: argparse.Namespace) -> int:
+    """Partition the molecules of a CSV file. Writes a CSV with columns row,smiles,split (split:
+    train/valid/test)."""
     from .partition import ccpart, random_partition, scaffold_partition
     from .similarity import similarity_matrix
 
@@ -207,6 +201,9 @@ def partition_cmd(args: argparse.Namespace) -> int:
 
 
 def evaluate_cmd(args: argparse.Namespace) -> int:
+    """Fit models on CCPart partitions of a labelled CSV over a threshold grid, then report AU-GOOD
+    (deployment-weighted, or uniform without --deployment) and Wilcoxon model comparisons. Writes
+    OUT/results.json."""
     from .comparison import compare_models
     from .good import good_curve
     from .metrics import METRICS
@@ -215,7 +212,7 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
     from .similarity import max_similarity, similarity_matrix
 
     thresholds = _thresholds(args.thresholds)
-    seeds = _seeds(args.seeds)
+    seeds = tuple(ucli.seed_list(args.seeds))
     models = [m.strip() for m in args.models.split(",") if m.strip()]
     unknown = [m for m in models if m not in MODELS]
     if not models or unknown:
@@ -262,15 +259,10 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("augood", DESCRIPTION)
-    ucli.add_run_command(sub, "demo", demo, help="GOOD curves and AU-GOOD on the built-in solubility set (< 60 s)",
-                         default_out="results/augood")
-    ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
-                         default_out="results/augood-repro")
+    parser, sub, _, _ = ucli.method_commands("augood", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
+                                             repro=repro, repro_help=REPRO_HELP)
 
-    p = ucli.add_command(sub, "partition", partition_cmd, seed="tie-breaking seed (default: 0)", help="partition your own molecules (CSV with a SMILES column)",
-                         description="Partition the molecules of a CSV file. Writes a CSV with columns "
-                                     "row,smiles,split (split: train/valid/test).")
+    p = ucli.add_command(sub, "partition", partition_cmd, seed="tie-breaking seed (default: 0)", help="partition your own molecules (CSV with a SMILES column)")
     p.add_argument("data", type=Path, help="CSV file with a header row")
     p.add_argument("--smiles-col", default="smiles", help="column holding SMILES (default: smiles)")
     p.add_argument("--label-col", default=None, help="optional numeric label column to balance")
@@ -288,10 +280,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--output", type=Path, default=None,
                    help="output CSV (default: DATA.partition.csv beside the input)")
 
-    e = ucli.add_command(sub, "evaluate", evaluate_cmd, help="GOOD curves, AU-GOOD and model ranking on your own molecules",
-                         description="Fit models on CCPart partitions of a labelled CSV over a threshold grid, "
-                                     "then report AU-GOOD (deployment-weighted, or uniform without "
-                                     "--deployment) and Wilcoxon model comparisons. Writes OUT/results.json.")
+    e = ucli.add_command(sub, "evaluate", evaluate_cmd, help="GOOD curves, AU-GOOD and model ranking on your own molecules")
     e.add_argument("data", type=Path, help="CSV file with SMILES and a numeric label")
     e.add_argument("--smiles-col", default="smiles", help="SMILES column (default: smiles)")
     e.add_argument("--label-col", required=True, help="numeric label column")

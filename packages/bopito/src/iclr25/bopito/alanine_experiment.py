@@ -302,6 +302,48 @@ def run_alanine(data: AlanineData, seeds: Sequence[int], scale: AlanineScale = A
     t0 = time.perf_counter()
     seeds = [int(s) for s in seeds]
     sc = scale
+    eq, short, max_lag = _alanine_inputs(data, sc)
+    # references from the equilibrium MD
+    acf_lags = [n for n in sc.acf_lags if n < eq.shape[1] // 2]
+    c_md = md_phi_correlation(eq, acf_lags)
+    msm_md = fit_grid_msm(eq, sc.msm_lag, n_grid=sc.n_grid)
+    # λ̂ from the data the models see (short runs) and from the equilibrium runs
+    lam_hat = fit_grid_msm(short, sc.msm_lag, n_grid=sc.n_grid).lambda_hat
+    members = [(s, n) for s in seeds for n in sc.ladder]  # one ensemble member per (seed, rung)
+    subsets, dyn_data, prior_data = _alanine_training_sets(eq, short, seeds, members, sc)
+    kw: dict[str, Any] = {"width": sc.width, "depth": 3, "emb_dim": sc.emb_dim, "n_diffusion": 500,
+                          "batch_size": sc.batch_size, "lr": 1e-3, "box": FEATURE_BOX, "dim": 4}
+    s0 = 10 * seeds[0]
+    t1 = time.perf_counter()
+    bg, prior, ito, bop = _fit_alanine_models(prior_data, dyn_data, seeds, members, max_lag, lam_hat, sc, kw, s0,
+                                              desc)
+    t_train = time.perf_counter() - t1
+    fe, fe_prior = _long_lag_free_energy(eq, bg, ito, bop, members, seeds, sc, s0)
+    rng = np.random.default_rng(s0 + 5)  # the equilibrium starts of C(N), then of the chains
+    c_err, c_model = _correlation_errors(eq, rng, acf_lags, c_md, ito, bop, members, sc, s0)
+    msm = _msm_peer(eq, short, subsets, members, acf_lags, c_md, sc)
+    kin = _kinetics(eq, short, rng, subsets, ito, bop, members, sc, s0) if sc.chain_steps else {}
+    # interpolation (repro): ITO and BoPITO trained on the same trajectories with N_max = int_max_lag, BoPITO's
+    # λ_int fitted per member to C_MD at int_fit_lags; C error at the held-out int_test_lags against capped
+    # ITO and the prior alone (C = 0)
+    interp: dict[str, Any] = {}
+    if sc.int_max_lag:
+        interp = _interpolation(sc, dyn_data, prior, lam_hat, eq, members, kw, s0, desc)
+    return {
+        "seeds": seeds, "ladder": list(sc.ladder), "members": [list(m) for m in members],
+        "max_lag": max_lag, "long_lag": sc.long_lag, "acf_lags": acf_lags, "c_md": c_md.tolist(),
+        "lambda_hat": lam_hat, "lambda_hat_equilibrium": msm_md.lambda_hat,
+        "timescale_md": float(msm_md.timescales[0]), "timescales_md": msm_md.timescales.tolist(),
+        "phi_positive_fraction": float((eq[..., 0] > 0).mean()),
+        "fe": fe, "fe_prior": fe_prior, "c_err": c_err, "c_model": c_model,
+        "msm": msm, "kinetics": kin, "interpolation": interp, "trivial": _trivial_references(eq, c_md, sc),
+        "seconds_train": t_train, "seconds": time.perf_counter() - t0,
+        "scale": dataclasses.asdict(sc), "data_meta": data.meta,
+    }
+
+
+def _alanine_inputs(data: AlanineData, sc: AlanineScale) -> tuple[np.ndarray, np.ndarray, int]:
+    """The equilibrium and short runs (cut to ``short_frames``) and the models' N_max, checked against the rung."""
     eq, short = data.equilibrium, data.short
     if sc.short_frames is not None:
         short = short[:, : sc.short_frames]
@@ -312,15 +354,12 @@ def run_alanine(data: AlanineData, seeds: Sequence[int], scale: AlanineScale = A
     if max(sc.ladder) > short.shape[0]:
         raise ValueError(f"ladder rung {max(sc.ladder)} needs {max(sc.ladder)} short trajectories, the data "
                          f"hold {short.shape[0]}")
-    # references from the equilibrium MD
-    acf_lags = [n for n in sc.acf_lags if n < eq.shape[1] // 2]
-    c_md = md_phi_correlation(eq, acf_lags)
-    msm_md = fit_grid_msm(eq, sc.msm_lag, n_grid=sc.n_grid)
-    # λ̂ from the data the models see (short runs) and from the equilibrium runs
-    msm_short_full = fit_grid_msm(short, sc.msm_lag, n_grid=sc.n_grid)
-    lam_hat = msm_short_full.lambda_hat
-    # members: (seed, rung)
-    members = [(s, n) for s in seeds for n in sc.ladder]
+    return eq, short, max_lag
+
+
+def _alanine_training_sets(eq: np.ndarray, short: np.ndarray, seeds: list[int], members: list[tuple[int, int]],
+                           sc: AlanineScale) -> tuple[dict, list[np.ndarray], list[np.ndarray]]:
+    """Each member's short trajectories (nested per seed) and each seed's equilibrium frames for its prior."""
     subsets = {}
     for s in seeds:
         perm = np.random.default_rng(5000 + s).permutation(short.shape[0])
@@ -333,10 +372,13 @@ def run_alanine(data: AlanineData, seeds: Sequence[int], scale: AlanineScale = A
     for s in seeds:
         runs = np.random.default_rng(6000 + s).permutation(eq.shape[0])[: max(1, eq.shape[0] // 2)]
         prior_data.append(eq_feat[runs])
-    kw: dict[str, Any] = {"width": sc.width, "depth": 3, "emb_dim": sc.emb_dim, "n_diffusion": 500,
-                          "batch_size": sc.batch_size, "lr": 1e-3, "box": FEATURE_BOX, "dim": 4}
-    s0 = 10 * seeds[0]
-    t1 = time.perf_counter()
+    return subsets, dyn_data, prior_data
+
+
+def _fit_alanine_models(prior_data: list[np.ndarray], dyn_data: list[np.ndarray], seeds: list[int],
+                        members: list[tuple[int, int]], max_lag: int, lam_hat: float, sc: AlanineScale,
+                        kw: dict[str, Any], s0: int, desc: bool) -> tuple[Any, Any, Any, Any]:
+    """The priors (one per seed), ITO and BoPITO (one per member): ``(bg, prior per member, ito, bopito)``."""
     bg = fit_model("bg", prior_data, n_models=len(seeds), steps=sc.bg_steps, seed=s0 + 1,
                    desc="alanine prior" if desc else None, **kw)
     prior = bg.model.select([seeds.index(s) for s, _ in members])
@@ -345,16 +387,25 @@ def run_alanine(data: AlanineData, seeds: Sequence[int], scale: AlanineScale = A
     bop = fit_model("bopito", dyn_data, prior=prior, n_models=len(members), max_lag=max_lag,
                     lambda_hat=lam_hat, steps=sc.steps, seed=s0 + 2, desc="alanine BoPITO" if desc else None,
                     **kw)
-    t_train = time.perf_counter() - t1
-    # long-lag equilibrium from the fixed start
+    return bg, prior, ito, bop
+
+
+def _long_lag_free_energy(eq: np.ndarray, bg: Any, ito: Any, bop: Any, members: list[tuple[int, int]],
+                          seeds: list[int], sc: AlanineScale, s0: int) -> tuple[dict[str, list[float]], list[float]]:
+    """Free-energy error of ITO's and BoPITO's samples at ``long_lag`` from the fixed start, and the priors'."""
     x0 = np.tile(_x_start(), (sc.n_eval, 1))
     long = {name: angles_from_features(sample(m.model, x0, sc.long_lag, steps=50, seed=s0 + 3))
             for name, m in (("ito", ito), ("bopito", bop))}
     prior_samples = angles_from_features(sample_equilibrium(bg.model, sc.n_eval, steps=50, seed=s0 + 4))
     fe = {name: [free_energy_error(v[k], eq) for k in range(len(members))] for name, v in long.items()}
     fe_prior = [free_energy_error(prior_samples[k], eq) for k in range(len(seeds))]
-    # C(N) from equilibrium starts (frames of the equilibrium MD)
-    rng = np.random.default_rng(s0 + 5)
+    return fe, fe_prior
+
+
+def _correlation_errors(eq: np.ndarray, rng: np.random.Generator, acf_lags: list[int], c_md: np.ndarray,
+                        ito: Any, bop: Any, members: list[tuple[int, int]], sc: AlanineScale, s0: int
+                        ) -> tuple[dict[str, list[float]], dict[str, list[list[float]]]]:
+    """C(N) of ITO and BoPITO from equilibrium starts (frames of the MD), and its mean error against C_MD."""
     starts = eq.reshape(-1, 2)[rng.choice(eq.shape[0] * eq.shape[1], size=sc.n_eval, replace=False)]
     L = len(acf_lags)
     cond = np.tile(featurize(starts), (L, 1))
@@ -367,8 +418,13 @@ def run_alanine(data: AlanineData, seeds: Sequence[int], scale: AlanineScale = A
         c = phi_correlation(np.broadcast_to(starts[:, 0], phiN.shape), phiN)
         c_model[name] = c.tolist()
         c_err[name] = np.abs(c - c_md[None]).mean(axis=1).tolist()
-    # MSM peer on the same short trajectories (lags that are multiples of its lagtime; C(N) of the others
-    # by the MSM at lag 1)
+    return c_err, c_model
+
+
+def _msm_peer(eq: np.ndarray, short: np.ndarray, subsets: dict, members: list[tuple[int, int]],
+              acf_lags: list[int], c_md: np.ndarray, sc: AlanineScale) -> dict[str, list[float]]:
+    """The MSM peer on each member's short trajectories: C(N) error (by the MSM at lag 1), free-energy error of
+    its stationary samples and its slowest implied timescale at ``msm_lag``."""
     msm_err, msm_fe, msm_ts = [], [], []
     for m in members:
         sub = short[subsets[m]]
@@ -380,58 +436,45 @@ def run_alanine(data: AlanineData, seeds: Sequence[int], scale: AlanineScale = A
             msm_ts.append(float(fit_grid_msm(sub, sc.msm_lag, n_grid=sc.n_grid).timescales[0]))
         except (ValueError, IndexError):
             msm_ts.append(float("nan"))
-    # kinetics of generated dynamics (repro): chains of BoPITO, ITO and of the MSM peer, one chain_lag per step,
-    # from the same equilibrium starts; slowest implied timescale and VAMP-2 on the n_grid x n_grid grid,
-    # against the equilibrium MD at the same lag and grid
+    return {"c_err": msm_err, "fe": msm_fe, "timescale": msm_ts}
+
+
+def _kinetics(eq: np.ndarray, short: np.ndarray, rng: np.random.Generator, subsets: dict, ito: Any, bop: Any,
+              members: list[tuple[int, int]], sc: AlanineScale, s0: int) -> dict[str, Any]:
+    """Kinetics of generated dynamics (repro): chains of BoPITO, ITO and of the MSM peer, one ``chain_lag`` per
+    step, from the same equilibrium starts; slowest implied timescale and VAMP-2 on the n_grid x n_grid grid,
+    against the equilibrium MD at the same lag and grid."""
     kin: dict[str, Any] = {}
-    if sc.chain_steps:
-        idx = rng.choice(eq.shape[0] * eq.shape[1], size=sc.n_chains, replace=False)
-        a0 = eq.reshape(-1, 2)[idx]
-        for name, m in (("ito", ito), ("bopito", bop)):
-            ch = angles_from_features(sample_chain(m.model, featurize(a0), sc.chain_lag, sc.chain_steps, steps=sc.sample_steps,
-                                                   seed=s0 + 7))  # (K, n, S+1, 2)
-            kv = [chain_kinetics(ch[k], n_grid=sc.n_grid) for k in range(len(members))]
-            kin[name] = {"timescale": [t * sc.chain_lag for t, _ in kv], "vamp2": [v for _, v in kv]}
-        w = 2 * np.pi / sc.n_grid
-        kv = []
-        for k, m in enumerate(members):
-            pk = fit_grid_msm(short[subsets[m]], sc.chain_lag, n_grid=sc.n_grid)
-            g = simulate_msm(pk, a0, sc.chain_steps, n_grid=sc.n_grid, seed=s0 + 8 + k)
-            centres = np.stack([-np.pi + (g // sc.n_grid + 0.5) * w, -np.pi + (g % sc.n_grid + 0.5) * w], -1)
-            kv.append(chain_kinetics(centres, n_grid=sc.n_grid))
-        kin["msm"] = {"timescale": [t * sc.chain_lag for t, _ in kv], "vamp2": [v for _, v in kv]}
-        t_md, v_md = chain_kinetics(eq[:, :: sc.chain_lag], n_grid=sc.n_grid)
-        kin["md"] = {"timescale": t_md * sc.chain_lag, "vamp2": v_md}
-        kin["chain_lag"] = sc.chain_lag
-    # interpolation (repro): ITO and BoPITO trained on the same trajectories with N_max = int_max_lag, BoPITO's
-    # λ_int fitted per member to C_MD at int_fit_lags; C error at the held-out int_test_lags against capped
-    # ITO and the prior alone (C = 0)
-    interp: dict[str, Any] = {}
-    if sc.int_max_lag:
-        interp = _interpolation(sc, dyn_data, prior, lam_hat, eq, members, kw, s0, desc)
-    # trivial references
-    # trivial references
-    # trivial references, with as many samples as the models (the histograms' pseudo-counts depend on it)
+    idx = rng.choice(eq.shape[0] * eq.shape[1], size=sc.n_chains, replace=False)
+    a0 = eq.reshape(-1, 2)[idx]
+    for name, m in (("ito", ito), ("bopito", bop)):
+        ch = angles_from_features(sample_chain(m.model, featurize(a0), sc.chain_lag, sc.chain_steps,
+                                               steps=sc.sample_steps, seed=s0 + 7))  # (K, n, S+1, 2)
+        kv = [chain_kinetics(ch[k], n_grid=sc.n_grid) for k in range(len(members))]
+        kin[name] = {"timescale": [t * sc.chain_lag for t, _ in kv], "vamp2": [v for _, v in kv]}
+    w = 2 * np.pi / sc.n_grid
+    kv = []
+    for k, m in enumerate(members):
+        pk = fit_grid_msm(short[subsets[m]], sc.chain_lag, n_grid=sc.n_grid)
+        g = simulate_msm(pk, a0, sc.chain_steps, n_grid=sc.n_grid, seed=s0 + 8 + k)
+        centres = np.stack([-np.pi + (g // sc.n_grid + 0.5) * w, -np.pi + (g % sc.n_grid + 0.5) * w], -1)
+        kv.append(chain_kinetics(centres, n_grid=sc.n_grid))
+    kin["msm"] = {"timescale": [t * sc.chain_lag for t, _ in kv], "vamp2": [v for _, v in kv]}
+    t_md, v_md = chain_kinetics(eq[:, :: sc.chain_lag], n_grid=sc.n_grid)
+    kin["md"] = {"timescale": t_md * sc.chain_lag, "vamp2": v_md}
+    kin["chain_lag"] = sc.chain_lag
+    return kin
+
+
+def _trivial_references(eq: np.ndarray, c_md: np.ndarray, sc: AlanineScale) -> dict[str, float]:
+    """Trivial references, with as many samples as the models (the histograms' pseudo-counts depend on it)."""
     uniform = np.random.default_rng(1).uniform(-np.pi, np.pi, (sc.n_eval, 2))
     stay = np.tile(np.radians([[-80.0, 70.0]]), (sc.n_eval, 1))
     eq_draw = eq.reshape(-1, 2)[np.random.default_rng(2).choice(eq.shape[0] * eq.shape[1], sc.n_eval)]
-    res = {
-        "seeds": seeds, "ladder": list(sc.ladder), "members": [list(m) for m in members],
-        "max_lag": max_lag, "long_lag": sc.long_lag, "acf_lags": acf_lags, "c_md": c_md.tolist(),
-        "lambda_hat": lam_hat, "lambda_hat_equilibrium": msm_md.lambda_hat,
-        "timescale_md": float(msm_md.timescales[0]), "timescales_md": msm_md.timescales.tolist(),
-        "phi_positive_fraction": float((eq[..., 0] > 0).mean()),
-        "fe": fe, "fe_prior": fe_prior, "c_err": c_err, "c_model": c_model,
-        "msm": {"c_err": msm_err, "fe": msm_fe, "timescale": msm_ts},
-        "kinetics": kin, "interpolation": interp,
-        "trivial": {"fe_uniform": free_energy_error(uniform, eq), "fe_start_only": free_energy_error(stay, eq),
-                    "c_err_zero": float(np.abs(c_md).mean()),
-                    "fe_md_sample": free_energy_error(eq_draw, eq),
-                    "fe_md_half": free_energy_error(eq[: eq.shape[0] // 2], eq[eq.shape[0] // 2:])},
-        "seconds_train": t_train, "seconds": time.perf_counter() - t0,
-        "scale": dataclasses.asdict(sc), "data_meta": data.meta,
-    }
-    return res
+    return {"fe_uniform": free_energy_error(uniform, eq), "fe_start_only": free_energy_error(stay, eq),
+            "c_err_zero": float(np.abs(c_md).mean()),
+            "fe_md_sample": free_energy_error(eq_draw, eq),
+            "fe_md_half": free_energy_error(eq[: eq.shape[0] // 2], eq[eq.shape[0] // 2:])}
 
 
 def per_member(res: dict[str, Any], key: Any, seed: int, n: int) -> float:

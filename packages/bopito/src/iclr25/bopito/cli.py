@@ -15,6 +15,11 @@ from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 from iclr25.utils.results import RunResult
 
+DESCRIPTION = ("BoPITO (ICLR 2025): Boltzmann priors for implicit transfer operators — lag-conditioned diffusion "
+               "models with a frozen equilibrium prior")
+DEMO_HELP = "prior, ITO and BoPITO on 100 short Prinz trajectories (seconds)"
+REPRO_HELP = "the reduced-scale reproduction and the claims at the repro rung (claims.json; about 7 min)"
+
 PACKAGE = "iclr25-bopito"
 
 
@@ -101,6 +106,8 @@ def repro(args: argparse.Namespace) -> int:
 
 # -------------------------------------------------------------------------------------------------- simulate
 def simulate_cmd(args: argparse.Namespace) -> int:
+    """Euler-Maruyama (h = 1e-5, 500 steps per frame for Prinz) for all walkers at once; writes x (n_traj,
+    n_frames, dim), frame_dt and the parameters."""
     _positive_int(args.n_traj, "--n-traj")
     _positive_int(args.n_frames, "--n-frames")
     _positive_int(args.burn_in, "--burn-in", 0)
@@ -117,14 +124,9 @@ def simulate_cmd(args: argparse.Namespace) -> int:
     if args.x0 == "boltzmann":
         x0: Any = "boltzmann"
     else:
-        try:
-            x0 = [float(v) for v in args.x0.split(",")]
-        except ValueError:
-            raise ValueError(f"--x0 must be 'boltzmann' or {pot.dim} comma-separated numbers, got "
-                             f"{args.x0!r}") from None
-        if len(x0) != pot.dim or not all(math.isfinite(v) for v in x0):
-            raise ValueError(f"--x0 must be 'boltzmann' or {pot.dim} finite comma-separated numbers, got "
-                             f"{args.x0!r}")
+        x0 = ucli.number_list(args.x0, "--x0 (or 'boltzmann')")
+        if len(x0) != pot.dim:
+            raise ValueError(f"--x0 must be 'boltzmann' or {pot.dim} comma-separated numbers, got {args.x0!r}")
     tr = simulate(pot, args.n_traj, args.n_frames, x0=x0, h=args.h, steps_per_frame=args.steps_per_frame,
                   burn_in=args.burn_in, seed=args.seed)
     tr.save(args.out)
@@ -134,51 +136,15 @@ def simulate_cmd(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------------- train
 def train_cmd(args: argparse.Namespace) -> int:
-    if args.max_lag is not None:
-        _positive_int(args.max_lag, "--max-lag")
-    if args.prior_steps is not None:
-        _positive_int(args.prior_steps, "--prior-steps")
-    for v, flag, lo in ((args.steps, "--steps", 1),
-                        (args.batch_size, "--batch-size", 1), (args.width, "--width", 1),
-                        (args.depth, "--depth", 1), (args.n_diffusion, "--n-diffusion", 2)):
-        _positive_int(v, flag, lo)
-    lam_hat: float | None = None
-    if args.lambda_hat != "auto":
-        try:
-            lam_hat = float(args.lambda_hat)
-        except ValueError:
-            raise ValueError(f"--lambda-hat must be 'auto' or a number in (0, 1), got {args.lambda_hat!r}") from None
-        _lambda_flag(lam_hat, "--lambda-hat")
-    if args.lambda_int is not None:
-        _lambda_flag(args.lambda_int, "--lambda-int")
-    check_out(args.out, inputs=[args.data] + ([args.prior] if args.prior is not None else []),
-              overwrite=args.overwrite, run_files=("results.json", "model.pt", "config.json"))
-    n_steps = args.steps + ((args.prior_steps or args.steps) if args.kind == "bopito" and args.prior is None else 0)
-    check_size(f"--steps {args.steps}" + (f" --prior-steps {args.prior_steps}" if args.prior_steps else ""),
-               seconds_needed=n_steps * _train_step_seconds(args), force=args.force)
+    """DATA is an .npz with x (n_traj, n_frames[, dim]) (from `simulate` or your own MD) or an .npy array of
+    that shape. Writes config.json, model.pt (state dict, loaded with weights_only=True) and results.json to
+    --out. A BoPITO model without --prior trains its prior on the frames of DATA first."""
+    lam_hat = _check_train_options(args)
     from .systems import load_trajectories
 
     data = load_trajectories(args.data)  # validates the file before any work
-    longest = data.n_frames - 1
-    if args.kind != "bg":
-        if longest < 1:
-            raise ValueError(f"{args.data}: trajectories of {data.n_frames} frame(s) hold no lagged pairs; ITO "
-                             "and BoPITO need at least 2 frames per trajectory")
-        if args.max_lag is not None and args.max_lag > longest:
-            raise ValueError(f"--max-lag {args.max_lag} is longer than the trajectories allow: {args.data} has "
-                             f"{data.n_frames} frames, so the longest lag is {longest}; pass --max-lag {longest} "
-                             "or less (or omit it)")
-    max_lag = args.max_lag if args.max_lag is not None else min(1000, max(longest, 1))
-    if args.kind != "bg" and args.max_lag is None:
-        print(f"N_max (--max-lag) = {max_lag}: the longest lag in the data, at most 1000")
-    prior_model = None
-    if args.prior is not None:
-        from .checkpoint import load_model
-
-        prior_model = load_model(args.prior)
-        if prior_model.config.kind != "bg":
-            raise ValueError(f"--prior {args.prior}: expected a prior (kind 'bg'), got kind "
-                             f"{prior_model.config.kind!r}")
+    max_lag = _train_max_lag(args, data)
+    prior_model = _load_prior(args)
     run = RunResult.start(PACKAGE, "train", seed=args.seed, config={})
     ucli.set_torch_threads(args.threads)
     import numpy as np
@@ -218,7 +184,64 @@ def train_cmd(args: argparse.Namespace) -> int:
 
 
 # ---------------------------------------------------------------------------------------------------- sample
+def _check_train_options(args: argparse.Namespace) -> float | None:
+    """Every option of ``train`` and ``--out``, before any work; returns λ̂ (``None`` for ``auto``)."""
+    if args.max_lag is not None:
+        _positive_int(args.max_lag, "--max-lag")
+    if args.prior_steps is not None:
+        _positive_int(args.prior_steps, "--prior-steps")
+    for v, flag, lo in ((args.steps, "--steps", 1),
+                        (args.batch_size, "--batch-size", 1), (args.width, "--width", 1),
+                        (args.depth, "--depth", 1), (args.n_diffusion, "--n-diffusion", 2)):
+        _positive_int(v, flag, lo)
+    lam_hat: float | None = None
+    if args.lambda_hat != "auto":
+        try:
+            lam_hat = float(args.lambda_hat)
+        except ValueError:
+            raise ValueError(f"--lambda-hat must be 'auto' or a number in (0, 1), got {args.lambda_hat!r}") from None
+        _lambda_flag(lam_hat, "--lambda-hat")
+    if args.lambda_int is not None:
+        _lambda_flag(args.lambda_int, "--lambda-int")
+    check_out(args.out, inputs=[args.data] + ([args.prior] if args.prior is not None else []),
+              overwrite=args.overwrite, run_files=("results.json", "model.pt", "config.json"))
+    n_steps = args.steps + ((args.prior_steps or args.steps) if args.kind == "bopito" and args.prior is None else 0)
+    check_size(f"--steps {args.steps}" + (f" --prior-steps {args.prior_steps}" if args.prior_steps else ""),
+               seconds_needed=n_steps * _train_step_seconds(args), force=args.force)
+    return lam_hat
+
+
+def _train_max_lag(args: argparse.Namespace, data: Any) -> int:
+    """N_max: ``--max-lag``, checked against the trajectories, or the longest lag in the data (at most 1000)."""
+    longest = data.n_frames - 1
+    if args.kind != "bg":
+        if longest < 1:
+            raise ValueError(f"{args.data}: trajectories of {data.n_frames} frame(s) hold no lagged pairs; ITO "
+                             "and BoPITO need at least 2 frames per trajectory")
+        if args.max_lag is not None and args.max_lag > longest:
+            raise ValueError(f"--max-lag {args.max_lag} is longer than the trajectories allow: {args.data} has "
+                             f"{data.n_frames} frames, so the longest lag is {longest}; pass --max-lag {longest} "
+                             "or less (or omit it)")
+    max_lag = args.max_lag if args.max_lag is not None else min(1000, max(longest, 1))
+    if args.kind != "bg" and args.max_lag is None:
+        print(f"N_max (--max-lag) = {max_lag}: the longest lag in the data, at most 1000")
+    return max_lag
+
+
+def _load_prior(args: argparse.Namespace) -> Any:
+    """The ``--prior`` checkpoint (a ``bg`` model), or ``None``."""
+    if args.prior is None:
+        return None
+    from .checkpoint import load_model
+
+    prior_model = load_model(args.prior)
+    if prior_model.config.kind != "bg":
+        raise ValueError(f"--prior {args.prior}: expected a prior (kind 'bg'), got kind {prior_model.config.kind!r}")
+    return prior_model
+
+
 def sample_cmd(args: argparse.Namespace) -> int:
+    """Writes an .npz with x (n, dim) — or (n, chain+1, dim) with --chain — x0 and lag."""
     if not (math.isfinite(args.lag) and args.lag >= 0) and not (args.lag == math.inf):
         raise ValueError(f"--lag must be a non-negative number of frames, got {args.lag!r}")
     if args.lag < 0:
@@ -256,11 +279,7 @@ def sample_cmd(args: argparse.Namespace) -> int:
     elif args.x0.endswith((".npy", ".npz")):
         x0 = load_points(args.x0, model.config.dim)
     else:
-        try:
-            point = [float(v) for v in args.x0.split(",")]
-        except ValueError:
-            raise ValueError(f"--x0 must be 'boltzmann', comma-separated numbers or a .npy/.npz file, got "
-                             f"{args.x0!r}") from None
+        point = ucli.number_list(args.x0, "--x0 (or 'boltzmann', or a .npy/.npz file)")
         if len(point) != model.config.dim:
             raise ValueError(f"--x0 must have {model.config.dim} coordinate(s), got {args.x0!r}")
         x0 = np.tile(np.array(point), (args.n, 1))
@@ -296,6 +315,10 @@ _MD_NS_PER_CPU_S = 0.15  # molecule-ns of alanine dipeptide (vacuum, 2 fs) per C
 
 
 def alanine_md_cmd(args: argparse.Namespace) -> int:
+    """Needs the extra `md` (OpenMM). Ace-Ala-NMe built offline, Amber ff14SB in vacuum, Langevin 300 K, 2 fs,
+    frames of 1 ps. Writes an .npz with equilibrium (n_eq, eq_frames, 2) and short (n_short, short_frames, 2)
+    angles in radians (int16, 1e-4 rad) and meta (JSON). The defaults made the data set shipped in the wheel.
+    """
     import time
 
     from .alanine import MDConfig, generate_data, save_data
@@ -329,15 +352,9 @@ def alanine_md_cmd(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("bopito", "BoPITO (ICLR 2025): Boltzmann priors for implicit transfer operators — "
-                                               "lag-conditioned diffusion models with a frozen equilibrium prior")
-    d = ucli.add_run_command(sub, "demo", demo, help="prior, ITO and BoPITO on 100 short Prinz trajectories (seconds)",
-                             default_out="results/bopito")
-    r = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction and the claims at the repro rung (claims.json; about 7 min)",
-                             default_out="results/bopito-repro")
-    s = ucli.add_command(sub, "simulate", simulate_cmd, seed=True, overwrite=True, force=True, help="simulate overdamped Langevin trajectories and save them as .npz",
-                         description="Euler-Maruyama (h = 1e-5, 500 steps per frame for Prinz) for all walkers at "
-                                     "once; writes x (n_traj, n_frames, dim), frame_dt and the parameters.")
+    parser, sub, d, r = ucli.method_commands("bopito", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
+                                             repro=repro, repro_help=REPRO_HELP)
+    s = ucli.add_command(sub, "simulate", simulate_cmd, seed=True, overwrite=True, force=True, help="simulate overdamped Langevin trajectories and save them as .npz")
     s.add_argument("system", choices=["prinz", "triple-well-2d"])
     s.add_argument("--out", type=Path, required=True, help="output .npz file")
     s.add_argument("--n-traj", type=int, default=100, help="number of trajectories (default 100)")
@@ -347,11 +364,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--burn-in", type=int, default=0, help="frames discarded first (default 0)")
     s.add_argument("--h", type=float, default=None, help="integrator step (default: the system's, 1e-5)")
     s.add_argument("--steps-per-frame", type=int, default=None, help="steps per frame (default 500 for prinz)")
-    t = ucli.add_command(sub, "train", train_cmd, seed=True, overwrite="write over a model already in --out (other files there are kept)", force=True, help="train a prior, ITO or BoPITO model on trajectories",
-                         description="DATA is an .npz with x (n_traj, n_frames[, dim]) (from `simulate` or your "
-                                     "own MD) or an .npy array of that shape. Writes config.json, model.pt "
-                                     "(state dict, loaded with weights_only=True) and results.json to --out. A "
-                                     "BoPITO model without --prior trains its prior on the frames of DATA first.")
+    t = ucli.add_command(sub, "train", train_cmd, seed=True, overwrite="write over a model already in --out (other files there are kept)", force=True, help="train a prior, ITO or BoPITO model on trajectories")
     t.add_argument("data", type=Path, help="trajectories, .npz (key x) or .npy")
     t.add_argument("--out", type=Path, required=True, help="output model folder")
     t.add_argument("--kind", choices=["bopito", "ito", "bg"], default="bopito", help="model (default bopito)")
@@ -369,8 +382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--width", type=int, default=64, help="MLP width (default 64)")
     t.add_argument("--depth", type=int, default=3, help="MLP hidden layers (default 3)")
     t.add_argument("--n-diffusion", type=int, default=500, help="diffusion steps T (default 500)")
-    p = ucli.add_command(sub, "sample", sample_cmd, seed=True, overwrite=True, force=True, help="sample x_N given x_0 at lag N (or chains of lag-N steps) from a model",
-                         description="Writes an .npz with x (n, dim) — or (n, chain+1, dim) with --chain — x0 and lag.")
+    p = ucli.add_command(sub, "sample", sample_cmd, seed=True, overwrite=True, force=True, help="sample x_N given x_0 at lag N (or chains of lag-N steps) from a model")
     p.add_argument("--model", type=Path, required=True, help="model folder written by `train`")
     p.add_argument("--lag", type=float, required=True, help="lag N in frames (BoPITO accepts inf: the prior)")
     p.add_argument("--out", type=Path, required=True, help="output .npz file")
@@ -383,12 +395,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--lambda-int", type=float, default=None, help="override λ_int of a BoPITO model")
     p.add_argument("--member", type=int, default=0, help="ensemble member (default 0)")
     a = ucli.add_command(sub, "alanine-md", alanine_md_cmd, seed=True, overwrite=True, force=True, help="alanine dipeptide MD with OpenMM (CPU): equilibrium runs and many "
-                                            "short trajectories, saved as φ/ψ dihedrals (.npz)",
-                         description="Needs the extra `md` (OpenMM). Ace-Ala-NMe built offline, Amber ff14SB in "
-                                     "vacuum, Langevin 300 K, 2 fs, frames of 1 ps. Writes an .npz with "
-                                     "equilibrium (n_eq, eq_frames, 2) and short (n_short, short_frames, 2) "
-                                     "angles in radians (int16, 1e-4 rad) and meta (JSON). The defaults made the "
-                                     "data set shipped in the wheel.")
+                                            "short trajectories, saved as φ/ψ dihedrals (.npz)")
     a.add_argument("--out", type=Path, required=True, help="output .npz file")
     a.add_argument("--n-eq", type=int, default=32, help="equilibrium runs (default 32)")
     a.add_argument("--eq-frames", type=int, default=1000, help="frames (ps) per equilibrium run (default 1000)")

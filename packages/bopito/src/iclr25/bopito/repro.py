@@ -76,7 +76,6 @@ def run_repro(*, budget: Budget = REPRO_BUDGET, config: ReproConfig = ReproConfi
     cfg = config
     ref = exact_reference("prinz")
     kw = model_kwargs(budget)
-    S = len(cfg.seeds)
     timings: dict[str, float] = {}
     t = time.perf_counter()
     full = {s: cached_simulation(cache, system="prinz", n_traj=max(cfg.ladder), n_frames=cfg.n_frames, seed=s,
@@ -87,7 +86,7 @@ def run_repro(*, budget: Budget = REPRO_BUDGET, config: ReproConfig = ReproConfi
 
     # priors: one per seed, on the equilibrium frames of that seed's full data set
     t = time.perf_counter()
-    bg = fit_model("bg", [full[s] for s in cfg.seeds], n_models=S, steps=budget.bg_steps, seed=100,
+    bg = fit_model("bg", [full[s] for s in cfg.seeds], n_models=len(cfg.seeds), steps=budget.bg_steps, seed=100,
                    desc="priors", **kw)
     timings["train prior"] = time.perf_counter() - t
     eq_bg = sample_equilibrium(bg.model, 2 * budget.n_eval, steps=budget.long_lag_steps, seed=101)
@@ -97,8 +96,21 @@ def run_repro(*, budget: Budget = REPRO_BUDGET, config: ReproConfig = ReproConfi
     # lambda_hat from data (TICA), reported beside the value used
     lam_est = [estimate_lambda(full[s].subset(cfg.w1_n_traj).x, lagtime=10, n_bins=cfg.n_bins, box=PRINZ_BOX)
                for s in cfg.seeds]
+    ladder = _prinz_ladder(ref, full, bg, cfg, budget, kw, timings, log)
+    long_lag = _prinz_long_lag(ref, full, bg, cfg, budget, kw, timings, log)
+    spectral = _prinz_chains(ref, full, ladder["ito_fit"], ladder["bop_fit"], ladder["members"], cfg, budget,
+                             timings, log)
+    interp = _prinz_interpolation(ref, bg, ladder["x_eq"], cfg, budget, kw, cache, timings, log)
+    ito, bop = ladder.pop("ito_fit"), ladder.pop("bop_fit")
+    ladder.pop("x_eq")
+    return {"ref": ref, "config": cfg, "budget": budget, **ladder, "w1_bg": w1_bg, **long_lag,
+            "lambda_est": lam_est, **spectral, **interp, "timings": timings,
+            "train_seconds": {"prior": bg.seconds, "ito": ito.seconds, "bopito": bop.seconds}}
 
-    # ---------------------------------------------------------------- ladder: ITO vs BoPITO vs MSM
+
+def _prinz_ladder(ref: Any, full: dict, bg: Any, cfg: ReproConfig, budget: Budget, kw: dict[str, Any],
+                  timings: dict[str, float], log: Any) -> dict[str, Any]:
+    """The data ladder: ITO vs BoPITO vs the MSM, mean |C error| per (seed, number of trajectories)."""
     members = [(s, n) for n in cfg.ladder for s in cfg.seeds]
     data_l = [full[s].subset(n) for s, n in members]
     prior_l = bg.model.select([cfg.seeds.index(s) for s, _ in members])
@@ -133,10 +145,16 @@ def run_repro(*, budget: Budget = REPRO_BUDGET, config: ReproConfig = ReproConfi
         ladder_rows.append({"seed": s, "n_traj": n, "ito": float(acf_ito.mean_error[i]),
                             "bopito": float(acf_bop.mean_error[i]), "msm": msm_err[i], "msm_its": msm_its[i]})
     log("ladder (mean |C error|): " + json.dumps(ladder_rows))
+    return {"members": members, "ladder": ladder_rows, "acf_ito": acf_ito, "acf_bop": acf_bop,
+            "noise_floor": noise_floor, "c_exact_samples": c_exact_samples, "msm_c": np.array(msm_c),
+            "c_ref": c_ref, "ito_fit": ito, "bop_fit": bop, "x_eq": x_eq}
 
-    # ---------------------------------------------------------------- equilibrium at a long lag
-    members_w = list(cfg.seeds)
-    data_w = [full[s].subset(cfg.w1_n_traj) for s in members_w]
+
+def _prinz_long_lag(ref: Any, full: dict, bg: Any, cfg: ReproConfig, budget: Budget, kw: dict[str, Any],
+                    timings: dict[str, float], log: Any) -> dict[str, Any]:
+    """Equilibrium at a long lag: W1 to Boltzmann of ITO's and BoPITO's samples from the fixed start."""
+    S = len(cfg.seeds)
+    data_w = [full[s].subset(cfg.w1_n_traj) for s in cfg.seeds]
     t = time.perf_counter()
     ito_w = fit_model("ito", data_w, n_models=S, max_lag=cfg.w1_max_lag, steps=budget.steps, seed=400,
                       desc="ITO N_max=100", **kw)
@@ -148,8 +166,12 @@ def run_repro(*, budget: Budget = REPRO_BUDGET, config: ReproConfig = ReproConfi
     long_bop = sample(bop_w.model, x0, cfg.long_lag, steps=budget.long_lag_steps, seed=401)
     w1_ito, w1_bop = w1_members(ref, long_ito), w1_members(ref, long_bop)
     log(f"W1 at lag {cfg.long_lag}: ITO {np.round(w1_ito, 4).tolist()}, BoPITO {np.round(w1_bop, 4).tolist()}")
+    return {"w1_ito": w1_ito, "w1_bop": w1_bop, "long_ito": long_ito, "long_bop": long_bop}
 
-    # ---------------------------------------------------------------- spectral check on generated chains
+
+def _prinz_chains(ref: Any, full: dict, ito: Any, bop: Any, members: list[tuple[int, int]], cfg: ReproConfig,
+                  budget: Budget, timings: dict[str, float], log: Any) -> dict[str, Any]:
+    """Spectral check on generated chains of the ladder's largest rung: implied timescale and VAMP-2."""
     t = time.perf_counter()
     i_big = [i for i, (s, n) in enumerate(members) if n == max(cfg.ladder)]
     start = ref.sample_boltzmann(cfg.chain_walkers, seed=500)
@@ -168,8 +190,14 @@ def run_repro(*, budget: Budget = REPRO_BUDGET, config: ReproConfig = ReproConfi
     its["msm"] = [float(m.timescales[0]) for m in msm_full]
     timings["chains"] = time.perf_counter() - t
     log(f"implied timescale (frames, exact {ref.timescales[0]:.1f}): {json.dumps(its)}; VAMP-2 {json.dumps(vamp)}")
+    return {"its": its, "vamp": vamp}
 
-    # ---------------------------------------------------------------- interpolation
+
+def _prinz_interpolation(ref: Any, bg: Any, x_eq: np.ndarray, cfg: ReproConfig, budget: Budget, kw: dict[str, Any],
+                         cache: Path | None, timings: dict[str, float], log: Any) -> dict[str, Any]:
+    """Interpolation: ITO and BoPITO on short runs (N_max = int_max_lag), BoPITO's λ_int fitted per seed; the
+    C error at the held-out lags against capped ITO and the prior alone."""
+    S = len(cfg.seeds)
     t = time.perf_counter()
     starts = sample_equilibrium(bg.model, cfg.int_n_traj, steps=budget.sample_steps, seed=600)
     short = {s: cached_simulation(cache, system="prinz", n_traj=cfg.int_n_traj, n_frames=cfg.int_max_lag + 1,
@@ -201,15 +229,8 @@ def run_repro(*, budget: Budget = REPRO_BUDGET, config: ReproConfig = ReproConfi
     log(f"interpolation: lambda_int {np.round(fits, 5).tolist()} (lambda_hat short {np.round(lam_short, 5).tolist()}); "
         f"held-out error BoPITO-int {np.round(err_int, 4).tolist()}, ITO {np.round(err_ito_i, 4).tolist()}, "
         f"prior {np.round(err_bg_i, 4).tolist()}")
-
-    return {"ref": ref, "config": cfg, "budget": budget, "members": members, "ladder": ladder_rows,
-            "acf_ito": acf_ito, "acf_bop": acf_bop, "noise_floor": noise_floor,
-            "c_exact_samples": c_exact_samples, "msm_c": np.array(msm_c), "c_ref": c_ref,
-            "w1_bg": w1_bg, "w1_ito": w1_ito, "w1_bop": w1_bop, "long_ito": long_ito, "long_bop": long_bop,
-            "lambda_est": lam_est, "lambda_short": lam_short, "its": its, "vamp": vamp,
-            "lambda_int": fits, "err_int": err_int, "err_ito_int": err_ito_i, "err_bg_int": err_bg_i,
-            "timings": timings,
-            "train_seconds": {"prior": bg.seconds, "ito": ito.seconds, "bopito": bop.seconds}}
+    return {"lambda_short": lam_short, "lambda_int": fits, "err_int": err_int, "err_ito_int": err_ito_i,
+            "err_bg_int": err_bg_i}
 
 
 # ---------------------------------------------------------------------------------------------- triple well
@@ -294,17 +315,7 @@ def run_triple_well(*, budget: Budget = REPRO_BUDGET, config: TripleWellConfig =
 
 def repro_command(args: argparse.Namespace) -> int:
     """``iclr25 bopito repro``: the Prinz reproduction (default), ``--system triple-well`` or ``--system alanine``."""
-    readme = getattr(args, "readme", None)
-    if readme is not None:
-        names = {"alanine": "alanine-tables", "triple-well": "triple-well-table", "prinz": "prinz-tables"}
-        if not Path(readme).is_file():
-            raise FileNotFoundError(f"--readme {readme}: no such file")
-        try:
-            text = Path(readme).read_text(encoding="utf-8")
-        except UnicodeDecodeError:
-            raise ValueError(f"--readme {readme}: not a UTF-8 text file") from None
-        if f"<!-- {names[args.system]}:begin" not in text or f"<!-- {names[args.system]}:end -->" not in text:
-            raise ValueError(f"--readme {readme}: no <!-- {names[args.system]}:begin/end --> markers to write between")
+    _check_readme_markers(args)
     if args.system == "alanine":
         return repro_alanine(args)
     if args.system == "triple-well":
@@ -314,11 +325,7 @@ def repro_command(args: argparse.Namespace) -> int:
     set_torch_threads(args.threads)
     import dataclasses
 
-    import numpy as np
-
     from iclr25.utils.seeding import seed_everything
-
-    from .figures import plot_acf, plot_densities, plot_ladder
 
     seed_everything(args.seed)
     cfg = ReproConfig(seeds=tuple(args.seed + s for s in (0, 1, 2)))
@@ -326,6 +333,49 @@ def repro_command(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     load0, cpu0 = os.getloadavg(), _cpu_seconds()
     res = run_repro(budget=REPRO_BUDGET, config=cfg, cache=args.out / "cache")
+    split = _add_prinz_metrics(run, res, cfg)
+    _add_prinz_figures(run, res, cfg, args.out)
+    detail = _prinz_details(res, cfg, split)
+    detail["seconds"] = time.perf_counter() - t_start
+    detail["run"] = {"command": "iclr25 bopito repro" + (f" --seed {args.seed}" if args.seed else ""),
+                     "date": time.strftime("%Y-%m-%d", time.gmtime()), "load_at_start": list(load0),
+                     "load_at_end": list(os.getloadavg()), "cpu_s": _cpu_seconds() - cpu0,
+                     "version": run.version, "threads": args.threads, "note": "before the repro-rung claims"}
+    write_details_and_tables(args.out, detail, prinz_tables, "tables.md", getattr(args, "readme", None),
+                             "prinz-tables")
+    # the registry's claims at the repro rung (5 seeds): claims.json, from which the README's claims table is made
+    from .claims import REGISTRY
+
+    report = REGISTRY.run("repro", command="iclr25 bopito repro")
+    report.save(args.out)
+    for r in report.results:
+        run.add(f"claim {r.claim.id} (repro rung, {len(r.seeds)} seeds): mean improvement over {r.claim.baseline}",
+                r.mean_improvement, higher_is_better=True)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    print(f"wrote {args.out / 'claims.json'}")
+    return 0
+
+
+def _check_readme_markers(args: argparse.Namespace) -> None:
+    """``--readme``: a UTF-8 file with the begin/end markers of the chosen system's tables, checked before work."""
+    readme = getattr(args, "readme", None)
+    if readme is None:
+        return
+    names = {"alanine": "alanine-tables", "triple-well": "triple-well-table", "prinz": "prinz-tables"}
+    if not Path(readme).is_file():
+        raise FileNotFoundError(f"--readme {readme}: no such file")
+    try:
+        text = Path(readme).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"--readme {readme}: not a UTF-8 text file") from None
+    if f"<!-- {names[args.system]}:begin" not in text or f"<!-- {names[args.system]}:end -->" not in text:
+        raise ValueError(f"--readme {readme}: no <!-- {names[args.system]}:begin/end --> markers to write between")
+
+
+def _add_prinz_metrics(run: RunResult, res: dict[str, Any], cfg: ReproConfig) -> dict[str, tuple[float, float]]:
+    """The Prinz reproduction's numbers into ``run``; returns the |C error| split at N = 100 (short lags:
+    dynamics; long lags: relaxation to equilibrium) per model and rung, and of the noise floor."""
     ref, rows = res["ref"], res["ladder"]
 
     def mean_at(name: str, n: int) -> float:
@@ -342,7 +392,6 @@ def repro_command(args: argparse.Namespace) -> int:
                 higher_is_better=False)
     run.add(f"noise floor of mean |C error| (exact samples, {REPRO_BUDGET.n_eval} per lag)", res["noise_floor"],
             higher_is_better=False)
-    # the error split at N = 100: short lags (dynamics) and long lags (relaxation to equilibrium)
     short = np.asarray(cfg.acf_lags) <= 100
     e_floor = np.abs(res["c_exact_samples"] - res["c_ref"])
     split = {"floor": (float(e_floor[short].mean()), float(e_floor[~short].mean()))}
@@ -378,20 +427,32 @@ def repro_command(args: argparse.Namespace) -> int:
             peer=float(np.mean(res["vamp"]["md"])), peer_name="MD", higher_is_better=None)
     for k, v in res["timings"].items():
         run.add(f"time: {k}", v, unit="s", higher_is_better=False, timing=True)
-    # figures: seed 0, 100 trajectories
+    return split
+
+
+def _add_prinz_figures(run: RunResult, res: dict[str, Any], cfg: ReproConfig, out: Path) -> None:
+    """acf.png, density.png and ladder.png (seed 0, 100 trajectories), listed in ``run``."""
+    from .figures import plot_acf, plot_densities, plot_ladder
+
+    ref, rows = res["ref"], res["ladder"]
     i100 = [i for i, (s, n) in enumerate(res["members"]) if n == 100][0]
     fine = np.unique(np.geomspace(1, 1000, 80).astype(int))
-    f1 = plot_acf(args.out / "acf.png", cfg.acf_lags,
+    f1 = plot_acf(out / "acf.png", cfg.acf_lags,
                   {"MSM (deeptime)": res["msm_c"][i100], "ITO": res["acf_ito"].c_model[i100],
                    "BoPITO": res["acf_bop"].c_model[i100]}, fine, ref.correlation(fine),
                   title="Prinz, 100 trajectories (seed 0)")
-    f2 = plot_densities(args.out / "density.png", ref.axes[0], ref.density(),
+    f2 = plot_densities(out / "density.png", ref.axes[0], ref.density(),
                         {"ITO (N_max=100)": res["long_ito"][0, :, 0], "BoPITO": res["long_bop"][0, :, 0]},
                         title=f"lag {cfg.long_lag} from x0 = {cfg.x_start}")
-    f3 = plot_ladder(args.out / "ladder.png", rows, {"ito": "ITO", "bopito": "BoPITO", "msm": "MSM (deeptime)"},
+    f3 = plot_ladder(out / "ladder.png", rows, {"ito": "ITO", "bopito": "BoPITO", "msm": "MSM (deeptime)"},
                      floor=res["noise_floor"])
     for f in (f1, f2, f3):
-        run.add_figure(f, relative_to=args.out)
+        run.add_figure(f, relative_to=out)
+
+
+def _prinz_details(res: dict[str, Any], cfg: ReproConfig, split: dict[str, tuple[float, float]]) -> dict[str, Any]:
+    """The numbers of ``details.json`` (the README tables are rendered from them)."""
+    ref = res["ref"]
     detail = {k: res[k] for k in ("ladder", "noise_floor", "w1_bg", "w1_ito", "w1_bop", "lambda_est", "lambda_short", "its",
                                   "vamp", "lambda_int", "err_int", "err_ito_int", "err_bg_int", "timings",
                                   "train_seconds")}
@@ -403,25 +464,7 @@ def repro_command(args: argparse.Namespace) -> int:
     detail["members"] = res["members"]
     detail["error_split_short_long"] = split
     detail["exact_timescale"] = float(ref.timescales[0])
-    detail["seconds"] = time.perf_counter() - t_start
-    detail["run"] = {"command": "iclr25 bopito repro" + (f" --seed {args.seed}" if args.seed else ""),
-                     "date": time.strftime("%Y-%m-%d", time.gmtime()), "load_at_start": list(load0),
-                     "load_at_end": list(os.getloadavg()), "cpu_s": _cpu_seconds() - cpu0,
-                     "version": run.version, "threads": args.threads, "note": "before the repro-rung claims"}
-    write_details_and_tables(args.out, detail, prinz_tables, "tables.md", getattr(args, "readme", None),
-                             "prinz-tables")
-    # the registry's claims at the repro rung (5 seeds): claims.json, from which the README's claims table is made
-    from .claims import REGISTRY
-
-    report = REGISTRY.run("repro", command="iclr25 bopito repro")
-    report.save(args.out)
-    for r in report.results:
-        run.add(f"claim {r.claim.id} (repro rung, {len(r.seeds)} seeds): mean improvement over {r.claim.baseline}",
-                r.mean_improvement, higher_is_better=True)
-    run.finish().save(args.out / "results.json")
-    print(run.to_markdown())
-    print(f"wrote {args.out / 'claims.json'}")
-    return 0
+    return detail
 
 
 def repro_triple_well(args: argparse.Namespace) -> int:
@@ -718,8 +761,6 @@ def repro_alanine(args: argparse.Namespace) -> int:
     """``repro --system alanine``: the alanine-dipeptide ladder and claims on the shipped MD (or ``--data``)."""
     import dataclasses
 
-    import numpy as np
-
     from iclr25.utils.seeding import seed_everything
 
     from .alanine import load_data, load_shipped
@@ -744,6 +785,25 @@ def repro_alanine(args: argparse.Namespace) -> int:
                           "date": time.strftime("%Y-%m-%d", time.gmtime()), "load_at_start": list(load0),
                           "load_at_end": list(os.getloadavg()), "cpu_s": _cpu_seconds() - cpu0,
                           "version": run.version, "threads": args.threads}}
+    _add_alanine_metrics(run, res, sc)
+    args.out.mkdir(parents=True, exist_ok=True)
+    write_details_and_tables(args.out, res, alanine_tables, "tables.md", getattr(args, "readme", None),
+                             "alanine-tables")
+    if args.data is None and seeds == REGISTRY.rung_seeds("alanine"):
+        report = REGISTRY.run("alanine", command="iclr25 bopito repro --system alanine")
+        report.save(args.out)
+    else:
+        print("claims.json is written only for the shipped data at --seed 0 (the registry's seeds)")
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
+    print(f"wrote {args.out / 'claims.json'}, {args.out / 'details.json'} and {args.out / 'tables.md'}")
+    return 0
+
+def _add_alanine_metrics(run: RunResult, res: dict[str, Any], sc: Any) -> None:
+    """The alanine rung's numbers into ``run``: per ladder rung, BoPITO beside ITO and the MSM peer, the trivial
+    references, λ̂, the kinetics of the chains and the interpolation."""
+    import numpy as np
+
     mem = res["members"]
 
     def at(table: list[float], n: int) -> tuple[float, list[float]]:
@@ -789,18 +849,6 @@ def repro_alanine(args: argparse.Namespace) -> int:
         run.add("interpolation: held-out |C error|, prior alone (C = 0)", it["err_prior"], higher_is_better=False)
     run.add("time: training (all families)", res["seconds_train"], unit="s", higher_is_better=False, timing=True)
     run.add("time: whole experiment", res["seconds"], unit="s", higher_is_better=False, timing=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    write_details_and_tables(args.out, res, alanine_tables, "tables.md", getattr(args, "readme", None),
-                             "alanine-tables")
-    if args.data is None and seeds == REGISTRY.rung_seeds("alanine"):
-        report = REGISTRY.run("alanine", command="iclr25 bopito repro --system alanine")
-        report.save(args.out)
-    else:
-        print("claims.json is written only for the shipped data at --seed 0 (the registry's seeds)")
-    run.finish().save(args.out / "results.json")
-    print(run.to_markdown())
-    print(f"wrote {args.out / 'claims.json'}, {args.out / 'details.json'} and {args.out / 'tables.md'}")
-    return 0
 
 
 def alanine_ablation_table(details: dict[str, Any]) -> str:

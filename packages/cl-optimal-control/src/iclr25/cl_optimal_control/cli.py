@@ -15,7 +15,6 @@ from iclr25.utils.seeding import check_seed
 # The commands import JAX when they run, so that `--help` answers without loading it.
 
 
-
 DESCRIPTION = """Optimal task-selection protocols for continual learning (Mori, Sarao Mannelli & Mignacco, ICLR 2025).
 
   demo                          the optimal protocol at gamma = 0.5 vs the heuristics, ODE and a finite-N check
@@ -27,6 +26,8 @@ Schedule file (JSON, written by `solve`): {"schedule": {"u": [[u_old, u_new], ..
 "problem": {Problem fields}}; a bare {"u": [[...], ...]} is read with the default problem.
 Problem file (JSON): any fields of Problem, e.g. {"gamma": 0.3, "alpha_1": 4, "alpha_f": 20, "n_intervals": 40}.
 """
+DEMO_HELP = "the optimal protocol vs the heuristics (at most 60 s)"
+REPRO_HELP = "the reduced-scale reproduction (at most 10 min)"
 
 
 def _problem_from_args(args: argparse.Namespace) -> Any:
@@ -70,6 +71,8 @@ def cmd_repro(args: argparse.Namespace) -> int:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
+    """Solve min_u J = mean_t eps_t(alpha_f) on the exact ODEs and write the optimal schedule (JSON). Flags
+    override the --problem file, which overrides the defaults of Problem."""
     from iclr25.utils.results import RunResult  # noqa: PLC0415
 
     if args.out.suffix.lower() != ".json":
@@ -98,6 +101,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
+    """Run the schedule of a JSON file (from `solve`) in online SGD at input dimension N over several seeds;
+    write results.json and sgd_vs_ode.png."""
     from iclr25.utils.results import RunResult  # noqa: PLC0415
 
     from .schedule import load_schedule  # noqa: PLC0415
@@ -153,19 +158,10 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # compiled XLA programs are kept across runs (an empty $ICLR25_CLOC_JAX_CACHE turns it off)
-    ucli.enable_jax_compilation_cache("cl-optimal-control", "ICLR25_CLOC_JAX_CACHE")
-    parser, sub = ucli.method_parser("cl-optimal-control", DESCRIPTION)
-    ucli.add_run_command(sub, "demo", cmd_demo, help="the optimal protocol vs the heuristics (at most 60 s)",
-                         default_out="results/cl-optimal-control")
-    p = ucli.add_run_command(sub, "repro", cmd_repro, help="the reduced-scale reproduction (at most 10 min)",
-                             default_out="results/cl-optimal-control-repro")
-    p.add_argument("--quick", action="store_true", help="a much smaller run, for smoke tests")
+    parser, sub, _, _ = ucli.method_commands("cl-optimal-control", DESCRIPTION, demo=cmd_demo, demo_help=DEMO_HELP,
+                                             repro=cmd_repro, repro_help=REPRO_HELP, quick=True, jax_cache="ICLR25_CLOC_JAX_CACHE")
 
-    s = ucli.add_command(sub, "solve", cmd_solve, overwrite=True, help="solve the optimal-control problem, write the schedule as JSON",
-                         description="Solve min_u J = mean_t eps_t(alpha_f) on the exact ODEs and write the "
-                                     "optimal schedule (JSON). Flags override the --problem file, which "
-                                     "overrides the defaults of Problem.")
+    s = ucli.add_command(sub, "solve", cmd_solve, overwrite=True, help="solve the optimal-control problem, write the schedule as JSON")
     s.add_argument("--problem", type=Path, default=None, help="JSON file with Problem fields (optional)")
     s.add_argument("--gamma", type=float, default=None, help="task similarity in [0, 1] (default 0.5)")
     s.add_argument("--alpha-1", dest="alpha_1", type=float, default=None, help="end of the task-1 phase (4)")
@@ -181,9 +177,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--control-eta", action="store_true", help="also optimise the learning rate")
     s.add_argument("--out", type=Path, default=Path("schedule.json"), help="schedule file (default schedule.json)")
 
-    m = ucli.add_command(sub, "simulate", cmd_simulate, seed=True, overwrite="write over a previous run in --out", force=True, help="run a schedule file in finite-N online SGD, compare with the ODE",
-                         description="Run the schedule of a JSON file (from `solve`) in online SGD at input "
-                                     "dimension N over several seeds; write results.json and sgd_vs_ode.png.")
+    m = ucli.add_command(sub, "simulate", cmd_simulate, seed=True, overwrite="write over a previous run in --out", force=True, help="run a schedule file in finite-N online SGD, compare with the ODE")
     m.add_argument("schedule", type=Path, help="schedule JSON file (from `solve`)")
     m.add_argument("--n", type=int, default=2000, help="input dimension N (default 2000)")
     m.add_argument("--seeds", type=int, default=10, help="number of independent runs (default 10)")

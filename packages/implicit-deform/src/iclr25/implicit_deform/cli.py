@@ -29,6 +29,10 @@ normals) or point clouds .ply/.npy/.npz/.xyz/.txt/.csv ((n, 3) points, or (n, 6)
 Correspondences: .npy, a (k, 2) integer array of (source vertex, target vertex) pairs, or a 1-D array with one
 target index per source vertex (-1 = none). Without --corr the fit is correspondence-free (Chamfer matching).
 """
+DEMO_HELP = "twist a bar: the method vs the SDF blend and straight lines (< 60 s)"
+REPRO_HELP = "the reduced-scale reproduction (at most 10 min)"
+TRAIN_HELP = ("fit the model here (~20 s more) instead of loading the shipped seed-0 fit (other seeds "
+              "always fit)")
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -57,20 +61,12 @@ def repro(args: argparse.Namespace) -> int:
     return 0
 
 
-def _parse_times(text: str) -> list[float]:
-    try:
-        times = [float(s) for s in text.split(",") if s.strip()]
-    except ValueError:
-        raise ValueError(f"--times must be comma-separated numbers in [0, 1], got {text!r}") from None
-    if not times or any(not math.isfinite(t) or not 0.0 <= t <= 1.0 for t in times):
-        raise ValueError(f"--times must be comma-separated numbers in [0, 1], got {text!r}")
-    return sorted(set(times))
-
-
 def cmd_fit(args: argparse.Namespace) -> int:
+    """Fit f(x, t) and v(x) to SRC -> TGT and write the meshes of f(., t) at --times (mesh_t<t>.<format>), the
+    advected source vertices and results.json. Formats: see 'iclr25 implicit-deform --help'."""
     seed = check_seed(args.seed)
     run = RunResult.start(PACKAGE, "fit", seed=seed)
-    times = _parse_times(args.times)
+    times = sorted(set(ucli.number_list(args.times, "--times", lo=0.0, hi=1.0)))
     if args.resolution < 16 or args.resolution > 512:
         raise ValueError(f"--resolution must be an integer in [16, 512], got {args.resolution}")
     if args.n_points < 256:
@@ -132,22 +128,9 @@ def estimated_fit_seconds(config: Any) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # compiled XLA programs are kept across runs (an empty $ICLR25_IMPLICIT_DEFORM_JAX_CACHE turns it off)
-    ucli.enable_jax_compilation_cache("implicit-deform", "ICLR25_IMPLICIT_DEFORM_JAX_CACHE")
-    parser, sub = ucli.method_parser("implicit-deform", DESCRIPTION)
-    d = ucli.add_run_command(sub, "demo", demo,
-                             help="twist a bar: the method vs the SDF blend and straight lines (< 60 s)",
-                             default_out="results/implicit-deform")
-    d.add_argument("--train", action="store_true",
-                   help="fit the model here (~20 s more) instead of loading the shipped seed-0 fit (other seeds "
-                        "always fit)")
-    p = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
-                             default_out="results/implicit-deform-repro")
-    p.add_argument("--quick", action="store_true", help="a much smaller run, for smoke tests")
-    f = ucli.add_command(sub, "fit", cmd_fit, seed="random seed (default: 0)", force=True, help="fit your own source/target pair; writes meshes and metrics.json",
-                         description="Fit f(x, t) and v(x) to SRC -> TGT and write the meshes of f(., t) at --times "
-                                     "(mesh_t<t>.<format>), the advected source vertices and results.json. "
-                                     "Formats: see 'iclr25 implicit-deform --help'.")
+    parser, sub, _, _ = ucli.method_commands("implicit-deform", DESCRIPTION, demo=demo, demo_help=DEMO_HELP, train=TRAIN_HELP,
+                                             repro=repro, repro_help=REPRO_HELP, quick=True, jax_cache="ICLR25_IMPLICIT_DEFORM_JAX_CACHE")
+    f = ucli.add_command(sub, "fit", cmd_fit, seed="random seed (default: 0)", force=True, help="fit your own source/target pair; writes meshes and metrics.json")
     f.add_argument("source", type=Path, help="source mesh or point cloud")
     f.add_argument("target", type=Path, help="target mesh or point cloud")
     f.add_argument("--corr", type=Path, default=None,

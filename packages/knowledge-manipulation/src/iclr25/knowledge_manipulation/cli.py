@@ -16,6 +16,27 @@ from pathlib import Path
 from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 
+DESCRIPTION = ("Knowledge manipulation by language models on synthetic biographies: retrieval, classification, "
+               "comparison and inverse search, with and without chain of thought (Allen-Zhu & Li, ICLR 2025).")
+DEMO_HELP = ("fine-tune a tiny GPT that stores 100 people's biographies (shipped Stage A checkpoint; "
+             "trained first for an unshipped --seed) on month parity without and with CoT, and compare "
+             "them on test people (about 10 s)")
+REPRO_HELP = ("the reduced-scale reproduction decided over seeds 0-4 (N = 100, Stage A trained at each "
+              "seed): month parity without / with CoT on the fine-tune data / epoch ladder, CoT at "
+              "inference only, month comparison, inverse search; claims.json, a per-seed table "
+              "(summary.md) and ladder.png (about 4 min of one core)")
+#: the ``--help`` description of a command whose handler has no docstring to read here
+DESCRIPTIONS = {
+    "generate": ("Write one JSON line per person (attributes, name, split, bios). With --qa, also the QAs "
+                 "of the given tasks."),
+    "train": ("Pretrain on a fresh biography of every person each epoch plus retrieval QAs (extractable "
+              "mode: everyone's; paper mode: train people's), save model.pt, tokenizer.json, people.jsonl "
+              "and results.json into --out."),
+    "eval": ("With --model DIR (the --out of `train`): one fine-tune per task from the checkpoint, exact "
+             "match on train and test people. With --hf-path DIR: a local Hugging Face causal LM, "
+             "few-shot, on the people of --people (or --n new ones)."),
+}
+
 PACKAGE = "iclr25-knowledge-manipulation"
 TASK_HELP = ("task specs KIND:ATTRIBUTE[:modM][:cot], e.g. classification:birth_month:mod2:cot, "
              "comparison:birth_month, inverse:birth_date+birth_city, retrieval:birth_city, partial:birth_year")
@@ -277,29 +298,15 @@ _HANDLERS = {"generate": generate, "train": train, "evaluate": evaluate}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("knowledge-manipulation",
-                                     "Knowledge manipulation by language models on synthetic biographies: retrieval, "
-                                     "classification, comparison and inverse search, with and without chain of thought "
-                                     "(Allen-Zhu & Li, ICLR 2025).")
-    d = ucli.add_run_command(sub, "demo", "iclr25.knowledge_manipulation.demo:demo",
-                             help="fine-tune a tiny GPT that stores 100 people's biographies (shipped Stage A "
-                             "checkpoint; trained first for an unshipped --seed) on month parity without and with CoT, "
-                             "and compare them on test people (about 10 s)",
-                             default_out="results/knowledge-manipulation")
+    parser, sub, d, r = ucli.method_commands("knowledge-manipulation", DESCRIPTION, demo="iclr25.knowledge_manipulation.demo:demo", demo_help=DEMO_HELP,
+                                             repro="iclr25.knowledge_manipulation.repro:repro", repro_help=REPRO_HELP)
     d.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    r = ucli.add_run_command(sub, "repro", "iclr25.knowledge_manipulation.repro:repro",
-                             help="the reduced-scale reproduction decided over seeds 0-4 (N = 100, Stage A trained "
-                             "at each seed): month parity without / with CoT on the fine-tune data / epoch ladder, CoT "
-                             "at inference only, month comparison, inverse search; claims.json, a per-seed table "
-                             "(summary.md) and ladder.png (about 4 min of one core)",
-                             default_out="results/knowledge-manipulation-repro")
     r.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     r.add_argument("--n1000", action="store_true", help="also run 0.1's single-seed N = 1000 plan (three model "
                    "sizes, paper mode, attributes-first control, throughput; about 8 min more)")
 
     g = ucli.add_command(sub, "generate", _cmd("generate"), seed=True, overwrite="replace an existing --out (and --qa) file", force=True, help="write a population of synthetic people and their biographies (JSONL)",
-                         description="Write one JSON line per person (attributes, name, split, bios). With --qa, "
-                                     "also the QAs of the given tasks.")
+                         description=DESCRIPTIONS["generate"])
     g.add_argument("--n", type=ucli.positive_int("--n"), default=1000, help="number of people (default 1000)")
     g.add_argument("--out", type=Path, required=True, help="output .jsonl file")
     g.add_argument("--multiplicity", type=ucli.positive_int("--multiplicity"), default=5,
@@ -314,9 +321,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--people", choices=("train", "test", "all"), default="all", help="whose QAs (default all)")
 
     t = ucli.add_command(sub, "train", _cmd("train"), seed=True, overwrite="write over a previous model in --out", force=True, help="Stage A: pretrain a rotary GPT on biographies (+ retrieval QAs) and save it",
-                         description="Pretrain on a fresh biography of every person each epoch plus retrieval QAs "
-                                     "(extractable mode: everyone's; paper mode: train people's), save model.pt, "
-                                     "tokenizer.json, people.jsonl and results.json into --out.")
+                         description=DESCRIPTIONS["train"])
     t.add_argument("--out", type=Path, required=True, help="output folder")
     src = t.add_mutually_exclusive_group()
     src.add_argument("--people", type=Path, help="a people .jsonl file from `generate` (default: --n new people)")
@@ -335,9 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     e = ucli.add_command(sub, "eval", _cmd("evaluate"), seed=True, overwrite="write over a previous run in --out", force=True, help="Stage B: fine-tune and evaluate the tasks on a trained model, or evaluate a "
                                       "local Hugging Face model few-shot",
-                         description="With --model DIR (the --out of `train`): one fine-tune per task from the "
-                                     "checkpoint, exact match on train and test people. With --hf-path DIR: a local "
-                                     "Hugging Face causal LM, few-shot, on the people of --people (or --n new ones).")
+                         description=DESCRIPTIONS["eval"])
     which = e.add_mutually_exclusive_group(required=True)
     which.add_argument("--model", type=Path, help="a folder written by `train`")
     which.add_argument("--hf-path", type=Path, help="a local Hugging Face model folder (needs the hf extra)")

@@ -60,20 +60,13 @@ class HFCausalLM:
 def check_causal_lm_folder(path: str | os.PathLike[str], flag: str = "--hf-path") -> None:
     """Refuse, in one line and before any weights load, a folder that is missing, has no ``config.json``, or
     holds a model that is not a causal (decoder) language model, e.g. an encoder-decoder T5 or a classifier."""
-    import json
     from pathlib import Path
 
+    from iclr25.utils.hf import read_model_config
+
     p = Path(path)
-    if not p.is_dir():
-        raise FileNotFoundError(f"{flag} {p}: no such folder (expected a Hugging Face causal LM folder)")
-    cfg_file = p / "config.json"
-    if not cfg_file.is_file():
-        raise FileNotFoundError(f"{flag} {p}: no config.json (expected a Hugging Face causal LM folder)")
-    try:
-        cfg = json.loads(cfg_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{flag} {p}: config.json is not readable JSON ({str(exc).splitlines()[0][:120]})") from None
-    model_type = cfg.get("model_type") if isinstance(cfg, dict) else None
+    cfg = read_model_config(p, flag=flag, what="causal LM")
+    model_type = cfg.get("model_type")
     try:
         from transformers.models.auto.modeling_auto import MODEL_FOR_CAUSAL_LM_MAPPING_NAMES
     except ImportError as exc:

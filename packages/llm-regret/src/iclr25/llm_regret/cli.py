@@ -11,6 +11,11 @@ from pathlib import Path
 from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 
+DESCRIPTION = ("Regret of learning agents (LLMs included) in online learning and repeated games, and the "
+               "regret-loss (Park et al., ICLR 2025).")
+DEMO_HELP = "regret statistics, a game and a regret-loss model (under 30 s)"
+REPRO_HELP = "the reduced-scale reproduction (at most 10 min)"
+
 PACKAGE = "iclr25-llm-regret"
 AGENT_NAMES = ("hedge", "ftrl_l2", "ftpl", "ftl", "uniform", "exp3", "llm")
 #: the same tuple as iclr25.llm_regret.llm.ON_PARSE_FAILURE (not imported: --help stays light)
@@ -266,6 +271,8 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run one agent and print the paper's regret statistics (Regret/T, trend-test p-value, log-log slope with
+    a bootstrap interval)."""
     check_llm_options(args)
     if args.out is not None:
         check_out(args.out, inputs=[p for p in (args.losses, args.replay) if p is not None],
@@ -275,21 +282,17 @@ def run(args: argparse.Namespace) -> int:
 
 
 def train(args: argparse.Namespace) -> int:
+    """Minimise the regret-loss L(θ, k, N) with Adam and report the model's structure (linear self-attention)
+    and regret against tuned Hedge."""
     check_out(args.out, overwrite=args.overwrite, run_files=("results.json", "model.pt"))
     check_train_sizes(args)
     return _train(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("llm-regret", "Regret of learning agents (LLMs included) in online learning and "
-                                     "repeated games, and the regret-loss (Park et al., ICLR 2025).")
-    ucli.add_run_command(sub, "demo", demo, help="regret statistics, a game and a regret-loss model (under 30 s)",
-                         default_out="results/llm-regret")
-    ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
-                         default_out="results/llm-regret-repro")
-    r = ucli.add_command(sub, "run", run, seed=True, overwrite="write over a previous run in --out", force=True, help="run one agent on a loss family or on your own losses",
-                         description="Run one agent and print the paper's regret statistics (Regret/T, trend-test "
-                                     "p-value, log-log slope with a bootstrap interval).")
+    parser, sub, _, _ = ucli.method_commands("llm-regret", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
+                                             repro=repro, repro_help=REPRO_HELP)
+    r = ucli.add_command(sub, "run", run, seed=True, overwrite="write over a previous run in --out", force=True, help="run one agent on a loss family or on your own losses")
     src = r.add_mutually_exclusive_group()
     src.add_argument("--env", default="alternating",
                      help="loss family: gaussian, uniform, linear_trend, sine_trend, alternating (default)")
@@ -334,9 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           "'no-regret' (default 0.1)")
     r.add_argument("--out", type=Path, help="folder for results.json (default: none)")
     r.add_argument("--json", action="store_true", help="print the statistics as JSON")
-    t = ucli.add_command(sub, "train-regret-loss", train, seed=True, overwrite="write over a previous run in --out", force=True, help="train a model with the regret-loss",
-                         description="Minimise the regret-loss L(θ, k, N) with Adam and report the model's structure "
-                                     "(linear self-attention) and regret against tuned Hedge.")
+    t = ucli.add_command(sub, "train-regret-loss", train, seed=True, overwrite="write over a previous run in --out", force=True, help="train a model with the regret-loss")
     t.add_argument("--model", default="lsa", choices=("lsa", "transformer"), help="default lsa")
     t.add_argument("--head", default="ball", choices=("ball", "simplex"),
                    help="ball: the theorem's setting (default); simplex: probability vectors")

@@ -18,6 +18,11 @@ from .model_names import MODEL_NAMES
 
 # torch and the modules built on it are imported inside the commands, so that `--help` answers at once.
 
+DESCRIPTION = ("MemNO (ICLR 2025): S4 memory + Fourier neural operators for time-dependent PDEs observed at low "
+               "resolution or with noise")
+DEMO_HELP = "FFNO vs MemNO on a small KS data set (seconds)"
+REPRO_HELP = "the reduced-scale reproduction (at most 10 min)"
+
 PACKAGE = "iclr25-memno"
 
 
@@ -93,6 +98,8 @@ def _positive_float(value: Any, flag: str) -> float:
 
 def generate(args: argparse.Namespace) -> int:
     # every argument is checked before the simulation starts
+    """Simulate KS or Burgers with ETDRK4 on 512 points, observe it at --resolution and save u, target
+    (noise-free), x, t and the parameters to an .npz file."""
     _positive_int(args.n, "--n")
     if args.nu is not None:
         _positive_float(args.nu, "--nu")
@@ -151,6 +158,8 @@ def _check_modes(data: Any, flag: str, path: Path, modes: int) -> None:
 
 
 def train_cmd(args: argparse.Namespace) -> int:
+    """Train on --data (.npz from `iclr25 memno generate`), test on --test-data or on the held-out last (1 -
+    --train-fraction) of the trajectories; writes results.json and model.pt to --out."""
     run = RunResult.start(PACKAGE, "train", seed=args.seed)
     _check_train_args(args)
     if isinstance(args.threads, bool) or not isinstance(args.threads, int) or args.threads < 1:
@@ -200,15 +209,9 @@ def train_cmd(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("memno", "MemNO (ICLR 2025): S4 memory + Fourier neural operators for "
-                                              "time-dependent PDEs observed at low resolution or with noise")
-    d = ucli.add_run_command(sub, "demo", demo, help="FFNO vs MemNO on a small KS data set (seconds)",
-                             default_out="results/memno")
-    r = ucli.add_run_command(sub, "repro", "iclr25.memno.repro:run_repro", help="the reduced-scale reproduction (at most 10 min)",
-                             default_out="results/memno-repro")
-    g = ucli.add_command(sub, "generate", generate, seed=True, help="simulate a KS or Burgers data set and save it as .npz",
-                         description="Simulate KS or Burgers with ETDRK4 on 512 points, observe it at --resolution "
-                                     "and save u, target (noise-free), x, t and the parameters to an .npz file.")
+    parser, sub, d, r = ucli.method_commands("memno", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
+                                             repro="iclr25.memno.repro:run_repro", repro_help=REPRO_HELP)
+    g = ucli.add_command(sub, "generate", generate, seed=True, help="simulate a KS or Burgers data set and save it as .npz")
     g.add_argument("pde", choices=["ks", "burgers"])
     g.add_argument("--n", type=int, default=256, help="number of trajectories (default 256)")
     g.add_argument("--nu", type=float, default=None, help="viscosity (default: 0.075 for ks, 0.01 for burgers)")
@@ -219,10 +222,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="observe by Fourier truncation to |m| < N instead of sub-sampling")
     g.add_argument("--t-burn", type=float, default=0.0, help="discard this initial transient (default 0)")
     g.add_argument("--out", type=Path, required=True, help="output .npz file")
-    t = ucli.add_command(sub, "train", train_cmd, seed=True, help="train a model on an .npz data set written by `generate`",
-                         description="Train on --data (.npz from `iclr25 memno generate`), test on --test-data or on "
-                                     "the held-out last (1 - --train-fraction) of the trajectories; writes "
-                                     "results.json and model.pt to --out.")
+    t = ucli.add_command(sub, "train", train_cmd, seed=True, help="train a model on an .npz data set written by `generate`")
     t.add_argument("--data", type=Path, required=True, help=".npz data set (u, target, x, t, params)")
     t.add_argument("--test-data", type=Path, default=None, help="separate test .npz (e.g. another resolution)")
     t.add_argument("--train-fraction", type=float, default=0.8, help="train split when no --test-data (0.8)")

@@ -13,8 +13,41 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from iclr25.utils import cli as ucli
+
+DESCRIPTION = ("MMed-RAG (Xia et al., ICLR 2025): domain-aware retrieval, adaptive context selection and RAG "
+               "preference fine-tuning, on procedural medical images.")
+DEMO_HELP = "router, retrievers, gap rule, a tiny VLM with SFT and DPO on built-in data (at most 60 s)"
+REPRO_HELP = ("the paper's claims over 3 seeds at the test rung (claims.json) and rungs XS and S, and the "
+              "index benchmark (at most 10 min of CPU)")
+#: the ``--help`` description of a command whose handler has no docstring to read here
+DESCRIPTIONS = {
+    "generate": ("Write DIR/train.npz, DIR/db.npz (the retrieval database, with report label noise) and "
+                 "DIR/test.npz, plus DIR/examples.png."),
+    "build-index": ("DATA is a folder with train.npz and db.npz (from 'generate') or one .npz used both "
+                    "to train the retrievers and as the database. Writes OUT/ with the router, one "
+                    "retriever per domain, and the sharded index (manifest.json)."),
+    "train": ("DATA: a folder with train.npz (or one .npz). Retrieves contexts with INDEX, trains the "
+              "tiny VLM with SFT, mines D_cm/D_oa1/D_oa2 pairs from its own VQA answers and generated "
+              "reports and fine-tunes with DPO against a frozen copy. Writes OUT/sft.pt, OUT/rag_pt.pt, "
+              "OUT/pairs.json."),
+    "evaluate": ("DATA: a folder with test.npz (or one .npz). Evaluates retrieval with INDEX and, with "
+                 "--model, the VLM without RAG, with fixed-k RAG and with adaptive RAG."),
+    "ask": ("DATA: a folder with test.npz (or one .npz). Retrieves reports with INDEX (gap rule), asks "
+            "each yes/no question of up to --limit questions with and without the reports (the "
+            "reference's RAG-PT prompt) and on images that contradict the reports (copy rate), and writes "
+            "OUT/results.json. The answering model is an OpenAI-compatible chat endpoint (--endpoint URL "
+            "--model NAME; images as PNG data URLs; API key from the environment variable --api-key-env) "
+            "or a local Hugging Face LLaVA-style folder (--hf-path, the hf extra; never downloads)."),
+    "align": ("DATA: a folder with train.npz and test.npz (your own images and reports, indexed with "
+              "build-index). Retrieves reports with INDEX (gap rule), mines preference pairs from the "
+              "model's own answers on up to --mine training questions (D_cm with a real mismatched image, "
+              "D_oa1, D_oa2), trains DPO (LoRA through peft for large models, every weight for tiny "
+              "ones), evaluates before and after on --limit test questions (accuracy with and without the "
+              "reports, copy rate) and saves the aligned model to OUT/model."),
+}
 
 BACKENDS = ("numpy", "faiss-flat", "faiss-hnsw", "hnswlib")
 #: The files that mark a previous run in build-index's --out (the index files of any backend, or the results.json
@@ -193,29 +226,17 @@ def _unit(flag: str):
     return parse
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("mmed-rag", "MMed-RAG (Xia et al., ICLR 2025): domain-aware retrieval, adaptive "
-                                     "context selection and RAG preference fine-tuning, on procedural medical images.")
-    p = ucli.add_run_command(sub, "demo", _cmd("demo"), help="router, retrievers, gap rule, a tiny VLM with SFT and DPO "
-                             "on built-in data (at most 60 s)", default_out="results/mmed-rag")
-    p.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    p = ucli.add_run_command(sub, "repro", _cmd("repro"), help="the paper's claims over 3 seeds at the test rung "
-                             "(claims.json) and rungs XS and S, and the index benchmark (at most 10 min of CPU)",
-                             default_out="results/mmed-rag-repro")
-    p.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
-    p.add_argument("--quick", action="store_true", help="the test rung and a small benchmark only (a smoke run, "
-                   "about 1 min); with --explore: rung XS only")
-    mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--ladder", action="store_true",
-                      help="instead: the claims at rungs XS, S, M (with the copy ablation) and S-hc (S, high "
-                           "contrast) with 3 seeds each (about 20 min of CPU; 31 min wall at load 5-8)")
-    mode.add_argument("--explore", action="store_true",
-                      help="instead: the single-seed exploration (rungs XS, S, M; DPO-data, retrieval and "
-                           "report-generation ablations; figures), not claims (about 8 min of CPU)")
+_KEEP = "replace the files of a previous run in --out (files this command does not write are kept)"
 
-    g = ucli.add_command(sub, "generate", _cmd("generate"), seed=True, overwrite="replace the files of a previous run in --out (files this command does not write are kept)", force=True, help="write procedural train/db/test data sets (.npz)",
-                         description="Write DIR/train.npz, DIR/db.npz (the retrieval database, with report label "
-                                     "noise) and DIR/test.npz, plus DIR/examples.png.")
+
+def _threads(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+
+
+def _add_data_commands(sub: Any) -> None:
+    """``generate`` and ``build-index``: the procedural data sets and the retrieval index."""
+    g = ucli.add_command(sub, "generate", _cmd("generate"), seed=True, overwrite=_KEEP, force=True, help="write procedural train/db/test data sets (.npz)",
+                         description=DESCRIPTIONS["generate"])
     g.add_argument("--out", type=Path, required=True,
                    help="output folder (new, or existing: files other than the ones written are kept)")
     g.add_argument("--n-train", type=ucli.positive_int("--n-train"), default=600, help="images per domain (default 600)")
@@ -227,10 +248,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--label-noise", type=_unit("--label-noise"), default=0.1,
                    help="probability a database report states a finding wrongly (0.1)")
 
-    b = ucli.add_command(sub, "build-index", _cmd("build_index"), seed=True, overwrite="replace the files of a previous run in --out (files this command does not write are kept)", force=True, help="train the router and per-domain retrievers, index the database",
-                         description="DATA is a folder with train.npz and db.npz (from 'generate') or one .npz used "
-                                     "both to train the retrievers and as the database. Writes OUT/ with the router, "
-                                     "one retriever per domain, and the sharded index (manifest.json).")
+    b = ucli.add_command(sub, "build-index", _cmd("build_index"), seed=True, overwrite=_KEEP, force=True, help="train the router and per-domain retrievers, index the database",
+                         description=DESCRIPTIONS["build-index"])
     b.add_argument("data", type=Path, help="data folder or .npz file")
     b.add_argument("--out", type=Path, required=True,
                    help="output index folder: new, or an existing folder (nothing in it is deleted or renamed; "
@@ -241,14 +260,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     b.add_argument("--pooled", action="store_true", help="one retriever and one shard for all domains (baseline)")
     b.add_argument("--text-tower", choices=("cnn", "minilm"), default="cnn",
                    help="cnn (from scratch, default) or minilm (packaged all-MiniLM-L6-v2, the minilm extra)")
-    b.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    _threads(b)
 
-    t = ucli.add_command(sub, "train", _cmd("train"), seed=True, overwrite="replace the files of a previous run in --out (files this command does not write are kept)", force=True, help="SFT a tiny VLM, mine preference pairs, DPO (RAG-PT)",
-                         description="DATA: a folder with train.npz (or one .npz). Retrieves contexts with INDEX, "
-                                     "trains the tiny VLM with SFT, mines D_cm/D_oa1/D_oa2 pairs from its own "
-                                     "VQA answers and generated reports and fine-tunes with DPO against a frozen "
-                                     "copy. Writes OUT/sft.pt, "
-                                     "OUT/rag_pt.pt, OUT/pairs.json.")
+
+def _add_model_commands(sub: Any) -> None:
+    """``train`` and ``evaluate``: the tiny VLM's SFT + RAG-PT, and its metrics."""
+    t = ucli.add_command(sub, "train", _cmd("train"), seed=True, overwrite=_KEEP, force=True, help="SFT a tiny VLM, mine preference pairs, DPO (RAG-PT)",
+                         description=DESCRIPTIONS["train"])
     t.add_argument("data", type=Path, help="data folder or .npz file")
     t.add_argument("--index", type=Path, required=True, help="index folder from build-index")
     t.add_argument("--out", type=Path, required=True,
@@ -264,11 +282,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--report-threshold", type=_unit("--report-threshold"), default=0.75,
                    help="a generated report is right when it states at least this fraction of the four "
                         "findings correctly (default 0.75)")
-    t.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    _threads(t)
 
-    e = ucli.add_command(sub, "evaluate", _cmd("evaluate"), seed=True, overwrite="replace the files of a previous run in --out (files this command does not write are kept)", help="VQA acc/F1/AUC, copy and harm rates, recall@k, BLEU/ROUGE-L",
-                         description="DATA: a folder with test.npz (or one .npz). Evaluates retrieval with INDEX and, "
-                                     "with --model, the VLM without RAG, with fixed-k RAG and with adaptive RAG.")
+    e = ucli.add_command(sub, "evaluate", _cmd("evaluate"), seed=True, overwrite=_KEEP, help="VQA acc/F1/AUC, copy and harm rates, recall@k, BLEU/ROUGE-L",
+                         description=DESCRIPTIONS["evaluate"])
     e.add_argument("data", type=Path, help="data folder or .npz file")
     e.add_argument("--index", type=Path, required=True, help="index folder from build-index")
     e.add_argument("--model", type=Path, help="model folder from train")
@@ -277,16 +294,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--rule", choices=RULES, default="gap", help="context selection rule (default gap)")
     e.add_argument("--gamma", type=ucli.nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
     e.add_argument("--threshold", type=ucli.positive_float("--threshold"), default=1.05, help="ratio threshold (1.05)")
-    e.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    _threads(e)
 
-    a = ucli.add_command(sub, "ask", _cmd("ask"), seed=True, overwrite="replace the files of a previous run in --out (files this command does not write are kept)", help="VQA with your own model: an OpenAI-compatible endpoint or a local HF LLaVA folder",
-                         description="DATA: a folder with test.npz (or one .npz). Retrieves reports with INDEX (gap "
-                                     "rule), asks each yes/no question of up to --limit questions with and without "
-                                     "the reports (the reference's RAG-PT prompt) and on images that contradict the "
-                                     "reports (copy rate), and writes OUT/results.json. The answering model is an "
-                                     "OpenAI-compatible chat endpoint (--endpoint URL --model NAME; images as PNG "
-                                     "data URLs; API key from the environment variable --api-key-env) or a local "
-                                     "Hugging Face LLaVA-style folder (--hf-path, the hf extra; never downloads).")
+
+def _add_own_model_commands(sub: Any) -> None:
+    """``ask`` and ``align``: your own model (an endpoint or a local HF LLaVA folder)."""
+    a = ucli.add_command(sub, "ask", _cmd("ask"), seed=True, overwrite=_KEEP, help="VQA with your own model: an OpenAI-compatible endpoint or a local HF LLaVA folder",
+                         description=DESCRIPTIONS["ask"])
     a.add_argument("data", type=Path, help="data folder or .npz file")
     a.add_argument("--index", type=Path, required=True, help="index folder from build-index")
     a.add_argument("--out", type=Path, required=True, help="folder for results.json")
@@ -301,16 +315,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     a.add_argument("--limit", type=ucli.positive_int("--limit"), default=40, help="questions to ask (default 40)")
     a.add_argument("--k", type=ucli.positive_int("--k"), default=3, help="context cap (default 3)")
     a.add_argument("--gamma", type=ucli.nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
-    a.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    _threads(a)
 
-    al = ucli.add_command(sub, "align", _cmd("align"), seed=True, overwrite="replace the files of a previous run in --out (files this command does not write are kept)", force=True, help="RAG-PT of your own HF LLaVA-style model: mine pairs with it, DPO, evaluate",
-                          description="DATA: a folder with train.npz and test.npz (your own images and reports, "
-                                      "indexed with build-index). Retrieves reports with INDEX (gap rule), mines "
-                                      "preference pairs from the model's own answers on up to --mine training "
-                                      "questions (D_cm with a real mismatched image, D_oa1, D_oa2), trains DPO "
-                                      "(LoRA through peft for large models, every weight for tiny ones), evaluates "
-                                      "before and after on --limit test questions (accuracy with and without the "
-                                      "reports, copy rate) and saves the aligned model to OUT/model.")
+    al = ucli.add_command(sub, "align", _cmd("align"), seed=True, overwrite=_KEEP, force=True, help="RAG-PT of your own HF LLaVA-style model: mine pairs with it, DPO, evaluate",
+                          description=DESCRIPTIONS["align"])
     al.add_argument("data", type=Path, help="data folder with train.npz and test.npz")
     al.add_argument("--index", type=Path, required=True, help="index folder from build-index")
     al.add_argument("--hf-path", type=Path, required=True, help="local Hugging Face LLaVA-style model folder")
@@ -329,5 +337,23 @@ def main(argv: Sequence[str] | None = None) -> int:
                          "same-domain image of the opposite class, or noise (the reference code)")
     al.add_argument("--k", type=ucli.positive_int("--k"), default=3, help="context cap (default 3)")
     al.add_argument("--gamma", type=ucli.nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
-    al.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    _threads(al)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, sub, d, p = ucli.method_commands("mmed-rag", DESCRIPTION, demo=_cmd("demo"), demo_help=DEMO_HELP,
+                                             repro=_cmd("repro"), repro_help=REPRO_HELP,
+                                             quick="the test rung and a small benchmark only (a smoke run, about 1 min); with --explore: rung XS only")
+    _threads(d)
+    _threads(p)
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--ladder", action="store_true",
+                      help="instead: the claims at rungs XS, S, M (with the copy ablation) and S-hc (S, high "
+                           "contrast) with 3 seeds each (about 20 min of CPU; 31 min wall at load 5-8)")
+    mode.add_argument("--explore", action="store_true",
+                      help="instead: the single-seed exploration (rungs XS, S, M; DPO-data, retrieval and "
+                           "report-generation ablations; figures), not claims (about 8 min of CPU)")
+    _add_data_commands(sub)
+    _add_model_commands(sub)
+    _add_own_model_commands(sub)
     return ucli.run_main(parser, argv)

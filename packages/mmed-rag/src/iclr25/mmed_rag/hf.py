@@ -167,23 +167,16 @@ class HFVLM:
 def load_hf_vlm(path: str | os.PathLike[str], *, flag: str = "--hf-path") -> HFVLM:
     """Load a LLaVA-style model and tokenizer from a local folder (never downloads), through
     :func:`iclr25.utils.hf.load_local_model`; errors name ``flag`` and the folder."""
-    from iclr25.utils.hf import load_local_model
+    from iclr25.utils.hf import load_local_model, read_model_config
 
-    cfg_path = Path(path) / "config.json"
-    if cfg_path.is_file():  # refuse, in one line, a folder of another architecture before building anything
-        import json
-
-        try:
-            raw = json.loads(cfg_path.read_text())
-        except (OSError, ValueError):
-            raw = None  # load_local_model reports the unreadable file
-        if isinstance(raw, dict):
-            kind = str(raw.get("model_type", ""))
-            archs = [str(a) for a in raw.get("architectures") or []]
-            if "llava" not in kind.lower() and not any("llava" in a.lower() for a in archs):
-                raise ValueError(f"{flag} {path}: config.json has model_type {kind!r} and architectures "
-                                 f"{archs}; expected a LLaVA-style model (model_type 'llava', "
-                                 "LlavaForConditionalGeneration)")
+    # refuse, in one line, a folder of another architecture before building anything
+    raw = read_model_config(path, flag=flag, what="LLaVA model")
+    kind = str(raw.get("model_type", ""))
+    archs = [str(a) for a in raw.get("architectures") or []]
+    if "llava" not in kind.lower() and not any("llava" in a.lower() for a in archs):
+        raise ValueError(f"{flag} {path}: config.json has model_type {kind!r} and architectures "
+                         f"{archs}; expected a LLaVA-style model (model_type 'llava', "
+                         "LlavaForConditionalGeneration)")
     tok, model = load_local_model(path, "LlavaForConditionalGeneration", flag=flag, extra="iclr25-mmed-rag[hf]",
                                   what="LLaVA model")
     p = Path(path)

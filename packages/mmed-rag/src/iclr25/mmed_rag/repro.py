@@ -237,19 +237,10 @@ def run_explore(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     t0 = time.perf_counter()
     bench = benchmark_backends(("faiss-flat", "faiss-hnsw"), n=n_bench, seed=seed)
     print(f"[bench] {time.perf_counter() - t0:.0f} s", flush=True)
-    for r in bench:
-        for k in ("build_s", "query_ms", "recall@10"):
-            run.add(f"bench/{r['backend']}/{k}", r[k])
     variants = _explore_figures(run, out, results[top], m, abl, top)
     lines = _explore_claim_lines(run, rungs, table, stats, top)
     lines += _explore_ablation_lines(variants, m, top, rungs[top].n_report_eval, abl, abl_rung, abl_cfg.gamma)
-    lines += _bench_lines(bench, n_bench)
-    with atomic_write(out / "results.md") as f:
-        f.write("\n".join(lines) + "\n")
-    run.notes = "see results.md"
-    run.finish().save(out / "results.json")
-    print("\n".join(lines))
-    return 0
+    return _finish(run, out, lines, bench, n_bench)
 
 
 LADDER_ROWS = ("router_accuracy", "recall@5", "recall@5_pooled", "precision_fixed_k", "precision_gap", "mean_k_gap",
@@ -322,6 +313,21 @@ def _claims_at_test_rung(out: Path, command: str) -> Any:
     return report
 
 
+def _finish(run: RunResult, out: Path, lines: list[str], bench: list[dict], n_bench: int) -> int:
+    """Record the index benchmark, write ``results.md`` (the report ``lines`` and the benchmark table) and
+    ``results.json``, and print the report."""
+    for r in bench:
+        for k in ("build_s", "query_ms", "recall@10"):
+            run.add(f"bench/{r['backend']}/{k}", r[k])
+    lines = [*lines, *_bench_lines(bench, n_bench)]
+    with atomic_write(out / "results.md") as f:
+        f.write("\n".join(lines) + "\n")
+    run.notes = "see results.md"
+    run.finish().save(out / "results.json")
+    print("\n".join(lines))
+    return 0
+
+
 def _bench_lines(bench: list[dict[str, Any]], n: int) -> list[str]:
     return ["", f"### Index benchmark ({n} clustered 64-d vectors, 1000 queries, top-10, one thread)", "",
             *_table(["backend", "params", "build s", "ms / query", "recall@10 vs flat"],
@@ -357,16 +363,7 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False, rungs: tuple[str
             run.add(f"{rung}/claim/{r.claim.id}", float(r.holds))
     if rungs:
         lines += ["Per-seed metrics of the ladder's rungs: ladder.md (ladder.json)."]
-    for r in bench:
-        for k in ("build_s", "query_ms", "recall@10"):
-            run.add(f"bench/{r['backend']}/{k}", r[k])
-    lines += _bench_lines(bench, n_bench)
-    with atomic_write(out / "results.md") as f:
-        f.write("\n".join(lines) + "\n")
-    run.notes = "see results.md"
-    run.finish().save(out / "results.json")
-    print("\n".join(lines))
-    return 0
+    return _finish(run, out, lines, bench, n_bench)
 
 
 def ladder_markdown(folder: Path) -> str:

@@ -16,6 +16,20 @@ from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 from iclr25.utils.results import RunResult
 
+DESCRIPTION = ("MS-GODE (ICLR 2025): continual dynamics learning with the Mode-switching Graph ODE (frozen "
+               "signed weights, one binary sub-network per task, mode switching by self-prediction)")
+DEMO_HELP = ("the shipped MS-GODE checkpoint of --seed (0, 1, 2) on fresh physics test tasks: mode "
+             "switching over many batches, AF/AP-MSE, unseen-system flag")
+REPRO_HELP = ("the reduced-scale reproduction: the claims at the repro rung (MS-GODE, fine-tune, EWC, "
+              "replay, LwF, joint retrained on the physics sequence, seeds S..S+2) into OUT/claims.json "
+              "and OUT/table.md (about 10 min CPU)")
+#: the ``--help`` description of a command whose handler has no docstring to read here
+DESCRIPTIONS = {
+    "pretrain": ("Learn the physics sequence at the checkpoint rung (iclr25.ms_gode.pretrained.PRETRAIN) "
+                 "and write DIR/physics-seed{S}.npz (no pickle) with a .json beside it: the command, "
+                 "seed, settings and the measurements on fresh test tasks."),
+}
+
 PACKAGE = "iclr25-ms-gode"
 SYSTEMS = ("springs", "charged", "egfr", "ran")
 
@@ -165,6 +179,9 @@ def _guard_simulate(args: argparse.Namespace) -> None:
 
 
 def simulate(args: argparse.Namespace) -> int:
+    """Simulate SYSTEM (springs, charged: NRI generators; egfr, ran: mass-action substitutes of the Bio-CDL
+    VCell models, solve_ivp BDF), observe it irregularly and save values (S, N, T, D) normalised to [-1, 1],
+    obs_mask, target_mask, times, adjacency and the settings to an .npz."""
     if args.n < 1:
         raise ValueError(f"--n must be an integer >= 1, got {args.n}")
     if args.frames is not None and args.frames < 4:
@@ -201,6 +218,9 @@ def simulate(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------------- train
 def train_cmd(args: argparse.Namespace) -> int:
+    """Learn each --tasks file (.npz from `simulate`, or raw with values (S, N, T, D), times (T,), adjacency
+    (N, N)) as a new task, in order; writes DIR/state.npz (bit-packed masks, no pickle) and DIR/results.json.
+    """
     run = RunResult.start(PACKAGE, "train", seed=args.seed, config={})
     for name in ("epochs", "batch_size", "hidden"):
         if getattr(args, name) < 1:
@@ -253,6 +273,8 @@ def train_cmd(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------------------------------- predict
 def predict_cmd(args: argparse.Namespace) -> int:
+    """Mode switching on OBS (.npz as for train) with the model in --model (a folder written by `train` or its
+    state.npz); prints the mode or 'unknown' as JSON."""
     state = args.model / "state.npz" if args.model.is_dir() else args.model
     if args.out is not None and args.out.suffix != ".npz":
         raise ValueError(f"--out must be an .npz file, got {str(args.out)!r}")
@@ -290,32 +312,17 @@ def predict_cmd(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("ms-gode", "MS-GODE (ICLR 2025): continual dynamics learning with the Mode-switching "
-                                                "Graph ODE (frozen signed weights, one binary sub-network per task, mode "
-                                                "switching by self-prediction)")
-    d = ucli.add_run_command(sub, "demo", demo, help="the shipped MS-GODE checkpoint of --seed (0, 1, 2) on fresh physics test "
-                                                     "tasks: mode switching over many batches, AF/AP-MSE, unseen-system "
-                                                     "flag", default_out="results/ms-gode")
+    parser, sub, d, r = ucli.method_commands("ms-gode", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
+                                             repro=repro, repro_help=REPRO_HELP)
     d.add_argument("--batches", type=int, default=16, choices=range(1, 41), metavar="{1..40}",
                    help="test batches of 10 trajectories per task (default 16)")
     pt = ucli.add_command(sub, "pretrain", pretrain, seed=True, overwrite="replace an existing checkpoint of this seed", help="train the checkpoint the demo loads (physics sequence, ~2-4 min CPU)",
-                          description="Learn the physics sequence at the checkpoint rung (iclr25.ms_gode.pretrained."
-                                      "PRETRAIN) and write DIR/physics-seed{S}.npz (no pickle) with a .json beside "
-                                      "it: the command, seed, settings and the measurements on fresh test tasks.")
+                          description=DESCRIPTIONS["pretrain"])
     pt.add_argument("--out", type=Path, required=True, help="output folder")
-    r = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction: the claims at the repro rung "
-                                                       "(MS-GODE, fine-tune, EWC, replay, LwF, joint retrained on the "
-                                                       "physics sequence, seeds S..S+2) into OUT/claims.json and "
-                                                       "OUT/table.md (about 10 min CPU)",
-                             default_out="results/ms-gode-repro")
     r.add_argument("--sequences", nargs="*", choices=["physics", "bio"], default=[],
                    help="also 0.2's side-by-side runs on these sequences (physics: 50 simulations, 10 epochs; "
                         "bio: the Bio-CDL substitute; each well beyond the 10-minute budget; default none)")
-    s = ucli.add_command(sub, "simulate", simulate, seed=True, overwrite=True, force=True, help="simulate one system and save it as a task .npz",
-                         description="Simulate SYSTEM (springs, charged: NRI generators; egfr, ran: mass-action "
-                                     "substitutes of the Bio-CDL VCell models, solve_ivp BDF), observe it irregularly "
-                                     "and save values (S, N, T, D) normalised to [-1, 1], obs_mask, target_mask, "
-                                     "times, adjacency and the settings to an .npz.")
+    s = ucli.add_command(sub, "simulate", simulate, seed=True, overwrite=True, force=True, help="simulate one system and save it as a task .npz")
     s.add_argument("system", choices=SYSTEMS)
     s.add_argument("--n", type=int, default=100, help="number of simulations (default 100)")
     s.add_argument("--out", type=Path, required=True, help="output .npz")
@@ -327,10 +334,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--randomise-rates", action="store_true", help="egfr: draw every rate at ±50%% per config")
     s.add_argument("--sample-percent", type=float, default=None,
                    help="fraction of the observed window each object keeps (default 0.6)")
-    t = ucli.add_command(sub, "train", train_cmd, seed=True, overwrite="write over a model already in --out (other files there are kept)", force=True, help="learn task files in sequence with MS-GODE",
-                         description="Learn each --tasks file (.npz from `simulate`, or raw with values (S, N, T, D), "
-                                     "times (T,), adjacency (N, N)) as a new task, in order; writes DIR/state.npz "
-                                     "(bit-packed masks, no pickle) and DIR/results.json.")
+    t = ucli.add_command(sub, "train", train_cmd, seed=True, overwrite="write over a model already in --out (other files there are kept)", force=True, help="learn task files in sequence with MS-GODE")
     t.add_argument("--tasks", type=Path, nargs="+", required=True, help="task .npz files, in learning order")
     t.add_argument("--out", type=Path, required=True, help="output folder")
     t.add_argument("--epochs", type=int, default=20, help="epochs per task (default 20)")
@@ -338,9 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--lr", type=float, default=5e-2, help="AdamW learning rate of the scores (default 5e-2)")
     t.add_argument("--hidden", type=int, default=32, help="hidden width (default 32)")
     t.add_argument("--valid-fraction", type=float, default=0.2, help="held out to calibrate thresholds (0.2)")
-    p = ucli.add_command(sub, "predict", predict_cmd, overwrite=True, help="which mode (or unknown) an observation file is, and its extrapolation",
-                         description="Mode switching on OBS (.npz as for train) with the model in --model (a folder "
-                                     "written by `train` or its state.npz); prints the mode or 'unknown' as JSON.")
+    p = ucli.add_command(sub, "predict", predict_cmd, overwrite=True, help="which mode (or unknown) an observation file is, and its extrapolation")
     p.add_argument("--model", type=Path, required=True, help="folder written by `train` (or its state.npz)")
     p.add_argument("obs", type=Path, help="observation .npz")
     p.add_argument("--out", type=Path, default=None, help="write the predictions to this .npz")

@@ -32,6 +32,8 @@ generate and conformers use --lm/--dmt checkpoints from `train`; without --dmt t
 DMT-mini shipped in the wheel; without --lm a small LM is trained on the built-in data first (a few minutes) and
 cached in ~/.cache/iclr25-next-mol ($ICLR25_NEXT_MOL_CACHE).
 """
+DEMO_HELP = "toy-scale run of the whole pipeline (at most 60 s)"
+REPRO_HELP = "the claims over seeds 0-4 into OUT/claims.json (at most 10 min)"
 
 
 # rough costs measured on one CPU thread (DMT-mini, 100 ancestral steps: ~0.3 s per conformer of ~15 heavy atoms;
@@ -106,6 +108,7 @@ def train_cmd(args: argparse.Namespace) -> int:
 
 
 def generate_cmd(args: argparse.Namespace) -> int:
+    """LM molecules, then DMT conformers, to an SDF file"""
     out = _check_out(args.out, ".sdf", overwrite=args.overwrite)
     _guard_sampling(args, args.n, 30, f"--n {args.n} --k {args.k} --steps {args.steps}")
     for flag, p in (("--lm", args.lm), ("--dmt", args.dmt)):
@@ -153,6 +156,7 @@ def _read_molecules(path: Path) -> list[str]:
 
 
 def conformers_cmd(args: argparse.Namespace) -> int:
+    """DMT conformers of the molecules of a .smi/.csv file, to an SDF file"""
     out = _check_out(args.out, ".sdf", overwrite=args.overwrite, inputs=[args.input])
     if not args.input.is_file():
         raise FileNotFoundError(f"{args.input}: no such molecule file (.smi or .csv)")
@@ -191,13 +195,10 @@ def _sampling(p: argparse.ArgumentParser, k_default: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("next-mol", DESCRIPTION)
-    p = ucli.add_run_command(sub, "demo", demo, help="toy-scale run of the whole pipeline (at most 60 s)",
-                             default_out="results/next-mol")
-    _common(p)
-    p = ucli.add_run_command(sub, "repro", repro, help="the claims over seeds 0-4 into OUT/claims.json (at most 10 min)",
-                             default_out="results/next-mol-repro")
-    p.add_argument("--quick", action="store_true", help="the claims at the test rung, seeds 0-2 (a smoke test)")
+    parser, sub, d, p = ucli.method_commands("next-mol", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
+                                             repro=repro, repro_help=REPRO_HELP,
+                                             quick="the claims at the test rung, seeds 0-2 (a smoke test)")
+    _common(d)
     p.add_argument("--full", action="store_true",
                    help="also the one-seed experiments of README Results (LMs, DMT ladder, ablations, transfer; "
                         "about twice the time, over 10 min)")
@@ -210,8 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="training molecules of DMT (default: 200)")
     ucli.add_force_argument(p)
     _common(p)
-    p = ucli.add_command(sub, "generate", generate_cmd, help="LM molecules, then DMT conformers, to an SDF file",
-                         description="LM molecules, then DMT conformers, to an SDF file")
+    p = ucli.add_command(sub, "generate", generate_cmd, help="LM molecules, then DMT conformers, to an SDF file")
     p.add_argument("--n", type=ucli.positive_int("--n"), default=100, help="molecules (default: 100)")
     p.add_argument("--out", type=Path, required=True, help="output .sdf")
     p.add_argument("--lm", type=Path, default=None, help="LM checkpoint (.pt) from `train`")
@@ -220,8 +220,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--top-k", type=ucli.positive_int("--top-k"), default=None, help="top-k sampling (default: off)")
     p.add_argument("--unique", action="store_true", help="redraw duplicate molecules")
     _sampling(p, 1)
-    p = ucli.add_command(sub, "conformers", conformers_cmd, help="DMT conformers of the molecules of a .smi/.csv file",
-                         description="DMT conformers of the molecules of a .smi/.csv file, to an SDF file")
+    p = ucli.add_command(sub, "conformers", conformers_cmd, help="DMT conformers of the molecules of a .smi/.csv file")
     p.add_argument("input", type=Path, help=".smi (SMILES [name] per line) or .csv with a 'smiles' column")
     p.add_argument("--out", type=Path, required=True, help="output .sdf")
     _sampling(p, 10)

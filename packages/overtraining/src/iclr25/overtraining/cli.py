@@ -10,6 +10,23 @@ from pathlib import Path
 from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 
+DESCRIPTION = ("Hidden progress during overtraining: the hidden-layer margin keeps growing after behaviour "
+               "saturates (Kumar et al., ICLR 2025).")
+DEMO_HELP = "train the odour-task network past E0 and show the hidden progress (under 30 s)"
+REPRO_HELP = "the reduced-scale reproduction, 5 seeds (at most 10 min)"
+#: the ``--help`` description of a command whose handler has no docstring to read here
+DESCRIPTIONS = {
+    "simulate": ("Train the network, treat log-spaced checkpoints up to 20*E0 as recording days and "
+                 "record noisy hidden units. Writes a .npz with responses (days, trials, neurons), labels "
+                 "(+-1), days, stimulus, probe, behaviour and truth_* ground truth; or, with --format "
+                 "nwb, one NWB file per day (needs the nwb extra)."),
+    "analyze": ("Analyse recordings: a .npz with responses (days, trials, neurons), labels (days, trials; "
+                "+-1 or 0/1), days (strictly increasing); optional stimulus (integer ids), probe (bool, "
+                "held-out stimuli) and behaviour (1 = correct). Or one NWB file per day, in recording "
+                "order (needs the nwb extra): a trials table with a label column, and the units table "
+                "(spike counts per trial) or a named time series (mean per trial) as responses."),
+}
+
 PACKAGE = "iclr25-overtraining"
 
 
@@ -176,19 +193,12 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("overtraining", "Hidden progress during overtraining: the hidden-layer margin keeps "
-                                     "growing after behaviour saturates (Kumar et al., ICLR 2025).")
-    ucli.add_run_command(sub, "demo", _command("demo"), help="train the odour-task network past E0 and show the hidden "
-                         "progress (under 30 s)", default_out="results/overtraining")
-    rp = ucli.add_run_command(sub, "repro", _command("repro"), help="the reduced-scale reproduction, 5 seeds (at most "
-                              "10 min)", default_out="results/overtraining-repro")
+    parser, sub, _, rp = ucli.method_commands("overtraining", DESCRIPTION, demo=_command("demo"), demo_help=DEMO_HELP,
+                                              repro=_command("repro"), repro_help=REPRO_HELP)
     rp.add_argument("--seeds", type=_int_at_least("--seeds", 1), default=5, help="seeds per setting (default 5)")
     ucli.add_force_argument(rp)
     s = ucli.add_command(sub, "simulate", _command("simulate"), seed=True, overwrite="replace an existing --out file (or NWB folder)", force=True, help="generate synthetic recordings (days x trials x neurons) as .npz or NWB",
-                         description="Train the network, treat log-spaced checkpoints up to 20*E0 as recording days and "
-                                     "record noisy hidden units. Writes a .npz with responses (days, trials, neurons), "
-                                     "labels (+-1), days, stimulus, probe, behaviour and truth_* ground truth; "
-                                     "or, with --format nwb, one NWB file per day (needs the nwb extra).")
+                         description=DESCRIPTIONS["simulate"])
     s.add_argument("--out", type=Path, required=True, help="output .npz file (or folder, with --format nwb)")
     s.add_argument("--format", choices=("npz", "nwb"), default="npz",
                    help="npz (default) or nwb: DIR/day_000.nwb, ... with a trials table and a 'responses' series")
@@ -201,12 +211,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--no-learning", action="store_true",
                    help="freeze the representation at E0 (a null control without hidden progress)")
     a = ucli.add_command(sub, "analyze", _command("analyze"), seed=True, overwrite="write over a previous analysis in --out", force=True, help="per-day decoding, margin trend and flips of a recording (.npz or NWB)",
-                         description="Analyse recordings: a .npz with responses (days, trials, neurons), labels "
-                                     "(days, trials; +-1 or 0/1), days (strictly increasing); optional stimulus "
-                                     "(integer ids), probe (bool, held-out stimuli) and behaviour (1 = correct). "
-                                     "Or one NWB file per day, in recording order (needs the nwb extra): a trials "
-                                     "table with a label column, and the units table (spike counts per trial) or a "
-                                     "named time series (mean per trial) as responses.")
+                         description=DESCRIPTIONS["analyze"])
     a.add_argument("recordings", type=Path, nargs="+", help="the recordings .npz, or NWB files (one per day)")
     a.add_argument("--out", type=Path, default=Path("results/overtraining-analysis"),
                    help="folder for results.json, analysis.json and analysis.png (default results/overtraining-analysis)")

@@ -20,6 +20,12 @@ from iclr25.utils.seeding import check_seed
 
 from .space import default_lam, mm_space
 
+DESCRIPTION = "Partial Gromov-Wasserstein metric (Bai et al., ICLR 2025)"
+DEMO_HELP = "a shape with 10%% outliers matched by PGW and GW, and a small retrieval run (about 10 s)"
+REPRO_HELP = ("data set II retrieval (SVM) with PGW/GW/MPGW/UGW and per-pair timings against POT (a few "
+              "minutes)")
+
+
 #: kept here (not imported from .solver) so that ``--help`` stays light
 METHODS = ("fw-v1", "fw-v2", "entropic")
 METRICS = ("euclidean", "sqeuclidean", "cityblock", "chebyshev")
@@ -151,13 +157,8 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("pgw", "Partial Gromov-Wasserstein metric (Bai et al., ICLR 2025)")
-    ucli.add_run_command(sub, "demo", "iclr25.pgw.demo:demo", default_out="results/pgw",
-                         help="a shape with 10%% outliers matched by PGW and GW, and a small retrieval run "
-                              "(about 10 s)")
-    rp = ucli.add_run_command(sub, "repro", "iclr25.pgw.repro:repro", default_out="results/pgw-repro",
-                              help="data set II retrieval (SVM) with PGW/GW/MPGW/UGW and per-pair timings "
-                                   "against POT (a few minutes)")
+    parser, sub, _, rp = ucli.method_commands("pgw", DESCRIPTION, demo="iclr25.pgw.demo:demo", demo_help=DEMO_HELP,
+                                              repro="iclr25.pgw.repro:repro", repro_help=REPRO_HELP)
     rp.add_argument("--n-per-class", type=int, default=20, help="shapes per class (paper: 20)")
     rp.add_argument("--n-jobs", type=int, default=-1, help="worker processes for distance matrices "
                                                            "(default -1: all cores)")

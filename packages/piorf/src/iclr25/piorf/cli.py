@@ -20,6 +20,14 @@ from iclr25.utils.seeding import check_seed
 
 from .rewiring import PARTNER_RULES
 
+DESCRIPTION = ("PIORF: physics-informed Ollivier-Ricci rewiring of mesh graphs for MeshGraphNets, with a "
+               "lattice-Boltzmann cylinder-flow generator and the SDRF/FoSR/BORF/DIGL baselines.")
+DEMO_HELP = ("curvature, PIORF and DIGL rewiring of an LBM cylinder-flow mesh, with spectral diagnostics "
+             "and a figure (seconds)")
+REPRO_HELP = ("the reduced-scale reproduction: MGN vs MGN+PIORF over seeds, 2 layers, 3000 steps, rollout "
+              "RMSE within one shedding period beside the trivial predictors, paired test, and the claims "
+              "at the repro rung into claims.json (about 9 min)")
+
 PACKAGE = "iclr25-piorf"
 DEMO_DATA = {"n_trajectories": 1, "steps": 3, "spinup": 2000}
 METHODS = ("piorf", "sdrf", "fosr", "borf", "digl")
@@ -129,6 +137,9 @@ def _check_model_size(args: argparse.Namespace, steps: int, layers: int, latent:
 
 
 def generate(args: argparse.Namespace) -> int:
+    """Simulate LBM cylinder flow on graded triangle meshes and write .npz files with arrays pos (N,2), cells
+    (F,3), edge_index (2,E), node_type (N,), velocity (T,N,2), pressure (T,N), reynolds. Several trajectories
+    go to OUT-k.npz."""
     _check_data_args(args)
     if not (math.isfinite(args.re_min) and math.isfinite(args.re_max) and 0 < args.re_min <= args.re_max):
         raise ValueError(f"--re-min and --re-max must satisfy 0 < --re-min <= --re-max, got {args.re_min} and "
@@ -148,6 +159,9 @@ def generate(args: argparse.Namespace) -> int:
 
 
 def rewire_cmd(args: argparse.Namespace) -> int:
+    """Read a .npz with pos and cells or edge_index (and optionally velocity (T,N,2)), compute Ollivier-Ricci
+    curvature (alpha=0.5) and rewire. Writes edge_index, long_range, added, removed, bottleneck,
+    node_curvature to OUT (default: MESH-rewired.npz)."""
     _check_ratio(args.ratio)
     _positive_int(args.top_k, "--top-k")
     check_seed(args.seed, "--seed")
@@ -238,36 +252,20 @@ def _add_data_args(p: argparse.ArgumentParser, steps: int = 100, n: int = 10) ->
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser(
-             "piorf", "PIORF: physics-informed Ollivier-Ricci rewiring of mesh graphs for MeshGraphNets, with a "
-                      "lattice-Boltzmann cylinder-flow generator and the SDRF/FoSR/BORF/DIGL baselines.")
-    ucli.add_run_command(sub, "demo", demo, help="curvature, PIORF and DIGL rewiring of an LBM cylinder-flow mesh, "
-                                                 "with spectral diagnostics and a figure (seconds)",
-                         default_out="results/piorf")
-    p = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction: MGN vs MGN+PIORF over seeds, "
-                                                       "2 layers, 3000 steps, rollout RMSE within one shedding period "
-                                                       "beside the trivial predictors, paired test, and the claims "
-                                                       "at the repro rung into claims.json (about 9 min)",
-                             default_out="results/piorf-repro")
+    parser, sub, _, p = ucli.method_commands("piorf", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
+                                             repro=repro, repro_help=REPRO_HELP)
     p.add_argument("--seeds", type=int, default=5, help="training seeds (default: 5)")
     p.add_argument("--train-steps", type=int, default=3000, help="optimiser steps per model (default: 3000)")
     p.add_argument("--jobs", type=int, default=1, help="models trained in parallel (default: 1)")
     ucli.add_force_argument(p)
 
-    g = ucli.add_command(sub, "generate", generate, seed="random seed (default: 0)", force=True, help="simulate cylinder flow and write it as .npz",
-                         description="Simulate LBM cylinder flow on graded triangle meshes and write .npz files with "
-                                     "arrays pos (N,2), cells (F,3), edge_index (2,E), node_type (N,), velocity "
-                                     "(T,N,2), pressure (T,N), reynolds. Several trajectories go to OUT-k.npz.")
+    g = ucli.add_command(sub, "generate", generate, seed="random seed (default: 0)", force=True, help="simulate cylinder flow and write it as .npz")
     g.add_argument("--out", type=Path, default=Path("flow.npz"), help="output .npz (default: flow.npz)")
     _add_data_args(g, n=1)
     g.add_argument("--re-min", type=float, default=80.0, help="lowest Reynolds number (default: 80)")
     g.add_argument("--re-max", type=float, default=160.0, help="highest Reynolds number (default: 160)")
 
-    r = ucli.add_command(sub, "rewire", rewire_cmd, seed="seed of the projection / stochastic baselines (default: 0)", help="rewire a mesh .npz with PIORF or a baseline",
-                         description="Read a .npz with pos and cells or edge_index (and optionally velocity (T,N,2)), "
-                                     "compute Ollivier-Ricci curvature (alpha=0.5) and rewire. Writes edge_index, "
-                                     "long_range, added, removed, bottleneck, node_curvature to OUT (default: "
-                                     "MESH-rewired.npz).")
+    r = ucli.add_command(sub, "rewire", rewire_cmd, seed="seed of the projection / stochastic baselines (default: 0)", help="rewire a mesh .npz with PIORF or a baseline")
     r.add_argument("mesh", type=Path, help="input .npz (e.g. from 'iclr25 piorf generate')")
     r.add_argument("--ratio", type=float, default=0.03, help="fraction of nodes rewired (default: 0.03)")
     r.add_argument("--partner", choices=PARTNER_RULES, default="feature-difference",

@@ -13,6 +13,11 @@ from pathlib import Path
 from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_out, check_size
 
+DESCRIPTION = ("RxnFlow (ICLR 2025): a GFlowNet that assembles molecules from building blocks and reaction "
+               "templates, with action-space subsampling")
+DEMO_HELP = "toy run on 60 built-in blocks: train, sample, exact fit (seconds)"
+REPRO_HELP = "the reduced-scale reproduction (at most 10 min)"
+
 PACKAGE = "iclr25-rxnflow"
 
 DEMO = {"n_electrophiles": 20, "n_amines": 30, "n_other": 10, "templates": "toy", "beta": 4.0, "steps": 200,
@@ -101,6 +106,10 @@ def _input_file(flag: str, spec: str, named: tuple[str, ...], what: str) -> None
 
 
 def train_cmd(args: argparse.Namespace) -> int:
+    """Train RxnFlow with trajectory balance. --blocks: .smi (SMILES [name] a line) or .csv (smiles column),
+    or 'builtin'. --templates: text file with 'NAME SMARTS' or 'SMARTS' a line ('#' comments), a datamol-style
+    .json, 'builtin', 'toy' or 'datamol'. Writes model.pt, blocks.smi, templates.txt and results.json to
+    --out."""
     _input_file("--blocks", args.blocks, _NAMED_BLOCKS, "building-block")
     _input_file("--templates", args.templates, _NAMED_TEMPLATES, "template")
     if args.beta_range is not None:
@@ -154,6 +163,8 @@ def train_cmd(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------------------------ sample
 def sample_cmd(args: argparse.Namespace) -> int:
+    """Sample from a model folder written by `train`. --add-blocks FILE.smi extends the library without
+    retraining. --out: .sdf (routes as JSON in the 'route' SD property), .json or .smi."""
     suffix = args.out.suffix.lower()
     if suffix not in (".sdf", ".json", ".smi"):
         raise ValueError(f"--out {args.out}: expected a .sdf, .json or .smi file")
@@ -184,6 +195,8 @@ def sample_cmd(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------------------------ doctor
 def doctor_cmd(args: argparse.Namespace) -> int:
+    """Report invalid SMILES by line, duplicates, compatible blocks per template and reactant position, and
+    dead templates."""
     from .doctor import doctor
 
     report = doctor(args.blocks, args.templates)
@@ -197,17 +210,9 @@ def doctor_cmd(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("rxnflow", "RxnFlow (ICLR 2025): a GFlowNet that assembles molecules from building "
-                                                "blocks and reaction templates, with action-space subsampling")
-    d = ucli.add_run_command(sub, "demo", demo, help="toy run on 60 built-in blocks: train, sample, exact fit (seconds)",
-                             default_out="results/rxnflow")
-    r = ucli.add_run_command(sub, "repro", "iclr25.rxnflow.repro:run_repro", help="the reduced-scale reproduction (at most 10 min)",
-                             default_out="results/rxnflow-repro")
-    t = ucli.add_command(sub, "train", train_cmd, seed=True, overwrite="write over a previous model in --out", force=True, help="train on your blocks and templates",
-                         description="Train RxnFlow with trajectory balance. --blocks: .smi (SMILES [name] a line) or "
-                                     ".csv (smiles column), or 'builtin'. --templates: text file with 'NAME SMARTS' or "
-                                     "'SMARTS' a line ('#' comments), a datamol-style .json, 'builtin', 'toy' or "
-                                     "'datamol'. Writes model.pt, blocks.smi, templates.txt and results.json to --out.")
+    parser, sub, d, r = ucli.method_commands("rxnflow", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
+                                             repro="iclr25.rxnflow.repro:run_repro", repro_help=REPRO_HELP)
+    t = ucli.add_command(sub, "train", train_cmd, seed=True, overwrite="write over a previous model in --out", force=True, help="train on your blocks and templates")
     t.add_argument("--blocks", default="builtin", help="building blocks file or 'builtin' (default builtin)")
     t.add_argument("--templates", default="builtin", help="templates file, or builtin|toy|datamol (default builtin)")
     t.add_argument("--reward", default="qed", help="qed, sa, PROP[lo,hi] (logp, tpsa, mw, hbd, hba, rotb, heavy), "
@@ -228,19 +233,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--time-budget", type=ucli.positive_float("--time-budget"), default=None, help="stop after this many training seconds")
     t.add_argument("--allow-dead-templates", action="store_true",
                    help="drop templates no block is compatible with instead of failing")
-    s = ucli.add_command(sub, "sample", sample_cmd, seed=True, overwrite=True, force=True, help="sample molecules with routes from a trained model",
-                         description="Sample from a model folder written by `train`. --add-blocks FILE.smi extends "
-                                     "the library without retraining. --out: .sdf (routes as JSON in the 'route' SD "
-                                     "property), .json or .smi.")
+    s = ucli.add_command(sub, "sample", sample_cmd, seed=True, overwrite=True, force=True, help="sample molecules with routes from a trained model")
     s.add_argument("--model", type=Path, required=True, help="model folder (from `iclr25 rxnflow train`)")
     s.add_argument("--n", type=ucli.positive_int("--n"), default=100, help="number of molecules (default 100)")
     s.add_argument("--add-blocks", type=Path, default=None, help="extra building blocks (.smi/.csv)")
     s.add_argument("--rho", type=_rho("--rho"), default=1.0, help="subsampling ratio while sampling (default 1: exact)")
     s.add_argument("--beta", type=ucli.positive_float("--beta"), default=None, help="β condition (default: the training β)")
     s.add_argument("--out", type=Path, default=Path("mols.sdf"), help="output file (default mols.sdf)")
-    dc = ucli.add_command(sub, "doctor", doctor_cmd, help="check a block library against templates",
-                          description="Report invalid SMILES by line, duplicates, compatible blocks per template and "
-                                      "reactant position, and dead templates.")
+    dc = ucli.add_command(sub, "doctor", doctor_cmd, help="check a block library against templates")
     dc.add_argument("--blocks", required=True, help="building blocks file (.smi/.csv)")
     dc.add_argument("--templates", default="builtin", help="templates file or builtin|toy|datamol (default builtin)")
     dc.add_argument("--json", type=Path, default=None, help="also write the report as JSON here")

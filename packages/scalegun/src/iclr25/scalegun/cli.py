@@ -17,6 +17,13 @@ from iclr25.utils.progress import progress
 
 from . import datasets
 
+DESCRIPTION = ("ScaleGUN: certified edge, node and feature unlearning with lazy local propagation (Yi & Wei, "
+               "ICLR 2025).")
+DEMO_HELP = "digits kNN graph: ScaleGUN vs CGU on 80 requests, audited bounds (at most 60 s)"
+REPRO_HELP = ("power-law graphs of 100k/300k/1M edges: time per request of ScaleGUN, CGU and retraining "
+              "(at most 10 min)")
+
+
 # torch-dependent modules are imported inside the commands, so that --help stays fast
 MODES = ("scalegun", "cgu", "retrain")
 
@@ -116,13 +123,8 @@ def unlearn(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser(
-             "scalegun", "ScaleGUN: certified edge, node and feature unlearning with lazy local propagation "
-                         "(Yi & Wei, ICLR 2025).")
-    ucli.add_run_command(sub, "demo", "iclr25.scalegun.demo:demo", help="digits kNN graph: ScaleGUN vs CGU on 80 requests, audited "
-                         "bounds (at most 60 s)", default_out="results/scalegun")
-    rp = ucli.add_run_command(sub, "repro", "iclr25.scalegun.repro:repro", help="power-law graphs of 100k/300k/1M edges: time per request "
-                              "of ScaleGUN, CGU and retraining (at most 10 min)", default_out="results/scalegun-repro")
+    parser, sub, _, rp = ucli.method_commands("scalegun", DESCRIPTION, demo="iclr25.scalegun.demo:demo", demo_help=DEMO_HELP,
+                                              repro="iclr25.scalegun.repro:repro", repro_help=REPRO_HELP)
     rp.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000],
                     help="numbers of edges (default: 100000 300000 1000000)")
     rp.add_argument("--requests", type=int, default=200, help="single-edge requests per size (default: 200)")

@@ -32,6 +32,10 @@ Config file (JSON): {"problem": {...}, "sampler": {SamplerConfig fields}, "seed"
 {"kind": "ising", "L": 6, "spin_glass": false} or
 {"kind": "mis", "n_graphs": 100, "n_min": 50, "n_max": 100, "mean_degree": 6}.
 """
+DEMO_HELP = "a small Ising sampler vs exact values (at most 60 s)"
+REPRO_HELP = "the reduced-scale reproduction (at most 10 min)"
+TRAIN_HELP = ("train the sampler from scratch (about 10 s) instead of loading the shipped seed-0 "
+              "checkpoint (seeds other than 0 always train)")
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -97,6 +101,8 @@ def _read_train_config(path: Path, *, force: bool = False) -> dict[str, Any]:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
+    """Train a sampler; the config is JSON: {"problem": {"kind": "ising", "L": 4}, "sampler": {...}, "seed":
+    0}."""
     spec = _read_train_config(args.config, force=args.force)
     from .checkpoint import save_sampler  # noqa: PLC0415 - JAX only once the config has been read
     from .diffusion import SamplerConfig  # noqa: PLC0415
@@ -136,6 +142,7 @@ _SECONDS_PER_EPOCH_FLOOR = 0.01
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
+    """SN-NIS estimates of log Z, F, U, S with bootstrap SEs and neural MCMC."""
     run = RunResult.start("iclr25-sdds", "estimate", seed=args.seed)
     _check_estimate_args(args)
     from .checkpoint import load_sampler, read_checkpoint_spec  # noqa: PLC0415
@@ -183,25 +190,13 @@ def cmd_estimate(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    # compiled XLA programs are kept across runs (an empty $ICLR25_SDDS_JAX_CACHE turns it off)
-    ucli.enable_jax_compilation_cache("sdds", "ICLR25_SDDS_JAX_CACHE")
-    parser, sub = ucli.method_parser("sdds", DESCRIPTION)
-    d = ucli.add_run_command(sub, "demo", demo, help="a small Ising sampler vs exact values (at most 60 s)",
-                             default_out="results/sdds")
-    d.add_argument("--train", action="store_true",
-                   help="train the sampler from scratch (about 10 s) instead of loading the shipped seed-0 checkpoint "
-                        "(seeds other than 0 always train)")
-    p = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
-                             default_out="results/sdds-repro")
-    p.add_argument("--quick", action="store_true", help="a much smaller run, for smoke tests")
-    t = ucli.add_command(sub, "train", cmd_train, force=True, help="train a sampler from a JSON config file",
-                         description="Train a sampler; the config is JSON: "
-                                     '{"problem": {"kind": "ising", "L": 4}, "sampler": {...}, "seed": 0}.')
+    parser, sub, _, _ = ucli.method_commands("sdds", DESCRIPTION, demo=demo, demo_help=DEMO_HELP, train=TRAIN_HELP,
+                                             repro=repro, repro_help=REPRO_HELP, quick=True, jax_cache="ICLR25_SDDS_JAX_CACHE")
+    t = ucli.add_command(sub, "train", cmd_train, force=True, help="train a sampler from a JSON config file")
     t.add_argument("--config", required=True, type=Path, help="JSON config file")
     t.add_argument("--out", type=Path, default=Path("results/sdds-checkpoint"),
                    help="checkpoint folder (default: results/sdds-checkpoint)")
-    e = ucli.add_command(sub, "estimate", cmd_estimate, seed="random seed (default: 0)", force=True, help="SN-NIS and neural-MCMC estimates of a checkpoint",
-                         description="SN-NIS estimates of log Z, F, U, S with bootstrap SEs and neural MCMC.")
+    e = ucli.add_command(sub, "estimate", cmd_estimate, seed="random seed (default: 0)", force=True, help="SN-NIS and neural-MCMC estimates of a checkpoint")
     e.add_argument("--checkpoint", required=True, type=Path, help="folder written by 'train'")
     e.add_argument("--n-samples", type=int, default=4096, help="number of samples M, >= 64 (default: 4096)")
     e.add_argument("--beta", type=float, default=None, help="inverse temperature (default: 1 / trained T)")

@@ -12,9 +12,12 @@ from iclr25.utils.guards import check_out, check_size
 
 from .figures import plot_maps
 
+DESCRIPTION = ("Orientation maps from a self-organising E-I spiking network (Zhong et al., ICLR 2025): "
+               "salt-and-pepper vs pinwheels, map metrics.")
+DEMO_HELP = "train a high- and a zero-overlap network, maps and metrics (<60 s)"
+REPRO_HELP = "the reduced-scale reproduction (at most 10 min)"
+
 PACKAGE = "iclr25-v1-topology"
-
-
 
 
 def _finite(obj):
@@ -94,6 +97,10 @@ def demo(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------- train
 def train_cmd(args: argparse.Namespace) -> int:
+    """Train the spiking network of a species preset on whitened natural images (built in: scikit-image and
+    scikit-learn photographs) and measure its orientation map. Writes OUT/checkpoint.npz (resumed when
+    present), OUT/map.npz (theta, osi, z, responses), OUT/map.png, OUT/evaluation.json and OUT/results.json.
+    """
     out: Path = args.out
     species_file = None if args.species in ("mouse", "rat", "cat", "macaque") else args.species
     ckpt = out / "checkpoint.npz"
@@ -172,6 +179,9 @@ def orientation_radians(m, *, degrees: bool):
 
 
 def analyze(args: argparse.Namespace) -> int:
+    """Metrics of an orientation map file: .npy with preferred orientations (radians in [0, π]; degrees in [0,
+    180] with --degrees; other values are refused) or a complex z = |z|e^{2iθ} map; or an .npz with 'theta'
+    (and optional 'osi') or 'z'."""
     import numpy as np
 
     from iclr25.utils.io import DataFileError, read_array, read_npz
@@ -235,18 +245,10 @@ def repro(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("v1-topology", "Orientation maps from a self-organising E-I spiking network "
-                                     "(Zhong et al., ICLR 2025): salt-and-pepper vs pinwheels, map metrics.")
-    ucli.add_run_command(sub, "demo", demo, help="train a high- and a zero-overlap network, maps and metrics (<60 s)",
-                         default_out="results/v1-topology")
-    p = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
-                             default_out="results/v1-topology-repro")
-    p.add_argument("--quick", action="store_true", help="a smaller, faster ladder (for a smoke test)")
-    t = ucli.add_command(sub, "train", train_cmd, seed="random seed (default: 0); a checkpoint in --out is resumed only with its own seed", overwrite="write over a finished run in --out that has no checkpoint to resume", force=True, help="train a network for a species preset (resumable)",
-                         description="Train the spiking network of a species preset on whitened natural images "
-                         "(built in: scikit-image and scikit-learn photographs) and measure its orientation map. "
-                         "Writes OUT/checkpoint.npz (resumed when present), OUT/map.npz (theta, osi, z, responses), "
-                         "OUT/map.png, OUT/evaluation.json and OUT/results.json.")
+    parser, sub, _, _ = ucli.method_commands("v1-topology", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
+                                             repro=repro, repro_help=REPRO_HELP,
+                                             quick="a smaller, faster ladder (for a smoke test)")
+    t = ucli.add_command(sub, "train", train_cmd, seed="random seed (default: 0); a checkpoint in --out is resumed only with its own seed", overwrite="write over a finished run in --out that has no checkpoint to resume", force=True, help="train a network for a species preset (resumable)")
     t.add_argument("--species", default="cat",
                    help="mouse, rat, cat, macaque, or a preset .json file (default: cat)")
     t.add_argument("--out", type=Path, required=True, help="output folder (a checkpoint there is resumed)")
@@ -255,11 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--n-side", type=ucli.positive_int("--n-side"), default=None, help="E sheet side (default: preset's)")
     t.add_argument("--images", default=None,
                    help="your own images: .npy/.npz of shape (H, W), (n, H, W) or (n, H, W, 3); whitened here")
-    a = ucli.add_command(sub, "analyze", analyze, overwrite=True, help="pinwheels, density, Λ, NNPD, wiring cost of any orientation map",
-                         description="Metrics of an orientation map file: .npy with preferred orientations "
-                         "(radians in [0, π]; degrees in [0, 180] with --degrees; other values are refused) or a complex "
-                         "z = |z|e^{2iθ} map; or an "
-                         ".npz with 'theta' (and optional 'osi') or 'z'.")
+    a = ucli.add_command(sub, "analyze", analyze, overwrite=True, help="pinwheels, density, Λ, NNPD, wiring cost of any orientation map")
     a.add_argument("map", help="orientation map (.npy or .npz)")
     a.add_argument("--degrees", action="store_true", help="the map holds degrees rather than radians")
     a.add_argument("--no-periodic", dest="periodic", action="store_false",

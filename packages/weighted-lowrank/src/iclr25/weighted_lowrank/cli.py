@@ -17,6 +17,11 @@ from .matrix_io import read_matrix
 from .regression import REFINEMENTS, SOLVERS
 from .sketch import SKETCHES
 
+DESCRIPTION = ("Weighted low-rank approximation min ‖W∘(M − XYᵀ)‖_F by robust alternating minimisation with the "
+               "sketched high-accuracy regression solver (Song, Ye, Yin, Zhang, ICLR 2025).")
+DEMO_HELP = "both solvers on a planted problem (a few seconds)"
+REPRO_HELP = "the reduced-scale reproduction (a few minutes)"
+
 
 # ------------------------------------------------------------------------------------------------- fit
 def _check_fit_options(args: argparse.Namespace) -> None:
@@ -37,6 +42,9 @@ def _check_fit_options(args: argparse.Namespace) -> None:
 
 
 def fit(args: argparse.Namespace) -> int:
+    """Fit a rank-k weighted low-rank approximation. M: .npy (dense; NaN allowed where W = 0). W: .npy (dense,
+    non-negative) or .npz (scipy.sparse.save_npz, e.g. a 0/1 mask); omit for all ones. Writes X (n×k,
+    orthonormal), Y (d×k), and the per-round objective to the .npz named by --out."""
     _check_fit_options(args)
     M = read_matrix(args.M, "M")
     W = None if args.W is None else read_matrix(args.W, "W")
@@ -58,17 +66,10 @@ def fit(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser(
-             "weighted-lowrank",
-             "Weighted low-rank approximation min ‖W∘(M − XYᵀ)‖_F by robust alternating minimisation with the "
-             "sketched high-accuracy regression solver (Song, Ye, Yin, Zhang, ICLR 2025).")
-    ucli.add_run_command(sub, "demo", "iclr25.weighted_lowrank.demo:demo", help="both solvers on a planted problem (a few seconds)",
-                         default_out="results/weighted-lowrank")
-    f = ucli.add_command(sub, "fit", fit, seed="random seed (default: 0)", help="fit M ≈ X Yᵀ under weights W from your own files",
-                         description="Fit a rank-k weighted low-rank approximation. M: .npy (dense; NaN allowed "
-                                     "where W = 0). W: .npy (dense, non-negative) or .npz (scipy.sparse.save_npz, "
-                                     "e.g. a 0/1 mask); omit for all ones. Writes X (n×k, orthonormal), Y (d×k), "
-                                     "and the per-round objective to the .npz named by --out.")
+    parser, sub, _, r = ucli.method_commands("weighted-lowrank", DESCRIPTION, demo="iclr25.weighted_lowrank.demo:demo", demo_help=DEMO_HELP,
+                                             repro="iclr25.weighted_lowrank.repro:repro", repro_help=REPRO_HELP,
+                                             quick="small scaling sweep (n=1000, k<=32) for a smoke test")
+    f = ucli.add_command(sub, "fit", fit, seed="random seed (default: 0)", help="fit M ≈ X Yᵀ under weights W from your own files")
     f.add_argument("M", type=Path, help="data matrix, .npy (or .npz with one array)")
     f.add_argument("W", type=Path, nargs="?", default=None, help="weights, .npy or sparse .npz (default: all ones)")
     f.add_argument("--k", type=int, required=True, help="target rank")
@@ -82,9 +83,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     f.add_argument("--n-iter", type=int, default=15, help="alternating rounds (default: 15)")
     f.add_argument("--init", choices=INITS, default="svd", help="initialisation (default: svd)")
     f.add_argument("--reg", type=float, default=0.0, help="ridge parameter (default: 0)")
-    r = ucli.add_run_command(sub, "repro", "iclr25.weighted_lowrank.repro:repro", help="the reduced-scale reproduction (a few minutes)",
-                             default_out="results/weighted-lowrank-repro")
-    r.add_argument("--quick", action="store_true", help="small scaling sweep (n=1000, k<=32) for a smoke test")
     r.add_argument("--peer-python", default=None,
                    help="a Python interpreter with fancyimpute installed, for the SoftImpute peer "
                         "(default: this one, or $ICLR25_FANCYIMPUTE_PYTHON)")

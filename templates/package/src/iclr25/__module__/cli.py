@@ -11,6 +11,9 @@ from iclr25.utils.seeding import seed_everything
 
 from .method import example
 
+DEMO_HELP = "the method on built-in data (at most 60 s)"
+REPRO_HELP = "the reduced-scale reproduction (at most 10 min)"
+
 
 def demo(args: argparse.Namespace) -> int:
     rng = seed_everything(args.seed)
@@ -24,18 +27,18 @@ def demo(args: argparse.Namespace) -> int:
 
 
 def run_cmd(args: argparse.Namespace) -> int:
+    """Apply the method to a sample of --n normals and print the result (this docstring is ``run --help``'s
+    description)."""
     rng = seed_everything(args.seed)
     print(example(rng.normal(size=args.n)))
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("{{slug}}", "{{title}}")
-    ucli.add_run_command(sub, "demo", demo, help="the method on built-in data (at most 60 s)",
-                         default_out="results/{{slug}}")
-    # named, not imported: the reproduction's imports stay out of --help
-    ucli.add_run_command(sub, "repro", "iclr25.{{module}}.repro:run_repro",
-                         help="the reduced-scale reproduction (at most 10 min)", default_out="results/{{slug}}-repro")
+    # demo and repro (``--out``, ``--seed``, ``--overwrite``); repro is named, not imported: its imports stay
+    # out of --help
+    parser, sub, _, _ = ucli.method_commands("{{slug}}", "{{title}}", demo=demo, demo_help=DEMO_HELP,
+                                             repro="iclr25.{{module}}.repro:run_repro", repro_help=REPRO_HELP)
     r = ucli.add_command(sub, "run", run_cmd, help="the method on your own data", seed=True)
     r.add_argument("--n", type=ucli.positive_int("--n"), default=100, help="sample size (default 100)")
     return ucli.run_main(parser, argv)
