@@ -1,14 +1,23 @@
-"""The budget ladder of change localisation over seeds, and the two small checkpoints the demo loads.
+"""The change-localisation checkpoints the demo loads, and their budget ladder over seeds.
 
 For each seed, TEOChat (every frame, ``image i :`` references) and the single-image baseline (the last frame
 only) are trained on the same sequences, questions, seed and budget; both, and the trivial answerers, are
-scored on a held-out split at every rung of the ladder (one run per model, evaluated along the way). The seed-0
-models at the last rung are written to ``src/iclr25/teochat/weights`` (``.npz``, no pickle) with
-``weights/demo.json`` (this command, the seeds, the configuration, every score); the ladder also goes to
-``benchmarks/ladder_localisation.json`` and a markdown table on stdout.
+scored on the held-out split of ``make_data(.., seed=seed)`` (test sequences of seed + 10000, the demo's split at
+``--seed 0``) at every rung of the ladder (one run per model, evaluated along the way). The seed-0 models at the
+last rung are written to ``src/iclr25/teochat/weights`` (``.npz``, no pickle) with ``weights/demo.json`` (this
+command, the seeds, the configuration, every score); the ladder also goes to
+``benchmarks/ladder_localisation.json`` (rewritten after every model, so a cut run keeps what it finished) and a
+markdown table on stdout.
+
+Since 0.5.0 (issue 42) the default recipe trains on *fresh* change-scene sequences (``--train-data fresh``:
+``--n-train`` residential / construction / demolition sequences drawn with seed + 20000, disjoint from the test
+split), on change localisation plus single-image building detection (``det1``: box practice on one frame, as
+TEOChat's mix holds GeoChat_Instruct's single-image grounding), with a 3-layer LM at lr 1e-3 for 3000 steps:
 
     python benchmarks/make_demo_checkpoints.py            # the shipped checkpoints and the README's ladder
     python benchmarks/make_demo_checkpoints.py --out results/teochat-ladder   # elsewhere (make bench)
+    python benchmarks/make_demo_checkpoints.py --train-data split --n-train 1200 --tasks loc --layers 2 \\
+        --lr 3e-3 --ladder 60,300,1200      # the 0.4 recipe (1200 sequences of the repro mix, ~650 questions)
 
 Run from ``packages/teochat``; one thread (the numbers are reproducible on one machine, not across CPUs).
 """
@@ -17,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -25,77 +33,174 @@ from pathlib import Path
 import torch
 
 from iclr25.teochat.assistant import TrainConfig, train_assistant
-from iclr25.teochat.conversation import Vocabulary
-from iclr25.teochat.experiments import evaluate, make_data, trivial_localisation
+from iclr25.teochat.conversation import Vocabulary, make_examples
+from iclr25.teochat.experiments import evaluate, make_data, single_frame_oracle, trivial_localisation
 from iclr25.teochat.model import ModelConfig
+from iclr25.teochat.synth import generate_sequences
 from iclr25.utils.io import atomic_write
 
 HERE = Path(__file__).resolve().parents[1]
+
+#: the training scenes: the change scenes in the proportions of ``REPRO_SCENES``
+#: (3 residential : 2 construction : 2 demolition)
+TRAIN_SCENES = ("residential",) * 3 + ("construction_site",) * 2 + ("demolition_site",) * 2
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", default="0,1,2")
-    ap.add_argument("--ladder", default="60,300,1200", help="training steps at which both models are scored")
+    ap.add_argument("--ladder", default="500,1000,2000,3000", help="training steps at which both models are scored")
     ap.add_argument("--batch-size", type=int, default=16)
-    ap.add_argument("--lr", type=float, default=3e-3)
-    ap.add_argument("--n-train", type=int, default=1200)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--d-model", type=int, default=64)
+    ap.add_argument("--layers", type=int, default=3)
+    ap.add_argument("--train-data", choices=("fresh", "split"), default="fresh",
+                    help="fresh: --n-train change-scene sequences of seed + 20000; split: make_data's training "
+                         "split (the repro scene mix, seed)")
+    ap.add_argument("--n-train", type=int, default=16000)
     ap.add_argument("--n-test", type=int, default=160)
-    ap.add_argument("--tasks", default="loc", help="comma-separated training tasks (default: loc)")
+    ap.add_argument("--tasks", default="loc,det1", help="comma-separated training tasks (default: loc,det1)")
+    ap.add_argument("--models", default="temporal,last_frame")
     ap.add_argument("--weights", type=Path, default=HERE / "src/iclr25/teochat/weights")
     ap.add_argument("--json", type=Path, default=HERE / "benchmarks/ladder_localisation.json")
+    ap.add_argument("--readme-only", action="store_true",
+                    help="train nothing: rewrite the README's ladder block from --json (the committed ladder)")
     ap.add_argument("--out", type=Path, default=None,
                     help="write the checkpoints, demo.json and ladder_localisation.json here instead (make bench)")
     args = ap.parse_args()
     if args.out is not None:
         args.weights, args.json = args.out, args.out / "ladder_localisation.json"
+    if args.readme_only:
+        write_readme_block(json.loads(args.json.read_text(encoding="utf-8")), HERE / "README.md")
+        return
     torch.set_num_threads(1)
     tasks = args.tasks.split(",")
     seeds = [int(s) for s in args.seeds.split(",")]
+    models = args.models.split(",")
     ladder = sorted(int(s) for s in args.ladder.split(","))
     steps = ladder[-1]
-    mcfg = ModelConfig(vocab_size=len(Vocabulary()), d_model=64, n_layers=2)
-    info = {"command": "python benchmarks/make_demo_checkpoints.py " + " ".join(sys.argv[1:]), "seed": seeds[0],
+    mcfg = ModelConfig(vocab_size=len(Vocabulary()), d_model=args.d_model, n_layers=args.layers)
+    data_note = ("make_data(n_train, n_test, seed=seed): train sequences of seed, test of seed + 10000"
+                 if args.train_data == "split" else
+                 "train: generate_sequences(n_train, seed=seed + 20000, scenes=TRAIN_SCENES); test: "
+                 "make_data's test split (seed + 10000, the repro scene mix)")
+    argv = list(sys.argv[1:])
+    if "--out" in argv:  # the destination, not the recipe: the recorded command is the one that remakes the files
+        i = argv.index("--out")
+        del argv[i:i + 2]
+    info = {"command": " ".join(["python benchmarks/make_demo_checkpoints.py", *argv]), "seed": seeds[0],
             "seeds": seeds, "ladder": ladder,
             "config": {"steps": steps, "batch_size": args.batch_size, "lr": args.lr, "n_train": args.n_train,
-                       "n_test": args.n_test, "tasks": tasks, "d_model": 64, "n_layers": 2,
-                       "data": "make_data(n_train, n_test, seed=seed): train sequences of seed, test of seed + 10000"},
+                       "n_test": args.n_test, "tasks": tasks, "d_model": args.d_model, "n_layers": args.layers,
+                       "train_data": args.train_data, "data": data_note},
             "torch": torch.__version__, "rows": []}
+    ship = seeds[0] == 0 and "temporal" in models
     args.weights.mkdir(parents=True, exist_ok=True)
-    for seed in seeds:
-        data = make_data(args.n_train, args.n_test, seed=seed, tasks=sorted(set(tasks) | {"loc"}))
-        train = [e for e in data.train if e.task in tasks]
-        loc = [e for e in data.test if e.task == "loc"]
-        trivial = trivial_localisation(loc, data.test_seqs)
-        for name, last in (("temporal", False), ("last_frame", True)):
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    cache: dict[int, tuple] = {}
+
+    def seed_data(seed: int) -> tuple:
+        if seed not in cache:
+            data = make_data(1 if args.train_data == "fresh" else args.n_train, args.n_test, seed=seed,
+                             tasks=sorted(set(tasks) | {"loc"}))
+            if args.train_data == "fresh":
+                train_seqs = generate_sequences(args.n_train, seed=seed + 20_000, scenes=TRAIN_SCENES)
+                train = make_examples(train_seqs, seed=seed, tasks=tasks)
+            else:
+                train_seqs, train = data.train_seqs, [e for e in data.train if e.task in tasks]
+            loc = [e for e in data.test if e.task == "loc"]
+            cache[seed] = (data, train_seqs, train, loc, trivial_localisation(loc, data.test_seqs),
+                           single_frame_oracle(loc, data.test_seqs))
+        return cache[seed]
+
+    # every seed of TEOChat first, then the last-frame model: a cut run keeps the headline's seeds
+    for name in models:
+        for seed in seeds:
+            data, train_seqs, train, loc, trivial, oracle = seed_data(seed)
+            last = name == "last_frame"
             t0 = time.process_time()
 
-            def on_rung(step: int, asst, name=name, t0=t0, seed=seed, trivial=trivial, loc=loc, data=data) -> None:
+            def on_rung(step: int, asst, name=name, t0=t0, seed=seed, trivial=trivial, loc=loc, data=data,
+                        oracle=oracle) -> None:
                 s, _ = evaluate(asst, data, examples=loc)
                 row = {"seed": seed, "model": name, "steps": step, "loc_f1": s.scores["loc"],
                        "parse_failures": s.parse_failures["loc"], "best_trivial": max(trivial.values()),
-                       "trivial": trivial, "cpu_s": round(time.process_time() - t0, 1)}
+                       "trivial": trivial, "single_frame_oracle": oracle,
+                       "cpu_s": round(time.process_time() - t0, 1)}
                 info["rows"].append(row)
                 print(json.dumps(row), flush=True)
 
-            asst = train_assistant(data.train_seqs, train, seed=seed, model_config=mcfg, desc=f"{name} {seed}",
+            asst = train_assistant(train_seqs, train, seed=seed, model_config=mcfg, desc=f"{name} {seed}",
                                    config=TrainConfig(steps=steps, batch_size=args.batch_size, lr=args.lr,
                                                       last_frame=last), callback=on_rung, callback_steps=ladder)
-            if seed == seeds[0]:
+            if ship and seed == 0:
                 asst.save_npz(args.weights / ("demo-temporal.npz" if not last else "demo-last-frame.npz"))
-    with atomic_write(args.weights / "demo.json") as f:
-        f.write(json.dumps(info, indent=2, allow_nan=False) + "\n")
-    with atomic_write(args.json) as f:
-        f.write(json.dumps(info, indent=2, allow_nan=False) + "\n")
-    print("\n| steps | TEOChat F1 (per seed) | last frame only F1 (per seed) | best trivial F1 (per seed) | "
-          "TEOChat - last frame (mean) |\n|---|---|---|---|---|")
-    for st in ladder:
-        t = [r for r in info["rows"] if r["steps"] == st and r["model"] == "temporal"]
-        lf = [r for r in info["rows"] if r["steps"] == st and r["model"] == "last_frame"]
-        gap = statistics.fmean(a["loc_f1"] - b["loc_f1"] for a, b in zip(t, lf, strict=True))
-        cells = [", ".join(f"{r['loc_f1']:.3f}" for r in rows) for rows in (t, lf)]
+            with atomic_write(args.json) as f:
+                f.write(json.dumps(info, indent=2, allow_nan=False) + "\n")
+    if ship:
+        with atomic_write(args.weights / "demo.json") as f:
+            f.write(json.dumps(info, indent=2, allow_nan=False) + "\n")
+    print(ladder_table(info))
+    if args.out is None:
+        write_readme_block(info, HERE / "README.md")
+
+
+BEGIN, END = "<!-- ladder-table:begin", "<!-- ladder-table:end -->"
+
+
+def write_readme_block(info: dict, readme: Path) -> None:
+    """Replace the README's block between the ladder-table markers by :func:`ladder_table` of ``info``."""
+    text = readme.read_text(encoding="utf-8")
+    i, j = text.find(BEGIN), text.find(END)
+    if i < 0 or j < i:
+        raise SystemExit(f"{readme}: no {BEGIN} ... {END} block")
+    block = (f"{BEGIN} (generated from benchmarks/ladder_localisation.json by `python "
+             "benchmarks/make_demo_checkpoints.py --readme-only`; do not edit) -->\n"
+             f"`{info['command']}` (torch {info['torch']}; n_train {info['config']['n_train']}, "
+             f"tasks {'+'.join(info['config']['tasks'])}, d={info['config']['d_model']}, "
+             f"{info['config']['n_layers']} layers, lr {info['config']['lr']}, batch {info['config']['batch_size']})"
+             "\n\n" + reference_table(info) + "\n\n" + ladder_table(info) + "\n")
+    with atomic_write(readme) as f:
+        f.write(text[:i] + block + text[j:])
+
+
+def reference_table(info: dict) -> str:
+    """Per seed: each trivial answerer and the single-frame oracle on the held-out ``loc`` questions."""
+    first: dict[int, dict] = {}
+    for r in info["rows"]:
+        first.setdefault(r["seed"], r)
+    seeds = sorted(first)
+    lines = ["| reference (held-out split of the seed) | " + " | ".join(f"seed {s}" for s in seeds) + " |",
+             "|---|" + "---|" * len(seeds)]
+    for name in first[seeds[0]]["trivial"]:
+        lines.append(f"| trivial: {name} | " + " | ".join(f"{first[s]['trivial'][name]:.3f}" for s in seeds) + " |")
+    if all("single_frame_oracle" in first[s] for s in seeds):
+        lines.append("| single-frame oracle (best rule on the last frame's statuses, chosen on the test set) | "
+                     + " | ".join(f"{first[s]['single_frame_oracle']:.3f}" for s in seeds) + " |")
+    return "\n".join(lines)
+
+
+def ladder_table(info: dict) -> str:
+    """The README's markdown table of a ladder JSON (per seed: TEOChat, last frame only, best trivial, the
+    single-frame oracle; the margins as the minimum over seeds)."""
+    rows = info["rows"]
+    lines = ["| steps | TEOChat F1 (per seed) | last frame only F1 (per seed) | best trivial F1 (per seed) | "
+             "single-frame oracle F1 (per seed) | TEOChat - best trivial (min over seeds) | "
+             "TEOChat - last frame (min over seeds) | CPU s per model (per seed) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for st in sorted({r["steps"] for r in rows}):
+        t = sorted((r for r in rows if r["steps"] == st and r["model"] == "temporal"), key=lambda r: r["seed"])
+        lf = sorted((r for r in rows if r["steps"] == st and r["model"] == "last_frame"), key=lambda r: r["seed"])
+        cells = [", ".join(f"{r['loc_f1']:.3f}" for r in rs) or "-" for rs in (t, lf)]
         best = ", ".join(f"{r['best_trivial']:.3f}" for r in t)
-        print(f"| {st} | {cells[0]} | {cells[1]} | {best} | {gap:+.3f} |")
+        oracle = ", ".join(f"{r['single_frame_oracle']:.3f}" for r in t if "single_frame_oracle" in r) or "-"
+        m_triv = min((r["loc_f1"] - r["best_trivial"] for r in t), default=float("nan"))
+        pairs = [(a, b) for a in t for b in lf if a["seed"] == b["seed"]]
+        m_last = min((a["loc_f1"] - b["loc_f1"] for a, b in pairs), default=float("nan"))
+        cpu = ", ".join(f"{r['cpu_s']:.0f}" for r in t)
+        margins = [f"{m:+.3f}" if m == m else "-" for m in (m_triv, m_last)]
+        lines.append(f"| {st} | {cells[0]} | {cells[1]} | {best} | {oracle} | {margins[0]} | {margins[1]} | {cpu} |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

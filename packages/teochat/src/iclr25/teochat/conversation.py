@@ -165,6 +165,8 @@ def _examples_of(seq_id: int, s: EOSequence, rng: np.random.Generator) -> list[E
         out.append(Example(seq_id, "rqa", f"what happened to the building in {format_boxes([box])} ?", b.change))
     if s.scene == "residential" and any(b.damage is not None for b in s.buildings):
         for b in s.buildings:  # every building: the xBD analog has few disaster scenes
+            if b.damage is None:  # a static distractor footprint (a lot, rubble from before): no damage level
+                continue
             box = to_percent(b.box, size)
             out.append(Example(seq_id, "damage",
                                f"what is the damage level of the building in {format_boxes([box])} ?",

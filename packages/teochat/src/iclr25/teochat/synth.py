@@ -3,18 +3,22 @@
 Each sequence is 2-5 RGB frames of one location with increasing dates, stored in a *shuffled* order (the
 pipeline must sort them by date, as TEOChat sorts by ``timestamp``). A scene class drives an event program:
 
-* ``residential``: 3-5 buildings that stay; in half of the scenes a disaster strikes one or two of them on the
+* ``residential``: 4-6 buildings that stay; in half of the scenes a disaster strikes one or two of them on the
   last frame with a damage level (``minor_damage`` = a roof colour change visible only relative to the earlier
   frames, ``major_damage`` = half the roof replaced by rubble, ``destroyed`` = a rubble patch), the others are
   ``no_damage`` (xBD analog);
-* ``construction_site``: 3-5 buildings of which one or two are new (absent -> cleared -> foundation -> roofed;
-  S2Looking / QFabric analog); ``demolition_site``: one or two of 3-5 are demolished (roofed -> cleared);
+* ``construction_site``: 4-6 buildings of which one or two are new (absent -> cleared -> foundation -> roofed;
+  S2Looking / QFabric analog); ``demolition_site``: one or two of 4-6 are demolished (roofed -> cleared);
 * ``flooded_road``: a road that a water polygon covers from some frame on;
 * ``farm``, ``runway``, ``solar_farm``, ``parking_lot``: static layouts with seasonal / per-frame variation.
 
-In every change scene the unchanged buildings stand in every frame, the last included: which buildings changed
-can only be told by comparing frames (answering every building of the last frame is a trivial answerer that the
-package scores beside every model, issue 42).
+In every change scene the unchanged buildings stand in every frame, the last included, and 1-3 *static
+distractor footprints* (:data:`DISTRACTOR_STATUSES`: a cleared lot, a rubble patch, a half-rubble roof or a
+foundation, the same in every frame; ``no_change``, no damage level) look exactly like the last frame of a
+demolition, a disaster or a construction stage. Which footprints changed can only be told by comparing frames:
+neither the last frame alone (a cleared lot may have been cleared before the first frame) nor "every building"
+answers it (the trivial answerers and a single-frame oracle are scored beside every model, issue 42). Since
+0.5.0; the change scenes of 0.4 had 3-5 buildings and no distractors (the other scenes draw the same pixels).
 
 Nuisances per frame (changes that are not building changes): brightness and colour shift, a seasonal tint of the
 terrain, +-1 px misregistration, clouds.
@@ -33,7 +37,7 @@ from scipy import ndimage
 
 from iclr25.utils.seeding import check_seed
 
-__all__ = ["SCENES", "DAMAGE_LEVELS", "STATUSES", "BuildingTrack", "EOSequence", "generate_sequence",
+__all__ = ["SCENES", "CHANGE_SCENES", "DAMAGE_LEVELS", "STATUSES", "DISTRACTOR_STATUSES", "BuildingTrack", "EOSequence", "generate_sequence",
            "generate_sequences"]
 
 SCENES = ("residential", "construction_site", "demolition_site", "flooded_road", "farm", "runway", "solar_farm",
@@ -186,82 +190,115 @@ def _nuisance(rng: np.random.Generator, img: np.ndarray, clouds: float) -> np.nd
     return out
 
 
-def generate_sequence(rng: np.random.Generator, *, size: int = 32, scene: str | None = None,
-                      n_frames: int | None = None, clouds: float = 0.1, shuffle: bool = True,
-                      name: str = "") -> EOSequence:
-    """Draw one sequence with ``rng`` (see the module docstring for the scene programs)."""
-    s = size
-    scene = SCENES[int(rng.integers(len(SCENES)))] if scene is None else scene
-    if scene not in SCENES:
-        raise ValueError(f"scene must be one of {SCENES}, got {scene!r}")
+#: scenes whose ``loc`` question asks which buildings changed (they carry the static distractor footprints)
+CHANGE_SCENES = ("residential", "construction_site", "demolition_site")
+#: the look of a static distractor footprint, the same in every frame (``no_change``): a cleared lot, a
+#: foundation, a half-rubble roof or a rubble patch that were there before the first frame. Each looks like the
+#: last frame of a change (demolished, major damage, destroyed) or of a construction stage, so that one frame
+#: cannot tell a change from a distractor (issue 42).
+DISTRACTOR_STATUSES = ("cleared", "destroyed", "major_damage", "foundation")
+
+
+def _frame_count(rng: np.random.Generator, scene: str, n_frames: int | None) -> int:
     t = int(rng.integers(2, 6)) if n_frames is None else int(n_frames)
     if scene == "construction_site":
         t = max(t, 3)  # room for at least one construction stage between the first and the last frame
-    base = _terrain(rng, s)
-    free = np.ones((s, s), dtype=bool)
-    static = np.zeros((s, s, 3), dtype=np.float32)
-    static_mask = np.zeros((s, s), dtype=bool)
-    tracks: list[BuildingTrack] = []
-    flood = [False] * t
-    per_frame: list[np.ndarray] | None = None
+    return t
+
+
+def _track_statuses(rng: np.random.Generator, scene: str, t: int, changes: bool, disaster: bool
+                    ) -> tuple[list[str], str | None]:
+    """Statuses (chronological) and damage level of one building of a building scene."""
+    st = ["roofed"] * t
+    damage = None
+    if disaster:
+        damage = DAMAGE_LEVELS[1 + int(rng.choice(3, p=[0.4, 0.3, 0.3]))] if changes else "no_damage"
+        st[-1] = "roofed" if damage == "no_damage" else damage
+    elif scene == "construction_site" and changes:
+        start = int(rng.integers(1, t - 1)) if t > 2 else 1
+        stages = ["cleared", "foundation", "roofed"]
+        st = ["absent"] * t
+        for j in range(start, t):
+            st[j] = stages[min(j - start, 2)]
+        st[-1] = "roofed"  # the change must be complete in the last frame
+    elif scene == "demolition_site" and changes:
+        when = int(rng.integers(1, t))
+        st = ["roofed"] * when + ["cleared"] * (t - when)
+    return st, damage
+
+
+def _building_tracks(rng: np.random.Generator, scene: str, s: int, t: int, free: np.ndarray
+                     ) -> list[BuildingTrack]:
+    """The buildings of a building scene, then (change scenes only) the static distractor footprints."""
     lo, hi = max(4, s // 6), max(6, s // 4)
-    if scene in ("residential", "construction_site", "demolition_site", "flooded_road"):
-        if scene == "flooded_road":
-            road = _road_mask(rng, s)
-            static[road], static_mask[road] = _ROAD, True
-            free &= ~ndimage.binary_dilation(road, iterations=2)
-        n_b = int(rng.integers(3, 6)) if scene != "flooded_road" else int(rng.integers(1, 3))
-        boxes = _place_boxes(rng, s, n_b, free, lo, hi)
-        disaster = scene == "residential" and rng.random() < 0.5
-        # the buildings that change: one or two, never all of them, so that the unchanged ones (visible in
-        # every frame, the last included) are distractors that only a comparison across time tells apart
-        n_change = 0
-        if scene in ("construction_site", "demolition_site") or disaster:
-            n_change = min(int(rng.integers(1, 3)), max(1, len(boxes) - 1))
-        changing = set(rng.choice(len(boxes), size=n_change, replace=False).tolist()) if boxes else set()
-        for k, box in enumerate(boxes):
-            st = ["roofed"] * t
-            damage = None
-            if disaster:
-                damage = (DAMAGE_LEVELS[1 + int(rng.choice(3, p=[0.4, 0.3, 0.3]))] if k in changing
-                          else "no_damage")
-                st[-1] = "roofed" if damage == "no_damage" else damage
-            elif scene == "construction_site" and k in changing:
-                start = int(rng.integers(1, t - 1)) if t > 2 else 1
-                stages = ["cleared", "foundation", "roofed"]
-                st = ["absent"] * t
-                for j in range(start, t):
-                    st[j] = stages[min(j - start, 2)]
-                if st[-1] != "roofed":  # the change must be complete in the last frame
-                    st[-1] = "roofed"
-            elif scene == "demolition_site" and k in changing:
-                when = int(rng.integers(1, t))
-                st = ["roofed"] * when + ["cleared"] * (t - when)
-            tracks.append(BuildingTrack(box, tuple(st), damage))
-        if scene == "flooded_road":
-            when = int(rng.integers(1, t))
-            flood = [j >= when for j in range(t)]
-            rr = ndimage.binary_dilation(static_mask, iterations=int(rng.integers(2, 4)))
-            blob = ndimage.gaussian_filter(rng.normal(size=(s, s)), sigma=s / 8) > -0.05
-            water = rr & blob | static_mask
-    elif scene == "farm":
-        horizontal = bool(rng.integers(2))
-        w = int(rng.integers(3, 6))
-        phase = rng.uniform(0, 2 * np.pi)
-        per_frame = []
-        for j in range(t):
-            img = base.copy()
-            for k in range(0, s, w):
-                season = 0.5 + 0.5 * np.sin(phase + 1.3 * j + k)
-                col = np.array([0.25 + 0.5 * season, 0.5, 0.15], dtype=np.float32)
-                if horizontal:
-                    img[k:k + w - 1] = col
-                else:
-                    img[:, k:k + w - 1] = col
-            per_frame.append(img)
-    elif scene == "runway":
-        m = _road_mask(rng, s)
-        m = ndimage.binary_dilation(m, iterations=2)
+    change_scene = scene in CHANGE_SCENES
+    n_b = int(rng.integers(4, 7)) if change_scene else int(rng.integers(1, 3))
+    boxes = _place_boxes(rng, s, n_b, free, lo, hi)
+    disaster = scene == "residential" and rng.random() < 0.5
+    # the buildings that change: one or two, never all of them, so that the unchanged ones (visible in
+    # every frame, the last included) are distractors that only a comparison across time tells apart
+    n_change = 0
+    if scene in ("construction_site", "demolition_site") or disaster:
+        n_change = min(int(rng.integers(1, 3)), max(1, len(boxes) - 1))
+    changing = set(rng.choice(len(boxes), size=n_change, replace=False).tolist()) if boxes else set()
+    tracks = []
+    for k, box in enumerate(boxes):
+        st, damage = _track_statuses(rng, scene, t, k in changing, disaster)
+        tracks.append(BuildingTrack(box, tuple(st), damage))
+    if change_scene:
+        n_d = int(rng.integers(1, 4))
+        for box in _place_boxes(rng, s, n_d, free, lo, hi):
+            look = DISTRACTOR_STATUSES[int(rng.integers(len(DISTRACTOR_STATUSES)))]
+            tracks.append(BuildingTrack(box, (look,) * t, None))
+    return tracks
+
+
+def _flood_water(rng: np.random.Generator, s: int, t: int, road: np.ndarray) -> tuple[list[bool], np.ndarray]:
+    when = int(rng.integers(1, t))
+    rr = ndimage.binary_dilation(road, iterations=int(rng.integers(2, 4)))
+    blob = ndimage.gaussian_filter(rng.normal(size=(s, s)), sigma=s / 8) > -0.05
+    return [j >= when for j in range(t)], rr & blob | road
+
+
+def _farm_frames(rng: np.random.Generator, base: np.ndarray, t: int) -> list[np.ndarray]:
+    s = base.shape[0]
+    horizontal = bool(rng.integers(2))
+    w = int(rng.integers(3, 6))
+    phase = rng.uniform(0, 2 * np.pi)
+    out = []
+    for j in range(t):
+        img = base.copy()
+        for k in range(0, s, w):
+            season = 0.5 + 0.5 * np.sin(phase + 1.3 * j + k)
+            col = np.array([0.25 + 0.5 * season, 0.5, 0.15], dtype=np.float32)
+            if horizontal:
+                img[k:k + w - 1] = col
+            else:
+                img[:, k:k + w - 1] = col
+        out.append(img)
+    return out
+
+
+def _parking_frames(rng: np.random.Generator, base: np.ndarray, t: int) -> list[np.ndarray]:
+    s = base.shape[0]
+    x0, y0 = int(rng.integers(0, s // 4)), int(rng.integers(0, s // 4))
+    x1, y1 = int(rng.integers(3 * s // 4, s)), int(rng.integers(3 * s // 4, s))
+    out = []
+    for _ in range(t):
+        img = base.copy()
+        img[y0:y1, x0:x1] = np.array([0.3, 0.3, 0.32])
+        for _ in range(int(rng.integers(4, 12))):
+            cy, cx = int(rng.integers(y0, max(y0 + 1, y1 - 2))), int(rng.integers(x0, max(x0 + 1, x1 - 1)))
+            img[cy:cy + 2, cx:cx + 1] = _ROOFS[int(rng.integers(len(_ROOFS)))]
+        out.append(img)
+    return out
+
+
+def _static_layout(rng: np.random.Generator, scene: str, s: int, static: np.ndarray, static_mask: np.ndarray
+                   ) -> None:
+    """Draw the static layout of a ``runway`` or ``solar_farm`` into ``static`` / ``static_mask``."""
+    if scene == "runway":
+        m = ndimage.binary_dilation(_road_mask(rng, s), iterations=2)
         static[m], static_mask[m] = np.array([0.5, 0.5, 0.52]), True
         ys, xs = np.nonzero(m)
         cy, cx = int(np.median(ys)), int(np.median(xs))
@@ -276,36 +313,64 @@ def generate_sequence(rng: np.random.Generator, *, size: int = 32, scene: str | 
         for y in range(y0, s - 2, 4):
             for x in range(x0, s - 2, 5):
                 static[y:y + 3, x:x + 4], static_mask[y:y + 3, x:x + 4] = np.array([0.08, 0.12, 0.3]), True
-    elif scene == "parking_lot":
-        x0, y0 = int(rng.integers(0, s // 4)), int(rng.integers(0, s // 4))
-        x1, y1 = int(rng.integers(3 * s // 4, s)), int(rng.integers(3 * s // 4, s))
-        per_frame = []
-        for _ in range(t):
-            img = base.copy()
-            img[y0:y1, x0:x1] = np.array([0.3, 0.3, 0.32])
-            n_cars = int(rng.integers(4, 12))
-            for _ in range(n_cars):
-                cy, cx = int(rng.integers(y0, max(y0 + 1, y1 - 2))), int(rng.integers(x0, max(x0 + 1, x1 - 1)))
-                img[cy:cy + 2, cx:cx + 1] = _ROOFS[int(rng.integers(len(_ROOFS)))]
-            per_frame.append(img)
-    frames = []
+
+
+def _render(rng: np.random.Generator, base: np.ndarray, per_frame: list[np.ndarray] | None, static: np.ndarray,
+            static_mask: np.ndarray, tracks: list[BuildingTrack], flood: list[bool], water: np.ndarray | None,
+            clouds: float) -> np.ndarray:
+    """The chronological frames ``(T, H, W, 3)`` uint8: terrain, season, layout, water, buildings, nuisances."""
+    s, t = base.shape[0], len(flood)
     roofs = [(_ROOFS[int(rng.integers(len(_ROOFS)))]) for _ in tracks]
     alts = [_ROOFS[(int(np.nonzero((_ROOFS == r).all(1))[0][0]) + int(rng.integers(1, len(_ROOFS)))) % len(_ROOFS)]
             for r in roofs]
     rubble = (0.35 + 0.3 * rng.random((s, s, 1)) * np.array([1.0, 0.9, 0.8])).astype(np.float32)
     halves = rng.integers(0, 2, size=len(tracks))
     season = rng.uniform(-0.08, 0.08, size=t)  # a distractor change: the terrain greens and browns over time
+    frames = []
     for j in range(t):
         img = per_frame[j].copy() if per_frame is not None else base.copy()
         if per_frame is None:
             img = img + season[j] * np.array([0.6, -0.4, 0.2], dtype=np.float32)
         img[static_mask] = static[static_mask]
-        if scene == "flooded_road" and flood[j]:
+        if water is not None and flood[j]:
             img[water] = _WATER
         for tr, roof, alt, half in zip(tracks, roofs, alts, halves, strict=True):
             _draw_building(img, tr.box, tr.statuses[j], roof, alt, rubble, int(half))
         frames.append(_nuisance(rng, img, clouds))
-    frames_u8 = (np.clip(np.stack(frames), 0, 1) * 255).round().astype(np.uint8)
+    return (np.clip(np.stack(frames), 0, 1) * 255).round().astype(np.uint8)
+
+
+def generate_sequence(rng: np.random.Generator, *, size: int = 32, scene: str | None = None,
+                      n_frames: int | None = None, clouds: float = 0.1, shuffle: bool = True,
+                      name: str = "") -> EOSequence:
+    """Draw one sequence with ``rng`` (see the module docstring for the scene programs)."""
+    s = size
+    scene = SCENES[int(rng.integers(len(SCENES)))] if scene is None else scene
+    if scene not in SCENES:
+        raise ValueError(f"scene must be one of {SCENES}, got {scene!r}")
+    t = _frame_count(rng, scene, n_frames)
+    base = _terrain(rng, s)
+    free = np.ones((s, s), dtype=bool)
+    static = np.zeros((s, s, 3), dtype=np.float32)
+    static_mask = np.zeros((s, s), dtype=bool)
+    tracks: list[BuildingTrack] = []
+    flood, water = [False] * t, None
+    per_frame: list[np.ndarray] | None = None
+    if scene in (*CHANGE_SCENES, "flooded_road"):
+        if scene == "flooded_road":
+            road = _road_mask(rng, s)
+            static[road], static_mask[road] = _ROAD, True
+            free &= ~ndimage.binary_dilation(road, iterations=2)
+        tracks = _building_tracks(rng, scene, s, t, free)
+        if scene == "flooded_road":
+            flood, water = _flood_water(rng, s, t, static_mask)
+    elif scene == "farm":
+        per_frame = _farm_frames(rng, base, t)
+    elif scene == "parking_lot":
+        per_frame = _parking_frames(rng, base, t)
+    else:
+        _static_layout(rng, scene, s, static, static_mask)
+    frames_u8 = _render(rng, base, per_frame, static, static_mask, tracks, flood, water, clouds)
     dates = _dates(rng, t)
     perm = rng.permutation(t) if shuffle else np.arange(t)
     return EOSequence(frames=frames_u8[perm], dates=tuple(dates[i] for i in perm), scene=scene,
