@@ -17,6 +17,12 @@ from iclr25.utils.seeding import check_seed, seed_everything
 
 # torch and the modules built on it are imported inside the commands, so that `--help` answers at once.
 
+DESCRIPTION = ("TEOChat: a vision-language assistant for temporal earth-observation sequences (Irvin et al., "
+               "ICLR 2025)")
+DEMO_HELP = ("change localisation by the shipped TEOChat checkpoint vs the single-image checkpoint and "
+             "trivial answers (< 60 s)")
+REPRO_HELP = "the reduced-scale reproduction (at most 10 min)"
+
 PACKAGE = "iclr25-teochat"
 
 DEMO = {"n_test": 160, "checkpoints": "weights/demo-temporal.npz, weights/demo-last-frame.npz"}
@@ -120,6 +126,7 @@ def _vocab_size() -> int:
 
 
 def generate(args: argparse.Namespace) -> int:
+    """Generate dated, shuffled 2-5-frame sequences and their conversations."""
     check_seed(args.seed, "--seed")
     if args.size < 16:
         raise ValueError(f"--size must be at least 16 pixels, got {args.size}")
@@ -149,6 +156,8 @@ def generate(args: argparse.Namespace) -> int:
 
 
 def train(args: argparse.Namespace) -> int:
+    """Train on DATA.npz (from `generate`), hold out --test-fraction of the sequences, write OUT/model.pt and
+    OUT/results.json."""
     check_seed(args.seed, "--seed")
     if not 0 < args.test_fraction < 1:
         raise ValueError(f"--test-fraction must be in (0, 1), got {args.test_fraction}")
@@ -196,6 +205,9 @@ def train(args: argparse.Namespace) -> int:
 
 
 def chat(args: argparse.Namespace) -> int:
+    """Ask about a folder of dated frames (PNG/JPEG, or GeoTIFF with the geotiff extra). Dates come from
+    dates.csv ('filename,YYYY-MM-DD'), --dates, or the file names (2021-06-30.png). Frames are sorted by date
+    and resized to the model's input size."""
     if not args.question.strip():
         raise ValueError("--question must not be empty")
     if sum(x is not None for x in (args.model, args.hf_model, args.endpoint)) != 1:
@@ -235,24 +247,12 @@ def chat(args: argparse.Namespace) -> int:
     return 0
 
 
-def _seeds(text: str) -> list[int]:
-    try:
-        seeds = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(f"--seeds must be comma-separated integers (e.g. 0,1,2), got {text!r}") from None
-    if len(seeds) < 1 or len(set(seeds)) != len(seeds):
-        raise ValueError(f"--seeds must name one or more distinct seeds, got {text!r}")
-    for s in seeds:
-        check_seed(s, "--seeds")
-    return seeds
-
-
 def repro(args: argparse.Namespace) -> int:
     """The repro rung over seeds: per seed TEOChat, no references, last frame only and the specialist; the
     paper's claims decided over the seeds (claims.json), every score per seed (results.md)."""
     import os  # noqa: PLC0415
 
-    seeds = _seeds(args.seeds)
+    seeds = ucli.seed_list(args.seeds)
     check_size(f"--steps {args.steps}", seconds_needed=len(seeds) * _train_seconds(args.steps, 16, models=3),
                force=args.force)
     from .claims import repro_report  # noqa: PLC0415
@@ -277,20 +277,15 @@ def repro(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub = ucli.method_parser("teochat", "TEOChat: a vision-language assistant for temporal earth-observation "
-                                                "sequences (Irvin et al., ICLR 2025)")
-    p = ucli.add_run_command(sub, "demo", demo, help="change localisation by the shipped TEOChat checkpoint vs "
-                                                     "the single-image checkpoint and trivial answers (< 60 s)", default_out="results/teochat")
-    _threads(p)
-    p = ucli.add_command(sub, "generate", generate, seed="random seed (default: 0)", overwrite="replace a previous data set in --out", force=True, help="write a generated data set: DIR/sequences.npz, DIR/conversations.jsonl",
-                         description="Generate dated, shuffled 2-5-frame sequences and their conversations.")
+    parser, sub, d, r = ucli.method_commands("teochat", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
+                                             repro=repro, repro_help=REPRO_HELP)
+    _threads(d)
+    p = ucli.add_command(sub, "generate", generate, seed="random seed (default: 0)", overwrite="replace a previous data set in --out", force=True, help="write a generated data set: DIR/sequences.npz, DIR/conversations.jsonl")
     p.add_argument("--n", type=ucli.positive_int("--n"), default=6000, help="number of sequences (default: 6000)")
     p.add_argument("--size", type=ucli.positive_int("--size"), default=32, help="frame size in pixels (default: 32)")
     p.add_argument("--out", type=Path, default=Path("data"),
                    help="output folder (default: data); other files in it are kept")
-    p = ucli.add_command(sub, "train", train, seed="random seed (default: 0)", overwrite="replace a previous model.pt/results.json in --out", force=True, help="train a tiny TEOChat on a generated data set (.npz) and score it",
-                         description="Train on DATA.npz (from `generate`), hold out --test-fraction of the "
-                                     "sequences, write OUT/model.pt and OUT/results.json.")
+    p = ucli.add_command(sub, "train", train, seed="random seed (default: 0)", overwrite="replace a previous model.pt/results.json in --out", force=True, help="train a tiny TEOChat on a generated data set (.npz) and score it")
     p.add_argument("--data", type=Path, required=True, help="sequences.npz written by `iclr25 teochat generate`")
     p.add_argument("--out", type=Path, default=Path("results/teochat-model"), help="output folder")
     p.add_argument("--steps", type=ucli.positive_int("--steps"), default=600, help="training steps (default: 600)")
@@ -301,11 +296,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--last-frame", action="store_true", help="show only the latest frame (single-image baseline)")
     p.add_argument("--test-fraction", type=float, default=0.1, help="held-out sequences (default: 0.1)")
     _threads(p)
-    p = ucli.add_command(sub, "chat", chat, help="ask a question about your own dated image sequence",
-                         description="Ask about a folder of dated frames (PNG/JPEG, or GeoTIFF with the geotiff "
-                                     "extra). Dates come from dates.csv ('filename,YYYY-MM-DD'), --dates, or the "
-                                     "file names (2021-06-30.png). Frames are sorted by date and resized to the "
-                                     "model's input size.")
+    p = ucli.add_command(sub, "chat", chat, help="ask a question about your own dated image sequence")
     p.add_argument("--sequence", type=Path, required=True, help="folder of dated images")
     p.add_argument("--question", required=True, help="e.g. 'identify the buildings that changed .'")
     p.add_argument("--model", type=Path, default=None, help="a .pt checkpoint from `iclr25 teochat train`")
@@ -323,13 +314,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="frames the model sees (default: 16, TEOChat's MAX_IMAGE_LENGTH); a longer sequence is "
                         "thinned to an order-preserving seeded subset, and the command says so")
     _threads(p)
-    p = ucli.add_run_command(sub, "repro", repro, help="the reduced-scale reproduction (at most 10 min)",
-                             default_out="results/teochat-repro")
-    p.add_argument("--steps", type=ucli.positive_int("--steps"), default=_REPRO_STEPS,
+    r.add_argument("--steps", type=ucli.positive_int("--steps"), default=_REPRO_STEPS,
                    help=f"training steps of 16 questions per model and seed (default: {_REPRO_STEPS}; TEOChat is "
                         "also scored at 1/4 and 1/2 of them)")
-    p.add_argument("--seeds", default="0,1,2",
+    r.add_argument("--seeds", default="0,1,2",
                    help="comma-separated seeds, one full run each (default: 0,1,2; >= 3 decide the claims)")
-    ucli.add_force_argument(p)
-    _threads(p)
+    ucli.add_force_argument(r)
+    _threads(r)
     return ucli.run_main(parser, argv)

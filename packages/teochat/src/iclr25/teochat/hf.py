@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from iclr25.utils.hf import read_model_config
+
 from .conversation import IMAGE, Example, build_prompt
 from .sequences import resize_frames
 from .synth import EOSequence
@@ -41,17 +43,7 @@ def check_llava_folder(path: str | os.PathLike[str], *, flag: str = "--hf-model"
     one-line ``ValueError`` naming ``flag``, the folder and its ``model_type`` (``FileNotFoundError`` for a
     missing folder or config). Reads one JSON file: answers in well under a second."""
     p = Path(path)
-    if not p.is_dir():
-        raise FileNotFoundError(f"{flag} {p}: no such folder (expected a Hugging Face LLaVA model folder)")
-    cfg_file = p / "config.json"
-    if not cfg_file.is_file():
-        raise FileNotFoundError(f"{flag} {p}: no config.json (expected a Hugging Face LLaVA model folder)")
-    try:
-        cfg = json.loads(cfg_file.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{flag} {cfg_file}: not a readable JSON config ({type(exc).__name__})") from None
-    if not isinstance(cfg, dict):
-        raise ValueError(f"{flag} {cfg_file}: expected a JSON object")
+    cfg = read_model_config(p, flag=flag, what="LLaVA model")
     mtype = cfg.get("model_type")
     archs = cfg.get("architectures") or []
     if any(k in cfg for k in ("mm_image_tower", "mm_vision_tower", "mm_projector_type")) and "vision_config" not in cfg:
