@@ -75,3 +75,27 @@ def test_encoder_with_two_downsamplings_gives_an_8x8_grid_of_tokens():
 
     with pytest.raises(ValueError, match="enc_downsample"):
         ModelConfig(vocab_size=len(v), enc_downsample=4)
+
+
+def test_shipped_checkpoints_reproduce_their_recorded_scores_and_the_demo_headline():
+    """The seed-0 checkpoints score on the seed-0 held-out split exactly what ``weights/demo.json`` recorded at
+    the last rung, and TEOChat beats both the best trivial answer and the last-frame checkpoint there (issue 42)."""
+    import pytest
+
+    from iclr25.teochat import load_pretrained, pixel_f1
+    from iclr25.teochat.experiments import make_data, trivial_localisation
+    from iclr25.teochat.pretrained import pretrained_info
+
+    info = pretrained_info()
+    last = max(info["ladder"])
+    rec = {r["model"]: r for r in info["rows"] if r["seed"] == info["seed"] == 0 and r["steps"] == last}
+    data = make_data(1, info["config"]["n_test"], seed=0, tasks=["loc"])
+    loc = [e for e in data.test if e.task == "loc"]
+    f1 = {name: pixel_f1(load_pretrained(name).predict(loc, data.test_seqs), [e.boxes for e in loc]).f1
+          for name in ("temporal", "last_frame")}
+    best = max(trivial_localisation(loc, data.test_seqs).values())
+    # same machine: the same digits; another CPU's float rounding may flip a greedy token, hence 0.01
+    assert f1["temporal"] == pytest.approx(rec["temporal"]["loc_f1"], abs=0.01)
+    assert f1["last_frame"] == pytest.approx(rec["last_frame"]["loc_f1"], abs=0.01)
+    assert best == pytest.approx(rec["temporal"]["best_trivial"], abs=1e-9)
+    assert f1["temporal"] > best and f1["temporal"] > f1["last_frame"]
