@@ -16,12 +16,12 @@ import time
 from pathlib import Path
 
 import torch
+from _ablation_table import write_ablation  # the sibling module (benchmarks/ is the script's folder)
 
 from iclr25.teochat.assistant import TrainConfig, train_assistant
 from iclr25.teochat.conversation import Vocabulary
 from iclr25.teochat.experiments import REPRO_TASKS, evaluate, make_data
 from iclr25.teochat.model import ModelConfig
-from iclr25.utils.io import atomic_write
 
 
 def main() -> None:
@@ -51,15 +51,7 @@ def main() -> None:
                "parse_failures": s.parse_failures["loc"], "seconds": time.perf_counter() - t0}
         out.append(row)
         print(json.dumps(row), flush=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    with atomic_write(args.out / "ablation.json") as f:
-        json.dump(out, f, indent=2)
-    lines = ["| ablation | steps | localisation F1 | parse failures | s |", "|---|---|---|---|---|"]
-    lines += [f"| {r['ablation']} | {r['steps']} | {r['loc_f1']:.3f} | {r['parse_failures']:.3f} | {r['seconds']:.0f} |"
-              for r in out]
-    with atomic_write(args.out / "ablation.md") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_ablation(args.out, out, time_key="seconds", time_header="s")
 
 
 if __name__ == "__main__":

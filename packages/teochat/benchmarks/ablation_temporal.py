@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import torch
+from _ablation_table import write_ablation  # the sibling module (benchmarks/ is the script's folder)
 
 from iclr25.teochat.assistant import TrainConfig, train_assistant
 from iclr25.teochat.conversation import Vocabulary
@@ -24,7 +25,6 @@ from iclr25.teochat.experiments import evaluate, make_data, trivial_localisation
 from iclr25.teochat.metrics import pixel_f1
 from iclr25.teochat.model import ModelConfig
 from iclr25.teochat.specialist import train_specialist
-from iclr25.utils.io import atomic_write
 
 
 def main() -> None:
@@ -63,15 +63,7 @@ def main() -> None:
     print(json.dumps(out[-1]), flush=True)
     for k, val in trivial.items():
         out.append({"ablation": f"trivial: {k}", "steps": 0, "loc_f1": val, "parse_failures": 0.0, "cpu_s": 0.0})
-    args.out.mkdir(parents=True, exist_ok=True)
-    with atomic_write(args.out / "ablation.json") as f:
-        json.dump(out, f, indent=2)
-    lines = ["| ablation | steps | localisation F1 | parse failures | CPU s |", "|---|---|---|---|---|"]
-    lines += [f"| {r['ablation']} | {r['steps']} | {r['loc_f1']:.3f} | {r['parse_failures']:.3f} | {r['cpu_s']:.0f} |"
-              for r in out]
-    with atomic_write(args.out / "ablation.md") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write_ablation(args.out, out, time_key="cpu_s", time_header="CPU s")
 
 
 if __name__ == "__main__":
