@@ -71,7 +71,16 @@ def main() -> None:
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--rows", default=",".join(ROWS))
     ap.add_argument("--out", type=Path, default=Path("results/teochat-ablation-claims"))
+    ap.add_argument("--readme", type=Path, default=None,
+                    help="also write the tables into this README, between its ablation-claims markers")
+    ap.add_argument("--readme-only", action="store_true",
+                    help="only rewrite --readme's tables from OUT/ablation_claims.json and claims.json")
     args = ap.parse_args()
+    if args.readme_only:
+        if args.readme is None:
+            raise SystemExit("--readme-only needs --readme README.md")
+        write_readme_block(json.loads((args.out / "ablation_claims.json").read_text()), args.readme)
+        return
     torch.set_num_threads(1)
     seeds = [int(s) for s in args.seeds.split(",")]
     rows = args.rows.split(",")
@@ -133,6 +142,81 @@ def main() -> None:
                       "tsc_accuracy": _probe(data, seed),
                       "answer_prior": answer_prior(data.train, data.test, "tsc"),
                       "cpu_s": round(time.process_time() - t0, 1)})
+
+
+    if args.readme is not None:
+        write_readme_block(out, args.readme)
+
+
+BEGIN, END = "<!-- ablation-claims:begin", "<!-- ablation-claims:end -->"
+
+
+def _per_seed(rows: list[dict], row: str, model: str, steps: int, task: str) -> list[float]:
+    return [r["scores"][task] for r in rows if r["row"] == row and r["model"] == model and r["steps"] == steps]
+
+
+def tables(info: dict, claims: dict) -> str:
+    """The ladder/ablation table (scene classification and temporal referring per rung, the repro's own rung
+    from ``claims.json``) and the checks table (linear probe, specialist budget), from ``info``'s rows."""
+    rows = info["rows"]
+    seeds = sorted({r["seed"] for r in rows})
+    by_id = {c["id"]: c for c in claims["claims"]}
+
+    def cells(v: list[float]) -> str:
+        return ", ".join(f"{x:.3f}" for x in v)
+
+    prior = [next(r["answer_prior"]["tsc"] for r in rows if r["row"] == "ladder" and r["seed"] == s) for s in seeds]
+    lines = ["| rung / ablation | steps | scene cls. TEOChat (per seed) | answer prior | TRE TEOChat (per seed) | "
+             "TRE last frame only | TRE gap (min over seeds) | CPU s (both models, per seed) |",
+             "|---|---|---|---|---|---|---|---|"]
+
+    def line(name: str, steps: int, tsc: list[float], tre: list[float], tre_last: list[float], cpu: str) -> str:
+        gap = min(a - b for a, b in zip(tre, tre_last, strict=True))
+        return (f"| {name} | {steps} | {cells(tsc)} | {cells(prior)} | {cells(tre)} | {cells(tre_last)} | "
+                f"{gap:+.3f} | {cpu} |")
+
+    def cpu_of(row: str, steps: int) -> str:
+        return ", ".join(f"{sum(r['cpu_s'] for r in rows if r['row'] == row and r['steps'] == steps and r['seed'] == s):.0f}"
+                         for s in seeds)
+
+    for steps in sorted({r["steps"] for r in rows if r["row"] == "ladder"}):
+        if steps > REPRO_RUNG["steps"] and "repro-tre-temporal-beats-last-frame" in by_id:
+            c = by_id["repro-tre-temporal-beats-last-frame"]
+            lines.append(line("the repro itself (`claims.json`)", REPRO_RUNG["steps"],
+                              by_id["repro-tsc-beats-answer-prior"]["values"], c["values"],
+                              [ref["value"] if isinstance(ref, dict) else ref for ref in c["references"]], "–"))
+        lines.append(line("ladder, the repro's nine-task mix", steps, _per_seed(rows, "ladder", "temporal", steps, "tsc"),
+                          _per_seed(rows, "ladder", "temporal", steps, "tre"),
+                          _per_seed(rows, "ladder", "last_frame", steps, "tre"), cpu_of("ladder", steps)))
+    if any(r["row"] == "tasks" for r in rows):
+        st = REPRO_RUNG["steps"]
+        lines.append(line("data regime: scene classification + TRE questions only", st,
+                          _per_seed(rows, "tasks", "temporal", st, "tsc"), _per_seed(rows, "tasks", "temporal", st, "tre"),
+                          _per_seed(rows, "tasks", "last_frame", st, "tre"), cpu_of("tasks", st)))
+    checks = ["| check | " + " | ".join(f"seed {s}" for s in seeds) + " |", "|---|" + "---|" * len(seeds)]
+    probe = {r["seed"]: r["tsc_accuracy"] for r in rows if r["row"] == "probe"}
+    if probe:
+        checks.append("| linear probe of the scene class on the pixels (accuracy) | "
+                      + " | ".join(f"{probe[s]:.3f}" for s in seeds) + " |")
+    for steps in sorted({r["steps"] for r in rows if r["row"] == "specialist"}):
+        f1 = {r["seed"]: r["loc_f1"] for r in rows if r["row"] == "specialist" and r["steps"] == steps}
+        checks.append(f"| specialist F1, {steps} steps | " + " | ".join(f"{f1[s]:.3f}" for s in seeds) + " |")
+    return "\n".join(lines) + "\n\n" + "\n".join(checks)
+
+
+def write_readme_block(info: dict, readme: Path) -> None:
+    """Replace the README's block between the ablation-claims markers by :func:`tables` (with the package's
+    ``claims.json`` for the repro's own rung)."""
+    claims = json.loads((Path(__file__).resolve().parents[1] / "claims.json").read_text())
+    text = readme.read_text(encoding="utf-8")
+    i, j = text.find(BEGIN), text.find(END)
+    if i < 0 or j < i:
+        raise SystemExit(f"{readme}: no {BEGIN} ... {END} block")
+    block = (f"{BEGIN} (generated from benchmarks/ablation_claims.json and claims.json by `python "
+             "benchmarks/ablation_claims.py --out benchmarks --readme README.md --readme-only`; do not edit) -->\n"
+             f"`{info['command']}` (torch {info['torch']})\n\n" + tables(info, claims) + "\n")
+    with atomic_write(readme) as f:
+        f.write(text[:i] + block + text[j:])
 
 
 if __name__ == "__main__":
