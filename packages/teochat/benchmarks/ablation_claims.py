@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from _readme_block import replace_block  # the sibling module (benchmarks/ is the script's folder)
 from torch.nn import functional as F
 
 from iclr25.teochat.assistant import TrainConfig, frames_to_tensor, train_assistant
@@ -208,15 +209,10 @@ def write_readme_block(info: dict, readme: Path) -> None:
     """Replace the README's block between the ablation-claims markers by :func:`tables` (with the package's
     ``claims.json`` for the repro's own rung)."""
     claims = json.loads((Path(__file__).resolve().parents[1] / "claims.json").read_text())
-    text = readme.read_text(encoding="utf-8")
-    i, j = text.find(BEGIN), text.find(END)
-    if i < 0 or j < i:
-        raise SystemExit(f"{readme}: no {BEGIN} ... {END} block")
-    block = (f"{BEGIN} (generated from benchmarks/ablation_claims.json and claims.json by `python "
-             "benchmarks/ablation_claims.py --out benchmarks --readme README.md --readme-only`; do not edit) -->\n"
-             f"`{info['command']}` (torch {info['torch']})\n\n" + tables(info, claims) + "\n")
-    with atomic_write(readme) as f:
-        f.write(text[:i] + block + text[j:])
+    replace_block(readme, BEGIN, END,
+                  " (generated from benchmarks/ablation_claims.json and claims.json by `python "
+                  "benchmarks/ablation_claims.py --out benchmarks --readme README.md --readme-only`; do not edit) -->\n"
+                  f"`{info['command']}` (torch {info['torch']})\n\n" + tables(info, claims) + "\n")
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import torch
+from _readme_block import replace_block  # the sibling module (benchmarks/ is the script's folder)
 
 from iclr25.teochat.assistant import TrainConfig, train_assistant
 from iclr25.teochat.conversation import Vocabulary, make_examples
@@ -159,18 +160,13 @@ BEGIN, END = "<!-- ladder-table:begin", "<!-- ladder-table:end -->"
 
 def write_readme_block(info: dict, readme: Path) -> None:
     """Replace the README's block between the ladder-table markers by :func:`ladder_table` of ``info``."""
-    text = readme.read_text(encoding="utf-8")
-    i, j = text.find(BEGIN), text.find(END)
-    if i < 0 or j < i:
-        raise SystemExit(f"{readme}: no {BEGIN} ... {END} block")
-    block = (f"{BEGIN} (generated from benchmarks/ladder_localisation.json by `python "
-             "benchmarks/make_demo_checkpoints.py --readme-only`; do not edit) -->\n"
-             f"`{info['command']}` (torch {info['torch']}; n_train {info['config']['n_train']}, "
-             f"tasks {'+'.join(info['config']['tasks'])}, d={info['config']['d_model']}, "
-             f"{info['config']['n_layers']} layers, lr {info['config']['lr']}, batch {info['config']['batch_size']})"
-             "\n\n" + reference_table(info) + "\n\n" + ladder_table(info) + "\n")
-    with atomic_write(readme) as f:
-        f.write(text[:i] + block + text[j:])
+    replace_block(readme, BEGIN, END,
+                  " (generated from benchmarks/ladder_localisation.json by `python "
+                  "benchmarks/make_demo_checkpoints.py --readme-only`; do not edit) -->\n"
+                  f"`{info['command']}` (torch {info['torch']}; n_train {info['config']['n_train']}, "
+                  f"tasks {'+'.join(info['config']['tasks'])}, d={info['config']['d_model']}, "
+                  f"{info['config']['n_layers']} layers, lr {info['config']['lr']}, batch {info['config']['batch_size']})"
+                  "\n\n" + reference_table(info) + "\n\n" + ladder_table(info) + "\n")
 
 
 def reference_table(info: dict) -> str:
