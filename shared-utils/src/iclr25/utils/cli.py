@@ -39,6 +39,9 @@ __all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command"
 
 GROUP = "iclr25.cli"
 
+#: the parsers :func:`run_main` is handed while :func:`package_parser` builds a package's command line
+_CAPTURED: list[argparse.ArgumentParser] | None = None
+
 
 # ------------------------------------------------------------------------------------ package CLI helpers
 def method_parser(slug: str, description: str) -> tuple[argparse.ArgumentParser, Any]:
@@ -78,9 +81,8 @@ def method_commands(slug: str, description: str, *, demo: Callable[[argparse.Nam
     :func:`add_run_command` commands (``--out``, ``--seed``, ``--overwrite``; ``--out`` checked before they run).
     Options the packages share, each added when given: ``train``, the help of ``demo --train`` (train here
     instead of loading the shipped checkpoint); ``quick``, ``repro --quick`` (a much smaller run, for smoke
-    tests; a string for another help). ``jax_cache`` names
-    the environment variable of a JAX package's compilation cache (:func:`enable_jax_compilation_cache`, turned
-    on here, before any command imports JAX).
+    tests; a string for another help); ``jax_cache``, the environment variable of a JAX package's compilation
+    cache (:func:`enable_jax_compilation_cache`, turned on here, before any command imports JAX).
     A package's ``main`` is then this call, one :func:`add_command` per other command, and
     ``return run_main(parser, argv)``.
 
@@ -215,6 +217,9 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int
     that goes away (``iclr25 pgw distance ... | head``) ends the command quietly with status 141, as Unix tools
     do. The command's clock (``RunResult.wall_time_s``) starts here.
     """
+    if _CAPTURED is not None:  # package_parser: build, keep, do not run
+        _CAPTURED.append(parser)
+        return 0
     mark_command_start()
     try:
         args = parser.parse_args(None if argv is None else list(argv))
@@ -247,18 +252,15 @@ def package_parser(slug: str) -> argparse.ArgumentParser:
     ModuleNotFoundError: No module named 'iclr25.no_such_method'
     """
     module = importlib.import_module(f"iclr25.{slug.replace('-', '_')}.cli")
-    captured: list[argparse.ArgumentParser] = []
-    # ``main`` ends in ``run_main(parser, argv)``, called as ``ucli.run_main`` or imported by name: both are
-    # replaced, for the call, by one that keeps the parser and runs nothing
-    real = run_main
-    holders = [m for m in (sys.modules[__name__], module) if getattr(m, "run_main", None) is real]
-    for m in holders:
-        m.run_main = lambda parser, argv: captured.append(parser) or 0  # type: ignore[attr-defined]
+    # ``main`` ends in ``run_main(parser, argv)``: while ``_CAPTURED`` is a list, run_main keeps the parser there
+    # and runs nothing
+    global _CAPTURED
+    _CAPTURED = []
     try:
         module.main([])
+        captured = _CAPTURED
     finally:
-        for m in holders:
-            m.run_main = real  # type: ignore[attr-defined]
+        _CAPTURED = None
     if not captured:
         raise RuntimeError(f"iclr25.{slug.replace('-', '_')}.cli.main did not call iclr25.utils.cli.run_main")
     return captured[0]
@@ -516,9 +518,9 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
         print(f"iclr25 claims: error: unknown method {name!r}; installed: {sorted(by_name)}", file=sys.stderr)
         return 2
     try:
-        seed_list = None if seeds is None else [int(s) for s in seeds.split(",") if s.strip()]
-    except ValueError:
-        print(f"iclr25 claims: error: --seeds must be integers separated by commas, got {seeds!r}", file=sys.stderr)
+        chosen = None if seeds is None else seed_list(seeds)
+    except ValueError as exc:
+        print(f"iclr25 claims: error: {exc}", file=sys.stderr)
         return 2
     if out is not None:
         try:
@@ -538,7 +540,7 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
               f"REGISTRY): {exc}", file=sys.stderr)
         return 2
     try:
-        report = registry.run(rung, seed_list, command=f"iclr25 claims {name} --rung {rung}"
+        report = registry.run(rung, chosen, command=f"iclr25 claims {name} --rung {rung}"
                               + (f" --seeds {seeds}" if seeds else ""))
     except ValueError as exc:
         print(f"iclr25 claims: error: {error_line(exc)}", file=sys.stderr)

@@ -23,12 +23,6 @@ DEMO_HELP = ("the shipped MS-GODE checkpoint of --seed (0, 1, 2) on fresh physic
 REPRO_HELP = ("the reduced-scale reproduction: the claims at the repro rung (MS-GODE, fine-tune, EWC, "
               "replay, LwF, joint retrained on the physics sequence, seeds S..S+2) into OUT/claims.json "
               "and OUT/table.md (about 10 min CPU)")
-#: the ``--help`` description of a command whose handler has no docstring to read here
-DESCRIPTIONS = {
-    "pretrain": ("Learn the physics sequence at the checkpoint rung (iclr25.ms_gode.pretrained.PRETRAIN) "
-                 "and write DIR/physics-seed{S}.npz (no pickle) with a .json beside it: the command, "
-                 "seed, settings and the measurements on fresh test tasks."),
-}
 
 PACKAGE = "iclr25-ms-gode"
 SYSTEMS = ("springs", "charged", "egfr", "ran")
@@ -115,7 +109,9 @@ def demo(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------------------------------- pretrain
 def pretrain(args: argparse.Namespace) -> int:
-    """Train the checkpoint the demo loads, and record how it was made and what it measures."""
+    """Learn the physics sequence at the checkpoint rung (iclr25.ms_gode.pretrained.PRETRAIN) and write
+    DIR/physics-seed{S}.npz (no pickle) with a .json beside it: the command, seed, settings and the measurements
+    on fresh test tasks."""
     from iclr25.utils.io import atomic_write  # noqa: PLC0415
 
     from .pretrained import measure, record, train_pretrained  # noqa: PLC0415
@@ -316,8 +312,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                              repro=repro, repro_help=REPRO_HELP)
     d.add_argument("--batches", type=int, default=16, choices=range(1, 41), metavar="{1..40}",
                    help="test batches of 10 trajectories per task (default 16)")
-    pt = ucli.add_command(sub, "pretrain", pretrain, seed=True, overwrite="replace an existing checkpoint of this seed", help="train the checkpoint the demo loads (physics sequence, ~2-4 min CPU)",
-                          description=DESCRIPTIONS["pretrain"])
+    pt = ucli.add_command(sub, "pretrain", pretrain, seed=True, overwrite="replace an existing checkpoint of this seed", help="train the checkpoint the demo loads (physics sequence, ~2-4 min CPU)")
     pt.add_argument("--out", type=Path, required=True, help="output folder")
     r.add_argument("--sequences", nargs="*", choices=["physics", "bio"], default=[],
                    help="also 0.2's side-by-side runs on these sequences (physics: 50 simulations, 10 epochs; "
