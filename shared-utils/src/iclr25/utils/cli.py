@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ._atomic import atomic_write
-from .guards import check_out
+from .guards import OutputError
+from .outputs import add_output, check_output_path, check_outputs
 from .results import ResultsError, RunResult, _fmt, cell, mark_command_start
 
 __all__ = ["main", "discover", "MethodEntry", "method_parser", "add_run_command", "run_main", "error_line",
@@ -129,25 +130,21 @@ def add_run_command(subparsers: Any, name: str, func: Callable[[argparse.Namespa
     """Add a ``demo``/``repro``-style command with ``--out DIR``, ``--seed N`` and ``--overwrite``.
 
     ``func`` is the handler, or its name ``"package.module:function"`` (:func:`load_handler`: imported only when
-    the command runs). ``--out`` is checked before it runs (:func:`iclr25.utils.guards.check_out`): not an
-    existing file, writable, and not a folder holding a previous run unless ``--overwrite`` is given.
+    the command runs). ``--out`` is declared with :func:`iclr25.utils.outputs.add_output`, so
+    :func:`run_main` checks it before the handler runs: not an existing file, writable, and not a folder holding
+    a previous run unless ``--overwrite`` is given.
     """
     p = subparsers.add_parser(name, help=help, description=help)
-    p.add_argument("--out", type=Path, default=Path(default_out),
-                   help=f"folder for results.json and figures (default: {default_out}); a folder that holds a "
-                        "previous run is written over only with --overwrite, and nothing else in it is touched")
+    add_output(p, "--out", kind="folder", default=default_out, help="folder for results.json and figures")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    p.add_argument("--overwrite", action="store_true",
-                   help="write over a previous run in --out (files this command did not write are kept)")
+    if isinstance(func, str):
+        spec = func
 
-    def checked(args: argparse.Namespace) -> int | None:
-        check_out(args.out, overwrite=args.overwrite)
-        return (load_handler(func) if isinstance(func, str) else func)(args)
-
-    if not isinstance(func, str):
-        checked = functools.wraps(func)(checked)
-
-    p.set_defaults(func=checked)
+        def handler(args: argparse.Namespace) -> int | None:
+            return load_handler(spec)(args)
+    else:
+        handler = func
+    p.set_defaults(func=handler)
     return p
 
 
@@ -223,6 +220,7 @@ def run_main(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int
     mark_command_start()
     try:
         args = parser.parse_args(None if argv is None else list(argv))
+        check_outputs(args)  # every output declared with add_output, before any work
         rc = args.func(args)
     except BrokenPipeError:
         _silence_stdout()
@@ -478,9 +476,8 @@ def _cmd_demo(methods: list[MethodEntry], names: list[str], run_all: bool, out: 
             return 2
         chosen = names
     try:
-        check_out(out, overwrite=True, run_files=())
         for name in chosen:
-            check_out(out / name, overwrite=overwrite)
+            check_output_path(out / name, flag=f"--out (its {name} run)", kind="folder", overwrite=overwrite)
     except ValueError as exc:
         print(f"iclr25 demo: error: {exc}", file=sys.stderr)
         return 2
@@ -522,12 +519,6 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
     except ValueError as exc:
         print(f"iclr25 claims: error: {exc}", file=sys.stderr)
         return 2
-    if out is not None:
-        try:
-            check_out(out, overwrite=True, run_files=())
-        except ValueError as exc:
-            print(f"iclr25 claims: error: {exc}", file=sys.stderr)
-            return 2
     if threads is not None:  # before the package imports torch or jax: their thread pools read these at import
         os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = str(threads)
         if threads == 1 and "intra_op_parallelism_threads" not in os.environ.get("XLA_FLAGS", ""):
@@ -556,10 +547,33 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
     return 0
 
 
+#: The first line of the index ``iclr25 demo`` writes: a README.md that starts otherwise is the user's, never replaced.
+INDEX_TITLE = "# iclr25 demo results"
+
+
+def _check_index(out: Path, overwrite: bool) -> None:
+    """The index ``out/README.md`` may be written: absent, or an index this command wrote and ``--overwrite``."""
+    index = Path(out) / "README.md"
+    if index.is_symlink():
+        raise OutputError(f"--out {out}: README.md is a symbolic link; it is never replaced: choose another folder")
+    if not index.exists():
+        return
+    try:
+        first = index.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0].strip()
+    except OSError as exc:
+        raise OutputError(f"--out {out}: cannot read README.md ({exc.strerror or exc})") from None
+    if first != INDEX_TITLE:
+        raise OutputError(f"--out {out} holds a README.md that is not an iclr25 demo index; it is never replaced: "
+                          "choose another folder")
+    if not overwrite:
+        raise OutputError(f"--out {out} already holds a demo index (README.md); pass --overwrite to write over it, "
+                          "or choose another folder")
+
+
 def write_demo_index(out: Path, runs: dict[str, RunResult | str]) -> Path:
     """Write ``out/README.md``: per method its declared headline(s), ours vs the baseline with the direction
     and the verdict (or the one line saying why it does not hold), then each run's details."""
-    lines = ["# iclr25 demo results", "",
+    lines = [INDEX_TITLE, "",
              "| method | version | headline | ours | baseline | verdict | wall s | figures |",
              "|---|---|---|---|---|---|---|---|"]
     for name, run in runs.items():
@@ -604,15 +618,17 @@ def _umbrella_parser(methods: list[MethodEntry]) -> argparse.ArgumentParser:
     d = sub.add_parser("demo", help="run the demos of the named (or all) methods and index their results")
     d.add_argument("names", nargs="*", metavar="NAME")
     d.add_argument("--all", action="store_true", help="run every installed method's demo")
-    d.add_argument("--out", type=Path, default=Path("results"), help="output folder (default: results)")
-    d.add_argument("--seed", type=int, default=0, help="seed passed to every demo (default: 0)")
     d.add_argument("--overwrite", action="store_true",
-                   help="write over previous demo runs in --out (nothing else there is touched)")
+                   help="write over previous demo runs and the index in --out (nothing else there is touched)")
+    add_output(d, "--out", kind="folder", default="results", run_files=(),
+               help="folder for one run folder per method and the index README.md")
+    d.add_argument("--seed", type=int, default=0, help="seed passed to every demo (default: 0)")
     c = sub.add_parser("claims", help="decide a method's claims over seeds and write claims.json")
     c.add_argument("name", metavar="NAME")
     c.add_argument("--rung", default="test", help="the scale rung the package defines (default: test)")
     c.add_argument("--seeds", default=None, help="seeds, comma-separated (default: the rung's own)")
-    c.add_argument("--out", type=Path, default=None, help="folder for claims.json (default: print only)")
+    add_output(c, "--out", kind="folder", run_files=("claims.json",),
+               help="folder for claims.json (default: print only)")
     c.add_argument("--threads", type=int, default=1,
                    help="CPU threads for torch/JAX (default 1: small models on a shared machine run fastest so; "
                         "0 leaves the libraries' defaults)")
@@ -647,6 +663,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 0
     args = parser.parse_args(argv)
+    try:
+        check_outputs(args)
+        if args.command == "demo":
+            _check_index(args.out, args.overwrite)
+    except ValueError as exc:
+        print(f"iclr25 {args.command}: error: {error_line(exc)}", file=sys.stderr)
+        return 2
     if args.command == "list":
         return _cmd_list(methods)
     if args.command == "claims":

@@ -18,8 +18,9 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-__all__ = ["OutputError", "SizeError", "check_out", "check_file_name", "check_size", "MAX_SECONDS", "format_bytes",
+__all__ = ["OutputError", "SizeError", "check_real", "MAX_ABS", "check_out", "check_file_name", "check_size", "MAX_SECONDS", "format_bytes",
            "format_seconds"]
 
 #: Longest run the size guard accepts without ``--force`` (one day).
@@ -38,6 +39,10 @@ def check_out(out: str | os.PathLike[str], *, inputs: Iterable[str | os.PathLike
               overwrite: bool = False, flag: str = "--out", run_files: Iterable[str] = ("results.json",),
               kind: str = "folder") -> Path:
     """Check an output path before any work; returns it as a :class:`~pathlib.Path`. Creates nothing.
+
+    The rules are :func:`iclr25.utils.outputs.check_output_path`'s (inputs compared by path and inode, symbolic
+    links never replaced, the nearest existing parent writable); a command declares its outputs with
+    :func:`iclr25.utils.outputs.add_output` and has them checked by ``run_main`` without calling this.
 
     Parameters
     ----------
@@ -63,37 +68,9 @@ def check_out(out: str | os.PathLike[str], *, inputs: Iterable[str | os.PathLike
     ...     print(str(exc).split(" (")[0].endswith("already holds a run"))
     True
     """
-    if kind not in ("folder", "file"):
-        raise ValueError(f"kind must be 'folder' or 'file', got {kind!r}")
-    path = Path(out)
-    if str(out) == "":
-        raise OutputError(f"{flag} is empty; give a {kind}")
-    resolved = path.resolve()
-    for inp in inputs:
-        if inp is not None and Path(inp).resolve() == resolved:
-            raise OutputError(f"{flag} {path} is also an input of this command; choose another {kind}")
-    if kind == "folder":
-        if path.exists() and not path.is_dir():
-            raise OutputError(f"{flag} {path} is an existing file, not a folder; choose a new or existing folder")
-        if path.is_dir() and not overwrite:
-            previous = [f for f in run_files if (path / f).exists()]
-            if previous:
-                raise OutputError(f"{flag} {path} already holds a run ({', '.join(previous)}); pass --overwrite "
-                                  "to write over it, or choose another folder")
-    else:
-        if path.is_dir():
-            raise OutputError(f"{flag} {path} is a folder; give a file name")
-        if path.exists() and not overwrite:
-            raise OutputError(f"{flag} {path} exists; pass --overwrite to replace it, or choose another name")
-    probe = path if path.is_dir() else path.parent
-    while not probe.exists() and probe != probe.parent:
-        probe = probe.parent
-    if not probe.is_dir():
-        raise OutputError(f"{flag} {path}: {probe} is a file, so the {kind} cannot be created")
-    target = path if path.is_dir() else probe
-    if not os.access(target, os.W_OK | os.X_OK):
-        raise OutputError(f"{flag} {path} cannot be written: {target} is not writable")
-    return path
+    from .outputs import check_output_path  # noqa: PLC0415 - outputs imports OutputError from here
+
+    return check_output_path(out, flag=flag, kind=kind, overwrite=overwrite, inputs=inputs, run_files=run_files)
 
 
 def check_file_name(path: str | os.PathLike[str], *, suffix: str, flag: str = "--out") -> Path:
@@ -166,3 +143,47 @@ def check_size(what: str, *, bytes_needed: float | None = None, seconds_needed: 
     if seconds_needed is not None and seconds_needed > max_seconds:
         raise SizeError(f"{what} would take about {format_seconds(seconds_needed)} on this machine (the limit is "
                         f"{format_seconds(max_seconds)}); choose smaller sizes (or pass --force to run it anyway)")
+
+
+#: Largest magnitude :func:`check_real` accepts: its square, and sums of a million such squares, stay finite in
+#: float64 (1e150² = 1e300 < 1.8e308).
+MAX_ABS = 1e150
+
+
+def check_real(values: Any, name: str, *, max_abs: float = MAX_ABS, allow_nan: bool = False) -> Any:
+    """``values`` as a real floating-point NumPy array, or a one-line error naming ``name``.
+
+    Refuses complex numbers (``TypeError``: never silently cast to their real part), non-numeric data, NaN and
+    infinity (``ValueError``; NaN allowed with ``allow_nan``, e.g. for missing entries a weight masks) and entries
+    larger than ``max_abs`` in magnitude, whose squares would overflow (``ValueError``, asking to rescale).
+
+    >>> check_real([1, 2], "--x").dtype
+    dtype('float64')
+    >>> check_real([1 + 2j], "A.npy")
+    Traceback (most recent call last):
+    TypeError: A.npy holds complex numbers (complex128); give real values (their real part is never taken silently)
+    >>> check_real([1e200], "M.npz")
+    Traceback (most recent call last):
+    ValueError: M.npz has entries up to 1e+200 in magnitude, beyond 1e+150 where squares overflow; rescale it (divide by a constant)
+    """
+    import numpy as np  # noqa: PLC0415 - guards is imported by every command line; numpy only when used
+
+    arr = np.asarray(values)
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} holds complex numbers ({arr.dtype}); give real values (their real part is never "
+                        "taken silently)")
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must hold numbers, got {arr.dtype} values")
+    arr = arr.astype(np.float64, copy=False) if arr.dtype.kind != "f" else arr
+    finite = np.isfinite(arr)
+    if not finite.all():
+        bad = ~finite & ~np.isnan(arr) if allow_nan else ~finite
+        if bad.any():
+            kind = "infinite values" if allow_nan or not np.isnan(arr).any() else "NaN or infinite values"
+            raise ValueError(f"{name} has {int(bad.sum())} {kind}; give finite numbers")
+    if arr.size:
+        top = float(np.nanmax(np.abs(arr))) if np.isfinite(arr).any() else 0.0
+        if top > max_abs:
+            raise ValueError(f"{name} has entries up to {top:.3g} in magnitude, beyond {max_abs:.0e} where squares "
+                             "overflow; rescale it (divide by a constant)")
+    return arr

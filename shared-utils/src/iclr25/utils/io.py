@@ -39,7 +39,7 @@ from ._atomic import atomic_path, atomic_write
 __all__ = [
     "DataFileError", "Graph", "read_points", "write_points", "read_graph", "write_graph", "read_smiles",
     "write_smiles", "save_npz", "read_json", "read_npz", "read_array", "atomic_write", "atomic_path",
-    "existing_file", "dataclass_from_mapping",
+    "existing_file", "dataclass_from_mapping", "path_inside",
 ]
 
 POINT_FORMATS = (".npy", ".npz", ".xyz", ".txt", ".csv", ".ply")
@@ -84,6 +84,37 @@ def existing_file(path: str | os.PathLike[str], formats: tuple[str, ...] | None,
     if p.stat().st_size == 0:
         raise DataFileError(p, "file is empty")
     return p, suffix
+
+
+def path_inside(folder: str | os.PathLike[str], name: Any, *, source: str | os.PathLike[str] | None = None,
+                what: str = "file") -> Path:
+    """The path ``name`` read from a manifest, index or config inside ``folder``, refused unless it stays there.
+
+    ``name`` must be a relative path; after resolving ``..`` and symbolic links it must lie inside ``folder``.
+    ``source`` (the manifest's path) is named in the :class:`DataFileError`; it defaults to ``folder``.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> path_inside(d, "vectors.npy") == d / "vectors.npy"
+    True
+    >>> try:
+    ...     path_inside(d, "../outside/secret.npy", source=d / "manifest.json")
+    ... except DataFileError as exc:
+    ...     print(exc.problem)
+    names '../outside/secret.npy', which is outside its folder; a file it names must lie inside the folder
+    """
+    where = Path(source) if source is not None else Path(folder)
+    if not isinstance(name, str) or not name.strip() or "\x00" in name:
+        raise DataFileError(where, f"a {what} name must be a non-empty relative path, got {name!r}")
+    rel = Path(name)
+    base = Path(folder).resolve()
+    if rel.is_absolute():
+        raise DataFileError(where, f"names the absolute path {name!r}; a {what} it names must be relative to its folder")
+    full = (base / rel).resolve()
+    if full != base and base not in full.parents:
+        raise DataFileError(where, f"names {name!r}, which is outside its folder; a {what} it names must lie "
+                                   "inside the folder")
+    return Path(folder) / rel
 
 
 def _check_points(p: Path, X: Any) -> np.ndarray:
