@@ -63,3 +63,31 @@ def test_api_key_comes_from_the_environment(monkeypatch):
     monkeypatch.delenv("K_TEST")
     with pytest.raises(ValueError, match="--api-key-env K_TEST: the environment variable is not set"):
         api_key_from_env("K_TEST")
+
+
+def test_a_redirect_to_another_origin_never_receives_the_key():
+    with stub_chat_server("elsewhere") as other, stub_chat_server(redirect=other.url + "/chat/completions") as stub:
+        with pytest.raises(EndpointError, match=r"HTTP 302 redirect to http://127\.0\.0\.1:\d+/v1/chat/completions; "
+                                                r"redirects are not followed") as err:
+            ChatEndpoint(stub.url, "m", api_key="sk-secret-123", retries=0).ask("hi")
+        assert stub.requests[0]["auth"] == "Bearer sk-secret-123"  # the endpoint the user named gets it
+        assert other.requests == []  # the server the redirect names gets nothing, key or not
+        assert "sk-secret" not in str(err.value)
+
+
+def test_a_dripping_endpoint_is_cut_at_the_timeout():
+    import time
+
+    with stub_chat_server("a long answer " * 20, drip=0.3) as stub:
+        t0 = time.perf_counter()
+        with pytest.raises(EndpointError, match="no answer within --timeout 1 s"):
+            ChatEndpoint(stub.url, "m", timeout=1, retries=0).ask("hi")
+        assert time.perf_counter() - t0 < 2.5
+
+
+def test_the_key_is_in_no_message_or_repr():
+    ep = ChatEndpoint("http://127.0.0.1:9/v1", "m", api_key="sk-secret-456", timeout=1, retries=0)
+    assert "sk-secret" not in repr(ep)
+    with pytest.raises(EndpointError) as err:
+        ep.ask("hi")
+    assert "sk-secret" not in str(err.value)

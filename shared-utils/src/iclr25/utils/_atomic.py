@@ -65,13 +65,19 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
     except OSError as exc:  # name the file the user asked for, not the temporary one
-        raise type(exc)(exc.errno, f"cannot write {target}: {exc.strerror or exc}") from None
+        raise type(exc)(exc.errno, f"cannot write here: {exc.strerror or exc}", str(target)) from None
     os.close(fd)
     try:
         yield Path(tmp)
         os.chmod(tmp, _file_mode())
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and str(target) not in str(exc) and not isinstance(exc, FileNotFoundError):
+            # a full disk or a file-size limit (EFBIG "File too large", numpy's "N requested and M written")
+            # names the file the user asked for
+            if exc.errno is not None:
+                raise OSError(exc.errno, f"cannot write: {exc.strerror or exc}", str(target)) from None
+            raise OSError(f"cannot write {target}: {exc} (is the disk full, or a file-size limit reached?)") from None
         raise

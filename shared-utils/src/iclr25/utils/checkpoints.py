@@ -77,7 +77,11 @@ def start_save(folder: str | os.PathLike[str]) -> None:
     an iclr25 manifest; a user's file of that name is refused), so an interrupted save cannot pass as whole."""
     folder = Path(folder)
     path = folder / MANIFEST
-    if path.is_symlink() or (path.exists() and _read(folder) is None):
+    try:
+        ours = path.is_file() and not path.is_symlink() and _read(folder) is not None
+    except CheckpointError:
+        ours = False
+    if path.is_symlink() or (path.exists() and not ours):
         raise CheckpointError(f"{path} is not an iclr25 checkpoint manifest; it is never replaced: choose another "
                               "folder")
     if path.exists():

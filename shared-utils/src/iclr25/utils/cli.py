@@ -275,6 +275,8 @@ def error_line(exc: BaseException) -> str:
             text += f" (and {exc.filename2})"
         return text
     text = str(exc).strip() or type(exc).__name__
+    if isinstance(exc, OSError) and text.startswith("[Errno "):  # "[Errno 28] No space left..." without a file
+        text = text.split("] ", 1)[-1]
     return "; ".join(part.strip() for part in text.splitlines() if part.strip())
 
 

@@ -18,14 +18,17 @@ Examples
 from __future__ import annotations
 
 import base64
+import contextlib
 import dataclasses
+import http.client
 import json
 import math
 import os
+import socket
 import struct
+import threading
 import time
-import urllib.error
-import urllib.request
+import urllib.parse
 import zlib
 from typing import Any
 
@@ -100,8 +103,9 @@ class ChatEndpoint:
 
     ``url``: the API base (``http://127.0.0.1:8000/v1``) or the full ``.../chat/completions`` address;
     ``model``: the name the server serves; ``api_key``: sent as ``Authorization: Bearer`` when given (read it
-    with :func:`api_key_from_env`); ``timeout``: seconds to wait for each answer, final (an endpoint that accepts
-    and never answers fails after it); ``retries``: more tries after a refused connection, HTTP 429 or a 5xx,
+    with :func:`api_key_from_env`; never sent on to the server a redirect names, never in a message or ``repr``);
+    ``timeout``: seconds each request may take in all, a deadline (an endpoint that never answers, or sends its
+    answer a byte at a time, fails after it); ``retries``: more tries after a refused connection, HTTP 429 or a 5xx,
     waiting ``backoff``, ``2·backoff``, ... seconds; ``temperature`` and ``max_tokens`` go into every request.
     """
 
@@ -130,36 +134,92 @@ class ChatEndpoint:
     def _fail(self, why: str) -> EndpointError:
         return EndpointError(f"--endpoint {self.url}: {why}")
 
+    def _post_once(self, data: bytes, headers: dict[str, str]) -> tuple[int, str, str | None, bytes]:
+        """One POST, ended at ``timeout`` seconds however slowly the server sends: ``(status, reason, location,
+        body)``. A watchdog shuts the socket down at the deadline, so a server that drips a byte at a time, or
+        never answers, cannot hold the command past ``--timeout``."""
+        parts = urllib.parse.urlsplit(self.url)
+        deadline = time.monotonic() + self.timeout
+        cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+        conn = cls(parts.hostname or "", parts.port, timeout=self.timeout)
+        expired = threading.Event()
+
+        def cut() -> None:
+            expired.set()
+            sock = conn.sock
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+        watchdog = threading.Timer(self.timeout, cut)
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+            conn.request("POST", path, body=data, headers=headers)
+            resp = conn.getresponse()
+            chunks: list[bytes] = []
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0 or expired.is_set():
+                    raise TimeoutError
+                if conn.sock is not None:
+                    conn.sock.settimeout(left)
+                chunk = resp.read1(1 << 16)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+            if expired.is_set():
+                raise TimeoutError
+            return resp.status, resp.reason, resp.getheader("Location"), b"".join(chunks)
+        except (OSError, http.client.HTTPException) as exc:
+            if expired.is_set() or isinstance(exc, TimeoutError):
+                raise TimeoutError from None
+            raise
+        finally:
+            watchdog.cancel()
+            conn.close()
+
     def complete(self, messages: list[dict[str, Any]], **fields: Any) -> str:
-        """The text of the first choice for ``messages`` (``fields`` override temperature, max_tokens, ...)."""
+        """The text of the first choice for ``messages`` (``fields`` override temperature, max_tokens, ...).
+
+        Each HTTP request ends within ``timeout`` seconds in all (a deadline, not a per-read limit). A redirect
+        is never followed: the key would go with it to whatever server the ``Location`` names; the error names
+        that server so the user can give the final URL as ``--endpoint``.
+        """
         body = {"model": self.model, "temperature": self.temperature, "max_tokens": self.max_tokens,
                 "messages": messages, **fields}
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        req = urllib.request.Request(self.url, data=json.dumps(body).encode(), headers=headers, method="POST")
+        data = json.dumps(body).encode()
         tries = ""
         for attempt in range(self.retries + 1):
             tries = f" after {attempt + 1} tries" if attempt else ""
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:  # noqa: S310 - the user's URL
-                    reply = json.loads(resp.read().decode("utf-8"))
-                break
-            except urllib.error.HTTPError as exc:
-                if exc.code in RETRY_STATUS and attempt < self.retries:
-                    time.sleep(self.backoff * 2 ** attempt)
-                    continue
-                raise self._fail(f"HTTP {exc.code} {exc.reason}{tries}") from None
-            except (TimeoutError, urllib.error.URLError, OSError) as exc:
-                reason = getattr(exc, "reason", exc)
-                if isinstance(exc, TimeoutError) or isinstance(reason, TimeoutError):
-                    raise self._fail(f"no answer within --timeout {self.timeout:g} s") from None
+                status, reason, location, raw = self._post_once(data, headers)
+            except TimeoutError:
+                raise self._fail(f"no answer within --timeout {self.timeout:g} s") from None
+            except (OSError, http.client.HTTPException) as exc:
                 if attempt < self.retries:
                     time.sleep(self.backoff * 2 ** attempt)
                     continue
-                raise self._fail(f"unreachable{tries} ({reason})") from None
+                raise self._fail(f"unreachable{tries} ({getattr(exc, 'strerror', None) or exc})") from None
+            if 300 <= status < 400:
+                where = urllib.parse.urlsplit(urllib.parse.urljoin(self.url, location or ""))
+                target = f"{where.scheme}://{where.netloc}{where.path}" if location else "nowhere"
+                raise self._fail(f"HTTP {status} redirect to {target}; redirects are not followed (the API key "
+                                 "would go with them): give the final address as --endpoint")
+            if status in RETRY_STATUS and attempt < self.retries:
+                time.sleep(self.backoff * 2 ** attempt)
+                continue
+            if not 200 <= status < 300:
+                raise self._fail(f"HTTP {status} {reason}{tries}")
+            try:
+                reply = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError):
                 raise self._fail("the reply is not JSON") from None
+            break
         try:
             return str(reply["choices"][0]["message"]["content"])
         except (KeyError, IndexError, TypeError):

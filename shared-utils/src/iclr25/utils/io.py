@@ -118,6 +118,9 @@ def path_inside(folder: str | os.PathLike[str], name: Any, *, source: str | os.P
 
 
 def _check_points(p: Path, X: Any) -> np.ndarray:
+    if np.iscomplexobj(X):
+        raise DataFileError(p, "point coordinates are complex numbers; give real coordinates (the real part is "
+                               "never taken silently)")
     try:
         X = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -283,10 +286,14 @@ def _read_ply(p: Path) -> np.ndarray:
     body_start = data.index(b"\n", end) + 1
     fmt = None
     elements: list[tuple[str, int, list[tuple[str, str]]]] = []
-    for line in header[1:]:
+    for lineno, line in enumerate(header[1:], 2):
         parts = line.split()
         if not parts or parts[0] in ("comment", "obj_info"):
             continue
+        if (parts[0] in ("format", "element") and len(parts) != 3) or (parts[0] == "property" and len(parts) < 3) \
+                or (parts[0] == "property" and parts[1] == "list" and len(parts) != 5) \
+                or (parts[0] == "element" and not parts[2].isdigit()):
+            raise DataFileError(p, f"malformed PLY header, line {lineno}: {line.strip()[:60]!r}")
         if parts[0] == "format":
             fmt = parts[1]
         elif parts[0] == "element":

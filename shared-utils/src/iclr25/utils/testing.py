@@ -456,14 +456,19 @@ class StubChatServer:
     ``{"path", "auth", "body"}`` (``auth`` the ``Authorization`` header or ``None``, ``body`` the parsed JSON),
     so a test can check what the client sent. ``answer`` is the reply's text, or a function of the request body;
     the first ``fail_first`` requests get HTTP 503; each answer waits ``delay`` seconds (for ``--timeout``).
+    ``redirect``: answer every request with ``302 Found`` to this URL (a client must not follow it with its key);
+    ``drip``: send the answer one byte every ``drip`` seconds (a client's ``--timeout`` must still end it).
     """
 
-    def __init__(self, answer="ok", *, fail_first: int = 0, delay: float = 0.0) -> None:
+    def __init__(self, answer="ok", *, fail_first: int = 0, delay: float = 0.0, redirect: str | None = None,
+                 drip: float = 0.0) -> None:
         import threading  # noqa: PLC0415
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer  # noqa: PLC0415
 
         self.answer, self.fail_first, self.delay = answer, fail_first, delay
+        self.redirect, self.drip = redirect, drip
         self.requests: list[dict] = []
+        self.closed = False
         stub = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -472,6 +477,12 @@ class StubChatServer:
                 stub.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
                 time.sleep(stub.delay)
                 try:
+                    if stub.redirect:
+                        self.send_response(302)
+                        self.send_header("Location", stub.redirect)
+                        self.send_header("Content-Length", "0")
+                        self.end_headers()
+                        return
                     if len(stub.requests) <= stub.fail_first:
                         self.send_response(503)
                         self.end_headers()
@@ -482,7 +493,15 @@ class StubChatServer:
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(out)))
                     self.end_headers()
-                    self.wfile.write(out)
+                    if stub.drip:
+                        for i in range(len(out)):
+                            if stub.closed:
+                                return
+                            self.wfile.write(out[i:i + 1])
+                            self.wfile.flush()
+                            time.sleep(stub.drip)
+                    else:
+                        self.wfile.write(out)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (its --timeout)
 
@@ -495,6 +514,7 @@ class StubChatServer:
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
 
     def close(self) -> None:
+        self.closed = True
         self._server.shutdown()
         self._server.server_close()
 
@@ -505,7 +525,8 @@ class StubChatServer:
         self.close()
 
 
-def stub_chat_server(answer="ok", *, fail_first: int = 0, delay: float = 0.0) -> StubChatServer:
+def stub_chat_server(answer="ok", *, fail_first: int = 0, delay: float = 0.0, redirect: str | None = None,
+                     drip: float = 0.0) -> StubChatServer:
     """A running :class:`StubChatServer` (use it in a ``with`` block or as a fixture that calls ``close()``)."""
-    return StubChatServer(answer, fail_first=fail_first, delay=delay)
+    return StubChatServer(answer, fail_first=fail_first, delay=delay, redirect=redirect, drip=drip)
 
