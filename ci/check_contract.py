@@ -92,6 +92,8 @@ def check_package(pkg: Path) -> list[tuple[str, str]]:
     for problem in machine_paths(pkg):
         bad("portable", problem)
     _check_benchmarks(pkg, bad)
+    for problem in undeclared_outputs(pkg):
+        bad("outputs", problem)
     for problem in layout_problems(pkg):
         if slug in PENDING_LAYOUT:
             print(f"packages/{slug}: [layout] (pending, issue 49) {problem}", file=sys.stderr)
@@ -105,6 +107,34 @@ def check_package(pkg: Path) -> list[tuple[str, str]]:
         bad("imports", f"import circle {' <-> '.join(circle)}: the modules import each other (also inside "
                        "functions); move what both need into one of them or a third module")
     return out
+
+
+#: Option names that write (iclr25.utils.outputs.OUTPUT_FLAGS): each is declared with add_output, never add_argument.
+OUTPUT_FLAGS = ("--out", "--output", "--plan", "--json", "--transcript", "--save", "--figure", "--checkpoint-out")
+
+
+def undeclared_outputs(pkg: Path) -> list[str]:
+    """Output options added with ``add_argument`` instead of ``iclr25.utils.outputs.add_output``: their paths
+    would not be checked before the work (inputs, existing files, symlinks, --overwrite)."""
+    problems = []
+    src = pkg / "src"
+    for path in sorted(src.rglob("*.py")) if src.is_dir() else []:
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "add_argument"):
+                continue
+            flags = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+            kw = {k.arg for k in node.keywords}
+            for flag in flags:
+                if (flag in OUTPUT_FLAGS or flag.endswith("-out")) and "action" not in kw:
+                    problems.append(f"{path.relative_to(pkg)}:{node.lineno}: the output option {flag} is added with "
+                                    "add_argument; declare it with iclr25.utils.outputs.add_output so it is checked "
+                                    "before any work")
+    return problems
 
 
 def layout_problems(pkg: Path) -> list[str]:

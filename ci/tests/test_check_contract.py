@@ -94,6 +94,9 @@ CASES = {
     "import-circle": (lambda p: ((p / f"{MOD}/alpha.py").write_text("from .beta import b\n\n\ndef a():\n    return b\n"),
                                  (p / f"{MOD}/beta.py").write_text("def b():\n    from .alpha import a\n    return a\n")),
                       "[imports] import circle alpha <-> beta"),
+    "undeclared-output": (lambda p: (p / f"{MOD}/fitting.py").write_text(
+        'def add(p):\n    p.add_argument("--plan", default=None)\n'),
+        f"[outputs] {MOD}/fitting.py:2: the output option --plan is added with add_argument"),
     "init-all": (lambda p: _edit(p / f"{MOD}/__init__.py", "__all__ =", "_all ="),
                  "[init] src/iclr25/bad_pkg/__init__.py must define __all__"),
     "init-version": (lambda p: _edit(p / f"{MOD}/__init__.py", '__version__ = _version("iclr25-bad-pkg")',
