@@ -1,5 +1,10 @@
 """Checkpoints of trained samplers without pickle: JSON for the configuration, ``.npz`` for the energy's
 arrays and equinox's leaf serialiser (``numpy.save`` of each array) for the network weights.
+
+A checkpoint folder is whole or refused: :func:`save_sampler` drops the manifest of an earlier save, writes each
+part atomically and writes ``manifest.json`` (each part's size and SHA-256, :mod:`iclr25.utils.checkpoints`)
+last; :func:`read_checkpoint_spec` (and so :func:`load_sampler`) refuses in one line a folder without it (a save
+cut short, or one made before 0.6.0) or whose parts are not the ones it names (files of two trainings).
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from iclr25.utils.checkpoints import MANIFEST, CheckpointError, start_save, verify_manifest, write_manifest
 from iclr25.utils.io import DataFileError, atomic_path, atomic_write, read_json, read_npz, save_npz
 
 if TYPE_CHECKING:
@@ -22,6 +28,9 @@ __all__ = ["save_sampler", "load_sampler", "read_checkpoint_spec", "energy_to_sp
 
 FORMAT = 1
 FILES = ("config.json", "energy.npz", "model.eqx")
+#: Every file :func:`save_sampler` writes at the top of a checkpoint folder (``history.npz`` when the sampler has
+#: a history; ``manifest.json`` last).
+WRITTEN = (*FILES, "history.npz", MANIFEST)
 #: The checkpoint shipped in the wheel: the demo's configuration trained at seed 0 (``MADE_BY.md`` beside it says
 #: the command that made it).
 DEMO_CHECKPOINT = Path(__file__).parent / "data" / "demo-ising4-fkl-seed0"
@@ -64,6 +73,9 @@ def read_checkpoint_spec(directory: str | os.PathLike[str]) -> dict[str, Any]:
     for name in FILES:
         if not (d / name).is_file():
             raise FileNotFoundError(f"{d}: not a sampler checkpoint (missing {name})")
+    manifest = verify_manifest(d, FILES, what="sampler checkpoint")  # whole, and all its parts from one save
+    if manifest["meta"].get("format") != FORMAT:
+        raise CheckpointError(f"{d / MANIFEST}: not a sampler checkpoint of format {FORMAT}")
     path = d / "config.json"
     spec = read_json(path, what="checkpoint config")
     if not isinstance(spec, dict) or spec.get("format") != FORMAT:
@@ -132,7 +144,9 @@ def energy_from_spec(meta: dict[str, Any], arrays: Any) -> Energy:
 
 
 def save_sampler(sampler: Sampler, directory: str | os.PathLike[str]) -> Path:
-    """Write ``config.json``, ``energy.npz``, ``model.eqx`` and ``history.npz`` into ``directory``."""
+    """Write ``config.json``, ``energy.npz``, ``model.eqx`` and ``history.npz`` into ``directory``, each
+    atomically, then ``manifest.json`` naming them (the manifest of an earlier save there is removed first, so a
+    save cut short leaves a folder that :func:`load_sampler` refuses)."""
     import equinox as eqx  # noqa: PLC0415
 
     from .diffusion import Sampler  # noqa: PLC0415
@@ -140,15 +154,19 @@ def save_sampler(sampler: Sampler, directory: str | os.PathLike[str]) -> Path:
     if not isinstance(sampler, Sampler):
         raise TypeError(f"sampler must be a Sampler, got {type(sampler).__name__}")
     d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
     meta, arrays = energy_to_spec(sampler.energy)
+    d.mkdir(parents=True, exist_ok=True)
+    start_save(d)
+    parts = list(FILES)
     save_npz(d / "energy.npz", **arrays)
     if sampler.history:
         save_npz(d / "history.npz", **sampler.history)
+        parts.append("history.npz")
     with atomic_path(d / "model.eqx") as tmp:
         eqx.tree_serialise_leaves(tmp, sampler.model)
     with atomic_write(d / "config.json") as f:
         json.dump({"format": FORMAT, "config": sampler.config.to_dict(), "energy": meta}, f, indent=2)
+    write_manifest(d, parts, meta={"format": FORMAT, "energy": meta["kind"]})
     return d
 
 
@@ -163,7 +181,9 @@ def load_sampler(directory: str | os.PathLike[str]) -> Sampler:
     kind = spec["energy"]["kind"]
     arrays = read_npz(d / "energy.npz", what="checkpoint energy",
                       required=(() if kind == "IsingEnergy" else _GRAPH_ARRAYS) + _EXTRA_ARRAYS.get(kind, ()))
-    history = read_npz(d / "history.npz", what="checkpoint history") if (d / "history.npz").is_file() else {}
+    listed = verify_manifest(d, FILES, what="sampler checkpoint")["files"]
+    # a history.npz the manifest does not name is not this save's (an earlier training's, left in the folder)
+    history = read_npz(d / "history.npz", what="checkpoint history") if "history.npz" in listed else {}
 
     import equinox as eqx  # noqa: PLC0415
     import jax  # noqa: PLC0415

@@ -12,6 +12,7 @@ from typing import Any
 from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_size
 from iclr25.utils.io import read_json
+from iclr25.utils.outputs import add_output
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed, jax_key
 
@@ -114,10 +115,23 @@ def cmd_train(args: argparse.Namespace) -> int:
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{args.config}: sampler: {exc}") from exc
     sampler = train(config, energy, jax_key(check_seed(spec.get("seed", 0))))
-    out = save_sampler(sampler, args.out)
     last = {k: float(v[-1]) for k, v in sampler.history.items() if len(v)}
+    _check_finite_weights(sampler.model, f"{args.config}: training diverged", last)
+    out = save_sampler(sampler, args.out)
     print(f"wrote {out}; last epoch: {last}")
     return 0
+
+
+def _check_finite_weights(model: Any, what: str, last: dict[str, float]) -> None:
+    """Refuse to save a network whose weights are not all finite (a diverged training): nothing is written."""
+    import equinox as eqx  # noqa: PLC0415
+    import jax  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415
+
+    leaves = jax.tree_util.tree_leaves(eqx.filter(model, eqx.is_inexact_array))
+    if not all(np.isfinite(np.asarray(a)).all() for a in leaves):
+        raise ValueError(f"{what}: the network's weights are not finite (last epoch: {last}); no checkpoint "
+                         "written (a smaller learning_rate may help)")
 
 
 def _check_estimate_args(args: argparse.Namespace) -> None:
@@ -135,6 +149,8 @@ def _check_estimate_args(args: argparse.Namespace) -> None:
                force=args.force)
 
 
+#: Every file ``train`` writes at the top of its --out folder (iclr25.sdds.checkpoint.WRITTEN, without importing it).
+CHECKPOINT_FILES = ("config.json", "energy.npz", "model.eqx", "history.npz", "manifest.json")
 #: Memory per SN-NIS sample of ``estimate`` (bootstrap blocks of 25 resamples x 16 B, draws, energies, weights).
 _BYTES_PER_ESTIMATE_SAMPLE = 25 * 16 + 64
 #: A floor on the seconds one training epoch takes on 2 CPU cores (a 4x4 lattice, 64 samples: ~0.05 s).
@@ -179,6 +195,12 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     run.add("NMCMC internal energy per spin", mc.internal_energy, peer=exact and exact.internal_energy,
             peer_name="exact" if exact else None)
     run.add("NMCMC acceptance", mc.acceptance_rate, higher_is_better=True)
+    bad = [name for name, v in (("free energy", est.free_energy), ("internal energy", est.internal_energy),
+                                ("entropy", est.entropy), ("NMCMC internal energy", mc.internal_energy))
+           if not math.isfinite(float(v))]
+    if bad:
+        raise ValueError(f"{args.checkpoint}: the {', '.join(bad)} estimate(s) are not finite (the sampler's "
+                         "weights or log-probabilities overflow); nothing written")
     warnings = add_warnings(run, est, args.min_ess)
     run.finish()
     if args.out is not None:
@@ -194,8 +216,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                              repro=repro, repro_help=REPRO_HELP, quick=True, jax_cache="ICLR25_SDDS_JAX_CACHE")
     t = ucli.add_command(sub, "train", cmd_train, force=True, help="train a sampler from a JSON config file")
     t.add_argument("--config", required=True, type=Path, help="JSON config file")
-    t.add_argument("--out", type=Path, default=Path("results/sdds-checkpoint"),
-                   help="checkpoint folder (default: results/sdds-checkpoint)")
+    add_output(t, "--out", kind="folder", default="results/sdds-checkpoint", run_files=CHECKPOINT_FILES,
+               help="checkpoint folder: config.json, energy.npz, model.eqx, history.npz and manifest.json "
+                    "(written last)")
     e = ucli.add_command(sub, "estimate", cmd_estimate, seed="random seed (default: 0)", force=True, help="SN-NIS and neural-MCMC estimates of a checkpoint")
     e.add_argument("--checkpoint", required=True, type=Path, help="folder written by 'train'")
     e.add_argument("--n-samples", type=int, default=4096, help="number of samples M, >= 64 (default: 4096)")
@@ -203,7 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--epsilon", type=float, default=0.0, help="uniform mixture of the last step (default: 0)")
     e.add_argument("--min-ess", type=float, default=MIN_ESS_FRACTION,
                    help=f"warn when the ESS fraction ESS / M is below this (default: {MIN_ESS_FRACTION})")
-    e.add_argument("--out", type=Path, default=None, help="folder for results.json (default: none)")
+    add_output(e, "--out", kind="folder", default=None, run_files=("results.json",),
+               help="folder for results.json (default: none; never the --checkpoint folder or inside it)")
     return ucli.run_main(parser, argv)
 
 
