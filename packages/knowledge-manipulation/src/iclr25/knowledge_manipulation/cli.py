@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.guards import check_out, check_size
+from iclr25.utils.guards import check_size
+from iclr25.utils.outputs import add_output
 
 DESCRIPTION = ("Knowledge manipulation by language models on synthetic biographies: retrieval, classification, "
                "comparison and inverse search, with and without chain of thought (Allen-Zhu & Li, ICLR 2025).")
@@ -38,6 +39,8 @@ DESCRIPTIONS = {
 }
 
 PACKAGE = "iclr25-knowledge-manipulation"
+#: what ``train --out DIR`` writes at the top of DIR (a previous run is any of them)
+TRAIN_FILES = ("results.json", "model.pt", "tokenizer.json", "people.jsonl", "manifest.json")
 TASK_HELP = ("task specs KIND:ATTRIBUTE[:modM][:cot], e.g. classification:birth_month:mod2:cot, "
              "comparison:birth_month, inverse:birth_date+birth_city, retrieval:birth_city, partial:birth_year")
 
@@ -83,15 +86,10 @@ def _check_before_work(name: str, args: argparse.Namespace) -> None:
                 raise ValueError(f"--tasks: {exc}") from None
         if args.qa is None and args.tasks is not None:
             raise ValueError("--tasks chooses the QAs written to --qa; give --qa FILE.jsonl too (or drop --tasks)")
-        check_out(args.out, kind="file", overwrite=args.overwrite)
-        if args.qa is not None:
-            check_out(args.qa, kind="file", overwrite=args.overwrite, flag="--qa", inputs=[args.out])
         size = float(args.n) * args.multiplicity
         check_size(f"--n {args.n} --multiplicity {args.multiplicity}", bytes_needed=2000.0 * size,
                    seconds_needed=2e-4 * size, force=force)
     elif name == "train":
-        check_out(args.out, inputs=[args.people] if args.people else [], overwrite=args.overwrite,
-                  run_files=("results.json", "model.pt"))
         sizes = (f"--epochs {args.epochs} --layers {args.layers} --d-model {args.d_model} --heads {args.heads} "
                  f"--batch-size {args.batch_size}")
         if args.people is None:
@@ -109,9 +107,6 @@ def _check_before_work(name: str, args: argparse.Namespace) -> None:
             if args.tasks is not None:
                 raise ValueError("--parity runs its own three questions; drop --tasks")
             parse_parity(args.parity)
-        if args.out is not None:
-            check_out(args.out, inputs=[p for p in (args.model, args.hf_path, args.people) if p is not None],
-                      overwrite=args.overwrite)
         if args.model is not None and args.epochs is not None:
             check_size(f"--epochs {args.epochs}", seconds_needed=_train_estimate(1000.0, args.epochs, 2, 64)[1],
                        force=force)
@@ -156,11 +151,6 @@ def _torch_memory_error(what: str):
                           else what) from None
 
 
-def _check_out_dir(out: Path, flag: str = "--out") -> None:
-    if out.exists() and not out.is_dir():
-        raise ValueError(f"{flag} {out}: exists and is not a folder")
-
-
 # --------------------------------------------------------------------------------------------- generate
 def generate(args: argparse.Namespace) -> int:
     from .biography import make_population, write_people_jsonl
@@ -168,10 +158,6 @@ def generate(args: argparse.Namespace) -> int:
 
     specs = [parse_task(t) for t in (args.tasks or ["retrieval:birth_date"])] if args.qa else []
     out = Path(args.out)
-    if out.is_dir():
-        raise ValueError(f"--out {out}: is a folder (expected a .jsonl file)")
-    if args.qa is not None and Path(args.qa).is_dir():
-        raise ValueError(f"--qa {args.qa}: is a folder (expected a .jsonl file)")
     pop = make_population(args.n, seed=args.seed)
     qas = [q for s in specs for q in build_task(pop, s, people=args.people, seed=args.seed)]
     write_people_jsonl(out, pop, multiplicity=args.multiplicity, seed=args.seed, permute=not args.no_permute,
@@ -189,7 +175,6 @@ def train(args: argparse.Namespace) -> int:
 
     from .biography import read_people_jsonl
 
-    _check_out_dir(args.out)
     pop = read_people_jsonl(args.people) if args.people else None
     if pop is not None and not getattr(args, "force", False):
         b, sec = _train_estimate(float(len(pop)), args.epochs, args.layers, args.d_model, args.batch_size,
@@ -224,8 +209,6 @@ def evaluate(args: argparse.Namespace) -> int:
     from .tasks import parse_task
 
     tasks = [str(parse_task(t)) for t in (args.tasks or DEFAULT_TASKS)]
-    if args.out is not None:
-        _check_out_dir(args.out)
     if args.shots < 0:
         raise ValueError(f"--shots must be an integer >= 0, got {args.shots}")
     if args.model is not None:
@@ -308,21 +291,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     g = ucli.add_command(sub, "generate", _cmd("generate"), seed=True, overwrite="replace an existing --out (and --qa) file", force=True, help="write a population of synthetic people and their biographies (JSONL)",
                          description=DESCRIPTIONS["generate"])
     g.add_argument("--n", type=ucli.positive_int("--n"), default=1000, help="number of people (default 1000)")
-    g.add_argument("--out", type=Path, required=True, help="output .jsonl file")
+    add_output(g, "--out", kind="file", required=True, suffixes=(".jsonl",),
+               help="the people file written: one JSON line per person (attributes, name, split, bios)")
     g.add_argument("--multiplicity", type=ucli.positive_int("--multiplicity"), default=5,
                    help="biographies per person, each with fresh templates (default 5)")
     g.add_argument("--order", choices=("name_first", "attributes_first"), default="name_first",
                    help="sentence form (default name_first; attributes_first is the inverse-search control)")
     g.add_argument("--fullname", action="store_true", help="the full name in every sentence (default he/she)")
     g.add_argument("--no-permute", action="store_true", help="keep the default sentence order")
-    g.add_argument("--qa", type=Path, help="also write the QAs of --tasks to this .jsonl file")
+    add_output(g, "--qa", kind="file", suffixes=(".jsonl",),
+               help="also write the QAs of --tasks to this file, one JSON line per question")
     g.add_argument("--tasks", nargs="+", default=None,
                    help=TASK_HELP + " (with --qa; default retrieval:birth_date)")
     g.add_argument("--people", choices=("train", "test", "all"), default="all", help="whose QAs (default all)")
 
     t = ucli.add_command(sub, "train", _cmd("train"), seed=True, overwrite="write over a previous model in --out", force=True, help="Stage A: pretrain a rotary GPT on biographies (+ retrieval QAs) and save it",
                          description=DESCRIPTIONS["train"])
-    t.add_argument("--out", type=Path, required=True, help="output folder")
+    add_output(t, "--out", kind="folder", required=True, run_files=TRAIN_FILES,
+               help="the model folder written: model.pt, tokenizer.json, people.jsonl, manifest.json "
+                    "(the parts' hashes, written last) and results.json")
     src = t.add_mutually_exclusive_group()
     src.add_argument("--people", type=Path, help="a people .jsonl file from `generate` (default: --n new people)")
     src.add_argument("--n", type=ucli.positive_int("--n"), default=1000, help="number of people to generate (default 1000)")
@@ -355,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "or birth_year) retrieved, and its residue mod M (default 2) asked without and with CoT, on "
                         "all people and on those whose attribute the model retrieves")
     e.add_argument("--epochs", type=ucli.positive_int("--epochs"), default=None, help="--model: fine-tune epochs")
-    e.add_argument("--out", type=Path, help="folder for results.json (default: none)")
+    add_output(e, "--out", kind="folder", help="folder for results.json (default: none, only the table is printed)")
     e.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
     return ucli.run_main(parser, argv)
 

@@ -51,6 +51,8 @@ __all__ = ["ExperimentConfig", "PretrainedModel", "FinetuneResult", "ExperimentR
 
 DEFAULT_TASKS = ("classification:birth_month:mod2", "classification:birth_month:mod2:cot",
                  "comparison:birth_month", "comparison:birth_month:cot", "inverse:birth_date+birth_city")
+#: the parts of a model folder (``train --out DIR``), listed with their hashes in its ``manifest.json``
+MODEL_PARTS = ("model.pt", "tokenizer.json", "people.jsonl")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -332,23 +334,36 @@ def test_config() -> ExperimentConfig:
 
 # ------------------------------------------------------------------------------------------ save / load
 def save_pretrained(pre: PretrainedModel, folder: str | os.PathLike[str]) -> Path:
-    """Write ``model.pt`` (weights + model config), ``tokenizer.json`` and ``people.jsonl`` into ``folder``."""
+    """Write ``model.pt`` (weights + model config), ``tokenizer.json`` and ``people.jsonl`` into ``folder``, each
+    atomically, then ``manifest.json`` (each part's SHA-256) last: a save cut short leaves no manifest, and
+    :func:`load_pretrained` refuses it."""
+    from iclr25.utils.checkpoints import start_save, write_manifest
     from iclr25.utils.io import atomic_path
 
     from .biography import write_people_jsonl
 
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
+    start_save(out)
     with atomic_path(out / "model.pt") as tmp:
         torch.save({"config": pre.model.cfg.to_dict(), "state_dict": pre.model.state_dict(),
                     "experiment": pre.config.to_dict(), "seed": pre.seed}, tmp)
     pre.tokenizer.save(out / "tokenizer.json")
     write_people_jsonl(out / "people.jsonl", pre.population, seed=pre.seed)
+    write_manifest(out, MODEL_PARTS, meta={"format": "knowledge-manipulation model", "seed": int(pre.seed)})
     return out
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return (text.splitlines()[0][:120] if text else type(exc).__name__)
 
 
 def load_pretrained(folder: str | os.PathLike[str]) -> PretrainedModel:
     """Read a folder written by :func:`save_pretrained` (``train --out DIR``); errors name the folder."""
+    import pickle
+
+    from iclr25.utils.checkpoints import CheckpointError, verify_manifest
     from iclr25.utils.io import DataFileError
 
     from .biography import read_people_jsonl
@@ -356,11 +371,20 @@ def load_pretrained(folder: str | os.PathLike[str]) -> PretrainedModel:
     p = Path(folder)
     if not p.is_dir():
         raise FileNotFoundError(f"--model {p}: no such model folder (expected the --out folder of `train`)")
-    for name in ("model.pt", "tokenizer.json", "people.jsonl"):
+    for name in MODEL_PARTS:
         if not (p / name).is_file():
             raise FileNotFoundError(f"--model {p}: no {name} (expected the --out folder of `train`)")
     try:
+        verify_manifest(p, MODEL_PARTS, what="model folder")
+    except CheckpointError as exc:
+        raise CheckpointError(f"--model {exc}") from None
+    try:
         blob = torch.load(p / "model.pt", map_location="cpu", weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError, ValueError, OSError, AttributeError) as exc:
+        # a file holding a pickle payload is refused by torch's weights-only loader: one line naming the file
+        raise DataFileError(p / "model.pt", "not a model written by `train`: torch's weights-only loader refused it "
+                            f"({_first_line(exc)})") from None
+    try:
         cfg = GPTConfig(**blob["config"])
         exp = dict(blob["experiment"])
         exp["pretrain"] = TrainConfig(**{**exp["pretrain"], "betas": tuple(exp["pretrain"]["betas"])})
@@ -371,7 +395,7 @@ def load_pretrained(folder: str | os.PathLike[str]) -> PretrainedModel:
         model = RotaryGPT(cfg)
         model.load_state_dict(blob["state_dict"])
     except (KeyError, TypeError, RuntimeError, EOFError, ValueError, OSError) as exc:
-        raise DataFileError(p / "model.pt", f"not a model written by `train` ({str(exc).splitlines()[0][:120]})") from None
+        raise DataFileError(p / "model.pt", f"not a model written by `train` ({_first_line(exc)})") from None
     model.eval()
     return PretrainedModel(model, WordTokenizer.load(p / "tokenizer.json"), read_people_jsonl(p / "people.jsonl"),
                            config, None, int(blob.get("seed", 0)))
