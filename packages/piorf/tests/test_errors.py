@@ -212,7 +212,7 @@ def test_cli_train_checks_arguments_before_simulating(tmp_path, capsys, monkeypa
 @pytest.mark.parametrize("argv, message", [
     (["generate", "--n-trajectories", "0", "--out", "{tmp}/o.npz"], "--n-trajectories must be an integer >= 1"),
     (["generate", "--re-min", "200", "--out", "{tmp}/o.npz"], "--re-min and --re-max must satisfy"),
-    (["generate", "--out", "{tmp}/flow.csv"], "--out must name an .npz file"),
+    (["generate", "--out", "{tmp}/flow.csv"], "--out must name a .npz file"),
     (["repro", "--seeds", "0", "--out", "{tmp}/r"], "--seeds must be an integer >= 1"),
     (["repro", "--train-steps", "0", "--out", "{tmp}/r"], "--train-steps must be an integer >= 1"),
     (["repro", "--jobs", "0", "--out", "{tmp}/r"], "--jobs must be an integer >= 1"),

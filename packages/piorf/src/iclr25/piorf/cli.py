@@ -15,6 +15,7 @@ import numpy as np
 from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_size
 from iclr25.utils.io import save_npz
+from iclr25.utils.outputs import add_output, check_output_path
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed
 
@@ -57,9 +58,14 @@ def _check_ratio(ratio: float) -> float:
     return ratio
 
 
-def _check_npz_out(out: Path | None, flag: str = "--out") -> None:
-    if out is not None and Path(out).suffix.lower() != ".npz":
-        raise ValueError(f"{flag} must name an .npz file, got {str(out)!r}")
+def _generated_paths(out: Path, n: int) -> list[Path]:
+    """The files ``generate`` writes: ``OUT`` for one trajectory, ``OUT-0.npz``... ``OUT-(n-1).npz`` for more."""
+    return [out] if n == 1 else [out.with_name(f"{out.stem}-{k}{out.suffix}") for k in range(n)]
+
+
+def _rewired_default(args: argparse.Namespace) -> Path:
+    """``rewire``'s default output: ``MESH-rewired.npz`` beside the input mesh."""
+    return Path(args.mesh).with_name(Path(args.mesh).stem + "-rewired.npz")
 
 
 def demo(args: argparse.Namespace) -> int:
@@ -119,6 +125,8 @@ def demo(args: argparse.Namespace) -> int:
 #: about 7 s and adds about 0.07 s per saved frame (722-node mesh, 3 floats per node and frame); one optimiser
 #: step of a 4-block, 64-wide MeshGraphNet takes at least about 5 ms and grows with blocks x width^2.
 LBM_SPINUP_S, LBM_FRAME_S, MESH_NODES, STEP_S = 7.0, 0.07, 722, 0.005
+#: The files ``train`` writes at the top of its --out folder (a previous run there is kept without --overwrite).
+TRAIN_FILES = ("results.json", "training.png")
 
 
 def _check_data_args(args: argparse.Namespace, *, min_trajectories: int = 1) -> None:
@@ -145,13 +153,17 @@ def generate(args: argparse.Namespace) -> int:
         raise ValueError(f"--re-min and --re-max must satisfy 0 < --re-min <= --re-max, got {args.re_min} and "
                          f"{args.re_max}")
     check_seed(args.seed, "--seed")
-    _check_npz_out(args.out)
+    # --out itself was checked before the command ran; several trajectories go to OUT-k.npz, checked here (the
+    # same rules) before the minutes of simulation
+    paths = _generated_paths(Path(args.out), args.n_trajectories)
+    if len(paths) > 1:
+        for p in paths:
+            check_output_path(p, flag=f"--out (trajectory file {p.name})", overwrite=args.overwrite,
+                              suffixes=(".npz",))
     from .datasets import cylinder_flow, save_trajectory  # noqa: PLC0415
 
     ds = cylinder_flow(args.n_trajectories, args.steps, reynolds=(args.re_min, args.re_max), seed=args.seed,
                        show_progress=True)
-    out = Path(args.out)
-    paths = [out] if len(ds) == 1 else [out.with_name(f"{out.stem}-{k}{out.suffix}") for k in range(len(ds))]
     for p, traj in zip(paths, ds, strict=True):
         save_trajectory(p, traj)
         print(f"wrote {p}: {traj.n_nodes} nodes, {traj.n_steps} frames, Re={traj.reynolds:.1f}")
@@ -165,7 +177,6 @@ def rewire_cmd(args: argparse.Namespace) -> int:
     _check_ratio(args.ratio)
     _positive_int(args.top_k, "--top-k")
     check_seed(args.seed, "--seed")
-    _check_npz_out(args.out)
     _numpy_pot()
     from .baselines import BASELINES  # noqa: PLC0415
     from .curvature import ollivier_ricci  # noqa: PLC0415
@@ -183,7 +194,7 @@ def rewire_cmd(args: argparse.Namespace) -> int:
                     top_k=args.top_k, pos=traj.pos, seed=args.seed)
     else:
         rw = BASELINES[args.method](traj.edge_index, seed=args.seed)
-    out = Path(args.out) if args.out else Path(args.mesh).with_name(Path(args.mesh).stem + "-rewired.npz")
+    out = Path(args.out) if args.out else _rewired_default(args)  # filled in and checked before the work
     save_npz(out, edge_index=rw.edge_index, long_range=rw.long_range, added=rw.added, removed=rw.removed,
              bottleneck=rw.bottleneck, node_curvature=curv.node, edges=curv.edges, edge_curvature=curv.edge)
     print(f"{rw.method}: {rw.n_added} edges added, {len(rw.removed)} removed; spectral gap "
@@ -224,7 +235,11 @@ def train_cmd(args: argparse.Namespace) -> int:
     tr, te = ds.split(args.n_trajectories - n_test)
     sim = train(tr, rewiring=args.rewiring, config=cfg, seed=args.seed, show_progress=True)
     m = rollout_errors(sim, te, [h for h in (1, 5, 10) if h < args.horizon] + [args.horizon])
-    for k, v in m.as_dict(1e3).items():
+    errors = m.as_dict(1e3)
+    bad = [k for k, v in errors.items() if v is not None and not math.isfinite(v)]
+    if bad:  # a diverged model is not a result: nothing is written
+        raise ValueError(f"training diverged ({', '.join(bad)} not finite); nothing written to --out {args.out}")
+    for k, v in errors.items():
         run.add(f"{k} x1e3", v, higher_is_better=False)
     run.add("train step s", sim.step_seconds, unit="s", timing=True)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -260,7 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ucli.add_force_argument(p)
 
     g = ucli.add_command(sub, "generate", generate, seed="random seed (default: 0)", force=True, help="simulate cylinder flow and write it as .npz")
-    g.add_argument("--out", type=Path, default=Path("flow.npz"), help="output .npz (default: flow.npz)")
+    add_output(g, "--out", kind="file", default="flow.npz", suffixes=(".npz",),
+               help="the trajectory .npz written (several trajectories: OUT-0.npz, OUT-1.npz, ... beside it)")
     _add_data_args(g, n=1)
     g.add_argument("--re-min", type=float, default=80.0, help="lowest Reynolds number (default: 80)")
     g.add_argument("--re-max", type=float, default=160.0, help="highest Reynolds number (default: 160)")
@@ -274,10 +290,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="rewiring method (default: piorf)")
     r.add_argument("--top-k", type=int, default=1, help="spread the partners over the top-k nodes (default: 1)")
     r.add_argument("--frame", type=int, default=0, help="velocity frame PIORF reads (default: 0)")
-    r.add_argument("--out", type=Path, default=None, help="output .npz")
+    add_output(r, "--out", kind="file", default=_rewired_default, suffixes=(".npz",),
+               help="the rewired graph .npz written (default: MESH-rewired.npz beside the input mesh)")
 
-    t = ucli.add_run_command(sub, "train", train_cmd, help="train a MeshGraphNet with a rewiring on generated cylinder "
-                                                           "flow and report rollout RMSE", default_out="results/piorf-train")
+    train_help = "train a MeshGraphNet with a rewiring on generated cylinder flow and report rollout RMSE"
+    t = ucli.add_command(sub, "train", train_cmd, help=train_help, description=train_help,
+                         seed="random seed (default: 0)")
+    add_output(t, "--out", kind="folder", default="results/piorf-train", run_files=TRAIN_FILES,
+               help="run folder for results.json and training.png")
     t.add_argument("--rewiring", default="piorf", choices=("none", "piorf", "sdrf", "fosr", "borf", "digl"),
                    help="rewiring (default: piorf)")
     _add_data_args(t)
