@@ -11,8 +11,8 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.guards import check_file_name
 from iclr25.utils.io import DataFileError, atomic_write
+from iclr25.utils.outputs import add_output
 from iclr25.utils.progress import progress
 
 from . import datasets
@@ -46,12 +46,22 @@ def _check_options(args: argparse.Namespace) -> None:
     positive("--sigma", args.sigma, zero=True)
     if args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
-    check_file_name(args.out, suffix=".json", flag="--out")
-    if args.mmap is not None and args.mmap.exists() and not args.mmap.is_dir():
-        raise ValueError(f"--mmap {str(args.mmap)!r} is a file; name a folder")
+    # --out and --mmap were checked before the command ran (add_output: not an input, writable, --overwrite);
+    # a --mmap folder must hold nothing but the maps this command writes
+    _check_mmap_folder(args.mmap)
+
+
+def _check_mmap_folder(folder: Path | None) -> None:
+    if folder is not None and folder.is_dir():
+        foreign = sorted(p.name for p in folder.iterdir() if p.name not in MMAP_FILES)
+        if foreign:
+            raise ValueError(f"--mmap {str(folder)!r} exists and is not a folder of mapped graph files written by "
+                             f"'unlearn --mmap' ({', '.join(MMAP_FILES)}; it holds {foreign[0]}); name a new folder")
 
 
 MMAP_STAMP = "source.json"
+#: The files ``unlearn --mmap DIR`` writes in DIR (mapped.MAPPED_FILES and the stamp; mapped is imported late).
+MMAP_FILES = ("indptr.npy", "indices.npy", MMAP_STAMP)
 
 
 def _mapped_graph(graph: Path, folder: Path, n: int):
@@ -111,7 +121,10 @@ def unlearn(args: argparse.Namespace) -> int:
                 u.unlearn_features(ids)
         except ValueError as exc:  # e.g. a request that would leave no training node
             raise DataFileError(args.requests, f"line {r.line}: {exc}") from exc
-    u.ledger.to_json(args.out)
+    try:
+        u.ledger.to_json(args.out)  # atomically: a failed write leaves no file
+    except ValueError as exc:  # strict JSON: a NaN/inf bound is not a result
+        raise ValueError(f"--out {args.out} not written: the ledger holds a non-finite number ({exc})") from None
     last = u.ledger[-1]
     kinds = {k: sum(len(r.ids) // (2 if k == "edge" else 1) for r in requests if r.kind == k)
              for k in ("edge", "node", "feature")}
@@ -143,7 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     un.add_argument("--labels", type=Path, required=True, help="class labels .npy, shape (n,)")
     un.add_argument("--train", type=Path, default=None, help="training node ids .npy (default: all nodes)")
     un.add_argument("--requests", type=Path, required=True, help="requests file (see above)")
-    un.add_argument("--out", type=Path, default=Path("ledger.json"), help="ledger .json (default: ledger.json)")
+    add_output(un, "--out", kind="file", default="ledger.json", suffixes=(".json",),
+               help="the certificate ledger written as JSON")
     un.add_argument("--hops", type=int, default=2, help="propagation hops (default: 2)")
     un.add_argument("--weights", default=None, choices=["sgc", "ppr", "avg", "hetero"],
                     help="GPR weights (default: sgc)")
@@ -156,10 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     un.add_argument("--mode", default="scalegun", choices=list(MODES), help="unlearning mode (default: scalegun)")
     un.add_argument("--audit", action="store_true",
                     help="also record the true gradient residual on exact embeddings (the paper's compare_gnorm)")
-    un.add_argument("--mmap", type=Path, default=None, metavar="DIR",
-                    help="memory-map the graph and the features: the graph's CSR index arrays are written to DIR "
-                         "(a new folder, reused on later runs with the same --graph file) and read from there; "
-                         "--features (float64 .npy) is mapped read-only")
+    add_output(un, "--mmap", kind="folder", resumes=True, run_files=MMAP_FILES, metavar="DIR",
+               help="memory-map the graph and the features: the graph's CSR index arrays are written to DIR "
+                    "(a new folder, reused on later runs with the same --graph file) and read from there; "
+                    "--features (float64 .npy) is mapped read-only")
     return ucli.run_main(parser, argv)
 
 

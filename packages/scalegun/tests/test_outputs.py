@@ -1,0 +1,126 @@
+"""Every path ``unlearn`` writes is checked before any work (issue 57): an input is never an output, an existing
+ledger is kept without --overwrite, symbolic links are never replaced, and a place that cannot be written is
+refused before a file is read."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+
+from iclr25.scalegun.cli import main
+from iclr25.utils.testing import one_error_line
+
+
+def _deny_writes_as_root(monkeypatch, folder):
+    """Root may write into a read-only folder: then the write-permission test sees ``folder`` as not writable."""
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        import iclr25.utils.outputs as outputs
+
+        real = os.access
+        monkeypatch.setattr(outputs.os, "access",
+                            lambda p, mode, **kw: False if os.path.realpath(p) == os.path.realpath(folder)
+                            else real(p, mode, **kw))
+
+
+@pytest.fixture(scope="module")
+def g():
+    from iclr25.scalegun import datasets
+
+    return datasets.csbm(60, 200, 4, 3, seed=1)
+
+
+@pytest.fixture()
+def files(tmp_path, g):
+    (tmp_path / "g.txt").write_text("\n".join(f"{u} {v}" for u, v in g.edges) + "\n")
+    np.save(tmp_path / "X.npy", g.X)
+    np.save(tmp_path / "y.npy", g.y)
+    u, v = g.edges[0]
+    (tmp_path / "req.json").write_text(f"edge {u} {v}\n")
+    return tmp_path
+
+
+@pytest.fixture()
+def no_work(monkeypatch):
+    def boom(*args, **kwargs):
+        raise AssertionError("a file was read before --out was checked")
+
+    for name in ("load_features", "load_graph", "read_requests"):
+        monkeypatch.setattr(f"iclr25.scalegun.datasets.{name}", boom)
+
+
+def _argv(d, *extra, out=None):
+    return ["unlearn", "--graph", str(d / "g.txt"), "--features", str(d / "X.npy"), "--labels", str(d / "y.npy"),
+            "--requests", str(d / "req.json"), "--out", str(out if out is not None else d / "ledger.json"), *extra]
+
+
+def test_out_naming_an_input_is_refused_and_the_input_kept(files, capsys, no_work):
+    before = {p.name: p.read_bytes() for p in files.iterdir()}
+    # 0.5 wrote the ledger over the requests file (a .json name, so its suffix check let it through)
+    assert main(_argv(files, "--overwrite", out=files / "req.json")) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"--out {files / 'req.json'} is also an input" in line, line
+    os.link(files / "req.json", files / "hard.json")
+    assert main(_argv(files, "--overwrite", out=files / "hard.json")) == 2
+    assert "is also an input" in one_error_line(capsys.readouterr().err)
+    assert {p.name: p.read_bytes() for p in files.iterdir() if p.name != "hard.json"} == before
+
+
+def test_an_existing_ledger_is_kept_without_overwrite(files, capsys):
+    out = files / "ledger.json"
+    out.write_text("mine")
+    # 0.5 replaced it after the work
+    assert main(_argv(files)) == 2
+    assert f"--out {out} exists; pass --overwrite" in one_error_line(capsys.readouterr().err)
+    assert out.read_text() == "mine"
+    assert main(_argv(files, "--overwrite")) == 0
+    assert json.loads(out.read_text())["n_requests"] == 1
+    assert not [p.name for p in files.iterdir() if p.name.startswith(".")]  # atomic: no temporary file left
+
+
+def test_symlinks_and_unwritable_places_are_refused_before_work(files, capsys, no_work):
+    theirs = files / "theirs.json"
+    theirs.write_text("theirs")
+    link = files / "link.json"
+    link.symlink_to(theirs)
+    assert main(_argv(files, "--overwrite", out=link)) == 2
+    assert "symbolic link" in one_error_line(capsys.readouterr().err)
+    assert link.is_symlink() and theirs.read_text() == "theirs"
+    # below a file: 0.5 fitted the unlearner first
+    assert main(_argv(files, out=theirs / "sub" / "ledger.json")) == 2
+    assert "--out" in one_error_line(capsys.readouterr().err)
+    assert main(_argv(files, "--mmap", str(theirs / "maps"), out=files / "l.json")) == 2
+    assert "--mmap" in one_error_line(capsys.readouterr().err)
+    # --mmap naming an input folder, or a folder of the user's: refused before any file is read
+    assert main(_argv(files, "--mmap", str(files), out=files / "l.json")) == 2
+    assert "--mmap" in (line := one_error_line(capsys.readouterr().err)) and "input" in line
+    (files / "mine").mkdir()
+    (files / "mine" / "keep.txt").write_text("mine")
+    assert main(_argv(files, "--mmap", str(files / "mine"), out=files / "l.json")) == 2
+    assert "--mmap" in one_error_line(capsys.readouterr().err)
+    assert (files / "mine" / "keep.txt").read_text() == "mine" and not (files / "l.json").exists()
+
+
+def test_a_folder_below_a_read_only_one_is_refused_before_work(files, capsys, no_work, monkeypatch):
+    ro = files / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    _deny_writes_as_root(monkeypatch, ro)
+    try:
+        assert main(_argv(files, out=ro / "new" / "ledger.json")) == 2
+        assert "not writable" in one_error_line(capsys.readouterr().err)
+    finally:
+        ro.chmod(0o700)
+
+
+def test_a_non_finite_ledger_is_not_written(files, capsys, monkeypatch):
+    from iclr25.scalegun.certificate import Ledger
+
+    def nan_dict(self):
+        return {"n_requests": float("nan")}
+
+    monkeypatch.setattr(Ledger, "to_dict", nan_dict)
+    assert main(_argv(files)) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert "--out" in line and "non-finite" in line
+    assert not (files / "ledger.json").exists()
