@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .layers import SpectralConv1d as SpectralConv1d
     from .model_names import MODEL_NAMES as MODEL_NAMES
     from .models import MemNO as MemNO
+    from .models import load_trained as load_trained
     from .models import make_model as make_model
     from .observation import add_noise as add_noise
     from .observation import fourier_truncate as fourier_truncate
@@ -64,7 +65,7 @@ _EXPORTS = {
     "etdrk4_coefficients": "solver", "ks_initial_condition": "solver", "burgers_initial_condition": "solver",
     "SpectralConv1d": "layers", "FFNOLayer": "layers", "FNOLayer": "layers",
     "S4D": "s4", "GRUMemory": "s4", "LSTMMemory": "s4",
-    "MemNO": "models", "make_model": "models", "MODEL_NAMES": "model_names",
+    "MemNO": "models", "make_model": "models", "load_trained": "models", "MODEL_NAMES": "model_names",
     "train": "training", "evaluate": "training", "rollout": "training", "rollout_full": "training",
     "nrmse": "training", "TrainResult": "training", "EvalResult": "training",
     "mori_zwanzig_toy": "theory", "MoriZwanzigResult": "theory",

@@ -10,11 +10,15 @@ from pathlib import Path
 from typing import Any
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.io import atomic_path
+from iclr25.utils.outputs import add_output
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed, seed_everything
 
 from .model_names import MODEL_NAMES
+
+#: What ``train`` writes to --out (models.TRAINED_FILES and the checkpoint manifest; models imports torch).
+TRAINED_FILES, MANIFEST = ("model.pt", "results.json"), "manifest.json"
+MANIFEST_KIND = "iclr25-checkpoint-manifest"  # iclr25.utils.checkpoints' manifests say so
 
 # torch and the modules built on it are imported inside the commands, so that `--help` answers at once.
 
@@ -115,9 +119,7 @@ def generate(args: argparse.Namespace) -> int:
                          f"got {args.n_modes}")
     if not (math.isfinite(args.t_burn) and args.t_burn >= 0):
         raise ValueError(f"--t-burn must be a finite number >= 0, got {args.t_burn!r}")
-    check_seed(args.seed, "--seed")
-    if Path(args.out).suffix.lower() != ".npz":
-        raise ValueError(f"--out must name an .npz file, got {str(args.out)!r}")
+    check_seed(args.seed, "--seed")  # --out was checked before the command ran (add_output)
     ucli.set_torch_threads(args.threads)
     from .datasets import burgers, ks  # noqa: PLC0415 - keeps --help light
     from .solver import DivergedError  # noqa: PLC0415
@@ -157,13 +159,28 @@ def _check_modes(data: Any, flag: str, path: Path, modes: int) -> None:
                          f"needs at least {2 * (modes - 1)} grid points); use --modes <= {data.resolution // 2 + 1}")
 
 
+def _check_manifest_is_ours(path: Path) -> None:
+    """A ``manifest.json`` in --out that a memno save did not write is never replaced: refused before training."""
+    if not (path.exists() or path.is_symlink()):
+        return
+    try:
+        ours = not path.is_symlink() and json.loads(path.read_text(encoding="utf-8")).get("kind") == MANIFEST_KIND
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        ours = False
+    if not ours:
+        raise ValueError(f"--out {path.parent}: {path.name} there is not a checkpoint manifest this command wrote; "
+                         "it is never replaced: choose another folder")
+
+
 def train_cmd(args: argparse.Namespace) -> int:
     """Train on --data (.npz from `iclr25 memno generate`), test on --test-data or on the held-out last (1 -
-    --train-fraction) of the trajectories; writes results.json and model.pt to --out."""
+    --train-fraction) of the trajectories; writes model.pt, results.json and manifest.json (written last; see
+    ``iclr25.memno.models.load_trained``) to --out."""
     run = RunResult.start(PACKAGE, "train", seed=args.seed)
     _check_train_args(args)
     if isinstance(args.threads, bool) or not isinstance(args.threads, int) or args.threads < 1:
         raise ValueError(f"--threads must be an integer >= 1, got {args.threads!r}")
+    _check_manifest_is_ours(args.out / MANIFEST)
     from .datasets import load_dataset  # noqa: PLC0415 - numpy only: the files are checked before torch loads
 
     data = load_dataset(args.data)
@@ -181,8 +198,6 @@ def train_cmd(args: argparse.Namespace) -> int:
                              "least 1 (or pass --test-data)")
         tr, te = data.split(n_train)
     ucli.set_torch_threads(args.threads)
-    import torch  # noqa: PLC0415 - keeps --help light
-
     from .models import make_model  # noqa: PLC0415
     from .training import evaluate, train  # noqa: PLC0415
 
@@ -199,10 +214,14 @@ def train_cmd(args: argparse.Namespace) -> int:
     run.add("test nRMSE (rollout)", ev.nrmse_rollout, higher_is_better=False)
     run.add("final training loss", float(res.losses[-1]), higher_is_better=False)
     run.add("s/epoch", res.seconds_per_epoch, unit="s", higher_is_better=False, timing=True)
-    args.out.mkdir(parents=True, exist_ok=True)
-    with atomic_path(args.out / "model.pt") as tmp:
-        torch.save({"name": args.model, "config": model.config, "state_dict": res.model.state_dict()}, tmp)
-    run.finish().save(args.out / "results.json")
+    bad = [k for k, v in (("test nRMSE (one-step)", ev.nrmse), ("test nRMSE (rollout)", ev.nrmse_rollout),
+                          ("final training loss", float(res.losses[-1]))) if not math.isfinite(v)]
+    if bad:  # a diverged model is not a result: nothing is written
+        raise ValueError(f"training diverged ({', '.join(bad)} not finite); nothing written to --out {args.out}: "
+                         "lower --lr or check --data")
+    from .models import save_trained  # noqa: PLC0415
+
+    save_trained(args.out, args.model, res.model, lambda path: run.finish().save(path))
     print(run.to_markdown())
     print(f"wrote {args.out / 'model.pt'} and {args.out / 'results.json'}")
     return 0
@@ -221,7 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--n-modes", type=int, default=None,
                    help="observe by Fourier truncation to |m| < N instead of sub-sampling")
     g.add_argument("--t-burn", type=float, default=0.0, help="discard this initial transient (default 0)")
-    g.add_argument("--out", type=Path, required=True, help="output .npz file")
+    add_output(g, "--out", kind="file", required=True, suffixes=(".npz",),
+               help="the data set .npz written (u, target, x, t, params)")
     t = ucli.add_command(sub, "train", train_cmd, seed=True, help="train a model on an .npz data set written by `generate`")
     t.add_argument("--data", type=Path, required=True, help=".npz data set (u, target, x, t, params)")
     t.add_argument("--test-data", type=Path, default=None, help="separate test .npz (e.g. another resolution)")
@@ -235,7 +255,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "large for the data is an error)")
     t.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (default 3e-3)")
     t.add_argument("--batch-size", type=int, default=32, help="trajectories per batch (default 32)")
-    t.add_argument("--out", type=Path, default=Path("results/memno-train"), help="output folder")
+    add_output(t, "--out", kind="folder", default="results/memno-train", run_files=(*TRAINED_FILES, MANIFEST),
+               help="run folder for model.pt, results.json and their manifest.json")
     for p in (d, r, g, t):
         # one intra-op thread: measured 30x slower FFTs with 2 threads on a loaded 2-core machine
         p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")

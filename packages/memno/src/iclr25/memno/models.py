@@ -202,3 +202,45 @@ def make_model(name: str = "memno", *, width: int = 32, n_layers: int = 4, modes
     torch.manual_seed(seed)
     return MemNO(markov, memory, width=width, n_layers=n_layers, modes=modes,
                  history=history if name == "ffno-history" else 1, **kwargs)
+
+
+#: The files ``iclr25 memno train`` writes to its --out folder; the manifest (iclr25.utils.checkpoints) is last.
+TRAINED_FILES = ("model.pt", "results.json")
+
+
+def save_trained(folder, name: str, model: MemNO, write_results) -> None:
+    """Save a trained ``model`` (named ``name``) to ``folder`` as a whole checkpoint: the previous manifest is
+    dropped, ``model.pt`` and ``results.json`` (``write_results(path)``) are written atomically, and
+    ``manifest.json`` (each part's SHA-256) last, so a save cut short, or parts of two runs, are refused by
+    :func:`load_trained`."""
+    from pathlib import Path  # noqa: PLC0415
+
+    from iclr25.utils.checkpoints import start_save, write_manifest  # noqa: PLC0415
+    from iclr25.utils.io import atomic_path  # noqa: PLC0415
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    start_save(folder)
+    with atomic_path(folder / "model.pt") as tmp:
+        torch.save({"name": name, "config": model.config, "state_dict": model.state_dict()}, tmp)
+    write_results(folder / "results.json")
+    write_manifest(folder, TRAINED_FILES, meta={"format": 1, "name": name})
+
+
+def load_trained(folder) -> MemNO:
+    """The model ``iclr25 memno train --out FOLDER`` saved, in eval mode; refused in one line
+    (:class:`iclr25.utils.checkpoints.CheckpointError`, a ``ValueError``) unless the folder's manifest vouches
+    for every part (no save cut short, no parts of two runs). Loaded without unpickling (``weights_only``)."""
+    from pathlib import Path  # noqa: PLC0415
+
+    from iclr25.utils.checkpoints import CheckpointError, verify_manifest  # noqa: PLC0415
+
+    folder = Path(folder)
+    verify_manifest(folder, TRAINED_FILES, what="trained model")
+    try:
+        ckpt = torch.load(folder / "model.pt", map_location="cpu", weights_only=True)
+        model = MemNO(**ckpt["config"])
+        model.load_state_dict(ckpt["state_dict"])
+    except (KeyError, TypeError, RuntimeError, ValueError, OSError) as exc:
+        raise CheckpointError(f"{folder / 'model.pt'}: not a memno model ({str(exc).splitlines()[0]})") from None
+    return model.eval()
