@@ -16,14 +16,15 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
 from iclr25.llm_regret.experiments import horizon_rows, loglog_slope
 from iclr25.utils.cli import set_torch_threads
 from iclr25.utils.io import atomic_write
+from iclr25.utils.outputs import OutputError, add_output, check_outputs
 
 SEEDS = (0, 1, 2)
 TS = (25, 50, 100, 200)
@@ -52,9 +53,13 @@ def _cell(vals) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", type=Path, default=Path("results/llm-regret-horizons"))
+    add_output(ap, "--out", kind="folder", default="results/llm-regret-horizons",
+               run_files=("horizons.json", "horizons.md"), help="folder for horizons.json and horizons.md")
     args = ap.parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
+    try:
+        check_outputs(args)  # before the 4 minutes of work
+    except OutputError as exc:
+        sys.exit(f"{ap.prog}: error: {exc}")
     set_torch_threads(1)
     runs, baselines = [], {}
     t0 = time.process_time()

@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.guards import check_out, check_size
+from iclr25.utils.guards import check_size
+from iclr25.utils.outputs import add_output
 
 DESCRIPTION = ("Regret of learning agents (LLMs included) in online learning and repeated games, and the "
                "regret-loss (Park et al., ICLR 2025).")
@@ -202,7 +203,8 @@ def _run(args: argparse.Namespace) -> int:
     from .online import run_online
     from .stats import no_regret_verdict, regret_statistics
 
-    config = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items() if k != "func"}
+    config = {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(args).items()
+              if k != "func" and not k.startswith("_")}
     result = RunResult.start(PACKAGE, "run", seed=args.seed, config=config)
     L, source = _losses(args)
     result.config.update(T=int(L.shape[1]), d=int(L.shape[2]), seeds=int(L.shape[0]))  # what ran, file or not
@@ -273,10 +275,7 @@ def _train(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     """Run one agent and print the paper's regret statistics (Regret/T, trend-test p-value, log-log slope with
     a bootstrap interval)."""
-    check_llm_options(args)
-    if args.out is not None:
-        check_out(args.out, inputs=[p for p in (args.losses, args.replay) if p is not None],
-                  overwrite=args.overwrite)
+    check_llm_options(args)  # --out and --transcript were checked by run_main before this (add_output)
     check_run_sizes(args)
     return _run(args)
 
@@ -284,15 +283,14 @@ def run(args: argparse.Namespace) -> int:
 def train(args: argparse.Namespace) -> int:
     """Minimise the regret-loss L(θ, k, N) with Adam and report the model's structure (linear self-attention)
     and regret against tuned Hedge."""
-    check_out(args.out, overwrite=args.overwrite, run_files=("results.json", "model.pt"))
-    check_train_sizes(args)
+    check_train_sizes(args)  # --out was checked by run_main before this (add_output)
     return _train(args)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub, _, _ = ucli.method_commands("llm-regret", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
                                              repro=repro, repro_help=REPRO_HELP)
-    r = ucli.add_command(sub, "run", run, seed=True, overwrite="write over a previous run in --out", force=True, help="run one agent on a loss family or on your own losses")
+    r = ucli.add_command(sub, "run", run, seed=True, overwrite="write over a previous run in --out and an existing --transcript file", force=True, help="run one agent on a loss family or on your own losses")
     src = r.add_mutually_exclusive_group()
     src.add_argument("--env", default="alternating",
                      help="loss family: gaussian, uniform, linear_trend, sine_trend, alternating (default)")
@@ -313,7 +311,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="name of the environment variable holding the endpoint's API key, sent as a bearer token "
                           "(the key itself is never a command-line argument); default: no key")
     llm.add_argument("--timeout", type=ucli.positive_float("--timeout"), default=None,
-                     help="seconds to wait for each answer of --endpoint before failing (default 60)")
+                     help="seconds each request to --endpoint may take in all before failing (default 60)")
     llm.add_argument("--http-retries", default=None,
                      help="retries of a refused connection, HTTP 429 or 5xx, with backoff 1, 2, 4 ... s (default 2); "
                           "a --timeout is not retried")
@@ -324,7 +322,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     llm.add_argument("--hf-path", type=Path, help="a local Hugging Face causal LM folder (needs the hf extra); its "
                                                   "chat template is used when the tokenizer has one")
     llm.add_argument("--replay", type=Path, help="answer from a recorded transcript (.jsonl) instead")
-    llm.add_argument("--transcript", type=Path, help="write every prompt and answer here (.jsonl)")
+    add_output(r, "--transcript", kind="file", group=llm, metavar="FILE",
+               help="write every prompt and answer here (JSON lines, rewritten after each round); never the "
+                    "API key")
     llm.add_argument("--feedback", choices=("full", "bandit"), default=None,
                      help="full: every past loss vector in the prompt (default); bandit: only the drawn action's loss")
     llm.add_argument("--on-parse-failure", choices=ON_PARSE_FAILURE, default=None,
@@ -335,7 +335,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     llm.add_argument("--max-parse-failure-rate", default=None,
                      help="above this fraction of unreadable rounds the verdict is 'undecided', never "
                           "'no-regret' (default 0.1)")
-    r.add_argument("--out", type=Path, help="folder for results.json (default: none)")
+    add_output(r, "--out", kind="folder", run_files=("results.json",),
+               help="folder for results.json (default: none, nothing written)")
     r.add_argument("--json", action="store_true", help="print the statistics as JSON")
     t = ucli.add_command(sub, "train-regret-loss", train, seed=True, overwrite="write over a previous run in --out", force=True, help="train a model with the regret-loss")
     t.add_argument("--model", default="lsa", choices=("lsa", "transformer"), help="default lsa")
@@ -346,8 +347,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--steps", type=ucli.positive_int("--steps"), default=1500, help="Adam steps (default 1500)")
     t.add_argument("--N", type=ucli.positive_int("--N"), default=1, help="sequences per sample (default 1)")
     t.add_argument("--k", type=float, default=0.0, help="softmax sharpness of the max-surrogate (default 0)")
-    t.add_argument("--out", type=Path, default=Path("results/llm-regret-train"),
-                   help="folder for results.json and model.pt (default results/llm-regret-train)")
+    add_output(t, "--out", kind="folder", default="results/llm-regret-train", run_files=("results.json", "model.pt"),
+               help="folder for results.json and model.pt (the trained weights, a torch state dict)")
     return ucli.run_main(parser, argv)
 
 
