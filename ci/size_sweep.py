@@ -15,8 +15,11 @@ heavy imports happen in the case, as for a user), with a memory limit (``--mem-g
 - ``killed``: ended by a signal (memory limit hit in native code, for instance).
 
 Options that are not sizes are skipped: ``--seed``, ``--threads``, ``--timeout``, ``--port``, ``--verbose``.
-Subcommands with a required positional argument that has no choices (an input file) are skipped: the file
-checks are ``check_file_inputs`` in each package's conformance suite.
+Subcommands with a required positional argument that has no choices (an input file), or a required option that
+is not an output, are skipped: the file checks are ``check_file_inputs`` in each package's conformance suite and
+``ci/input_sweep.py``. Every output a command declares (``iclr25.utils.outputs.add_output``: ``--out``,
+``--output``, ``--plan``, ``--json``, ...) that is required or has a default path is given a fresh path of its
+kind and suffix inside the case's folder, and a refused or crashed case must leave nothing there.
 
 Usage: ``python3 ci/size_sweep.py [SLUG ...] [--json OUT.json]`` (each package's venv in ``.venvs/<slug>``,
 as ``make test`` builds them). Prints one line per case that is not ``refused``/``ok`` and a summary.
@@ -67,12 +70,39 @@ def kind(action):
         return "float"
     return None
 
+try:
+    from iclr25.utils.outputs import declared_outputs
+except ImportError:  # utils before 0.8
+    def declared_outputs(sp):
+        return []
+
+
+def output_args(sp, work):
+    """Fresh paths for the command's declared outputs that are required or have a default path (each written
+    inside the case's folder), or for a plain ``--out`` when the command declares none."""
+    specs = declared_outputs(sp)
+    if not specs:
+        if any("--out" in a.option_strings for a in sp._actions):
+            return [("--out", "folder", os.path.join(work, "out"))]
+        return []
+    by_dest = {a.dest: a for a in sp._actions}
+    found = []
+    for s in specs:
+        a = by_dest.get(s.dest)
+        if a is None or not (a.required or a.default is not None):
+            continue
+        name = "out_" + s.dest + ((s.suffixes[0] if s.suffixes else "") if s.kind == "file" else "")
+        found.append((s.flag, s.kind, os.path.join(work, name)))
+    return found
+
+
 cases = []
 for name, sp in subs.choices.items():
+    outputs = {s.dest for s in declared_outputs(sp)} or {"out"}
     pos, skip = [], False
     for a in sp._actions:
         if a.option_strings:
-            if a.required and "--out" not in a.option_strings:
+            if a.required and a.dest not in outputs:
                 skip = True
             continue
         if a.choices:
@@ -83,42 +113,44 @@ for name, sp in subs.choices.items():
             skip = True
     if skip:
         continue
-    has_out = any("--out" in a.option_strings for a in sp._actions)
     for a in sp._actions:
         k = kind(a)
         if k is None or a.dest in SKIP or "seed" in a.dest:
             continue
         flag = max(a.option_strings, key=len)
         for value in (["1000000000000", "0"] if k == "int" else ["nan"]):
-            cases.append((name, pos, flag, value, has_out))
+            cases.append((name, sp, pos, flag, value))
 
 results = []
-for name, pos, flag, value, has_out in cases:
+for name, sp, pos, flag, value in cases:
     work = tempfile.mkdtemp(prefix="sweep-")
-    out = os.path.join(work, "out.npz" if name in ("simulate", "generate") else "out")
-    argv = [name, *pos, flag, value] + (["--out", out] if has_out else [])
-    err = os.path.join(work, "stderr")
-    status, elapsed = run_case(cli, argv, work, err, mem_gb, seconds)
-    if status is None:
+    outs = output_args(sp, work)
+    extra = [x for f, _, path in outs for x in (f, path)]
+    argv = [name, *pos, flag, value] + extra
+    status, elapsed, text, _ = run_case(cli, argv, work, mem_gb, seconds)
+    rc = describe_rc(status)
+    outcome = None
+    if rc == "started":
         outcome, rc = "started", None
-    elif os.WIFSIGNALED(status):
+    elif isinstance(rc, str):
         outcome, rc = "killed", -os.WTERMSIG(status)
-    else:
-        rc = os.WEXITSTATUS(status)
-        outcome = None
-    text = open(err, errors="replace").read() if os.path.exists(err) else ""
     lines = [ln for ln in text.splitlines() if ln.strip() and "Warning" not in ln and not ln.startswith("  warnings.warn")]
     if outcome is None:
         if "Traceback" in text or rc == 99:
             outcome = "traceback"
-        elif rc == 2 and (len(lines) == 1 or lines[0].startswith("usage:") and "error:" in lines[-1]):
+        elif rc == 2 and (len(lines) == 1 or lines and lines[0].startswith("usage:") and "error:" in lines[-1]):
             outcome = "refused"  # one line, or argparse's own usage + error
         elif rc == 0:
             outcome = "ok"
         else:
             outcome = f"exit {rc}"
-    leftover = sorted(os.listdir(out)) if os.path.isdir(out) else ([os.path.basename(out)] if os.path.exists(out) else [])
-    results.append(dict(argv=[slug, *argv[: len(argv) - (2 if has_out else 0)]], outcome=outcome, rc=rc,
+    leftover = []
+    for _, k, path in outs:
+        if os.path.isdir(path) and os.listdir(path):
+            leftover += sorted(os.listdir(path))
+        elif os.path.isfile(path):
+            leftover.append(os.path.basename(path))
+    results.append(dict(argv=[slug, name, *pos, flag, value], outcome=outcome, rc=rc,
                         seconds=round(elapsed, 1), stderr=text[-500:], out_left=leftover))
     shutil.rmtree(work, ignore_errors=True)  # the case's folder: nothing of the sweep stays in /tmp
 print("SWEEP " + json.dumps(results))

@@ -10,6 +10,7 @@ TOY_CLI = '''
 import argparse, time
 from iclr25.utils.cli import add_force_argument, add_run_command, method_parser, positive_int, run_main
 from iclr25.utils.guards import check_size
+from iclr25.utils.outputs import add_output
 
 
 def guarded(args):
@@ -28,6 +29,11 @@ def main(argv=None):
     u = sub.add_parser("run")
     u.add_argument("--steps", type=int, default=0)
     u.set_defaults(func=unguarded)
+    p = sub.add_parser("plan")
+    add_output(p, "--plan", kind="file", suffixes=(".npy",), required=True, help="the plan")
+    p.add_argument("--n", type=positive_int("--n"), default=1)
+    add_force_argument(p)
+    p.set_defaults(func=guarded)
     f = sub.add_parser("fit")
     f.add_argument("data", type=Path)
     f.add_argument("--k", type=int, default=1)
@@ -48,3 +54,5 @@ def test_sweep_finds_the_unguarded_size_and_passes_the_guarded_one(tmp_path):
     assert got[("run", "--steps", "1000000000000")] == "started", rows
     assert got[("run", "--steps", "0")] == "ok", rows
     assert not any(k[0] == "fit" for k in got), "a command that needs an input file is not swept"
+    # a required output other than --out (declared with add_output) gets a fresh path: the command is swept
+    assert got[("plan", "--n", "1000000000000")] == "refused", rows
