@@ -6,18 +6,17 @@ Writes ``results/cl-optimal-control-solvers/solvers.json`` and prints a Markdown
 Run: ``python benchmarks/solver_agreement.py [--seeds 0,1,2,3,4] [--out DIR]``.
 """
 
-import argparse
 import json
-from pathlib import Path
 
 from iclr25.cl_optimal_control import Problem, solve
 from iclr25.cl_optimal_control.control import heuristics
+from iclr25.utils.bench import benchmark_parser
+from iclr25.utils.io import atomic_write
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = benchmark_parser(__doc__.split("\n\n")[0], out="results/cl-optimal-control-solvers")
     ap.add_argument("--seeds", default="0,1,2,3,4")
-    ap.add_argument("--out", type=Path, default=Path("results/cl-optimal-control-solvers"))
     args = ap.parse_args()
     p = Problem()
     rows = []
@@ -33,7 +32,8 @@ def main() -> None:
                          "u_1 first fifth": float(u[:n5].mean()), "u_1 rest": float(u[n5:].mean()),
                          "u_1 last interval": float(u[-1])})
     args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "solvers.json").write_text(json.dumps(rows, indent=1) + "\n")
+    with atomic_write(args.out / "solvers.json") as f:  # a run cut short leaves no half-written table
+        f.write(json.dumps(rows, indent=1) + "\n")
     cols = list(rows[0])
     print("| " + " | ".join(cols) + " |\n|" + "---|" * len(cols))
     for r in rows:

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.guards import check_out, check_size
+from iclr25.utils.guards import check_size
+from iclr25.utils.outputs import add_output
 from iclr25.utils.seeding import check_seed
 
 # The commands import JAX when they run, so that `--help` answers without loading it.
@@ -75,17 +76,21 @@ def cmd_solve(args: argparse.Namespace) -> int:
     override the --problem file, which overrides the defaults of Problem."""
     from iclr25.utils.results import RunResult  # noqa: PLC0415
 
-    if args.out.suffix.lower() != ".json":
-        raise ValueError(f"--out must name a .json file, got {args.out}")
-    check_out(args.out, inputs=[args.problem] if args.problem else [], overwrite=args.overwrite, kind="file")
     problem = _problem_from_args(args)
     run = RunResult.start("iclr25-cl-optimal-control", "solve", seed=None,
                           config={"problem": problem.to_dict(), "method": args.method,
                                   "control_eta": args.control_eta})
+    import numpy as np  # noqa: PLC0415
+
     from .control import heuristics, solve  # noqa: PLC0415
     from .schedule import save_schedule  # noqa: PLC0415
 
     res = solve(problem, args.method, control_eta=args.control_eta)
+    if not (math.isfinite(res.cost) and np.isfinite(res.schedule.u).all()
+            and np.isfinite(res.schedule.eta_factor).all()):
+        other = "direct" if args.method == "pmp" else "pmp"
+        raise ValueError(f"the {args.method} solver ended with a non-finite cost or schedule (J = {res.cost}); "
+                         f"nothing written to --out {args.out}: try --method {other} or a smaller --eta")
     heur = heuristics(problem)
     best_name, (_, best) = min(heur.items(), key=lambda kv: kv[1][1])
     save_schedule(args.out, res.schedule, problem, cost=res.cost, method=args.method,
@@ -107,7 +112,6 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     from .schedule import load_schedule  # noqa: PLC0415
 
-    check_out(args.out, inputs=[args.schedule], overwrite=args.overwrite)
     if args.n < 8 or args.n > 10 ** 6:
         raise ValueError(f"--n must be in [8, 1000000], got {args.n}")
     if args.seeds < 1 or args.seeds > 10 ** 4:
@@ -142,6 +146,9 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     sim = simulate(problem, schedule, n=args.n, n_seeds=args.seeds, seed=args.seed, ewc=args.ewc)
     ode = np.stack([np.interp(sim.alpha, traj.alpha, traj.errors[:, t]) for t in range(problem.n_tasks)], 1)
     final = sim.final_cost
+    if not (np.isfinite(sim.mean).all() and np.isfinite(final).all()):
+        raise ValueError(f"online SGD diverged at --n {args.n} (non-finite errors); nothing written to --out "
+                         f"{args.out}: {args.schedule} may ask for a learning rate too large for this N")
     run.add("SGD final mean error", float(final.mean()), peer=traj.cost, peer_name="ODE", higher_is_better=False)
     run.add("SGD final mean error (std over seeds)", float(final.std()))
     run.add("max |SGD mean - ODE| / peak error", float(np.abs(sim.mean - ode).max() / traj.errors.max()),
@@ -175,13 +182,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--method", choices=("pmp", "direct"), default="pmp",
                    help="pmp: Pontryagin forward-backward sweep (default); direct: Adam through the ODE")
     s.add_argument("--control-eta", action="store_true", help="also optimise the learning rate")
-    s.add_argument("--out", type=Path, default=Path("schedule.json"), help="schedule file (default schedule.json)")
+    add_output(s, "--out", kind="file", default="schedule.json", suffixes=(".json",),
+               help="schedule file written (JSON: the schedule, the problem, the costs)")
 
     m = ucli.add_command(sub, "simulate", cmd_simulate, seed=True, overwrite="write over a previous run in --out", force=True, help="run a schedule file in finite-N online SGD, compare with the ODE")
     m.add_argument("schedule", type=Path, help="schedule JSON file (from `solve`)")
     m.add_argument("--n", type=int, default=2000, help="input dimension N (default 2000)")
     m.add_argument("--seeds", type=int, default=10, help="number of independent runs (default 10)")
     m.add_argument("--ewc", type=float, default=0.0, help="EWC strength on the control window (default 0)")
-    m.add_argument("--out", type=Path, default=Path("results/cl-optimal-control-simulate"),
-                   help="folder for results.json and the figure (default results/cl-optimal-control-simulate)")
+    add_output(m, "--out", kind="folder", default="results/cl-optimal-control-simulate",
+               run_files=("results.json", "sgd_vs_ode.png"), help="folder for results.json and sgd_vs_ode.png")
     return ucli.run_main(parser, argv)
