@@ -168,7 +168,7 @@ def test_endless_runs_are_refused_before_work(tmp_path, capsys):
     t0 = time.perf_counter()
     rc, err = _cli(["train", "--steps", "1000000000000", "--out", str(tmp_path / "o")], capsys)
     assert rc == 2 and len(err) == 1 and "--steps 1000000000000" in err[0] and "--force" in err[0]
-    rc, err = _cli(["sample", "--model", str(tmp_path), "--n", "1000000000000", "--out", str(tmp_path / "x.smi")],
+    rc, err = _cli(["sample", "--model", str(tmp_path / "m"), "--n", "1000000000000", "--out", str(tmp_path / "x.smi")],
                    capsys)
     assert rc == 2 and len(err) == 1 and "--n 1000000000000" in err[0]
     assert time.perf_counter() - t0 < 10 and not (tmp_path / "o").exists()

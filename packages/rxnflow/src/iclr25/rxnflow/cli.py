@@ -11,12 +11,17 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.guards import check_out, check_size
+from iclr25.utils.guards import check_size
+from iclr25.utils.outputs import add_output, check_output_path
 
 DESCRIPTION = ("RxnFlow (ICLR 2025): a GFlowNet that assembles molecules from building blocks and reaction "
                "templates, with action-space subsampling")
 DEMO_HELP = "toy run on 60 built-in blocks: train, sample, exact fit (seconds)"
 REPRO_HELP = "the reduced-scale reproduction (at most 10 min)"
+#: what each command writes at the top of its --out folder (a previous run there is kept without --overwrite)
+DEMO_FILES = ("results.json", "fit.png")
+REPRO_FILES = ("results.json", "rows.json", "claims.json", "fit_rho0.1.png", "fit_rho1.png", "speed_vs_rho.png")
+MODEL_FILES = ("model.pt", "blocks.smi", "templates.txt", "manifest.json", "results.json")
 
 PACKAGE = "iclr25-rxnflow"
 
@@ -24,7 +29,14 @@ DEMO = {"n_electrophiles": 20, "n_amines": 30, "n_other": 10, "templates": "toy"
         "batch_size": 64, "rho": 0.1, "min_sampling": 5, "n_samples": 150, "reward": "qed"}
 
 
+def _check_run_folder(args: argparse.Namespace, files: tuple[str, ...]) -> None:
+    """``--out`` of demo/repro: the shared declaration knows results.json; every other file the command writes
+    there (figures, rows.json) is a previous run too, kept without --overwrite."""
+    check_output_path(args.out, flag="--out", kind="folder", overwrite=args.overwrite, run_files=files)
+
+
 def demo(args: argparse.Namespace) -> int:
+    _check_run_folder(args, DEMO_FILES)
     from iclr25.utils.results import RunResult
 
     cfg = dict(DEMO)
@@ -118,8 +130,6 @@ def train_cmd(args: argparse.Namespace) -> int:
             raise ValueError(f"--beta-range must be two finite numbers LO HI with 0 <= LO < HI, got {lo} {hi}")
     if args.min_len > args.max_len:
         raise ValueError(f"--min-len {args.min_len} is larger than --max-len {args.max_len}")
-    check_out(args.out, overwrite=args.overwrite, run_files=("model.pt", "results.json"),
-              inputs=[p for p in (args.blocks, args.templates) if p not in _NAMED_BLOCKS + _NAMED_TEMPLATES])
     check_size(f"--steps {args.steps} --batch-size {args.batch_size}",
                seconds_needed=float(args.steps) * args.batch_size * _S_PER_TRAJECTORY,
                bytes_needed=float(args.batch_size) * args.max_len * 1e6, force=args.force)
@@ -150,14 +160,23 @@ def train_cmd(args: argparse.Namespace) -> int:
         raise ValueError(str(exc).replace("or pass allow_dead", "or pass --allow-dead-templates")) from None
     model = RxnFlow(space, reward, beta=args.beta, seed=args.seed)
     res = train(model, cfg, seed=args.seed)
-    model.save(args.out)
+    import numpy as np
+
+    if not np.all(np.isfinite(res.losses)):
+        bad = int(np.argmin(np.isfinite(res.losses)))
+        raise ValueError(f"training diverged (a non-finite TB loss at step {bad}); nothing written to {args.out}: "
+                         "lower --lr or --beta")
+    model.save(args.out)  # a failed write names its file; the manifest is written last
     run.add("final TB loss (mean of last 50 steps)", float(res.losses[-50:].mean()), higher_is_better=False)
     run.add("log Z", float(res.log_z[-1]))
     run.add("mean reward of the last 50 batches", float(res.mean_reward[-50:].mean()), higher_is_better=True)
     run.add("training steps/s", res.steps_per_s, unit="1/s", higher_is_better=True, timing=True)
-    run.finish().save(args.out / "results.json")
+    from ._writes import naming_write_errors
+
+    with naming_write_errors(args.out / "results.json"):
+        run.finish().save(args.out / "results.json")
     print(run.to_markdown())
-    print(f"wrote {args.out}/model.pt, blocks.smi, templates.txt, results.json")
+    print(f"wrote {args.out}/model.pt, blocks.smi, templates.txt, manifest.json, results.json")
     return 0
 
 
@@ -165,13 +184,8 @@ def train_cmd(args: argparse.Namespace) -> int:
 def sample_cmd(args: argparse.Namespace) -> int:
     """Sample from a model folder written by `train`. --add-blocks FILE.smi extends the library without
     retraining. --out: .sdf (routes as JSON in the 'route' SD property), .json or .smi."""
-    suffix = args.out.suffix.lower()
-    if suffix not in (".sdf", ".json", ".smi"):
-        raise ValueError(f"--out {args.out}: expected a .sdf, .json or .smi file")
     if args.add_blocks is not None and not Path(args.add_blocks).is_file():
         raise FileNotFoundError(f"{args.add_blocks}: no such building-block file (--add-blocks)")
-    check_out(args.out, kind="file", overwrite=args.overwrite,
-              inputs=[p for p in (args.add_blocks,) if p is not None])
     check_size(f"--n {args.n}", seconds_needed=float(args.n) * _S_PER_TRAJECTORY,
                bytes_needed=float(args.n) * 2e4, force=args.force)
     from .blocks import read_blocks
@@ -187,7 +201,10 @@ def sample_cmd(args: argparse.Namespace) -> int:
     if new is not None:
         model = model.with_blocks(new)
     samples = model.sample(args.n, rho=args.rho, beta=args.beta, seed=args.seed)
-    path, n_ok = write_samples(args.out, samples)
+    from ._writes import naming_write_errors
+
+    with naming_write_errors(args.out):
+        path, n_ok = write_samples(args.out, samples)
     print(f"wrote {path}: {len(samples)} molecules, {n_ok} with a route that replays; mean reward "
           f"{sum(s.reward for s in samples) / len(samples):.3f}")
     return 0
@@ -204,7 +221,9 @@ def doctor_cmd(args: argparse.Namespace) -> int:
     if args.json is not None:
         from iclr25.utils.io import atomic_write
 
-        with atomic_write(args.json) as f:
+        from ._writes import naming_write_errors
+
+        with naming_write_errors(args.json), atomic_write(args.json) as f:
             json.dump(report.to_dict(), f, indent=1)
     return 0 if report.ok or not args.strict else 1
 
@@ -217,7 +236,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--templates", default="builtin", help="templates file, or builtin|toy|datamol (default builtin)")
     t.add_argument("--reward", default="qed", help="qed, sa, PROP[lo,hi] (logp, tpsa, mw, hbd, hba, rotb, heavy), "
                                                     "or a product like 'qed*sa' (default qed)")
-    t.add_argument("--out", type=Path, default=Path("results/rxnflow-model"), help="output model folder")
+    add_output(t, "--out", kind="folder", default="results/rxnflow-model", run_files=MODEL_FILES,
+               inputs=("blocks", "templates"),
+               help="model folder: model.pt, blocks.smi, templates.txt, manifest.json (written last) and results.json")
     t.add_argument("--steps", type=ucli.positive_int("--steps"), default=1000, help="TB steps (default 1000)")
     t.add_argument("--batch-size", type=ucli.positive_int("--batch-size"), default=64, help="trajectories per step (default 64)")
     t.add_argument("--rho", type=_rho("--rho"), default=0.02, help="subsampling ratio in (0, 1] (default 0.02)")
@@ -239,11 +260,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--add-blocks", type=Path, default=None, help="extra building blocks (.smi/.csv)")
     s.add_argument("--rho", type=_rho("--rho"), default=1.0, help="subsampling ratio while sampling (default 1: exact)")
     s.add_argument("--beta", type=ucli.positive_float("--beta"), default=None, help="β condition (default: the training β)")
-    s.add_argument("--out", type=Path, default=Path("mols.sdf"), help="output file (default mols.sdf)")
+    add_output(s, "--out", kind="file", default="mols.sdf", suffixes=(".sdf", ".json", ".smi"),
+               help="the samples with their routes: .sdf (route in an SD property), .json or .smi")
     dc = ucli.add_command(sub, "doctor", doctor_cmd, help="check a block library against templates")
     dc.add_argument("--blocks", required=True, help="building blocks file (.smi/.csv)")
     dc.add_argument("--templates", default="builtin", help="templates file or builtin|toy|datamol (default builtin)")
-    dc.add_argument("--json", type=Path, default=None, help="also write the report as JSON here")
+    add_output(dc, "--json", kind="file", inputs=("blocks", "templates"), help="also write the report as JSON here")
     dc.add_argument("--strict", action="store_true", help="exit 1 when problems are found")
     for p in (d, r, t, s):
         p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")

@@ -44,6 +44,9 @@ from .templates import ReactionTemplate, parse_template
 
 __all__ = ["TrainConfig", "Sample", "TrainResult", "RxnFlow", "train", "load_model", "ILLEGAL_LOG_REWARD"]
 
+#: the files of a model folder (:meth:`RxnFlow.save`), listed in its manifest.json
+MODEL_PARTS = ("model.pt", "blocks.smi", "templates.txt")
+MODEL_FORMAT = "iclr25-rxnflow-model/1"
 ILLEGAL_LOG_REWARD = -75.0  # the reference's log-reward of a failed reaction
 _BITS = 1191  # MACCS + Morgan bits of the block features (stored as uint8); 8 descriptors follow
 
@@ -386,17 +389,28 @@ class RxnFlow:
 
     # ------------------------------------------------------------------------------------------ saving
     def save(self, folder: str | os.PathLike[str]) -> Path:
-        """Write ``model.pt`` (weights + config), ``blocks.smi`` and ``templates.txt`` into ``folder``."""
+        """Write ``model.pt`` (weights + config), ``blocks.smi`` and ``templates.txt`` into ``folder``, then
+        ``manifest.json`` (each part's SHA-256) last: :func:`load_model` refuses a folder whose save was cut short
+        or whose parts come from two saves. A failed write names its file (``cannot write PATH: ...``)."""
+        from iclr25.utils.checkpoints import MANIFEST, start_save, write_manifest
+
+        from ._writes import naming_write_errors
+
         d = Path(folder)
-        d.mkdir(parents=True, exist_ok=True)
+        with naming_write_errors(d):
+            d.mkdir(parents=True, exist_ok=True)
+        start_save(d)
         meta = {"policy": dataclasses.asdict(self.policy.config), "beta": self.beta, "reward": self.reward.name,
                 "max_len": self.space.max_len, "min_len": self.space.min_len,
                 "templates": [t.to_dict() for t in self.space.templates]}
-        with atomic_path(d / "model.pt") as tmp:
+        with naming_write_errors(d / "model.pt"), atomic_path(d / "model.pt") as tmp:
             torch.save({"meta": meta, "state_dict": self.policy.state_dict()}, tmp)
-        self.space.blocks.save(d / "blocks.smi")
-        with atomic_write(d / "templates.txt") as f:
+        with naming_write_errors(d / "blocks.smi"):
+            self.space.blocks.save(d / "blocks.smi")
+        with naming_write_errors(d / "templates.txt"), atomic_write(d / "templates.txt") as f:
             f.write("".join(f"{t.name} {t.smarts}\n" for t in self.space.templates))
+        with naming_write_errors(d / MANIFEST):
+            write_manifest(d, MODEL_PARTS, meta={"format": MODEL_FORMAT})
         return d
 
 
@@ -482,10 +496,15 @@ def train(model: RxnFlow, config: TrainConfig | None = None, *, seed: int = 0,
 
 
 def load_model(folder: str | os.PathLike[str], *, add_blocks: str | os.PathLike[str] | None = None) -> RxnFlow:
-    """Load a folder written by :meth:`RxnFlow.save` (optionally with extra blocks from a file)."""
+    """Load a folder written by :meth:`RxnFlow.save` (optionally with extra blocks from a file). The folder's
+    manifest is checked first: a save cut short, a missing part or parts of two saves are refused in one line
+    (``iclr25.utils.checkpoints.CheckpointError``, a ``ValueError``)."""
+    from iclr25.utils.checkpoints import verify_manifest
+
     d = Path(folder)
     if not (d / "model.pt").is_file():
         raise FileNotFoundError(f"{d}: not a model folder (no model.pt; write one with `iclr25 rxnflow train`)")
+    verify_manifest(d, MODEL_PARTS, what="model folder")
     try:
         ckpt = torch.load(d / "model.pt", map_location="cpu", weights_only=True)
         meta = ckpt["meta"]

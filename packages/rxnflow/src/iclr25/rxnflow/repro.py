@@ -108,6 +108,9 @@ def _scale_row(n_blocks: int, rho: float, steps: int) -> dict[str, Any]:
 def run_repro(args: argparse.Namespace) -> int:
     """The four parts of the module docstring in turn (estimator, toy at equal wall time, modes, scale), then
     the claims at the repro rung; writes ``results.json``, ``rows.json``, ``claims.json`` and the figures."""
+    from .cli import REPRO_FILES, _check_run_folder
+
+    _check_run_folder(args, REPRO_FILES)  # the figures and rows.json of a previous run are kept too
     cfg = dict(REPRO)
     run = RunResult.start("iclr25-rxnflow", "repro", seed=args.seed, config=cfg)
     from iclr25.utils.cli import set_torch_threads
