@@ -135,7 +135,6 @@ def test_cli_reports_bad_files_and_leaves_no_output(tmp_path, capsys):
     (["distance", "A.npy", "B.npy", "--n-init", "0"], "--n-init must be an integer >= 1"),
     (["distance", "A.npy", "B.npy", "--seed", "-1"], "--seed must be a non-negative integer"),
     (["distance", "A.npy", "B.npy", "--plan", "plan.txt"], "--plan must name a .npy file"),
-    (["distance", "A.npy", "B.npy", "--plan", "no/such/dir/plan.npy"], "--plan 'no/such/dir/plan.npy': no such folder"),
     (["pairwise", "DIR", "--out", "D.npy", "--n-jobs", "0"], "--n-jobs must be a positive integer or -1"),
     (["pairwise", "DIR", "--out", "D.txt"], "--out must name a .npy file"),
     (["repro", "--n-jobs", "-3"], "--n-jobs must be a positive integer or -1"),
@@ -157,20 +156,30 @@ def test_cli_pairwise_takes_files_or_a_folder(tmp_path, capsys):
     rng = np.random.default_rng(0)
     for name in ("b.npy", "a.npy", "c.npy"):
         np.save(tmp_path / name, rng.normal(size=(12, 2)))
-    assert cli.main(["pairwise", str(tmp_path), "--out", str(tmp_path / "D.npy")]) == 0
-    D = np.load(tmp_path / "D.npy")
-    assert (tmp_path / "D.names.txt").read_text().split() == ["a.npy", "b.npy", "c.npy"]
+    out = tmp_path.parent / f"{tmp_path.name}-out"
+    assert cli.main(["pairwise", str(tmp_path), "--out", str(out / "D.npy")]) == 0
+    D = np.load(out / "D.npy")
+    assert (out / "D.names.txt").read_text().split() == ["a.npy", "b.npy", "c.npy"]
     files = [str(tmp_path / n) for n in ("a.npy", "b.npy", "c.npy")]
     assert cli.main(["pairwise", *files, "--out", str(tmp_path / "E.npy"), "--n-jobs", "2"]) == 0
     assert "3 of 3 pairs in this process" in capsys.readouterr().out
     np.testing.assert_allclose(np.load(tmp_path / "E.npy"), D, rtol=1e-12)
+    # the output may not sit inside the folder the command reads (the next run would read it as a cloud)
+    capsys.readouterr()
+    assert cli.main(["pairwise", str(tmp_path), "--out", str(tmp_path / "F.npy")]) == 2
+    assert "is inside the input folder" in capsys.readouterr().err
+    assert not (tmp_path / "F.npy").exists()
     (tmp_path / "plain.txt").write_text("not a folder")
     assert cli.main(["pairwise", str(tmp_path / "plain.txt"), "--out", str(tmp_path / "F.npy")]) == 2
     assert "plain.txt: not a folder" in capsys.readouterr().err
 
 
-def test_cli_distance_imports_neither_torch_nor_jax(tmp_path):
-    """POT's probes of torch/jax/tensorflow/cupy are switched off on the command line (seconds each)."""
+def test_cli_distance_imports_neither_torch_nor_jax_and_pot_compiles_under_warnings_as_errors(tmp_path):
+    """POT's probes of torch/jax/tensorflow/cupy are switched off on the command line (seconds each).
+
+    Then, in the same process, POT is compiled afresh (an empty bytecode cache) with warnings as errors: its source
+    has an invalid escape sequence (``\\d`` in ``ot/datasets.py``), and under ``PYTHONWARNINGS=error`` compiling it
+    was a SyntaxError that stopped every command (issue 57); ``import_pot`` silences that one warning."""
     import subprocess
     import sys
 
@@ -180,9 +189,20 @@ def test_cli_distance_imports_neither_torch_nor_jax(tmp_path):
     code = ("import sys\nfrom iclr25.utils.cli import main\n"
             f"rc = main(['pgw', 'distance', {str(tmp_path / 'a.npy')!r}, {str(tmp_path / 'b.npy')!r}])\n"
             "assert rc == 0, rc\nassert 'ot' in sys.modules\n"
-            "print('HEAVY', [m for m in ('torch', 'jax', 'tensorflow', 'cupy') if m in sys.modules])")
+            "print('HEAVY', [m for m in ('torch', 'jax', 'tensorflow', 'cupy') if m in sys.modules])\n"
+            # POT's dependencies stay loaded; POT itself is dropped and compiled again, warnings as errors
+            "import warnings\n"
+            "for m in [m for m in sys.modules if m == 'ot' or m.startswith('ot.')]: del sys.modules[m]\n"
+            f"sys.pycache_prefix = {str(tmp_path / 'pycache')!r}\nsys.dont_write_bytecode = False\n"
+            "warnings.simplefilter('error')\n"
+            "from iclr25.pgw.frank_wolfe import import_pot\n"
+            "print('POT', import_pot().__name__)\n"
+            f"rc = main(['pgw', 'distance', {str(tmp_path / 'a.npy')!r}, {str(tmp_path / 'b.npy')!r}])\n"
+            "print('RC', rc)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "HEAVY []" in out, out
+    assert "POT ot" in out and "RC 0" in out, out
+    assert list((tmp_path / "pycache").rglob("datasets*.pyc")), "POT was not compiled afresh: the test is not alive"
 
 
 def test_no_import_circle_between_solver_and_entropic():
@@ -264,3 +284,135 @@ def test_distance_figure_has_integer_ticks_axis_labels_and_clear_colorbars(monke
     import matplotlib.pyplot as plt
 
     plt.close(fig)
+
+
+# ------------------------------------------------------------------------------------------ outputs (issue 57)
+def _clouds(folder, names=("A.npy", "B.npy")):
+    rng = np.random.default_rng(0)
+    for i, name in enumerate(names):
+        np.save(folder / name, rng.normal(size=(8 + i, 2)))
+    return [folder / n for n in names]
+
+
+def _no_work(monkeypatch):
+    """Fail the test if the command reads a point cloud: the outputs must be refused before any work."""
+    def fail(*args, **kwargs):
+        raise AssertionError("the command started its work before refusing its output")
+    monkeypatch.setattr(cli, "_spaces_from_files", fail)
+
+
+@pytest.mark.parametrize("command", ["distance", "pairwise"])
+def test_cli_output_naming_an_input_is_refused_before_work_and_the_input_kept(tmp_path, monkeypatch, capsys,
+                                                                              command):
+    A, B = _clouds(tmp_path)
+    before = {f: f.read_bytes() for f in (A, B)}
+    _no_work(monkeypatch)
+    flag = "--plan" if command == "distance" else "--out"
+    hard = tmp_path / "hard.npy"
+    hard.hardlink_to(A)  # the same file under another name: caught by its inode
+    for target in (A, B, hard, tmp_path / "." / "B.npy"):
+        for extra in ([], ["--overwrite"]):
+            assert cli.main([command, str(A), str(B), flag, str(target), *extra]) == 2
+            err = capsys.readouterr().err
+            assert f"{flag} " in err and "is also an input" in err, err
+    assert {f: f.read_bytes() for f in (A, B)} == before
+
+
+@pytest.mark.parametrize("command", ["distance", "pairwise"])
+def test_cli_existing_output_is_kept_without_overwrite_and_replaced_with_it(tmp_path, capsys, command):
+    A, B = _clouds(tmp_path)
+    flag = "--plan" if command == "distance" else "--out"
+    out = tmp_path / "mine.npy"
+    out.write_bytes(b"the user's own file")
+    assert cli.main([command, str(A), str(B), flag, str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{flag} {out} exists; pass --overwrite" in err, err
+    assert out.read_bytes() == b"the user's own file"
+    assert cli.main([command, str(A), str(B), flag, str(out), "--overwrite"]) == 0
+    assert np.load(out).shape == ((8, 9) if command == "distance" else (2, 2))
+    assert not [f for f in tmp_path.iterdir() if f.name.startswith(".")]  # no temporary file left
+
+
+def test_cli_pairwise_keeps_a_users_names_file_beside_out(tmp_path, capsys):
+    A, B = _clouds(tmp_path)
+    names = tmp_path / "D.names.txt"
+    names.write_text("my notes\n")
+    assert cli.main(["pairwise", str(A), str(B), "--out", str(tmp_path / "D.npy")]) == 2
+    err = capsys.readouterr().err
+    assert "D.names.txt" in err and "exists; pass --overwrite" in err, err
+    assert names.read_text() == "my notes\n" and not (tmp_path / "D.npy").exists()
+    assert cli.main(["pairwise", str(A), str(B), "--out", str(tmp_path / "D.npy"), "--overwrite"]) == 0
+    assert names.read_text().split() == [str(A), str(B)]
+
+
+@pytest.mark.parametrize("command", ["distance", "pairwise"])
+def test_cli_symlink_output_is_never_replaced(tmp_path, monkeypatch, capsys, command):
+    A, B = _clouds(tmp_path)
+    _no_work(monkeypatch)
+    flag = "--plan" if command == "distance" else "--out"
+    target = tmp_path / "target.npy"
+    target.write_bytes(b"kept")
+    link = tmp_path / "link.npy"
+    link.symlink_to(target)
+    dangling = tmp_path / "dangling.npy"
+    dangling.symlink_to(tmp_path / "nowhere.npy")
+    for out in (link, dangling):
+        assert cli.main([command, str(A), str(B), flag, str(out), "--overwrite"]) == 2
+        assert "is a symbolic link" in capsys.readouterr().err
+    assert link.is_symlink() and target.read_bytes() == b"kept" and not (tmp_path / "nowhere.npy").exists()
+
+
+@pytest.mark.parametrize("command", ["distance", "pairwise"])
+def test_cli_unwritable_output_is_refused_before_work(tmp_path, monkeypatch, capsys, command):
+    import os
+
+    A, B = _clouds(tmp_path)
+    _no_work(monkeypatch)
+    flag = "--plan" if command == "distance" else "--out"
+    (tmp_path / "afile").write_text("x")
+    assert cli.main([command, str(A), str(B), flag, str(tmp_path / "afile" / "sub" / "D.npy")]) == 2
+    assert f"{flag} " in capsys.readouterr().err
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    real_access = os.access
+    # a read-only folder (chmod does not stop root, so the permission check is what is simulated)
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if os.fspath(p) == str(ro) else real_access(p, mode))
+    assert cli.main([command, str(A), str(B), flag, str(ro / "sub" / "D.npy")]) == 2
+    err = capsys.readouterr().err
+    assert f"{flag} {ro / 'sub' / 'D.npy'} cannot be written" in err, err
+    assert list(ro.iterdir()) == []
+
+
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda Cc, pc: pgw_barycenter([C, C], [p, p], np.array([1.0 + 1j, 1.0]), n_points=2), "lams"),
+    (lambda Cc, pc: entropic_pgw_batch(Cc[None], C[None], p[None], p[None], 1.0), "C1s"),
+    (lambda Cc, pc: entropic_pgw_batch(C[None], C[None], pc[None], p[None], 1.0), "ps"),
+    (lambda Cc, pc: entropic_pgw_batch(C[None], C[None], p[None], p[None], np.array([1.0 + 0j])), "lam"),
+    (lambda Cc, pc: entropic_pgw_batch(C[None], C[None], p[None], p[None], 1.0, G0s=np.ones((1, 3, 3)) / 9 + 0j),
+     "G0s"),
+    (lambda Cc, pc: gw(C, C, p, p, G0=np.ones((3, 3)) / 9 + 0j), "G0"),
+    (lambda Cc, pc: mpgw(C, C, p, p, G0=np.ones((3, 3)) / 9 + 0j), "G0"),
+    (lambda Cc, pc: mm_space(np.ones((3, 2)) + 1j), "X"),
+    (lambda Cc, pc: pgw(Cc, C, p, p, 1.0), "C1"),
+    (lambda Cc, pc: pgw_pairwise([(Cc, p), (C, p)], 1.0), "C"),
+])
+def test_complex_arrays_are_refused_naming_the_argument(call, name):
+    """A complex array is never cast to its real part (numpy's cast only warns): a TypeError naming it."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a ComplexWarning would be the silent cast
+        with pytest.raises(TypeError, match=rf"\b{name}\b.*(real|complex)"):
+            call(C.astype(complex), p.astype(complex))
+
+
+def test_retrieval_and_data_refuse_complex_arrays():
+    from iclr25.pgw import nearest_neighbour_accuracy, svm_accuracy
+    from iclr25.pgw.datasets import add_outliers
+
+    D = np.array([[0.0, 1.0], [1.0, 0.0]]) + 0j
+    for f in (svm_accuracy, nearest_neighbour_accuracy):
+        with pytest.raises(TypeError, match="D must be real"):
+            f(D, [0, 1])
+    with pytest.raises(TypeError, match="X must be real"):
+        add_outliers(np.ones((3, 2)) + 1j)

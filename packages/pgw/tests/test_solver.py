@@ -122,15 +122,16 @@ def test_default_lam_is_a_fifth_of_the_largest_squared_distance():
 
 def test_cli_distance_and_pairwise(tmp_path, capsys):
     rng = np.random.default_rng(0)
+    clouds = tmp_path / "clouds"
+    clouds.mkdir()
     for k in range(3):
-        np.save(tmp_path / f"s{k}.npy", rng.normal(size=(10 + k, 2)))
-    assert cli.main(["distance", str(tmp_path / "s0.npy"), str(tmp_path / "s1.npy"), "--lam", "0.5",
-                     "--plan", str(tmp_path.parent / "plan-pgw-test.npy")]) == 0
+        np.save(clouds / f"s{k}.npy", rng.normal(size=(10 + k, 2)))
+    assert cli.main(["distance", str(clouds / "s0.npy"), str(clouds / "s1.npy"), "--lam", "0.5",
+                     "--plan", str(tmp_path / "plan.npy")]) == 0
     assert "distance" in capsys.readouterr().out
-    assert np.load(tmp_path.parent / "plan-pgw-test.npy").shape == (10, 11)
-    out = tmp_path / "out" / "D.npy"
-    out.parent.mkdir()
-    assert cli.main(["pairwise", str(tmp_path), "--out", str(out), "--lam", "0.5"]) == 0
+    assert np.load(tmp_path / "plan.npy").shape == (10, 11)
+    out = tmp_path / "out" / "D.npy"  # a folder the command creates
+    assert cli.main(["pairwise", str(clouds), "--out", str(out), "--lam", "0.5"]) == 0
     D = np.load(out)
     assert D.shape == (3, 3) and np.allclose(D, D.T)
     assert (tmp_path / "out" / "D.names.txt").read_text().split() == ["s0.npy", "s1.npy", "s2.npy"]

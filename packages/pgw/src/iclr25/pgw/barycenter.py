@@ -12,7 +12,7 @@ from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
 from .frank_wolfe import PartialOracle, PGWProblem, default_init, frank_wolfe, single_threaded_blas
-from .space import as_int, as_lam, as_masses, as_matrix, as_positive, point_masses
+from .space import as_int, as_lam, as_masses, as_matrix, as_positive, as_real_array, point_masses
 
 __all__ = ["BarycenterResult", "pgw_barycenter"]
 
@@ -98,7 +98,7 @@ def pgw_barycenter(Cs: Any, ps: Any, lams: Any, *, weights: Any = None, n_points
     if not hasattr(ps, "__len__") or len(ps) != S:
         raise ValueError(f"ps must hold one mass vector per space ({S}), got {len(ps) if hasattr(ps, '__len__') else ps!r}")
     ps = [as_masses(p, C.shape[0], f"ps[{s}]") for s, (p, C) in enumerate(zip(ps, Cs))]
-    lam_arr = np.atleast_1d(np.asarray(lams, dtype=np.float64))
+    lam_arr = np.atleast_1d(as_real_array(lams, "lams"))
     if lam_arr.size == 1:
         lam_arr = np.full(S, lam_arr[0])
     if lam_arr.shape != (S,):

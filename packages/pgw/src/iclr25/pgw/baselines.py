@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from .frank_wolfe import tensor_product
-from .space import as_int, as_masses, as_matrix, as_positive
+from .frank_wolfe import import_pot, tensor_product
+from .space import as_int, as_masses, as_matrix, as_positive, as_real_array
 
 __all__ = ["BaselineResult", "gw", "mpgw", "ugw", "BASELINES"]
 
@@ -33,6 +33,18 @@ class BaselineResult:
 def _inputs(C1: Any, C2: Any, p: Any, q: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     C1, C2 = as_matrix(C1, "C1"), as_matrix(C2, "C2")
     return C1, C2, as_masses(p, C1.shape[0], "p"), as_masses(q, C2.shape[0], "q")
+
+
+def _initial_plan(G0: Any, n: int, m: int) -> np.ndarray | None:
+    """``G0`` of a baseline: ``None``, or a real, finite, non-negative (n, m) array (complex is a TypeError)."""
+    if G0 is None:
+        return None
+    G = as_real_array(G0, "G0")
+    if G.shape != (n, m):
+        raise ValueError(f"G0 must have shape {(n, m)} (len(p), len(q)), got {G.shape}")
+    if not np.all(np.isfinite(G)) or G.min() < 0:
+        raise ValueError("G0 must be finite and non-negative")
+    return G
 
 
 def _gw_cost(C1: np.ndarray, C2: np.ndarray, G: np.ndarray) -> float:
@@ -60,7 +72,10 @@ def gw(C1: Any, C2: Any, p: Any, q: Any, *, G0: Any = None, max_iter: int = 10_0
     C1, C2, p, q = _inputs(C1, C2, p, q)
     max_iter, tol = as_int(max_iter, "max_iter", 1), as_positive(tol, "tol")
     a, b = p / p.sum(), q / q.sum()
-    import ot
+    G0 = _initial_plan(G0, p.size, q.size)
+    if G0 is not None and not (np.allclose(G0.sum(1), a, atol=1e-8) and np.allclose(G0.sum(0), b, atol=1e-8)):
+        raise ValueError("G0 must be a coupling of p/|p| and q/|q| (its row and column sums)")
+    ot = import_pot()
 
     G = ot.gromov.gromov_wasserstein(C1, C2, a, b, "square_loss", G0=G0, max_iter=max_iter, tol_rel=tol,
                                      tol_abs=tol)
@@ -86,7 +101,8 @@ def mpgw(C1: Any, C2: Any, p: Any, q: Any, *, mass: float | None = None, G0: Any
     if m > min(p.sum(), q.sum()) * (1 + 1e-12):
         raise ValueError(f"mass must be at most min(|p|, |q|) = {min(p.sum(), q.sum()):.6g}, got {m}")
     m = min(m, min(p.sum(), q.sum()))
-    import ot
+    G0 = _initial_plan(G0, p.size, q.size)
+    ot = import_pot()
 
     G = ot.gromov.partial_gromov_wasserstein(C1, C2, p, q, m=m, G0=G0, numItermax=max_iter, tol=tol,
                                              warn=False)
@@ -106,7 +122,7 @@ def ugw(C1: Any, C2: Any, p: Any, q: Any, *, rho: float = 1.0, epsilon: float = 
     C1, C2, p, q = _inputs(C1, C2, p, q)
     rho, epsilon = as_positive(rho, "rho"), as_positive(epsilon, "epsilon")
     max_iter, tol = as_int(max_iter, "max_iter", 1), as_positive(tol, "tol")
-    import ot
+    ot = import_pot()
 
     G, _, log = ot.gromov.fused_unbalanced_gromov_wasserstein(
         C1, C2, p, q, reg_marginals=rho, epsilon=epsilon, divergence="kl", unbalanced_solver="sinkhorn",

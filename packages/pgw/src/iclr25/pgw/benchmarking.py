@@ -29,7 +29,7 @@ from .entropic import (
     cost_scale,
     entropic_pgw_batch,
 )
-from .frank_wolfe import PGWProblem, default_init, gap_converged, line_search
+from .frank_wolfe import PGWProblem, default_init, gap_converged, import_pot, line_search
 from .solver import pgw
 from .space import default_lam, mm_space
 
@@ -49,7 +49,7 @@ def pot_loop_entropic_pgw(C1: np.ndarray, C2: np.ndarray, p: np.ndarray, q: np.n
 
     References: paper Algorithm 1 with a Sinkhorn oracle (Cuturi 2013) on the extended problem of Sec. 4.2.
     """
-    import ot
+    ot = import_pot()
 
     P = PGWProblem(C1, C2, p, q, lam)
     n, m = C1.shape[0], C2.shape[0]
@@ -147,7 +147,7 @@ def exact_vs_mpgw(sizes: list[int] | tuple[int, ...] = (100, 300, 500), *,
     Inputs as in the paper's run-time experiment: n and m = n + 10 uniform points (here in the unit
     square), mass 1/m per point, lam = ``lam_fraction`` max C^2 (paper 1/5).
     """
-    import ot
+    ot = import_pot()
 
     rng = np.random.default_rng(seed)
     rows = []

@@ -14,8 +14,8 @@ from typing import Any
 import numpy as np
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.guards import check_file_name
 from iclr25.utils.io import POINT_FORMATS, atomic_write, read_points
+from iclr25.utils.outputs import add_output
 from iclr25.utils.seeding import check_seed
 
 from .space import default_lam, mm_space
@@ -92,9 +92,7 @@ def _point_files(inputs: list[Path]) -> list[Path]:
 def distance(args: argparse.Namespace) -> int:
     from .solver import pgw
 
-    _check_common(args)
-    if args.plan is not None:
-        check_file_name(args.plan, suffix=".npy", flag="--plan")
+    _check_common(args)  # --plan was checked by run_main before this (add_output)
     a, b = _spaces_from_files([args.A, args.B], args.mass, args.metric)
     lam = default_lam([a, b]) if args.lam is None else args.lam
     t0 = time.perf_counter()
@@ -116,7 +114,6 @@ def pairwise(args: argparse.Namespace) -> int:
     _check_common(args)
     if args.n_jobs is not None:
         check_n_jobs(args.n_jobs, "--n-jobs")
-    check_file_name(args.out, suffix=".npy", flag="--out")
     paths = _point_files(args.inputs)
     spaces = _spaces_from_files(paths, args.mass, args.metric)
     lam = default_lam(spaces) if args.lam is None else args.lam
@@ -125,7 +122,7 @@ def pairwise(args: argparse.Namespace) -> int:
     D = pgw_pairwise(spaces, lam, method=args.method, n_jobs=args.n_jobs, n_init=args.n_init, seed=args.seed,
                      epsilon=args.epsilon, stats=stats)
     secs = time.perf_counter() - t0
-    names = args.out.with_suffix(".names.txt")
+    names = names_file(args.out)
     with atomic_write(args.out, "wb") as f:
         np.save(f, D)
     with atomic_write(names) as f:
@@ -138,6 +135,11 @@ def pairwise(args: argparse.Namespace) -> int:
     print(f"wrote {args.out} ({len(paths)} x {len(paths)}, lam={lam:.6g}, {secs:.2f} s{how}) and {names} "
           f"(row order)")
     return 0
+
+
+def names_file(out: Path) -> Path:
+    """The sidecar ``pairwise`` writes beside ``--out D.npy``: ``D.names.txt``, the row order."""
+    return out.with_suffix(".names.txt")
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -173,7 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      f"row). Prints distance, transport cost, penalty and transported mass.")
     d.add_argument("A", type=Path, help="first point cloud")
     d.add_argument("B", type=Path, help="second point cloud")
-    d.add_argument("--plan", type=Path, default=None, help="also save the plan (n_A, n_B) as .npy")
+    add_output(d, "--plan", kind="file", suffixes=(".npy",), default=None,
+               help="also save the transport plan (n_A, n_B) to this .npy file")
     _common(d)
     pw = ucli.add_command(sub, "pairwise", pairwise, help="PGW distance matrix of all point clouds in a folder (or of files)",
                           description=f"PGW distance matrix of every point cloud ({fmt}) in DIR, in sorted "
@@ -182,7 +185,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                       f"start only when the work pays for their start-up.")
     pw.add_argument("inputs", type=Path, nargs="+", metavar="DIR | FILE",
                     help="a folder of point-cloud files, or at least two point-cloud files")
-    pw.add_argument("--out", type=Path, required=True, help="output .npy file")
+    add_output(pw, "--out", kind="file", required=True, suffixes=(".npy",), sidecars=lambda out: [names_file(out)],
+               help="the distance matrix, as a .npy file; the row order goes to OUT.names.txt beside it (checked "
+                    "the same way); neither may be an input or sit inside an input folder")
     pw.add_argument("--n-jobs", type=int, default=None,
                     help="fw-v1/fw-v2 only: worker processes (default 1; -1: all cores)")
     _common(pw)

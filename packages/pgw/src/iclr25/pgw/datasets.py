@@ -14,6 +14,8 @@ import numpy as np
 
 from iclr25.utils.seeding import check_seed
 
+from .space import as_real_array
+
 __all__ = ["ShapeDataset", "shapes_ii", "add_outliers", "rotation", "CLASS_NAMES"]
 
 CLASS_NAMES = ("rectangle", "house", "arrow", "double arrow", "semicircle", "circle")
@@ -155,7 +157,7 @@ def add_outliers(X: np.ndarray, fraction: float = 0.1, *, seed: int = 0) -> np.n
 
     References: paper Sec. 5 (shape matching with outliers).
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = as_real_array(X, "X")
     if X.ndim != 2 or X.shape[0] == 0:
         raise ValueError(f"X must be an (n, d) array with n >= 1, got shape {X.shape}")
     if not 0 <= fraction <= 1:

@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from .frank_wolfe import PGWResult, default_init, tensor_product
-from .space import MMSpace, as_int, as_lam, as_masses, as_matrix, as_positive
+from .space import MMSpace, as_int, as_lam, as_masses, as_matrix, as_positive, as_real_array
 
 __all__ = ["EntropicBatchResult", "entropic_pgw", "entropic_pgw_batch", "entropic_pgw_pairs", "cost_scale",
            "DEFAULT_EPSILON", "DEFAULT_MAX_ITER", "DEFAULT_TOL", "DEFAULT_INNER"]
@@ -236,8 +236,8 @@ def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilo
     import jax.numpy as jnp
 
     epsilon, max_iter, tol, inner_iter = _check_options(epsilon, max_iter, tol, inner_iter)
-    C1s, C2s = np.asarray(C1s, dtype=np.float64), np.asarray(C2s, dtype=np.float64)
-    ps, qs = np.asarray(ps, dtype=np.float64), np.asarray(qs, dtype=np.float64)
+    C1s, C2s = as_real_array(C1s, "C1s"), as_real_array(C2s, "C2s")
+    ps, qs = as_real_array(ps, "ps"), as_real_array(qs, "qs")
     if C1s.ndim != 3 or C2s.ndim != 3 or ps.ndim != 2 or qs.ndim != 2:
         raise ValueError(f"C1s, C2s must be (B, n, n), (B, m, m) and ps, qs (B, n), (B, m); got shapes "
                          f"{C1s.shape}, {C2s.shape}, {ps.shape}, {qs.shape}")
@@ -250,7 +250,7 @@ def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilo
         as_matrix(C2s[b], f"C2s[{b}]")
         as_masses(ps[b], C1s.shape[1], f"ps[{b}]")
         as_masses(qs[b], C2s.shape[1], f"qs[{b}]")
-    lam_arr = np.asarray(lam, dtype=np.float64)
+    lam_arr = as_real_array(lam, "lam")
     lam_arr = np.full(B, as_lam(float(lam_arr))) if lam_arr.ndim == 0 else lam_arr
     if lam_arr.shape != (B,):
         raise ValueError(f"lam must be a number or have shape ({B},), got {lam_arr.shape}")
@@ -259,7 +259,7 @@ def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilo
     if G0s is None:
         G0s = np.stack([default_init(p, q) for p, q in zip(ps, qs)])
     else:
-        G0s = np.asarray(G0s, dtype=np.float64)
+        G0s = as_real_array(G0s, "G0s")
         if G0s.shape != (B, C1s.shape[1], C2s.shape[1]):
             raise ValueError(f"G0s must have shape {(B, C1s.shape[1], C2s.shape[1])}, got {G0s.shape}")
     eps = epsilon * cost_scale(C1s, C2s, ps, qs, lam_arr)

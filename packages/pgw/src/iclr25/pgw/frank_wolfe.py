@@ -33,7 +33,27 @@ import numpy as np
 
 __all__ = ["PGWResult", "PGWProblem", "FWRun", "LinearOracle", "PartialOracle", "ExtendedOracle", "ORACLES",
            "frank_wolfe", "tensor_product", "default_init", "line_search", "gap_converged",
-           "single_threaded_blas", "MAX_ITER", "TOL"]
+           "single_threaded_blas", "import_pot", "MAX_ITER", "TOL"]
+
+def import_pot() -> Any:
+    """POT's ``ot`` module, imported on first use.
+
+    POT's own source holds a docstring with an invalid escape sequence (``\\d`` in ``ot/datasets.py``); where its
+    bytecode is not compiled yet, Python warns while compiling it, and under ``PYTHONWARNINGS=error`` (or
+    ``-W error``) that warning is a ``SyntaxError`` that stops every command. Only that warning, and only while
+    POT is imported, is silenced here; every other warning keeps the user's setting.
+    """
+    import sys
+    import warnings
+
+    if "ot" in sys.modules:
+        return sys.modules["ot"]
+    with warnings.catch_warnings():
+        for category in (SyntaxWarning, DeprecationWarning):  # SyntaxWarning from Python 3.12, before: Deprecation
+            warnings.filterwarnings("ignore", message="invalid escape sequence", category=category)
+        import ot
+    return ot
+
 
 #: Default Frank-Wolfe iterations and relative gap tolerance of the exact methods.
 MAX_ITER = 1000
@@ -187,7 +207,7 @@ class PartialOracle:
         self._cost = np.zeros((self.n + 1, self.m + 1))
 
     def __call__(self, grad: np.ndarray) -> np.ndarray:
-        import ot  # POT (and the array backends it probes) loads on first solve, not on import
+        ot = import_pot()  # POT (and the array backends it probes) loads on first solve, not on import
 
         self._cost[: self.n, : self.m] = self.scale * grad
         S = ot.emd(self.p_ext, self.q_ext, self._cost, numItermax=EMD_MAX_ITER, center_dual=False,

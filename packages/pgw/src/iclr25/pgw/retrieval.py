@@ -8,11 +8,13 @@ import numpy as np
 
 from iclr25.utils.seeding import check_seed
 
+from .space import as_real_array
+
 __all__ = ["svm_accuracy", "nearest_neighbour_accuracy", "distance_kernel"]
 
 
 def _check_D(D: Any, labels: Any) -> tuple[np.ndarray, np.ndarray]:
-    D = np.asarray(D, dtype=np.float64)
+    D = as_real_array(D, "D")
     y = np.asarray(labels)
     if D.ndim != 2 or D.shape[0] != D.shape[1] or D.shape[0] < 2:
         raise ValueError(f"D must be a square (k, k) distance matrix with k >= 2, got shape {D.shape}")
@@ -28,7 +30,7 @@ def distance_kernel(D: Any, gamma: float = 10.0) -> np.ndarray:
 
     References: paper Sec. 5 (shape retrieval), following Beier et al. (2022).
     """
-    D = np.asarray(D, dtype=np.float64)
+    D = as_real_array(D, "D")
     return np.exp(-gamma * D / max(float(D.max()), np.finfo(float).tiny))
 
 

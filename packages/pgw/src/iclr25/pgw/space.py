@@ -13,7 +13,7 @@ import numpy as np
 from scipy.spatial.distance import cdist
 
 __all__ = ["MMSpace", "mm_space", "default_lam", "as_matrix", "as_masses", "as_lam", "as_int", "as_positive",
-           "point_masses"]
+           "point_masses", "as_real_array"]
 
 _METRICS = ("euclidean", "sqeuclidean", "cityblock", "chebyshev")
 
@@ -33,6 +33,19 @@ def _as_float_array(x: Any, name: str) -> np.ndarray:
     if arr.dtype == np.bool_:
         raise TypeError(f"{name} must be an array of real numbers, got booleans")
     return np.array(arr, dtype=np.float64)
+
+
+def as_real_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as a float64 numpy copy; complex, boolean or non-numeric input is a ``TypeError`` naming ``name``
+    (a complex array is never cast to its real part).
+
+    >>> as_real_array([1, 2], "lams").dtype
+    dtype('float64')
+    >>> as_real_array([1j], "lams")
+    Traceback (most recent call last):
+    TypeError: lams must be real, got complex dtype complex128
+    """
+    return _as_float_array(x, name)
 
 
 def as_matrix(C: Any, name: str = "C") -> np.ndarray:
