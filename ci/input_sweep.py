@@ -97,6 +97,11 @@ CHEAP: dict[str, dict] = {
     "bopito": dict(argv=["simulate", "prinz", "--n-traj", "2", "--n-frames", "5", "--steps-per-frame", "2",
                          "--out", "{work}/traj.npz"]),
     "cl-optimal-control": dict(argv=["solve", "--out", "{work}/out.json"]),
+    "implicit-deform": dict(argv=["fit", "{work}/in/a.xyz", "{work}/in/b.xyz", "--preset", "test", "--iters-scale",
+                                 "0.05", "--times", "0.5", "--out", "{work}/fit"],
+                            prep="import numpy as np; r = np.random.default_rng(0); "
+                                 "np.savetxt('in/a.xyz', r.normal(size=(64, 3))); "
+                                 "np.savetxt('in/b.xyz', 1.2 * r.normal(size=(64, 3)))"),
     "knowledge-manipulation": dict(argv=["generate", "--n", "4", "--out", "{work}/people.jsonl"]),
     "llm-regret": dict(argv=["run", "--T", "5", "--seeds", "2", "--out", "{work}/out"]),
     "memno": dict(argv=["generate", "ks", "--out", "{work}/d.npz"]),
@@ -112,6 +117,16 @@ CHEAP: dict[str, dict] = {
     "rxnflow": dict(argv=["doctor", "--blocks", "{work}/in/blocks.smi", "--templates", "toy", "--json",
                           "{work}/doctor.json"],
                     prep="open('in/blocks.smi','w').write('CCO\\nCCN\\nc1ccccc1Br\\nOC(=O)CCl\\nNCCO\\n')"),
+    "scalegun": dict(argv=["unlearn", "--graph", "{work}/in/g.txt", "--features", "{work}/in/X.npy", "--labels",
+                           "{work}/in/y.npy", "--requests", "{work}/in/req.txt", "--out", "{work}/ledger.json"],
+                     prep="import numpy as np; from iclr25.scalegun import datasets; "
+                          "g = datasets.csbm(60, 200, 4, 3, seed=1); "
+                          "open('in/g.txt', 'w').write(''.join(f'{u} {v}\\n' for u, v in g.edges)); "
+                          "np.save('in/X.npy', g.X); np.save('in/y.npy', g.y); "
+                          "open('in/req.txt', 'w').write('edge %d %d\\n' % tuple(g.edges[0]))"),
+    "sdds": dict(argv=["train", "--config", "{work}/in/c.json", "--out", "{work}/ck"],
+                 prep="import json; json.dump({'problem': {'kind': 'ising', 'L': 3}, 'sampler': {'n_epochs': 1, "
+                      "'n_steps': 1, 'hidden': 4, 'n_layers': 1, 'n_samples': 4}}, open('in/c.json', 'w'))"),
     "teochat": dict(argv=["generate", "--n", "3", "--out", "{work}/d.npz"]),
     "v1-topology": dict(argv=["analyze", "{work}/in/map.npy", "--out", "{work}/g.json"],
                         prep="import numpy as np; r = np.random.default_rng(0); "
@@ -720,7 +735,13 @@ def cheap_cases(b: Builder, slug: str, fsize: int) -> list[tuple[str, str]]:
     base = b.folder("fsize")
     (base / "in").mkdir()
     argv = [a.replace("{work}", str(base)) for a in spec["argv"]]
-    b.add("disk full", f"RLIMIT_FSIZE {fsize} B", base, argv, spec["argv"], fsize=fsize, seconds=60)
+    # caches the command writes on the way (JAX's compiled programs, matplotlib's fonts) go to a folder of the
+    # case's own: a full disk must not leave truncated entries in the user's ~/.cache for the next run
+    caches = b.work.parent / "caches" / base.name
+    caches.mkdir(parents=True)
+    env = {"JAX_COMPILATION_CACHE_DIR": str(caches / "jax"), "XDG_CACHE_HOME": str(caches),
+           "MPLCONFIGDIR": str(caches / "matplotlib")}
+    b.add("disk full", f"RLIMIT_FSIZE {fsize} B", base, argv, spec["argv"], fsize=fsize, seconds=60, env=env)
     return [(spec["prep"], str(base))] if spec.get("prep") else []
 
 
@@ -838,7 +859,8 @@ def judge(case: dict, res: dict, before: dict, after: dict, *, refuse_s: float, 
                 problems.append("the message does not name the file")
             if new_files:
                 problems.append(f"left {new_files[:4]} behind (half-written)")
-        problems += [f"internal name ({why})" for why in _internal(text) if why != "a traceback"]
+        # (a library's warning on the way, e.g. JAX's about its compilation cache, is not the command's message)
+        problems += [f"internal name ({why})" for why in _internal("\n".join(lines)) if why != "a traceback"]
         return problems
     if cls == "endpoint":
         return _judge_endpoint(case, res, before, after, key, stubs, lines, one_line)
@@ -1026,19 +1048,25 @@ def _extra(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--timeout", type=float, default=2.0, help="--timeout of the endpoint cases (2)")
 
 
-def table(counts: dict[str, dict[str, list[int]]], slugs: list[str]) -> str:
-    """Cases/defects per category (rows) and package (columns)."""
-    cats = [c for c in (*CATEGORIES, "setup") if any(c in counts.get(s, {}) for s in slugs)]
-    short = {s: s[:10] for s in slugs}
-    head = f"{'category':<17}" + "".join(f"{short[s]:>11}" for s in slugs) + f"{'total':>11}"
-    out = [head]
-    for c in cats:
-        cells, tc, td = [], 0, 0
-        for s in slugs:
-            n, d = counts.get(s, {}).get(c, [0, 0])
-            tc, td = tc + n, td + d
-            cells.append(f"{n}/{d}" if n else "-")
-        out.append(f"{c:<17}" + "".join(f"{x:>11}" for x in cells) + f"{f'{tc}/{td}':>11}")
+def table(counts: dict[str, dict[str, list[int]]], slugs: list[str], categories=(*CATEGORIES, "setup")) -> str:
+    """Cases/defects per package (rows) and category (columns), ``-`` where a package has no case."""
+    cats = [c for c in categories if any(c in counts.get(s, {}) for s in slugs)]
+    heads = [c.replace("output=input", "out=input").replace("interrupted save", "interrupt") for c in cats]
+    width = max([10, *(len(h) + 1 for h in heads)])
+    out = [f"{'package':<24}" + "".join(f"{h:>{width}}" for h in [*heads, "total"])]
+    totals = {c: [0, 0] for c in cats}
+    for s_ in slugs:
+        row, n_all, d_all = [], 0, 0
+        for c in cats:
+            n, d = counts.get(s_, {}).get(c, [0, 0])
+            totals[c][0] += n
+            totals[c][1] += d
+            n_all, d_all = n_all + n, d_all + d
+            row.append(f"{n}/{d}" if n else "-")
+        out.append(f"{s_:<24}" + "".join(f"{x:>{width}}" for x in [*row, f"{n_all}/{d_all}"]))
+    cells = [f"{totals[c][0]}/{totals[c][1]}" for c in cats]
+    grand = f"{sum(t[0] for t in totals.values())}/{sum(t[1] for t in totals.values())}"
+    out.append(f"{'total':<24}" + "".join(f"{x:>{width}}" for x in [*cells, grand]))
     return "\n".join(out)
 
 
@@ -1073,9 +1101,10 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         stubs.close()
     bad = sum(bool(r["problems"]) for r in everything)
-    print("\ncases/defects per category and package:")
+    print("\ncases/defects per package and category:")
     print(table(counts, slugs))
     if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(dict(counts=counts, notes=all_notes, cases=everything), indent=1))
     print(f"input sweep: {len(everything)} cases, {bad} defect(s), {time.perf_counter() - t0:.0f} s")
     return 1 if bad else 0

@@ -32,6 +32,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from _sweep_driver import RUN_CASE
@@ -174,19 +175,27 @@ def sweep(slug: str, *, mem_gb: float, seconds: float, python: Path | None = Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    from input_sweep import sweep_arguments  # noqa: PLC0415 - the sibling script (ci/ is on sys.path)
+    from input_sweep import sweep_arguments, table  # noqa: PLC0415 - the sibling script (ci/ is on sys.path)
 
     args, slugs = sweep_arguments(argv, __doc__, 20.0)
-    everything, bad = [], 0
+    t0 = time.perf_counter()
+    everything, bad, per = [], 0, {}
     for slug in slugs:
         rows = sweep(slug, mem_gb=args.mem_gb, seconds=args.seconds)
         everything += rows
+        cells = per.setdefault(slug, {})
         for r in rows:
             if r["outcome"] == "started" and (r["argv"][0], r["argv"][-2]) in CLIPPED:
                 r["outcome"] = "clipped"
             is_bad = r["outcome"] not in ("refused", "ok", "clipped") and not (
                 r["outcome"] == "started" and r["argv"][-1] in ("0", "nan"))
-            if is_bad or r["out_left"] and r["outcome"] != "ok":
+            r["defect"] = bool(is_bad or r["out_left"] and r["outcome"] != "ok")
+            value = r["argv"][-1] if len(r["argv"]) > 2 else "setup"
+            cell = cells.setdefault({"1000000000000": "size 10^12", "0": "size 0", "nan": "size NaN"}.get(
+                value, "setup"), [0, 0])
+            cell[0] += 1
+            cell[1] += r["defect"]
+            if r["defect"]:
                 bad += 1
                 print(f"{r['outcome']:>10} {r['seconds']:5.1f}s  iclr25 {' '.join(r['argv'])}"
                       f"{'  (left ' + str(r['out_left']) + ')' if r['out_left'] else ''}  {r['stderr'][-160:]!r}",
@@ -195,9 +204,12 @@ def main(argv: list[str] | None = None) -> int:
         for r in rows:
             counts[r["outcome"]] = counts.get(r["outcome"], 0) + 1
         print(f"== {slug}: {len(rows)} cases {counts}", flush=True)
+    print("\ncases/defects per package and value:")
+    print(table(per, slugs, ("size 10^12", "size 0", "size NaN", "setup")))
     if args.json:
-        args.json.write_text(json.dumps(everything, indent=1))
-    print(f"size sweep: {len(everything)} cases, {bad} defect(s)")
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(dict(counts=per, cases=everything), indent=1))
+    print(f"size sweep: {len(everything)} cases, {bad} defect(s), {time.perf_counter() - t0:.0f} s")
     return 1 if bad else 0
 
 

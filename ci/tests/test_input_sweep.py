@@ -37,8 +37,19 @@ def ask(args):
         f.write(text)
 
 
+def load(args):
+    from iclr25.utils.checkpoints import verify_manifest
+    verify_manifest(args.model, ["model.bin"])
+
+
 def main(argv=None):
     parser, sub = method_parser("toygood", "toy")
+    t = sub.add_parser("train")
+    add_output(t, "--out", kind="folder", default="model", run_files=("model.bin", "manifest.json"), help="model")
+    t.set_defaults(func=lambda a: None)
+    ld = sub.add_parser("load")
+    ld.add_argument("--model", type=Path, required=True)
+    ld.set_defaults(func=load)
     add_run_command(sub, "demo", lambda a: None, help="guarded", default_out="results/toy")
     f = sub.add_parser("fit")
     f.add_argument("data", type=Path)
@@ -146,7 +157,8 @@ def test_sweep_passes_declared_outputs_and_catches_each_defect(tmp_path, monkeyp
     stubs = input_sweep.Stubs()
     t0 = time.perf_counter()
     try:
-        good, notes = _sweep(tmp_path, "toygood", GOOD_CLI, [["fit", "{file}.npz", "--out", "{out}.npy"]], stubs)
+        good, notes = _sweep(tmp_path, "toygood", GOOD_CLI, [["fit", "{file}.npz", "--out", "{out}.npy"],
+                                                              ["load", "--model", "{file}"]], stubs)
         bad, _ = _sweep(tmp_path, "toybad", BAD_CLI, [["clobber", "{file}.csv", "--out", "{out}"]], stubs)
     finally:
         stubs.close()
@@ -155,7 +167,7 @@ def test_sweep_passes_declared_outputs_and_catches_each_defect(tmp_path, monkeyp
     assert defects == [], defects
     cls = {r["cls"] for r in good}
     assert {"files", "output=input", "hard link", "existing", "read-only", "symlink", "disk full", "endpoint",
-            "warnings"} <= cls, cls
+            "warnings", "interrupted save"} <= cls, cls
     kinds = {(r["argv"][0], r["cls"], r["kind"]) for r in good}
     assert ("fit", "existing", "--out sidecar probe.names.txt already there") in kinds
     assert ("save", "existing", "--out default saved.txt already there") in kinds
@@ -180,6 +192,8 @@ def test_sweep_passes_declared_outputs_and_catches_each_defect(tmp_path, monkeyp
 
 def test_table_counts_cases_and_defects():
     text = input_sweep.table({"a": {"files": [3, 1]}, "b": {"files": [2, 0], "symlink": [1, 0]}}, ["a", "b"])
-    lines = text.splitlines()
-    assert lines[1].split() == ["files", "3/1", "2/0", "5/1"]
-    assert lines[2].split() == ["symlink", "-", "1/0", "1/0"]
+    lines = [ln.split() for ln in text.splitlines()]
+    assert lines[0] == ["package", "files", "symlink", "total"]
+    assert lines[1] == ["a", "3/1", "-", "3/1"]
+    assert lines[2] == ["b", "2/0", "1/0", "3/0"]
+    assert lines[3] == ["total", "5/1", "1/0", "6/1"]
