@@ -12,8 +12,11 @@ from pathlib import Path
 from typing import Any
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.guards import check_out, check_size
+from iclr25.utils.guards import check_size
+from iclr25.utils.outputs import add_output, check_output_path
 from iclr25.utils.results import RunResult
+
+from ._writes import naming_write_errors
 
 DESCRIPTION = ("BoPITO (ICLR 2025): Boltzmann priors for implicit transfer operators — lag-conditioned diffusion "
                "models with a frozen equilibrium prior")
@@ -21,6 +24,12 @@ DEMO_HELP = "prior, ITO and BoPITO on 100 short Prinz trajectories (seconds)"
 REPRO_HELP = "the reduced-scale reproduction and the claims at the repro rung (claims.json; about 7 min)"
 
 PACKAGE = "iclr25-bopito"
+#: what each command writes at the top of its --out folder: any of them there is a previous run, kept without
+#: --overwrite (``repro`` writes its simulation cache in OUT/cache and reuses it)
+DEMO_FILES = ("results.json", "acf.png", "density.png")
+REPRO_FILES = ("results.json", "claims.json", "details.json", "tables.md", "table.md", "acf.png", "density.png",
+               "ladder.png")
+MODEL_FILES = ("model.pt", "config.json", "manifest.json", "results.json")
 
 
 def _positive_int(v: Any, flag: str, minimum: int = 1) -> int:
@@ -57,7 +66,19 @@ def _lambda_flag(v: Any, flag: str) -> float:
 
 
 # ------------------------------------------------------------------------------------------------------ demo
+def _check_run_folder(args: argparse.Namespace, files: tuple[str, ...]) -> None:
+    """``--out`` of demo/repro: the shared declaration looks for results.json; the figures and tables the command
+    writes there are a previous run too."""
+    check_output_path(args.out, flag="--out", kind="folder", overwrite=args.overwrite, run_files=files)
+
+
+def _save_results(run: RunResult, path: Path) -> None:
+    with naming_write_errors(path):
+        run.finish().save(path)
+
+
 def demo(args: argparse.Namespace) -> int:
+    _check_run_folder(args, DEMO_FILES)
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config={})
     ucli.set_torch_threads(args.threads)
     from iclr25.utils.seeding import seed_everything
@@ -92,13 +113,14 @@ def demo(args: argparse.Namespace) -> int:
                         title=f"lag {res['long_lag']} from x0 = {res['x_start']}")
     run.add_figure(f1, relative_to=args.out)
     run.add_figure(f2, relative_to=args.out)
-    run.finish().save(args.out / "results.json")
+    _save_results(run, args.out / "results.json")
     print(run.to_markdown())
     return 0
 
 
 # ----------------------------------------------------------------------------------------------------- repro
 def repro(args: argparse.Namespace) -> int:
+    _check_run_folder(args, REPRO_FILES)
     from .repro import repro_command
 
     return repro_command(args)
@@ -113,9 +135,6 @@ def simulate_cmd(args: argparse.Namespace) -> int:
     _positive_int(args.burn_in, "--burn-in", 0)
     if args.steps_per_frame is not None:
         _positive_int(args.steps_per_frame, "--steps-per-frame")
-    if args.out.suffix != ".npz":
-        raise ValueError(f"--out must end in .npz, got {str(args.out)!r}")
-    check_out(args.out, kind="file", overwrite=args.overwrite)
     _guard_simulate(args)
     from .simulation import simulate
     from .systems import get_system
@@ -129,7 +148,8 @@ def simulate_cmd(args: argparse.Namespace) -> int:
             raise ValueError(f"--x0 must be 'boltzmann' or {pot.dim} comma-separated numbers, got {args.x0!r}")
     tr = simulate(pot, args.n_traj, args.n_frames, x0=x0, h=args.h, steps_per_frame=args.steps_per_frame,
                   burn_in=args.burn_in, seed=args.seed)
-    tr.save(args.out)
+    with naming_write_errors(args.out):
+        tr.save(args.out)
     print(f"wrote {args.out}: x {tr.x.shape} (n_traj, n_frames, dim), frame_dt {tr.frame_dt:g}")
     return 0
 
@@ -176,10 +196,14 @@ def train_cmd(args: argparse.Namespace) -> int:
                        "data_params": data.params})
     run.add("final training loss", float(res.final_loss[0]), higher_is_better=False)
     run.add("training s", res.seconds, unit="s", higher_is_better=False, timing=True)
+    if not all(math.isfinite(float(v)) for v in np.ravel(res.final_loss)):
+        raise ValueError(f"training diverged (final loss {np.ravel(res.final_loss).tolist()}); nothing written to "
+                         f"{args.out}: lower --lr")
     save_model(res.model, args.out, extra={"data": str(args.data), "frame_dt": data.frame_dt})
-    run.finish().save(args.out / "results.json")
+    _save_results(run, args.out / "results.json")
     print(run.to_markdown())
-    print(f"wrote {args.out / 'model.pt'}, {args.out / 'config.json'} and {args.out / 'results.json'}")
+    print(f"wrote {args.out / 'model.pt'}, {args.out / 'config.json'}, {args.out / 'manifest.json'} and "
+          f"{args.out / 'results.json'}")
     return 0
 
 
@@ -203,8 +227,6 @@ def _check_train_options(args: argparse.Namespace) -> float | None:
         _lambda_flag(lam_hat, "--lambda-hat")
     if args.lambda_int is not None:
         _lambda_flag(args.lambda_int, "--lambda-int")
-    check_out(args.out, inputs=[args.data] + ([args.prior] if args.prior is not None else []),
-              overwrite=args.overwrite, run_files=("results.json", "model.pt", "config.json"))
     n_steps = args.steps + ((args.prior_steps or args.steps) if args.kind == "bopito" and args.prior is None else 0)
     check_size(f"--steps {args.steps}" + (f" --prior-steps {args.prior_steps}" if args.prior_steps else ""),
                seconds_needed=n_steps * _train_step_seconds(args), force=args.force)
@@ -251,12 +273,8 @@ def sample_cmd(args: argparse.Namespace) -> int:
         _positive_int(args.steps, "--steps", 2)
     if args.chain < 0:
         raise ValueError(f"--chain must be an integer >= 0, got {args.chain}")
-    if args.out.suffix != ".npz":
-        raise ValueError(f"--out must end in .npz, got {str(args.out)!r}")
     if args.lambda_int is not None:
         _lambda_flag(args.lambda_int, "--lambda-int")
-    check_out(args.out, kind="file", inputs=[args.model] + ([args.x0] if args.x0.endswith((".npy", ".npz")) else []),
-              overwrite=args.overwrite)
     n_denoise = (args.steps or 500) * max(1, args.chain)
     check_size(f"--n {args.n} --chain {args.chain} --steps {args.steps}",
                bytes_needed=8.0 * args.n * (max(1, args.chain) + 1) * 4,
@@ -298,7 +316,10 @@ def sample_cmd(args: argparse.Namespace) -> int:
         xs = sample_chain(model, x0, args.lag, args.chain, steps=steps, seed=args.seed, desc="chain")[0]
     else:
         xs = sample(model, x0, args.lag, steps=steps, seed=args.seed)[0]
-    with atomic_path(args.out) as tmp:
+    if not np.all(np.isfinite(xs)):
+        raise ValueError(f"the samples are not finite ({int((~np.isfinite(xs)).sum())} entries); nothing written to "
+                         f"{args.out}")
+    with naming_write_errors(args.out), atomic_path(args.out) as tmp:
         np.savez(tmp, x=xs, x0=np.asarray(x0), lag=np.float64(args.lag))
     run.config.update({"model": str(args.model), "lag": args.lag, "n": int(len(x0)), "steps": args.steps,
                        "chain": args.chain, "kind": model.config.kind})
@@ -326,9 +347,7 @@ def alanine_md_cmd(args: argparse.Namespace) -> int:
     for flag in ("n_eq", "eq_frames", "n_short", "short_frames"):
         _positive_int(getattr(args, flag), "--" + flag.replace("_", "-"))
     _positive_int(args.burn_in, "--burn-in", minimum=0)
-    out = check_out(args.out, overwrite=args.overwrite, kind="file")
-    if out.suffix != ".npz":
-        raise ValueError(f"--out must name an .npz file, got {str(out)!r}")
+    out = args.out
     ns = (args.n_eq * (args.eq_frames + args.burn_in) + args.n_short * args.short_frames) / 1000.0
     check_size(f"--n-eq {args.n_eq} --eq-frames {args.eq_frames} --n-short {args.n_short} "
                f"--short-frames {args.short_frames}",
@@ -345,8 +364,8 @@ def alanine_md_cmd(args: argparse.Namespace) -> int:
     import openmm
 
     data.meta["openmm"] = openmm.__version__
-    out.parent.mkdir(parents=True, exist_ok=True)
-    save_data(out, data)
+    with naming_write_errors(out):
+        save_data(out, data)
     print(f"wrote {out} ({out.stat().st_size / 1e3:.0f} kB) in {time.time() - t0:.0f} s")
     return 0
 
@@ -356,7 +375,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                              repro=repro, repro_help=REPRO_HELP)
     s = ucli.add_command(sub, "simulate", simulate_cmd, seed=True, overwrite=True, force=True, help="simulate overdamped Langevin trajectories and save them as .npz")
     s.add_argument("system", choices=["prinz", "triple-well-2d"])
-    s.add_argument("--out", type=Path, required=True, help="output .npz file")
+    add_output(s, "--out", kind="file", required=True, suffixes=(".npz",),
+               help="the trajectories: x (n_traj, n_frames, dim), frame_dt, system and parameters")
     s.add_argument("--n-traj", type=int, default=100, help="number of trajectories (default 100)")
     s.add_argument("--n-frames", type=int, default=1000, help="saved frames per trajectory (default 1000)")
     s.add_argument("--x0", default="boltzmann",
@@ -366,7 +386,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--steps-per-frame", type=int, default=None, help="steps per frame (default 500 for prinz)")
     t = ucli.add_command(sub, "train", train_cmd, seed=True, overwrite="write over a model already in --out (other files there are kept)", force=True, help="train a prior, ITO or BoPITO model on trajectories")
     t.add_argument("data", type=Path, help="trajectories, .npz (key x) or .npy")
-    t.add_argument("--out", type=Path, required=True, help="output model folder")
+    add_output(t, "--out", kind="folder", required=True, run_files=MODEL_FILES,
+               help="model folder: model.pt, config.json, manifest.json (written last) and results.json")
     t.add_argument("--kind", choices=["bopito", "ito", "bg"], default="bopito", help="model (default bopito)")
     t.add_argument("--prior", type=Path, default=None, help="a prior model folder (kind bg) for BoPITO")
     t.add_argument("--max-lag", type=int, default=None,
@@ -385,7 +406,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = ucli.add_command(sub, "sample", sample_cmd, seed=True, overwrite=True, force=True, help="sample x_N given x_0 at lag N (or chains of lag-N steps) from a model")
     p.add_argument("--model", type=Path, required=True, help="model folder written by `train`")
     p.add_argument("--lag", type=float, required=True, help="lag N in frames (BoPITO accepts inf: the prior)")
-    p.add_argument("--out", type=Path, required=True, help="output .npz file")
+    add_output(p, "--out", kind="file", required=True, suffixes=(".npz",), inputs=("x0",),
+               help="the samples: x (n, dim) or (n, chain+1, dim), x0 and lag")
     p.add_argument("--x0", default="0.75",
                    help="start: a point (default 0.75), 'boltzmann' (exact equilibrium samples of the built-in "
                         "system of the model's dimension) or a .npy/.npz file of points")
@@ -396,7 +418,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--member", type=int, default=0, help="ensemble member (default 0)")
     a = ucli.add_command(sub, "alanine-md", alanine_md_cmd, seed=True, overwrite=True, force=True, help="alanine dipeptide MD with OpenMM (CPU): equilibrium runs and many "
                                             "short trajectories, saved as φ/ψ dihedrals (.npz)")
-    a.add_argument("--out", type=Path, required=True, help="output .npz file")
+    add_output(a, "--out", kind="file", required=True, suffixes=(".npz",),
+               help="the φ/ψ data set: equilibrium and short trajectories (int16) and meta")
     a.add_argument("--n-eq", type=int, default=32, help="equilibrium runs (default 32)")
     a.add_argument("--eq-frames", type=int, default=1000, help="frames (ps) per equilibrium run (default 1000)")
     a.add_argument("--n-short", type=int, default=500, help="short trajectories (default 500)")
