@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.guards import check_out, check_size
+from iclr25.utils.guards import check_size
+from iclr25.utils.outputs import OutputSpec, add_output, check_output_path
+
+from ._writing import writing
 
 DESCRIPTION = ("Hidden progress during overtraining: the hidden-layer margin keeps growing after behaviour "
                "saturates (Kumar et al., ICLR 2025).")
@@ -28,6 +32,28 @@ DESCRIPTIONS = {
 }
 
 PACKAGE = "iclr25-overtraining"
+#: what ``analyze --out DIR`` writes at the top of DIR (a previous analysis is any of them)
+ANALYZE_FILES = ("results.json", "analysis.json", "analysis.png")
+
+
+def nwb_day_files(days: int) -> tuple[str, ...]:
+    """The files ``simulate --format nwb --out DIR`` writes into DIR: one per recording day."""
+    return tuple(f"day_{d:03d}.nwb" for d in range(days))
+
+
+class _FormatAction(argparse.Action):
+    """``simulate --format``: with ``nwb``, ``--out`` is a folder of NWB files, not an .npz file; the declared
+    output is switched to a folder before ``run_main`` checks it (so the check before any work fits the format)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        if values != "nwb":
+            return
+        for key, specs in list(vars(namespace).items()):
+            if isinstance(specs, tuple) and specs and all(isinstance(x, OutputSpec) for x in specs):
+                setattr(namespace, key, tuple(
+                    dataclasses.replace(x, kind="folder", suffixes=None, run_files=nwb_day_files(1))
+                    if x.dest == "out" else x for x in specs))
 
 
 def _int_at_least(name: str, low: int):
@@ -47,15 +73,16 @@ def _command(name: str):
     ``--help`` stays light): ``demo`` in demo.py, ``repro`` in repro.py, ``simulate`` and ``analyze`` below."""
     def handler(args: argparse.Namespace) -> int:
         _check_before_work(name, args)
-        if name == "demo":
-            from .demo import demo
+        with writing(args.out):  # a write error names --out at least (the files below name themselves)
+            if name == "demo":
+                from .demo import demo
 
-            return demo(args)
-        if name == "repro":
-            from .repro import repro
+                return demo(args)
+            if name == "repro":
+                from .repro import repro
 
-            return repro(args)
-        return {"simulate": _simulate, "analyze": _analyze}[name](args)
+                return repro(args)
+            return {"simulate": _simulate, "analyze": _analyze}[name](args)
     return handler
 
 
@@ -67,15 +94,16 @@ def _check_before_work(name: str, args: argparse.Namespace) -> None:
     """--out and the sizes, checked before any work or heavy import (exit 2 with one line; --force skips sizes)."""
     force = getattr(args, "force", False)
     if name == "simulate":
-        check_out(args.out, overwrite=args.overwrite, kind="folder" if args.format == "nwb" else "file",
-                  run_files=("day_000.nwb",))
+        if args.format == "nwb":  # --out was checked as a folder; here every day file it will hold
+            check_output_path(args.out, flag="--out", kind="folder", overwrite=args.overwrite,
+                              run_files=nwb_day_files(args.days))
+            if args.out.suffix.lower() in (".npz", ".nwb"):
+                raise ValueError(f"--out must name a folder for the NWB files (--format nwb), got {str(args.out)!r}")
         cells = float(args.days) * args.trials * _STIMULI * args.neurons
         check_size(f"--days {args.days} --trials {args.trials} --neurons {args.neurons}",
                    bytes_needed=8.0 * 4 * cells + 8.0 * 128 * 80 * args.days, seconds_needed=5.0 + cells * 1e-6
                    + args.days * 0.05, force=force)
     elif name == "analyze":
-        check_out(args.out, inputs=args.recordings, overwrite=args.overwrite,
-                  run_files=("results.json", "analysis.json"))
         # the permutation null of the trend tests: (permutations x days) ranks, a few copies, for 2 trends
         check_size(f"--permutations {args.permutations}", bytes_needed=8.0 * 6 * args.permutations * 64,
                    seconds_needed=2 * args.permutations * 64 * 5e-8, force=force)
@@ -90,11 +118,7 @@ def _simulate(args: argparse.Namespace) -> int:
     from .recordings import save_recordings, simulate_recordings
 
     out: Path = args.out
-    if args.format == "npz" and out.suffix.lower() != ".npz":
-        raise ValueError(f"--out must name a .npz file, got {str(out)!r}")
     if args.format == "nwb":
-        if out.suffix.lower() in (".npz", ".nwb") or out.is_file():
-            raise ValueError(f"--out must name a folder for the NWB files (--format nwb), got {str(out)!r}")
         from .nwb import _pynwb
 
         _pynwb()  # fail before training when the extra is missing
@@ -109,7 +133,8 @@ def _simulate(args: argparse.Namespace) -> int:
 
         save_nwb(out, rec)
     else:
-        save_recordings(out, rec)
+        with writing(out):
+            save_recordings(out, rec)
     D, T, N = rec.responses.shape
     print(f"wrote {out}: {D} days x {T} trials x {N} neurons (days = epochs {rec.days.tolist()}, "
           f"E0 = {int(rec.truth['E0'])})")
@@ -179,10 +204,12 @@ def _analyze(args: argparse.Namespace) -> int:
     notes = res.notes()
     run.notes = " ".join(notes)
     args.out.mkdir(parents=True, exist_ok=True)
-    with atomic_write(args.out / "analysis.json") as f:
+    with writing(args.out / "analysis.json"), atomic_write(args.out / "analysis.json") as f:
         f.write(json.dumps(report, indent=2, allow_nan=False) + "\n")
-    run.add_figure(analysis_figure(res, args.out / "analysis.png"), relative_to=args.out)
-    run.finish().save(args.out / "results.json")
+    with writing(args.out / "analysis.png"):
+        run.add_figure(analysis_figure(res, args.out / "analysis.png"), relative_to=args.out)
+    with writing(args.out / "results.json"):
+        run.finish().save(args.out / "results.json")
     print(table(res.table(), ["day", "behaviour", "decoding_accuracy", "probe_accuracy", "margin", "signed_margin",
                               "fld", "fld_ridge_share"]))
     for line in notes:
@@ -199,8 +226,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     ucli.add_force_argument(rp)
     s = ucli.add_command(sub, "simulate", _command("simulate"), seed=True, overwrite="replace an existing --out file (or NWB folder)", force=True, help="generate synthetic recordings (days x trials x neurons) as .npz or NWB",
                          description=DESCRIPTIONS["simulate"])
-    s.add_argument("--out", type=Path, required=True, help="output .npz file (or folder, with --format nwb)")
-    s.add_argument("--format", choices=("npz", "nwb"), default="npz",
+    add_output(s, "--out", kind="file", required=True, suffixes=(".npz",),
+               help="the recordings written: an .npz file, or with --format nwb a folder of day_000.nwb, ... "
+                    "(a previous run's day files there are written over only with --overwrite)")
+    s.add_argument("--format", choices=("npz", "nwb"), default="npz", action=_FormatAction,
                    help="npz (default) or nwb: DIR/day_000.nwb, ... with a trials table and a 'responses' series")
     s.add_argument("--days", type=_int_at_least("--days", 3), default=12, help="recording days (default 12)")
     s.add_argument("--neurons", type=_int_at_least("--neurons", 2), default=16,
@@ -213,8 +242,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     a = ucli.add_command(sub, "analyze", _command("analyze"), seed=True, overwrite="write over a previous analysis in --out", force=True, help="per-day decoding, margin trend and flips of a recording (.npz or NWB)",
                          description=DESCRIPTIONS["analyze"])
     a.add_argument("recordings", type=Path, nargs="+", help="the recordings .npz, or NWB files (one per day)")
-    a.add_argument("--out", type=Path, default=Path("results/overtraining-analysis"),
-                   help="folder for results.json, analysis.json and analysis.png (default results/overtraining-analysis)")
+    add_output(a, "--out", kind="folder", default="results/overtraining-analysis", run_files=ANALYZE_FILES,
+               help="folder for results.json, analysis.json and analysis.png")
     a.add_argument("--cv", type=_int_at_least("--cv", 2), default=5, help="cross-validation folds (default 5)")
     a.add_argument("--permutations", type=_int_at_least("--permutations", 1), default=2000,
                    help="permutations of the trend test (default 2000)")

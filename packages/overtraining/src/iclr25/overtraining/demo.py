@@ -8,6 +8,7 @@ import argparse
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import seed_everything
 
+from ._writing import writing
 from .figures import progress_figure, table
 
 PACKAGE = "iclr25-overtraining"
@@ -36,7 +37,8 @@ def demo(args: argparse.Namespace) -> int:
     run.add_figure(progress_figure([hp], args.out / "hidden_progress.png",
                                    title="hidden progress after behaviour saturates (E0 dotted, 20*E0 dashed)"),
                    relative_to=args.out)
-    run.finish().save(args.out / "results.json")
+    with writing(args.out / "results.json"):
+        run.finish().save(args.out / "results.json")
     rows = [{"epoch": c.epoch, "train_acc": c.train_acc, "test_acc": c.test_acc, "margin": c.margin, "fld": c.fld,
              "alignment": c.alignment} for c in hp.run.checkpoints if c.epoch <= hp.end_epoch][::3]
     print(table(rows, ["epoch", "train_acc", "test_acc", "margin", "fld", "alignment"]))

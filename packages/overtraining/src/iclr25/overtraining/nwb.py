@@ -267,6 +267,8 @@ def save_nwb(folder: str | os.PathLike[str], rec: Recordings, *, start: datetime
     pynwb = _pynwb()
     from iclr25.utils.io import atomic_path
 
+    from ._writing import writing
+
     out = Path(folder)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out must name a folder for the NWB files, got the file {str(out)!r}")
@@ -293,7 +295,7 @@ def save_nwb(folder: str | os.PathLike[str], rec: Recordings, *, start: datetime
                                              unit="a.u.", timestamps=(np.arange(T) + 0.25) * trial_s,
                                              description="trial responses (trials x neurons)"))
         target = out / f"day_{d:03d}.nwb"
-        with atomic_path(target) as tmp:
+        with writing(target), atomic_path(target) as tmp:
             with pynwb.NWBHDF5IO(str(tmp), "w") as io:
                 io.write(nwb)
         written.append(target)

@@ -19,6 +19,8 @@ import numpy as np
 from iclr25.utils.io import atomic_write
 from iclr25.utils.results import RunResult
 
+from ._writing import writing
+
 PACKAGE = "iclr25-overtraining"
 SEEDS = 5
 
@@ -312,10 +314,12 @@ def _claims_and_write(run: RunResult, md: list[str], out: Path) -> None:
     md += [r.explain() for r in report.results] + [""]
     md_text = "\n".join(md)
     out.mkdir(parents=True, exist_ok=True)
-    report.save(out / "claims.json")
-    with atomic_write(out / "repro.md") as f:
+    with writing(out / "claims.json"):
+        report.save(out / "claims.json")
+    with writing(out / "repro.md"), atomic_write(out / "repro.md") as f:
         f.write(md_text + "\n")
-    run.finish().save(out / "results.json")
+    with writing(out / "results.json"):
+        run.finish().save(out / "results.json")
     print(md_text)
     print(run.to_markdown())
 
