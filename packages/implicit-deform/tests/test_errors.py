@@ -173,3 +173,71 @@ def test_cli_fit_runs_on_own_files_and_writes_meshes_and_metrics(tmp_path):
     run = RunResult.load(out / "results.json")
     assert run.metric("correspondence residual |x_T - y| (mean)").value < 0.2
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]
+
+
+# --- outputs (issue 57): --out checked before any work, a previous run kept without --overwrite ---
+
+def test_cli_fit_out_holding_or_naming_an_input_is_refused(tmp_path, _cli):
+    d = tmp_path / "d"
+    d.mkdir()
+    np.save(d / "a.npy", _cloud(300))
+    before = (d / "a.npy").read_bytes()
+    for out, says in ((d, "holds the input"), (d / "a.npy", "is an existing file, not a folder")):
+        proc = _cli("fit", str(d / "a.npy"), str(d / "a.npy"), "--out", str(out), cwd=tmp_path)
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        assert proc.returncode == 2 and len(lines) == 1 and "--out" in lines[0] and says in lines[0], proc.stderr
+    assert sorted(p.name for p in d.iterdir()) == ["a.npy"] and (d / "a.npy").read_bytes() == before
+
+
+def test_cli_fit_keeps_a_previous_run_without_overwrite(tmp_path, _cli):
+    # issue 57: fit replaced the files of a previous run in --out
+    np.save(tmp_path / "a.npy", _cloud(300))
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "results.json").write_text("mine")
+    proc = _cli("fit", "a.npy", "a.npy", "--out", "o", cwd=tmp_path)
+    assert proc.returncode == 2 and "already holds a run (results.json)" in proc.stderr, proc.stderr
+    assert (out / "results.json").read_text() == "mine"
+    # with --overwrite the output passes; the run then stops at its own next check (no fit in this test)
+    proc = _cli("fit", "a.npy", "a.npy", "--out", "o", "--overwrite", "--n-points", "10", cwd=tmp_path)
+    assert proc.returncode == 2 and "--n-points must be >= 256" in proc.stderr, proc.stderr
+    # a mesh of this run's --times (not one of the fixed names) is a previous run's file too
+    (out / "results.json").unlink()
+    (out / "mesh_t0.3.obj").write_text("mine")
+    proc = _cli("fit", "a.npy", "a.npy", "--times", "0.3", "--format", "obj", "--out", "o", cwd=tmp_path)
+    assert proc.returncode == 2 and "already holds a run (mesh_t0.3.obj)" in proc.stderr, proc.stderr
+    # a symbolic link among the files it writes is never replaced, even with --overwrite
+    (out / "mesh_t0.3.obj").unlink()
+    (out / "results.json").symlink_to(tmp_path / "a.npy")
+    proc = _cli("fit", "a.npy", "a.npy", "--out", "o", "--overwrite", cwd=tmp_path)
+    assert proc.returncode == 2 and "symbolic link" in proc.stderr, proc.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["results.json"]
+
+
+def test_cli_fit_out_under_a_file_is_refused_before_reading_the_pair(tmp_path, _cli):
+    # issue 57: an unwritable --out failed only after the fit; the source here is garbage, read only after --out
+    (tmp_path / "src.ply").write_bytes(b"garbage")
+    (tmp_path / "file").write_text("x")
+    proc = _cli("fit", "src.ply", "src.ply", "--out", "file/o", cwd=tmp_path)
+    assert proc.returncode == 2 and "--out" in proc.stderr and "src.ply" not in proc.stderr, proc.stderr
+
+
+def test_a_diverged_fit_writes_nothing():
+    import types
+
+    from iclr25.implicit_deform.interpolation import check_finite_result
+
+    net, bad = [np.ones((2, 2), np.float32), np.zeros(2, np.float32)], [np.ones(2), np.array([0.0, np.nan])]
+    check_finite_result(types.SimpleNamespace(sdf_net=net, velocity_net=net))
+    with pytest.raises(ValueError, match="the velocity_net weights are not finite; nothing written to --out"):
+        check_finite_result(types.SimpleNamespace(sdf_net=net, velocity_net=bad))
+
+
+def test_pretrained_keeps_the_shipped_file_without_overwrite(tmp_path, capsys):
+    from iclr25.implicit_deform.pretrained import PRETRAINED, main
+
+    npz = tmp_path / PRETRAINED["bar-twist"].filename
+    npz.write_bytes(b"mine")
+    with pytest.raises(SystemExit) as exc:
+        main(["bar-twist", "--out", str(tmp_path)])  # refused before the ~20 s fit
+    assert exc.value.code == 2 and "--overwrite" in capsys.readouterr().err and npz.read_bytes() == b"mine"

@@ -430,10 +430,7 @@ def test_cli_out_under_a_file_is_refused_before_training(tmp_path, capsys):
 
 
 def test_diverged_weights_are_not_saved():
-    import equinox as eqx
-
-    model = eqx.nn.Linear(2, 1, key=jax.random.key(0))
+    model, bad = [np.ones((2, 2), np.float32), np.zeros(2, np.float32)], [np.ones(2), np.array([0.0, np.nan])]
     cli_module._check_finite_weights(model, "cfg.json: training diverged", {})
-    bad = eqx.tree_at(lambda m: m.bias, model, jax.numpy.full((1,), jax.numpy.nan))
     with pytest.raises(ValueError, match="cfg.json: training diverged: the network's weights are not finite"):
         cli_module._check_finite_weights(bad, "cfg.json: training diverged", {"loss": float("nan")})

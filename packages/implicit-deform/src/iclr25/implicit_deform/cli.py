@@ -10,6 +10,7 @@ from typing import Any
 
 from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_size
+from iclr25.utils.outputs import add_output, check_output_path
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed
 
@@ -22,7 +23,7 @@ DESCRIPTION = """Implicit neural surface deformation with explicit velocity fiel
   demo                    twist a rectangular bar: the method vs the SDF blend and straight lines (< 60 s;
                           seed 0 loads the shipped fit, --train fits it again)
   repro                   reduced-scale reproduction: twisted bar + rigid pair, 3 seeds, baselines, ablations
-  fit SRC TGT [--corr C]  fit your own pair; writes intermediate meshes and metrics.json
+  fit SRC TGT [--corr C]  fit your own pair; writes intermediate meshes and results.json
 
 Shape files: meshes .ply/.obj/.off/.stl (vertices index the correspondences; surfaces are sampled with
 normals) or point clouds .ply/.npy/.npz/.xyz/.txt/.csv ((n, 3) points, or (n, 6) points and normals).
@@ -71,8 +72,11 @@ def cmd_fit(args: argparse.Namespace) -> int:
         raise ValueError(f"--resolution must be an integer in [16, 512], got {args.resolution}")
     if args.n_points < 256:
         raise ValueError(f"--n-points must be >= 256, got {args.n_points}")
-    if args.out.exists() and not args.out.is_dir():
-        raise ValueError(f"--out must be a folder, got the file {args.out}")
+    # the names this run writes, now that --times and --format are known: a previous run's file of any of them
+    # is kept unless --overwrite (run_main checked --out against the fixed names of FIT_FILES before this)
+    check_output_path(args.out, flag="--out", kind="folder", overwrite=args.overwrite,
+                      inputs=[p for p in (args.source, args.target, args.corr) if p is not None],
+                      run_files=fit_files(times, args.format))
     import logging  # noqa: PLC0415
 
     logging.getLogger("trimesh").setLevel(logging.ERROR)
@@ -110,6 +114,17 @@ def cmd_fit(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Files every ``fit`` writes at the top of --out, whatever its --times and --format (a previous run's marks).
+FIT_FILES = ("results.json", "intermediate_shapes.png", "mesh_t0.ply", "mesh_t1.ply", "mesh_t0.obj", "mesh_t1.obj")
+
+
+def fit_files(times: Sequence[float], fmt: str) -> tuple[str, ...]:
+    """Every file ``fit`` writes at the top of --out for these ``times`` and mesh format ``fmt``."""
+    ends = sorted(set([0.0, *times, 1.0]))
+    return ("results.json", "intermediate_shapes.png", *(f"mesh_t{t:g}.{fmt}" for t in ends),
+            *(f"advected_t{t:g}.ply" for t in times))
+
+
 #: Seconds per training iteration of the "repro" preset on 2 CPU cores (1350 iterations in about 30 s).
 _REPRO_SECONDS_PER_ITER = 0.022
 
@@ -130,14 +145,14 @@ def estimated_fit_seconds(config: Any) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub, _, _ = ucli.method_commands("implicit-deform", DESCRIPTION, demo=demo, demo_help=DEMO_HELP, train=TRAIN_HELP,
                                              repro=repro, repro_help=REPRO_HELP, quick=True, jax_cache="ICLR25_IMPLICIT_DEFORM_JAX_CACHE")
-    f = ucli.add_command(sub, "fit", cmd_fit, seed="random seed (default: 0)", force=True, help="fit your own source/target pair; writes meshes and metrics.json")
+    f = ucli.add_command(sub, "fit", cmd_fit, seed="random seed (default: 0)", force=True, help="fit your own source/target pair; writes meshes and results.json")
     f.add_argument("source", type=Path, help="source mesh or point cloud")
     f.add_argument("target", type=Path, help="target mesh or point cloud")
     f.add_argument("--corr", type=Path, default=None,
                    help="correspondences .npy ((k, 2) source/target vertex indices; default: none, Chamfer)")
     f.add_argument("--times", default="0.25,0.5,0.75", help="comma-separated times in [0, 1] (default: 0.25,0.5,0.75)")
-    f.add_argument("--out", type=Path, default=Path("results/implicit-deform-fit"),
-                   help="output folder (default: results/implicit-deform-fit)")
+    add_output(f, "--out", kind="folder", default="results/implicit-deform-fit", run_files=FIT_FILES,
+               help="output folder: mesh_t<t>.<format>, advected_t<t>.ply, intermediate_shapes.png, results.json")
     f.add_argument("--preset", choices=PRESET_NAMES, default="repro", help="model/schedule preset: test (seconds), repro (about 30 s), paper (GPU-sized: days on 2 CPU cores, refused without --force) (default: repro)")
     f.add_argument("--iters-scale", type=float, default=1.0, help="multiply the preset's iterations (default: 1); a run estimated over a day is refused "
                         "unless --force")

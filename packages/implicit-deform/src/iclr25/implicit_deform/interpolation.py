@@ -21,10 +21,22 @@ from .meshing import export_mesh, turntable_strip
 from .metrics import chamfer, hausdorff, sample_mesh
 
 
+def check_finite_result(res) -> None:
+    """Refuse a fit whose networks hold a non-finite weight (a diverged training): nothing is written."""
+    import equinox as eqx  # noqa: PLC0415
+    import jax  # noqa: PLC0415
+
+    for name in ("sdf_net", "velocity_net"):
+        leaves = jax.tree_util.tree_leaves(eqx.filter(getattr(res, name), eqx.is_inexact_array))
+        if not all(np.isfinite(np.asarray(a)).all() for a in leaves):
+            raise ValueError(f"the fit diverged: the {name} weights are not finite; nothing written to --out")
+
+
 def run_fit(pair, config: DeformConfig, times: list[float], out: Path, *, resolution: int = 64, fmt: str = "ply",
             seed: int = 0, run: RunResult) -> RunResult:
     out = Path(out)
     res = fit(pair, config=config, seed=seed)
+    check_finite_result(res)
     ends = sorted(set([0.0, *times, 1.0]))
     meshes = {t: res.mesh(t, resolution=resolution) for t in ends}
     v0 = abs(meshes[0.0].volume) if len(meshes[0.0].faces) else float("nan")

@@ -10,6 +10,8 @@ The command that made the file, and its seed, are stored inside it (``pretrained
 
     python -m iclr25.implicit_deform.pretrained bar-twist --out src/iclr25/implicit_deform/checkpoints
 
+(with ``--overwrite`` to replace the shipped file).
+
 The tests check that the file's configuration and pair are the ones named here, and that a fresh fit at seed 0
 gives the same model.
 """
@@ -25,6 +27,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from iclr25.utils.outputs import add_output, check_outputs
 
 __all__ = ["PRETRAINED", "PretrainedSpec", "pretrained", "pretrained_pair", "pretrained_meta", "pretrained_path",
            "make_checkpoint"]
@@ -120,8 +124,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m iclr25.implicit_deform.pretrained",
                                  description="Fit a shipped model again and write its .npz.")
     ap.add_argument("name", choices=sorted(PRETRAINED))
-    ap.add_argument("--out", type=Path, required=True, help="folder for the .npz (the package's checkpoints/)")
+    add_output(ap, "--out", kind="folder", required=True, run_files=tuple(s.filename for s in PRETRAINED.values()),
+               help="folder for the .npz (the package's checkpoints/, whose file is replaced only with --overwrite)")
     args = ap.parse_args(argv)
+    try:
+        check_outputs(args)  # before the fit: an existing .npz is kept without --overwrite
+    except ValueError as exc:
+        ap.error(str(exc))
     path = make_checkpoint(args.name, args.out)
     print(f"wrote {path}")
     return 0
