@@ -171,3 +171,14 @@ def test_a_diverged_training_writes_nothing(tmp_path, capsys, monkeypatch):
     line = one_error_line(capsys.readouterr().err)
     assert "training diverged (test nRMSE (one-step) not finite)" in line and "--out" in line
     assert not out.exists() or list(out.iterdir()) == []
+
+
+def test_overflowing_data_are_refused_naming_the_file(tmp_path, capsys):
+    # float64 1e200 became inf in float32 and trained to a NaN loss
+    u = np.random.default_rng(0).normal(size=(3, 6, 16)) * 1e200
+    np.savez(tmp_path / "big.npz", u=u, target=u, x=np.arange(16) / 16, t=np.arange(6) * 0.1,
+             params=np.array("{}"))
+    assert main(["train", "--data", str(tmp_path / "big.npz"), *TRAIN, "--out", str(tmp_path / "run")]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert "big.npz: u has entries up to" in line, line
+    assert not (tmp_path / "run").exists()

@@ -141,3 +141,19 @@ def test_train_keeps_a_previous_run(tmp_path, capsys, no_work):
     assert main(["train", "--out", str(out)]) == 2
     assert "already holds a run (training.png)" in one_error_line(capsys.readouterr().err)
     assert (out / "training.png").read_bytes() == b"png"
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("pos", 1e200, "'pos' has entries up to"),
+    ("velocity", 1e30, "'velocity' has entries up to"),
+    ("pos", 1j, "'pos' must be a numeric array"),
+])
+def test_overflowing_or_complex_files_are_refused_naming_the_file(tmp_path, capsys, field, value, match):
+    traj = _grid_flow()
+    arrays = {"pos": traj.pos, "edge_index": traj.edge_index, "velocity": traj.velocity}
+    arrays[field] = arrays[field] * value
+    np.savez(tmp_path / "big.npz", **arrays)
+    assert main(["rewire", str(tmp_path / "big.npz"), "--out", str(tmp_path / "r.npz")]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert "big.npz" in line and match in line, line
+    assert not (tmp_path / "r.npz").exists()

@@ -124,3 +124,26 @@ def test_a_non_finite_ledger_is_not_written(files, capsys, monkeypatch):
     line = one_error_line(capsys.readouterr().err)
     assert "--out" in line and "non-finite" in line
     assert not (files / "ledger.json").exists()
+
+
+def test_write_mapped_graph_never_deletes_a_folder_of_the_users(tmp_path, g):
+    from iclr25.scalegun import MappedGraph, write_mapped_graph
+
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "keep.txt").write_text("mine")
+    # 0.3 removed the whole folder before moving the maps in
+    with pytest.raises(ValueError, match="holds keep.txt, which write_mapped_graph did not write"):
+        write_mapped_graph(g.adj, mine)
+    assert (mine / "keep.txt").read_text() == "mine"
+    maps = write_mapped_graph(g.adj, tmp_path / "maps")
+    assert MappedGraph(write_mapped_graph(g.adj, maps)).n_nodes == g.n_nodes  # its own maps are replaced
+
+
+@pytest.mark.parametrize("scale, match", [(1e200, "beyond 1e+150 where squares overflow"), (1j, "must be real")])
+def test_overflowing_or_complex_features_are_refused_naming_the_file(files, g, capsys, scale, match):
+    np.save(files / "X.npy", g.X * scale)
+    assert main(_argv(files)) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert "X.npy" in line and match in line, line
+    assert not (files / "ledger.json").exists()

@@ -16,10 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from iclr25.utils.guards import check_real
 from iclr25.utils.io import DataFileError, read_npz, save_npz
 from iclr25.utils.seeding import check_seed
 
 from .observation import add_noise, fourier_truncate, subsample
+
+#: The largest magnitude a data set's ``u`` may have: the models compute in float32, whose squares overflow above
+#: about 1.8e19.
+FLOAT32_MAX_ABS = 1e18
 
 if TYPE_CHECKING:
     from .solver import Trajectories
@@ -99,6 +104,11 @@ def load_dataset(path: str | os.PathLike[str]) -> PDEDataset:
         raise DataFileError(p, f"x must have shape ({u.shape[2]},) and t shape ({u.shape[1]},)")
     if not (np.all(np.isfinite(u)) and np.all(np.isfinite(target))):
         raise DataFileError(p, "u and target must be finite (no NaN or inf)")
+    for name, arr in (("u", u), ("target", target)):
+        try:  # the models run in float32: larger entries overflow there (1e200 became inf, then a NaN loss)
+            check_real(arr, name, max_abs=FLOAT32_MAX_ABS)
+        except (TypeError, ValueError) as exc:
+            raise DataFileError(p, str(exc)) from None
     try:
         params = json.loads(str(arrays["params"]))
     except json.JSONDecodeError as exc:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from iclr25.utils.guards import check_real
 from iclr25.utils.io import DataFileError, read_npz, save_npz
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
@@ -34,6 +35,8 @@ _FORMAT = 1
 #: Peak inflow speed (lattice units) at the reference Reynolds number :data:`RE_REF`; velocities are divided by it.
 U_REF = 0.1
 RE_REF = 120.0
+#: The largest velocity or pressure a file may hold: they are float32, whose squares overflow above about 1.8e19.
+FLOAT32_MAX_ABS = 1e18
 VARY = ("speed", "viscosity")
 
 
@@ -134,6 +137,12 @@ def load_trajectory(path: str | os.PathLike[str]) -> Trajectory:
     for name in ("pos", "cells", "edge_index", "node_type", "velocity", "pressure", "reynolds"):
         if name in d and d[name].dtype.kind not in "fiub":
             raise DataFileError(p, f"'{name}' must be a numeric array, got dtype {d[name].dtype}")
+    for name, limit in (("pos", 1e150), ("velocity", FLOAT32_MAX_ABS), ("pressure", FLOAT32_MAX_ABS)):
+        if name in d and d[name].dtype.kind == "f":
+            try:  # velocity and pressure are float32: larger entries overflow there
+                check_real(d[name], f"'{name}'", max_abs=limit)
+            except ValueError as exc:
+                raise DataFileError(p, str(exc)) from None
     pos = np.asarray(d["pos"], dtype=np.float64)
     if pos.ndim != 2 or pos.shape[0] == 0 or not np.all(np.isfinite(pos)):
         raise DataFileError(p, f"'pos' must be a finite (N, dim) array, got shape {pos.shape}")

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import scipy.sparse as sp
 
+from iclr25.utils.guards import MAX_ABS
 from iclr25.utils.io import DataFileError, read_array, read_graph
 from iclr25.utils.seeding import check_seed
 
@@ -381,6 +382,11 @@ def load_features(path: str | os.PathLike[str], *, mmap: bool = False) -> np.nda
     bad = np.concatenate(bad_rows)
     if len(bad):
         raise DataFileError(p, f"features must be finite: row {int(bad[0])} has NaN or inf ({len(bad)} such rows)")
+    top = max((float(np.abs(np.asarray(X[r0:r0 + block], dtype=np.float64)).max(initial=0.0))
+               for r0 in range(0, X.shape[0], block)), default=0.0)
+    if top > MAX_ABS:  # squares overflow in the propagation and the loss: NaN certificates
+        raise DataFileError(p, f"features have entries up to {top:.3g} in magnitude, beyond {MAX_ABS:.0e} where "
+                               "squares overflow; rescale them (divide by a constant)")
     return X if mmap else X.astype(np.float64)
 
 

@@ -110,7 +110,8 @@ def write_mapped_graph(source: Any, out: str | os.PathLike[str]) -> Path:
     uses them without a copy). ``source``: a square CSR ``.npz`` path or a scipy sparse matrix; nonzero
     entries are edges (weights are ignored, as in :func:`validation.as_adjacency`). Raises ``ValueError``
     (a ``DataFileError`` for a file) naming an entry without its mirror when the graph is not symmetric.
-    The files appear only when complete and checked. Returns ``out``.
+    The files appear only when complete and checked. An existing ``out`` is replaced only when it holds
+    nothing but mapped files (a file, a link or a folder with other files is refused). Returns ``out``.
 
     Examples
     --------
@@ -125,6 +126,7 @@ def write_mapped_graph(source: Any, out: str | os.PathLike[str]) -> Path:
         raise DataFileError(name, f"inconsistent CSR arrays: shape ({n}, {n}), indptr {len(indptr)}, "
                                   f"indices {len(indices)}, data {len(data)}")
     out = Path(out)
+    _check_replaceable(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".mapped-", dir=out.parent))
     try:
@@ -164,6 +166,18 @@ def write_mapped_graph(source: Any, out: str | os.PathLike[str]) -> Path:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+def _check_replaceable(out: Path) -> None:
+    """``out`` is new, or a folder of mapped files only (replaced whole): nothing of the user's is ever deleted."""
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise ValueError(f"{out} exists and is not a folder of mapped graph files; it is never replaced: name a new "
+                         "folder")
+    if out.is_dir():
+        foreign = sorted(p.name for p in out.iterdir() if p.name not in (*MAPPED_FILES, "source.json"))
+        if foreign:
+            raise ValueError(f"{out} holds {foreign[0]}, which write_mapped_graph did not write; the folder is never "
+                             "replaced: name a new folder")
 
 
 class MappedGraph:
