@@ -182,3 +182,16 @@ def test_overflowing_data_are_refused_naming_the_file(tmp_path, capsys):
     line = one_error_line(capsys.readouterr().err)
     assert "big.npz: u has entries up to" in line, line
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("command, name", [("demo", "predictions.png"), ("repro", "tables.md")])
+def test_demo_and_repro_keep_a_previous_runs_files(tmp_path, capsys, monkeypatch, command, name):
+    def boom(*args, **kwargs):
+        raise AssertionError("the work started before --out was checked")
+
+    monkeypatch.setattr("iclr25.memno.experiments.compare_models", boom)
+    monkeypatch.setattr("iclr25.utils.results.RunResult.start", boom)
+    (tmp_path / name).write_bytes(b"mine")
+    assert main([command, "--out", str(tmp_path)]) == 2
+    assert f"already holds a run ({name})" in one_error_line(capsys.readouterr().err)
+    assert (tmp_path / name).read_bytes() == b"mine"

@@ -157,3 +157,11 @@ def test_overflowing_or_complex_files_are_refused_naming_the_file(tmp_path, caps
     line = one_error_line(capsys.readouterr().err)
     assert "big.npz" in line and match in line, line
     assert not (tmp_path / "r.npz").exists()
+
+
+@pytest.mark.parametrize("command, name", [("demo", "rewiring.png"), ("repro", "table.md")])
+def test_demo_and_repro_keep_a_previous_runs_files(tmp_path, capsys, no_work, command, name):
+    (tmp_path / name).write_bytes(b"mine")
+    assert main([command, "--out", str(tmp_path)]) == 2
+    assert f"already holds a run ({name})" in one_error_line(capsys.readouterr().err)
+    assert (tmp_path / name).read_bytes() == b"mine"

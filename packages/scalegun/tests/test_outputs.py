@@ -147,3 +147,16 @@ def test_overflowing_or_complex_features_are_refused_naming_the_file(files, g, c
     line = one_error_line(capsys.readouterr().err)
     assert "X.npy" in line and match in line, line
     assert not (files / "ledger.json").exists()
+
+
+@pytest.mark.parametrize("command, name", [("demo", "bounds.png"), ("repro", "table.md")])
+def test_demo_and_repro_keep_a_previous_runs_files(tmp_path, capsys, monkeypatch, command, name):
+    def boom(*args, **kwargs):
+        raise AssertionError("the work started before --out was checked")
+
+    monkeypatch.setattr("iclr25.scalegun.demo.run_demo", boom)
+    monkeypatch.setattr("iclr25.scalegun.repro.run_repro", boom)
+    (tmp_path / name).write_bytes(b"mine")
+    assert main([command, "--out", str(tmp_path)]) == 2
+    assert f"already holds a run ({name})" in one_error_line(capsys.readouterr().err)
+    assert (tmp_path / name).read_bytes() == b"mine"

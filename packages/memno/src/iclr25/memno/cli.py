@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.outputs import add_output
+from iclr25.utils.outputs import add_output, check_output_path
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed, seed_everything
 
@@ -36,6 +36,9 @@ DEMO = {"n_train": 48, "n_test": 16, "epochs": 12, "batch_size": 8, "width": 16,
 
 
 def demo(args: argparse.Namespace) -> int:
+    # --out was checked before the command ran; a previous run is any of the files it writes there
+    check_output_path(args.out, kind="folder", overwrite=args.overwrite,
+                      run_files=("results.json", "predictions.png"))
     cfg = dict(DEMO)
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=cfg)
     check_seed(args.seed, "--seed")

@@ -12,6 +12,7 @@ from typing import Any
 
 from iclr25.utils.cli import set_torch_threads
 from iclr25.utils.io import atomic_write
+from iclr25.utils.outputs import check_output_path
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed, seed_everything
 
@@ -32,6 +33,9 @@ def run_repro(args: argparse.Namespace) -> int:
     """The rows of :data:`REPRO` (main setting over seeds, resolution, viscosity, noise, Burgers, the epoch
     ladder), the resolution transfer and the claims at the repro rung; writes ``results.json``, ``rows.json``,
     ``tables.md``, ``claims.json`` and the ratio figure into ``args.out``."""
+    # --out was checked before the command ran; a previous run is any of the files it writes there
+    check_output_path(args.out, kind="folder", overwrite=args.overwrite,
+                      run_files=("results.json", "rows.json", "tables.md", "claims.json", "ratio.png"))
     cfg = dict(REPRO)
     run = RunResult.start(PACKAGE, "repro", seed=args.seed, config=cfg)
     check_seed(args.seed, "--seed")

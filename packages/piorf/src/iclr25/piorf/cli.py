@@ -68,7 +68,16 @@ def _rewired_default(args: argparse.Namespace) -> Path:
     return Path(args.mesh).with_name(Path(args.mesh).stem + "-rewired.npz")
 
 
+#: The files ``demo`` and ``repro`` write at the top of --out: a previous run holding any of them is kept without
+#: --overwrite (the shared --out check looks for results.json only).
+DEMO_FILES = ("results.json", "rewiring.png")
+REPRO_FILES = ("results.json", "rows.json", "table.md", "claims.json", "rollout_error.png", "rewiring.png")
+
+
 def demo(args: argparse.Namespace) -> int:
+    # --out was checked before the command ran; a previous run is any of the files it writes there
+    check_output_path(args.out, kind="folder", overwrite=args.overwrite,
+                      run_files=DEMO_FILES)
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config={**DEMO_DATA, "ratio": 0.03})
     check_seed(args.seed, "--seed")
     _numpy_pot()
@@ -249,6 +258,9 @@ def train_cmd(args: argparse.Namespace) -> int:
 
 
 def repro(args: argparse.Namespace) -> int:
+    # --out was checked before the command ran; a previous run is any of the files it writes there
+    check_output_path(args.out, kind="folder", overwrite=args.overwrite,
+                      run_files=REPRO_FILES)
     check_seed(args.seed, "--seed")
     _positive_int(args.seeds, "--seeds")
     _positive_int(args.train_steps, "--train-steps")

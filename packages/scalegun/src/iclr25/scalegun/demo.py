@@ -30,6 +30,11 @@ PACKAGE = "iclr25-scalegun"
 
 def demo(args: argparse.Namespace) -> int:
     """The ``demo`` command: :func:`run_demo` into ``--out`` (``results.json``, ``bounds.png``, ``ledger.json``)."""
+    from iclr25.utils.outputs import check_output_path  # noqa: PLC0415
+
+    # --out was checked before the command ran; a previous run is any of the files it writes there
+    check_output_path(args.out, kind="folder", overwrite=args.overwrite,
+                      run_files=("results.json", "bounds.png", "ledger.json"))
     seed_everything(args.seed)
     return run_demo(args.out, args.seed).publish(args.out)
 

@@ -17,6 +17,7 @@ import numpy as np
 from iclr25.utils.guards import check_size
 from iclr25.utils.io import atomic_write
 from iclr25.utils.memory import peak_rss_bytes
+from iclr25.utils.outputs import check_output_path
 from iclr25.utils.progress import progress
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import seed_everything
@@ -39,6 +40,9 @@ REQUEST_S_PER_EDGE = 6e-8
 def repro(args: argparse.Namespace) -> int:
     """The ``repro`` command: sizes checked before any work (and before torch is imported), then
     :func:`run_repro`; writes ``results.json``, ``table.md``, ``time_vs_size.png`` and ``claims.json``."""
+    # --out was checked before the command ran; a previous run is any of the files it writes there
+    check_output_path(args.out, kind="folder", overwrite=args.overwrite,
+                      run_files=("results.json", "table.md", "time_vs_size.png", "claims.json"))
     check_sizes(args)
     seed_everything(args.seed)
     run, rows = run_repro(args.out, args.seed, sizes=tuple(args.sizes), n_requests=args.requests)
