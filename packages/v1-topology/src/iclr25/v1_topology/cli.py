@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.guards import check_out, check_size
+from iclr25.utils.guards import check_size
+from iclr25.utils.outputs import add_output, check_output_path
 
 from .figures import plot_maps
 
@@ -18,6 +19,8 @@ DEMO_HELP = "train a high- and a zero-overlap network, maps and metrics (<60 s)"
 REPRO_HELP = "the reduced-scale reproduction (at most 10 min)"
 
 PACKAGE = "iclr25-v1-topology"
+#: what ``train --out DIR`` writes at the top of DIR (``checkpoint.npz`` is resumed; the others mark a finished run)
+TRAIN_FILES = ("checkpoint.npz", "map.npz", "map.png", "evaluation.json", "results.json")
 
 
 def _finite(obj):
@@ -104,9 +107,11 @@ def train_cmd(args: argparse.Namespace) -> int:
     out: Path = args.out
     species_file = None if args.species in ("mouse", "rat", "cat", "macaque") else args.species
     ckpt = out / "checkpoint.npz"
-    # --out first (before any work): a folder, writable, not an input; a folder holding a finished run
-    # without a checkpoint to resume is replaced only with --overwrite
-    check_out(out, inputs=[p for p in (args.images, species_file) if p], overwrite=args.overwrite or ckpt.exists())
+    # --out was checked before this handler (a folder, writable, not an input, no symbolic links among the files it
+    # writes; declared with resumes=True): here, a finished run without a checkpoint to resume is replaced only
+    # with --overwrite, and a --species file is an input too
+    check_output_path(out, flag="--out", kind="folder", inputs=[p for p in (args.images, species_file) if p],
+                      overwrite=args.overwrite or ckpt.exists(), run_files=TRAIN_FILES)
 
     from .presets import preset_config
 
@@ -189,8 +194,6 @@ def analyze(args: argparse.Namespace) -> int:
     from .maps import check_map, summarize_map
 
     path = Path(args.map)
-    if args.out is not None:
-        check_out(args.out, inputs=[path], overwrite=args.overwrite, kind="file")
     sel = None
     if path.suffix.lower() == ".npz":
         arrays = read_npz(path, what="orientation map")
@@ -251,7 +254,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     t = ucli.add_command(sub, "train", train_cmd, seed="random seed (default: 0); a checkpoint in --out is resumed only with its own seed", overwrite="write over a finished run in --out that has no checkpoint to resume", force=True, help="train a network for a species preset (resumable)")
     t.add_argument("--species", default="cat",
                    help="mouse, rat, cat, macaque, or a preset .json file (default: cat)")
-    t.add_argument("--out", type=Path, required=True, help="output folder (a checkpoint there is resumed)")
+    add_output(t, "--out", kind="folder", required=True, resumes=True, run_files=TRAIN_FILES, inputs=("images",),
+               help="the run folder: checkpoint.npz (rewritten during training), map.npz, map.png, evaluation.json "
+                    "and results.json; a finished run without a checkpoint is written over only with --overwrite")
     t.add_argument("--samples", type=ucli.positive_int("--samples"), default=3000,
                    help="training images in total (default: 3000)")
     t.add_argument("--n-side", type=ucli.positive_int("--n-side"), default=None, help="E sheet side (default: preset's)")
@@ -263,5 +268,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     a.add_argument("--no-periodic", dest="periodic", action="store_false",
                    help="the map is not periodic (experimental data); default: periodic (a simulated torus)")
     a.add_argument("--smooth", type=float, default=0.0, help="Gaussian smoothing (sites) before pinwheel detection")
-    a.add_argument("--out", type=Path, default=None, help="write the metrics to this .json file")
+    add_output(a, "--out", kind="file", suffixes=(".json",), inputs=("map",),
+               help="write the metrics to this file (default: none, only printed)")
     return ucli.run_main(parser, argv)
