@@ -70,6 +70,22 @@ def test_cli_simulate_train_predict(tmp_path, capsys):
     assert '"mode"' in report and '"unknown"' in report
     with np.load(tmp_path / "pred.npz") as z:
         assert z["prediction"].shape[:2] == (8, 3)
+    # the model folder is whole or refused (issue 57): state.npz from another save, or a save cut short
+    model = tmp_path / "model"
+    assert sorted(p.name for p in model.iterdir()) == ["manifest.json", "results.json", "state.npz"]
+    state = (model / "state.npz").read_bytes()
+    (model / "state.npz").write_bytes(state[:-1] + bytes([state[-1] ^ 1]))
+    argv = ["predict", "--model", str(model), str(tmp_path / "b.npz")]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--model" in err and "state.npz is not the file" in err, err
+    assert main(["predict", "--model", str(model / "state.npz"), str(tmp_path / "b.npz")]) == 2  # the file too
+    assert "state.npz is not the file" in capsys.readouterr().err
+    (model / "state.npz").write_bytes(state)
+    (model / "manifest.json").unlink()
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no manifest.json" in err, err
 
 
 def test_trajectories_from_your_own_arrays_by_keyword():

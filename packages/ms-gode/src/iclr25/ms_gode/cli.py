@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.guards import check_out, check_size
+from iclr25.utils.checkpoints import start_save, write_manifest
+from iclr25.utils.guards import OutputError, check_size
+from iclr25.utils.outputs import add_output
 from iclr25.utils.results import RunResult
 
 DESCRIPTION = ("MS-GODE (ICLR 2025): continual dynamics learning with the Mode-switching Graph ODE (frozen "
@@ -25,6 +27,8 @@ REPRO_HELP = ("the reduced-scale reproduction: the claims at the repro rung (MS-
               "and OUT/table.md (about 10 min CPU)")
 
 PACKAGE = "iclr25-ms-gode"
+#: what ``train --out DIR`` writes at the top of DIR (a previous run is any of them)
+TRAIN_FILES = ("results.json", "state.npz", "manifest.json")
 SYSTEMS = ("springs", "charged", "egfr", "ran")
 
 
@@ -112,22 +116,20 @@ def pretrain(args: argparse.Namespace) -> int:
     """Learn the physics sequence at the checkpoint rung (iclr25.ms_gode.pretrained.PRETRAIN) and write
     DIR/physics-seed{S}.npz (no pickle) with a .json beside it: the command, seed, settings and the measurements
     on fresh test tasks."""
-    from iclr25.utils.io import atomic_write  # noqa: PLC0415
-
-    from .pretrained import measure, record, train_pretrained  # noqa: PLC0415
+    from .pretrained import measure, record, save_checkpoint, train_pretrained  # noqa: PLC0415
 
     npz = args.out / f"physics-seed{args.seed}.npz"
-    # a folder holding any earlier run (this command's results.json, or another command's) is refused up front
-    check_out(args.out, overwrite=args.overwrite,
-              run_files=("results.json", npz.name, npz.with_suffix(".json").name))
+    if not args.overwrite:  # another seed's checkpoint in the folder is kept; this seed's only with --overwrite
+        for q in (npz, npz.with_suffix(".json")):
+            if q.exists() or q.is_symlink():
+                raise OutputError(f"--out {args.out} already holds {q.name}; pass --overwrite to replace it, or "
+                                  "choose another folder")
     run = RunResult.start(PACKAGE, "pretrain", seed=args.seed, config={"checkpoint": npz.name})
     ucli.set_torch_threads(args.threads)
     learner, cpu = train_pretrained(args.seed)
-    args.out.mkdir(parents=True, exist_ok=True)
-    learner.export_state(npz)
     m = measure(learner, seed=args.seed)
     rec = record(learner, args.seed, m, train_cpu_s=cpu)
-    atomic_write(npz.with_suffix(".json"), json.dumps(rec, indent=1) + "\n")
+    save_checkpoint(args.out, args.seed, learner, rec)
     run.config.update(rec["scale"])
     run.add(f"mode-switch accuracy over {m['mode_batches']} fresh test batches", m["mode_fraction"],
             peer=1.0 / learner.n_tasks, peer_name="random mask", higher_is_better=True, headline=True)
@@ -141,7 +143,7 @@ def pretrain(args: argparse.Namespace) -> int:
     run.finish().save(args.out / "results.json")
     print(json.dumps({k: m[k] for k in ("mode_fraction", "mode_ci95", "mode_per_task", "af_mse", "ap_mse",
                                          "unknown_unseen", "unknown_known")}))
-    print(f"wrote {npz} and {npz.with_suffix('.json').name} ({cpu:.0f} s CPU)")
+    print(f"wrote {npz}, {npz.with_suffix('.json').name} and manifest.json ({cpu:.0f} s CPU)")
     return 0
 
 
@@ -185,9 +187,6 @@ def simulate(args: argparse.Namespace) -> int:
                          f"{args.frames}")
     if args.balls is not None and args.balls < 2:
         raise ValueError(f"--balls must be an integer >= 2 (objects that interact), got {args.balls}")
-    if args.out.suffix != ".npz":
-        raise ValueError(f"--out must be an .npz file, got {str(args.out)!r}")
-    check_out(args.out, kind="file", overwrite=args.overwrite)
     _guard_simulate(args)
     from .data import make_task, save_task  # noqa: PLC0415
 
@@ -225,7 +224,6 @@ def train_cmd(args: argparse.Namespace) -> int:
         raise ValueError(f"--lr must be a finite number > 0, got {args.lr}")
     if not 0 < args.valid_fraction < 1:
         raise ValueError(f"--valid-fraction must be in (0, 1), got {args.valid_fraction}")
-    check_out(args.out, inputs=args.tasks, overwrite=args.overwrite, run_files=("results.json", "state.npz"))
     from .data import load_task  # noqa: PLC0415
 
     tasks = [load_task(p) for p in args.tasks]  # every file is validated before any training
@@ -256,26 +254,47 @@ def train_cmd(args: argparse.Namespace) -> int:
         tr, va = t.split((1 - args.valid_fraction, args.valid_fraction))
         log = learner.fit_task(tr, valid=va)
         ev = learner.evaluate(va)
+        if not all(math.isfinite(float(x)) for x in (ev.mse, log.losses[-1], learner.thresholds[-1])):
+            raise ValueError(f"training on {p} diverged (its validation MSE, loss or threshold is not finite): "
+                             "nothing written; try a smaller --lr")
         run.add(f"{p.name}: validation MSE (mode switching)", ev.mse, higher_is_better=False)
         run.add(f"{p.name}: final training loss", log.losses[-1], higher_is_better=False)
         run.add(f"{p.name}: unknown threshold (self-prediction MSE)", learner.thresholds[-1])
+    run.finish()
     args.out.mkdir(parents=True, exist_ok=True)
+    start_save(args.out)
     learner.export_state(args.out / "state.npz")
-    run.finish().save(args.out / "results.json")
+    write_manifest(args.out, ["state.npz"], meta={"format": "iclr25-ms-gode train"})
+    run.save(args.out / "results.json")
     print(run.to_markdown())
-    print(f"wrote {args.out / 'state.npz'} ({(args.out / 'state.npz').stat().st_size} bytes) and results.json")
+    print(f"wrote {args.out / 'state.npz'} ({(args.out / 'state.npz').stat().st_size} bytes), manifest.json and "
+          "results.json")
     return 0
 
 
 # --------------------------------------------------------------------------------------------------- predict
+def _listed_in_manifest(path: Path) -> bool:
+    """Whether the ``manifest.json`` beside ``path`` (an iclr25 checkpoint manifest) lists it."""
+    try:
+        doc = json.loads((path.parent / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(doc, dict) and isinstance(doc.get("files"), dict) and path.name in doc["files"]
+
+
 def predict_cmd(args: argparse.Namespace) -> int:
     """Mode switching on OBS (.npz as for train) with the model in --model (a folder written by `train` or its
     state.npz); prints the mode or 'unknown' as JSON."""
     state = args.model / "state.npz" if args.model.is_dir() else args.model
-    if args.out is not None and args.out.suffix != ".npz":
-        raise ValueError(f"--out must be an .npz file, got {str(args.out)!r}")
-    if args.out is not None:
-        check_out(args.out, kind="file", inputs=[args.obs, state], overwrite=args.overwrite)
+    # a model folder from `train` (or its state.npz beside the folder's manifest): whole, by its manifest's
+    # hashes, or refused in one line
+    if args.model.is_dir() or _listed_in_manifest(state):
+        from iclr25.utils.checkpoints import CheckpointError, verify_manifest  # noqa: PLC0415
+
+        try:
+            verify_manifest(state.parent, [state.name], what="model folder")
+        except CheckpointError as exc:
+            raise CheckpointError(f"--model {exc}") from None
     from .data import load_task  # noqa: PLC0415
 
     task = load_task(args.obs, what="observation file")
@@ -313,14 +332,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     d.add_argument("--batches", type=int, default=16, choices=range(1, 41), metavar="{1..40}",
                    help="test batches of 10 trajectories per task (default 16)")
     pt = ucli.add_command(sub, "pretrain", pretrain, seed=True, overwrite="replace an existing checkpoint of this seed", help="train the checkpoint the demo loads (physics sequence, ~2-4 min CPU)")
-    pt.add_argument("--out", type=Path, required=True, help="output folder")
+    add_output(pt, "--out", kind="folder", required=True, run_files=("results.json",),
+               help="the checkpoint folder: physics-seed{S}.npz, its .json record, manifest.json (the hashes of "
+                    "the checkpoints there, written last) and results.json; other seeds' checkpoints are kept")
     r.add_argument("--sequences", nargs="*", choices=["physics", "bio"], default=[],
                    help="also 0.2's side-by-side runs on these sequences (physics: 50 simulations, 10 epochs; "
                         "bio: the Bio-CDL substitute; each well beyond the 10-minute budget; default none)")
     s = ucli.add_command(sub, "simulate", simulate, seed=True, overwrite=True, force=True, help="simulate one system and save it as a task .npz")
     s.add_argument("system", choices=SYSTEMS)
     s.add_argument("--n", type=int, default=100, help="number of simulations (default 100)")
-    s.add_argument("--out", type=Path, required=True, help="output .npz")
+    add_output(s, "--out", kind="file", required=True, suffixes=(".npz",),
+               help="the task file written (values, masks, times, adjacency, settings; no pickle)")
     s.add_argument("--frames", type=int, default=None, help="frames (default 120 particles, 100 species)")
     s.add_argument("--balls", type=int, default=None, help="particles: number of balls (default 5 / 3)")
     s.add_argument("--box", type=float, default=None, help="particles: box half-width (default 5 / 10)")
@@ -331,7 +353,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="fraction of the observed window each object keeps (default 0.6)")
     t = ucli.add_command(sub, "train", train_cmd, seed=True, overwrite="write over a model already in --out (other files there are kept)", force=True, help="learn task files in sequence with MS-GODE")
     t.add_argument("--tasks", type=Path, nargs="+", required=True, help="task .npz files, in learning order")
-    t.add_argument("--out", type=Path, required=True, help="output folder")
+    add_output(t, "--out", kind="folder", required=True, run_files=TRAIN_FILES,
+               help="the model folder written: state.npz (no pickle), manifest.json (its hash, written last) and "
+                    "results.json")
     t.add_argument("--epochs", type=int, default=20, help="epochs per task (default 20)")
     t.add_argument("--batch-size", type=int, default=10, help="trajectories per batch (default 10)")
     t.add_argument("--lr", type=float, default=5e-2, help="AdamW learning rate of the scores (default 5e-2)")
@@ -340,7 +364,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = ucli.add_command(sub, "predict", predict_cmd, overwrite=True, help="which mode (or unknown) an observation file is, and its extrapolation")
     p.add_argument("--model", type=Path, required=True, help="folder written by `train` (or its state.npz)")
     p.add_argument("obs", type=Path, help="observation .npz")
-    p.add_argument("--out", type=Path, default=None, help="write the predictions to this .npz")
+    add_output(p, "--out", kind="file", suffixes=(".npz",),
+               help="write the predictions (prediction, frames, times, mode, unknown) to this file (default: none)")
     for q in (d, r, t, p, pt):
         q.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
     return ucli.run_main(parser, argv)

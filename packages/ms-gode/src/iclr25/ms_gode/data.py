@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from iclr25.utils.guards import check_real
 from iclr25.utils.io import DataFileError, read_npz, save_npz
 
 from .simulators import simulate_system
@@ -69,23 +70,22 @@ def load_task(path: str | os.PathLike[str], *, what: str = "task file", n_obs: i
         for key in ("values", "times", "adjacency"):
             if key not in arrays:
                 raise ValueError(f"missing array {key!r} (have {sorted(arrays)})")
-        values = np.asarray(arrays["values"], dtype=np.float64)
+        # complex, non-finite or overflowing numbers are refused (never cast to their real part)
+        values = np.asarray(check_real(arrays["values"], "values"), dtype=np.float64)
         if values.ndim == 3:
             values = values[..., None]
         if values.ndim != 4:
             raise ValueError(f"values must have shape (S, N, T, D), got {values.shape}")
         s, n, t, _ = values.shape
-        adj = np.asarray(arrays["adjacency"], dtype=np.float64)
+        adj = np.asarray(check_real(arrays["adjacency"], "adjacency"), dtype=np.float64)
         if adj.shape == (n, n):
             adj = np.broadcast_to(adj, (s, n, n)).copy()
         if adj.shape != (s, n, n):
             raise ValueError(f"adjacency must have shape ({n}, {n}) or ({s}, {n}, {n}) to match values "
                              f"{values.shape}, got {adj.shape}")
-        times = np.asarray(arrays["times"], dtype=np.float64)
+        times = np.asarray(check_real(arrays["times"], "times"), dtype=np.float64)
         if times.shape != (t,):
             raise ValueError(f"times must have shape ({t},) to match values {values.shape}, got {times.shape}")
-        if not np.all(np.isfinite(values)):
-            raise ValueError("values contain NaN or inf")
         system = str(arrays.get("system", "user"))
         name = str(arrays.get("name", p.stem))
         params = json.loads(str(arrays["params"])) if "params" in arrays else {}

@@ -28,8 +28,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["PRETRAIN", "PretrainScale", "checkpoint_path", "load_pretrained", "train_pretrained", "measure",
-           "wilson_interval", "TEST_SEED_OFFSET", "TEST_BATCHES", "TEST_BATCH_SIZE", "record"]
+__all__ = ["PRETRAIN", "PretrainScale", "checkpoint_path", "load_pretrained", "save_checkpoint", "shipped_folder",
+           "train_pretrained", "measure", "wilson_interval", "TEST_SEED_OFFSET", "TEST_BATCHES", "TEST_BATCH_SIZE", "record"]
 
 #: fresh test tasks are simulated with seed ``TEST_SEED_OFFSET + seed (+ 1000 * task)``: never a training seed
 TEST_SEED_OFFSET = 50_000
@@ -56,25 +56,74 @@ class PretrainScale:
 PRETRAIN = PretrainScale()
 
 
-def checkpoint_path(seed: int = 0, sequence: str = "physics") -> Path:
-    """The shipped checkpoint ``checkpoints/{sequence}-seed{seed}.npz`` (FileNotFoundError naming the seed)."""
-    ref = resources.files("iclr25.ms_gode") / "checkpoints" / f"{sequence}-seed{seed}.npz"
-    p = Path(str(ref))
+def shipped_folder() -> Path:
+    """The folder of the shipped checkpoints (``checkpoints/`` in the package), with its ``manifest.json``."""
+    return Path(str(resources.files("iclr25.ms_gode") / "checkpoints"))
+
+
+def checkpoint_path(seed: int = 0, sequence: str = "physics", folder: str | os.PathLike[str] | None = None) -> Path:
+    """The checkpoint ``{sequence}-seed{seed}.npz`` in ``folder`` (default: the shipped one; FileNotFoundError
+    naming the seed)."""
+    p = (shipped_folder() if folder is None else Path(folder)) / f"{sequence}-seed{seed}.npz"
     if not p.is_file():
         have = sorted(q.stem for q in p.parent.glob("*.npz")) if p.parent.is_dir() else []
-        raise FileNotFoundError(f"no shipped checkpoint for seed {seed} (shipped: {', '.join(have) or 'none'}); "
-                                f"make one with `iclr25 ms-gode pretrain --seed {seed} --out DIR`")
+        where = "shipped" if folder is None else f"in {p.parent}"
+        raise FileNotFoundError(f"no {'shipped ' if folder is None else ''}checkpoint for seed {seed} ({where}: "
+                                f"{', '.join(have) or 'none'}); make one with "
+                                f"`iclr25 ms-gode pretrain --seed {seed} --out DIR`")
     return p
 
 
-def load_pretrained(seed: int = 0, sequence: str = "physics") -> tuple[Any, dict[str, Any]]:
-    """``(MSGODE learner, its .json record)`` of the shipped checkpoint."""
+def load_pretrained(seed: int = 0, sequence: str = "physics",
+                    folder: str | os.PathLike[str] | None = None) -> tuple[Any, dict[str, Any]]:
+    """``(MSGODE learner, its .json record)`` of the checkpoint of ``seed`` in ``folder`` (default: the shipped
+    one, or a ``pretrain --out`` folder). The folder's ``manifest.json`` must list both files with the hashes
+    they have now: a checkpoint whose weights and record come from different saves, or whose save was cut
+    short, is refused in one line (:class:`iclr25.utils.checkpoints.CheckpointError`)."""
+    from iclr25.utils.checkpoints import verify_manifest  # noqa: PLC0415
+
     from .continual import MSGODE  # noqa: PLC0415
 
-    p = checkpoint_path(seed, sequence)
+    p = checkpoint_path(seed, sequence, folder)
     meta_p = p.with_suffix(".json")
-    meta = json.loads(meta_p.read_text()) if meta_p.is_file() else {}
+    verify_manifest(p.parent, [p.name, meta_p.name], what="checkpoint folder")
+    try:
+        meta = json.loads(meta_p.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{meta_p}: not a checkpoint record ({exc})") from None
     return MSGODE.load_state(p), meta
+
+
+def save_checkpoint(folder: str | os.PathLike[str], seed: int, learner: Any, rec: dict[str, Any],
+                    sequence: str = "physics") -> Path:
+    """Write ``{sequence}-seed{seed}.npz`` and its ``.json`` record into ``folder`` (each atomically), then the
+    folder's ``manifest.json`` last. The manifest keeps the other checkpoints it listed whose files are
+    unchanged (several seeds share a folder, as in the shipped one). Returns the ``.npz`` path."""
+    from iclr25.utils.checkpoints import MANIFEST, file_sha256, start_save, write_manifest  # noqa: PLC0415
+    from iclr25.utils.io import atomic_write  # noqa: PLC0415
+
+    out = Path(folder)
+    npz = out / f"{sequence}-seed{seed}.npz"
+    mine = {npz.name, npz.with_suffix(".json").name}
+    kept: list[str] = []
+    man = out / MANIFEST
+    if man.is_file() and not man.is_symlink():
+        try:
+            listed = json.loads(man.read_text(encoding="utf-8")).get("files", {})
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+            listed = {}
+        for name, entry in listed.items() if isinstance(listed, dict) else ():
+            part = out / str(name)
+            if (name not in mine and "/" not in str(name) and isinstance(entry, dict) and part.is_file()
+                    and not part.is_symlink() and file_sha256(part) == entry.get("sha256")):
+                kept.append(str(name))
+    out.mkdir(parents=True, exist_ok=True)
+    start_save(out)
+    learner.export_state(npz)
+    with atomic_write(npz.with_suffix(".json")) as f:
+        f.write(json.dumps(rec, indent=1) + "\n")
+    write_manifest(out, sorted({*kept, *mine}), meta={"format": "iclr25-ms-gode checkpoints"})
+    return npz
 
 
 def wilson_interval(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
