@@ -13,7 +13,9 @@ test_claim = REGISTRY.pytest_test("test")
 
 
 def test_shipped_checkpoints_cover_the_test_rung_and_match_the_code():
-    man = json.loads((STAGE_A_DIR / "manifest.json").read_text())
+    man = json.loads((STAGE_A_DIR / "stage_a.json").read_text())
+    assert json.loads((STAGE_A_DIR / "manifest.json").read_text())["files"].keys() == {
+        "stage_a.json", *(f"seed{s}.npz" for s in shipped_seeds())}  # every shipped file's hash
     assert set(REGISTRY.rung_seeds("test")) <= set(shipped_seeds())
     assert stage_a_fields(man["config"]) == stage_a_fields(rung_config().to_dict())
     assert man["command"].startswith("python -m iclr25.knowledge_manipulation.checkpoints")

@@ -79,3 +79,20 @@ def test_model_holding_a_pickle_payload_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err, err
     assert str(model / "model.pt") in err and "weights-only" in err, err
+
+
+def test_shipped_stage_a_is_verified(tmp_path, monkeypatch):
+    # weights from another build than the record beside them: refused in one line (CheckpointError)
+    import shutil
+
+    import pytest
+
+    from iclr25.knowledge_manipulation import checkpoints
+    from iclr25.utils.checkpoints import CheckpointError
+
+    copy = tmp_path / "stage_a"
+    shutil.copytree(checkpoints.STAGE_A_DIR, copy)
+    shutil.copy(copy / "seed1.npz", copy / "seed0.npz")
+    monkeypatch.setattr(checkpoints, "STAGE_A_DIR", copy)
+    with pytest.raises(CheckpointError, match="seed0.npz is not the file"):
+        checkpoints.load_stage_a(0)

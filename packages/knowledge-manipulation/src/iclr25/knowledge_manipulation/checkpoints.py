@@ -3,9 +3,10 @@ seeds of Stage B (the fine-tunes the paper's claims are about) within the test b
 
 Each checkpoint is the Stage A model of :func:`.experiments.test_config` pretrained at one seed: its weights in
 ``stage_a/seed<S>.npz`` (float32 arrays, read with ``allow_pickle=False``: no pickle anywhere), and
-``stage_a/manifest.json`` beside them with the experiment config, the seeds, the command that made them
+``stage_a/stage_a.json`` beside them with the experiment config, the seeds, the command that made them
 (``python -m iclr25.knowledge_manipulation.checkpoints``), the torch version and the retrieval accuracy each
-reached. The population and the tokenizer are not stored: both are rebuilt from the seed exactly as
+reached, and ``stage_a/manifest.json`` (:mod:`iclr25.utils.checkpoints`: every file's SHA-256, written last), which
+:func:`load_stage_a` verifies: weights from another build than the record are refused in one line. The population and the tokenizer are not stored: both are rebuilt from the seed exactly as
 :func:`.experiments.pretrain` builds them, and :func:`load_stage_a` refuses a checkpoint whose Stage A config
 (:data:`STAGE_A_FIELDS`) or vocabulary no longer matches the code (rebuild with the command above). The
 manifest's ``config`` is the whole experiment config at build time; its Stage B part (fine-tune recipe, replay,
@@ -23,12 +24,12 @@ import numpy as np
 __all__ = ["STAGE_A_DIR", "STAGE_A_FIELDS", "shipped_seeds", "stage_a_fields", "load_stage_a", "build_stage_a"]
 
 STAGE_A_DIR = Path(__file__).parent / "stage_a"
-MANIFEST = "manifest.json"
+RECORD = "stage_a.json"
 BUILD_COMMAND = "python -m iclr25.knowledge_manipulation.checkpoints"
 
 
 def _manifest() -> dict:
-    path = STAGE_A_DIR / MANIFEST
+    path = STAGE_A_DIR / RECORD
     if not path.is_file():
         return {}
     return json.loads(path.read_text(encoding="utf-8"))
@@ -55,6 +56,8 @@ def load_stage_a(seed: int):
     :class:`.experiments.PretrainedModel`)."""
     import torch
 
+    from iclr25.utils.checkpoints import verify_manifest
+
     from .biography import make_population
     from .experiments import PretrainedModel, build_tokenizer, test_config
     from .model import GPTConfig, RotaryGPT
@@ -62,6 +65,7 @@ def load_stage_a(seed: int):
     man = _manifest()
     if int(seed) not in shipped_seeds():
         raise ValueError(f"no shipped Stage A checkpoint for seed {seed}; shipped seeds: {list(shipped_seeds())}")
+    verify_manifest(STAGE_A_DIR, [RECORD, f"seed{int(seed)}.npz"], what="shipped Stage A checkpoint folder")
     cfg = test_config()
     if stage_a_fields(man.get("config", {})) != stage_a_fields(cfg.to_dict()):
         raise ValueError(f"the shipped Stage A checkpoints in {STAGE_A_DIR} were made for another Stage A config "
@@ -83,11 +87,13 @@ def load_stage_a(seed: int):
 
 
 def build_stage_a(seeds=(0, 1, 2, 3, 4), folder: Path = STAGE_A_DIR) -> dict:
-    """Pretrain :func:`.experiments.test_config`'s Stage A at each seed and write the checkpoints and the manifest."""
+    """Pretrain :func:`.experiments.test_config`'s Stage A at each seed and write the checkpoints, their record
+    and (last) the folder's hash manifest."""
     import platform
 
     import torch
 
+    from iclr25.utils.checkpoints import start_save, write_manifest
     from iclr25.utils.cli import set_torch_threads
     from iclr25.utils.io import atomic_path, atomic_write
 
@@ -96,6 +102,7 @@ def build_stage_a(seeds=(0, 1, 2, 3, 4), folder: Path = STAGE_A_DIR) -> dict:
     set_torch_threads(1)
     cfg = test_config()
     folder.mkdir(parents=True, exist_ok=True)
+    start_save(folder)
     made = {}
     for s in seeds:
         pre = pretrain(cfg, seed=s)
@@ -108,8 +115,9 @@ def build_stage_a(seeds=(0, 1, 2, 3, 4), folder: Path = STAGE_A_DIR) -> dict:
         print(f"seed {s}: {made[str(s)]}", flush=True)
     man = {"config": json.loads(json.dumps(cfg.to_dict())), "seeds": list(seeds), "command": BUILD_COMMAND,
            "torch": torch.__version__, "python": platform.python_version(), "per_seed": made}
-    with atomic_write(folder / MANIFEST) as f:
+    with atomic_write(folder / RECORD) as f:
         f.write(json.dumps(man, indent=1, allow_nan=False) + "\n")
+    write_manifest(folder, [RECORD, *(f"seed{s}.npz" for s in seeds)], meta={"format": "knowledge-manipulation stage A"})
     return man
 
 
