@@ -14,10 +14,14 @@ Since 0.5.0 (issue 42) the default recipe trains on *fresh* change-scene sequenc
 split), on change localisation plus single-image building detection (``det1``: box practice on one frame, as
 TEOChat's mix holds GeoChat_Instruct's single-image grounding), with a 3-layer LM at lr 1e-3 for 5000 steps (scored at 1000 / 2500 / 5000):
 
-    python benchmarks/make_demo_checkpoints.py            # the shipped checkpoints and the README's ladder
+    python benchmarks/make_demo_checkpoints.py --overwrite  # the shipped checkpoints and the README's ladder
     python benchmarks/make_demo_checkpoints.py --out results/teochat-ladder   # elsewhere (make bench)
     python benchmarks/make_demo_checkpoints.py --train-data split --n-train 1200 --tasks loc --layers 2 \\
-        --lr 3e-3 --ladder 60,300,1200      # the 0.4 recipe (1200 sequences of the repro mix, ~650 questions)
+        --lr 3e-3 --ladder 60,300,1200 --overwrite  # the 0.4 recipe (1200 sequences of the repro mix, ~650 questions)
+
+Every output is checked before the training (``iclr25.utils.outputs``): the shipped weights and the committed
+ladder are replaced only with ``--overwrite``. The weights folder gets ``manifest.json`` (sizes and SHA-256 of the
+two checkpoints and ``demo.json``) written last, so the demo refuses a folder whose parts come from two runs.
 
 Run from ``packages/teochat``; one thread (the numbers are reproducible on one machine, not across CPUs).
 """
@@ -37,8 +41,11 @@ from iclr25.teochat.assistant import TrainConfig, train_assistant
 from iclr25.teochat.conversation import Vocabulary, make_examples
 from iclr25.teochat.experiments import evaluate, make_data, single_frame_oracle, trivial_localisation
 from iclr25.teochat.model import ModelConfig
+from iclr25.teochat.pretrained import PARTS
 from iclr25.teochat.synth import generate_sequences
+from iclr25.utils.checkpoints import MANIFEST, start_save, write_manifest
 from iclr25.utils.io import atomic_write
+from iclr25.utils.outputs import OutputError, add_output, check_outputs
 
 HERE = Path(__file__).resolve().parents[1]
 
@@ -62,13 +69,24 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--n-test", type=int, default=160)
     ap.add_argument("--tasks", default="loc,det1", help="comma-separated training tasks (default: loc,det1)")
     ap.add_argument("--models", default="temporal,last_frame")
-    ap.add_argument("--weights", type=Path, default=HERE / "src/iclr25/teochat/weights")
-    ap.add_argument("--json", type=Path, default=HERE / "benchmarks/ladder_localisation.json")
+    add_output(ap, "--weights", kind="folder", run_files=(*PARTS, MANIFEST),
+               default=lambda a: None if a.out is not None or not _ships(a) else HERE / "src/iclr25/teochat/weights",
+               help="folder for the seed-0 checkpoints, demo.json and manifest.json (default: the package's "
+                    "src/iclr25/teochat/weights; written when the seeds start at 0 and the models include temporal)")
+    add_output(ap, "--json", kind="file", suffixes=(".json",),
+               default=lambda a: None if a.out is not None else HERE / "benchmarks/ladder_localisation.json",
+               help="the ladder's JSON, rewritten after every model (default: benchmarks/ladder_localisation.json)")
     ap.add_argument("--readme-only", action="store_true",
                     help="train nothing: rewrite the README's ladder block from --json (the committed ladder)")
-    ap.add_argument("--out", type=Path, default=None,
-                    help="write the checkpoints, demo.json and ladder_localisation.json here instead (make bench)")
+    add_output(ap, "--out", kind="folder", run_files=(*PARTS, MANIFEST, "ladder_localisation.json"),
+               help="write the checkpoints, demo.json, manifest.json and ladder_localisation.json here instead "
+                    "of --weights and --json (make bench)")
     return ap
+
+
+def _ships(args: argparse.Namespace) -> bool:
+    """Whether the run writes checkpoints: seed 0 first and the temporal model among the models."""
+    return args.seeds.split(",")[0].strip() == "0" and "temporal" in args.models.split(",")
 
 
 def _run_info(args: argparse.Namespace, seeds: list[int], ladder: list[int], tasks: list[str]) -> dict:
@@ -81,6 +99,7 @@ def _run_info(args: argparse.Namespace, seeds: list[int], ladder: list[int], tas
     if "--out" in argv:  # the destination, not the recipe: the recorded command is the one that remakes the files
         i = argv.index("--out")
         del argv[i:i + 2]
+    argv = [a for a in argv if a != "--overwrite"]
     return {"command": " ".join(["python benchmarks/make_demo_checkpoints.py", *argv]), "seed": seeds[0],
             "seeds": seeds, "ladder": ladder,
             "config": {"steps": ladder[-1], "batch_size": args.batch_size, "lr": args.lr, "n_train": args.n_train,
@@ -104,12 +123,21 @@ def _seed_data(args: argparse.Namespace, seed: int, tasks: list[str]) -> tuple:
 
 
 def main() -> None:
-    args = _parser().parse_args()
+    ap = _parser()
+    args = ap.parse_args()
+    if args.readme_only:  # reads --json (or OUT/ladder_localisation.json); writes the README's block only
+        src = args.out / "ladder_localisation.json" if args.out is not None else (
+            args.json or HERE / "benchmarks/ladder_localisation.json")
+        write_readme_block(json.loads(src.read_text(encoding="utf-8")), HERE / "README.md")
+        return
+    if args.out is not None and (args.weights is not None or args.json is not None):
+        ap.error("--out replaces --weights and --json: give one or the others")
+    try:
+        check_outputs(args)  # before any training: the shipped files are replaced only with --overwrite
+    except OutputError as exc:
+        ap.error(str(exc))
     if args.out is not None:
         args.weights, args.json = args.out, args.out / "ladder_localisation.json"
-    if args.readme_only:
-        write_readme_block(json.loads(args.json.read_text(encoding="utf-8")), HERE / "README.md")
-        return
     torch.set_num_threads(1)
     tasks = args.tasks.split(",")
     seeds = [int(s) for s in args.seeds.split(",")]
@@ -118,7 +146,9 @@ def main() -> None:
     mcfg = ModelConfig(vocab_size=len(Vocabulary()), d_model=args.d_model, n_layers=args.layers)
     info = _run_info(args, seeds, ladder, tasks)
     ship = seeds[0] == 0 and "temporal" in models
-    args.weights.mkdir(parents=True, exist_ok=True)
+    if ship:
+        args.weights.mkdir(parents=True, exist_ok=True)
+        start_save(args.weights)  # the old manifest goes first: a run cut short leaves no whole-looking folder
     args.json.parent.mkdir(parents=True, exist_ok=True)
     cache: dict[int, tuple] = {}
     # every seed of TEOChat first, then the last-frame model: a cut run keeps the headline's seeds
@@ -150,6 +180,9 @@ def main() -> None:
     if ship:
         with atomic_write(args.weights / "demo.json") as f:
             f.write(json.dumps(info, indent=2, allow_nan=False) + "\n")
+        parts = [p for p in PARTS if (args.weights / p).is_file()]
+        write_manifest(args.weights, parts, meta={"format": "iclr25-teochat/1", "command": info["command"],
+                                                  "seed": info["seed"]})
     print(ladder_table(info))
     if args.out is None:
         write_readme_block(info, HERE / "README.md")

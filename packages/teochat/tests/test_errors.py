@@ -179,7 +179,9 @@ def test_generate_and_train_check_out_before_work(tmp_path, capsys):
     assert "--overwrite" in capsys.readouterr().err
     npz = data / "sequences.npz"
     assert main(["train", "--data", str(npz), "--out", str(npz), "--steps", "1"]) == 2
-    assert "input" in capsys.readouterr().err
+    assert "--out" in capsys.readouterr().err  # a folder output naming the data file: refused
+    assert main(["train", "--data", str(npz), "--out", str(data), "--steps", "1"]) == 2
+    assert "holds the input" in capsys.readouterr().err
     f = tmp_path / "file.txt"
     f.write_text("x")
     assert main(["train", "--data", str(npz), "--out", str(f), "--steps", "1"]) == 2

@@ -28,6 +28,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
+from iclr25.utils.checkpoints import MANIFEST, verify_manifest
 from iclr25.utils.io import DataFileError, atomic_write
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
@@ -200,6 +201,7 @@ class Assistant:
             raise FileNotFoundError(f"{p}: no such model file (a .pt checkpoint written by `iclr25 teochat train`)")
         if p.stat().st_size == 0:
             raise DataFileError(p, "empty file, expected a .pt checkpoint written by `iclr25 teochat train`")
+        verify_beside(p)
         try:
             if p.suffix == ".npz":
                 with np.load(p, allow_pickle=False) as z:
@@ -222,6 +224,23 @@ class Assistant:
         except Exception as exc:  # noqa: BLE001 - any unreadable file is the user's bad input
             raise DataFileError(p, f"not a teochat checkpoint ({type(exc).__name__})") from None
         return cls(model, vocab, TrainConfig(**meta["train"]))
+
+
+def verify_beside(path: str | os.PathLike[str]) -> None:
+    """A checkpoint with a ``manifest.json`` beside it that lists it (``train --out``, the shipped weights) loads
+    only when every part the manifest lists is the file it was saved with (one line otherwise:
+    :class:`iclr25.utils.checkpoints.CheckpointError`). A checkpoint without one (a single ``.pt`` file, written
+    atomically) is whole by itself."""
+    p = Path(path)
+    m = p.parent / MANIFEST
+    if not m.is_file():
+        return
+    try:
+        doc = json.loads(m.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return  # not ours (a file of the user's of that name): nothing to check against
+    if isinstance(doc, dict) and isinstance(doc.get("files"), dict) and p.name in doc["files"]:
+        verify_manifest(p.parent, [p.name], what="teochat checkpoint")
 
 
 def train_assistant(sequences: Sequence[EOSequence], examples: Sequence[Example], *,

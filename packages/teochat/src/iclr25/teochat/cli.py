@@ -10,8 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from iclr25.utils import cli as ucli
-from iclr25.utils.guards import check_out, check_size
+from iclr25.utils.checkpoints import MANIFEST, start_save, write_manifest
+from iclr25.utils.guards import check_size
 from iclr25.utils.io import atomic_write
+from iclr25.utils.outputs import add_output
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed, seed_everything
 
@@ -24,6 +26,12 @@ DEMO_HELP = ("change localisation by the shipped TEOChat checkpoint vs the singl
 REPRO_HELP = "the reduced-scale reproduction (at most 10 min)"
 
 PACKAGE = "iclr25-teochat"
+
+#: what `generate` and `train` write at the top of --out (a previous run is kept unless --overwrite)
+GENERATE_FILES = ("sequences.npz", "conversations.jsonl", "results.json")
+TRAIN_FILES = ("model.pt", "results.json", "manifest.json")
+#: the ``kind`` of an iclr25.utils.checkpoints manifest
+MANIFEST_KIND = "iclr25-checkpoint-manifest"
 
 DEMO = {"n_test": 160, "checkpoints": "weights/demo-temporal.npz, weights/demo-last-frame.npz"}
 
@@ -130,7 +138,7 @@ def generate(args: argparse.Namespace) -> int:
     check_seed(args.seed, "--seed")
     if args.size < 16:
         raise ValueError(f"--size must be at least 16 pixels, got {args.size}")
-    check_out(args.out, overwrite=args.overwrite, run_files=("sequences.npz", "conversations.jsonl", "results.json"))
+    # --out was checked before the command ran (add_output: a previous data set kept without --overwrite)
     # up to 5 frames of size^2 x 3 bytes per sequence, plus float32 rendering buffers of one sequence at a time
     check_size(f"--n {args.n} --size {args.size}", bytes_needed=args.n * 5 * args.size ** 2 * 3 * 2.0,
                seconds_needed=args.n * 2e-3 * (args.size / 32) ** 2, force=args.force)
@@ -155,15 +163,33 @@ def generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_manifest_slot(out: Path) -> None:
+    """Before training: an OUT/manifest.json that is not one `train` wrote is never replaced (refused now, not after
+    the training)."""
+    m = out / MANIFEST
+    if not (m.exists() or m.is_symlink()):
+        return
+    try:
+        ours = not m.is_symlink() and json.loads(m.read_text(encoding="utf-8")).get("kind") == MANIFEST_KIND
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        ours = False
+    if not ours:
+        raise ValueError(f"--out {out}: {m.name} there is not a checkpoint manifest of ours; it is never replaced: "
+                         "choose another folder")
+
+
 def train(args: argparse.Namespace) -> int:
-    """Train on DATA.npz (from `generate`), hold out --test-fraction of the sequences, write OUT/model.pt and
-    OUT/results.json."""
+    """Train on DATA.npz (from `generate`), hold out --test-fraction of the sequences, write OUT/model.pt,
+    OUT/results.json and, last, OUT/manifest.json (their sizes and hashes: `chat --model` refuses a model.pt
+    that is not the one saved with them)."""
     check_seed(args.seed, "--seed")
     if not 0 < args.test_fraction < 1:
         raise ValueError(f"--test-fraction must be in (0, 1), got {args.test_fraction}")
-    check_out(args.out, inputs=[args.data], overwrite=args.overwrite, run_files=("model.pt", "results.json"))
+    # --out was checked before the command ran (add_output: never --data's folder, a previous model kept without
+    # --overwrite)
     check_size(f"--steps {args.steps} --batch-size {args.batch_size} --d-model {args.d_model}",
                seconds_needed=_train_seconds(args.steps, args.batch_size, args.d_model), force=args.force)
+    _check_manifest_slot(args.out)
     from .sequences import load_dataset  # noqa: PLC0415
 
     seqs = load_dataset(args.data)  # errors name the file before any work
@@ -193,12 +219,15 @@ def train(args: argparse.Namespace) -> int:
                                                     d_model=args.d_model))
     test_ex = make_examples(test, seed=args.seed + 1)
     scores = evaluate_predictions(test_ex, asst.predict(test_ex, test))
-    args.out.mkdir(parents=True, exist_ok=True)
-    asst.save(args.out / "model.pt")
     for task, v in scores.scores.items():
         run.add(f"{task} ({'pixel F1' if task in ('loc', 'sre', 'det1') else 'score'})", v, higher_is_better=True)
     run.add("training tokens/s", asst.tokens_per_s, unit="tokens/s", timing=True)
+    # the folder is whole or refused: the old manifest goes first, the parts are written atomically, the manifest
+    # naming both last (chat --model verifies it)
+    start_save(args.out)
+    asst.save(args.out / "model.pt")
     run.finish().save(args.out / "results.json")
+    write_manifest(args.out, ["model.pt", "results.json"], meta={"format": "iclr25-teochat/1"})
     print(run.to_markdown())
     print(f"model: {args.out / 'model.pt'}")
     return 0
@@ -283,11 +312,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p = ucli.add_command(sub, "generate", generate, seed="random seed (default: 0)", overwrite="replace a previous data set in --out", force=True, help="write a generated data set: DIR/sequences.npz, DIR/conversations.jsonl")
     p.add_argument("--n", type=ucli.positive_int("--n"), default=6000, help="number of sequences (default: 6000)")
     p.add_argument("--size", type=ucli.positive_int("--size"), default=32, help="frame size in pixels (default: 32)")
-    p.add_argument("--out", type=Path, default=Path("data"),
-                   help="output folder (default: data); other files in it are kept")
+    add_output(p, "--out", kind="folder", default="data", run_files=GENERATE_FILES,
+               help="folder for sequences.npz, conversations.jsonl and results.json")
     p = ucli.add_command(sub, "train", train, seed="random seed (default: 0)", overwrite="replace a previous model.pt/results.json in --out", force=True, help="train a tiny TEOChat on a generated data set (.npz) and score it")
     p.add_argument("--data", type=Path, required=True, help="sequences.npz written by `iclr25 teochat generate`")
-    p.add_argument("--out", type=Path, default=Path("results/teochat-model"), help="output folder")
+    add_output(p, "--out", kind="folder", default="results/teochat-model", run_files=TRAIN_FILES,
+               help="folder for model.pt (the checkpoint chat --model loads), results.json and their manifest.json")
     p.add_argument("--steps", type=ucli.positive_int("--steps"), default=600, help="training steps (default: 600)")
     p.add_argument("--batch-size", type=ucli.positive_int("--batch-size"), default=32, help="batch size (default: 32)")
     p.add_argument("--lr", type=ucli.positive_float("--lr"), default=2e-3, help="peak learning rate (default: 2e-3)")
@@ -306,7 +336,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "chronological order, with their dates")
     p.add_argument("--endpoint-model", default=None, help="the served model's name (with --endpoint)")
     p.add_argument("--timeout", type=ucli.positive_float("--timeout"), default=60.0,
-                   help="seconds to wait for the endpoint (default: 60)")
+                   help="seconds each request to the endpoint may take in all (default: 60)")
     p.add_argument("--api-key-env", default=None,
                    help="environment variable holding the endpoint's API key (never typed on the command line)")
     p.add_argument("--dates", default=None, help="comma-separated dates, one per image in file-name order")
