@@ -43,6 +43,8 @@ ROOT = Path(__file__).resolve().parents[1]
 CLIPPED = {
     ("knowledge-manipulation", "--batch-size"): "a batch holds at most every row of the data (training.train_steps)",
     ("rxnflow", "--min-sampling"): "subset size n = min(|A_i|, max(rho |A_i|, min_sampling)) (estimator.subset_size)",
+    ("next-mol", "--top-k"): "a top-k at or above the vocabulary size filters nothing (lm.sample_lm: topk only when "
+                             "top_k < vocabulary)",
 }
 
 DRIVER = r'''
