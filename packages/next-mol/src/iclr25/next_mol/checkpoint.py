@@ -12,6 +12,7 @@ import torch
 
 from iclr25.utils.io import atomic_path
 
+from ._writes import naming_write_errors
 from .dmt import DMT, DMTConfig
 from .lm import CausalLM, LMConfig
 from .tokenizer import Tokenizer, tokenizer_from_dict
@@ -25,9 +26,10 @@ def _save(path: str | os.PathLike[str], payload: dict[str, Any]) -> Path:
     p = Path(path)
     if p.suffix != ".pt":
         raise ValueError(f"checkpoint path {p} must end in .pt")
-    p.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(p) as tmp:
-        torch.save(payload, tmp)
+    with naming_write_errors(p):  # a full disk (torch's RuntimeError, or an OSError) names the file
+        p.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(p) as tmp:
+            torch.save(payload, tmp)
     return p
 
 

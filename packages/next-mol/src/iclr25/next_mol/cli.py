@@ -11,6 +11,7 @@ from pathlib import Path
 
 from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_size
+from iclr25.utils.outputs import add_output, check_output_path
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed
 
@@ -32,6 +33,13 @@ generate and conformers use --lm/--dmt checkpoints from `train`; without --dmt t
 DMT-mini shipped in the wheel; without --lm a small LM is trained on the built-in data first (a few minutes) and
 cached in ~/.cache/iclr25-next-mol ($ICLR25_NEXT_MOL_CACHE).
 """
+#: what each command writes at the top of its --out folder: any of them there is a previous run, kept without
+#: --overwrite
+DEMO_FILES = ("results.json", "conformers.png", "generated.sdf")
+REPRO_FILES = ("results.json", "claims.json", "tables.json", "tables.md", "conformers.png", "ladder_fcd.png",
+               "ladder_matr.png")
+TRAIN_FILES = ("lm.pt", "dmt.pt", "results.json")
+TRAIN_HELP = "train the SELFIES LM and DMT-mini; write lm.pt and dmt.pt"
 DEMO_HELP = "toy-scale run of the whole pipeline (at most 60 s)"
 REPRO_HELP = "the claims over seeds 0-4 into OUT/claims.json (at most 10 min)"
 
@@ -49,7 +57,14 @@ def _guard_sampling(args: argparse.Namespace, n_molecules: int, n_atoms: int, wh
                seconds_needed=total * args.steps * _S_PER_CONFORMER_STEP, force=args.force)
 
 
+def _check_run_folder(args: argparse.Namespace, files: tuple[str, ...]) -> None:
+    """``--out`` of demo/repro: the shared declaration looks for results.json; the figures, tables and samples the
+    command writes there are a previous run too."""
+    check_output_path(args.out, flag="--out", kind="folder", overwrite=args.overwrite, run_files=files)
+
+
 def demo(args: argparse.Namespace) -> int:
+    _check_run_folder(args, DEMO_FILES)
     ucli.set_torch_threads(args.threads)
     from .demo import run_demo  # noqa: PLC0415 - keeps --help light
 
@@ -59,21 +74,13 @@ def demo(args: argparse.Namespace) -> int:
 
 
 def repro(args: argparse.Namespace) -> int:
+    _check_run_folder(args, REPRO_FILES)
     ucli.set_torch_threads(args.threads)
     from .repro import run_repro  # noqa: PLC0415
 
     run = run_repro(args.out, seed=check_seed(args.seed), quick=args.quick, full=args.full)
     print(run.to_markdown())
     return 0
-
-
-def _check_out(path: Path, suffix: str, flag: str = "--out", *, overwrite: bool = False,
-               inputs: Sequence[Path] = ()) -> Path:
-    from iclr25.utils.guards import check_out  # noqa: PLC0415
-
-    if path.suffix.lower() != suffix:
-        raise ValueError(f"{flag} {path} must end in {suffix}")
-    return check_out(path, kind="file", overwrite=overwrite, inputs=inputs, flag=flag)
 
 
 def _models(args: argparse.Namespace, *, need_lm: bool):
@@ -102,28 +109,46 @@ def train_cmd(args: argparse.Namespace) -> int:
                                n_dmt_train=args.n_molecules, seed=check_seed(args.seed))
     for k, v in info.items():
         run.add(k, v)
-    run.finish().save(args.out / "results.json")
+    from ._writes import naming_write_errors  # noqa: PLC0415
+
+    with naming_write_errors(args.out / "results.json"):
+        run.finish().save(args.out / "results.json")
     print(f"wrote {', '.join(str(p) for p in paths)}")
     return 0
 
 
 def generate_cmd(args: argparse.Namespace) -> int:
     """LM molecules, then DMT conformers, to an SDF file"""
-    out = _check_out(args.out, ".sdf", overwrite=args.overwrite)
+    out = args.out  # checked before the command runs (add_output)
     _guard_sampling(args, args.n, 30, f"--n {args.n} --k {args.k} --steps {args.steps}")
     for flag, p in (("--lm", args.lm), ("--dmt", args.dmt)):
         if p is not None and not p.is_file():
             raise FileNotFoundError(f"{flag} {p}: no such checkpoint file")
     ucli.set_torch_threads(args.threads)
-    from .pipeline import generate_smiles, predict_conformers, write_sdf  # noqa: PLC0415
+    from .pipeline import generate_smiles, predict_conformers  # noqa: PLC0415
 
     (lm, tok), dmt = _models(args, need_lm=True)
     smiles = generate_smiles(lm, tok, args.n, temperature=args.temperature, top_k=args.top_k, seed=args.seed,
                              unique=args.unique)
     sets = predict_conformers(dmt, smiles, args.k, steps=args.steps, sampler=args.sampler, seed=args.seed)
-    write_sdf(out, sets, add_hydrogens=args.add_hydrogens)
+    _write(out, sets, args.add_hydrogens)
     _report(out, sets, args.k)
     return 0
+
+
+def _write(out: Path, sets, add_hydrogens: bool) -> None:
+    """The SDF, atomically; a conformer set with non-finite coordinates is an error (nothing written)."""
+    import numpy as np  # noqa: PLC0415
+
+    from ._writes import naming_write_errors  # noqa: PLC0415
+    from .pipeline import write_sdf  # noqa: PLC0415
+
+    bad = [cs.molecule.smiles for cs in sets if not np.all(np.isfinite(cs.coords))]
+    if bad:
+        raise ValueError(f"the conformers of {len(bad)} molecule(s) are not finite (first: {bad[0]}); nothing "
+                         f"written to {out}")
+    with naming_write_errors(out):
+        write_sdf(out, sets, add_hydrogens=add_hydrogens)
 
 
 def _report(out: Path, sets, k: int) -> None:
@@ -157,7 +182,7 @@ def _read_molecules(path: Path) -> list[str]:
 
 def conformers_cmd(args: argparse.Namespace) -> int:
     """DMT conformers of the molecules of a .smi/.csv file, to an SDF file"""
-    out = _check_out(args.out, ".sdf", overwrite=args.overwrite, inputs=[args.input])
+    out = args.out  # checked before the command runs (add_output): never the input, never replaced silently
     if not args.input.is_file():
         raise FileNotFoundError(f"{args.input}: no such molecule file (.smi or .csv)")
     _guard_sampling(args, 1, 30, f"--k {args.k} --steps {args.steps} (per molecule)")
@@ -166,17 +191,22 @@ def conformers_cmd(args: argparse.Namespace) -> int:
     _guard_sampling(args, len(smiles), 30, f"--k {args.k} --steps {args.steps} for {len(smiles)} molecules")
     if args.dmt is not None and not args.dmt.is_file():
         raise FileNotFoundError(f"--dmt {args.dmt}: no such checkpoint file")
-    from .pipeline import predict_conformers, write_sdf  # noqa: PLC0415
+    from .pipeline import predict_conformers  # noqa: PLC0415
 
     _, dmt = _models(args, need_lm=False)
     sets = predict_conformers(dmt, smiles, args.k, steps=args.steps, sampler=args.sampler, seed=args.seed)
-    write_sdf(out, sets, add_hydrogens=args.add_hydrogens)
+    _write(out, sets, args.add_hydrogens)
     _report(out, sets, args.k)
     return 0
 
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default: 1)")
+
+
+def _sdf_out(p: argparse.ArgumentParser) -> None:
+    add_output(p, "--out", kind="file", required=True, suffixes=(".sdf",),
+               help="the conformers as SDF (properties smiles, conformer, sane, bonds_from_3d)")
 
 
 def _sampling(p: argparse.ArgumentParser, k_default: int) -> None:
@@ -203,8 +233,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="also the one-seed experiments of README Results (LMs, DMT ladder, ablations, transfer; "
                         "about twice the time, over 10 min)")
     _common(p)
-    p = ucli.add_run_command(sub, "train", train_cmd, help="train the SELFIES LM and DMT-mini; write lm.pt and dmt.pt",
-                             default_out="results/next-mol-models")
+    p = ucli.add_command(sub, "train", train_cmd, help=TRAIN_HELP, description=TRAIN_HELP,
+                         seed="random seed (default: 0)", overwrite="write over a previous train in --out (lm.pt, "
+                         "dmt.pt, results.json; other files are kept)")
+    add_output(p, "--out", kind="folder", default="results/next-mol-models", run_files=TRAIN_FILES,
+               help="folder for lm.pt, dmt.pt and results.json")
     p.add_argument("--lm-steps", type=ucli.positive_int("--lm-steps"), default=800, help="LM steps (default: 800)")
     p.add_argument("--dmt-steps", type=ucli.positive_int("--dmt-steps"), default=800, help="DMT steps (default: 800)")
     p.add_argument("--n-molecules", type=ucli.positive_int("--n-molecules"), default=200,
@@ -213,15 +246,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     _common(p)
     p = ucli.add_command(sub, "generate", generate_cmd, help="LM molecules, then DMT conformers, to an SDF file")
     p.add_argument("--n", type=ucli.positive_int("--n"), default=100, help="molecules (default: 100)")
-    p.add_argument("--out", type=Path, required=True, help="output .sdf")
     p.add_argument("--lm", type=Path, default=None, help="LM checkpoint (.pt) from `train`")
     p.add_argument("--temperature", type=ucli.positive_float("--temperature"), default=1.0,
                    help="sampling temperature (default: 1.0)")
     p.add_argument("--top-k", type=ucli.positive_int("--top-k"), default=None, help="top-k sampling (default: off)")
     p.add_argument("--unique", action="store_true", help="redraw duplicate molecules")
     _sampling(p, 1)
+    _sdf_out(p)
     p = ucli.add_command(sub, "conformers", conformers_cmd, help="DMT conformers of the molecules of a .smi/.csv file")
     p.add_argument("input", type=Path, help=".smi (SMILES [name] per line) or .csv with a 'smiles' column")
-    p.add_argument("--out", type=Path, required=True, help="output .sdf")
     _sampling(p, 10)
+    _sdf_out(p)
     return ucli.run_main(parser, argv)

@@ -116,7 +116,10 @@ def train_shipped(out: str | os.PathLike[str], *, seed: int = 0, steps: int | No
             "final_loss": info["final_loss"], "val_rmsd_6_test_molecules": info["val_rmsd"],
             "train_seconds": info["seconds"], "total_seconds": time.perf_counter() - t0}
     path = save_dmt_npz(out, dmt, meta=meta)
-    Path(path).with_suffix(".json").write_text(json.dumps(meta, indent=2, allow_nan=False) + "\n")
+    from iclr25.utils.io import atomic_write  # noqa: PLC0415
+
+    with atomic_write(Path(path).with_suffix(".json")) as f:
+        f.write(json.dumps(meta, indent=2, allow_nan=False) + "\n")
     return path
 
 
@@ -140,16 +143,26 @@ def shipped_claims(claims_json: str | os.PathLike[str], out: str | os.PathLike[s
                           "recipe": meta.get("recipe")},
            "claims": kept}
     p = Path(out)
-    p.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    from iclr25.utils.io import atomic_write  # noqa: PLC0415
+
+    with atomic_write(p) as f:
+        f.write(json.dumps(doc, indent=1, allow_nan=False) + "\n")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:  # pragma: no cover - the recipe's command
     ap = argparse.ArgumentParser(prog="python -m iclr25.next_mol.shipped", description=train_shipped.__doc__)
-    ap.add_argument("--out", type=Path, required=True, help="the .npz to write")
+    from iclr25.utils.outputs import add_output, check_outputs  # noqa: PLC0415
+
+    add_output(ap, "--out", kind="file", required=True, suffixes=(".npz",),
+               sidecars=lambda p: [p.with_suffix(".json")], help="the .npz to write (and its .json record beside it)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--steps", type=int, default=SHIPPED_RECIPE["steps"])
     args = ap.parse_args(argv)
+    try:
+        check_outputs(args)
+    except ValueError as exc:
+        ap.error(str(exc))
     import torch  # noqa: PLC0415
 
     torch.set_num_threads(1)
