@@ -157,3 +157,10 @@ def test_out_below_a_read_only_folder_fails_before_work(tmp_path, capsys, monkey
             assert rc == 2 and len(err) == 1 and "not writable" in err[0], err
     finally:
         (tmp_path / "ro").chmod(0o700)
+
+
+def test_trajectories_whose_squares_overflow_are_refused_naming_the_file(tmp_path, capsys, monkeypatch):
+    np.save(tmp_path / "big.npy", np.full((2, 10), 1e200))
+    rc, err = _cli(capsys, monkeypatch, tmp_path, "train", "big.npy", "--out", "m", "--steps", "1")
+    assert rc == 2 and len(err) == 1 and "big.npy" in err[0] and "overflow" in err[0], err
+    assert not (tmp_path / "m").exists()

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from iclr25.utils.guards import check_real
 from iclr25.utils.io import DataFileError, atomic_path, existing_file, read_array, read_npz
 
 __all__ = ["Potential", "prinz", "triple_well_2d", "get_system", "SYSTEMS", "Trajectories", "load_points",
@@ -195,6 +196,7 @@ def load_trajectories(path: str | os.PathLike[str]) -> Trajectories:
                          f"got {x.shape}")
     if not np.all(np.isfinite(x)):
         raise ValueError(f"{p}: trajectories contain NaN or inf")
+    check_real(x, f"{p}: the trajectories")  # entries whose squares overflow (1e200) are refused too
     if not (math.isfinite(frame_dt) and frame_dt > 0):
         raise ValueError(f"{p}: frame_dt must be positive, got {frame_dt}")
     return Trajectories(x.astype(np.float64), frame_dt, system, params)
@@ -216,4 +218,5 @@ def load_points(path: str | os.PathLike[str], dim: int) -> np.ndarray:
     x = x.reshape(-1, dim).astype(np.float64)
     if not np.all(np.isfinite(x)):
         raise ValueError(f"{p}: starting points contain NaN or inf")
+    check_real(x, f"{p}: the starting points")
     return x
