@@ -83,3 +83,13 @@ def test_train_out_resumes_but_keeps_a_finished_run_and_refuses_a_file(tmp_path,
     rc, err = _cli(["train", "--n-side", "8", "--out", done], capsys)
     assert rc == 2 and "already holds a run" in err and "--overwrite" in err, err
     assert sorted(p.name for p in done.iterdir()) == ["results.json"]
+
+
+def test_complex_or_overflowing_images_are_refused_naming_the_file(tmp_path, capsys):
+    for name, arr in (("complex.npy", np.ones((32, 32)) * (1 + 2j)), ("huge.npy", np.full((32, 32), 1e200)),
+                      ("nan.npy", np.full((32, 32), np.nan))):
+        np.save(tmp_path / name, arr)
+        rc, err = _cli(["train", "--n-side", "8", "--images", tmp_path / name, "--out", tmp_path / "run"], capsys)
+        assert rc == 2 and len(err.splitlines()) == 1 and name in err, err
+        assert ("complex" in err) if name == "complex.npy" else ("rescale" in err or "NaN" in err), err
+    assert not (tmp_path / "run").exists()

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from iclr25.utils.guards import check_real
 from iclr25.utils.io import DataFileError, read_array
 
 __all__ = ["whiten", "builtin_images", "load_images", "BUILTIN_NAMES"]
@@ -92,8 +93,10 @@ def load_images(path: str | os.PathLike[str], *, f0: float = 0.4, min_size: int 
         raise DataFileError(p, f"expected (H, W), (n, H, W) or (n, H, W, 3) images, got shape {arr.shape}")
     if min(arr.shape[1:]) < min_size:
         raise DataFileError(p, f"images must be at least {min_size}x{min_size} pixels, got {arr.shape[1:]}")
-    if not np.all(np.isfinite(arr)):
-        raise DataFileError(p, "images contain NaN/inf")
+    try:  # complex (never cast to its real part), NaN/inf or overflowing pixels: one line naming the file
+        arr = check_real(arr, "the images")
+    except (TypeError, ValueError) as exc:
+        raise DataFileError(p, str(exc)) from None
     try:
         return [whiten(a, f0=f0) for a in arr]
     except ValueError as exc:
