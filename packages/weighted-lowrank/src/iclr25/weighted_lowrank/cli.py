@@ -8,14 +8,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
+import scipy.sparse as sp
 
 from iclr25.utils import cli as ucli
+from iclr25.utils.guards import check_real
 from iclr25.utils.io import save_npz
+from iclr25.utils.outputs import add_output
 
 from .altmin import INITS, weighted_low_rank
 from .matrix_io import read_matrix
 from .regression import REFINEMENTS, SOLVERS
 from .sketch import SKETCHES
+from .weights import as_weighted_matrix
 
 DESCRIPTION = ("Weighted low-rank approximation min ‖W∘(M − XYᵀ)‖_F by robust alternating minimisation with the "
                "sketched high-accuracy regression solver (Song, Ye, Yin, Zhang, ICLR 2025).")
@@ -25,11 +29,8 @@ REPRO_HELP = "the reduced-scale reproduction (a few minutes)"
 
 # ------------------------------------------------------------------------------------------------- fit
 def _check_fit_options(args: argparse.Namespace) -> None:
-    """Every option of ``fit``, before the files are read; messages name the flag."""
-    if not str(args.out).lower().endswith(".npz"):
-        raise ValueError(f"--out must name a .npz file, got {str(args.out)!r}")
-    if not args.out.parent.is_dir():
-        raise FileNotFoundError(f"--out {str(args.out)!r}: no such folder {str(args.out.parent)!r}")
+    """Every option of ``fit``, before the files are read; messages name the flag (``--out`` was checked by
+    ``run_main`` before this: :func:`iclr25.utils.outputs.add_output`)."""
     for flag, value, low in (("--k", args.k, 1), ("--n-iter", args.n_iter, 1), ("--refine-steps", args.refine_steps, 0),
                              ("--seed", args.seed, 0)):
         if value < low:
@@ -39,6 +40,33 @@ def _check_fit_options(args: argparse.Namespace) -> None:
     for flag, value in (("--tol", args.tol), ("--reg", args.reg)):
         if not (math.isfinite(value) and value >= 0):
             raise ValueError(f"{flag} must be a finite number >= 0, got {value}")
+
+
+def _check_values(M: np.ndarray | sp.csr_array, W: np.ndarray | sp.csr_array | None,
+                  args: argparse.Namespace) -> None:
+    """The numbers of M (under a positive weight: elsewhere M may hold anything) and of W are real, finite and small
+    enough that their squares do not overflow; each error names its file."""
+    if W is not None:
+        check_real(W.data if sp.issparse(W) else W, str(args.W))
+    if sp.issparse(M):
+        check_real(M.data, str(args.M))
+        return
+    if W is None:
+        check_real(M, str(args.M))
+    elif sp.issparse(W):
+        w = sp.csr_array(W)
+        rows = np.repeat(np.arange(w.shape[0]), np.diff(w.indptr))
+        keep = w.data != 0
+        check_real(np.asarray(M)[rows[keep], w.indices[keep]], f"{args.M} (where W > 0)")
+    else:  # the shapes agree (checked before)
+        check_real(np.asarray(M)[np.asarray(W) != 0], f"{args.M} (where W > 0)")
+
+
+def _named(exc: Exception, args: argparse.Namespace) -> Exception:
+    """A check of M or W from the solver, with the file it is about in front ("w.npy: W must be ...")."""
+    msg = str(exc)
+    path = args.W if msg.startswith("W ") and args.W is not None else args.M if msg.startswith("M ") else None
+    return type(exc)(f"{path}: {msg}" if path is not None else msg)
 
 
 def fit(args: argparse.Namespace) -> int:
@@ -53,13 +81,23 @@ def fit(args: argparse.Namespace) -> int:
         raise ValueError(f"--k must satisfy 1 <= k <= min(n, d) = {min(n, d)} for M of shape {M.shape} "
                          f"({args.M}), got {args.k}")
     if W is not None and W.shape != M.shape:
-        raise ValueError(f"{args.W}: W must have the shape of M {M.shape}, got {W.shape}")
+        raise ValueError(f"{args.W}: W must have the shape of M {M.shape} ({args.M}), got {W.shape}")
+    _check_values(M, W, args)
+    try:
+        as_weighted_matrix(M, W)  # the solver's own checks of M and W, here so that each error names its file
+    except (TypeError, ValueError) as exc:
+        raise _named(exc, args) from None
     res = weighted_low_rank(M, W, args.k, solver=args.solver, n_iter=args.n_iter, tol=args.tol, sketch=args.sketch,
                             sketch_size=args.sketch_size, refine=args.refine, refine_steps=args.refine_steps,
                             init=args.init, reg=args.reg, seed=args.seed)
-    save_npz(args.out, X=res.X, Y=res.Y, objective=res.objectives,
-             relative_residual=np.array([h.relative_residual for h in res.history]), seconds=res.round_seconds)
+    rel = np.array([h.relative_residual for h in res.history])
     last = res.history[-1]
+    if not (np.isfinite(res.X).all() and np.isfinite(res.Y).all() and np.isfinite(res.objectives).all()
+            and np.isfinite(rel).all()):
+        raise ValueError(f"the fit of {args.M} is not finite (relative weighted residual {last.relative_residual:.4g} "
+                         f"after {res.n_iter} rounds); nothing written to --out {args.out}: rescale M (divide by a "
+                         "constant) or raise --reg")
+    save_npz(args.out, X=res.X, Y=res.Y, objective=res.objectives, relative_residual=rel, seconds=res.round_seconds)
     print(f"rank {args.k}, {res.n_iter} rounds ({args.solver}): relative weighted residual "
           f"{last.relative_residual:.4g}; wrote X ({res.X.shape}), Y ({res.Y.shape}) to {args.out}")
     return 0
@@ -73,7 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     f.add_argument("M", type=Path, help="data matrix, .npy (or .npz with one array)")
     f.add_argument("W", type=Path, nargs="?", default=None, help="weights, .npy or sparse .npz (default: all ones)")
     f.add_argument("--k", type=int, required=True, help="target rank")
-    f.add_argument("--out", type=Path, default=Path("factors.npz"), help="output .npz (default: factors.npz)")
+    add_output(f, "--out", kind="file", default="factors.npz", suffixes=(".npz",),
+               help="the factors X, Y and the per-round objective, as a .npz file")
     f.add_argument("--solver", choices=SOLVERS, default="sketch", help="row-regression solver (default: sketch)")
     f.add_argument("--sketch", choices=SKETCHES, default="countsketch", help="sketch (default: countsketch)")
     f.add_argument("--sketch-size", type=int, default=None, help="sketch rows s (default: 8k, at most the row length)")

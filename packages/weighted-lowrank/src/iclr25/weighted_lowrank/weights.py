@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from iclr25.utils.guards import MAX_ABS
+
 __all__ = ["WeightedMatrix", "as_weighted_matrix", "gram_basis", "unpack_gram"]
 
 #: Default memory cap (bytes) of one block of rows' temporaries; a block of rows is sized to stay under it.
@@ -234,6 +236,18 @@ def _pattern_products(w: sp.csr_array, X: np.ndarray, F: np.ndarray) -> np.ndarr
     return out
 
 
+def _check_magnitudes(w: np.ndarray, m: np.ndarray) -> None:
+    """Weights and data (``m``: the entries under a positive weight) small enough that the solver's squares do not
+    overflow (they would turn the factors into NaN without an error)."""
+    with np.errstate(over="ignore"):
+        for name, what, values in (("W", "weights", w), ("M", "entries where W > 0", m),
+                                   ("M weighted by W (W ∘ M)", "entries", w * m)):
+            top = float(np.max(np.abs(values))) if values.size else 0.0
+            if top > MAX_ABS:
+                raise ValueError(f"{name} has {what} up to {top:.3g} in magnitude, beyond {MAX_ABS:.0e} where squares "
+                                 "overflow; rescale it (divide by a constant)")
+
+
 def as_weighted_matrix(M: Any, W: Any, *, max_batch_bytes: int = DEFAULT_BATCH_BYTES) -> WeightedMatrix:
     """Validate ``M`` and ``W`` and build the :class:`WeightedMatrix` of the problem ``min ‖W ∘ (M - X Y^T)‖_F``.
 
@@ -295,6 +309,7 @@ def as_weighted_matrix(M: Any, W: Any, *, max_batch_bytes: int = DEFAULT_BATCH_B
             vals = Marr[rows, w.indices]
         if not np.all(np.isfinite(vals)):
             raise ValueError("M must be finite wherever W > 0 (found NaN or inf under a positive weight)")
+        _check_magnitudes(w.data, vals)
         m = sp.csr_array((vals, w.indices.copy(), w.indptr.copy()), shape=w.shape)
         return WeightedMatrix(w, m, sparse=True, max_batch_bytes=max_batch_bytes)
     w = _finite_float_array(W, "W")
@@ -311,5 +326,6 @@ def as_weighted_matrix(M: Any, W: Any, *, max_batch_bytes: int = DEFAULT_BATCH_B
     pos = w > 0
     if not np.all(np.isfinite(Md[pos])):
         raise ValueError("M must be finite wherever W > 0 (found NaN or inf under a positive weight)")
+    _check_magnitudes(w[pos], Md[pos])
     m = np.where(pos, Md, 0.0)  # entries under zero weight are never used; zero them so NaN cannot leak
     return WeightedMatrix(np.ascontiguousarray(w), m, sparse=False, max_batch_bytes=max_batch_bytes)
