@@ -195,3 +195,19 @@ def test_demo_and_repro_keep_a_previous_runs_files(tmp_path, capsys, monkeypatch
     assert main([command, "--out", str(tmp_path)]) == 2
     assert f"already holds a run ({name})" in one_error_line(capsys.readouterr().err)
     assert (tmp_path / name).read_bytes() == b"mine"
+
+
+def test_a_full_disk_is_one_line_naming_the_model_file(tmp_path, capsys, monkeypatch):
+    import torch
+
+    def full(*args, **kwargs):  # what torch's writer raises when the disk fills
+        raise RuntimeError("[enforce fail at inline_container.cc:595] . PytorchStreamWriter failed writing file "
+                           "data/0: file write failed")
+
+    monkeypatch.setattr(torch, "save", full)
+    data = _small_data(tmp_path / "d.npz")
+    out = tmp_path / "run"
+    assert main(["train", "--data", str(data), *TRAIN, "--out", str(out)]) == 2
+    line = one_error_line(capsys.readouterr().err)
+    assert f"cannot write {out / 'model.pt'}: " in line and "file write failed" in line, line
+    assert list(out.iterdir()) == []  # no half-written model, no results, no manifest

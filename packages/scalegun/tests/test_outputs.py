@@ -160,3 +160,16 @@ def test_demo_and_repro_keep_a_previous_runs_files(tmp_path, capsys, monkeypatch
     assert main([command, "--out", str(tmp_path)]) == 2
     assert f"already holds a run ({name})" in one_error_line(capsys.readouterr().err)
     assert (tmp_path / name).read_bytes() == b"mine"
+
+
+def test_a_full_disk_under_mmap_names_the_folder(files, capsys, monkeypatch):
+    import errno
+
+    def full(*args, **kwargs):
+        raise OSError(errno.EFBIG, "File too large")
+
+    monkeypatch.setattr("iclr25.scalegun.mapped.write_mapped_graph", full)
+    maps = files / "maps"
+    assert main(_argv(files, "--mmap", str(maps))) == 2
+    assert f"--mmap {maps}: cannot write the mapped graph: File too large" in one_error_line(capsys.readouterr().err)
+    assert not (files / "ledger.json").exists()

@@ -222,7 +222,10 @@ def save_trained(folder, name: str, model: MemNO, write_results) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     start_save(folder)
     with atomic_path(folder / "model.pt") as tmp:
-        torch.save({"name": name, "config": model.config, "state_dict": model.state_dict()}, tmp)
+        try:
+            torch.save({"name": name, "config": model.config, "state_dict": model.state_dict()}, tmp)
+        except RuntimeError as exc:  # torch's writer reports a full disk (or a file size limit) so
+            raise OSError(f"cannot write {folder / 'model.pt'}: {str(exc).splitlines()[0]}") from None
     write_results(folder / "results.json")
     write_manifest(folder, TRAINED_FILES, meta={"format": 1, "name": name})
 

@@ -88,9 +88,12 @@ def _mapped_graph(graph: Path, folder: Path, n: int):
             g = MappedGraph(folder)
             if g.n_nodes == n:
                 return g
-    write_mapped_graph(datasets.load_graph(graph, n_nodes=n), folder)
-    with atomic_write(stamp) as f:
-        json.dump(source, f)
+    try:
+        write_mapped_graph(datasets.load_graph(graph, n_nodes=n), folder)
+        with atomic_write(stamp) as f:
+            json.dump(source, f)
+    except OSError as exc:  # a full disk: name the folder the user gave, not a temporary file in it
+        raise OSError(f"--mmap {folder}: cannot write the mapped graph: {exc.strerror or exc}") from None
     return MappedGraph(folder)
 
 
