@@ -737,8 +737,15 @@ def cheap_cases(b: Builder, slug: str, fsize: int) -> list[tuple[str, str]]:
     argv = [a.replace("{work}", str(base)) for a in spec["argv"]]
     # caches the command writes on the way (JAX's compiled programs, matplotlib's fonts) go to a folder of the
     # case's own: a full disk must not leave truncated entries in the user's ~/.cache for the next run
+    # (its JAX cache links to the user's entries: programs compiled before are read, new ones written here)
     caches = b.work.parent / "caches" / base.name
-    caches.mkdir(parents=True)
+    (caches / "jax").mkdir(parents=True)
+    user_jax = Path(os.environ.get(f"ICLR25_{slug.upper().replace('-', '_')}_JAX_CACHE")
+                    or Path.home() / ".cache" / f"iclr25-{slug}" / "jax")
+    if user_jax.is_dir():
+        for entry in user_jax.iterdir():
+            if entry.is_file():
+                (caches / "jax" / entry.name).symlink_to(entry)
     env = {"JAX_COMPILATION_CACHE_DIR": str(caches / "jax"), "XDG_CACHE_HOME": str(caches),
            "MPLCONFIGDIR": str(caches / "matplotlib")}
     b.add("disk full", f"RLIMIT_FSIZE {fsize} B", base, argv, spec["argv"], fsize=fsize, seconds=60, env=env)
@@ -764,7 +771,7 @@ def warning_help_cases(b: Builder, commands: dict) -> None:
 
 
 def endpoint_cases(b: Builder, slug: str, shared: Path, stubs: Stubs, key: str, timeout: float,
-                   seconds: float = 40.0) -> list[dict]:
+                   seconds: float = 40.0) -> list[tuple[str, str]]:
     spec = ENDPOINTS.get(slug)
     if not spec or stubs is None:
         return []
@@ -773,7 +780,7 @@ def endpoint_cases(b: Builder, slug: str, shared: Path, stubs: Stubs, key: str, 
         for i, day in enumerate(("2021-06-30", "2022-06-30")):
             _png(shared / "frames" / f"{day}.png", i)
     env = {KEY_ENV: key}
-    made = []
+    made, preps = [], []
     for kind, server in (("302 to another origin", "redirect"), ("drips a byte every 0.3 s", "drip")):
         base = b.folder(f"ep-{server}")
         token = f"c{secrets.token_hex(4)}"
@@ -808,14 +815,19 @@ def endpoint_cases(b: Builder, slug: str, shared: Path, stubs: Stubs, key: str, 
 
         walk(manifest)
         manifest_path.write_text(json.dumps(manifest))
+        if (index / "manifest.json").exists():
+            preps.append(("import json\nfrom iclr25.utils.checkpoints import write_manifest\n"
+                          "m = json.load(open('idx/manifest.json'))\nf = m.get('files', {})\n"
+                          "names = sorted(f) if isinstance(f, dict) else [e['name'] for e in f]\n"
+                          "write_manifest('idx', names, meta=m.get('meta'))\n", str(base)))
         token = f"c{secrets.token_hex(4)}"
         argv = [a.replace("{url}", stubs.url("sink", token)).replace("{timeout}", f"{timeout:g}")
                 .replace("{shared}", str(shared)).replace("{work}", str(base)).replace("{index}", str(index))
                 for a in spec["argv"]]
         made.append(b.add("traversal", f"index manifest names {os.path.relpath(outside, manifest_path.parent)}/"
                           f"{Path(moved[0]).name if moved else '?'}", base, argv, spec["argv"], env=env,
-                          names=["manifest", "outside", "../"], token=token))
-    return made
+                          names=["outside its", "outside the", "not inside", "escapes"], token=token))
+    return preps
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -851,9 +863,9 @@ def judge(case: dict, res: dict, before: dict, after: dict, *, refuse_s: float, 
         else:
             if "Traceback" in text or rc == 99 or isinstance(rc, str):
                 problems.append(f"exit {rc!r} with a traceback" if "Traceback" in text else f"exit {rc!r}")
-            elif not one_line:
-                problems.append(f"{len(lines)} lines on stderr, expected one")
-            elif not re.search(r"too large|no space left", text, re.I):
+            elif not lines or ": error:" not in lines[-1] or sum(": error:" in ln for ln in lines) != 1:
+                problems.append(f"{len(lines)} lines on stderr, expected one error line")
+            elif not re.search(r"too large|no space left", lines[-1], re.I):
                 problems.append("the message does not say the disk is full (File too large)")
             elif not re.search(r"(/|\b[\w.-]+\.[a-z]{2,5}\b)", lines[-1]):
                 problems.append("the message does not name the file")
@@ -983,7 +995,11 @@ def sweep(slug: str, *, mem_gb: float, seconds: float, python: Path | None = Non
                 for argv, r in zip(setups, res.get("results", []), strict=False):
                     if r["rc"] != 0:
                         notes["setup"].append(f"{' '.join(argv)}: exit {r['rc']} {r['stderr'][-300:]!r}")
-            endpoint_cases(b, slug, shared, stubs, key, timeout, endpoint_seconds)
+            ep_preps = endpoint_cases(b, slug, shared, stubs, key, timeout, endpoint_seconds)
+            if ep_preps:
+                more = _driver(python, {**base_job, "mode": "describe", "scratch": str(scratch), "preps": ep_preps},
+                               env)
+                notes["setup"] += (more or {}).get("prep_errors", [])
         run_cases = list(b.cases)
         before = {c["work"]: _snapshot(Path(c["work"])) for c in run_cases}
         results = (_driver(python, {**base_job, "mode": "run", "cases": run_cases}, env) or {}).get("results", [])
