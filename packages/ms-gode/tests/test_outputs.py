@@ -60,6 +60,10 @@ def test_pretrain_keeps_this_seeds_checkpoint_without_overwrite(tmp_path, capsys
     assert main(["pretrain", "--seed", "0", "--out", str(tmp_path)]) == 2  # refused before the minutes of training
     err = capsys.readouterr().err
     assert "physics-seed0.json" in err and "--overwrite" in err, err
+    os.symlink(tmp_path / "physics-seed0.json", tmp_path / "physics-seed0.npz")
+    assert main(["pretrain", "--seed", "0", "--out", str(tmp_path), "--overwrite"]) == 2  # a link is never replaced
+    err = capsys.readouterr().err
+    assert "physics-seed0.npz" in err and "symbolic link" in err and (tmp_path / "physics-seed0.npz").is_symlink(), err
     assert main(["train", "--tasks", str(tmp_path / "none.npz"), "--out", str(tmp_path / "x.npz"),
                  "--epochs", "1"]) == 2  # a missing task file: one line, nothing created
     assert not (tmp_path / "x.npz").exists()

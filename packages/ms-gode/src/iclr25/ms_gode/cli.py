@@ -14,8 +14,8 @@ from typing import Any
 
 from iclr25.utils import cli as ucli
 from iclr25.utils.checkpoints import start_save, write_manifest
-from iclr25.utils.guards import OutputError, check_size
-from iclr25.utils.outputs import add_output
+from iclr25.utils.guards import check_size
+from iclr25.utils.outputs import add_output, check_output_path
 from iclr25.utils.results import RunResult
 
 DESCRIPTION = ("MS-GODE (ICLR 2025): continual dynamics learning with the Mode-switching Graph ODE (frozen "
@@ -119,11 +119,11 @@ def pretrain(args: argparse.Namespace) -> int:
     from .pretrained import measure, record, save_checkpoint, train_pretrained  # noqa: PLC0415
 
     npz = args.out / f"physics-seed{args.seed}.npz"
-    if not args.overwrite:  # another seed's checkpoint in the folder is kept; this seed's only with --overwrite
-        for q in (npz, npz.with_suffix(".json")):
-            if q.exists() or q.is_symlink():
-                raise OutputError(f"--out {args.out} already holds {q.name}; pass --overwrite to replace it, or "
-                                  "choose another folder")
+    # another seed's checkpoint in the folder is kept; this seed's is replaced only with --overwrite, and a
+    # symbolic link (or the manifest) never
+    for q in (npz, npz.with_suffix(".json"), args.out / "manifest.json"):
+        check_output_path(q, flag=f"--out (beside it, {q.name})", kind="file", overwrite=args.overwrite or
+                          q.name == "manifest.json")
     run = RunResult.start(PACKAGE, "pretrain", seed=args.seed, config={"checkpoint": npz.name})
     ucli.set_torch_threads(args.threads)
     learner, cpu = train_pretrained(args.seed)
