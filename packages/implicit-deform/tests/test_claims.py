@@ -137,11 +137,20 @@ def test_the_shipped_checkpoint_is_the_seed_0_fit_of_its_pair(twist_fit, shipped
     assert shipped_fit.config == spec.config() == twist_fit.config
     meta = pretrained_meta("bar-twist")
     assert meta["seed"] == 0 and meta["command"] == spec.command
+    assert sorted(shipped_fit.history) == sorted(twist_fit.history)
+    # Same code and config: the first steps of the first two stages agree to float32 rounding on any CPU (measured
+    # max relative difference 6e-6 between the x86_64 machine that made the file and an AMD EPYC), so a changed
+    # preset, loss or optimiser fails here.
+    for stage in ("velocity", "sdf"):
+        for name, curve in shipped_fit.history[stage].items():
+            np.testing.assert_allclose(np.asarray(twist_fit.history[stage][name])[:10], np.asarray(curve)[:10],
+                                       rtol=1e-4, err_msg=f"{stage} {name}: the first 10 steps differ")
+    # Over 600 + 100 steps XLA's CPU kernels round differently per instruction set, and the SDF drifts: the
+    # AMD EPYC fit differs from the shipped one by up to 0.0042 (mean |SDF| 0.39); the velocity field by 4e-7.
     x = np.random.default_rng(0).uniform(-0.9, 0.9, size=(2000, 3))
     for t in (0.0, 0.5, 1.0):
-        np.testing.assert_allclose(shipped_fit.sdf(x, t), twist_fit.sdf(x, t), atol=1e-4)
+        np.testing.assert_allclose(shipped_fit.sdf(x, t), twist_fit.sdf(x, t), atol=0.02)
     np.testing.assert_allclose(shipped_fit.advect(x, 1.0), twist_fit.advect(x, 1.0), atol=1e-4)
-    assert sorted(shipped_fit.history) == sorted(twist_fit.history)
 
 
 def test_result_save_load_roundtrip_and_bad_files(tmp_path, shipped_fit):
