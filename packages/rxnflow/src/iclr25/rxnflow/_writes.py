@@ -8,6 +8,7 @@ import contextlib
 import errno
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 __all__ = ["WriteError", "naming_write_errors"]
 
@@ -29,9 +30,10 @@ def naming_write_errors(path: str | os.PathLike[str]) -> Iterator[None]:
         raise
     except OSError as exc:
         reason = exc.strerror or str(exc) or type(exc).__name__
-        if not reason.startswith("cannot write "):
-            reason = f"cannot write {path}: {reason}"
-        raise WriteError(exc.errno or errno.EIO, reason) from None
+        if reason.startswith("cannot write") and ": " in reason:  # already worded by iclr25.utils.io
+            reason = reason.split(": ", 1)[1]
+        name = exc.filename if exc.filename is not None and not Path(exc.filename).name.startswith(".") else path
+        raise WriteError(exc.errno or errno.EIO, f"cannot write {name}: {reason}") from None
     except RuntimeError:  # torch.save reports a failed write (disk full, size limit) as a RuntimeError of its own
         raise WriteError(errno.EIO, f"cannot write {path}: the write failed (the disk is full, or a file-size "
                          "limit was reached)") from None
