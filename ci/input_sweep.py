@@ -152,7 +152,10 @@ ENDPOINTS: dict[str, dict] = {
                      argv=["ask", "{shared}/data", "--index", "{index}", "--out", "{work}/out", "--endpoint",
                            "{url}", "--model", "stub", "--api-key-env", KEY_ENV, "--timeout", "{timeout}",
                            "--limit", "1"],
-                     traversal="index"),
+                     traversal="index",
+                     # the output policy of ``ask`` on real inputs (copies of the set-up's data and index)
+                     lines=[["ask", "{copy:data}", "--index", "{copy:index}", "--out", "{out}", "--endpoint",
+                             "http://127.0.0.1:9/v1", "--model", "stub", "--timeout", "1"]]),
 }
 
 DRIVER = r'''
@@ -467,9 +470,20 @@ class Stubs:
 # ---------------------------------------------------------------------------------------------------------------
 # building the cases
 
-def _instantiate(template: list[str], base: Path) -> tuple[list[str], list[Path]]:
-    argv = [t.replace("{file}", str(base / "input")).replace("{out}", str(base / "out")) for t in template]
-    inputs = sorted({Path(t.split("=", 1)[-1]) for t, tt in zip(argv, template, strict=True) if "{file}" in tt})
+def _instantiate(template: list[str], base: Path, shared: Path | None = None) -> tuple[list[str], list[Path]]:
+    """The command line of ``template`` in ``base``: ``{file}`` an input made there, ``{out}`` an output, and
+    ``{copy:NAME}`` a copy of ``shared/NAME`` (a real input made by a package's set-up lines)."""
+    argv = [re.sub(r"\{copy:([^}]+)\}", lambda m: str(base / m.group(1)),
+                   t.replace("{file}", str(base / "input")).replace("{out}", str(base / "out"))) for t in template]
+    inputs = sorted({Path(t.split("=", 1)[-1]) for t, tt in zip(argv, template, strict=True)
+                     if "{file}" in tt or "{copy:" in tt})
+    for tt in template:
+        for name in re.findall(r"\{copy:([^}]+)\}", tt):
+            if shared is not None and (shared / name).exists() and not (base / name).exists():
+                if (shared / name).is_dir():
+                    shutil.copytree(shared / name, base / name)
+                else:
+                    shutil.copy2(shared / name, base / name)
     return argv, inputs
 
 
@@ -561,7 +575,8 @@ def _previous_run(folder: Path, run_files: list[str]) -> None:
     (folder / "mine.txt").write_bytes(MINE)
 
 
-def output_cases(b: Builder, commands: dict, templates: list[list[str]], derived: dict, uncovered: list[str]) -> None:
+def output_cases(b: Builder, commands: dict, templates: list[list[str]], derived: dict, uncovered: list[str],
+                 shared: Path | None = None) -> None:
     """The output-policy categories for every declared output of every command the sweep can reach."""
     first: dict[str, list[str]] = {}
     for t in templates:
@@ -581,7 +596,7 @@ def output_cases(b: Builder, commands: dict, templates: list[list[str]], derived
             check = dict(names=[flag], refuse=True)
 
             def line(base: Path, out: Path | None, spec=spec, template=template) -> tuple[list[str], list[Path]]:
-                argv, inputs = _instantiate(_without(template, spec["flag"]), base)
+                argv, inputs = _instantiate(_without(template, spec["flag"]), base, shared)
                 for other in commands[template[0]]["outputs"]:  # other required outputs: fresh paths
                     if other["dest"] != spec["dest"] and other["required"] and other["flag"] not in argv:
                         _, osfx = _resolve_kind(other, template)
@@ -592,7 +607,7 @@ def output_cases(b: Builder, commands: dict, templates: list[list[str]], derived
             _, probe_inputs = _instantiate(template, b.work)
             for i in range(len(probe_inputs)):
                 base = b.folder(f"oi-{name}-{flag}")
-                _, inputs = _instantiate(template, base)
+                _, inputs = _instantiate(template, base, shared)
                 target = inputs[i]
                 argv, _ = line(base, target)
                 is_folder = kind == "folder" and not target.suffix
@@ -600,12 +615,14 @@ def output_cases(b: Builder, commands: dict, templates: list[list[str]], derived
                 b.add("output=input", f"{flag} = input {target.name}", base, argv, template, **check)
             if probe_inputs and kind == "file":
                 base = b.folder(f"hl-{name}-{flag}")
-                _, inputs = _instantiate(template, base)
+                _, inputs = _instantiate(template, base, shared)
                 _write_inputs(inputs)
-                link = base / f"hardlink{sfx}"
-                os.link(inputs[0], link)
-                argv, _ = line(base, link)
-                b.add("hard link", f"{flag} = hard link to {inputs[0].name}", base, argv, template, **check)
+                source = next((f for f in inputs if f.is_file()), None)
+                if source is not None:
+                    link = base / f"hardlink{sfx}"
+                    os.link(source, link)
+                    argv, _ = line(base, link)
+                    b.add("hard link", f"{flag} = hard link to {source.name}", base, argv, template, **check)
             # existing file / previous run (a folder that resumes a previous run on purpose: only the other cases)
             base = b.folder(f"ex-{name}-{flag}") if not (kind == "folder" and spec["resumes"]) else None
             if base is not None and kind == "file":
@@ -979,22 +996,22 @@ def sweep(slug: str, *, mem_gb: float, seconds: float, python: Path | None = Non
                 derived[(name, dest)] = os.path.relpath(Path(v).resolve(), scratch.resolve())
             elif v and not os.path.isabs(v):
                 derived[(name, dest)] = v
+        # set-up lines (made once per package, in shared/): inputs of the endpoint cases and of ``lines``
+        spec = ENDPOINTS.get(slug) or {}
+        setups = [[a.replace("{shared}", str(shared)) for a in argv] for argv in spec.get("setup", [])]
+        if setups:
+            res = _driver(python, {**base_job, "mode": "run", "seconds": 120,
+                                   "cases": [dict(argv=a, work=str(shared)) for a in setups]}, env) or {}
+            for argv, r in zip(setups, res.get("results", []), strict=False):
+                if r["rc"] != 0:
+                    notes["setup"].append(f"{' '.join(argv)}: exit {r['rc']} {r['stderr'][-300:]!r}")
         file_cases(b, templates)
-        output_cases(b, commands, templates, derived, notes["uncovered"])
+        output_cases(b, commands, templates + spec.get("lines", []), derived, notes["uncovered"], shared)
         ck_preps = interrupted_cases(b, slug, templates, src, commands)
         if ck_preps:
             more = _driver(python, {**base_job, "mode": "describe", "scratch": str(scratch), "preps": ck_preps}, env)
             notes["setup"] += (more or {}).get("prep_errors", [])
-        # endpoints: set-up lines first (made once per package)
-        spec = ENDPOINTS.get(slug)
         if spec and stubs is not None:
-            setups = [[a.replace("{shared}", str(shared)) for a in argv] for argv in spec.get("setup", [])]
-            if setups:
-                res = _driver(python, {**base_job, "mode": "run", "seconds": 120,
-                                       "cases": [dict(argv=a, work=str(shared)) for a in setups]}, env) or {}
-                for argv, r in zip(setups, res.get("results", []), strict=False):
-                    if r["rc"] != 0:
-                        notes["setup"].append(f"{' '.join(argv)}: exit {r['rc']} {r['stderr'][-300:]!r}")
             ep_preps = endpoint_cases(b, slug, shared, stubs, key, timeout, endpoint_seconds)
             if ep_preps:
                 more = _driver(python, {**base_job, "mode": "describe", "scratch": str(scratch), "preps": ep_preps},
