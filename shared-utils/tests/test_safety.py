@@ -93,3 +93,15 @@ def test_a_full_disk_names_the_file_and_leaves_nothing(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.startswith(f"cannot write {tmp_path / 'big.npy'}") and "Errno" not in out
     assert list(tmp_path.iterdir()) == []
+
+
+def test_naming_write_errors_names_the_file_for_oserror_and_torch_runtimeerror(tmp_path):
+    from iclr25.utils.cli import error_line
+    from iclr25.utils.io import WriteError, naming_write_errors
+
+    target = tmp_path / "model.pt"
+    with pytest.raises(WriteError) as err, naming_write_errors(target):
+        raise OSError(27, "File too large")
+    assert error_line(err.value) == f"cannot write {target}: File too large"
+    with pytest.raises(WriteError, match=f"cannot write {target}: the write failed"), naming_write_errors(target):
+        raise RuntimeError("PytorchStreamWriter failed writing file data/0")

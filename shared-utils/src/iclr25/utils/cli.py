@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import functools
 import importlib.metadata
 import inspect
 import math

@@ -22,13 +22,15 @@ Molecules (``read_smiles``/``write_smiles``): ``.smi`` (first token of each line
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
+import errno
 import io as _io
 import json
 import os
 import zipfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +41,7 @@ from ._atomic import atomic_path, atomic_write
 __all__ = [
     "DataFileError", "Graph", "read_points", "write_points", "read_graph", "write_graph", "read_smiles",
     "write_smiles", "save_npz", "read_json", "read_npz", "read_array", "atomic_write", "atomic_path",
-    "existing_file", "dataclass_from_mapping", "path_inside",
+    "existing_file", "dataclass_from_mapping", "path_inside", "WriteError", "naming_write_errors",
 ]
 
 POINT_FORMATS = (".npy", ".npz", ".xyz", ".txt", ".csv", ".ply")
@@ -204,6 +206,32 @@ def read_array(path: str | os.PathLike[str], *, key: str | None = None, what: st
         raise
     except (OSError, ValueError, EOFError) as exc:
         raise DataFileError(p, f"cannot read as .npy ({exc})") from exc
+
+
+class WriteError(OSError):
+    """An output could not be written; ``str()`` is the message alone (it names the file)."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
+
+
+@contextlib.contextmanager
+def naming_write_errors(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Turn an ``OSError`` or torch's ``RuntimeError`` raised while ``path`` is written into a
+    :class:`WriteError` whose message names ``path`` (``cannot write PATH: File too large``)."""
+    try:
+        yield
+    except WriteError:
+        raise
+    except OSError as exc:
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        if reason.startswith("cannot write") and ": " in reason:  # already worded by iclr25.utils.io
+            reason = reason.split(": ", 1)[1]
+        name = exc.filename if exc.filename is not None and not Path(exc.filename).name.startswith(".") else path
+        raise WriteError(exc.errno or errno.EIO, f"cannot write {name}: {reason}") from None
+    except RuntimeError:  # torch.save reports a failed write (disk full, size limit) as a RuntimeError of its own
+        raise WriteError(errno.EIO, f"cannot write {path}: the write failed (the disk is full, or a file-size "
+                         "limit was reached)") from None
 
 
 # ---------------------------------------------------------------------------------------------- points

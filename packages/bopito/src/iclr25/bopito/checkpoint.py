@@ -13,9 +13,8 @@ from typing import Any
 import torch
 
 from iclr25.utils.checkpoints import MANIFEST, start_save, verify_manifest, write_manifest
-from iclr25.utils.io import atomic_path, atomic_write
+from iclr25.utils.io import atomic_path, atomic_write, naming_write_errors
 
-from ._writes import naming_write_errors
 from .models import ModelConfig, ScoreModel
 
 __all__ = ["save_model", "load_model"]

@@ -13,10 +13,9 @@ from typing import Any
 
 from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_size
+from iclr25.utils.io import naming_write_errors
 from iclr25.utils.outputs import add_output, check_output_path
 from iclr25.utils.results import RunResult
-
-from ._writes import naming_write_errors
 
 DESCRIPTION = ("BoPITO (ICLR 2025): Boltzmann priors for implicit transfer operators — lag-conditioned diffusion "
                "models with a frozen equilibrium prior")

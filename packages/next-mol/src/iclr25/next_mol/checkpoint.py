@@ -10,9 +10,8 @@ from typing import Any
 
 import torch
 
-from iclr25.utils.io import atomic_path
+from iclr25.utils.io import atomic_path, naming_write_errors
 
-from ._writes import naming_write_errors
 from .dmt import DMT, DMTConfig
 from .lm import CausalLM, LMConfig
 from .tokenizer import Tokenizer, tokenizer_from_dict

@@ -109,7 +109,7 @@ def train_cmd(args: argparse.Namespace) -> int:
                                n_dmt_train=args.n_molecules, seed=check_seed(args.seed))
     for k, v in info.items():
         run.add(k, v)
-    from ._writes import naming_write_errors  # noqa: PLC0415
+    from iclr25.utils.io import naming_write_errors  # noqa: PLC0415
 
     with naming_write_errors(args.out / "results.json"):
         run.finish().save(args.out / "results.json")
@@ -140,7 +140,8 @@ def _write(out: Path, sets, add_hydrogens: bool) -> None:
     """The SDF, atomically; a conformer set with non-finite coordinates is an error (nothing written)."""
     import numpy as np  # noqa: PLC0415
 
-    from ._writes import naming_write_errors  # noqa: PLC0415
+    from iclr25.utils.io import naming_write_errors  # noqa: PLC0415
+
     from .pipeline import write_sdf  # noqa: PLC0415
 
     bad = [cs.molecule.smiles for cs in sets if not np.all(np.isfinite(cs.coords))]

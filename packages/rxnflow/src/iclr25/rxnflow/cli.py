@@ -171,7 +171,7 @@ def train_cmd(args: argparse.Namespace) -> int:
     run.add("log Z", float(res.log_z[-1]))
     run.add("mean reward of the last 50 batches", float(res.mean_reward[-50:].mean()), higher_is_better=True)
     run.add("training steps/s", res.steps_per_s, unit="1/s", higher_is_better=True, timing=True)
-    from ._writes import naming_write_errors
+    from iclr25.utils.io import naming_write_errors
 
     with naming_write_errors(args.out / "results.json"):
         run.finish().save(args.out / "results.json")
@@ -201,7 +201,7 @@ def sample_cmd(args: argparse.Namespace) -> int:
     if new is not None:
         model = model.with_blocks(new)
     samples = model.sample(args.n, rho=args.rho, beta=args.beta, seed=args.seed)
-    from ._writes import naming_write_errors
+    from iclr25.utils.io import naming_write_errors
 
     with naming_write_errors(args.out):
         path, n_ok = write_samples(args.out, samples)
@@ -219,9 +219,7 @@ def doctor_cmd(args: argparse.Namespace) -> int:
     report = doctor(args.blocks, args.templates)
     print(report.to_text())
     if args.json is not None:
-        from iclr25.utils.io import atomic_write
-
-        from ._writes import naming_write_errors
+        from iclr25.utils.io import atomic_write, naming_write_errors
 
         with naming_write_errors(args.json), atomic_write(args.json) as f:
             json.dump(report.to_dict(), f, indent=1)

@@ -393,8 +393,7 @@ class RxnFlow:
         ``manifest.json`` (each part's SHA-256) last: :func:`load_model` refuses a folder whose save was cut short
         or whose parts come from two saves. A failed write names its file (``cannot write PATH: ...``)."""
         from iclr25.utils.checkpoints import MANIFEST, start_save, write_manifest
-
-        from ._writes import naming_write_errors
+        from iclr25.utils.io import naming_write_errors
 
         d = Path(folder)
         with naming_write_errors(d):
