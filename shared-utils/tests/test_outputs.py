@@ -170,3 +170,15 @@ def test_umbrella_demo_keeps_a_users_readme_and_claims_keeps_claims_json(tmp_pat
     rc = ucli.main(["claims", "nothing", "--out", str(tmp_path)])
     assert rc == 2 and "already holds a run (claims.json)" in capsys.readouterr().err
     assert (tmp_path / "claims.json").read_text() == "{}"
+
+
+def test_demo_and_repro_files_mark_a_previous_run(tmp_path, capsys):
+    calls: list = []
+    parser, *_ = ucli.method_commands("toy", "t", demo=lambda a: calls.append(a), demo_help="d",
+                                      repro=lambda a: calls.append(a), repro_help="r",
+                                      demo_files=("figure.png",), repro_files=("claims.json",))
+    (tmp_path / "figure.png").write_bytes(b"mine")
+    rc, err = _run(parser, ["demo", "--out", str(tmp_path)], capsys)
+    assert rc == 2 and "already holds a run (figure.png)" in err and calls == []
+    rc, err = _run(parser, ["repro", "--out", str(tmp_path)], capsys)
+    assert rc == 0 and len(calls) == 1

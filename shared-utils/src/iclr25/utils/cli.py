@@ -73,8 +73,8 @@ class MethodCommands(NamedTuple):
 
 def method_commands(slug: str, description: str, *, demo: Callable[[argparse.Namespace], int | None] | str,
                     demo_help: str, repro: Callable[[argparse.Namespace], int | None] | str, repro_help: str,
-                    train: str | None = None, quick: bool | str = False, jax_cache: str | None = None
-                    ) -> MethodCommands:
+                    train: str | None = None, quick: bool | str = False, jax_cache: str | None = None,
+                    demo_files: Sequence[str] = (), repro_files: Sequence[str] = ()) -> MethodCommands:
     """The parser of ``iclr25 <slug>`` (:func:`method_parser`) with the two commands every package has.
 
     ``demo`` writes to ``results/<slug>`` and ``repro`` to ``results/<slug>-repro`` by default; both are
@@ -82,7 +82,9 @@ def method_commands(slug: str, description: str, *, demo: Callable[[argparse.Nam
     Options the packages share, each added when given: ``train``, the help of ``demo --train`` (train here
     instead of loading the shipped checkpoint); ``quick``, ``repro --quick`` (a much smaller run, for smoke
     tests; a string for another help); ``jax_cache``, the environment variable of a JAX package's compilation
-    cache (:func:`enable_jax_compilation_cache`, turned on here, before any command imports JAX).
+    cache (:func:`enable_jax_compilation_cache`, turned on here, before any command imports JAX);
+    ``demo_files``/``repro_files``, the files besides ``results.json`` each writes into ``--out`` (a folder holding
+    any of them is a previous run, kept unless ``--overwrite``).
     A package's ``main`` is then this call, one :func:`add_command` per other command, and
     ``return run_main(parser, argv)``.
 
@@ -101,8 +103,9 @@ def method_commands(slug: str, description: str, *, demo: Callable[[argparse.Nam
     if jax_cache is not None:
         enable_jax_compilation_cache(slug, jax_cache)
     parser, sub = method_parser(slug, description)
-    d = add_run_command(sub, "demo", demo, help=demo_help, default_out=f"results/{slug}")
-    r = add_run_command(sub, "repro", repro, help=repro_help, default_out=f"results/{slug}-repro")
+    d = add_run_command(sub, "demo", demo, help=demo_help, default_out=f"results/{slug}", run_files=demo_files)
+    r = add_run_command(sub, "repro", repro, help=repro_help, default_out=f"results/{slug}-repro",
+                        run_files=repro_files)
     if train is not None:
         d.add_argument("--train", action="store_true", help=train)
     if quick:
@@ -125,16 +128,18 @@ def load_handler(spec: str) -> Callable[[argparse.Namespace], int | None]:
 
 
 def add_run_command(subparsers: Any, name: str, func: Callable[[argparse.Namespace], int | None] | str, *,
-                    help: str, default_out: str) -> argparse.ArgumentParser:
+                    help: str, default_out: str, run_files: Sequence[str] = ()) -> argparse.ArgumentParser:
     """Add a ``demo``/``repro``-style command with ``--out DIR``, ``--seed N`` and ``--overwrite``.
 
     ``func`` is the handler, or its name ``"package.module:function"`` (:func:`load_handler`: imported only when
     the command runs). ``--out`` is declared with :func:`iclr25.utils.outputs.add_output`, so
     :func:`run_main` checks it before the handler runs: not an existing file, writable, and not a folder holding
-    a previous run unless ``--overwrite`` is given.
+    a previous run unless ``--overwrite`` is given. ``run_files``: the other files the command writes at the top
+    of the folder (figures, tables, ``claims.json``), each of which also marks a previous run.
     """
     p = subparsers.add_parser(name, help=help, description=help)
-    add_output(p, "--out", kind="folder", default=default_out, help="folder for results.json and figures")
+    add_output(p, "--out", kind="folder", default=default_out, help="folder for results.json and figures",
+               run_files=("results.json", *(f for f in run_files if f != "results.json")))
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     if isinstance(func, str):
         spec = func
