@@ -284,3 +284,112 @@ def test_memory_guard_in_the_command_line(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "would store about" in err[0] and "max_memory" in err[0]
     assert not (tmp_path / "mols.partition.csv").exists()
+
+
+# ------------------------------------------------------------------------------------------ outputs (issue 57)
+MOLS = "smiles,y\n" + "".join(f"{s},{i % 5}\n" for i, s in enumerate(
+    ["CCO", "CCCO", "CCCCO", "c1ccccc1O", "CCN", "CCCN", "CC(=O)O", "CCC(=O)O", "c1ccncc1", "CCOC", "OCCO",
+     "CC(C)O", "c1ccccc1N", "CCCl", "CCBr", "CC#N", "CCS", "c1ccsc1", "C1CCCCC1", "C1CCOC1"]))
+
+
+def _no_work(monkeypatch):
+    """Fail the test if the command reads its table: the output must be refused before any work."""
+    import iclr25.augood.cli as cli
+
+    def fail(*args, **kwargs):
+        raise AssertionError("the command started its work before refusing its output")
+    monkeypatch.setattr(cli, "_read_table", fail)
+
+
+def test_cli_partition_output_naming_its_input_is_refused_and_the_input_kept(tmp_path, monkeypatch, capsys):
+    data = tmp_path / "mols.csv"
+    data.write_text(MOLS)
+    hard = tmp_path / "hard.csv"
+    hard.hardlink_to(data)  # the same file under another name: caught by its inode
+    _no_work(monkeypatch)
+    for out in (data, hard, tmp_path / "." / "mols.csv"):
+        for extra in ([], ["--overwrite"]):
+            assert main(["partition", str(data), "--output", str(out), *extra]) == 2
+            err = capsys.readouterr().err
+            assert "--output " in err and "is also an input" in err, err
+    assert data.read_text() == MOLS
+
+
+def test_cli_partition_keeps_an_existing_output_and_its_default_without_overwrite(tmp_path, monkeypatch, capsys):
+    data = tmp_path / "mols.csv"
+    data.write_text(MOLS)
+    default = tmp_path / "mols.partition.csv"
+    default.write_text("the user's own file\n")
+    assert main(["partition", str(data), "--method", "random"]) == 2
+    assert f"--output {default} exists; pass --overwrite" in capsys.readouterr().err
+    assert default.read_text() == "the user's own file\n"
+    assert main(["partition", str(data), "--method", "random", "--overwrite"]) == 0
+    assert default.read_text().startswith("row,smiles,split\n")
+    out = tmp_path / "parts.csv"
+    out.write_text("mine\n")
+    assert main(["partition", str(data), "--method", "random", "--output", str(out)]) == 2
+    assert f"--output {out} exists; pass --overwrite" in capsys.readouterr().err
+    assert out.read_text() == "mine\n"
+    assert not [f for f in tmp_path.iterdir() if f.name.startswith(".")]  # no temporary file left
+
+
+def test_cli_symlink_outputs_are_never_replaced(tmp_path, monkeypatch, capsys):
+    data = tmp_path / "mols.csv"
+    data.write_text(MOLS)
+    _no_work(monkeypatch)
+    target = tmp_path / "target.csv"
+    target.write_text("kept\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(target)
+    assert main(["partition", str(data), "--output", str(link), "--overwrite"]) == 2
+    assert "--output " in (err := capsys.readouterr().err) and "is a symbolic link" in err
+    (tmp_path / "run").mkdir()
+    (tmp_path / "run" / "results.json").symlink_to(target)
+    assert main(["evaluate", str(data), "--label-col", "y", "--out", str(tmp_path / "run"), "--overwrite"]) == 2
+    assert "--out " in (err := capsys.readouterr().err) and "is a symbolic link" in err
+    assert target.read_text() == "kept\n" and link.is_symlink()
+
+
+@pytest.mark.parametrize("command", ["partition", "evaluate"])
+def test_cli_unwritable_output_is_refused_before_work_naming_the_flag(tmp_path, monkeypatch, capsys, command):
+    import os
+
+    data = tmp_path / "mols.csv"
+    data.write_text(MOLS)
+    _no_work(monkeypatch)
+    flag, name = ("--output", "p.csv") if command == "partition" else ("--out", "run")
+    extra = ["--label-col", "y"] if command == "evaluate" else []
+    (tmp_path / "afile").write_text("x")
+    assert main([command, str(data), *extra, flag, str(tmp_path / "afile" / name)]) == 2
+    assert f"{flag} " in capsys.readouterr().err
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    real_access = os.access
+    # a read-only folder (chmod does not stop root, so the permission check is what is simulated)
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if os.fspath(p) == str(ro) else real_access(p, mode))
+    assert main([command, str(data), *extra, flag, str(ro / "sub" / name)]) == 2
+    assert f"{flag} {ro / 'sub' / name} cannot be written" in capsys.readouterr().err
+    assert list(ro.iterdir()) == []
+    # an input given as --out of evaluate: refused naming --out
+    if command == "evaluate":
+        assert main([command, str(data), *extra, "--out", str(data)]) == 2
+        assert f"--out {data} is an existing file" in capsys.readouterr().err
+    assert data.read_text() == MOLS
+
+
+def test_cli_evaluate_keeps_a_previous_run_without_overwrite(tmp_path, capsys, solubility):
+    data = tmp_path / "mols.csv"
+    data.write_text("smiles,y\n" + "".join(f"{solubility.smiles[i * 10]},{solubility.y[i * 10]}\n"
+                                            for i in range(120)))
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / "results.json").write_text("{}\n")
+    (out / "notes.txt").write_text("mine\n")
+    argv = ["evaluate", str(data), "--label-col", "y", "--models", "ridge", "--thresholds", "0.5,0.7,0.9",
+            "--out", str(out)]
+    assert main(argv) == 2
+    assert f"--out {out} already holds a run (results.json); pass --overwrite" in capsys.readouterr().err
+    assert (out / "results.json").read_text() == "{}\n"
+    assert main([*argv, "--overwrite"]) == 0
+    assert (out / "results.json").read_text() != "{}\n"
+    assert (out / "notes.txt").read_text() == "mine\n"  # --overwrite replaces only what the command writes

@@ -14,6 +14,7 @@ import numpy as np
 
 from iclr25.utils import cli as ucli
 from iclr25.utils.io import DataFileError, atomic_write, existing_file
+from iclr25.utils.outputs import add_output
 from iclr25.utils.results import RunResult
 
 DESCRIPTION = """AU-GOOD: similarity-based partitioning (CCPart) and model comparison for out-of-distribution
@@ -167,9 +168,7 @@ def partition_cmd(args: argparse.Namespace) -> int:
     _check_fp(args)
     if args.seed < 0:
         raise ValueError(f"--seed must be a non-negative integer, got {args.seed}")
-    out = args.output or args.data.with_name(args.data.stem + ".partition.csv")
-    if out.suffix.lower() != ".csv":
-        raise ValueError(f"--output must name a .csv file, got {str(out)!r}")
+    out = args.output  # checked (and its default filled in) by run_main before this: add_output
     cols = [args.smiles_col] + ([args.label_col] if args.label_col else [])
     table = _read_table(args.data, cols)
     smiles = table[args.smiles_col]
@@ -258,6 +257,11 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
+def default_partition_output(args: argparse.Namespace) -> Path:
+    """``partition``'s default ``--output``: ``DATA.partition.csv`` beside the input (``mols.partition.csv``)."""
+    return args.data.with_name(args.data.stem + ".partition.csv")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub, _, _ = ucli.method_commands("augood", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
                                              repro=repro, repro_help=REPRO_HELP)
@@ -277,8 +281,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--tie-rule", choices=(">=", ">"), default=">=",
                    help="a pair at exactly λ is an edge with '>=' (hestia-good 1.2.2) and not with '>' "
                         "(hestia-ood 0.0.36) (default: >=)")
-    p.add_argument("--output", type=Path, default=None,
-                   help="output CSV (default: DATA.partition.csv beside the input)")
+    add_output(p, "--output", kind="file", suffixes=(".csv",), default=default_partition_output,
+               help="the partition, a CSV with columns row,smiles,split (default: DATA.partition.csv beside the "
+                    "input)")
 
     e = ucli.add_command(sub, "evaluate", evaluate_cmd, help="GOOD curves, AU-GOOD and model ranking on your own molecules")
     e.add_argument("data", type=Path, help="CSV file with SMILES and a numeric label")
@@ -297,6 +302,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(default: >=)")
     e.add_argument("--fingerprint", default="ecfp4", help="ecfp2/ecfp4/ecfp6/maccs (default: ecfp4)")
     e.add_argument("--n-bits", type=int, default=2048, help="fingerprint length (default: 2048)")
-    e.add_argument("--out", type=Path, default=Path("results/augood-evaluate"),
-                   help="output folder (default: results/augood-evaluate)")
+    add_output(e, "--out", kind="folder", default="results/augood-evaluate", run_files=("results.json",),
+               help="folder for results.json")
     return ucli.run_main(parser, argv)
