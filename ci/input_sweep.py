@@ -763,7 +763,8 @@ def cheap_cases(b: Builder, slug: str, fsize: int) -> list[tuple[str, str]]:
         for entry in user_jax.iterdir():
             if entry.is_file():
                 (caches / "jax" / entry.name).symlink_to(entry)
-    env = {"JAX_COMPILATION_CACHE_DIR": str(caches / "jax"), "XDG_CACHE_HOME": str(caches),
+    env = {"JAX_COMPILATION_CACHE_DIR": str(caches / "jax"), "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+           "XDG_CACHE_HOME": str(caches),
            "MPLCONFIGDIR": str(caches / "matplotlib")}
     b.add("disk full", f"RLIMIT_FSIZE {fsize} B", base, argv, spec["argv"], fsize=fsize, seconds=60, env=env)
     return [(spec["prep"], str(base))] if spec.get("prep") else []
@@ -889,7 +890,7 @@ def judge(case: dict, res: dict, before: dict, after: dict, *, refuse_s: float, 
             if new_files:
                 problems.append(f"left {new_files[:4]} behind (half-written)")
         # (a library's warning on the way, e.g. JAX's about its compilation cache, is not the command's message)
-        problems += [f"internal name ({why})" for why in _internal("\n".join(lines)) if why != "a traceback"]
+        problems += [f"internal name ({why})" for why in _internal(lines[-1] if lines else "") if why != "a traceback"]
         return problems
     if cls == "endpoint":
         return _judge_endpoint(case, res, before, after, key, stubs, lines, one_line)
