@@ -393,3 +393,25 @@ def test_cli_evaluate_keeps_a_previous_run_without_overwrite(tmp_path, capsys, s
     assert main([*argv, "--overwrite"]) == 0
     assert (out / "results.json").read_text() != "{}\n"
     assert (out / "notes.txt").read_text() == "mine\n"  # --overwrite replaces only what the command writes
+
+
+@pytest.mark.parametrize(("call", "name"), [
+    (lambda t: au_good(np.array([0.5, 0.6, 0.7]) + 0j, thresholds=t), "curve"),
+    (lambda t: au_good(np.array([0.5, 0.6, 0.7]), thresholds=t + 0j), "thresholds"),
+    (lambda t: au_good(np.array([0.5, 0.6, 0.7]), np.array([0.4, 0.6]) + 0j, thresholds=t), "deployment_similarity"),
+    (lambda t: au_good(np.array([0.5, 0.6, 0.7]), sp.csr_matrix(np.array([[0.4, 0.6]]) + 0j), thresholds=t),
+     "deployment_similarity"),
+    (lambda t: compare_models({"a": np.array([1.0, 2, 3]) + 1j, "b": [1.0, 2, 3]}), "values"),
+    (lambda t: ccpart(SIM.astype(complex), 0.5), "sim"),
+    (lambda t: ccpart(sp.csr_matrix(SIM.astype(complex)), 0.5), "sim"),
+    (lambda t: ccpart(SIM, 0.5, labels=np.arange(5) + 1j), "labels"),
+    (lambda t: good_curve(lambda: None, np.ones((5, 2)) + 1j, np.arange(5.0), SIM, t), "X"),
+])
+def test_complex_arrays_are_refused_naming_the_argument(call, name):
+    """A complex array is never cast to its real part (numpy's cast only warns): a TypeError naming it."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a ComplexWarning would be the silent cast
+        with pytest.raises(TypeError, match=rf"\b{name}\b.*(real|complex)"):
+            call(np.array([0.3, 0.5, 0.9]))

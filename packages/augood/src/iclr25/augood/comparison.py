@@ -71,6 +71,8 @@ def holm(p: np.ndarray) -> np.ndarray:
     >>> holm(np.array([0.01, 0.04, 0.03])).round(2).tolist()
     [0.03, 0.06, 0.06]
     """
+    if np.iscomplexobj(p):  # never cast to its real part
+        raise TypeError("p must hold real p-values, got complex numbers")
     p = np.asarray(p, dtype=np.float64)
     m = p.size
     order = np.argsort(p, kind="stable")
@@ -100,6 +102,8 @@ def _values(curves: Mapping[str, Any]) -> tuple[tuple[str, ...], np.ndarray, boo
         return names, vals, hib.pop()
     if any(isinstance(c, GOODCurve) for c in items):
         raise TypeError("curves must be all GOODCurves or all arrays of values, not a mix")
+    if any(np.iscomplexobj(c) for c in items):  # never cast to its real part
+        raise TypeError("every model's values must be real numbers, got complex numbers")
     try:
         vals = np.stack([np.asarray(c, dtype=np.float64) for c in items])
     except ValueError as exc:

@@ -105,6 +105,8 @@ def check_bootstrap(n_bootstrap: Any, confidence: Any) -> tuple[int, float]:
 
 
 def _check_xy(X: Any, y: Any, n: int) -> tuple[Any, np.ndarray]:
+    if np.iscomplexobj(X.data if sp.issparse(X) else np.asarray(X)):  # never cast to its real part
+        raise TypeError("X must be a real feature matrix, got complex values")
     if sp.issparse(X):
         X = sp.csr_matrix(X)
         if X.data.size and not np.all(np.isfinite(X.data)):

@@ -147,6 +147,8 @@ def check_similarity(sim: Any, name: str = "sim") -> sp.csr_matrix:
         if arr.ndim != 2:
             raise ValueError(f"{name} must be a 2-D square similarity matrix, got shape {arr.shape}")
         mat = sp.csr_matrix(arr)
+    if np.iscomplexobj(mat.data):  # never cast to its real part
+        raise TypeError(f"{name} must hold real similarities, got complex dtype {mat.dtype}")
     if mat.shape[0] != mat.shape[1]:
         raise ValueError(f"{name} must be square (items × items), got shape {mat.shape}")
     if mat.shape[0] == 0:
@@ -161,6 +163,8 @@ def _group_labels(labels: Any, n: int, n_bins: int) -> np.ndarray | None:
     if labels is None:
         return None
     y = np.asarray(labels)
+    if np.iscomplexobj(y):
+        raise TypeError(f"labels must be real, got complex dtype {y.dtype}")
     if y.ndim != 1 or y.shape[0] != n:
         raise ValueError(f"labels must be a 1-D array with one entry per item ({n}), got shape {y.shape}")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):

@@ -67,6 +67,8 @@ def _curve_values(curve: Any, thresholds: Any) -> tuple[np.ndarray, np.ndarray, 
     if thresholds is None:
         raise ValueError("thresholds are required when curve is an array of performance values")
     t = check_thresholds(thresholds)
+    if np.iscomplexobj(curve):  # never cast to its real part
+        raise TypeError("curve must hold real performance values, got complex numbers")
     try:
         p = np.asarray(curve, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -80,6 +82,9 @@ def _curve_values(curve: Any, thresholds: Any) -> tuple[np.ndarray, np.ndarray, 
 
 def _deployment_max(deployment_similarity: Any) -> np.ndarray:
     """Per deployment item, its highest similarity to the training data (NaN: none stored)."""
+    if np.iscomplexobj(deployment_similarity.data if sp.issparse(deployment_similarity)
+                       else np.asarray(deployment_similarity)):  # never cast to its real part
+        raise TypeError("deployment_similarity must hold real similarities, got complex numbers")
     if sp.issparse(deployment_similarity):
         m = sp.csr_matrix(deployment_similarity)
         if m.shape[0] == 0:

@@ -228,6 +228,8 @@ def check_thresholds(thresholds: Any) -> np.ndarray:
     """Validate a non-empty, strictly increasing 1-D array of thresholds in [0, 1]."""
     if isinstance(thresholds, (str, bytes)):
         raise TypeError("thresholds must be a 1-D array of numbers in [0, 1], not a string")
+    if np.iscomplexobj(thresholds):  # never cast to its real part
+        raise TypeError("thresholds must be real numbers in [0, 1], got complex numbers")
     try:
         t = np.asarray(thresholds, dtype=np.float64)
     except (TypeError, ValueError) as exc:
