@@ -1036,7 +1036,8 @@ def sweep(slug: str, *, mem_gb: float, seconds: float, python: Path | None = Non
             rows.append(dict(slug=slug, cls=case["cls"], kind=case["kind"], argv=case["template"], rc=res["rc"],
                              seconds=res["seconds"], stderr=res["stderr"][-300:],
                              problems=judge(case, res, before[case["work"]], after, refuse_s=refuse_s, key=key,
-                                            stubs=stubs)))
+                                            stubs=stubs),
+                             parse_refused=bool(case.get("refuse") and res.get("parse_ok") is False)))
         if len(results) < len(run_cases):
             rows.append(dict(slug=slug, cls="setup", kind="driver", argv=[], rc=None, seconds=0, stderr="",
                              problems=[f"the run driver answered {len(results)} of {len(run_cases)} cases"]))
@@ -1128,6 +1129,11 @@ def main(argv: list[str] | None = None) -> int:
             extra = ""
             if notes["uncovered"]:
                 extra += f"; not reached (need inputs, no file_commands line): {', '.join(notes['uncovered'])}"
+            parsed = [r for r in rows if r.get("parse_refused") and not any(f in r.get("stderr", "")
+                                                                            for f in OUTPUT_FLAGS)]
+            if parsed:
+                extra += (f"; {len(parsed)} output case(s) refused while parsing an input, before the output check "
+                          f"could run ({', '.join(sorted({r['argv'][0] for r in parsed}))})")
             if notes["setup"]:
                 extra += f"; set-up failed: {' | '.join(notes['setup'])[:300]}"
             print(f"== {slug}: {len(rows)} cases, {sum(bool(r['problems']) for r in rows)} defect(s) "
