@@ -182,3 +182,19 @@ def test_demo_and_repro_files_mark_a_previous_run(tmp_path, capsys):
     assert rc == 2 and "already holds a run (figure.png)" in err and calls == []
     rc, err = _run(parser, ["repro", "--out", str(tmp_path)], capsys)
     assert rc == 0 and len(calls) == 1
+
+
+def test_a_file_output_that_is_a_folder_for_one_format(tmp_path, capsys):
+    calls: list = []
+    parser, sub = ucli.method_parser("toy", "a toy")
+    p = ucli.add_command(sub, "sim", lambda a: calls.append(a), help="sim")
+    p.add_argument("--format", choices=("npz", "nwb"), default="npz")
+    add_output(p, "--out", kind="file", suffixes=(".npz",), run_files=("day_000.nwb",), required=True,
+               folder_if=lambda a: a.format == "nwb", help="data")
+    (tmp_path / "day_000.nwb").write_bytes(b"mine")
+    rc, err = _run(parser, ["sim", "--out", str(tmp_path), "--format", "nwb"], capsys)
+    assert rc == 2 and "already holds a run (day_000.nwb)" in err
+    rc, err = _run(parser, ["sim", "--out", str(tmp_path / "new"), "--format", "nwb"], capsys)
+    assert rc == 0
+    rc, err = _run(parser, ["sim", "--out", str(tmp_path / "x.nwb")], capsys)
+    assert rc == 2 and "must name a .npz file" in err

@@ -105,3 +105,15 @@ def test_naming_write_errors_names_the_file_for_oserror_and_torch_runtimeerror(t
     assert error_line(err.value) == f"cannot write {target}: File too large"
     with pytest.raises(WriteError, match=f"cannot write {target}: the write failed"), naming_write_errors(target):
         raise RuntimeError("PytorchStreamWriter failed writing file data/0")
+
+
+def test_naming_write_errors_lets_errors_that_name_their_file_pass(tmp_path):
+    from iclr25.utils.io import naming_write_errors
+
+    with pytest.raises(FileNotFoundError) as err, naming_write_errors(tmp_path / "x.npz"):
+        open(tmp_path / "missing.txt")
+    assert err.value.filename == str(tmp_path / "missing.txt")
+    with pytest.raises(RuntimeError, match="unrelated"), naming_write_errors(tmp_path / "x.npz"):
+        raise RuntimeError("unrelated")
+    with pytest.raises(OSError, match="cannot write .*x.npz: 3 requested"), naming_write_errors(tmp_path / "x.npz"):
+        raise OSError("3 requested and 1 written")

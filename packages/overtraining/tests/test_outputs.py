@@ -98,7 +98,7 @@ def test_a_write_error_without_a_file_name_gets_one(tmp_path):
 
     import pytest
 
-    from iclr25.overtraining._writing import writing
+    from iclr25.utils.io import naming_write_errors as writing
 
     target = tmp_path / "x.npz"
     with pytest.raises(OSError) as info, writing(target):

@@ -7,12 +7,21 @@ half-written file at the target path, and an existing target keeps its old conte
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
+
+
+class WriteError(OSError):
+    """An output could not be written; ``str()`` is the message alone, which names the file
+    (``cannot write PATH: File too large``)."""
+
+    def __str__(self) -> str:
+        return str(self.strerror)
 
 
 @functools.cache
@@ -78,6 +87,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
             # a full disk or a file-size limit (EFBIG "File too large", numpy's "N requested and M written")
             # names the file the user asked for
             if exc.errno is not None:
-                raise OSError(exc.errno, f"cannot write: {exc.strerror or exc}", str(target)) from None
-            raise OSError(f"cannot write {target}: {exc} (is the disk full, or a file-size limit reached?)") from None
+                raise WriteError(exc.errno, f"cannot write {target}: {exc.strerror or exc}") from None
+            raise WriteError(errno.EIO, f"cannot write {target}: {exc} (is the disk full, or a file-size limit "
+                             "reached?)") from None
         raise

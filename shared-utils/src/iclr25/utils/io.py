@@ -36,12 +36,12 @@ from typing import Any
 
 import numpy as np
 
-from ._atomic import atomic_path, atomic_write
+from ._atomic import WriteError, atomic_path, atomic_write
 
 __all__ = [
     "DataFileError", "Graph", "read_points", "write_points", "read_graph", "write_graph", "read_smiles",
     "write_smiles", "save_npz", "read_json", "read_npz", "read_array", "atomic_write", "atomic_path",
-    "existing_file", "dataclass_from_mapping", "path_inside", "WriteError", "naming_write_errors",
+    "existing_file", "dataclass_from_mapping", "path_inside", "WriteError", "naming_write_errors", "WRITE_ERRNOS",
 ]
 
 POINT_FORMATS = (".npy", ".npz", ".xyz", ".txt", ".csv", ".ply")
@@ -208,29 +208,43 @@ def read_array(path: str | os.PathLike[str], *, key: str | None = None, what: st
         raise DataFileError(p, f"cannot read as .npy ({exc})") from exc
 
 
-class WriteError(OSError):
-    """An output could not be written; ``str()`` is the message alone (it names the file)."""
+#: what torch's checkpoint writer says when a write fails (disk full, file-size limit), by torch version and stage
+_TORCH_WRITE_FAILURES = ("PytorchStreamWriter", "file write failed", "iostream error", "inline_container")
 
-    def __str__(self) -> str:
-        return str(self.strerror)
+#: errnos of a write that ran out of room: a file-size limit, a full disk, a quota
+WRITE_ERRNOS = (errno.EFBIG, errno.ENOSPC, errno.EDQUOT)
 
 
 @contextlib.contextmanager
-def naming_write_errors(path: str | os.PathLike[str]) -> Iterator[None]:
-    """Turn an ``OSError`` or torch's ``RuntimeError`` raised while ``path`` is written into a
-    :class:`WriteError` whose message names ``path`` (``cannot write PATH: File too large``)."""
+def naming_write_errors(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Run a block that writes ``path``: a write that fails without naming the file becomes a :class:`WriteError`
+    whose message names ``path`` (``cannot write PATH: File too large``).
+
+    Turned into it: an ``OSError`` that names no file and ran out of room (file too large, disk full, quota, or
+    numpy's "N requested and M written"), one that names only the temporary file of an atomic write, and torch's
+    ``RuntimeError`` from its checkpoint writer (``PytorchStreamWriter failed writing file``). Every other error,
+    such as a missing input that names its own file, passes unchanged, so the block may also read.
+    """
+    target = Path(path)
     try:
-        yield
+        yield target
     except WriteError:
         raise
     except OSError as exc:
-        reason = exc.strerror or str(exc) or type(exc).__name__
-        if reason.startswith("cannot write") and ": " in reason:  # already worded by iclr25.utils.io
+        named = exc.filename is not None
+        temporary = named and Path(str(exc.filename)).name.startswith(".")
+        if named and not temporary:
+            raise  # it names its file already (iclr25.utils' atomic writes name the target; a missing input)
+        if not temporary and exc.errno is not None and exc.errno not in WRITE_ERRNOS:
+            raise  # not a write that ran out of room: its own message
+        reason = exc.strerror or (os.strerror(exc.errno) if exc.errno else str(exc) or type(exc).__name__)
+        if reason.startswith("cannot write") and ": " in reason:
             reason = reason.split(": ", 1)[1]
-        name = exc.filename if exc.filename is not None and not Path(exc.filename).name.startswith(".") else path
-        raise WriteError(exc.errno or errno.EIO, f"cannot write {name}: {reason}") from None
-    except RuntimeError:  # torch.save reports a failed write (disk full, size limit) as a RuntimeError of its own
-        raise WriteError(errno.EIO, f"cannot write {path}: the write failed (the disk is full, or a file-size "
+        raise WriteError(exc.errno or errno.EIO, f"cannot write {target}: {reason}") from None
+    except RuntimeError as exc:
+        if not any(sign in str(exc) for sign in _TORCH_WRITE_FAILURES):
+            raise
+        raise WriteError(errno.EIO, f"cannot write {target}: the write failed (the disk is full, or a file-size "
                          "limit was reached)") from None
 
 

@@ -66,6 +66,11 @@ class OutputSpec:
     default: Callable[[argparse.Namespace], Any] | None = None
     inputs: tuple[str, ...] = ()
     resumes: bool = False
+    folder_if: Callable[[argparse.Namespace], bool] | None = None
+
+    def kind_for(self, args: argparse.Namespace) -> str:
+        """The kind of this output for these arguments (``folder_if`` turns a file output into a folder)."""
+        return "folder" if self.folder_if is not None and self.folder_if(args) else self.kind
 
     def __post_init__(self) -> None:
         if self.kind not in ("file", "folder"):
@@ -81,8 +86,8 @@ def add_output(parser: argparse.ArgumentParser | Any, flag: str = "--out", *, ki
                required: bool = False, suffixes: Iterable[str] | None = None,
                run_files: Iterable[str] = ("results.json",),
                sidecars: Callable[[Path], Sequence[Path]] | None = None, inputs: Iterable[str] = (),
-               resumes: bool = False, dest: str | None = None, metavar: str | None = None,
-               group: Any = None) -> argparse.Action:
+               resumes: bool = False, folder_if: Callable[[argparse.Namespace], bool] | None = None,
+               dest: str | None = None, metavar: str | None = None, group: Any = None) -> argparse.Action:
     """Add the output option ``flag`` to ``parser`` and declare it, so :func:`check_outputs` checks it.
 
     Parameters
@@ -108,6 +113,9 @@ def add_output(parser: argparse.ArgumentParser | Any, flag: str = "--out", *, ki
     resumes:
         The command reads a previous state back from this folder on purpose (a training run that resumes):
         a previous run there is not refused.
+    folder_if:
+        For a file output whose kind depends on another option: a function of the parsed arguments that says the
+        output is a folder this time (``lambda a: a.format == "nwb"``); ``run_files`` then apply.
     group:
         Add the option to this argument group of ``parser`` instead of the parser itself.
 
@@ -128,7 +136,7 @@ def add_output(parser: argparse.ArgumentParser | Any, flag: str = "--out", *, ki
         raise ValueError(f"kind must be 'file' or 'folder', got {kind!r}")
     spec = OutputSpec(flag=flag, dest=dest, kind=kind, suffixes=sfx, run_files=tuple(run_files),
                       sidecars=sidecars, default=default if callable(default) else None, inputs=tuple(inputs),
-                      resumes=resumes)
+                      resumes=resumes, folder_if=folder_if)
     shown = default if default is not None and not callable(default) else None
     target = group if group is not None else parser
     if shown is not None:
@@ -301,7 +309,7 @@ def check_outputs(args: argparse.Namespace) -> list[Path]:
         value = getattr(args, spec.dest, None)
         if value is None:
             continue
-        path = check_output_path(value, flag=spec.flag, kind=spec.kind, overwrite=overwrite, inputs=inputs,
+        path = check_output_path(value, flag=spec.flag, kind=spec.kind_for(args), overwrite=overwrite, inputs=inputs,
                                  suffixes=spec.suffixes, run_files=spec.run_files, resumes=spec.resumes)
         checked.append((spec.flag, path))
         for side in (spec.sidecars(path) if spec.sidecars else ()):

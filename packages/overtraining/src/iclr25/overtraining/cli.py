@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from iclr25.utils import cli as ucli
 from iclr25.utils.guards import check_size
-from iclr25.utils.outputs import OutputSpec, add_output, check_output_path
-
-from ._writing import writing
+from iclr25.utils.io import naming_write_errors as writing
+from iclr25.utils.outputs import add_output, check_output_path
 
 DESCRIPTION = ("Hidden progress during overtraining: the hidden-layer margin keeps growing after behaviour "
                "saturates (Kumar et al., ICLR 2025).")
@@ -39,21 +37,6 @@ ANALYZE_FILES = ("results.json", "analysis.json", "analysis.png")
 def nwb_day_files(days: int) -> tuple[str, ...]:
     """The files ``simulate --format nwb --out DIR`` writes into DIR: one per recording day."""
     return tuple(f"day_{d:03d}.nwb" for d in range(days))
-
-
-class _FormatAction(argparse.Action):
-    """``simulate --format``: with ``nwb``, ``--out`` is a folder of NWB files, not an .npz file; the declared
-    output is switched to a folder before ``run_main`` checks it (so the check before any work fits the format)."""
-
-    def __call__(self, parser, namespace, values, option_string=None):
-        setattr(namespace, self.dest, values)
-        if values != "nwb":
-            return
-        for key, specs in list(vars(namespace).items()):
-            if isinstance(specs, tuple) and specs and all(isinstance(x, OutputSpec) for x in specs):
-                setattr(namespace, key, tuple(
-                    dataclasses.replace(x, kind="folder", suffixes=None, run_files=nwb_day_files(1))
-                    if x.dest == "out" else x for x in specs))
 
 
 def _int_at_least(name: str, low: int):
@@ -226,10 +209,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ucli.add_force_argument(rp)
     s = ucli.add_command(sub, "simulate", _command("simulate"), seed=True, overwrite="replace an existing --out file (or NWB folder)", force=True, help="generate synthetic recordings (days x trials x neurons) as .npz or NWB",
                          description=DESCRIPTIONS["simulate"])
-    add_output(s, "--out", kind="file", required=True, suffixes=(".npz",),
+    add_output(s, "--out", kind="file", required=True, suffixes=(".npz",), run_files=nwb_day_files(1),
+               folder_if=lambda a: a.format == "nwb",
                help="the recordings written: an .npz file, or with --format nwb a folder of day_000.nwb, ... "
                     "(a previous run's day files there are written over only with --overwrite)")
-    s.add_argument("--format", choices=("npz", "nwb"), default="npz", action=_FormatAction,
+    s.add_argument("--format", choices=("npz", "nwb"), default="npz",
                    help="npz (default) or nwb: DIR/day_000.nwb, ... with a trials table and a 'responses' series")
     s.add_argument("--days", type=_int_at_least("--days", 3), default=12, help="recording days (default 12)")
     s.add_argument("--neurons", type=_int_at_least("--neurons", 2), default=16,

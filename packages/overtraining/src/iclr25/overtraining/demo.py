@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 
+from iclr25.utils.io import naming_write_errors as writing
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import seed_everything
 
-from ._writing import writing
 from .figures import progress_figure, table
 
 PACKAGE = "iclr25-overtraining"

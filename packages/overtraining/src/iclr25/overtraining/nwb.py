@@ -266,8 +266,7 @@ def save_nwb(folder: str | os.PathLike[str], rec: Recordings, *, start: datetime
     exactly. Session start times are ``start`` + ``days`` (in days). Each file is written atomically."""
     pynwb = _pynwb()
     from iclr25.utils.io import atomic_path
-
-    from ._writing import writing
+    from iclr25.utils.io import naming_write_errors as writing
 
     out = Path(folder)
     if out.exists() and not out.is_dir():

@@ -17,9 +17,8 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.utils.io import atomic_write
+from iclr25.utils.io import naming_write_errors as writing
 from iclr25.utils.results import RunResult
-
-from ._writing import writing
 
 PACKAGE = "iclr25-overtraining"
 SEEDS = 5
