@@ -303,6 +303,18 @@ def test_cli_m_may_hold_anything_where_w_is_zero(tmp_path, capsys):
     assert main(["fit", str(tmp_path / "M.npy"), str(tmp_path / "W.npz"), "--k", "2", "--n-iter", "2",
                  "--out", str(out)]) == 0
     assert np.isfinite(np.load(out)["X"]).all()
+    # a sparse M too (its stored entries under a zero weight are never read)
+    M[1, 1], W[1, 1] = np.nan, 0.0
+    sp.save_npz(tmp_path / "Ms.npz", sp.csr_array(M))
+    np.save(tmp_path / "W.npy", W)
+    for wfile in ("W.npy", "W.npz"):
+        assert main(["fit", str(tmp_path / "Ms.npz"), str(tmp_path / wfile), "--k", "2", "--n-iter", "2",
+                     "--out", str(out), "--overwrite"]) == 0
+    M[2, 2] = 1e200  # under a positive weight: refused, naming the file
+    sp.save_npz(tmp_path / "Ms.npz", sp.csr_array(M))
+    assert main(["fit", str(tmp_path / "Ms.npz"), str(tmp_path / "W.npy"), "--k", "2", "--out", str(out),
+                 "--overwrite"]) == 2
+    assert "Ms.npz (where W > 0) has entries up to 1e+200" in capsys.readouterr().err
 
 
 def test_api_refuses_entries_whose_squares_overflow():

@@ -45,21 +45,20 @@ def _check_fit_options(args: argparse.Namespace) -> None:
 def _check_values(M: np.ndarray | sp.csr_array, W: np.ndarray | sp.csr_array | None,
                   args: argparse.Namespace) -> None:
     """The numbers of M (under a positive weight: elsewhere M may hold anything) and of W are real, finite and small
-    enough that their squares do not overflow; each error names its file."""
-    if W is not None:
-        check_real(W.data if sp.issparse(W) else W, str(args.W))
-    if sp.issparse(M):
-        check_real(M.data, str(args.M))
-        return
+    enough that their squares do not overflow; each error names its file. The shapes agree (checked before)."""
     if W is None:
-        check_real(M, str(args.M))
-    elif sp.issparse(W):
+        check_real(M.data if sp.issparse(M) else M, str(args.M))
+        return
+    check_real(W.data if sp.issparse(W) else W, str(args.W))
+    if sp.issparse(W):
         w = sp.csr_array(W)
         rows = np.repeat(np.arange(w.shape[0]), np.diff(w.indptr))
         keep = w.data != 0
-        check_real(np.asarray(M)[rows[keep], w.indices[keep]], f"{args.M} (where W > 0)")
-    else:  # the shapes agree (checked before)
-        check_real(np.asarray(M)[np.asarray(W) != 0], f"{args.M} (where W > 0)")
+        r, c = rows[keep], w.indices[keep]
+    else:
+        r, c = np.nonzero(np.asarray(W))
+    under = np.asarray(sp.csr_array(M)[r, c]).ravel() if sp.issparse(M) else np.asarray(M)[r, c]
+    check_real(under, f"{args.M} (where W > 0)")
 
 
 def _named(exc: Exception, args: argparse.Namespace) -> Exception:
