@@ -307,6 +307,7 @@ def test_cli_m_may_hold_anything_where_w_is_zero(tmp_path, capsys):
     M[1, 1], W[1, 1] = np.nan, 0.0
     sp.save_npz(tmp_path / "Ms.npz", sp.csr_array(M))
     np.save(tmp_path / "W.npy", W)
+    sp.save_npz(tmp_path / "W.npz", sp.csr_array(W))
     for wfile in ("W.npy", "W.npz"):
         assert main(["fit", str(tmp_path / "Ms.npz"), str(tmp_path / wfile), "--k", "2", "--n-iter", "2",
                      "--out", str(out), "--overwrite"]) == 0
