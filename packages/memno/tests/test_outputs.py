@@ -3,7 +3,6 @@ or a previous run is kept without --overwrite, symbolic links are never replaced
 whole (manifest written last) or refused."""
 
 import dataclasses
-import os
 
 import numpy as np
 import pytest
@@ -11,18 +10,7 @@ import pytest
 from iclr25.memno import PDEDataset, load_dataset, load_trained
 from iclr25.memno.cli import main
 from iclr25.utils.checkpoints import CheckpointError
-from iclr25.utils.testing import one_error_line
-
-
-def _deny_writes_as_root(monkeypatch, folder):
-    """Root may write into a read-only folder: then the write-permission test sees ``folder`` as not writable."""
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        import iclr25.utils.outputs as outputs
-
-        real = os.access
-        monkeypatch.setattr(outputs.os, "access",
-                            lambda p, mode, **kw: False if os.path.realpath(p) == os.path.realpath(folder)
-                            else real(p, mode, **kw))
+from iclr25.utils.testing import deny_writes, one_error_line
 
 
 def _small_data(path, n=3, resolution=16, seed=0):
@@ -101,7 +89,7 @@ def test_out_below_a_read_only_folder_is_refused_before_work(tmp_path, capsys, n
     ro = tmp_path / "ro"
     ro.mkdir()
     ro.chmod(0o500)
-    _deny_writes_as_root(monkeypatch, ro)
+    deny_writes(monkeypatch, ro)
     try:
         assert main(["generate", "ks", "--out", str(ro / "new" / "d.npz")]) == 2
         assert "--out" in (line := one_error_line(capsys.readouterr().err)) and "not writable" in line

@@ -11,18 +11,7 @@ import pytest
 from iclr25.piorf import as_edge_index, load_trajectory
 from iclr25.piorf.cli import main
 from iclr25.piorf.datasets import FlowDataset, Trajectory, save_trajectory
-from iclr25.utils.testing import one_error_line
-
-
-def _deny_writes_as_root(monkeypatch, folder):
-    """Root may write into a read-only folder: then the write-permission test sees ``folder`` as not writable."""
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        import iclr25.utils.outputs as outputs
-
-        real = os.access
-        monkeypatch.setattr(outputs.os, "access",
-                            lambda p, mode, **kw: False if os.path.realpath(p) == os.path.realpath(folder)
-                            else real(p, mode, **kw))
+from iclr25.utils.testing import deny_writes, one_error_line
 
 
 def _grid_flow(frames: int = 2, seed: int = 0) -> Trajectory:
@@ -124,7 +113,7 @@ def test_a_folder_below_a_read_only_one_is_refused_before_work(tmp_path, capsys,
     ro = tmp_path / "ro"
     ro.mkdir()
     ro.chmod(0o500)
-    _deny_writes_as_root(monkeypatch, ro)
+    deny_writes(monkeypatch, ro)
     try:
         for argv in (["generate"], ["train"], ["rewire", str(tmp_path / "m.npz")]):
             assert main([*argv, "--out", str(ro / "new" / ("x.npz" if argv[0] != "train" else "run"))]) == 2

@@ -9,18 +9,7 @@ import numpy as np
 import pytest
 
 from iclr25.scalegun.cli import main
-from iclr25.utils.testing import one_error_line
-
-
-def _deny_writes_as_root(monkeypatch, folder):
-    """Root may write into a read-only folder: then the write-permission test sees ``folder`` as not writable."""
-    if hasattr(os, "geteuid") and os.geteuid() == 0:
-        import iclr25.utils.outputs as outputs
-
-        real = os.access
-        monkeypatch.setattr(outputs.os, "access",
-                            lambda p, mode, **kw: False if os.path.realpath(p) == os.path.realpath(folder)
-                            else real(p, mode, **kw))
+from iclr25.utils.testing import deny_writes, one_error_line
 
 
 @pytest.fixture(scope="module")
@@ -105,7 +94,7 @@ def test_a_folder_below_a_read_only_one_is_refused_before_work(files, capsys, no
     ro = files / "ro"
     ro.mkdir()
     ro.chmod(0o500)
-    _deny_writes_as_root(monkeypatch, ro)
+    deny_writes(monkeypatch, ro)
     try:
         assert main(_argv(files, out=ro / "new" / "ledger.json")) == 2
         assert "not writable" in one_error_line(capsys.readouterr().err)

@@ -52,7 +52,7 @@ from .results import RunResult
 
 __all__ = ["package_checks", "one_error_line", "parametrize_with_checks", "readme_quickstart", "run_python", "help_probe",
            "check_file_inputs", "check_out_policy", "check_demo_headline", "children_cpu_seconds",
-           "StubChatServer", "stub_chat_server"]
+           "StubChatServer", "stub_chat_server", "deny_writes"]
 
 DEMO_BUDGET_S = 60.0
 #: Modules that ``iclr25 <slug> --help`` must not import (seconds of start-up each).
@@ -447,6 +447,17 @@ def parametrize_with_checks(slug: str, *, root: Path, demo_budget_s: float = DEM
 
     checks = package_checks(slug, root=root, demo_budget_s=demo_budget_s, file_commands=file_commands)
     return pytest.mark.parametrize("check", [c for _, c in checks], ids=[n for n, _ in checks])
+
+
+def deny_writes(monkeypatch, folder) -> None:
+    """Make the output checks of :mod:`iclr25.utils.outputs` see ``folder`` as not writable, also as root (root
+    writes into a mode-0555 folder, so a chmod alone cannot test "an output below a read-only folder")."""
+    import iclr25.utils.outputs as outputs  # noqa: PLC0415
+
+    real = os.access
+    target = os.path.realpath(folder)
+    monkeypatch.setattr(outputs.os, "access",
+                        lambda p, mode, **kw: False if os.path.realpath(p) == target else real(p, mode, **kw))
 
 
 class StubChatServer:
