@@ -34,6 +34,9 @@ categories:
   message or file), and one that sends a byte every 0.3 s (the command ends within ``--timeout`` + slack, one
   line, no traceback);
 - **traversal**: an index whose manifest names ``../outside/...`` (mmed-rag): refused in one line;
+- **umbrella**: ``iclr25 demo pgw --out DIR`` and ``iclr25 claims pgw --out DIR`` with a README.md / claims.json
+  of the user's there (also as symbolic links), and DIR below a file or a read-only folder (counted under
+  existing, symlink and read-only; run when every package is swept, or with the slug ``umbrella``);
 - **warnings**: under ``PYTHONWARNINGS=error``, each source file compiles, the package's ``--help``, every
   command's ``--help`` and the cheap command run without a traceback;
 - **internal names**, on every message of the cases above: a message must speak the command line's language,
@@ -267,7 +270,7 @@ if job["mode"] == "describe":
     answer["derived"] = derived
 else:
     parser = None
-    if any(c.get("refuse") for c in job["cases"]):
+    if any(c.get("refuse") for c in job["cases"]) and slug != "utils":
         from iclr25.utils.cli import package_parser
         parser = package_parser(slug)
     results = []
@@ -848,6 +851,80 @@ def endpoint_cases(b: Builder, slug: str, shared: Path, stubs: Stubs, key: str, 
     return preps
 
 
+def umbrella_cases(b: Builder, method: str = "pgw") -> None:
+    """The umbrella ``iclr25 demo NAME --out DIR`` and ``iclr25 claims NAME --out DIR``: a README.md of the
+    user's there, a claims.json there, a symlinked claims.json, and DIR below a file or a
+    read-only folder: refused before work in one line naming --out, everything kept."""
+    check = dict(names=["--out"], refuse=True)
+    root = os.geteuid() == 0
+    base = b.folder("umb-demo-readme")
+    (base / "D").mkdir()
+    (base / "D" / "README.md").write_bytes(MINE)
+    b.add("existing", "demo --out holding a README.md of the user's", base, ["demo", method, "--out", str(base / "D")],
+          ["demo", method], **check)
+    base = b.folder("umb-claims")
+    (base / "D").mkdir()
+    (base / "D" / "claims.json").write_bytes(MINE)
+    b.add("existing", "claims --out holding claims.json", base, ["claims", method, "--out", str(base / "D")],
+          ["claims", method], **check)
+    base = b.folder("umb-claims-link")
+    (base / "D").mkdir()
+    (base / "mine.json").write_bytes(MINE)
+    (base / "D" / "claims.json").symlink_to(base / "mine.json")
+    b.add("symlink", "claims --out with claims.json a symlink to a file of the user's", base,
+          ["claims", method, "--out", str(base / "D")], ["claims", method], **check)
+    base = b.folder("umb-demo-readme-link")
+    (base / "D").mkdir()
+    (base / "mine.md").write_bytes(MINE)
+    (base / "D" / "README.md").symlink_to(base / "mine.md")
+    b.add("symlink", "demo --out with README.md a symlink to a file of the user's", base,
+          ["demo", method, "--out", str(base / "D")], ["demo", method], **check)
+    for command in ("demo", "claims"):
+        base = b.folder(f"umb-{command}-file")
+        (base / "notes.txt").write_bytes(MINE)
+        b.add("read-only", f"{command} --out below a file", base,
+              [command, method, "--out", str(base / "notes.txt" / "sub")], [command, method], **check)
+        base = b.folder(f"umb-{command}-ro")
+        (base / "ro").mkdir()
+        (base / "ro").chmod(0o555)
+        if root:
+            base.chmod(0o777)
+        b.add("read-only", f"{command} --out below a read-only folder", base,
+              [command, method, "--out", str(base / "ro" / "sub")], [command, method],
+              uid=NOBODY if root else None, **check)
+
+
+def sweep_umbrella(*, mem_gb: float, seconds: float, refuse_s: float, python: Path | None = None) -> list[dict]:
+    """The umbrella ``iclr25`` command's outputs (``demo``, ``claims``), run with pgw's environment (the umbrella
+    is ``iclr25.utils.cli.main``; pgw the method it is asked about), else the dev environment ``.venv``."""
+    python = python or next((q for q in (ROOT / ".venvs" / "pgw" / "bin" / "python", ROOT / ".venv" / "bin" / "python")
+                             if q.exists()), ROOT / ".venvs" / "pgw" / "bin" / "python")
+    if not python.exists():
+        return [dict(slug="umbrella", cls="setup", kind="no venv", argv=[], problems=[f"no {python}"], rc=None)]
+    env = {**os.environ, "ICLR25_QUIET": "1", "MPLBACKEND": "Agg", "TQDM_DISABLE": "1"}
+    env.pop("PYTHONWARNINGS", None)
+    with tempfile.TemporaryDirectory(prefix="input-sweep-umbrella-") as tmp:
+        work = Path(tmp)
+        work.chmod(0o755)
+        b = Builder(work / "cases", "umbrella")
+        umbrella_cases(b)
+        before = {c["work"]: _snapshot(Path(c["work"])) for c in b.cases}
+        res = _driver(python, dict(slug="utils", mode="run", mem_gb=mem_gb, seconds=seconds, cases=b.cases), env) or {}
+        rows = []
+        for case, r in zip(b.cases, res.get("results", []), strict=False):
+            after = _snapshot(Path(case["work"]))
+            for q in Path(case["work"]).rglob("*"):
+                if q.is_dir() and not q.is_symlink():
+                    q.chmod(0o755)
+            rows.append(dict(slug="umbrella", cls=case["cls"], kind=case["kind"], argv=case["template"], rc=r["rc"],
+                             seconds=r["seconds"], stderr=r["stderr"][-300:],
+                             problems=judge(case, r, before[case["work"]], after, refuse_s=refuse_s)))
+        if len(rows) < len(b.cases):
+            rows.append(dict(slug="umbrella", cls="setup", kind="driver", argv=[], rc=None, seconds=0, stderr="",
+                             problems=[f"the run driver answered {len(rows)} of {len(b.cases)} cases"]))
+    return rows
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # judging
 
@@ -1107,6 +1184,8 @@ def table(counts: dict[str, dict[str, list[int]]], slugs: list[str], categories=
 
 def main(argv: list[str] | None = None) -> int:
     args, slugs = sweep_arguments(argv, __doc__, 30.0, _extra)
+    umbrella = not args.slugs or "umbrella" in slugs
+    slugs = [s for s in slugs if s != "umbrella"]
     t0 = time.perf_counter()
     everything, counts, all_notes = [], {}, {}
     stubs = Stubs()
@@ -1138,6 +1217,22 @@ def main(argv: list[str] | None = None) -> int:
                 extra += f"; set-up failed: {' | '.join(notes['setup'])[:300]}"
             print(f"== {slug}: {len(rows)} cases, {sum(bool(r['problems']) for r in rows)} defect(s) "
                   f"({time.perf_counter() - ts:.0f} s){extra}", flush=True)
+        if umbrella:
+            ts = time.perf_counter()
+            rows = sweep_umbrella(mem_gb=args.mem_gb, seconds=args.seconds, refuse_s=args.refuse_seconds)
+            everything += rows
+            per = {}
+            for r in rows:
+                cell = per.setdefault(r["cls"], [0, 0])
+                cell[0] += 1
+                cell[1] += bool(r["problems"])
+                if r["problems"]:
+                    print(f"  DEFECT umbrella [{r['cls']}] {r['kind']}: iclr25 {' '.join(r['argv'])}: "
+                          f"{'; '.join(r['problems'])}  {r.get('stderr', '')[-160:]!r}", flush=True)
+            counts["umbrella"] = per
+            slugs = [*slugs, "umbrella"]
+            print(f"== umbrella (iclr25 demo/claims): {len(rows)} cases, {sum(bool(r['problems']) for r in rows)} "
+                  f"defect(s) ({time.perf_counter() - ts:.0f} s)", flush=True)
     finally:
         stubs.close()
     bad = sum(bool(r["problems"]) for r in everything)
