@@ -27,6 +27,9 @@ def test_round_trip_gives_the_same_metrics(saved):
     path, metrics, cfg = saved
     with zipfile.ZipFile(path) as z:  # plain .npy members only: loadable with allow_pickle=False
         assert all(n.endswith(".npy") for n in z.namelist())
+    from iclr25.utils.checkpoints import verify_manifest
+
+    verify_manifest(path.parent, [path.name, path.with_suffix(".json").name])  # save_system's manifest, last
     ts = load_system(path.with_suffix(""))
     assert ts.meta["seed"] == 3 and ts.meta["command"] == "test" and ts.config == cfg
     sp = generate_splits(cfg.n_train, cfg.n_db, cfg.n_test, contrast=cfg.contrast, label_noise=cfg.label_noise,

@@ -22,5 +22,6 @@ def test_generate_build_train_evaluate(tmp_path):
 def test_bad_flags_exit_2(tmp_path, capsys):
     assert main(["generate", "--out", str(tmp_path), "--label-noise", "0.7"]) == 2
     assert "--label-noise" in capsys.readouterr().err
-    assert main(["evaluate", str(tmp_path / "nope.npz"), "--index", str(tmp_path), "--out", str(tmp_path)]) == 2
+    assert main(["evaluate", str(tmp_path / "nope.npz"), "--index", str(tmp_path / "ix"), "--out",
+                 str(tmp_path / "o")]) == 2
     assert "nope.npz" in capsys.readouterr().err

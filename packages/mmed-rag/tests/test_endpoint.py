@@ -58,7 +58,8 @@ def test_ask_refuses_bad_flags_and_a_slow_endpoint(stub, data_index, tmp_path, c
     data, index = data_index
     base = ["ask", str(data), "--index", str(index), "--out", str(tmp_path / "o")]
     assert main([*base, "--endpoint", stub.url]) == 2 and "--model" in capsys.readouterr().err
-    assert main([*base, "--endpoint", stub.url, "--model", "m", "--hf-path", str(tmp_path)]) == 2
+    (tmp_path / "hf").mkdir()
+    assert main([*base, "--endpoint", stub.url, "--model", "m", "--hf-path", str(tmp_path / "hf")]) == 2
     assert "exactly one" in capsys.readouterr().err
     assert main([*base, "--endpoint", "ftp://x", "--model", "m"]) == 2 and "http" in capsys.readouterr().err
     monkeypatch.delenv("NO_SUCH_KEY_VAR", raising=False)

@@ -112,6 +112,14 @@ def test_own_llava_end_to_end_from_the_command_line(tmp_path):
     # --out holding a previous run: refused before any work
     assert main(["align", str(data), "--index", str(index), "--hf-path", str(tmp_path / "llava"), "--out",
                  str(out)]) == 2
+    # the aligned folder is whole or refused: manifest.json written last, checked when it is loaded again
+    from iclr25.utils.checkpoints import verify_manifest
+
+    assert "model.safetensors" in verify_manifest(out / "model", ["config.json"])["files"]
+    cfg = out / "model" / "preprocessor_config.json"
+    cfg.write_text(cfg.read_text() + "\n")  # same settings, other bytes: not the folder align saved
+    assert main(["ask", str(data), "--index", str(index), "--hf-path", str(out / "model"), "--out",
+                 str(tmp_path / "a2"), "--limit", "6"]) == 2
 
 
 def test_own_llava_lora_dpo_through_peft_end_to_end(tmp_path):

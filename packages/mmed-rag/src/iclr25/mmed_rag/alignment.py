@@ -57,13 +57,23 @@ def _report(run: RunResult, before: dict[str, float], after: dict[str, float], p
         run.add(f"DPO {k}", float(st[k]))
 
 
-def _save(hf: Any, model_dir: Path) -> None:
-    """The aligned model as a plain LLaVA folder (weights, tokenizer, image processor)."""
-    model_dir.mkdir(parents=True, exist_ok=True)
-    hf.model.save_pretrained(model_dir)
-    hf.tokenizer.save_pretrained(model_dir)
-    if hf.image_processor is not None:
-        hf.image_processor.save_pretrained(model_dir)
+def _save(hf: Any, model_dir: Path, *, overwrite: bool = False) -> None:
+    """The aligned model as a plain LLaVA folder (weights, tokenizer, image processor): written into a staging
+    folder, then moved in file by file with ``manifest.json`` (every part's size and SHA-256) last, so a save
+    cut short or parts of two runs are refused when the folder is loaded again (``--hf-path``)."""
+    from iclr25.utils.checkpoints import MANIFEST, write_manifest
+
+    from .index import write_folder
+
+    def write(tmp: Path) -> None:
+        hf.model.save_pretrained(tmp)
+        hf.tokenizer.save_pretrained(tmp)
+        if hf.image_processor is not None:
+            hf.image_processor.save_pretrained(tmp)
+        parts = sorted(p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file())
+        write_manifest(tmp, parts, meta={"format": "iclr25-mmed-rag aligned LLaVA/1"})
+
+    write_folder(model_dir, write, overwrite=overwrite, marker=MANIFEST, flag="--out")
 
 
 def align(args: argparse.Namespace) -> int:
@@ -100,7 +110,7 @@ def align(args: argparse.Namespace) -> int:
     after = hf_eval(hf, test, tctx, tpick, seed=args.seed)
     _report(run, before, after, float(max(tans[tpick].mean(), 1 - tans[tpick].mean())), st)
     model_dir = args.out / "model"
-    _save(hf, model_dir)
+    _save(hf, model_dir, overwrite=args.overwrite)
     run.notes = f"DPO mode: {st['mode']}; the aligned model is in {model_dir} (answer with: ask --hf-path {model_dir})"
     run.finish().save(args.out / "results.json")
     print(run.to_markdown())

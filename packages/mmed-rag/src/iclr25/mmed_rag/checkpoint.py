@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from iclr25.utils.io import DataFileError, read_json, read_npz, save_npz
+from iclr25.utils.checkpoints import MANIFEST, file_sha256, start_save, verify_manifest, write_manifest
+from iclr25.utils.io import DataFileError, atomic_write, read_json, read_npz, save_npz
 
 from .data import MedDataset, generate
 from .index import DomainIndex
@@ -30,7 +31,7 @@ from .text import Vocab
 from .vlm import TinyVLM, VLMConfig
 
 __all__ = ["CHECKPOINTS", "DEMO_CHECKPOINT", "DEMO_CONFIG", "TrainedSystem", "save_system", "load_system",
-           "make_checkpoint"]
+           "make_checkpoint", "verify_system_files"]
 
 #: Where the shipped checkpoints live (inside the package, so inside the wheel).
 CHECKPOINTS = Path(__file__).parent / "checkpoints"
@@ -99,10 +100,17 @@ def _load_into(module: torch.nn.Module, arrays: dict[str, np.ndarray], prefix: s
 def save_system(path: str | os.PathLike[str], rs: RetrievalSystem, sft: TinyVLM, rag_pt: TinyVLM,
                 meta: dict[str, Any]) -> Path:
     """Write ``path.npz`` (every weight as a float array; the vocabulary as strings) and ``path.json`` (``meta``:
-    must hold ``pipeline_config`` and ``seed``), each atomically."""
+    must hold ``pipeline_config`` and ``seed``), each atomically, then the folder's ``manifest.json`` (sizes and
+    SHA-256 of both, and of the other checkpoints it listed that are unchanged), so :func:`load_system` refuses
+    a pair whose files come from two saves."""
     path = Path(path)
     if "pipeline_config" not in meta or "seed" not in meta:
         raise ValueError("meta must hold 'pipeline_config' and 'seed'")
+    folder = path.parent
+    names = [path.with_suffix(".npz").name, path.with_suffix(".json").name]
+    kept = [n for n in _listed(folder) if n not in names and _unchanged(folder, n)]
+    folder.mkdir(parents=True, exist_ok=True)
+    start_save(folder)  # a save cut short leaves no manifest naming a half-written pair
     arrays = {"vocab": np.asarray(rs.vocab.tokens, dtype=np.str_), **_state("router", rs.router),
               **_state("sft", sft), **_state("rag_pt", rag_pt)}
     for name, r in rs.retrievers.items():
@@ -110,10 +118,41 @@ def save_system(path: str | os.PathLike[str], rs: RetrievalSystem, sft: TinyVLM,
     meta = dict(meta, retrieval_config=dataclasses.asdict(rs.config), vlm_config=dataclasses.asdict(sft.config),
                 shards=list(rs.retrievers))
     save_npz(path.with_suffix(".npz"), **arrays)
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(meta, indent=1, sort_keys=True))
-    tmp.replace(path.with_suffix(".json"))
+    with atomic_write(path.with_suffix(".json")) as f:
+        f.write(json.dumps(meta, indent=1, sort_keys=True))
+    write_manifest(folder, sorted([*kept, *names]), meta={"format": SYSTEM_FORMAT})
     return path.with_suffix(".npz")
+
+
+#: the ``format`` in the manifest of a folder of :func:`save_system` checkpoints
+SYSTEM_FORMAT = "iclr25-mmed-rag system/1"
+
+
+def _listed(folder: Path) -> dict[str, Any]:
+    """The parts an iclr25 manifest in ``folder`` lists (``{}`` when there is none, or it is not ours)."""
+    try:
+        doc = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    files = doc.get("files") if isinstance(doc, dict) and doc.get("kind") == "iclr25-checkpoint-manifest" else None
+    return files if isinstance(files, dict) else {}
+
+
+def _unchanged(folder: Path, name: str) -> bool:
+    entry = _listed(folder).get(name)
+    part = folder / name
+    return (isinstance(entry, dict) and "/" not in name and part.is_file() and not part.is_symlink()
+            and file_sha256(part) == entry.get("sha256"))
+
+
+def verify_system_files(path: str | os.PathLike[str], *, required: bool = False) -> None:
+    """Refuse (one line, :class:`iclr25.utils.checkpoints.CheckpointError`) a checkpoint ``path`` (``.npz`` +
+    ``.json``) that the manifest of its folder lists with other bytes; ``required``: the folder must have one
+    (the shipped checkpoints). A pair saved before 0.8 (no manifest listing it) is not checked."""
+    path = Path(path)
+    folder, names = path.parent, [path.with_suffix(".npz").name, path.with_suffix(".json").name]
+    if required or any(n in _listed(folder) for n in names):
+        verify_manifest(folder, names, what="mmed-rag checkpoint folder")
 
 
 def load_system(path: str | os.PathLike[str] = DEMO_CHECKPOINT) -> TrainedSystem:
@@ -121,6 +160,7 @@ def load_system(path: str | os.PathLike[str] = DEMO_CHECKPOINT) -> TrainedSystem
     it was trained with (the generator is deterministic) and index it. Errors name the file."""
     path = Path(path)
     npz, js = path.with_suffix(".npz"), path.with_suffix(".json")
+    verify_system_files(path, required=path.parent.resolve() == CHECKPOINTS.resolve())
     meta = read_json(js, what="checkpoint metadata")
     arrays = read_npz(npz, required=("vocab",), what="checkpoint")
     try:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from iclr25.utils import cli as ucli
+from iclr25.utils.outputs import add_output
 
 DESCRIPTION = ("MMed-RAG (Xia et al., ICLR 2025): domain-aware retrieval, adaptive context selection and RAG "
                "preference fine-tuning, on procedural medical images.")
@@ -53,8 +54,14 @@ BACKENDS = ("numpy", "faiss-flat", "faiss-hnsw", "hnswlib")
 #: The files that mark a previous run in build-index's --out (the index files of any backend, or the results.json
 #: that marks a run of any command, the federation's output policy): one present means a previous run, replaced
 #: only with --overwrite; every other file in --out is left alone.
-INDEX_FILES = ("results.json", "config.json", "vocab.json", "router.pt", "index/manifest.json",
+INDEX_FILES = ("results.json", "config.json", "vocab.json", "router.pt", "index/manifest.json", "manifest.json",
                *(f"retriever-{d}.pt" for d in ("radiology", "pathology", "ophthalmology", "pooled")))
+#: What the other commands write at the top of --out (a previous run: one of them present, kept unless --overwrite).
+GENERATE_FILES = ("results.json", "train.npz", "db.npz", "test.npz", "examples.png")
+TRAIN_FILES = ("results.json", "sft.pt", "rag_pt.pt", "pairs.json", "manifest.json")
+MODEL_PARTS = ("sft.pt", "rag_pt.pt", "pairs.json")
+RESULTS_FILES = ("results.json",)
+ALIGN_FILES = ("results.json", "model/config.json", "model/manifest.json")
 RULES = ("gap", "ratio", "fixed")
 
 
@@ -69,39 +76,48 @@ def _image_bytes(size: int) -> float:
 
 
 def _precheck(name: str, args: argparse.Namespace) -> None:
-    """Everything that can be checked before torch and faiss are imported: inputs exist, ``--out`` is usable
-    (:func:`iclr25.utils.guards.check_out`, not an input, no previous run without ``--overwrite``) and the
-    requested sizes can finish here (:func:`iclr25.utils.guards.check_size`, ``--force`` to try anyway)."""
-    from iclr25.utils.guards import check_out, check_size
+    """Everything that can be checked before torch and faiss are imported: inputs exist, and the requested
+    sizes can finish here (:func:`iclr25.utils.guards.check_size`, ``--force`` to try anyway). ``--out`` was
+    checked before this (declared with :func:`iclr25.utils.outputs.add_output`: not an input nor inside one, no
+    previous run without ``--overwrite``, no symbolic link replaced, a writable place)."""
+    from iclr25.utils.guards import check_size
 
     force = getattr(args, "force", False)
-    inputs = [getattr(args, k) for k in ("data", "index", "model", "hf_path")
-              if isinstance(getattr(args, k, None), Path)]
     data = getattr(args, "data", None)
     if data is not None and not data.exists():
         raise FileNotFoundError(f"DATA {data}: no such file or folder")
+    if name == "train":
+        _check_manifest_slot(args.out)
     if name == "generate":
-        check_out(args.out, overwrite=args.overwrite, run_files=("results.json", "train.npz", "db.npz", "test.npz",
-                                                                      "examples.png"))
         n = 3 * (args.n_train + args.n_db + args.n_test)
         check_size(f"--n-train {args.n_train} --n-db {args.n_db} --n-test {args.n_test} (3 domains, "
                    f"{args.size} px)", bytes_needed=2 * n * _image_bytes(args.size), force=force)
     elif name == "build_index":
-        check_out(args.out, inputs=inputs, overwrite=args.overwrite, run_files=INDEX_FILES)
         check_size(f"--steps {args.steps} --router-steps {args.router_steps}",
                    seconds_needed=args.steps * _S_RETRIEVER + args.router_steps * _S_ROUTER, force=force)
     elif name == "train":
-        check_out(args.out, inputs=inputs, overwrite=args.overwrite, run_files=("results.json", "sft.pt", "rag_pt.pt",
-                                                                                      "pairs.json"))
         check_size(f"--sft-steps {args.sft_steps} --dpo-steps {args.dpo_steps}",
                    seconds_needed=args.sft_steps * _S_SFT + args.dpo_steps * _S_DPO, force=force)
-    elif name in ("evaluate", "ask"):
-        check_out(args.out, inputs=inputs, overwrite=args.overwrite)
     elif name == "align":
-        check_out(args.out, inputs=inputs, overwrite=args.overwrite,
-                  run_files=("results.json", "model/config.json"))
         check_size(f"--steps {args.steps} --mine {args.mine} --limit {args.limit}",
                    seconds_needed=(args.steps * args.batch_size + 3 * args.mine + 3 * args.limit) * 0.05, force=force)
+
+
+def _check_manifest_slot(out: Path) -> None:
+    """An OUT/manifest.json that a save of ours did not write is never replaced: refused before the training."""
+    import json
+
+    m = out / "manifest.json"
+    if not (m.exists() or m.is_symlink()):
+        return
+    try:
+        ours = not m.is_symlink() and json.loads(m.read_text(encoding="utf-8")).get("kind") == \
+            "iclr25-checkpoint-manifest"
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
+        ours = False
+    if not ours:
+        raise ValueError(f"--out {out}: {m.name} there is not a model manifest of ours; it is never replaced: choose "
+                         "another folder")
 
 
 #: Where each command's handler lives: cli.py for the thin ones, else the module of the command's concept.
@@ -186,6 +202,7 @@ def _train(args: argparse.Namespace) -> int:
     writes ``sft.pt``, ``rag_pt.pt`` and ``pairs.json``."""
     import json
 
+    from iclr25.utils.checkpoints import start_save, write_manifest
     from iclr25.utils.io import atomic_write
     from iclr25.utils.seeding import seed_everything
 
@@ -207,13 +224,16 @@ def _train(args: argparse.Namespace) -> int:
                                           beta=args.beta, cm_image=args.cm_image,
                                           report_pairs=not args.no_report_pairs,
                                           report_threshold=args.report_threshold, seed=args.seed)
+    # whole or refused (evaluate --model verifies): the old manifest first, the parts atomically, the manifest last
     args.out.mkdir(parents=True, exist_ok=True)
+    start_save(args.out)
     for name, m in (("sft", sft), ("rag_pt", pol)):
         with atomic_write(args.out / f"{name}.pt", "wb") as f:
             torch.save(m.state_dict(), f)
     with atomic_write(args.out / "pairs.json") as f:
         json.dump({"stats": pairs.stats, "dpo": stats}, f, indent=1)
-    print(f"wrote {args.out}: sft.pt, rag_pt.pt; pairs {pairs.stats}; DPO {stats}")
+    write_manifest(args.out, list(MODEL_PARTS), meta={"format": "iclr25-mmed-rag model/1"})
+    print(f"wrote {args.out}: sft.pt, rag_pt.pt, pairs.json, manifest.json; pairs {pairs.stats}; DPO {stats}")
     return 0
 
 
@@ -237,8 +257,8 @@ def _add_data_commands(sub: Any) -> None:
     """``generate`` and ``build-index``: the procedural data sets and the retrieval index."""
     g = ucli.add_command(sub, "generate", _cmd("generate"), seed=True, overwrite=_KEEP, force=True, help="write procedural train/db/test data sets (.npz)",
                          description=DESCRIPTIONS["generate"])
-    g.add_argument("--out", type=Path, required=True,
-                   help="output folder (new, or existing: files other than the ones written are kept)")
+    add_output(g, "--out", kind="folder", required=True, run_files=GENERATE_FILES,
+               help="folder for train.npz, db.npz, test.npz and examples.png")
     g.add_argument("--n-train", type=ucli.positive_int("--n-train"), default=600, help="images per domain (default 600)")
     g.add_argument("--n-db", type=ucli.positive_int("--n-db"), default=300, help="database images per domain (300)")
     g.add_argument("--n-test", type=ucli.positive_int("--n-test"), default=200, help="test images per domain (200)")
@@ -251,9 +271,9 @@ def _add_data_commands(sub: Any) -> None:
     b = ucli.add_command(sub, "build-index", _cmd("build_index"), seed=True, overwrite=_KEEP, force=True, help="train the router and per-domain retrievers, index the database",
                          description=DESCRIPTIONS["build-index"])
     b.add_argument("data", type=Path, help="data folder or .npz file")
-    b.add_argument("--out", type=Path, required=True,
-                   help="output index folder: new, or an existing folder (nothing in it is deleted or renamed; "
-                        "a previous index there is replaced only with --overwrite); not DATA")
+    add_output(b, "--out", kind="folder", required=True, run_files=INDEX_FILES,
+               help="index folder: config.json, vocab.json, router.pt, retriever-<domain>.pt, index/ and, last, "
+                    "manifest.json; not DATA nor a folder holding it")
     b.add_argument("--backend", choices=BACKENDS, default="faiss-flat", help="index backend (default faiss-flat)")
     b.add_argument("--steps", type=ucli.positive_int("--steps"), default=300, help="retriever Adam steps (default 300)")
     b.add_argument("--router-steps", type=ucli.positive_int("--router-steps"), default=150, help="router steps (150)")
@@ -269,8 +289,9 @@ def _add_model_commands(sub: Any) -> None:
                          description=DESCRIPTIONS["train"])
     t.add_argument("data", type=Path, help="data folder or .npz file")
     t.add_argument("--index", type=Path, required=True, help="index folder from build-index")
-    t.add_argument("--out", type=Path, required=True,
-                   help="output model folder (sft.pt, rag_pt.pt, pairs.json; other files there are kept)")
+    add_output(t, "--out", kind="folder", required=True, run_files=TRAIN_FILES,
+               help="model folder: sft.pt, rag_pt.pt, pairs.json and, last, manifest.json (evaluate --model "
+                    "refuses a folder whose parts are not those of one save)")
     t.add_argument("--sft-steps", type=ucli.positive_int("--sft-steps"), default=600, help="SFT steps (default 600)")
     t.add_argument("--dpo-steps", type=ucli.positive_int("--dpo-steps"), default=200, help="DPO steps (default 200)")
     t.add_argument("--beta", type=ucli.positive_float("--beta"), default=0.1, help="DPO beta (default 0.1)")
@@ -289,7 +310,7 @@ def _add_model_commands(sub: Any) -> None:
     e.add_argument("data", type=Path, help="data folder or .npz file")
     e.add_argument("--index", type=Path, required=True, help="index folder from build-index")
     e.add_argument("--model", type=Path, help="model folder from train")
-    e.add_argument("--out", type=Path, required=True, help="folder for results.json")
+    add_output(e, "--out", kind="folder", required=True, run_files=RESULTS_FILES, help="folder for results.json")
     e.add_argument("--k", type=ucli.positive_int("--k"), default=3, help="context cap (default 3)")
     e.add_argument("--rule", choices=RULES, default="gap", help="context selection rule (default gap)")
     e.add_argument("--gamma", type=ucli.nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
@@ -303,14 +324,15 @@ def _add_own_model_commands(sub: Any) -> None:
                          description=DESCRIPTIONS["ask"])
     a.add_argument("data", type=Path, help="data folder or .npz file")
     a.add_argument("--index", type=Path, required=True, help="index folder from build-index")
-    a.add_argument("--out", type=Path, required=True, help="folder for results.json")
+    add_output(a, "--out", kind="folder", required=True, run_files=RESULTS_FILES,
+               help="folder for results.json (never the API key)")
     a.add_argument("--endpoint", help="OpenAI-compatible API base, e.g. http://127.0.0.1:8000/v1")
     a.add_argument("--model", dest="model", help="model name the endpoint serves (with --endpoint)")
     a.add_argument("--api-key-env", default=None, metavar="VAR",
                    help="environment variable holding the API key, e.g. OPENAI_API_KEY (default: none, no key "
                         "sent; a variable named here that is not set is refused)")
     a.add_argument("--timeout", type=ucli.positive_float("--timeout"), default=30.0,
-                   help="seconds per request (default 30)")
+                   help="seconds each request may take in all (default 30)")
     a.add_argument("--hf-path", type=Path, help="local Hugging Face LLaVA-style model folder (instead of --endpoint)")
     a.add_argument("--limit", type=ucli.positive_int("--limit"), default=40, help="questions to ask (default 40)")
     a.add_argument("--k", type=ucli.positive_int("--k"), default=3, help="context cap (default 3)")
@@ -322,7 +344,8 @@ def _add_own_model_commands(sub: Any) -> None:
     al.add_argument("data", type=Path, help="data folder with train.npz and test.npz")
     al.add_argument("--index", type=Path, required=True, help="index folder from build-index")
     al.add_argument("--hf-path", type=Path, required=True, help="local Hugging Face LLaVA-style model folder")
-    al.add_argument("--out", type=Path, required=True, help="folder for results.json and model/")
+    add_output(al, "--out", kind="folder", required=True, run_files=ALIGN_FILES,
+               help="folder for results.json and model/ (the aligned LLaVA folder, with manifest.json written last)")
     al.add_argument("--mine", type=ucli.positive_int("--mine"), default=200, help="training questions to mine (200)")
     al.add_argument("--limit", type=ucli.positive_int("--limit"), default=100, help="test questions to evaluate (100)")
     al.add_argument("--steps", type=ucli.positive_int("--steps"), default=100, help="DPO steps (default 100)")

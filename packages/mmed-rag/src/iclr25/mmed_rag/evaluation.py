@@ -42,9 +42,14 @@ def load_split(path: Path, name: str) -> MedDataset:
 
 def _model_metrics(run: RunResult, test: MedDataset, rs, fixed, ctx, args: argparse.Namespace) -> None:
     """The SFT and RAG-PT models of ``args.model`` with fixed-k and with ``args.rule`` contexts."""
+    from iclr25.utils.checkpoints import verify_manifest
+
     from .experiments import _vqa_set, conflict_set, vqa_eval
     from .rag import _load_state
     from .vlm import TinyVLM
+
+    # whole or refused: a train cut short, or sft.pt and rag_pt.pt of two trainings
+    verify_manifest(args.model, ["sft.pt", "rag_pt.pt"], what="model folder (train)")
 
     conflicts = {label: conflict_set(test, c.reports, seed=args.seed)
                  for label, c in (("fixed_k", fixed), (args.rule, ctx))}

@@ -164,11 +164,27 @@ class HFVLM:
         return out
 
 
+def _verify_if_ours(folder: Path) -> None:
+    """A folder saved by ``align`` (its ``manifest.json`` is an iclr25 checkpoint manifest) loads only when whole;
+    any other LLaVA folder (no such manifest) is the user's and is read as it is."""
+    import json
+
+    from iclr25.utils.checkpoints import MANIFEST, verify_manifest
+
+    try:
+        doc = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return
+    if isinstance(doc, dict) and doc.get("kind") == "iclr25-checkpoint-manifest":
+        verify_manifest(folder, what="aligned model folder (align)")
+
+
 def load_hf_vlm(path: str | os.PathLike[str], *, flag: str = "--hf-path") -> HFVLM:
     """Load a LLaVA-style model and tokenizer from a local folder (never downloads), through
     :func:`iclr25.utils.hf.load_local_model`; errors name ``flag`` and the folder."""
     from iclr25.utils.hf import load_local_model, read_model_config
 
+    _verify_if_ours(Path(path))
     # refuse, in one line, a folder of another architecture before building anything
     raw = read_model_config(path, flag=flag, what="LLaVA model")
     kind = str(raw.get("model_type", ""))

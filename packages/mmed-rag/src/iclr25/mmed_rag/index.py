@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from iclr25.utils.io import DataFileError, read_json
+from iclr25.utils.io import DataFileError, path_inside, read_json
 
 __all__ = ["BACKENDS", "SearchResult", "VectorIndex", "DomainIndex", "Retrieved", "benchmark_backends",
            "clustered_vectors", "write_folder"]
@@ -161,10 +161,18 @@ class VectorIndex:
                 "ef_construction": self.ef_construction, "ef_search": self.ef_search, "seed": self.seed}
 
     @classmethod
-    def _read(cls, folder: Path, meta: dict) -> VectorIndex:
-        idx = cls(meta["dim"], backend=meta["backend"], m=meta["m"], ef_construction=meta["ef_construction"],
-                  ef_search=meta["ef_search"], seed=meta["seed"])
-        path = folder / meta["file"]
+    def _read(cls, folder: Path, meta: Any) -> VectorIndex:
+        source = folder / "manifest.json"
+        missing = [k for k in _META_KEYS if not isinstance(meta, dict) or k not in meta]
+        if missing:
+            raise DataFileError(source, f"an index entry lacks {', '.join(missing)} (not written by this package)")
+        # a file the manifest names is read only inside the index folder (never ../ or an absolute path)
+        path = path_inside(folder, meta["file"], source=source, what="index file")
+        try:
+            idx = cls(meta["dim"], backend=meta["backend"], m=meta["m"], ef_construction=meta["ef_construction"],
+                      ef_search=meta["ef_search"], seed=meta["seed"])
+        except (TypeError, ValueError) as exc:
+            raise DataFileError(source, f"a malformed index entry ({exc})") from None
         if not path.is_file():
             raise FileNotFoundError(f"{path}: no such index file (the index folder is incomplete)")
         try:
@@ -203,6 +211,10 @@ class VectorIndex:
         if "index" not in manifest:
             raise DataFileError(folder / "manifest.json", "not a VectorIndex manifest (no 'index' entry)")
         return cls._read(folder, manifest["index"])
+
+
+#: the fields of an index entry in ``manifest.json`` (:meth:`VectorIndex._write`)
+_META_KEYS = ("backend", "dim", "n", "file", "m", "ef_construction", "ef_search", "seed")
 
 
 def _dump_manifest(folder: Path, manifest: dict) -> None:
@@ -360,9 +372,11 @@ class DomainIndex:
 
         for d, meta in shards.items():
             idx = VectorIndex._read(folder, meta)
-            z = read_npz(folder / f"{d}.meta.npz", required=("reports", "labels", "domains"), what="index metadata")
+            # the shard's name makes a file name: it too must stay inside the folder
+            side = path_inside(folder, f"{d}.meta.npz", source=folder / "manifest.json", what="shard file")
+            z = read_npz(side, required=("reports", "labels", "domains"), what="index metadata")
             if len(z["reports"]) != len(idx):
-                raise DataFileError(folder / f"{d}.meta.npz", f"{len(z['reports'])} reports for {len(idx)} vectors")
+                raise DataFileError(side, f"{len(z['reports'])} reports for {len(idx)} vectors")
             out._shards[d] = (idx, tuple(str(r) for r in z["reports"]), z["labels"].astype(np.int64),
                               z["domains"].astype(np.int64))
         return out

@@ -15,7 +15,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from iclr25.utils.io import DataFileError, read_json
+from iclr25.utils.checkpoints import MANIFEST, verify_manifest, write_manifest
+from iclr25.utils.io import DataFileError, path_inside, read_json
 from iclr25.utils.seeding import check_seed
 
 from .data import DOMAINS, MedDataset, check_images, domain_index
@@ -142,9 +143,10 @@ class RetrievalSystem:
 
     # ------------------------------------------------------------------------------------- persistence
     def save(self, folder: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
-        """Write ``config.json``, ``vocab.json``, ``router.pt``, ``retriever-<shard>.pt`` and ``index/`` into
-        ``folder``. Other files there are kept; a previous index (its ``config.json`` or files of the same
-        names) is replaced only with ``overwrite`` (:func:`~iclr25.mmed_rag.index.write_folder`)."""
+        """Write ``config.json``, ``vocab.json``, ``router.pt``, ``retriever-<shard>.pt``, ``index/`` and, last,
+        ``manifest.json`` (every part's size and SHA-256, :mod:`iclr25.utils.checkpoints`) into ``folder``. Other
+        files there are kept; a previous index (files of the same names) is replaced only with ``overwrite``
+        (:func:`~iclr25.mmed_rag.index.write_folder`)."""
         def write(tmp: Path) -> None:
             (tmp / "config.json").write_text(json.dumps(dataclasses.asdict(self.config), indent=1))
             (tmp / "vocab.json").write_text(json.dumps(list(self.vocab.tokens)))
@@ -153,7 +155,9 @@ class RetrievalSystem:
                 state = {k: v for k, v in r.state_dict().items() if not k.startswith("text.encoder.")}
                 torch.save(state, tmp / f"retriever-{name}.pt")
             self.index.save(tmp / "index")
-        return write_folder(folder, write, overwrite=overwrite, marker="config.json", flag="--out")
+            parts = sorted(p.relative_to(tmp).as_posix() for p in tmp.rglob("*") if p.is_file())
+            write_manifest(tmp, parts, meta={"format": INDEX_FORMAT, "shards": list(self.retrievers)})
+        return write_folder(folder, write, overwrite=overwrite, marker=MANIFEST, flag="--out")
 
     @classmethod
     def load(cls, folder: str | os.PathLike[str], *, minilm_model: Any = None) -> RetrievalSystem:
@@ -161,6 +165,8 @@ class RetrievalSystem:
         folder = Path(folder)
         if not folder.is_dir():
             raise FileNotFoundError(f"{folder}: no such index folder (write one with 'iclr25 mmed-rag build-index')")
+        # whole or refused: a build cut short, parts of two builds, or a folder of an older version (no manifest)
+        verify_manifest(folder, INDEX_PARTS, what="index folder (build-index)")
         cfg = _config_from_json(read_json(folder / "config.json", what="retrieval config"), folder / "config.json")
         vocab = Vocab(tuple(read_json(folder / "vocab.json", what="vocabulary")))
         router = Router()
@@ -169,10 +175,17 @@ class RetrievalSystem:
         retrievers = {}
         for shard in index.domains:
             r = CLIPRetriever(vocab, dim=cfg.dim, width=cfg.width, text_tower=cfg.text_tower, minilm_model=minilm_model)
-            r.load_state_dict(_load_state(folder / f"retriever-{shard}.pt"), strict=False)
+            part = path_inside(folder, f"retriever-{shard}.pt", source=folder / "index" / "manifest.json",
+                               what="retriever file")
+            r.load_state_dict(_load_state(part), strict=False)
             retrievers[shard] = r.eval()
         router.eval()
         return cls(vocab, router, retrievers, index, cfg)
+
+
+#: the parts every index folder holds (with ``retriever-<shard>.pt`` and the shard files), and its format
+INDEX_PARTS = ("config.json", "vocab.json", "router.pt", "index/manifest.json")
+INDEX_FORMAT = "iclr25-mmed-rag index/1"
 
 
 def _config_from_json(raw: Any, path: Path) -> RetrievalConfig:
