@@ -264,7 +264,9 @@ def default_partition_output(args: argparse.Namespace) -> Path:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub, _, _ = ucli.method_commands("augood", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
-                                             repro=repro, repro_help=REPRO_HELP)
+                                             repro=repro, repro_help=REPRO_HELP,
+                                             demo_files=("good_curves.png",),
+                                             repro_files=("good_curves.png", "results.md"))
 
     p = ucli.add_command(sub, "partition", partition_cmd, seed="tie-breaking seed (default: 0)", help="partition your own molecules (CSV with a SMILES column)")
     p.add_argument("data", type=Path, help="CSV file with a header row")

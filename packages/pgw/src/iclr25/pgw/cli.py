@@ -160,7 +160,9 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub, _, rp = ucli.method_commands("pgw", DESCRIPTION, demo="iclr25.pgw.demo:demo", demo_help=DEMO_HELP,
-                                              repro="iclr25.pgw.repro:repro", repro_help=REPRO_HELP)
+                                              repro="iclr25.pgw.repro:repro", repro_help=REPRO_HELP,
+                                              demo_files=("matching.png", "distances.png"),
+                                              repro_files=("distances.npz", "distances.png", "claims.json"))
     rp.add_argument("--n-per-class", type=int, default=20, help="shapes per class (paper: 20)")
     rp.add_argument("--n-jobs", type=int, default=-1, help="worker processes for distance matrices "
                                                            "(default -1: all cores)")

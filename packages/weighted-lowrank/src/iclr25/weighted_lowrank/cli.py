@@ -105,7 +105,9 @@ def fit(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub, _, r = ucli.method_commands("weighted-lowrank", DESCRIPTION, demo="iclr25.weighted_lowrank.demo:demo", demo_help=DEMO_HELP,
                                              repro="iclr25.weighted_lowrank.repro:repro", repro_help=REPRO_HELP,
-                                             quick="small scaling sweep (n=1000, k<=32) for a smoke test")
+                                             quick="small scaling sweep (n=1000, k<=32) for a smoke test",
+                                             demo_files=("error_per_round.png",),
+                                             repro_files=("repro.png", "table.md", "claims.json"))
     f = ucli.add_command(sub, "fit", fit, seed="random seed (default: 0)", help="fit M ≈ X Yᵀ under weights W from your own files")
     f.add_argument("M", type=Path, help="data matrix, .npy (or .npz with one array)")
     f.add_argument("W", type=Path, nargs="?", default=None, help="weights, .npy or sparse .npz (default: all ones)")
