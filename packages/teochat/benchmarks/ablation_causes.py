@@ -13,7 +13,9 @@ only, in each configuration:
 The trivial answers (every visible building in the last / first frame, every building, no change) are scored
 on the same test split. Writes ``ablation_causes.json`` and a markdown table.
 
-    python benchmarks/ablation_causes.py --steps 400 --seeds 0,1,2 --out benchmarks
+    python benchmarks/ablation_causes.py --steps 400 --seeds 0,1,2 --out benchmarks --overwrite
+
+``--out`` is checked before the work: previous ``ablation_causes.*`` files are replaced only with ``--overwrite``.
 """
 
 from __future__ import annotations
@@ -22,9 +24,9 @@ import argparse
 import json
 import statistics
 import time
-from pathlib import Path
 
 import torch
+from _outputs import add_out, parse_checked  # the sibling module (benchmarks/ is the script's folder)
 
 from iclr25.teochat.assistant import TrainConfig, train_assistant
 from iclr25.teochat.conversation import Vocabulary
@@ -46,8 +48,8 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=400)
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--rows", default=",".join(ROWS))
-    ap.add_argument("--out", type=Path, default=Path("results/teochat-ablation-causes"))
-    args = ap.parse_args()
+    add_out(ap, "--out", "results/teochat-ablation-causes", ("ablation_causes.json", "ablation_causes.md"))
+    args = parse_checked(ap)
     torch.set_num_threads(1)
     v = len(Vocabulary())
     out = {"command": f"python benchmarks/ablation_causes.py --steps {args.steps} --seeds {args.seeds} "

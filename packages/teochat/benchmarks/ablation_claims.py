@@ -15,19 +15,23 @@ sequences, :data:`~iclr25.teochat.experiments.REPRO_TASKS`, d=64, 2 layers, batc
 
 Writes ``ablation_claims.json`` (every row as it is measured).
 
-    python benchmarks/ablation_claims.py --seeds 0,1,2 --out benchmarks
+    python benchmarks/ablation_claims.py --seeds 0,1,2 --out benchmarks --overwrite
+
+``--out`` is checked before the work: a previous ``ablation_claims.json`` there is replaced only with ``--overwrite``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
 import numpy as np
 import torch
-from _readme_block import replace_block  # the sibling module (benchmarks/ is the script's folder)
+from _outputs import add_out, parse_checked  # sibling modules (benchmarks/ is the script's folder)
+from _readme_block import replace_block
 from torch.nn import functional as F
 
 from iclr25.teochat.assistant import TrainConfig, frames_to_tensor, train_assistant
@@ -71,12 +75,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--rows", default=",".join(ROWS))
-    ap.add_argument("--out", type=Path, default=Path("results/teochat-ablation-claims"))
+    add_out(ap, "--out", "results/teochat-ablation-claims", ("ablation_claims.json",))
     ap.add_argument("--readme", type=Path, default=None,
                     help="also write the tables into this README, between its ablation-claims markers")
     ap.add_argument("--readme-only", action="store_true",
                     help="only rewrite --readme's tables from OUT/ablation_claims.json and claims.json")
-    args = ap.parse_args()
+    args = parse_checked(ap, check="--readme-only" not in sys.argv)  # --readme-only reads OUT, writes the README
     if args.readme_only:
         if args.readme is None:
             raise SystemExit("--readme-only needs --readme README.md")

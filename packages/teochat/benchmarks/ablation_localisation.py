@@ -13,10 +13,10 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 import torch
 from _ablation_table import write_ablation  # the sibling module (benchmarks/ is the script's folder)
+from _outputs import add_out, parse_checked
 
 from iclr25.teochat.assistant import TrainConfig, train_assistant
 from iclr25.teochat.conversation import Vocabulary
@@ -27,8 +27,8 @@ from iclr25.teochat.model import ModelConfig
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--steps", type=int, default=600)
-    ap.add_argument("--out", type=Path, default=Path("results/teochat-ablation"))
-    args = ap.parse_args()
+    add_out(ap, "--out", "results/teochat-ablation", ("ablation.json", "ablation.md"))
+    args = parse_checked(ap)
     torch.set_num_threads(1)
     v = len(Vocabulary())
     rows = [("repro configuration (d=64, 2 layers, lr 3e-3, 2400 seqs, all tasks)", {}, {}, 2400, REPRO_TASKS),

@@ -14,10 +14,10 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 import torch
 from _ablation_table import write_ablation  # the sibling module (benchmarks/ is the script's folder)
+from _outputs import add_out, parse_checked
 
 from iclr25.teochat.assistant import TrainConfig, train_assistant
 from iclr25.teochat.conversation import Vocabulary
@@ -31,8 +31,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--steps", type=int, default=400)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", type=Path, default=Path("results/teochat-ablation-temporal"))
-    args = ap.parse_args()
+    add_out(ap, "--out", "results/teochat-ablation-temporal", ("ablation.json", "ablation.md"))
+    args = parse_checked(ap)
     torch.set_num_threads(1)
     v = len(Vocabulary())
     data = make_data(1200, 160, seed=args.seed, tasks=["loc", "det1"])
