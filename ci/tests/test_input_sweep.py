@@ -73,6 +73,8 @@ import json, shutil, time, urllib.request
 from pathlib import Path
 from iclr25.utils.cli import method_parser, run_main
 
+NUMBER = "\\d+"  # the defect: an invalid escape sequence (a warning when compiled, an error under -W error)
+
 
 def careless(args):
     if args.out.is_dir():
@@ -188,6 +190,7 @@ def test_sweep_passes_declared_outputs_and_catches_each_defect(tmp_path, monkeyp
     assert any("left" in p for p in problems("save", "disk full", "RLIMIT")), by
     assert any("KEY LEAK" in p for p in problems("ask", "endpoint", "302")), by
     assert any("--timeout" in p or "still running" in p for p in problems("ask", "endpoint", "drips")), by
+    assert any("compiled" in p for p in problems("compile", "warnings", "compile")), by
 
 
 def test_table_counts_cases_and_defects():
