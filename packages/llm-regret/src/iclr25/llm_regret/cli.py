@@ -289,7 +289,8 @@ def train(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub, _, _ = ucli.method_commands("llm-regret", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
-                                             repro=repro, repro_help=REPRO_HELP)
+                                             repro=repro, repro_help=REPRO_HELP, demo_files=("regret_curves.png",),
+                                             repro_files=("regret_curves.png", "table.md", "claims.json"))
     r = ucli.add_command(sub, "run", run, seed=True, overwrite="write over a previous run in --out and an existing --transcript file", force=True, help="run one agent on a loss family or on your own losses")
     src = r.add_mutually_exclusive_group()
     src.add_argument("--env", default="alternating",

@@ -366,6 +366,9 @@ def _add_own_model_commands(sub: Any) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub, d, p = ucli.method_commands("mmed-rag", DESCRIPTION, demo=_cmd("demo"), demo_help=DEMO_HELP,
                                              repro=_cmd("repro"), repro_help=REPRO_HELP,
+                                             demo_files=("examples.png",),
+                                             repro_files=("examples.png", "ablation.png", "retrieval_ablation.png",
+                                                          "results.md", "ladder.json", "ladder.md", "claims.json"),
                                              quick="the test rung and a small benchmark only (a smoke run, about 1 min); with --explore: rung XS only")
     _threads(d)
     _threads(p)

@@ -307,7 +307,8 @@ def repro(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub, d, r = ucli.method_commands("teochat", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
-                                             repro=repro, repro_help=REPRO_HELP)
+                                             repro=repro, repro_help=REPRO_HELP, demo_files=("example.png",),
+                                             repro_files=("claims.json", "results.md"))
     _threads(d)
     p = ucli.add_command(sub, "generate", generate, seed="random seed (default: 0)", overwrite="replace a previous data set in --out", force=True, help="write a generated data set: DIR/sequences.npz, DIR/conversations.jsonl")
     p.add_argument("--n", type=ucli.positive_int("--n"), default=6000, help="number of sequences (default: 6000)")
