@@ -27,8 +27,9 @@ categories:
   ``--fsize`` bytes: a non-zero exit with one line naming the file ("File too large"), no traceback, no file left
   behind (a half-written output);
 - **interrupted save**: for packages whose loaders verify a checkpoint manifest (``iclr25.utils.checkpoints``),
-  each ``file_commands`` input without a suffix (a model or checkpoint folder) given as a folder with a part and
-  no manifest, and with a manifest whose part was changed after it: one line, exit 2;
+  each ``file_commands`` input without a suffix (a model or checkpoint folder) given as a folder with the parts the
+  saving command writes and no manifest, and with a manifest whose part was changed after it (and mmed-rag's
+  index folder so): one line, exit 2;
 - **endpoint**: the commands that take ``--endpoint`` (``ENDPOINTS``) against local stubs on 127.0.0.1: one that
   answers 302 to another port (that port must never receive the ``Authorization`` header; the key appears in no
   message or file), and one that sends a byte every 0.3 s (the command ends within ``--timeout`` + slack, one
@@ -811,6 +812,25 @@ def endpoint_cases(b: Builder, slug: str, shared: Path, stubs: Stubs, key: str, 
                 for a in spec["argv"]]
         made.append(b.add("endpoint", kind, base, argv, spec["argv"], env=env, token=token, server=server,
                           timeout=timeout, seconds=seconds))
+    if spec.get("traversal") == "index" and (shared / "index" / "manifest.json").exists():
+        # the index folder is a checkpoint (iclr25.utils.checkpoints): a save cut short, parts of two saves
+        for kind in ("no manifest", "a part changed after the manifest"):
+            base = b.folder("ck-index")
+            shutil.copytree(shared / "index", base / "idx")
+            if kind == "no manifest":
+                (base / "idx" / "manifest.json").unlink()
+            else:
+                part = base / "idx" / "config.json"
+                if not part.exists():
+                    part = next(q for q in sorted((base / "idx").rglob("*")) if q.is_file()
+                                and q.name != "manifest.json")
+                part.write_bytes(part.read_bytes() + b" ")
+            token = f"c{secrets.token_hex(4)}"
+            argv = [a.replace("{url}", stubs.url("sink", token)).replace("{timeout}", f"{timeout:g}")
+                    .replace("{shared}", str(shared)).replace("{work}", str(base)).replace("{index}", str(base / "idx"))
+                    for a in spec["argv"]]
+            made.append(b.add("interrupted save", f"{spec['argv'][0]} --index: {kind}", base, argv, spec["argv"],
+                              env=env, names=["manifest", "not whole", "saved with"], token=token))
     if spec.get("traversal") == "index" and (shared / "index" / "index" / "manifest.json").exists():
         base = b.folder("traversal")
         index = base / "idx"
