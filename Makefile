@@ -11,7 +11,7 @@ PKG ?=
 OUT ?= results
 UV_SPEC := uv>=0.13.9,<0.14
 
-.PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check pip-check test-packages \
+.PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check pip-check test-packages sweeps \
         notebooks docs docs-serve bench bench-check repro new clean claims-table
 
 help:
@@ -20,6 +20,8 @@ help:
 	@echo "make demo             run every installed method's demo into $(OUT)/ (with an index README)"
 	@echo "make test [PKG=slug]  contract check, lint, lock check, shared-utils tests, build check, plain-pip"
 	@echo "                      check, then each package's tests in its own environment (only PKG's when set)"
+	@echo "make sweeps           the input/output/safety and size sweeps over every command (after make test's"
+	@echo "                      environments exist; part of make test)"
 	@echo "make docs             run the notebooks on a Jupyter kernel, build the site (mkdocs --strict) into"
 	@echo "                      build/docs/site, open it in headless Chromium when installed (part of make test)"
 	@echo "make docs-serve       serve the built site on http://127.0.0.1:8000"
@@ -41,11 +43,13 @@ demo: setup
 	.venv/bin/iclr25 demo --all --overwrite --out $(OUT)
 
 ifeq ($(PKG),)
-test: contract lint lock-check test-utils build-check pip-check test-packages docs
+test: contract lint lock-check test-utils build-check pip-check test-packages sweeps docs
 else
 test: uv
 	$(PYTHON) ci/check_contract.py $(PKG)
 	$(PYTHON) ci/run_package_tests.py $(PKG)
+	$(PYTHON) ci/input_sweep.py $(PKG)
+	$(PYTHON) ci/size_sweep.py $(PKG)
 endif
 
 contract:
@@ -77,6 +81,12 @@ pip-check:
 
 test-packages: uv
 	$(PYTHON) ci/run_package_tests.py
+
+# the bad-input, data-loss and safety sweeps over every command of every package (in the environments
+# test-packages built): counts per category and package in build/sweeps/, exit 1 on any defect
+sweeps: uv
+	$(PYTHON) ci/input_sweep.py --json build/sweeps/input-sweep.json
+	$(PYTHON) ci/size_sweep.py --json build/sweeps/size-sweep.json
 
 # notebooks/*.py (jupytext) executed on an ipykernel of an environment holding every package
 notebooks: uv
