@@ -119,7 +119,10 @@ def add_output(parser: argparse.ArgumentParser | Any, flag: str = "--out", *, ki
     group:
         Add the option to this argument group of ``parser`` instead of the parser itself.
 
-    The parser gets ``--overwrite`` when it does not have it yet. Returns the argparse action.
+    Returns
+    -------
+    argparse.Action
+        The option's action. The parser also gets ``--overwrite`` when it does not have it yet.
     """
     if not flag.startswith("--"):
         raise ValueError(f"flag must be an option such as '--out', got {flag!r}")
