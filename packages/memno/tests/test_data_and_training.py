@@ -85,10 +85,10 @@ def test_cli_generate_then_train(tmp_path, capsys):
     elapsed = time.perf_counter() - t0
     run = RunResult.load(out / "results.json")
     assert run.metric("test nRMSE (one-step)").value > 0
-    # the recorded wall time covers the whole command (0.1.1 started the clock after training); the command's
-    # own bookkeeping after finish() (figures, model file) is outside it, which under load is up to half of a
-    # 0.2 s command (0.8 failed at load 3.9: 0.124 of 0.222 s)
-    assert 0.5 * elapsed <= run.wall_time_s <= elapsed
+    # the recorded wall time covers the whole command (0.1.1 started the clock after training): it holds the
+    # training epochs and no more than the call. A ratio to the call's time (0.5 * elapsed) failed twice under
+    # load, where figures and the model file after finish() took over half of a 0.1 s command.
+    assert run.metric("s/epoch").value * 1 <= run.wall_time_s <= elapsed
     assert run.config["n_train"] == 2 and run.config["n_test"] == 1  # floor(0.8 * 3)
     assert torch.load(out / "model.pt")["name"] == "memno"
 
