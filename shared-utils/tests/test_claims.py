@@ -18,7 +18,8 @@ from iclr25.utils.claims import (
 
 
 def base(**kw):
-    args = dict(id="c", statement="ours beats the baseline", metric="acc", direction="higher", baseline="prior")
+    args = dict(id="c", statement="ours beats the baseline", metric="acc", direction="higher", baseline="prior",
+                kind="main")
     args.update(kw)
     return Claim(**args)
 
@@ -34,6 +35,10 @@ def test_claim_validation_names_the_field():
         base(expect="fails")
     with pytest.raises(ValueError, match="rule"):
         base(rule="best_seed")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        base(kind="")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        base(kind="headline")
 
 
 def test_every_seed_rule_fails_on_one_bad_seed():
@@ -57,7 +62,7 @@ def test_mean_ci_rule_uses_the_t_interval():
 
 
 def test_lower_is_better_and_thresholds():
-    c = Claim("err", statement="s", metric="rel. error", direction="lower", threshold=1e-3)
+    c = Claim("err", statement="s", metric="rel. error", direction="lower", threshold=1e-3, kind="secondary")
     assert decide(c, {0: 1e-4, 1: 5e-4, 2: 9e-4}).holds
     assert not decide(c, {0: 1e-4, 1: 5e-4, 2: 2e-3}).holds
     assert not decide(c, {0: 1e-4, 1: float("nan"), 2: 1e-4}).holds
@@ -79,7 +84,7 @@ def test_registry_measures_once_per_seed_and_writes_strict_json(tmp_path, capsys
     calls = []
 
     @reg.measures(base(id="a"), Claim("b", statement="s", metric="err", direction="lower", threshold=1.0,
-                                      expect="fails", ladder="README.md#ladder"))
+                                      expect="fails", ladder="README.md#ladder", kind="sanity"))
     def _m(seed, rung):
         calls.append((seed, rung))
         return {"a": Measurement(0.9, reference=0.5), "b": 2.0 + seed}
@@ -150,3 +155,185 @@ def test_claims_json_keeps_per_seed_extras_and_the_cpu_model():
     assert "extra" not in decide(c, {s: Measurement(0.9, 0.5) for s in range(3)}).to_dict()
     report = ClaimsReport("x", "0.1", "test", [r]).to_dict()
     assert isinstance(report["machine"]["cpu"], str)
+
+
+def test_seed_free_claims_are_decided_once_and_say_so():
+    reg = ClaimRegistry("iclr25-utils", seeds={"test": (0, 1, 2)})
+    calls = []
+
+    @reg.measures(base(id="exact", seed_free=True))
+    def _m(seed, rung):
+        calls.append(seed)
+        return {"exact": Measurement(0.9, reference=0.5)}
+
+    r = reg.run("test").results[0]
+    assert calls == [0] and r.seeds == (0,) and r.holds and r.ci == (0.4, 0.4) or math.isclose(r.ci[0], 0.4)
+    table = render_table(reg.run("test").to_dict())
+    assert "seed-free: decided once" in table
+
+
+def test_a_dead_measurement_never_holds_and_a_dead_declared_fail_fails_its_test():
+    c = base(margin=0.0)
+    ms = {s: Measurement(0.9, 0.5, alive=s != 1) for s in range(3)}
+    r = decide(c, ms)
+    assert not r.holds and r.holds_per_seed == (True, False, True) and "sanity check at seed(s) [1]" in r.dead_reason
+    assert not decide(base(rule="mean_ci"), ms).holds
+    reg = ClaimRegistry("iclr25-utils", seeds={"test": (0, 1, 2)})
+
+    @reg.measures(base(id="f", expect="fails", ladder="README.md#l"), base(id="g", expect="fails", ladder="x"))
+    def _m(seed, rung):  # f: the method answers the trivial reference; g: it fails honestly
+        return {"f": Measurement(0.5, reference=0.5), "g": Measurement(0.4 + 0.01 * seed, reference=0.5)}
+
+    fn = reg.pytest_test("test")
+    with pytest.raises(AssertionError, match="not alive: the value equals the prior at every seed"):
+        fn("f")
+    fn("g")
+    assert decide(base(), {s: Measurement(float("nan"), 0.5) for s in range(3)}).dead_reason.startswith("the value is not")
+
+
+def test_max_margin_every_seed_and_mean_ci():
+    from statistics import NormalDist
+
+    from iclr25.utils.claims import max_margin
+
+    imp = [1.0, 1.2, 0.8, 1.1, 0.9]
+    sd = 0.15811388300841897
+    assert math.isclose(max_margin("every_seed", imp, 3), 1.0 - NormalDist().inv_cdf(0.95 ** (1 / 3)) * sd)
+    # more decision seeds: each must clear it, so the margin shrinks
+    assert max_margin("every_seed", imp, 5) < max_margin("every_seed", imp, 3)
+    # mean_ci: the lower end of a t interval at 3 seeds is wide; at 10 seeds tighter
+    assert 0 < max_margin("mean_ci", imp, 3) < max_margin("mean_ci", imp, 10) < 1.0
+    assert math.isclose(max_margin("every_seed", [0.2, 0.2, 0.2], 3), 0.2)
+    with pytest.raises(ValueError, match="finite"):
+        max_margin("every_seed", [1.0, float("nan")], 3)
+
+
+def test_calibration_seeds_are_disjoint_and_calibrate_says_which_margins_are_allowed(tmp_path):
+    from iclr25.utils.claims import check_calibration
+
+    with pytest.raises(ValueError, match="overlap its decision seeds"):
+        ClaimRegistry("iclr25-utils", seeds={"test": (0, 1, 2)}, calibration={"test": range(2, 12)})
+    reg = ClaimRegistry("iclr25-utils", seeds={"test": (0, 1, 2)})
+    assert reg.calibration_seeds("test") == tuple(range(100, 110))
+
+    @reg.measures(base(id="robust", margin=0.1), base(id="tuned", margin=0.38),
+                  base(id="off", expect="fails", ladder="x", kind="secondary"))
+    def _m(seed, rung):  # improvement 0.4 +- 0.05 by seed
+        d = 0.4 + 0.05 * ((seed * 7919) % 5 - 2) / 2
+        return {"robust": Measurement(0.5 + d, 0.5), "tuned": Measurement(0.5 + d, 0.5), "off": Measurement(0.4, 0.5)}
+
+    cal = reg.calibrate("test")
+    by = {e["id"]: e for e in cal.claims}
+    assert by["robust"]["ok"] and not by["tuned"]["ok"] and by["off"]["ok"]
+    assert cal.uncalibrated() == ["tuned"] and "NOT CALIBRATED" in cal.explain()
+    path = cal.save(tmp_path)
+    assert path.name == "claims-calibration.json"
+    data = json.loads(path.read_text())
+    assert [p for p in check_calibration(data) if "tuned" in p]
+    data["claims"][0]["improvements"][0] = 9.0  # edited by hand
+    assert any("never edited by hand" in p for p in check_calibration(data))
+    with pytest.raises(ValueError, match="decision seeds"):
+        reg.calibrate("test", [0, 5, 6])
+
+
+def test_fresh_seeds_are_new_reproducible_and_recorded():
+    reg = ClaimRegistry("iclr25-utils", seeds={"test": (0, 1, 2)})
+
+    @reg.measures(base(id="a"))
+    def _m(seed, rung):
+        return {"a": Measurement(0.9, reference=0.5)}
+
+    s1 = reg.fresh_seeds("test", version="1.0", date="2026-12-05")
+    assert len(s1) == 3 and min(s1) >= 1000 and s1 == reg.fresh_seeds("test", version="1.0", date="2026-12-05")
+    assert s1 != reg.fresh_seeds("test", version="1.0", date="2026-12-06")
+    rep = reg.run("test", s1, seeds_from="fresh").to_dict()
+    assert rep["seeds_from"] == "fresh" and rep["claims"][0]["seeds"] == list(s1)
+
+
+def _committed(tmp_path, reg, rung="repro"):
+    rep = reg.run(rung)
+    rep.save(tmp_path)
+    reg.calibrate("test").save(tmp_path)
+    return json.loads((tmp_path / "claims.json").read_text())
+
+
+def test_committed_files_are_checked_against_values_registry_and_version(tmp_path):
+    from iclr25.utils.claims import check_report
+
+    reg = ClaimRegistry("iclr25-utils", seeds={"test": (0, 1, 2), "repro": (0, 1, 2, 3)})
+
+    @reg.measures(base(id="a", margin=0.1), base(id="f", expect="fails", ladder="README.md#l", kind="secondary"))
+    def _m(seed, rung):
+        return {"a": Measurement(0.9 + 0.01 * (seed % 3), 0.5), "f": Measurement(0.4 + 0.01 * seed, 0.5)}
+
+    data = _committed(tmp_path, reg)
+    assert check_report(data, version=data["version"]) == []
+    assert reg.committed_problems(tmp_path) == []
+    reg.pytest_committed_test(tmp_path)()
+    assert any("version" in p for p in check_report(data, version="99.0"))
+    edited = json.loads(json.dumps(data))
+    edited["claims"][0]["values"][1] = 0.55  # a value edited, the verdict kept
+    assert any("never edited by hand" in p for p in check_report(edited))
+    flipped = json.loads(json.dumps(data))
+    flipped["claims"][1]["expect"] = "holds"
+    assert any("expects it holds" in p for p in check_report(flipped))
+    assert any("test rung" in p for p in check_report({**data, "rung": "test"}))
+    assert "schema" in check_report({**data, "schema": 1})[0]
+    # the registry changed after the files were written: a margin, a kind
+    reg.claims["a"] = base(id="a", margin=0.2)
+    probs = reg.committed_problems(tmp_path)
+    assert any("margin" in p and "claims.json" in p for p in probs) and any("calibrated with margin" in p for p in probs)
+    (tmp_path / "claims-calibration.json").unlink()
+    assert any("--calibrate" in p for p in reg.committed_problems(tmp_path))
+
+
+def test_table_leads_with_main_claims_and_counts_kinds():
+    from iclr25.utils.claims import kind_counts
+
+    reg = ClaimRegistry("iclr25-utils", seeds={"test": (0, 1, 2)})
+
+    @reg.measures(base(id="s", kind="sanity"), base(id="m"), base(id="m2", margin=1.0),
+                  base(id="x", kind="secondary"))
+    def _m(seed, rung):
+        return {k: Measurement(0.9, 0.5 - 0.01 * seed) for k in ("s", "m", "m2", "x")}
+
+    data = reg.run("test").to_dict()
+    table = render_table(data)
+    rows = [r for r in table.splitlines() if r.startswith("| ") and "**" in r]
+    assert [r.split("|")[1].strip() for r in rows] == ["main", "main", "secondary", "sanity"]
+    assert kind_counts(data["claims"]) == "main: 1 of 2 hold; secondary: 1 of 1; sanity: 1 of 1"
+    assert "**main: 1 of 2 hold; secondary: 1 of 1; sanity: 1 of 1.**" in table
+
+
+def test_umbrella_claims_fresh_calibrate_and_one_line_errors(tmp_path, capsys, monkeypatch):
+    import sys
+    import types
+
+    from iclr25.utils import cli as ucli
+
+    reg = ClaimRegistry("iclr25-toyclaims", seeds={"test": (0, 1, 2)})
+
+    @reg.measures(base(id="a", margin=0.1))
+    def _m(seed, rung):
+        if seed == 7:
+            raise RuntimeError("no checkpoint for seed 7")
+        return {"a": Measurement(0.9 + 0.001 * (seed % 5), 0.5)}
+
+    mod = types.ModuleType("iclr25.toyclaims.claims")
+    mod.REGISTRY = reg
+    monkeypatch.setitem(sys.modules, "iclr25.toyclaims", types.ModuleType("iclr25.toyclaims"))
+    monkeypatch.setitem(sys.modules, "iclr25.toyclaims.claims", mod)
+    methods = [ucli.MethodEntry("toyclaims", "iclr25-toyclaims", "0.1.0", "", None)]
+    assert ucli._cmd_claims(methods, "toyclaims", "test", None, tmp_path, None, mode="fresh") == 0
+    fresh = json.loads((tmp_path / "claims-fresh.json").read_text())
+    assert fresh["seeds_from"] == "fresh" and min(fresh["claims"][0]["seeds"]) >= 1000
+    assert "fresh seeds for iclr25-toyclaims" in capsys.readouterr().out
+    assert ucli._cmd_claims(methods, "toyclaims", "test", "100-104", tmp_path, None, mode="calibrate") == 0
+    cal = json.loads((tmp_path / "claims-calibration.json").read_text())
+    assert cal["seeds"] == [100, 101, 102, 103, 104] and cal["claims"][0]["ok"]
+    assert not (tmp_path / "claims.json").exists()
+    capsys.readouterr()
+    assert ucli._cmd_claims(methods, "toyclaims", "test", "5,6,7", None, None) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "RuntimeError: no checkpoint for seed 7" in err and "Traceback" not in err
+    assert ucli._cmd_claims(methods, "toyclaims", "test", "1,2", None, None, mode="fresh") == 2

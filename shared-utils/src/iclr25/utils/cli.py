@@ -332,18 +332,31 @@ def nonnegative_float(flag: str) -> Callable[[str], float]:
 
 
 def seed_list(text: str, flag: str = "--seeds") -> list[int]:
-    """Parse a comma list of distinct non-negative seeds (``0,1,2``); the error names ``flag``.
+    """Parse a comma list of distinct non-negative seeds (``0,1,2``, ranges ``100-109`` included); the error
+    names ``flag``.
 
     >>> seed_list("0, 1,2")
     [0, 1, 2]
+    >>> seed_list("0,100-102")
+    [0, 100, 101, 102]
     >>> seed_list("1,1")
     Traceback (most recent call last):
     ...
     ValueError: --seeds must be a comma list of distinct non-negative integers (e.g. 0,1,2), got '1,1'
     """
     bad = ValueError(f"{flag} must be a comma list of distinct non-negative integers (e.g. 0,1,2), got {text!r}")
+    seeds: list[int] = []
     try:
-        seeds = [int(v) for v in str(text).split(",") if v.strip()]
+        for v in (v.strip() for v in str(text).split(",")):
+            if not v:
+                continue
+            lo, sep, hi = v.partition("-")
+            if sep and lo and hi:
+                if int(hi) < int(lo) or int(hi) - int(lo) > 100_000:
+                    raise ValueError(v)
+                seeds.extend(range(int(lo), int(hi) + 1))
+            else:
+                seeds.append(int(v))
     except ValueError:
         raise bad from None
     if not seeds or min(seeds) < 0 or len(set(seeds)) != len(seeds):
@@ -512,9 +525,13 @@ def _cmd_demo(methods: list[MethodEntry], names: list[str], run_all: bool, out: 
 
 
 def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | None, out: Path | None,
-                threads: int | None = 1) -> int:
-    """Decide a method's registered claims at ``rung`` and write ``claims.json``."""
+                threads: int | None = 1, *, mode: str = "decide") -> int:
+    """Decide a method's registered claims at ``rung`` and write ``claims.json``; with ``mode="fresh"`` at new
+    seeds (``claims-fresh.json``); with ``mode="calibrate"`` measure them at the calibration seeds and write the
+    margins they allow (``claims-calibration.json``). Every error is one line."""
     import importlib  # noqa: PLC0415
+
+    from .claims import CALIBRATION_FILE, FRESH_FILE  # noqa: PLC0415
 
     by_name = {m.name: m for m in methods}
     if name not in by_name:
@@ -522,6 +539,8 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
         return 2
     try:
         chosen = None if seeds is None else seed_list(seeds)
+        if mode == "fresh" and chosen is not None:
+            raise ValueError("--fresh draws its own seeds; give --seeds or --fresh, not both")
     except ValueError as exc:
         print(f"iclr25 claims: error: {exc}", file=sys.stderr)
         return 2
@@ -532,25 +551,52 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
                                        "intra_op_parallelism_threads=1").strip()
     try:
         registry = importlib.import_module(f"iclr25.{name.replace('-', '_')}.claims").REGISTRY
-    except (ImportError, AttributeError) as exc:
+    except Exception as exc:  # noqa: BLE001 - one line, whatever the package raised on import
         print(f"iclr25 claims: error: {name} has no claims registry (iclr25.{name.replace('-', '_')}.claims."
-              f"REGISTRY): {exc}", file=sys.stderr)
+              f"REGISTRY): {error_line(exc)}", file=sys.stderr)
         return 2
+    command = f"iclr25 claims {name} --rung {rung}" + (f" --seeds {seeds}" if seeds else "") + \
+        {"decide": "", "fresh": " --fresh", "calibrate": " --calibrate"}[mode]
     try:
-        report = registry.run(rung, chosen, command=f"iclr25 claims {name} --rung {rung}"
-                              + (f" --seeds {seeds}" if seeds else ""))
+        if mode == "calibrate":
+            cal = registry.calibrate(rung, chosen, command=command)
+        elif mode == "fresh":
+            fresh = registry.fresh_seeds(rung)
+            print(f"fresh seeds for {registry.package} {registry.version()} at rung {rung!r}: "
+                  f"{', '.join(map(str, fresh))}")
+            report = registry.run(rung, fresh, command=command, seeds_from="fresh")
+        else:
+            report = registry.run(rung, chosen, command=command)
     except ValueError as exc:
         print(f"iclr25 claims: error: {error_line(exc)}", file=sys.stderr)
         return 2
+    except MemoryError:
+        print("iclr25 claims: error: out of memory while measuring the claims", file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - a claim's measuring code failed: one line, never a traceback
+        print(f"iclr25 claims: error: measuring {name}'s claims failed: {type(exc).__name__}: {error_line(exc)}",
+              file=sys.stderr)
+        return 1
+    if mode == "calibrate":
+        print(cal.explain())
+        if out is not None:
+            print(f"wrote {cal.save(out / CALIBRATION_FILE)}")
+        bad = cal.uncalibrated()
+        if bad:
+            print(f"margins not calibrated (not below the max margin): {', '.join(bad)}", file=sys.stderr)
+            return 1
+        return 0
     for r in report.results:
         print(r.explain())
     if out is not None:
-        print(f"wrote {report.save(out)}")
+        print(f"wrote {report.save(out, name=FRESH_FILE if mode == 'fresh' else 'claims.json')}")
     bad = report.unexpected()
+    dead = [r.claim.id for r in report.results if r.claim.expect == "fails" and not r.alive]
     if bad:
         print(f"claims not as expected: {', '.join(r.claim.id for r in bad)}", file=sys.stderr)
-        return 1
-    return 0
+    if dead:
+        print(f"declared fails that are not alive: {', '.join(dead)}", file=sys.stderr)
+    return 1 if bad or dead else 0
 
 
 #: The first line of the index ``iclr25 demo`` writes: a README.md that starts otherwise is the user's, never replaced.
@@ -632,9 +678,18 @@ def _umbrella_parser(methods: list[MethodEntry]) -> argparse.ArgumentParser:
     c = sub.add_parser("claims", help="decide a method's claims over seeds and write claims.json")
     c.add_argument("name", metavar="NAME")
     c.add_argument("--rung", default="test", help="the scale rung the package defines (default: test)")
-    c.add_argument("--seeds", default=None, help="seeds, comma-separated (default: the rung's own)")
-    add_output(c, "--out", kind="folder", run_files=("claims.json",),
-               help="folder for claims.json (default: print only)")
+    c.add_argument("--seeds", default=None,
+                   help="seeds, comma-separated, ranges allowed: 100-109 (default: the rung's own; with --calibrate "
+                        "the registry's calibration seeds)")
+    mode = c.add_mutually_exclusive_group()
+    mode.add_argument("--fresh", action="store_true",
+                      help="decide at new seeds (>= 1000, drawn from the date and the version) and write "
+                           "claims-fresh.json: verdicts at seeds nobody tuned on")
+    mode.add_argument("--calibrate", action="store_true",
+                      help="measure the claims at the calibration seeds and write claims-calibration.json: per "
+                           "claim the largest margin that passes at the rung's seeds with probability >= 95 %%")
+    add_output(c, "--out", kind="folder", run_files=("claims.json", "claims-fresh.json", "claims-calibration.json"),
+               help="folder for claims.json / claims-fresh.json / claims-calibration.json (default: print only)")
     c.add_argument("--threads", type=int, default=1,
                    help="CPU threads for torch/JAX (default 1: small models on a shared machine run fastest so; "
                         "0 leaves the libraries' defaults)")
@@ -679,7 +734,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "list":
         return _cmd_list(methods)
     if args.command == "claims":
-        return _cmd_claims(methods, args.name, args.rung, args.seeds, args.out, args.threads or None)
+        return _cmd_claims(methods, args.name, args.rung, args.seeds, args.out, args.threads or None,
+                           mode="fresh" if args.fresh else "calibrate" if args.calibrate else "decide")
     try:
         return _cmd_demo(methods, args.names, args.all, args.out, args.seed, args.overwrite)
     except BrokenPipeError:
