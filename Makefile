@@ -12,7 +12,7 @@ OUT ?= results
 UV_SPEC := uv>=0.13.9,<0.14
 
 .PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check pip-check test-packages sweeps \
-        notebooks docs docs-serve bench bench-check repro new clean claims-table
+        notebooks docs docs-serve bench bench-check repro new clean claims-table claims-fresh
 
 help:
 	@echo "make setup            install uv when missing (into .venvs/_uv, never into the system Python), then"
@@ -31,6 +31,8 @@ help:
 	@echo "make repro PKG=slug   the package's reduced-scale reproduction into $(OUT)/<slug>-repro (quiet_run.py"
 	@echo "                      too; ARGS=--overwrite to write over a previous one)"
 	@echo "make claims-table [PKG=slug]  rewrite README claims tables from the committed claims.json files"
+	@echo "make claims-fresh [PKG=slug] [RUNG=test]  re-decide every claim at fresh seeds (from the date and"
+	@echo "                      version) into packages/<slug>/claims-fresh.json; names every changed verdict"
 	@echo "make lint | lock | new PKG=slug | clean"
 
 uv:
@@ -58,6 +60,11 @@ contract:
 # README claims tables rewritten from each package's committed claims.json (make test checks they agree)
 claims-table:
 	$(PYTHON) ci/claims_table.py $(PKG)
+
+# every claim re-decided at new seeds, outside the make test gate (the dashboard shows the latest verdicts)
+RUNG ?= test
+claims-fresh: uv
+	$(PYTHON) ci/claims_fresh.py $(PKG) --rung $(RUNG)
 
 lint: uv
 	@UV_PROJECT_ENVIRONMENT=.venvs/_tools $(UV) sync --frozen --quiet --exact --no-default-groups --only-group dev

@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from claims_table import table_problems  # noqa: E402 - the README claims tables against claims.json
+from claims_table import committed_problems, table_problems  # noqa: E402 - the README claims tables against claims.json
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
 README_SECTIONS = ("What it does", "Install", "Quickstart", "Command line", "Results",
@@ -88,6 +88,8 @@ def check_package(pkg: Path) -> list[tuple[str, str]]:
         _check_changelog(pkg, version, bad)
     _check_init(pkg, module, bad)
     for problem in table_problems(pkg):
+        bad("claims", problem)
+    for problem in committed_problems(pkg, version):
         bad("claims", problem)
     for problem in machine_paths(pkg):
         bad("portable", problem)

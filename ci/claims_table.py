@@ -60,6 +60,44 @@ def table_problems(pkg: Path, *, write: bool = False) -> list[str]:
     return [f"README.md: the claims table differs from {_claims.CLAIMS_FILE}; run `make claims-table`"]
 
 
+def committed_problems(pkg: Path, version: str | None) -> list[str]:
+    """What is wrong with a package's committed ``claims.json`` and ``claims-calibration.json`` themselves: the
+    schema, kinds and seeds, every verdict recomputed from its values (an edit by hand is caught), verdicts equal
+    to ``expect``, declared fails alive, written by ``repro`` (not the test rung) at the package's ``version``, and
+    every calibrated margin below its max margin. The package's own ``test_committed_claims`` checks them against
+    its registry."""
+    module = pkg.name.replace("-", "_")
+    if not (pkg / "src" / "iclr25" / module / "claims.py").is_file():
+        return []
+    probs: list[str] = []
+    report_path = pkg / _claims.CLAIMS_FILE
+    if report_path.is_file():
+        try:
+            report = _claims.load_report(report_path)
+        except ValueError as exc:
+            report = None
+            probs.append(str(exc))
+        if report is not None:
+            probs += [f"{_claims.CLAIMS_FILE}: {p}" for p in _claims.check_report(report, version=version)]
+    cal_path = pkg / _claims.CALIBRATION_FILE
+    if not cal_path.is_file():
+        probs.append(f"no committed {_claims.CALIBRATION_FILE} (write it with `iclr25 claims {pkg.name} --calibrate "
+                     f"--out packages/{pkg.name}`)")
+    else:
+        import json  # noqa: PLC0415
+
+        try:
+            cal = json.loads(cal_path.read_text(encoding="utf-8"), parse_constant=_claims._reject_constant)
+            probs += [f"{_claims.CALIBRATION_FILE}: {p}" for p in _claims.check_calibration(cal)]
+        except ValueError as exc:
+            probs.append(f"{_claims.CALIBRATION_FILE}: {exc}")
+    test = pkg / "tests" / "test_claims.py"
+    if test.is_file() and "pytest_committed_test" not in test.read_text(encoding="utf-8"):
+        probs.append("tests/test_claims.py does not check the committed files against the registry "
+                     "(test_committed_claims = REGISTRY.pytest_committed_test(<package folder>))")
+    return probs
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("slugs", nargs="*")

@@ -200,9 +200,30 @@ def _mark(ok: bool) -> str:
     return "✓" if ok else "✗"
 
 
+KIND_TITLES = {"main": "Main claims (the headlines of each paper's abstract)",
+               "secondary": "Secondary claims (the papers' bodies)",
+               "sanity": "Sanity checks (preconditions, trained vs untrained, true by construction)",
+               "": "Claims without a kind"}
+
+
+def _fresh_cell(c: dict, fresh: dict | None) -> str:
+    """The claim's latest verdict at fresh seeds (``make claims-fresh``) beside the committed one."""
+    if fresh is None:
+        return "not run"
+    f = {x["id"]: x for x in fresh.get("claims", [])}.get(c["id"])
+    if f is None:
+        return "not decided at that rung"
+    seeds = ", ".join(str(s) for s in f.get("seeds", []))
+    agrees = (f["verdict"] == "holds") == (c.get("expect", "holds") == "holds")
+    return (("**holds**" if f["verdict"] == "holds" else "does not hold") + f" (seeds {seeds}, "
+            f"{fresh.get('version', '?')}, {fresh.get('created', '')[:10]})" + ("" if agrees else " ≠ expected"))
+
+
 def dashboard_page(pkgs: list[Package]) -> str:
-    """The reproducibility dashboard: every claim of every package, made from the committed claims.json files."""
-    rows, missing, n_claims, n_hold = [], [], 0, 0
+    """The reproducibility dashboard: every claim of every package, made from the committed claims.json files,
+    main claims first, each kind counted apart, beside its latest verdict at fresh seeds (claims-fresh.json)."""
+    rows: dict[str, list[str]] = {k: [] for k in KIND_TITLES}
+    missing, stale, counts = [], [], {k: [0, 0] for k in KIND_TITLES}
     for p in pkgs:
         if p.slug == "utils":
             continue
@@ -211,11 +232,19 @@ def dashboard_page(pkgs: list[Package]) -> str:
             missing.append(p.slug)
             continue
         report = json.loads(path.read_text(encoding="utf-8"))
+        fresh_path = p.folder / "claims-fresh.json"
+        fresh = json.loads(fresh_path.read_text(encoding="utf-8")) if fresh_path.is_file() else None
+        version = report.get("version", "?")
+        if version != p.version:
+            stale.append(f"{p.slug} (claims.json from {version}, package {p.version})")
         anchors = _heading_anchors((p.folder / "README.md").read_text(encoding="utf-8"))
         for c in report["claims"]:
-            n_claims += 1
-            n_hold += c["verdict"] == "holds"
+            kind = c.get("kind", "") if c.get("kind", "") in KIND_TITLES else ""
+            counts[kind][0] += c["verdict"] == "holds"
+            counts[kind][1] += 1
             per_seed = " ".join(f"{_mark(ok)}{_num(v)}" for ok, v in zip(c["holds_per_seed"], c["values"]))
+            if c.get("seed_free"):
+                per_seed += " (seed-free: decided once)"
             ref = c["baseline"] if c.get("baseline") is not None else f"threshold {_num(c['threshold'])}"
             refs = ", ".join(_num(v) for v in c["references"]) if c.get("baseline") is not None else ""
             ladder = ""
@@ -226,25 +255,44 @@ def dashboard_page(pkgs: list[Package]) -> str:
                 else:
                     ladder = f" (ladder: `packages/{p.slug}/{target}`)"
             verdict = ("**holds**" if c["verdict"] == "holds" else "does not hold") + ladder
+            if c.get("dead_reason"):
+                verdict += f"; not alive: {c['dead_reason']}"
             arrow = "↑" if c["direction"] == "higher" else "↓"
-            cells = [f"[{p.slug}](packages/{p.slug}/index.md)", f"`{c['id']}`", c["statement"], c.get("paper") or "–",
-                     f"{c['metric']} {arrow}", per_seed, f"{ref}" + (f": {refs}" if refs else ""),
-                     "every seed" if c["rule"] == "every_seed" else "95 % CI of mean",
-                     f"{report['version']}, rung `{c.get('rung', report.get('rung', ''))}`, {report['created'][:10]}",
-                     verdict]
-            rows.append("| " + " | ".join(str(x).replace("|", "\\|").replace("\n", " ") for x in cells) + " |")
-    table = "\n".join(["| package | claim | the paper says | paper's number | our metric | ours per seed "
-                       "(✓ holds at that seed) | reference | rule | version, rung, date | verdict |",
-                       "|---|---|---|---|---|---|---|---|---|---|", *rows])
+            when = f"{version}, rung `{c.get('rung', report.get('rung', ''))}`, {report['created'][:10]}"
+            if version != p.version:
+                when += f" (**stale**: package {p.version})"
+            cells = [f"[{p.slug}](packages/{p.slug}/index.md)", f"`{c['id']}`", verdict, c.get("expect", "holds"),
+                     _fresh_cell(c, fresh), c["statement"], c.get("paper") or "–", f"{c['metric']} {arrow}", per_seed,
+                     f"{ref}" + (f": {refs}" if refs else ""),
+                     ("every seed" if c["rule"] == "every_seed" else "95 % CI of mean")
+                     + (f", margin {_num(c['margin'])}" if c.get("margin") else ""),
+                     c.get("note") or "–", when]
+            rows[kind].append("| " + " | ".join(str(x).replace("|", "\\|").replace("\n", " ") for x in cells) + " |")
+    head = ["| package | claim | verdict | expected | at fresh seeds | the paper says | paper's number | our metric | "
+            "ours per seed (✓ holds at that seed) | reference | rule | how the margin was set | version, rung, date |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    sections = []
+    for kind, title in KIND_TITLES.items():
+        if rows[kind]:
+            n_hold, n = counts[kind]
+            sections.append(f"## {title}\n\n{n_hold} of {n} hold.\n\n" + "\n".join(head + rows[kind]))
+    summary = "; ".join(f"{k or 'no kind'}: {counts[k][0]} of {counts[k][1]}" + (" hold" if i == 0 else "")
+                        for i, k in enumerate(k for k in KIND_TITLES if counts[k][1]))
+    n_hold = sum(v[0] for v in counts.values())
+    n_claims = sum(v[1] for v in counts.values())
     lacking = (f"\n\nPackages without a committed `claims.json` yet: {', '.join(missing)}." if missing else "")
+    stale_line = (f"\n\n**Stale** (claims.json older than its package): {'; '.join(stale)}." if stale else "")
+    body = "\n\n".join(sections)
     return f"""# Reproducibility dashboard
 
 Every claim of every package, decided over seeds by the rule the package states for it, from the `claims.json`
-each package commits (written by its `repro` or by `iclr25 claims <slug> --rung <rung> --out packages/<slug>`).
-Nothing here is typed by hand. {n_hold} of {n_claims} claims hold at the rung they were run at; a claim that
-does not hold links to the scale ladder and the ablation of its likely causes.
+each package commits (written by its `repro`), main claims first. Nothing here is typed by hand.
+**{summary}** ({n_hold} of {n_claims} claims hold in all). Margins are set on calibration seeds
+(`claims-calibration.json`) and decided on others; the column "at fresh seeds" is the latest `make claims-fresh`
+(new seeds drawn from the date and version). A claim that does not hold links to the scale ladder and the
+ablation of its likely causes.{stale_line}
 
-{table}{lacking}
+{body}{lacking}
 """
 
 

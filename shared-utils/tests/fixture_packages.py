@@ -26,7 +26,8 @@ def demo(args):
         value = float.fromhex(os.urandom(4).hex()[:6] + "p0")
     run = RunResult.start("iclr25-{slug}", "demo", seed=args.seed)
     peer = 10.0 if os.environ.get("FIXTURE_HEADLINE_LOSES") else 0.25
-    run.add("score", value, peer=peer, peer_name="baseline", higher_is_better=True, headline=True)
+    run.add("score", value, peer=peer, peer_name="baseline", higher_is_better=True, headline=True,
+            claim="score-beats-baseline")
     run.headline_note = os.environ.get("FIXTURE_HEADLINE_NOTE", "")
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "figure.png").write_bytes(b"\\x89PNG fake")

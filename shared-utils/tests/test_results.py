@@ -137,3 +137,18 @@ def test_pipes_in_metric_names_do_not_split_markdown_rows():
     run.add("max |a - b|", 1.0)
     row = [ln for ln in run.to_markdown().splitlines() if "max" in ln][0]
     assert row.count(" | ") == 1 and "\\|a - b\\|" in row
+
+
+def test_a_headline_names_its_main_claim_and_a_failed_sanity_check_never_holds(tmp_path):
+    from iclr25.utils.cli import write_demo_index
+    from iclr25.utils.results import RunResult
+
+    run = RunResult.start("iclr25-utils", "demo")
+    m = run.add("ESS-weighted F error", 0.01, peer=0.5, peer_name="autoregressive sampler", higher_is_better=False,
+                headline=True, claim="beats-autoregressive", sane=False)
+    assert m.holds is False and "FAILED ITS OWN SANITY CHECK" in run.headline_summary()
+    assert "(main claim `beats-autoregressive`)" in run.headline_summary()
+    again = RunResult.from_dict(run.finish().to_dict())
+    assert again.headlines[0].claim == "beats-autoregressive" and again.headlines[0].sane is False
+    index = write_demo_index(tmp_path, {"utils": again}).read_text()
+    assert "**failed its own sanity check**" in index and "`beats-autoregressive` (claims.json not found" in index

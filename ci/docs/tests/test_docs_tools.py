@@ -100,9 +100,22 @@ def test_dashboard_lists_every_claim_and_links_ladders(tmp_path, monkeypatch):
     q = build.Package("other", tmp_path / "packages" / "other", "iclr25-other", "iclr25.other", "0.1.0", "", "alpha",
                       "numpy")
     page = build.dashboard_page([p, q])
-    assert "0 of 1 claims hold" in page and "✓0.9 ✓0.8 ✗0.4" in page
+    assert "0 of 1 claims hold in all" in page and "✓0.9 ✓0.8 ✗0.4" in page
     assert "[ladder](packages/demo-pkg/index.md#scale-ladder-of-the-claim)" in page
     assert "without a committed `claims.json` yet: other" in page
+    # kinds: main first and counted apart; a stale version and the fresh-seed verdict are shown
+    claim2 = {**claim, "id": "c2", "kind": "main", "values": [0.9, 0.8, 0.7], "holds_per_seed": [True] * 3,
+              "verdict": "holds", "note": "margin 0 <= max_margin 0.1 from seeds 100-109"}
+    (pkg / "claims.json").write_text(json.dumps({"version": "0.0.9", "created": "2026-12-02T00:00:00",
+                                                 "claims": [{**claim, "kind": "sanity"}, claim2]}))
+    (pkg / "claims-fresh.json").write_text(json.dumps({"version": "0.1.0", "created": "2026-12-05T00:00:00",
+                                                       "claims": [{"id": "c2", "verdict": "does not hold",
+                                                                   "seeds": [1001, 1002, 1003]}]}))
+    page = build.dashboard_page([p])
+    assert page.index("## Main claims") < page.index("## Sanity checks") < page.index("`c1`")
+    assert "**main: 1 of 1 hold; sanity: 0 of 1**" in page and "margin 0 <= max_margin 0.1" in page
+    assert "does not hold (seeds 1001, 1002, 1003, 0.1.0, 2026-12-05) ≠ expected" in page
+    assert "**Stale** (claims.json older than its package): demo-pkg (claims.json from 0.0.9, package 0.1.0)" in page
 
 
 def test_browser_events_that_fail_the_check():

@@ -18,6 +18,7 @@ import contextlib
 import dataclasses
 import importlib.metadata
 import inspect
+import json
 import math
 import os
 import subprocess
@@ -622,25 +623,68 @@ def _check_index(out: Path, overwrite: bool) -> None:
                           "or choose another folder")
 
 
+def committed_claims(package: str) -> dict | None:
+    """The committed ``claims.json`` of an installed package when it runs from a checkout (its folder holds one,
+    as ``packages/<slug>/claims.json``), else ``None``."""
+    import importlib.util  # noqa: PLC0415
+
+    module = "iclr25." + package.removeprefix("iclr25-").replace("-", "_")
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for folder in [Path(p) for p in spec.submodule_search_locations]:
+        path = folder.parents[2] / "claims.json" if len(folder.parents) > 2 else None
+        if path is not None and path.is_file():
+            try:
+                return json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return None
+    return None
+
+
+def _committed_cell(m, claims: dict | None) -> str:
+    """What the committed claims.json says of the main claim a headline stands for."""
+    if not m.claim:
+        return "(names no main claim)"
+    if claims is None:
+        return f"`{m.claim}` (claims.json not found: an installed wheel)"
+    c = {x.get("id"): x for x in claims.get("claims", [])}.get(m.claim)
+    if c is None:
+        return f"`{m.claim}`: **not in claims.json {claims.get('version', '')}**"
+    kind = c.get("kind", "")
+    verdict = "holds" if c.get("verdict") == "holds" else "**does not hold**"
+    return (f"`{m.claim}` ({kind}): {verdict} at rung `{c.get('rung', '')}`, seeds "
+            f"{', '.join(map(str, c.get('seeds', [])))} (claims.json {claims.get('version', '')})"
+            + ("" if kind == "main" else "; **not a main claim**"))
+
+
 def write_demo_index(out: Path, runs: dict[str, RunResult | str]) -> Path:
     """Write ``out/README.md``: per method its declared headline(s), ours vs the baseline with the direction
-    and the verdict (or the one line saying why it does not hold), then each run's details."""
+    and this run's verdict (or the one line saying why it does not hold), beside what the package's committed
+    ``claims.json`` says of the main claim the headline stands for, then each run's details."""
     lines = [INDEX_TITLE, "",
-             "| method | version | headline | ours | baseline | verdict | wall s | figures |",
-             "|---|---|---|---|---|---|---|---|"]
+             "| method | version | headline | ours | baseline | this run | main claim in claims.json | wall s | "
+             "figures |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for name, run in runs.items():
         if isinstance(run, str):
-            lines.append(f"| {name} | | | | | {cell(run)} | | |")
+            lines.append(f"| {name} | | | | | {cell(run)} | | | |")
             continue
         figs = " ".join(f"[{Path(f).name}]({name}/{f})" for f in run.figures)
         wall = "" if run.wall_time_s is None else f"{run.wall_time_s:.1f}"
         heads = run.headlines
         if not heads:
-            lines.append(f"| {name} | {run.version} | (no headline declared) | | | | {wall} | {figs} |")
+            lines.append(f"| {name} | {run.version} | (no headline declared) | | | | | {wall} | {figs} |")
             continue
+        claims = committed_claims(run.package)
         for i, m in enumerate(heads):
             arrow = "↑" if m.higher_is_better else "↓"
             verdict = "holds" if m.holds else "**does not hold**"
+            if not m.sane:
+                verdict = "**failed its own sanity check**"
             if not m.holds and run.headline_note:
                 verdict += f": {run.headline_note}"
             ours = _fmt(m.value) + (f" {m.unit}" if m.unit else "")
@@ -648,7 +692,7 @@ def write_demo_index(out: Path, runs: dict[str, RunResult | str]) -> Path:
             first = i == 0
             lines.append("| " + " | ".join(cell(c) for c in (
                 name if first else "", run.version if first else "", f"{m.name} {arrow}", ours, base, verdict,
-                wall if first else "", figs if first else "")) + " |")
+                _committed_cell(m, claims), wall if first else "", figs if first else "")) + " |")
     for name, run in runs.items():
         if isinstance(run, RunResult):
             lines += ["", f"## {name}", "", run.to_markdown()]

@@ -67,6 +67,9 @@ class Metric:
     ``timing=True`` marks numbers that depend on the machine's speed (seconds, speed-ups): they are left
     out when two runs with the same seed are compared. ``headline=True`` marks the number a demo is there to
     show: it needs a peer (the baseline) and a direction, and :attr:`holds` says whether it beats the baseline.
+    A headline names the package's ``main`` claim it stands for (``claim=``, the registry id); ``sane=False``
+    says the run failed its own sanity check (an effective sample size too small to trust, a NaN loss): such a
+    headline never holds.
     """
 
     name: str
@@ -77,6 +80,8 @@ class Metric:
     higher_is_better: bool | None = None
     timing: bool = False
     headline: bool = False
+    claim: str = ""
+    sane: bool = True
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
@@ -89,9 +94,12 @@ class Metric:
 
     @property
     def holds(self) -> bool | None:
-        """Whether the value beats its peer in the metric's direction (``None`` without peer or direction)."""
+        """Whether the value beats its peer in the metric's direction (``None`` without peer or direction; never
+        when the run failed its own sanity check)."""
         if self.value is None or self.peer is None or self.higher_is_better is None:
             return None
+        if not self.sane:
+            return False
         return self.value > self.peer if self.higher_is_better else self.value < self.peer
 
     @property
@@ -207,14 +215,17 @@ class RunResult:
 
     def add(self, name: str, value: float | None, *, peer: float | None = None, peer_name: str | None = None,
             unit: str = "", higher_is_better: bool | None = None, timing: bool = False,
-            headline: bool = False) -> Metric:
+            headline: bool = False, claim: str = "", sane: bool = True) -> Metric:
         """Record a metric; a second metric of the same name replaces the first.
 
-        ``headline=True`` declares the demo's headline: ``peer``/``peer_name`` are its baseline, and
-        ``higher_is_better`` its direction.
+        ``headline=True`` declares the demo's headline: ``peer``/``peer_name`` are its baseline (the strongest
+        the package has, never an untrained, random or constant reference alone), ``higher_is_better`` its
+        direction, ``claim`` the id of the registry's ``main`` claim it stands for, and ``sane=False`` marks a
+        run that failed its own sanity check (it never holds).
         """
         metric = Metric(name, value, peer=peer, peer_name=peer_name, unit=unit,
-                        higher_is_better=higher_is_better, timing=timing, headline=headline)
+                        higher_is_better=higher_is_better, timing=timing, headline=headline, claim=claim,
+                        sane=sane)
         self.metrics = [m for m in self.metrics if m.name != name] + [metric]
         return metric
 
@@ -235,8 +246,11 @@ class RunResult:
         for m in self.headlines:
             arrow = "↑" if m.higher_is_better else "↓"
             verdict = "holds" if m.holds else "DOES NOT HOLD"
+            if not m.sane:
+                verdict = "FAILED ITS OWN SANITY CHECK (not a result)"
             lines.append(f"headline: {m.name} {arrow} {_fmt(m.value)}{' ' + m.unit if m.unit else ''} vs "
-                         f"{m.peer_name or 'baseline'} {_fmt(m.peer)}: {verdict}")
+                         f"{m.peer_name or 'baseline'} {_fmt(m.peer)}: {verdict}"
+                         + (f" (main claim `{m.claim}`)" if m.claim else ""))
         if self.headline_note:
             lines.append(f"headline note: {self.headline_note}")
         return "\n".join(lines)

@@ -250,12 +250,26 @@ def check_demo(slug: str, budget_s: float = DEMO_BUDGET_S) -> None:
 
 
 def check_demo_headline(slug: str) -> None:
-    """The demo declares at least one headline metric (baseline and direction); each holds, or the run carries
-    ``headline_note``, the one line saying why not."""
+    """The demo declares at least one headline metric (baseline and direction), each standing for a ``main``
+    claim of the package's registry (``claim=``); each holds, or the run carries ``headline_note``, the one line
+    saying why not (a headline whose run failed its own sanity check never holds)."""
     run = (_DEMO_CACHE.get((slug, 0)) or _run_demo(slug, 0))[0]
     heads = run.headlines
     assert heads, (f"iclr25 {slug} demo declares no headline metric: run.add(name, value, peer=baseline, "
                    "peer_name=..., higher_is_better=..., headline=True)")
+    nameless = [m.name for m in heads if not m.claim]
+    assert not nameless, (f"iclr25 {slug} demo: headline {nameless} names no main claim: run.add(..., headline=True, "
+                          "claim='<the id of the registry's main claim it stands for>')")
+    try:
+        registry = importlib.import_module(f"iclr25.{slug.replace('-', '_')}.claims").REGISTRY
+    except ModuleNotFoundError:
+        registry = None
+    if registry is not None:
+        for m in heads:
+            c = registry.claims.get(m.claim)
+            assert c is not None and c.kind == "main", (
+                f"iclr25 {slug} demo: headline {m.name!r} stands for claim {m.claim!r}, which is not a main claim "
+                f"of the registry (main claims: {[k for k, v in registry.claims.items() if v.kind == 'main']})")
     failing = [m.name for m in heads if not m.holds]
     assert not failing or run.headline_note.strip(), (
         f"iclr25 {slug} demo: headline {failing} does not beat its baseline and the run says nothing about it "
