@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from claims_table import committed_problems, table_problems  # noqa: E402 - the README claims tables against claims.json
+from claims_table import committed_problems, root_problems, table_problems  # noqa: E402 - the README claims tables against claims.json
 
 SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$")
 README_SECTIONS = ("What it does", "Install", "Quickstart", "Command line", "Results",
@@ -444,6 +444,10 @@ def main(argv: list[str] | None = None) -> int:
         for msg in check_root_table(args.root, pkgs):
             print(f"[root-table] {msg}")
             n_bad += 1
+        if (args.root / "packages").is_dir() and any((p / "claims.json").is_file() for p in pkgs):
+            for msg in root_problems(args.root):
+                print(f"[claims] {msg}")
+                n_bad += 1
         for name in ("ci", "shared-utils", "templates", "notebooks", ".ci"):
             if (args.root / name).is_dir():
                 for msg in machine_paths(args.root / name, rel_to=args.root):

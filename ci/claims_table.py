@@ -98,6 +98,59 @@ def committed_problems(pkg: Path, version: str | None) -> list[str]:
     return probs
 
 
+ROOT_BEGIN = "<!-- main-claims:begin (generated from each package's claims.json by `make claims-table`; do not edit) -->"
+ROOT_END = "<!-- main-claims:end -->"
+
+
+def root_table(root: Path) -> str:
+    """The root README's table: per package, its main claims (k of n hold), then secondary and sanity, from the
+    committed claims.json, and the latest verdicts at fresh seeds (claims-fresh.json) where there are some."""
+    import json  # noqa: PLC0415
+
+    lines = ["| package | main claims hold | secondary | sanity | claims.json | at fresh seeds = expected |",
+             "|---|---|---|---|---|---|"]
+    totals = {k: [0, 0] for k in _claims.KINDS}
+    for pkg in sorted(p for p in (root / "packages").iterdir() if (p / _claims.CLAIMS_FILE).is_file()):
+        try:
+            report = _claims.load_report(pkg / _claims.CLAIMS_FILE)
+        except ValueError:
+            continue
+        cells = []
+        for kind in _claims.KINDS:
+            cs = [c for c in report["claims"] if c.get("kind") == kind]
+            k = sum(c["verdict"] == "holds" for c in cs)
+            totals[kind][0] += k
+            totals[kind][1] += len(cs)
+            cells.append(f"{k} of {len(cs)}" if cs else "–")
+        fresh_cell = "not run"
+        fresh_path = pkg / _claims.FRESH_FILE
+        if fresh_path.is_file():
+            fresh = json.loads(fresh_path.read_text(encoding="utf-8"))
+            same = sum((c["verdict"] == "holds") == (c.get("expect") == "holds") for c in fresh["claims"])
+            fresh_cell = f"{same} of {len(fresh['claims'])} ({fresh.get('version', '?')}, {fresh.get('created', '')[:10]})"
+        lines.append(f"| `{pkg.name}` | {' | '.join(cells)} | {report.get('version', '?')}, rung "
+                     f"`{report.get('rung', '')}` | {fresh_cell} |")
+    lines.append("| **all** | " + " | ".join(f"**{k} of {n}**" for k, n in totals.values()) + " | | |")
+    return "\n".join(lines) + "\n"
+
+
+def root_problems(root: Path, *, write: bool = False) -> list[str]:
+    readme = root / "README.md"
+    if not readme.is_file():
+        return []
+    text = readme.read_text(encoding="utf-8")
+    begin, end = text.find(ROOT_BEGIN), text.find(ROOT_END)
+    if begin < 0 or end < begin:
+        return [f"README.md has no main-claims table markers ({ROOT_BEGIN!r} ... {ROOT_END!r})"]
+    new = text[:begin + len(ROOT_BEGIN)] + "\n" + root_table(root) + text[end:]
+    if new == text:
+        return []
+    if write:
+        readme.write_text(new, encoding="utf-8")
+        return []
+    return ["README.md: the main-claims table differs from the packages' claims.json; run `make claims-table`"]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("slugs", nargs="*")
@@ -110,6 +163,10 @@ def main(argv: list[str] | None = None) -> int:
     for pkg in pkgs:
         for problem in table_problems(pkg, write=not args.check):
             print(f"packages/{pkg.name}: [claims] {problem}")
+            failed = True
+    if not args.slugs:
+        for problem in root_problems(args.root, write=not args.check):
+            print(f"[claims] {problem}")
             failed = True
     return 1 if failed else 0
 
