@@ -60,6 +60,38 @@ def table_problems(pkg: Path, *, write: bool = False) -> list[str]:
     return [f"README.md: the claims table differs from {_claims.CLAIMS_FILE}; run `make claims-table`"]
 
 
+def heading_anchors(markdown: str) -> set[str]:
+    """The anchors Python-Markdown's toc (the documentation site) and GitHub give the headings of ``markdown``."""
+    import re  # noqa: PLC0415
+    import unicodedata  # noqa: PLC0415
+
+    out = set()
+    for m in re.finditer(r"^#{1,6}\s+(.+?)\s*#*\s*$", markdown, re.M):
+        text = re.sub(r"<[^>]+>|`", "", m.group(1))
+        text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+        text = re.sub(r"[^\w\s-]", "", text).strip().lower()
+        out.add(re.sub(r"[-\s]+", "-", text))
+    return out
+
+
+def ladder_problems(pkg: Path, report: dict) -> list[str]:
+    """Every claim's ``ladder`` resolves: a README anchor that is a heading, or a file of the package."""
+    probs = []
+    readme = pkg / "README.md"
+    anchors = heading_anchors(readme.read_text(encoding="utf-8")) if readme.is_file() else set()
+    for c in report.get("claims", []):
+        target, _, anchor = (c.get("ladder") or "").partition("#")
+        if not c.get("ladder"):
+            continue
+        if target not in ("", "README.md"):
+            if not (pkg / target).exists():
+                probs.append(f"claim {c.get('id')!r}: its ladder {c['ladder']!r} names no file of the package")
+            continue
+        if anchor not in anchors:
+            probs.append(f"claim {c.get('id')!r}: its ladder {c['ladder']!r} is no heading of README.md")
+    return probs
+
+
 def committed_problems(pkg: Path, version: str | None) -> list[str]:
     """What is wrong with a package's committed ``claims.json`` and ``claims-calibration.json`` themselves: the
     schema, kinds and seeds, every verdict recomputed from its values (an edit by hand is caught), verdicts equal
@@ -79,6 +111,8 @@ def committed_problems(pkg: Path, version: str | None) -> list[str]:
             probs.append(str(exc))
         if report is not None:
             probs += [f"{_claims.CLAIMS_FILE}: {p}" for p in _claims.check_report(report, version=version)]
+        if report is not None:
+            probs += ladder_problems(pkg, report)
     cal_path = pkg / _claims.CALIBRATION_FILE
     if not cal_path.is_file():
         probs.append(f"no committed {_claims.CALIBRATION_FILE} (write it with `iclr25 claims {pkg.name} --calibrate "
