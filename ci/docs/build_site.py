@@ -281,6 +281,9 @@ def dashboard_page(pkgs: list[Package]) -> str:
     n_hold = sum(v[0] for v in counts.values())
     n_claims = sum(v[1] for v in counts.values())
     lacking = (f"\n\nPackages without a committed `claims.json` yet: {', '.join(missing)}." if missing else "")
+    other = other_evidence(pkgs)
+    if other:
+        lacking += "\n\n## Evidence kept outside claims.json\n\n" + other
     stale_line = (f"\n\n**Stale** (claims.json older than its package): {'; '.join(stale)}." if stale else "")
     body = "\n\n".join(sections)
     return f"""# Reproducibility dashboard
@@ -294,6 +297,42 @@ ablation of its likely causes.{stale_line}
 
 {body}{lacking}
 """
+
+
+def other_evidence(pkgs: list[Package]) -> str:
+    """Claims decided in other committed reports (another system or rung: any ``*claims.json`` below the
+    package's folder, outside ``src`` and ``tests``) and the ladder and ablation files it commits, per package."""
+    rows, files = [], []
+    for p in pkgs:
+        if p.slug == "utils":
+            continue
+        for path in sorted(f for f in p.folder.glob("**/*claims.json")
+                           if f.parent != p.folder and not {"src", "tests", ".venv"} & set(f.relative_to(p.folder).parts)):
+            try:
+                report = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if not isinstance(report, dict) or not isinstance(report.get("claims"), list):
+                continue
+            rel = path.relative_to(p.folder)
+            for c in (c for c in report["claims"] if isinstance(c, dict) and "verdict" in c):
+                rows.append("| " + " | ".join(str(x).replace("|", "\\|") for x in (
+                    f"[{p.slug}](packages/{p.slug}/index.md)", f"`{rel}`", f"`{c.get('id')}`",
+                    c.get("kind", "–"), ("**holds**" if c.get("verdict") == "holds" else "does not hold"),
+                    c.get("expect", "holds"), f"{report.get('version', '?')}, rung `{c.get('rung', report.get('rung', ''))}`"
+                    f", {str(report.get('created', ''))[:10]}")) + " |")
+        names = sorted(str(f.relative_to(p.folder)) for f in p.folder.glob("**/*.json")
+                       if re.search(r"ladder|ablation", f.name) and ".venv" not in f.parts)
+        if names:
+            files.append(f"- [{p.slug}](packages/{p.slug}/index.md): " + ", ".join(f"`{n}`" for n in names))
+    out = ""
+    if rows:
+        out += ("| package | report | claim | kind | verdict | expected | version, rung, date |\n"
+                "|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+    if files:
+        out += "\nLadder and ablation files each package commits (written by the commands its README names):\n\n" \
+            + "\n".join(files) + "\n"
+    return out
 
 
 def _num(x) -> str:

@@ -116,6 +116,15 @@ def test_dashboard_lists_every_claim_and_links_ladders(tmp_path, monkeypatch):
     assert "**main: 1 of 1 hold; sanity: 0 of 1**" in page and "margin 0 <= max_margin 0.1" in page
     assert "does not hold (seeds 1001, 1002, 1003, 0.1.0, 2026-12-05) ≠ expected" in page
     assert "**Stale** (claims.json older than its package): demo-pkg (claims.json from 0.0.9, package 0.1.0)" in page
+    # evidence kept outside claims.json: another system's claims report, ladder files
+    (pkg / "docs" / "prinz").mkdir(parents=True)
+    (pkg / "docs" / "prinz" / "claims.json").write_text(json.dumps({"version": "0.1.0", "rung": "repro",
+                                                                    "created": "2026-12-03", "claims": [claim2]}))
+    (pkg / "benchmarks").mkdir()
+    (pkg / "benchmarks" / "ladder_budget.json").write_text("{}")
+    page = build.dashboard_page([p])
+    assert "## Evidence kept outside claims.json" in page and "`docs/prinz/claims.json` | `c2` | main" in page
+    assert "`benchmarks/ladder_budget.json`" in page
 
 
 def test_browser_events_that_fail_the_check():
