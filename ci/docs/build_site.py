@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from claims_table import heading_anchors  # noqa: E402 - one slugify for the contract's ladder check and the site
+
 from check_contract import STATUS_OF  # noqa: E402 - one status table for the contract and the site
 from griffe_math import NOT_API  # noqa: E402 - the modules that are not part of a package's API (pages and links)
 
@@ -185,15 +187,7 @@ See the [contributor guide](contributing.md).
 
 def _heading_anchors(markdown: str) -> set[str]:
     """The anchors Python-Markdown's toc gives the headings of ``markdown`` (its default slugify)."""
-    import unicodedata  # noqa: PLC0415
-
-    out = set()
-    for m in re.finditer(r"^#{1,6}\s+(.+?)\s*#*\s*$", markdown, re.M):
-        text = re.sub(r"<[^>]+>|`", "", m.group(1))
-        text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
-        text = re.sub(r"[^\w\s-]", "", text).strip().lower()
-        out.add(re.sub(r"[-\s]+", "-", text))
-    return out
+    return heading_anchors(markdown)
 
 
 def _mark(ok: bool) -> str:

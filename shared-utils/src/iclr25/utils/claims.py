@@ -361,14 +361,7 @@ class ClaimsReport:
 
     def save(self, path: str | os.PathLike[str], *, name: str = CLAIMS_FILE) -> Path:
         """Write ``claims.json`` (or ``name`` in a folder) atomically, as strict JSON."""
-        from ._atomic import atomic_write  # noqa: PLC0415 - keep the module importable by path
-
-        path = Path(path)
-        if path.is_dir() or path.suffix != ".json":
-            path = path / name
-        with atomic_write(path) as f:
-            f.write(json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n")
-        return path
+        return _save_json(path, name, self.to_dict())
 
     def publish(self, path: str | os.PathLike[str]) -> Path:
         """:meth:`save`, then print each claim's one-line explanation and the path written (what a ``repro``
@@ -381,6 +374,18 @@ class ClaimsReport:
 
     def unexpected(self) -> list[ClaimResult]:
         return [r for r in self.results if not r.as_expected]
+
+
+def _save_json(path: str | os.PathLike[str], name: str, data: Mapping[str, Any]) -> Path:
+    """``data`` written atomically as strict JSON to ``path`` (a ``.json`` file) or to ``path / name``."""
+    from ._atomic import atomic_write  # noqa: PLC0415 - keep the module importable by path
+
+    path = Path(path)
+    if path.is_dir() or path.suffix != ".json":
+        path = path / name
+    with atomic_write(path) as f:
+        f.write(json.dumps(data, indent=2, allow_nan=False) + "\n")
+    return path
 
 
 def _cpu_model() -> str:
@@ -690,14 +695,8 @@ class CalibrationReport:
                 "n_decide": self.n_decide, "power": POWER, "claims": self.claims}
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        from ._atomic import atomic_write  # noqa: PLC0415
-
-        path = Path(path)
-        if path.is_dir() or path.suffix != ".json":
-            path = path / CALIBRATION_FILE
-        with atomic_write(path) as f:
-            f.write(json.dumps(self.to_dict(), indent=2, allow_nan=False) + "\n")
-        return path
+        """Write ``claims-calibration.json`` (in a folder, or at a ``.json`` path) atomically, as strict JSON."""
+        return _save_json(path, CALIBRATION_FILE, self.to_dict())
 
     def explain(self) -> str:
         rows = [f"calibration of {self.package} {self.version} at rung {self.rung!r}, seeds "
