@@ -660,9 +660,12 @@ def max_margin(rule: str, improvements: Sequence[float], n_decide: int, *, power
     rng = random.Random(0)
     t = t_quantile_975(n_decide - 1)
     lows = []
+    gauss, n, root_n = rng.gauss, n_decide, math.sqrt(n_decide)
     for _ in range(20_000):
-        xs = [rng.gauss(mu, sd) for _ in range(n_decide)]
-        lows.append(statistics.fmean(xs) - t * statistics.stdev(xs) / math.sqrt(n_decide))
+        xs = [gauss(mu, sd) for _ in range(n)]
+        m = sum(xs) / n
+        s = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
+        lows.append(m - t * s / root_n)
     lows.sort()
     return lows[int((1.0 - power) * len(lows))]
 
