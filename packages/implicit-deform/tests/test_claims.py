@@ -1,6 +1,8 @@
 """The paper's claims at small scale (seeded): the sign of the extra level-set term, divergence-free fields,
 RK4 against Euler, marching cubes of a fitted SDF, and the intermediate shape against the SDF blend."""
 
+from pathlib import Path
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -173,3 +175,6 @@ def test_result_save_load_roundtrip_and_bad_files(tmp_path, shipped_fit):
 # The claims of iclr25.implicit_deform.claims decided over seeds 0-2 (the intermediate-shape claim at the repro
 # rung: one fit per seed).
 test_claim = REGISTRY.pytest_test("test")
+
+# the committed claims.json and claims-calibration.json against this registry and the installed version
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])

@@ -2,8 +2,8 @@
 
 Rungs: ``"test"`` (seeds 0-2, the default test suite) decides the RK4 advection claim (milliseconds per seed) and
 the velocity-stage volume claim (one velocity-only fit per seed, about 2 s after the first compilation);
-``"repro"`` (seeds 0-2) adds the intermediate-shape claim: one full fit of the twisted bar per seed, about
-20 s each, which does not fit the default suite's 90 s beside the demo's two runs.
+``"repro"`` (seeds 0-2) adds the two intermediate-shape claims: one fit of the twisted bar at the 'repro' preset
+per seed, which does not fit the default suite's 90 s beside the demo's two runs.
 
 References: Sang et al., ICLR 2025, Sec. 3 (explicit velocity field, RK4/Euler advection, divergence and
 smoothness regularisers), Sec. 5 and Tab. 1 (intermediate shapes against interpolation baselines).
@@ -17,7 +17,10 @@ from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
 
 __all__ = ["REGISTRY", "VELOCITY_MEASURED"]
 
-REGISTRY = ClaimRegistry("iclr25-implicit-deform", seeds={"test": (0, 1, 2), "repro": (0, 1, 2)})
+#: Margins are set on calibration seeds disjoint from the decision seeds (claims-calibration.json): 10 at the test
+#: rung, 5 at the repro rung (one 'repro' preset fit costs > 15 s).
+REGISTRY = ClaimRegistry("iclr25-implicit-deform", seeds={"test": (0, 1, 2), "repro": (0, 1, 2)},
+                         calibration={"test": tuple(range(100, 110)), "repro": tuple(range(100, 105))})
 
 
 @REGISTRY.measures(
@@ -25,8 +28,9 @@ REGISTRY = ClaimRegistry("iclr25-implicit-deform", seeds={"test": (0, 1, 2), "re
           statement="advecting points through the velocity field with RK4 follows the flow; explicit Euler drifts",
           paper="RK4 integration of the explicit velocity field (Sec. 3)",
           metric="max |radius ratio - 1| after a quarter turn of a rotation field in 5 steps, 64 random points",
-          baseline="explicit Euler, same steps", direction="lower", rule="every_seed", margin=0.1,
-          note="Euler's drift is exactly (1 + (pi/10)^2)^2.5 - 1 = 0.265 at every point; RK4 about 1e-4; margin 0.1"),
+          baseline="explicit Euler, same steps", direction="lower", rule="every_seed", margin=0.1, kind="sanity",
+          note="Euler's drift is exactly (1 + (pi/10)^2)^2.5 - 1 = 0.265 at every point; RK4 about 1e-4; margin 0.1 "
+               "<= max_margin 0.265 from calibration seeds 100-109 (claims-calibration.json)"),
 )
 def _rk4(seed: int, rung: str) -> dict[str, Measurement]:
     import jax.numpy as jnp  # noqa: PLC0415
@@ -45,31 +49,55 @@ def _rk4(seed: int, rung: str) -> dict[str, Measurement]:
     return {"rk4-advection-keeps-the-flow": Measurement(drift("rk4"), reference=drift("euler"))}
 
 
+#: The intermediate-shape claims fit the 'repro' preset (1350 iterations, the scale ladder's x1 rung: Chamfer ratio
+#: to the SDF blend 0.34 at seed 0) rather than the 'test' preset (1000 iterations: 0.56, 0.87, 0.79 at seeds 0-2,
+#: where 0.2.0 had loosened 0.1.0's 0.7x bound to 1.0x after seeds 1 and 2 failed it).
+INTERMEDIATE_PRESET = "repro"
+INTERMEDIATE_BOUND = 0.7
+INTERMEDIATE_RESOLUTION = 48
+
+
 @REGISTRY.measures(
-    Claim("intermediate-beats-sdf-blend",
-          statement="the intermediate shape of the fitted deformation is closer to the true intermediate shape than "
-                    "linear blending of the two SDFs",
+    Claim("intermediate-within-0.7x-of-sdf-blend",
+          statement="the intermediate shape of the fitted deformation is much closer to the true intermediate shape "
+                    "than linear blending of the two SDFs",
           paper="lower Chamfer/Hausdorff than interpolation baselines (Tab. 1)",
-          metric="Chamfer distance at t = 0.5, twisted bar, 'test' preset fit",
-          baseline="SDF blend at t = 0.5", direction="lower", rule="every_seed", rungs=("repro",),
-          note="margin 0 (seeds 1 and 2 sit at 0.84x-0.88x of the blend); decided at the repro rung: a full fit "
-               "per seed does not fit the default suite's budget beside the demo's two runs"),
+          metric="Chamfer at t = 0.5 of the fitted shape / that of the SDF blend, twisted bar, 'repro' preset fit",
+          threshold=INTERMEDIATE_BOUND, direction="lower", rule="every_seed", rungs=("repro",), kind="main",
+          note="0.1.0's bound of 0.7x restored (0.2.0 had loosened it to 1.0x after two seeds failed it at the "
+               "'test' preset); decided at the 'repro' preset, a larger rung of the scale ladder; margin 0 <= "
+               "max_margin 0.36 from calibration seeds 100-104 (repro rung, benchmarks/calibrate_repro.py, "
+               "claims-calibration-repro.json; one fit costs > 15 s)"),
+    Claim("intermediate-beats-straight-line",
+          statement="the intermediate shape of the fitted deformation (5 % sparse correspondences) is closer to the "
+                    "true intermediate shape than straight-line interpolation of dense exact correspondences",
+          paper="physically plausible intermediate shapes; better than interpolation baselines (abstract, Tab. 1)",
+          metric="Chamfer at t = 0.5 of the fitted shape, twisted bar, 'repro' preset fit",
+          baseline="straight line with dense exact correspondences (every vertex)", direction="lower",
+          rule="every_seed", rungs=("repro",), kind="main",
+          note="margin 0 <= max_margin 0.0064 from calibration seeds 100-104 (repro rung, "
+               "benchmarks/calibrate_repro.py, claims-calibration-repro.json; one fit costs > 15 s)"),
 )
 def _intermediate(seed: int, rung: str) -> dict[str, Measurement]:
     from . import DeformConfig, fit, make_pair  # noqa: PLC0415
-    from .baselines import sdf_blend_mesh  # noqa: PLC0415
+    from .baselines import sdf_blend_mesh, straight_line_mesh  # noqa: PLC0415
     from .experiments import score_meshes  # noqa: PLC0415
 
-    pair = make_pair("bar", "twist", n_points=4000, mesh_resolution=48, seed=seed)
-    model = fit(pair, config=DeformConfig.preset("test"), seed=seed, show_progress=False)
+    REGISTRY.rung_seeds(rung)
+    res = INTERMEDIATE_RESOLUTION
+    pair = make_pair("bar", "twist", n_points=4000, mesh_resolution=res, seed=seed)
+    model = fit(pair, config=DeformConfig.preset(INTERMEDIATE_PRESET), seed=seed, show_progress=False)
     t = 0.5
-    ours = score_meshes("ours", [model.mesh(t, resolution=48)], pair, [t], n=5000)
+    ours = score_meshes("ours", [model.mesh(t, resolution=res)], pair, [t], n=5000).at(t)
     blend = sdf_blend_mesh(lambda x: pair.gt_sdf(x, 0.0, n_surface=30000),
-                           lambda x: pair.gt_sdf(x, 1.0, n_surface=30000), t, (-1.0,) * 3, (1.0,) * 3, 48)
-    base = score_meshes("blend", [blend], pair, [t], n=5000)
-    return {"intermediate-beats-sdf-blend": Measurement(ours.at(t).chamfer, reference=base.at(t).chamfer,
-                                                        extra={"hausdorff": ours.at(t).hausdorff,
-                                                               "blend_hausdorff": base.at(t).hausdorff})}
+                           lambda x: pair.gt_sdf(x, 1.0, n_surface=30000), t, (-1.0,) * 3, (1.0,) * 3, res)
+    blend = score_meshes("blend", [blend], pair, [t], n=5000).at(t)
+    line = straight_line_mesh(pair.source_vertices, pair.target_vertices, pair.source_faces, t)
+    line = score_meshes("straight line", [line], pair, [t], n=5000).at(t)
+    extra = {"chamfer": ours.chamfer, "blend_chamfer": blend.chamfer, "line_chamfer": line.chamfer,
+             "hausdorff": ours.hausdorff, "blend_hausdorff": blend.hausdorff, "line_hausdorff": line.hausdorff}
+    return {"intermediate-within-0.7x-of-sdf-blend": Measurement(ours.chamfer / blend.chamfer, extra=extra),
+            "intermediate-beats-straight-line": Measurement(ours.chamfer, reference=line.chamfer, extra=extra)}
 
 
 #: Volume change of the straight line minus that of the advected source mesh at t = 0.5, seeds 0-4, measured
@@ -95,9 +123,9 @@ VELOCITY_ONLY = {"velocity_iters": 300, "sdf_iters": 0, "finetune_iters": 0}
           metric="|V_t / V_0 - 1| at t = 0.5 of the source mesh advected by the fitted v (RK4), twisted bar, "
                  "velocity stage of the 'test' preset",
           baseline="straight-line interpolation with dense exact correspondences", direction="lower",
-          rule="every_seed", margin=_third(VELOCITY_MEASURED),
-          note="improvement at seeds 0-4 (2026-12-02): " + ", ".join(f"{g:.3g}" for g in VELOCITY_MEASURED)
-               + f"; margin = a third of the smallest, rounded down: {_third(VELOCITY_MEASURED):g}"),
+          rule="every_seed", margin=_third(VELOCITY_MEASURED), kind="main",
+          note=f"margin {_third(VELOCITY_MEASURED):g} (0.3.0: a third of the smallest improvement at seeds 0-4) <= "
+               "max_margin 0.041 from calibration seeds 100-109 (test rung, claims-calibration.json)"),
 )
 def _velocity(seed: int, rung: str) -> dict[str, Measurement]:
     from . import DeformConfig, fit, make_pair  # noqa: PLC0415
