@@ -6,11 +6,15 @@ The full-size comparison (resolution/viscosity/noise/Burgers rows, the epoch lad
 ``iclr25 memno repro``; its tables are in the README.
 """
 
+from pathlib import Path
+
 from iclr25.memno import mori_zwanzig_toy
 from iclr25.memno.claims import REGISTRY
 
 # every registered claim, decided at the "test" rung over seeds 0, 1, 2
 test_claim = REGISTRY.pytest_test("test")
+# the committed claims.json (repro rung, this version) and claims-calibration.json agree with the registry
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
 
 
 def test_mori_zwanzig_gain_vanishes_without_unresolved_modes():

@@ -53,7 +53,7 @@ def low_res(seed: int, rung: str = "test") -> dict[str, float]:
 
 
 @REGISTRY.measures(
-    Claim("mori-zwanzig-memory",
+    Claim("mori-zwanzig-memory", kind="main",
           statement="on a linear PDE observed through its low modes, a predictor with memory is arbitrarily "
                     "better than any Markovian one (Mori-Zwanzig)",
           paper="memory arbitrarily better than Markovian (§3, linear example)",
@@ -61,7 +61,7 @@ def low_res(seed: int, rung: str = "test") -> dict[str, float]:
                  "seen through |m| ≤ 8",
           direction="higher", threshold=100.0, rule="every_seed",
           note="gain 780-846 at seeds 0-5; the threshold 100 reads 'arbitrarily better' as two orders of "
-               "magnitude, far below the spread"),
+               "magnitude; margin 0 <= max_margin 701.5 from calibration seeds 100-109"),
 )
 def _mori_zwanzig(seed: int, rung: str) -> dict[str, float]:
     from .theory import mori_zwanzig_toy  # noqa: PLC0415
@@ -71,29 +71,29 @@ def _mori_zwanzig(seed: int, rung: str) -> dict[str, float]:
 
 
 @REGISTRY.measures(
-    Claim("memno-beats-ffno-low-res",
+    Claim("memno-beats-ffno-low-res", kind="main",
           statement="with the PDE supplied at low resolution, MemNO's error is well below the Markovian FFNO's",
           paper="up to 6× lower error at low resolution",
           metric="one-step nRMSE, KS res 32, ν = 0.075, held-out trajectories",
           direction="lower", baseline="FFNO (same layers, data, budget)", margin=0.04, rule="every_seed",
           note="test rung, seeds 0-4: MemNO 0.258-0.284, FFNO 0.373-0.390, gap >= 0.089 at every seed; margin "
-               "0.04 is under half the smallest gap"),
-    Claim("memno-ratio-low-res",
+               "0.04 <= max_margin 0.078 from calibration seeds 100-109"),
+    Claim("memno-ratio-low-res", kind="main",
           statement="MemNO's error is a clear fraction of FFNO's at low resolution",
           paper="MemNO/FFNO ≈ 1/6 at the paper's scale; the paper note's small-scale bar: ≤ 0.7",
           metric="MemNO / FFNO one-step nRMSE, KS res 32, ν = 0.075",
-          direction="lower", threshold=0.85, rule="every_seed",
-          note="test rung, seeds 0-4: 0.661, 0.761, 0.732, 0.723, 0.683; threshold 0.85 = largest + 0.09. The "
-               "note's 0.7 is met at the repro rung (60 epochs, 3 layers: 0.597, 0.625, 0.675) but not at this "
-               "rung's 30 epochs"),
-    Claim("memno-beats-linear-extrapolation",
+          direction="lower", threshold=0.7, rule="mean_ci", rungs=("repro",),
+          note="the paper note's small-scale bar 0.7, set before any run (0.4.0 loosened it to 0.85 after the "
+               "test rung's 30 epochs missed it; restored, issue 58); decided at the repro rung only (60 epochs, "
+               "3 layers), by the mean-interval rule (the bar is on the mean: 0.632 at seeds 0-2 of 0.4's repro)"),
+    Claim("memno-beats-linear-extrapolation", kind="secondary",
           statement="MemNO's gain is more than a trivial use of the past: it beats linear extrapolation from the "
                     "last two frames",
           paper="",
           metric="one-step nRMSE, KS res 32, ν = 0.075",
           direction="lower", baseline="linear extrapolation 2u_t − u_{t−1}", margin=0.01, rule="every_seed",
           note="test rung, seeds 0-4: gap to linear extrapolation 0.071, 0.026, 0.036, 0.043, 0.060; margin "
-               "0.01 is under half the smallest gap"),
+               "0.01 <= max_margin 0.016 from calibration seeds 100-109"),
 )
 def _low_res(seed: int, rung: str) -> dict[str, Any]:
     r = low_res(seed, rung)

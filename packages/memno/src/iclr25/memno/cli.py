@@ -54,17 +54,28 @@ def demo(args: argparse.Namespace) -> int:
     seed_everything(args.seed)
     mz = mori_zwanzig_toy(seed=args.seed)
     setting = Setting(cfg["resolution"], cfg["nu"])
-    res = compare_models(setting, ["ffno", "memno"], n_train=cfg["n_train"], n_test=cfg["n_test"],
+    res = compare_models(setting, ["ffno", "memno", "ffno-history"], n_train=cfg["n_train"], n_test=cfg["n_test"],
                          epochs=cfg["epochs"], width=cfg["width"], n_layers=cfg["n_layers"], modes=cfg["modes"],
                          seed=args.seed, t_burn=cfg["t_burn"], batch_size=cfg["batch_size"], n_x=cfg["n_x"])
     run.config = {**cfg, "modes": res["modes"]}
-    ev_f, ev_m = res["ffno"]["eval"], res["memno"]["eval"]
-    # the headline: with memory, the one-step error on low-resolution KS is below the Markovian FFNO's
-    run.add("MemNO nRMSE (one-step, KS res 32)", ev_m.nrmse, peer=ev_f.nrmse, peer_name="FFNO (same layers, budget)",
-            higher_is_better=False, headline=True)
+    ev_f, ev_m, ev_h = res["ffno"]["eval"], res["memno"]["eval"], res["ffno-history"]["eval"]
+    # the headline: the paper's main claim (memno-beats-ffno-low-res: with memory, the one-step error on
+    # low-resolution KS is well below the baselines') against the strongest baseline the package has, FFNO with
+    # the last 4 frames stacked as channels; the Markovian FFNO of the claim stands beside it
+    run.add("MemNO nRMSE (one-step, KS res 32)", ev_m.nrmse, peer=ev_h.nrmse,
+            peer_name="FFNO with history (4 frames stacked; same layers, budget)", higher_is_better=False,
+            headline=True)
+    run.add("MemNO nRMSE vs Markovian FFNO (one-step, KS res 32)", ev_m.nrmse, peer=ev_f.nrmse,
+            peer_name="FFNO (same layers, budget)", higher_is_better=False, headline=True)
+    notes = []
+    if not ev_m.nrmse < ev_h.nrmse:
+        notes.append("MemNO is not below FFNO with history here: the main claim (memno-beats-ffno-low-res) holds "
+                     "against the Markovian FFNO only; stacking past frames gives a baseline as good or better "
+                     "(README: 0.166 vs MemNO 0.237 at the repro's seed 0)")
     if not ev_m.nrmse < ev_f.nrmse:
-        run.headline_note = (f"at the demo's {cfg['epochs']} epochs MemNO is not below FFNO at this seed; the "
-                             "memory layer needs more training (README ladder: ratio 0.97 at 15 epochs, 0.60 at 60)")
+        notes.append(f"at the demo's {cfg['epochs']} epochs MemNO is not below the Markovian FFNO at this seed; "
+                     "the memory layer needs more training (README ladder: ratio 0.97 at 15 epochs, 0.60 at 60)")
+    run.headline_note = "; ".join(notes)
     run.add("MemNO nRMSE vs linear extrapolation (one-step)", ev_m.nrmse,
             peer=res["linear-extrapolation"]["eval"].nrmse, peer_name="linear extrapolation", higher_is_better=False)
     run.add("FFNO nRMSE vs do-nothing (one-step)", ev_f.nrmse, peer=res["do-nothing"]["eval"].nrmse,
