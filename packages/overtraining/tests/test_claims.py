@@ -1,6 +1,8 @@
 """The paper's claims at small scale: those decided over seeds come from the claims registry
 (``iclr25.overtraining.claims``, seeds 0-4, each with its stated rule); the others are exact properties (seeded)."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -23,6 +25,8 @@ from iclr25.overtraining.claims import REGISTRY
 from iclr25.overtraining.experiments import separable_blobs
 
 test_claim = REGISTRY.pytest_test("test")
+# the committed claims.json (written by repro) and claims-calibration.json agree with the registry and version
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
 
 
 def test_linear_logistic_gd_converges_to_the_max_margin_direction_and_loss_decays_like_1_over_t():
