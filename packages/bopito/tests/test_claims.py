@@ -1,6 +1,8 @@
 """The paper's claims at small scale: trained-model claims from the registry (``iclr25.bopito.claims``, seeds
 0, 1, 2, decided per claim by its rule), and the exact reference and score algebra they rest on."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -20,6 +22,8 @@ from iclr25.bopito.systems import prinz
 
 # every registered claim, decided at the "test" rung over seeds 0, 1, 2 (each trains prior, ITO and BoPITO)
 test_claim = REGISTRY.pytest_test("test")
+# the committed claims.json (written by repro) and claims-calibration.json agree with the registry and version
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
 
 # the paper note's SqRA numbers for Prinz at kT = 1, frame = 5e-3: eigenvalues per frame and timescales
 NOTE_EIGENVALUES = [0.9940, 0.9613, 0.9261, 0.6634]

@@ -13,7 +13,6 @@ from iclr25.bopito.repro import (
     replace_readme_section,
     triple_well_table,
 )
-from iclr25.utils.claims import load_report, render_table
 
 ROOT = Path(__file__).parents[1]
 
@@ -28,12 +27,6 @@ def test_readme_table_is_made_from_the_committed_run(name, folder, render):
     # the file the command wrote beside details.json holds the same table
     md = (ROOT / "docs" / folder / ("tables.md" if folder in ("alanine", "prinz") else "table.md")).read_text("utf-8")
     assert md.strip("\n") == render(details)
-
-
-def test_readme_test_rung_claims_table_is_made_from_its_claims_json():
-    report = load_report(ROOT / "docs" / "claims-test" / "claims.json")
-    assert report["rung"] == "test"
-    assert readme_section(ROOT / "README.md", "claims-test-table") == render_table(report).strip("\n")
 
 
 def test_replace_readme_section_writes_between_the_markers_only(tmp_path):
