@@ -2,6 +2,7 @@
 checks beside them: no flush under the default r_max, the ledger, the baselines as modes, real features."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -84,3 +85,5 @@ def test_residue_flush_restores_the_budget_instead_of_retraining(small_graph):
 # every registered claim, decided over the "test" rung's seeds (0, 1, 2) by its own rule (each seed its own
 # graph, request stream and noise)
 test_claim = REGISTRY.pytest_test("test")
+# the committed claims.json (written by the repro rung) and claims-calibration.json agree with the registry
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])

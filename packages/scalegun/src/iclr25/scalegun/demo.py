@@ -1,6 +1,7 @@
 """``iclr25 scalegun demo``: scikit-learn digits as a 10-NN graph; a stream of edge, node and feature removals
 unlearned by ScaleGUN and by CGU (exact re-propagation) side by side, every request audited against the exact
-embeddings.
+embeddings. The headline is the main claim (an order of magnitude faster than retraining), which this small
+graph does not show: it says so, and where the claim is decided.
 
 References: ScaleGUN Sec. 5 (Fig. 2: the true residual, the data-dependent and the worst-case bound).
 """
@@ -79,10 +80,21 @@ def run_demo(out: Path, seed: int = 0) -> RunResult:
     ordered = (true <= data).all(axis=1) & (data.max(axis=1) <= worst)
     t_sg = np.mean([r.total_s for r in recs])
     t_cg = np.mean([r.total_s for r in recs_cgu])
-    # the headline: the certificate holds over all 80 requests without retraining (the data-dependent bound, the
-    # audited quantity the paper's Fig. 2 plots, stays below the noise budget)
+    # the headline: the paper's main claim (unlearning vs retraining time at equal accuracy, within the
+    # certificate), per single-edge request; retraining = re-propagation + L-BFGS from scratch (mode="retrain")
+    rr = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, mode="retrain", **kw).fit()
+    t_rt = float(np.median([rr.unlearn_edges(e[None, :]).total_s for e in edges[:5]]))
+    t_sg_edge = float(np.median([r.total_s for r in recs[: cfg["n_edges"]]]))
+    sane = bool(sg.ledger.n_retrains == 0 and ordered.all())
+    run.add("per single-edge request: 10 x ScaleGUN total time (the claim: an order of magnitude faster)",
+            10.0 * t_sg_edge, peer=t_rt, peer_name="retraining from scratch (re-propagation + L-BFGS)", unit="s",
+            higher_is_better=False, headline=True, claim="unlearning-10x-faster-than-retraining", sane=sane,
+            timing=True)
+    run.headline_note = (f"speed-up {t_rt / t_sg_edge:.1f}x on this 1,797-node graph, where retraining takes "
+                         "milliseconds; the main claim's 10x is decided on a 1M-edge graph by the repro rung "
+                         "(claims.json)")
     run.add("max data-dependent bound over 80 requests", float(data.max()), peer=sg.budget,
-            peer_name="certification budget sigma*eps/c(delta)", higher_is_better=False, headline=True)
+            peer_name="certification budget sigma*eps/c(delta)", higher_is_better=False)
     run.add("test accuracy after unlearning", sg.score(g.test_idx), peer=rt.score(g.test_idx),
             peer_name="retrain on edited graph", higher_is_better=True)
     run.add("test accuracy before unlearning", acc0, higher_is_better=True)
