@@ -1,6 +1,8 @@
 """The paper's claims decided over seeds from the claims registry (``iclr25.augood.claims``), and the properties of
 the metric and the partitions that are not claims of the paper (400-1,282 solubility molecules)."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -21,6 +23,8 @@ THRESHOLDS = threshold_grid(0.30, 0.95, 0.05)
 from iclr25.augood.claims import REGISTRY  # noqa: E402
 
 test_claim = REGISTRY.pytest_test("test")
+# the committed claims.json (written by the repro rung) and claims-calibration.json agree with the registry
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
 
 
 @pytest.mark.parametrize("seed", [0, 1])

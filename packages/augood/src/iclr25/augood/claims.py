@@ -2,8 +2,8 @@
 
 Rungs: ``test`` (the default suite: the solubility case study with ridge regression on a coarse threshold grid,
 one partition seed per claim seed) and ``repro`` (random forest, the full 0.30-0.95 grid). Each seed draws its
-own control hold-out, CCPart tie-breaking and model seed. Thresholds and margins come from the spread over
-seeds 0-4 measured at the test rung (see each claim's note).
+own control hold-out, CCPart tie-breaking and model seed. Margins are checked on the calibration seeds 100-109
+at the test rung (``claims-calibration.json``; see each claim's note).
 """
 
 from __future__ import annotations
@@ -27,27 +27,27 @@ def _cfg(rung: str) -> dict:
 
 
 @REGISTRY.measures(
-    Claim("good-curve-rises",
+    Claim("good-curve-rises", kind="secondary",
           statement="with a suitable similarity function the GOOD curve rises with the train-test threshold",
           paper="monotone GOOD curves (Sec. 4.1)", metric="Spearman rho(lambda, P) of the seed's GOOD curve",
           direction="higher", threshold=0.5, rule="every_seed",
-          note="ridge, grid 0.3-0.9: rho 0.75-1.0 at seeds 0-4; bound 0.5 leaves room for one more swapped pair"),
-    Claim("ccpart-harder-than-random",
+          note="bound 0.5 (a clearly rising curve) with margin 0 below max_margin at calibration seeds 100-109 (claims-calibration.json)"),
+    Claim("ccpart-harder-than-random", kind="main",
           statement="CCPart at a low threshold gives a much harder test set than a random split",
           paper="", metric="Spearman rho of predictions at the lowest viable lambda", direction="lower",
           baseline="random split, same model", margin=0.15, rule="every_seed",
-          note="rho 0.39-0.53 vs 0.73-0.84 random: gap 0.32-0.42 at seeds 0-4; margin 0.15"),
-    Claim("augood-sees-deployment-shift",
+          note="margin 0.15 below max_margin at calibration seeds 100-109 (claims-calibration.json)"),
+    Claim("augood-sees-deployment-shift", kind="main",
           statement="AU-GOOD expects lower performance on a deployment set unlike the training data (ChEMBL drugs) "
                     "than on one like it (a held-out control)",
           paper="", metric="AU-GOOD for ChEMBL approved drugs", direction="lower",
           baseline="AU-GOOD for the in-distribution control", margin=0.05, rule="every_seed",
-          note="0.50-0.58 vs 0.64-0.69: gap 0.11-0.15 at seeds 0-4; margin 0.05"),
-    Claim("ccpart-no-leakage",
+          note="margin 0.05 below max_margin at calibration seeds 100-109 (claims-calibration.json)"),
+    Claim("ccpart-no-leakage", kind="sanity",
           statement="CCPart never puts a pair with similarity >= lambda across the train/test boundary",
           paper="guarantee of CCPart", metric="max over viable lambda of (max train-test similarity - lambda)",
           direction="lower", threshold=0.0, rule="every_seed",
-          note="brute force over every viable partition: -0.009 to -0.005 at seeds 0-4 (a leak gives >= 0)"),
+          note="brute force over every viable partition (a leak gives >= 0); margin 0 below max_margin at calibration seeds 100-109 (claims-calibration.json)"),
 )
 def _study(seed: int, rung: str) -> dict[str, Measurement | float]:
     from .casestudy import lowest_viable, run_case_study  # noqa: PLC0415
