@@ -1,6 +1,8 @@
 """The paper's claims at small scale, decided over seeds from the claims registry (``iclr25.rxnflow.claims``),
 plus checks of the method's parts that are not claims of the paper."""
 
+from pathlib import Path
+
 import numpy as np
 
 from iclr25.rxnflow import log_partition_estimate, verify_route
@@ -8,6 +10,7 @@ from iclr25.rxnflow.blocks import _grammar
 from iclr25.rxnflow.claims import REGISTRY
 
 test_claim = REGISTRY.pytest_test("test")
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
 
 
 def test_log_partition_estimate_matches_numpy_and_torch():

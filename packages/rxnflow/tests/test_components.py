@@ -67,3 +67,21 @@ def test_temperature_conditioning_raises_rewards_with_beta():
     cold = np.mean([s.reward for s in model.sample(300, beta=16.0, seed=1)])
     hot = np.mean([s.reward for s in model.sample(300, beta=0.5, seed=1)])
     assert cold > hot + 0.02, (cold, hot)
+
+
+def test_pocket_proxy_is_pocket_specific():
+    from rdkit import Chem
+
+    from iclr25.rxnflow import POCKETS, parse_reward, proxy_score
+
+    small_polar = "NC(=O)c1ccc(O)cc1NC(N)=O"
+    big_lipophilic = "c1ccc(-c2ccc(Cc3ccc(-c4ccccc4)cc3)cc2)cc1"
+    s = {p: {m: proxy_score(Chem.MolFromSmiles(m), POCKETS[p]) for m in (small_polar, big_lipophilic)}
+         for p in POCKETS}
+    # each pocket prefers the molecule that fits it: the ranking of the two flips between the pockets
+    assert s["polar"][small_polar] < s["polar"][big_lipophilic]
+    assert s["lipophilic"][big_lipophilic] < s["lipophilic"][small_polar]
+    r = parse_reward("pocket:polar")
+    assert r(small_polar) == pytest.approx(-0.1 * min(0.0, s["polar"][small_polar]))
+    with pytest.raises(ValueError, match="pocket"):
+        parse_reward("pocket:nowhere")

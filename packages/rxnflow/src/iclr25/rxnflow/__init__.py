@@ -36,6 +36,12 @@ if TYPE_CHECKING:
     from .model import PolicyConfig as PolicyConfig
     from .model import RxnFlowPolicy as RxnFlowPolicy
     from .output import write_samples as write_samples
+    from .pocket import POCKETS as POCKETS
+    from .pocket import Pocket as Pocket
+    from .pocket import PocketRun as PocketRun
+    from .pocket import pocket_reward as pocket_reward
+    from .pocket import pocket_vs_screening as pocket_vs_screening
+    from .pocket import proxy_score as proxy_score
     from .rewards import Reward as Reward
     from .rewards import VinaReward as VinaReward
     from .rewards import parse_reward as parse_reward
@@ -70,6 +76,8 @@ _EXPORTS = {
     "load_model": "gflownet", "train": "gflownet",
     "PolicyConfig": "model", "RxnFlowPolicy": "model",
     "write_samples": "output",
+    "POCKETS": "pocket", "Pocket": "pocket", "PocketRun": "pocket", "pocket_reward": "pocket",
+    "pocket_vs_screening": "pocket", "proxy_score": "pocket",
     "Reward": "rewards", "VinaReward": "rewards", "parse_reward": "rewards",
     "replay_route": "routes", "verify_route": "routes",
     "SynthesisSpace": "space",

@@ -2,8 +2,10 @@
 
 Rungs: ``test`` (the default suite: a 1e5-action space for the estimator claims; the enumerable toy of the
 paper's appendix, 100 blocks, trained 200 TB steps) and ``repro`` (more estimates, 400 steps). Each seed draws
-its own action space, policy initialisation, training noise and samples (the toy library is the same). Thresholds and margins come from the spread
-over seeds 0-4 at the test rung (see each claim's note).
+its own action space, policy initialisation, training noise and samples (the toy library is the same). Margins are
+checked on calibration seeds 100-109 at the test rung (``claims-calibration.json``, see each claim's note); the
+main claims of the abstract (pocket-specific optimisation on a docking proxy, the cost of a step over a large
+library, unseen blocks without retraining) are decided at the ``repro`` rung.
 """
 
 from __future__ import annotations
@@ -38,21 +40,23 @@ def _action_space(seed: int, scale: float):
 
 
 @REGISTRY.measures(
-    Claim("subsampled-z-unbiased",
+    Claim("subsampled-z-unbiased", kind="secondary",
           statement="the importance-weighted partition estimate on a subsampled action space is unbiased",
           paper="Eq. 8-9 (unbiased Z-hat at rho << 1)", metric="|mean(Z-hat)/Z - 1|, 1e5 actions, rho = 0.02",
           direction="lower", threshold=0.01, rule="every_seed",
-          note="5,000 subsets per seed: 0.07-0.47 % at seeds 0-4; the 1 % bound is the issue's, 2.1x the "
-               "largest seed"),
-    Claim("importance-weight-matters",
+          note="5,000 subsets per seed; the 1 % bound is the issue's; calibration seeds 100-109: 0.02-0.63 %, "
+               "max_margin 0.0032 >= margin 0 (claims-calibration.json)"),
+    Claim("importance-weight-matters", kind="secondary",
           statement="without the importance weight the subsampled estimate is far too small",
           paper="", metric="naive Z-hat / Z (no weight), rho = 0.02", direction="lower", threshold=0.1,
-          rule="every_seed", note="0.017-0.023 (about rho) at seeds 0-4; bound 0.1, 4x the largest"),
-    Claim("variance-one-over-rho",
+          rule="every_seed", note="bound 0.1 (about 5 rho); calibration seeds 100-109: 0.015-0.025, max_margin 0.075 >= "
+                                    "margin 0 (claims-calibration.json)"),
+    Claim("variance-one-over-rho", kind="secondary",
           statement="the variance of Z-hat scales as (1 - rho)/rho",
           paper="", metric="max/min of Var(Z-hat) rho/(1-rho) over rho = 0.01-0.08", direction="lower",
           threshold=1.35, rule="every_seed",
-          note="2,000 subsets per rho: 1.04-1.11 at seeds 0-4; bound 1.35 (a 1/rho^2 law would give ~8)"),
+          note="2,000 subsets per rho; bound 1.35 (a 1/rho^2 law would give ~8); calibration seeds 100-109: "
+               "1.01-1.12, max_margin 0.23 >= margin 0 (claims-calibration.json)"),
 )
 def _estimator(seed: int, rung: str) -> dict[str, float]:
     from .estimator import draw_subsets, partition_estimates  # noqa: PLC0415
@@ -86,6 +90,18 @@ def _toy_space():
     return space, reward, enum
 
 
+def _new_blocks(model) -> float:
+    """|log ratio| of the mean first-block probability of 20 amines the model never saw to that of its amines."""
+    from .blocks import _grammar  # noqa: PLC0415
+
+    have = set(model.space.blocks.smiles)
+    new = [s for s in _grammar()["amine"] if s not in have][:20]
+    lp = model.with_blocks(new).first_block_log_probs()
+    p_new, p_old = np.exp(lp[-len(new):]), np.exp(lp[:-len(new)])
+    amines = np.arange(30, 80)  # the toy library: 30 electrophiles, then 50 amines, then 20 others
+    return float(abs(np.log(p_new.mean() / p_old[amines].mean())))
+
+
 @functools.lru_cache(maxsize=4)
 def trained_toy(seed: int, steps: int = 200):
     """``(model, TrainResult)``: RxnFlow trained ``steps`` TB steps on the toy at rho = 0.1 (batch 64, beta 4);
@@ -104,28 +120,40 @@ def trained_toy(seed: int, steps: int = 200):
 
 
 @REGISTRY.measures(
-    Claim("fits-target-distribution",
+    Claim("fits-target-distribution", kind="sanity",
           statement="trained with trajectory balance on a subsampled action space (rho = 0.1), RxnFlow's terminal "
                     "distribution matches p* proportional to R^beta",
           paper="App. D.1 (toy, exact target)", metric="Pearson r(log p_theta(x), beta log R(x)), exact",
           direction="higher", baseline="same policy untrained", margin=0.4, rule="every_seed",
-          note="200 TB steps on the 100-block toy: r 0.874-0.895 vs untrained -0.16-0.05 at seeds 0-4 (gap >= 0.82); "
-               "margin 0.4"),
-    Claim("samples-beat-random-synthesis",
+          note="200 TB steps on the 100-block toy; margin 0.4 < max_margin 0.78 from calibration seeds 100-109 "
+               "(r 0.85-0.91 vs untrained -0.08-0.09; claims-calibration.json)"),
+    Claim("samples-beat-random-synthesis", kind="sanity",
           statement="RxnFlow samples have higher reward than uniform-random synthesis in the same space",
           paper="", metric="mean QED of samples", direction="higher", baseline="uniform-random synthesis",
-          margin=0.03, rule="every_seed", note="300 samples: gap +0.074-0.112 at seeds 0-4 (the test rung draws 200); margin 0.03"),
-    Claim("routes-replay",
+          margin=0.03, rule="every_seed",
+          note="200 samples at the test rung; margin 0.03 < max_margin 0.081 from calibration seeds 100-109 (gap "
+               "+0.085-0.11; claims-calibration.json)"),
+    Claim("routes-replay", kind="sanity",
           statement="every sample carries a synthesis route that replays to the same molecule",
           paper="", metric="fraction of samples whose route replays", direction="higher", threshold=0.999,
-          rule="every_seed", note="1.0 at every seed; any failure breaks the claim"),
-    Claim("modes-beat-random-by-0.1",
+          rule="every_seed", note="1.0 at every seed (calibration seeds 100-109 too); any failure breaks the claim"),
+    Claim("modes-beat-random-by-0.1", kind="secondary",
           statement="the top diverse modes' reward exceeds random synthesis's by a wide margin",
           paper="top-100 diverse modes, QED well above baselines", metric="mean QED of the top-k diverse modes",
           direction="higher", baseline="uniform-random synthesis, same k", margin=0.1, rule="every_seed",
           expect="fails", ladder="README.md#why-the-modes-gap-is-below-01",
-          note="top-30 modes: gap +0.013-0.027 at seeds 0-4; in these toys the best diverse modes that exist sit "
-               "less than 0.1 above what random synthesis finds (README ablation: ceiling 0.942 vs 0.867)"),
+          note="top-30 modes: gap +0.014-0.033 at calibration seeds 100-109 (max_margin 0.010 < 0.1); in these toys "
+               "the best diverse modes that exist sit less than 0.1 above what random synthesis finds (README: "
+               "ladder over budgets and the ceiling ablation)"),
+    Claim("new-blocks-without-retraining", kind="main",
+          statement="blocks added after training are scored from their fingerprints like the known blocks of their "
+                    "kind, so the expanded action space is used without retraining",
+          paper="modified or expanded action spaces without retraining (abstract; exp4 unseen blocks)",
+          metric="|log(mean first-block probability of 20 unseen amines / that of the known amines)|",
+          direction="lower", threshold=1.609, rule="every_seed", rungs=("repro",),
+          note="threshold log 5 (a factor of 5 either way): the bound of the package's test "
+               "test_blocks_added_after_training_are_sampled, set before this claim was registered; largely true "
+               "by construction (blocks enter the policy only through their fingerprints)"),
 )
 def _toy(seed: int, rung: str) -> dict[str, Measurement | float]:
     from .gflownet import RxnFlow  # noqa: PLC0415
@@ -144,6 +172,7 @@ def _toy(seed: int, rung: str) -> dict[str, Measurement | float]:
     top_o = diverse_top_k([s.smiles for s in ours], [s.reward for s in ours], k=c["k"])
     top_r = diverse_top_k([s.smiles for s in rand], [s.reward for s in rand], k=c["k"])
     return {
+        "new-blocks-without-retraining": _new_blocks(model),
         "fits-target-distribution": Measurement(fit.pearson, reference=untrained.pearson),
         "samples-beat-random-synthesis": Measurement(float(np.mean([s.reward for s in ours])),
                                                      reference=float(np.mean([s.reward for s in rand]))),
@@ -151,3 +180,55 @@ def _toy(seed: int, rung: str) -> dict[str, Measurement | float]:
         "modes-beat-random-by-0.1": Measurement(float(np.mean([ours[i].reward for i in top_o])),
                                                 reference=float(np.mean([rand[i].reward for i in top_r]))),
     }
+
+
+# ------------------------------------------------------------------------------ large action spaces
+@REGISTRY.measures(Claim(
+    "subsampling-scales", kind="main",
+    statement="action-space subsampling makes a training step over a large block library much cheaper than the "
+              "full softmax (the paper's 1.2M blocks 'without significant computational overhead')",
+    paper="1.2M blocks x 71 templates without significant overhead (abstract); exp5 action-space-size ablation",
+    metric="s/step of the full softmax (rho = 1) / s/step at rho = 0.02, 10,000 blocks, batch 64, fresh process",
+    direction="higher", threshold=3.0, rule="every_seed", rungs=("repro",),
+    note="threshold 3x: the issue's speed bound (rho = 0.1 >= 3x rho = 1), fixed before this claim was measured; "
+         "each seed draws its own synthetic library, policy and subsets; timings on the shared 2-core machine"))
+def _scaling(seed: int, rung: str) -> dict[str, float]:
+    from .scaling import scale_row  # noqa: PLC0415
+
+    sub = scale_row(10_000, 0.02, 10, seed=seed)
+    full = scale_row(10_000, 1.0, 10, seed=seed)
+    return {"subsampling-scales": float(full["s_per_step"] / sub["s_per_step"])}
+
+
+# ------------------------------------------------------------------------------ pocket-specific optimisation
+_POCKET_RUNG = {"repro": {"blocks": 600, "steps": 100, "k": 30}}
+
+
+@REGISTRY.measures(Claim(
+    "pocket-modes-beat-screening", kind="main",
+    statement="pocket-specific optimisation: the top diverse modes RxnFlow generates while it trains dock better "
+              "than the strongest simple method at the same oracle budget (enumerate-and-rank: screening as many "
+              "distinct random-synthesis products and keeping the best)",
+    paper="RxnFlow beats reaction- and fragment-based models on 15 LIT-PCBA pockets (UniDock Vina, 64k oracle calls)",
+    metric="mean proxy docking score of the top-30 diverse modes (kcal/mol-like; pocket proxy, seed s docks "
+           "pocket s mod 3: polar, lipophilic, mixed)",
+    direction="lower", baseline="enumerate-and-rank, same number of distinct oracle calls", margin=0.0,
+    rule="mean_ci", rungs=("repro",),
+    note="margin 0 (better than the baseline at all, decided by the 95 % interval of the mean over seeds 0-4; "
+         "no margin tuned on any seed); 600 built-in blocks, 11 templates, <= 3 blocks, beta 16, 100 TB steps "
+         "of 64 at rho = 0.1; the proxy is a descriptor surrogate of docking (iclr25.rxnflow.pocket), not Vina"))
+def _pocket(seed: int, rung: str) -> dict[str, Measurement]:
+    import torch  # noqa: PLC0415
+
+    from .blocks import builtin_blocks  # noqa: PLC0415
+    from .pocket import POCKETS, pocket_vs_screening  # noqa: PLC0415
+    from .space import SynthesisSpace  # noqa: PLC0415
+    from .templates import builtin_templates  # noqa: PLC0415
+
+    c = _POCKET_RUNG[rung]
+    torch.set_num_threads(1)
+    space = SynthesisSpace(builtin_blocks(c["blocks"], seed=0), builtin_templates(), max_len=3, allow_dead=True)
+    r = pocket_vs_screening(space, list(POCKETS)[seed % len(POCKETS)], steps=c["steps"], seed=seed, k=c["k"])
+    return {"pocket-modes-beat-screening": Measurement(r.ours, reference=r.screening,
+                                                       extra={"pocket_index": float(list(POCKETS).index(r.pocket)),
+                                                              "oracle_calls": float(r.oracle_calls)})}

@@ -26,7 +26,8 @@ MODEL_FILES = ("model.pt", "blocks.smi", "templates.txt", "manifest.json", "resu
 PACKAGE = "iclr25-rxnflow"
 
 DEMO = {"n_electrophiles": 20, "n_amines": 30, "n_other": 10, "templates": "toy", "beta": 4.0, "steps": 200,
-        "batch_size": 64, "rho": 0.1, "min_sampling": 5, "n_samples": 150, "reward": "qed"}
+        "batch_size": 64, "rho": 0.1, "min_sampling": 5, "n_samples": 150, "reward": "qed",
+        "pocket": "mixed", "pocket_blocks": 300, "pocket_steps": 40, "pocket_k": 20}
 
 
 def _check_run_folder(args: argparse.Namespace, files: tuple[str, ...]) -> None:
@@ -79,11 +80,11 @@ def demo(args: argparse.Namespace) -> int:
 
     (m_q, m_div), (r_q, r_div) = modes(samples), modes(rand)
     run.add("terminal molecules enumerated", len(enum.terminals))
+    _demo_pocket(run, cfg, args.seed)
     run.add("distribution fit r(log p_θ, β log R)", fit.pearson, peer=fit0.pearson, peer_name="untrained policy",
-            higher_is_better=True, headline=True)
+            higher_is_better=True)
     run.add("mean QED of samples", float(sum(s.reward for s in samples) / len(samples)),
-            peer=float(sum(s.reward for s in rand) / len(rand)), peer_name="random synthesis", higher_is_better=True,
-            headline=True)
+            peer=float(sum(s.reward for s in rand) / len(rand)), peer_name="random synthesis", higher_is_better=True)
     run.add("mean QED of top-20 diverse modes", m_q, peer=r_q, peer_name="random synthesis", higher_is_better=True)
     run.add("diversity of the modes", m_div, peer=r_div, peer_name="random synthesis", higher_is_better=True)
     run.add("routes that replay to the same SMILES", replay, higher_is_better=True)
@@ -93,6 +94,26 @@ def demo(args: argparse.Namespace) -> int:
                    title=f"demo: {len(space.blocks)} blocks, {res.steps} TB steps, ρ={cfg['rho']}")
     run.add_figure(fig, relative_to=args.out)
     return run.publish(args.out)
+
+
+def _demo_pocket(run, cfg: dict, seed: int) -> None:
+    """The headline: the main claim pocket-modes-beat-screening at demo scale (one pocket of the docking proxy,
+    RxnFlow's top diverse modes against enumerate-and-rank at the same number of distinct oracle calls)."""
+    from .blocks import builtin_blocks
+    from .pocket import pocket_vs_screening
+    from .space import SynthesisSpace
+    from .templates import builtin_templates
+
+    space = SynthesisSpace(builtin_blocks(cfg["pocket_blocks"], seed=0), builtin_templates(), max_len=3,
+                           allow_dead=True)
+    r = pocket_vs_screening(space, cfg["pocket"], steps=cfg["pocket_steps"], seed=seed, k=cfg["pocket_k"])
+    run.add(f"pocket '{r.pocket}' (docking proxy): mean score of the top-{cfg['pocket_k']} diverse modes", r.ours,
+            peer=r.screening, peer_name=f"enumerate-and-rank, same {r.oracle_calls} oracle calls",
+            unit="kcal/mol (proxy)", higher_is_better=False, headline=True, claim="pocket-modes-beat-screening")
+    if not r.ours < r.screening:
+        run.headline_note = (f"main claim pocket-modes-beat-screening does not hold in this {r.steps}-step demo "
+                             f"({r.ours:.2f} vs {r.screening:.2f}); it is decided over seeds at the repro rung "
+                             "(claims.json)")
 
 
 # ------------------------------------------------------------------------------------------------- train

@@ -19,7 +19,7 @@ from rdkit.Chem import QED, Crippen, Descriptors, rdMolDescriptors
 from .chem import mol_from_smiles
 
 __all__ = ["Reward", "qed", "sa_reward", "sa_score", "window", "product", "parse_reward", "VinaReward",
-           "REWARD_NAMES"]
+           "REWARD_NAMES", "Pocket", "POCKETS", "proxy_score", "pocket_reward"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,7 +75,7 @@ _PROPS: dict[str, Callable[[Chem.Mol], float]] = {
     "hbd": rdMolDescriptors.CalcNumHBD, "hba": rdMolDescriptors.CalcNumHBA,
     "rotb": rdMolDescriptors.CalcNumRotatableBonds, "heavy": lambda m: m.GetNumHeavyAtoms(),
 }
-REWARD_NAMES = ("qed", "sa", *(f"{p}[lo,hi]" for p in _PROPS))
+REWARD_NAMES = ("qed", "sa", "pocket:NAME", *(f"{p}[lo,hi]" for p in _PROPS))
 
 
 def window(prop: str, lo: float, hi: float) -> Callable[[Chem.Mol], float]:
@@ -100,7 +100,8 @@ def product(fns: Sequence[Callable[[Chem.Mol], float]]) -> Callable[[Chem.Mol], 
 
 
 def parse_reward(spec: str | Reward | Callable[[Chem.Mol], float]) -> Reward:
-    """``"qed"``, ``"sa"``, ``"logp[1,3]"`` or a product such as ``"qed*sa*tpsa[20,90]"``; a callable on
+    """``"qed"``, ``"sa"``, ``"logp[1,3]"``, a docking-proxy pocket ``"pocket:polar"`` (:mod:`.pocket`) or a
+    product such as ``"qed*sa*tpsa[20,90]"``; a callable on
     molecules is wrapped as is."""
     if isinstance(spec, Reward):
         return spec
@@ -114,13 +115,75 @@ def parse_reward(spec: str | Reward | Callable[[Chem.Mol], float]) -> Reward:
             parts.append(qed)
         elif term == "sa":
             parts.append(sa_reward)
+        elif term.startswith("pocket:"):
+            parts.append(pocket_reward(term[len("pocket:"):]))
         else:
             m = re.fullmatch(r"([a-z]+)\[([-+0-9.eE]+),([-+0-9.eE]+)\]", term)
             if not m:
-                raise ValueError(f"reward: cannot parse {term!r} in {spec!r}; expected qed, sa, PROP[lo,hi] "
+                raise ValueError(f"reward: cannot parse {term!r} in {spec!r}; expected qed, sa, pocket:NAME, PROP[lo,hi] "
                                  f"with PROP one of {sorted(_PROPS)}, joined by '*'")
             parts.append(window(m.group(1), float(m.group(2)), float(m.group(3))))
     return Reward(spec, parts[0] if len(parts) == 1 else product(parts))
+
+
+# ------------------------------------------------------------------------------------------- docking proxy
+# A docking proxy for pocket-specific optimisation on a CPU (the paper docks with UniDock on a GPU): a pocket is
+# described by what it can hold and offer (a volume of heavy atoms, H-bond donor and acceptor partner sites,
+# aromatic stacking sites, a preferred lipophilicity); the score is Vina-like (kcal/mol, lower is better). Each
+# buried heavy atom, satisfied H-bond partner and stacked aromatic ring lowers it; atoms beyond the volume (steric
+# clash), unpaired polar groups (desolvation), rotatable bonds (entropy) and a logP away from the pocket's raise it.
+# Different pockets prefer different molecules. It is a descriptor surrogate, not a physics-based docking score:
+# it stands in for Vina so that the paper's pocket-specific comparison can run at small scale.
+@dataclasses.dataclass(frozen=True)
+class Pocket:
+    """A pocket of the proxy: ``volume`` heavy atoms, ``donors``/``acceptors`` H-bond partner sites (for the
+    ligand's donors and acceptors), ``aromatic`` stacking sites and a preferred ``logp``."""
+
+    name: str
+    volume: int
+    donors: int
+    acceptors: int
+    aromatic: int
+    logp: float
+
+
+#: three pockets of different character (a small polar one, a large lipophilic one, a mixed one)
+POCKETS = {
+    "polar": Pocket("polar", volume=20, donors=3, acceptors=4, aromatic=1, logp=0.5),
+    "lipophilic": Pocket("lipophilic", volume=30, donors=1, acceptors=2, aromatic=3, logp=4.0),
+    "mixed": Pocket("mixed", volume=25, donors=2, acceptors=3, aromatic=2, logp=2.0),
+}
+
+
+def proxy_score(mol: Chem.Mol, pocket: Pocket) -> float:
+    """The proxy's docking score of ``mol`` in ``pocket`` (kcal/mol-like, lower is better)."""
+    heavy = mol.GetNumHeavyAtoms()
+    hbd, hba = rdMolDescriptors.CalcNumHBD(mol), rdMolDescriptors.CalcNumHBA(mol)
+    arom = rdMolDescriptors.CalcNumAromaticRings(mol)
+    rot = rdMolDescriptors.CalcNumRotatableBonds(mol)
+    logp = Crippen.MolLogP(mol)
+    return (-0.3 * min(heavy, pocket.volume) + 0.5 * max(0, heavy - pocket.volume)
+            - 0.6 * min(hbd, pocket.donors) + 0.4 * max(0, hbd - pocket.donors)
+            - 0.45 * min(hba, pocket.acceptors) + 0.25 * max(0, hba - pocket.acceptors)
+            - 0.8 * min(arom, pocket.aromatic) + 0.3 * max(0, arom - pocket.aromatic)
+            + 0.15 * rot + 0.3 * abs(logp - pocket.logp))
+
+
+def pocket_reward(pocket: str | Pocket):
+    """``fn(mol) -> -0.1 * min(0, proxy_score)`` for a pocket of :data:`POCKETS` (by name) or a :class:`Pocket`."""
+    if isinstance(pocket, str):
+        if pocket not in POCKETS:
+            raise ValueError(f"pocket: unknown pocket {pocket!r}; have {sorted(POCKETS)}")
+        pocket = POCKETS[pocket]
+    if not isinstance(pocket, Pocket):
+        raise TypeError(f"pocket must be a name or a Pocket, got {type(pocket).__name__}")
+
+    def fn(mol: Chem.Mol) -> float:
+        return -0.1 * min(0.0, proxy_score(mol, pocket))
+
+    fn.__name__ = f"pocket:{pocket.name}"
+    return fn
+
 
 
 class VinaReward:
