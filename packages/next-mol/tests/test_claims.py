@@ -1,6 +1,8 @@
 """The properties NExT-Mol's method rests on (geometry, metrics, token map, stereo check), and the paper's claims
 decided over seeds from the claims registry (``iclr25.next_mol.claims``)."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -279,3 +281,4 @@ def test_stereo_check_flags_the_mirror_image():
 from iclr25.next_mol.claims import REGISTRY  # noqa: E402
 
 test_claim = REGISTRY.pytest_test("test")
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
