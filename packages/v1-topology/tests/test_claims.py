@@ -1,6 +1,8 @@
 """The paper's claims at small scale, from the claims registry (3 seeds, a stated rule per claim), plus exact
 resume from a checkpoint, the spike-learning switch and the GCAL baseline."""
 
+from pathlib import Path
+
 import numpy as np
 
 from iclr25.v1_topology.claims import REGISTRY
@@ -9,6 +11,8 @@ from iclr25.v1_topology.network import SESNN, NetworkConfig
 
 # the paper's claims, decided over seeds 0-2 at the "test" rung (iclr25.v1_topology.claims)
 test_claim = REGISTRY.pytest_test("test")
+# the committed claims.json (repro rung, this version) and claims-calibration.json agree with the registry
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
 
 
 def test_resume_from_checkpoint_is_exact(tmp_path):
