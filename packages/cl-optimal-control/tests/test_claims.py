@@ -5,6 +5,8 @@ non-monotonic in the task similarity. Plus two checks that are not the paper's c
 with N (per-run gap at N = 250 more than twice that at N = 2000), and the JAX integrator against solve_ivp.
 """
 
+from pathlib import Path
+
 import numpy as np
 
 from iclr25.cl_optimal_control import Problem, constant_mix, integrate, simulate
@@ -43,6 +45,9 @@ def test_integrator_matches_solve_ivp():
 
 # the paper's claims, decided over seeds 0-2 at the "test" rung (iclr25.cl_optimal_control.claims)
 test_claim = REGISTRY.pytest_test("test")
+
+# the committed claims.json (written by the repro rung) and claims-calibration.json agree with the registry
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
 
 
 def test_solvers_improve_on_their_start_and_on_sequential_training():

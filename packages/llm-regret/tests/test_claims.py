@@ -1,6 +1,8 @@
 """The paper's claims at small scale, from the claims registry (``iclr25.llm_regret.claims``: seeds 0, 1, 2,
 each decided by its stated rule), and the exact properties the claims rest on (seeded; each can fail)."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -19,6 +21,9 @@ from iclr25.llm_regret.claims import REGISTRY
 T, D, SEEDS = 200, 2, 50
 
 test_claim = REGISTRY.pytest_test("test")
+
+# the committed claims.json (written by the repro rung) and claims-calibration.json agree with the registry
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
 
 
 @pytest.fixture(scope="module")

@@ -36,43 +36,51 @@ def default_solutions(seed: int, direct: bool = False) -> dict[str, Any]:
 
 
 LADDER_HEADS = "README.md#seed-dependence-the-students-initial-heads"
+LADDER_PHASES = "README.md#the-phases-of-the-optimal-protocol-across-budgets"
 LADDER_WINDOW = "README.md#where-the-09-claim-stands"
 
 
 @REGISTRY.measures(
-    Claim("optimal-beats-heuristics",
+    Claim("optimal-beats-heuristics", kind="main",
           statement="the optimal task-selection protocol reaches a lower final error than tuned heuristic schedules",
           paper="optimal protocols beat sequential / constant-mix / replay-at-end schedules",
           metric="J_optimal (PMP) / J_best heuristic, gamma = 0.5, window 16", threshold=1.0, margin=0.02,
-          direction="lower", rule="every_seed",
-          note="heuristics tuned on grids of 21; seeds 0-4: 0.85, 0.97, 0.82, 0.94, 0.63; margin 0.02 (at least "
-               "2 % better)"),
-    Claim("optimal-beats-heuristics-by-10pct",
+          direction="lower", rule="mean_ci", expect="fails", ladder=LADDER_PHASES,
+          note="margin 0.02 (at least 2 % better) as before 0.5.0. The gain is positive at every seed measured "
+               "(seeds 0-4 and 100-109: 1.4-37 %) but too variable over the initial heads to be decided at 3 or "
+               "5 seeds: calibration seeds 100-109 give max_margin -0.087 (every seed, 3 seeds; seeds 100 and 108 "
+               "gain 1.4 % and 1.7 %) and -0.29 (mean interval, 3 seeds), -0.09 at 5 seeds; a mean interval would "
+               "clear 0.02 from about 20 seeds. Decided by the mean interval, it does not hold at 3 or 5 seeds"),
+    Claim("optimal-beats-heuristics-by-10pct", kind="secondary",
           statement="the optimal protocol costs at most 0.9x the best tuned heuristic",
           paper="(paper note check 2: J_opt <= 0.9 x best heuristic)",
           metric="J_optimal (PMP) / J_best heuristic, gamma = 0.5, window 16", threshold=0.9, direction="lower",
-          rule="every_seed", expect="fails", ladder=LADDER_HEADS,
-          note="holds at seeds 0, 2, 4 (0.85, 0.82, 0.63), not at 1 and 3 (0.97, 0.94): with large initial heads "
-               "the tuned constant mix is near-optimal; the window ladder shows the gap growing with the window"),
-    Claim("focus-on-new-task",
+          rule="every_seed", expect="fails", ladder=LADDER_PHASES,
+          note="holds at seeds 0, 2, 4 (0.85, 0.82, 0.63), not at 1 and 3 (0.97, 0.94); 4 of calibration seeds "
+               "100-109 at or below 0.9: with large initial heads the tuned constant mix is near-optimal; the "
+               "window ladder (README) shows the gap growing with the window at most seeds"),
+    Claim("focus-on-new-task", kind="main",
           statement="the optimal protocol first focuses on the new task alone",
           paper="a focus phase on the new task", metric="mean replay share u_1 over the first fifth of the window",
-          threshold=0.1, direction="lower", rule="every_seed", expect="fails", ladder=LADDER_HEADS,
-          note="seeds 0-4: 0.000, 0.65, 0.80, 1.0, 0.87: only seed 0's small initial heads leave task 1 learned "
-               "at alpha_1; the others replay task 1 first"),
-    Claim("replay-after-focus",
+          threshold=0.1, direction="lower", rule="every_seed", expect="fails", ladder=LADDER_PHASES,
+          note="calibration seeds 100-109: 0.38, 0.09, 0.66, 0.20, 0.62, 0.24, 0.00, 0.89, 0.54, 0.62 (2 of 10 "
+               "below 0.1); the phases ladder (window 8-32, task-1 budget 4-16) and the initial-heads ablation "
+               "are in the README"),
+    Claim("replay-after-focus", kind="secondary",
           statement="after the first phase the optimal protocol interleaves replay of the old task",
           paper="a revision phase on the old task", metric="mean replay share u_1 after the first fifth of the window",
           threshold=0.2, direction="higher", rule="every_seed",
-          note="seeds 0-4: 0.54, 0.41, 0.29, 0.63, 0.46 (interleaved replay, a singular arc); threshold 0.2"),
-    Claim("final-revision",
-          statement="the optimal protocol ends with a revision of the old task",
-          paper="revision of the old task at the end", metric="replay share u_1 in the last control interval",
-          threshold=0.5, direction="higher", rule="every_seed",
-          note="threshold 0.5. Seeds 0-4 (0.3.0 sweep, lower-cost solver): 1.00, 1.00, 1.00, 0.62, 1.00. The rest "
-               "of the window is a singular arc on which the optimum chatters between the tasks to the end, so "
-               "the last interval is decided by cost differences below 0.3 %: at seed 4 the Pontryagin solution, "
-               "0.24 % costlier than the direct one, ends at 0.32 (0.2.0's stalled sweep: 0.42)"),
+          note="threshold 0.2 (interleaved replay, a singular arc), margin 0 <= max_margin 0.13 from calibration "
+               "seeds 100-109 (values 0.35-0.54)"),
+    Claim("final-revision", kind="main",
+          statement="the optimal protocol ends with a revision phase on the old task",
+          paper="revision of the old task at the end", metric="mean replay share u_1 over the last tenth of the window",
+          threshold=0.5, direction="higher", rule="every_seed", expect="fails", ladder=LADDER_PHASES,
+          note="until 0.5.0 the metric was the last control interval alone (threshold 0.5): a single interval of a "
+               "singular arc, decided by cost differences below 0.3 %, it was 1 at 6 and 0-0.1 at 4 of the "
+               "calibration seeds 100-109 (4 misses in 8 unseen seeds, issue 58). A revision phase is read over "
+               "the last tenth (4 intervals): 0.16-0.46 at seeds 0-4, the optimum interleaves to the end; the "
+               "window ladder in the README shows a revision block at window 8 only"),
 )
 def _optimal(seed: int, rung: str) -> dict[str, Measurement | float]:
     # test rung: the Pontryagin sweep; repro rung: the lower-cost of the sweep and the direct method
@@ -80,17 +88,18 @@ def _optimal(seed: int, rung: str) -> dict[str, Measurement | float]:
     heur, opt = d["heuristics"], d["best"]
     best = min(J for _, J in heur.values())
     u_old = opt.schedule.u[:, 0]
+    n10 = len(u_old) // 10
     return {
         "optimal-beats-heuristics": opt.cost / best,
         "optimal-beats-heuristics-by-10pct": opt.cost / best,
         "focus-on-new-task": float(u_old[: len(u_old) // 5].mean()),
         "replay-after-focus": float(u_old[len(u_old) // 5:].mean()),
-        "final-revision": float(u_old[-1]),
+        "final-revision": float(u_old[-n10:].mean()),
     }
 
 
 @REGISTRY.measures(
-    Claim("pmp-matches-direct",
+    Claim("pmp-matches-direct", kind="sanity",
           statement="the indirect (Pontryagin) and direct solutions of the control problem reach the same cost",
           paper="(paper note check 2: |J_PMP - J_direct| / J < 1 %)",
           metric="|J_PMP - J_direct| / min(J_PMP, J_direct), gamma = 0.5, window 16", threshold=0.01,
@@ -106,12 +115,12 @@ def _solvers(seed: int, rung: str) -> dict[str, float]:
 
 
 @REGISTRY.measures(
-    Claim("ode-matches-sgd",
+    Claim("ode-matches-sgd", kind="secondary",
           statement="the order-parameter ODEs predict the learning curves of finite-N online SGD",
           paper="ODE curves match SGD simulations", metric="max |mean SGD - ODE| / peak error, N = 1000, 5 runs",
           threshold=0.1, direction="lower", rule="every_seed",
-          note="constant mix 0.3 on [2, 4], the SGD students start from the ODE's heads; at N = 2000, 10 runs, seeds "
-               "0-2 gave 0.5, 0.5, 1.6 % of the peak; threshold 10 % (paper note check 1)"),
+          note="constant mix 0.3 on [2, 4], the SGD students start from the ODE's heads; threshold 10 % (paper "
+               "note check 1), margin 0 <= max_margin 0.056 from calibration seeds 100-109 (0.8-3.5 % of the peak)"),
 )
 def _ode_vs_sgd(seed: int, rung: str) -> dict[str, float]:
     import numpy as np
@@ -131,7 +140,7 @@ def _ode_vs_sgd(seed: int, rung: str) -> dict[str, float]:
 
 
 @REGISTRY.measures(
-    Claim("forgetting-non-monotonic",
+    Claim("forgetting-non-monotonic", kind="secondary",
           statement="under sequential training forgetting is largest at intermediate task similarity "
                     "(Maslow's hammer)",
           paper="non-monotonic forgetting vs similarity (Lee et al. 2021)",

@@ -9,6 +9,7 @@ import numpy as np
 
 from iclr25.utils.results import RunResult
 
+from .claims import REGISTRY
 from .control import heuristics, solve
 from .figures import plot_schedules, plot_sgd_vs_ode
 from .model import Problem, initial_state
@@ -42,9 +43,15 @@ def run_demo(out: str | os.PathLike[str], *, seed: int = 0) -> RunResult:
             peer=float(sims["best heuristic"].final_cost.mean()), peer_name=f"best tuned heuristic ({best_sched.name})",
             higher_is_better=False, headline=True)
     failing = [m.name for m in run.headlines if m.holds is False]
+    claim = REGISTRY.claims["optimal-beats-heuristics"]
+    run.headline_note = (f"main claim optimal-beats-heuristics at seed {seed}: the optimal protocol against the "
+                         "strongest baseline, the best tuned replay heuristic (a constant mix or a replay block at "
+                         f"the end, tuned on a grid of 21): ratio {res.cost / best:.3f} here. Over seeds the claim "
+                         f"asks the mean gain's 95 % interval to clear {claim.margin:g}; expected: {claim.expect} "
+                         "(the gain varies with the initial heads; per-seed values in claims.json)")
     if failing:
-        run.headline_note = (f"{' and '.join(failing)} not below the best tuned heuristic at seed {seed}: the "
-                             "Pontryagin sweep is a local method (see the README's claims table, seeds 0-2)")
+        run.headline_note += (f". {' and '.join(failing)} not below the best tuned heuristic at seed {seed}: the "
+                              "Pontryagin sweep is a local method")
     seq = integrate(problem, sequential(problem), seed=seed)
     save_schedule(out / "schedule.json", res.schedule, problem, cost=res.cost, method="pmp")
     run.add_figure(plot_schedules(out / "optimal_schedule.png", [("gamma = 0.5", problem, res, seq)]),

@@ -28,22 +28,31 @@ _T, _D, _RUNS = 200, 2, 50
 
 
 @REGISTRY.measures(
-    Claim("ftl-linear-regret", statement="Follow-the-Leader has linear regret on the alternating loss sequence",
+    Claim("ftl-linear-regret", kind="secondary", statement="Follow-the-Leader has linear regret on the alternating loss sequence",
           paper="FTL fails on (1/2, 0), (0, 1), (1, 0), ... (the regrettable case, §3)",
           metric="FTL Regret/T, alternating, T = 200", direction="higher", threshold=0.4, rule="every_seed",
-          note="the sequence makes FTL lose 1/2 per round (0.499 at every seed, 5 seeds); 0.4 is the "
-               "'clearly linear' bound, 0.1 below it"),
-    Claim("no-regret-baselines-sublinear", statement="Hedge and FTPL have sublinear regret on every loss family "
+          seed_free=True,
+          note="seed-free: the sequence and FTL are deterministic (0.499 at every seed), so it is decided once; "
+               "the sequence makes FTL lose 1/2 per round; 0.4 is the 'clearly linear' bound, 0.1 below it"),
+    Claim("hedge-sublinear-on-regrettable", kind="sanity", statement="Hedge with its horizon-tuned rate has "
+          "sublinear regret on the alternating sequence, where FTL is linear",
+          paper="β̂₀ < 1 for FTRL (Table 1) on the regrettable case (§3.4)",
+          metric="Hedge's log-log slope β̂₀ of Regret_t, alternating, T = 200", direction="lower",
+          threshold=0.8, rule="every_seed", seed_free=True,
+          note="seed-free: Hedge and the sequence are deterministic (0.72 at every seed), decided once; until "
+               "0.5.0 this value was the maximum of no-regret-baselines-sublinear at every seed"),
+    Claim("no-regret-baselines-sublinear", kind="sanity", statement="Hedge and FTPL have sublinear regret on every loss family "
           "(the paper's regression test, β̂₀ < 1)", paper="β̂₀ < 1 and trend p < 0.05 for FTRL/FTPL (Table 1)",
-          metric="worst log-log slope β̂₀ over 5 families × {Hedge, FTPL}, T = 200", direction="lower",
+          metric="worst log-log slope β̂₀ over 5 families × {Hedge, FTPL} but Hedge on the deterministic "
+                 "alternating sequence (hedge-sublinear-on-regrettable), T = 200", direction="lower",
           threshold=0.8, rule="every_seed",
-          note="worst slope 0.72 at every seed (Hedge on the deterministic alternating family; the random "
-               "families stay below 0.55); 0.8 leaves 0.08 under it and 0.2 under linear"),
-    Claim("no-regret-trend-test", statement="the trend test rejects 'no decreasing Regret_t/t' for Hedge and "
+          note="every value here depends on the seed (random families, FTPL's perturbations); bound 0.8 as "
+               "before 0.5.0; CALIBRATION"),
+    Claim("no-regret-trend-test", kind="sanity", statement="the trend test rejects 'no decreasing Regret_t/t' for Hedge and "
           "FTPL on every family", paper="p < 0.05 (trend check, §3.1)",
           metric="worst trend-test p-value over 5 families × {Hedge, FTPL}", direction="lower", threshold=0.01,
           rule="every_seed", note="worst p 4e-11 (seed 0) to 8e-23 over seeds 0-4; 0.01 is five times stricter than the paper's 0.05"),
-    Claim("hedge-beats-uniform", statement="Hedge's regret is far below that of the uniform (do-nothing) policy",
+    Claim("hedge-beats-uniform", kind="sanity", statement="Hedge's regret is far below that of the uniform (do-nothing) policy",
           metric="Regret/T, uniform family with random means", direction="lower", baseline="uniform policy",
           margin=0.05, rule="every_seed",
           note="Hedge 0.020-0.021 vs uniform 0.10-0.15 (seeds 0-4, gaps 0.083-0.126); margin 0.05 is 60 % of the "
@@ -60,7 +69,11 @@ def _online(seed: int, rung: str) -> dict[str, Measurement | float]:
         L = loss_sequences(family, T=_T, d=_D, n_seeds=_RUNS, seed=1000 * seed + i)
         for make in (Hedge, FTPL):
             st = regret_statistics(run_online(make(), L, seed=seed).regret, n_boot=0, seed=seed)
-            worst_beta, worst_p = max(worst_beta, st.slope.beta), max(worst_p, st.trend.p_value)
+            worst_p = max(worst_p, st.trend.p_value)
+            if family == "alternating" and make is Hedge:  # deterministic: its own seed-free claim
+                out["hedge-sublinear-on-regrettable"] = st.slope.beta
+            else:
+                worst_beta = max(worst_beta, st.slope.beta)
         if family == "alternating":
             out["ftl-linear-regret"] = regret_statistics(run_online(FTL(), L).regret, n_boot=0).regret_over_T
         if family == "uniform":
@@ -73,7 +86,7 @@ def _online(seed: int, rung: str) -> dict[str, Measurement | float]:
 
 
 @REGISTRY.measures(
-    Claim("self-play-nash", statement="Hedge self-play in zero-sum games converges to the game's value",
+    Claim("self-play-nash", kind="secondary", statement="Hedge self-play in zero-sum games converges to the game's value",
           paper="no-regret play → equilibrium (§3.2)", metric="worst |value of the averaged play − Nash value| "
           "over rock-paper-scissors and 3 random 3×3 games, T = 2000", direction="lower", threshold=0.05,
           rule="every_seed", note="worst error 0.0017-0.0106 over seeds 0-4; 0.05 (the issue's bound) is 4x the worst seed"),
@@ -93,7 +106,7 @@ def _games(seed: int, rung: str) -> dict[str, float]:
 
 
 @REGISTRY.measures(
-    Claim("regret-loss-recovers-ftrl", statement="minimising the regret-loss on single-layer linear "
+    Claim("regret-loss-recovers-ftrl", kind="main", statement="minimising the regret-loss on single-layer linear "
           "self-attention gives bV = −cI (one step of gradient descent on the cumulative loss)",
           paper="Theorem (optimisation of the regret-loss, §5)", metric="relative distance of bV to −cI, d = 2, "
           "T = 10, 1500 Adam steps", direction="lower", threshold=0.1, rule="every_seed",
@@ -115,16 +128,20 @@ HORIZONS, HORIZON_STEPS, HORIZON_BATCH = (25, 50, 100, 200), 150, 128
 
 
 @REGISTRY.measures(
-    Claim("regret-loss-sublinear-on-regrettable", statement="a model trained with the regret-loss has sublinear "
+    Claim("regret-loss-sublinear-on-regrettable", kind="main", statement="a model trained with the regret-loss has sublinear "
           "regret on the regrettable (alternating) sequence, where FTL and Hedge tuned on the training "
           "distribution are linear", paper="regret-loss fixes the regrettable cases where GPT-4 fails (§5.3)",
           metric="slope of log Regret_T in log T over T = 25, 50, 100, 200 (a linear self-attention model "
                  "trained by the regret-loss at each T, 150 steps), alternating sequence",
           direction="lower", baseline="Hedge with the horizon-tuned rate (slope ≈ 0.47)", margin=0.1,
-          rule="every_seed",
-          note="model slopes 0.02, 0.21, 0.26 at seeds 0-2 (FTL and distribution-tuned Hedge: 1.01); Hedge "
-               "0.47 is deterministic; margin 0.1 is half the smallest gap (0.21)"),
-    Claim("regret-loss-beats-hedge-on-regrettable", statement="on the regrettable sequence, the regret-loss "
+          rule="mean_ci", expect="fails", ladder="README.md#the-regret-loss-on-the-regrettable-sequence-across-horizons",
+          note="margin 0.1 as before 0.5.0. FTL and distribution-tuned Hedge: 1.01. Calibration seeds 100-109: "
+               "model slopes -0.15 to 0.49, two of ten at or above Hedge's 0.47 (max_margin -0.16 every seed, "
+               "-0.65 mean interval, 3 seeds): at 150 steps the effect is real on average (mean 0.18) but not at "
+               "every seed, which is how it failed at 2 of 8 unseen seeds (issue 58); decided by the mean "
+               "interval it does not hold at 3 or 5 seeds. The README's budget ladder: 300 and 600 steps give "
+               "slopes -0.31 to -0.005 at seeds 0-2"),
+    Claim("regret-loss-beats-hedge-on-regrettable", kind="secondary", statement="on the regrettable sequence, the regret-loss "
           "model's regret is below that of Hedge with its horizon-tuned (worst-case) rate",
           paper="the issue's T = 25 comparison (the README of 0.2.0 compared only with distribution-tuned Hedge, "
                 "which collapses to FTL)",
