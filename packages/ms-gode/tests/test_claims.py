@@ -2,6 +2,8 @@
 of seeds 0, 1, 2 on fresh test tasks, and zero forgetting on a tiny sequence trained here; each decided by its
 rule), the shipped checkpoints, and the simulators and estimator the claims rest on."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -19,6 +21,8 @@ from iclr25.ms_gode.claims import REGISTRY
 
 # every registered claim, decided at the "test" rung over seeds 0, 1, 2
 test_claim = REGISTRY.pytest_test("test")
+# the committed claims.json (written by repro) and claims-calibration.json agree with the registry
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
 
 
 def test_oracle_masks_are_frozen_after_their_task():

@@ -15,9 +15,11 @@ paper's test batch of 10 trajectories of one system):
   LwF (the paper: best AP among the continual learners), with joint training's beside it.
 
 Rungs: ``test`` (seeds 0, 1, 2) scores the checkpoints shipped in the wheel (``checkpoints/physics-seed{S}``,
-trained by ``iclr25 ms-gode pretrain --seed S`` at :data:`~iclr25.ms_gode.pretrained.PRETRAIN`) and measures
-zero forgetting on a tiny sequence trained in the test; ``repro`` (seeds 0, 1, 2) retrains every model from
-scratch at the same rung, the baselines included. The epoch ladder of mode switching is in the README.
+trained by ``iclr25 ms-gode pretrain --seed S`` at :data:`~iclr25.ms_gode.pretrained.PRETRAIN`; any other seed,
+such as the calibration seeds 100-109 and fresh seeds, gets a checkpoint trained here with the same recipe) and
+measures zero forgetting on a tiny sequence trained in the test; ``repro`` (seeds 0, 1, 2) retrains every model
+from scratch at the same rung, the baselines included, and decides ``mode-switching`` (issue 58: not robust at
+calibration seeds, so decided by the mean's interval on models trained here). Ladders are in the README.
 """
 
 from __future__ import annotations
@@ -63,18 +65,20 @@ def run_repro(seed: int) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=4)
 def run_checkpoint(seed: int) -> dict[str, Any]:
-    """The shipped checkpoint of ``seed`` measured on fresh test tasks (``pretrained.measure``)."""
-    from .pretrained import load_pretrained, measure  # noqa: PLC0415
+    """The checkpoint of ``seed`` measured on fresh test tasks (``pretrained.measure``): the shipped one, or, for
+    a seed that ships none (calibration and fresh seeds), one trained here with the same recipe
+    (:func:`iclr25.ms_gode.pretrained.learner_for_seed`); ``source`` says which."""
+    from .pretrained import learner_for_seed, measure  # noqa: PLC0415
 
-    learner, _ = load_pretrained(seed)
-    return measure(learner, seed=seed)
+    learner, source = learner_for_seed(seed)
+    return {**measure(learner, seed=seed), "source": source}
 
 
 _PER_SEED = "16 fresh test batches of 10 trajectories per task, 3 tasks: 48 decisions"
 
 
 @REGISTRY.measures(
-    Claim("oracle-no-forgetting",
+    Claim("oracle-no-forgetting", kind="sanity",
           statement="with the task's own binary mask over frozen weights, learning later tasks leaves an earlier "
                     "task's error exactly unchanged",
           paper="near-zero forgetting (AF-MSE ≈ 0)",
@@ -82,17 +86,20 @@ _PER_SEED = "16 fresh test batches of 10 trajectories per task, 3 tasks: 48 deci
           direction="lower", threshold=1e-6, rule="every_seed",
           note="0.0 exactly at every seed measured (0-4, every rung since 0.1): frozen weights, per-task scores "
                "and LayerNorms; 1e-6 allows float reordering"),
-    Claim("mode-switching",
+    Claim("mode-switching", kind="main",
           statement="mode switching by self-prediction on the observed window picks the sub-network of the true "
                     "system, without the task id",
           paper="mode switching recovers the task (issue 44's bar: >= 0.9 of test batches)",
           metric=f"fraction of test batches given their own mask ({_PER_SEED})",
-          direction="higher", threshold=0.9, rule="every_seed",
+          direction="higher", threshold=0.9, rule="mean_ci", rungs=("repro",), expect="fails",
           ladder="README.md#mode-switch-ladder",
-          note="every seed must exceed 0.9 (44 of 48 batches). Measured 48/48 at seeds 0, 1, 2; 0.3.0's 8 batches "
-               "of 6 gave 24, 18, 24 of 24: seed 1's small charged test set had its own min-max velocity scale "
-               "(scaled with the training set's: 23/24); ladder and ablations in the README"),
-    Claim("unseen-system-flagged",
+          note="issue 58: models trained here at calibration seeds 100-109 give 1, 0.67, 0.88, 1, 0.98, 1, 1, 1, "
+               "1, 1 (seed 101 sends all 16 charged batches to another sub-network, seed 102 6 of them): mean "
+               "0.95, sd 0.11, so 'every seed >= 0.9' would pass at 3 new seeds with probability well under 95 % "
+               "(max margin -0.17); decided instead by the 95 % interval of the mean at the repro rung (models "
+               "retrained here, not the shipped checkpoints made on another CPU), which does not clear 0.9. The "
+               "shipped checkpoints score 48/48 (demo); ladder and causes in the README"),
+    Claim("unseen-system-flagged", kind="secondary",
           statement="a system never learned is flagged unknown (best self-prediction error above the chosen "
                     "mask's calibrated threshold, 1.5 × its worst validation batch)",
           metric="fraction of unseen-system batches (stiff springs k = 4, 4 batches of 10) flagged unknown",
@@ -101,7 +108,7 @@ _PER_SEED = "16 fresh test batches of 10 trajectories per task, 3 tasks: 48 deci
           note="more than half of the unseen batches at every seed; 16 epochs: 0.75, 0.25, 0.5 with batches of 6 "
                "and of 10 (ladder: 0-0.75, no trend with epochs); the threshold rests on 2 validation batches "
                "per task"),
-    Claim("known-not-flagged",
+    Claim("known-not-flagged", kind="sanity",
           statement="test batches of the learned systems are not flagged unknown (few false alarms)",
           metric=f"fraction of known-task test batches flagged unknown ({_PER_SEED})",
           direction="lower", threshold=0.25, rule="every_seed",
@@ -123,13 +130,13 @@ def _physics(seed: int, rung: str) -> dict[str, Any]:
 
 
 @REGISTRY.measures(
-    Claim("near-zero-forgetting",
+    Claim("near-zero-forgetting", kind="main",
           statement="MS-GODE with mode switching forgets far less than fine-tuning (AF-MSE at most a tenth of "
                     "fine-tuning's)",
           paper="AF-MSE ≈ 0",
           metric="|AF-MSE| with mode switching, fresh test tasks", baseline="0.1 × fine-tune AF-MSE",
           direction="lower", rule="every_seed", rungs=("repro",)),
-    Claim("ap-mse-vs-baselines",
+    Claim("ap-mse-vs-baselines", kind="main",
           statement="MS-GODE has the lowest AP-MSE of the continual learners (fine-tune, EWC, replay, LwF)",
           paper="best AP-MSE of the CL methods",
           metric="AP-MSE with mode switching, fresh test tasks", baseline="best of fine-tune / EWC / replay / LwF",

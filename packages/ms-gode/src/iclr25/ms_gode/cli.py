@@ -60,9 +60,19 @@ def demo(args: argparse.Namespace) -> int:
     m = measure(learner, seed=args.seed, n_batches=args.batches)
     k = learner.n_tasks
     lo, hi = m["mode_ci95"]
-    name = f"mode-switch accuracy over {m['mode_batches']} fresh test batches"
-    run.add(name, m["mode_fraction"], peer=1.0 / k, peer_name="random mask", higher_is_better=True,
-            headline=True)
+    from .data import task_sequence  # noqa: PLC0415
+    from .pretrained import PRETRAIN, TEST_SEED_OFFSET, centroid_task_accuracy  # noqa: PLC0415
+
+    # the strongest simple rival: the nearest training task by the observed window's statistics, no model
+    train = [t.subset(np.arange(PRETRAIN.n_train))
+             for t in task_sequence("physics", PRETRAIN.n_train + PRETRAIN.n_valid, seed=args.seed)[:k]]
+    tests = task_sequence("physics", args.batches * TEST_BATCH_SIZE, seed=TEST_SEED_OFFSET + args.seed)[:k]
+    rival = centroid_task_accuracy(train, tests)
+    name = f"main claim mode-switching: accuracy over {m['mode_batches']} fresh test batches"
+    run.add(name, m["mode_fraction"], peer=rival["fraction"],
+            peer_name="nearest task centroid of the observed window's statistics (no model)",
+            higher_is_better=True, headline=True)
+    run.add("mode-switch accuracy of a random mask", 1.0 / k, higher_is_better=True)
     run.add("mode-switch accuracy, Wilson 95% CI low", lo, higher_is_better=True)
     run.add("mode-switch accuracy, Wilson 95% CI high", hi, higher_is_better=True)
     for j, a in enumerate(m["mode_per_task"]):
@@ -76,6 +86,10 @@ def demo(args: argparse.Namespace) -> int:
             higher_is_better=False)
     run.add("state bytes per added task", learner.state_bytes_per_task(), higher_is_better=False)
     problems = []
+    if m["mode_fraction"] <= rival["fraction"]:
+        problems.append(f"mode switching ({m['mode_fraction']:.2f}) is no better than the nearest-centroid rule "
+                        f"without a model ({rival['fraction']:.2f}): these physics tasks are told apart by their "
+                        "observed statistics alone")
     if m["mode_fraction"] < 0.9:
         worst = int(np.argmin(m["mode_per_task"]))
         problems.append(f"mode switching picked the true sub-network in {m['mode_fraction']:.2f} < 0.9 of the "
@@ -91,9 +105,11 @@ def demo(args: argparse.Namespace) -> int:
                                            else "the unseen system was NOT flagged (its best self-prediction "
                                                 "error stayed under the calibrated threshold)")
                  + f"; false alarms on known tasks {m['unknown_known']:.2f}")
-    from .data import task_sequence  # noqa: PLC0415
-    from .pretrained import TEST_SEED_OFFSET  # noqa: PLC0415
-
+    run.notes += ("; this shipped checkpoint is one model: the claim mode-switching does not hold at the repro "
+                  "rung (models retrained here miss 0.9 at 2 of 10 calibration seeds, claims.json)"
+                  "; the main claim ap-mse-vs-baselines (lowest AP-MSE of the continual learners) is not "
+                  "shown here: a minute cannot retrain replay/LwF, and it does not hold at the repro rung "
+                  "(claims.json)")
     first_test = task_sequence("physics", args.batches * TEST_BATCH_SIZE,
                                seed=TEST_SEED_OFFSET + args.seed)[0].subset([0, 1])
     pred, sel = learner.predict(first_test)

@@ -21,7 +21,7 @@ import json
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["PRETRAIN", "PretrainScale", "checkpoint_path", "load_pretrained", "save_checkpoint", "shipped_folder",
-           "train_pretrained", "measure", "wilson_interval", "TEST_SEED_OFFSET", "TEST_BATCHES", "TEST_BATCH_SIZE", "record"]
+           "train_pretrained", "measure", "wilson_interval", "TEST_SEED_OFFSET", "TEST_BATCHES", "TEST_BATCH_SIZE", "record",
+           "learner_for_seed", "trained_folder", "window_features", "centroid_task_accuracy"]
 
 #: fresh test tasks are simulated with seed ``TEST_SEED_OFFSET + seed (+ 1000 * task)``: never a training seed
 TEST_SEED_OFFSET = 50_000
@@ -163,6 +164,85 @@ def train_pretrained(seed: int, scale: PretrainScale = PRETRAIN, *, cache: bool 
         if after_task is not None:
             after_task(learner, learner.n_tasks - 1)
     return learner, time.process_time() - t0
+
+
+_TRAINING_SOURCES = ("continual.py", "model.py", "layers.py", "trajectories.py", "simulators.py", "data.py",
+                     "pretrained.py")
+
+
+def trained_folder(scale: PretrainScale = PRETRAIN) -> Path:
+    """Where :func:`learner_for_seed` keeps the checkpoints it trained for seeds that ship none: a folder of the
+    simulation cache (:func:`iclr25.ms_gode.data.cache_dir`) named by a hash of ``scale``, torch's version and
+    the package's training sources, so a change to any of them trains afresh."""
+    import hashlib  # noqa: PLC0415
+
+    import torch  # noqa: PLC0415
+
+    from .data import cache_dir  # noqa: PLC0415
+
+    h = hashlib.sha256(json.dumps(dataclasses.asdict(scale), sort_keys=True).encode())
+    h.update(torch.__version__.encode())
+    here = Path(__file__).parent
+    for name in _TRAINING_SOURCES:
+        h.update((here / name).read_bytes())
+    return cache_dir() / f"trained-{h.hexdigest()[:16]}"
+
+
+def learner_for_seed(seed: int, scale: PretrainScale = PRETRAIN, *, shipped: bool = True,
+                     cache: bool = True) -> tuple[Any, str]:
+    """``(MSGODE learner, where it came from)`` for ``seed``: the shipped checkpoint when there is one (and
+    ``shipped``), else one trained here by :func:`train_pretrained` at ``scale`` (about 25 s CPU) and kept in
+    :func:`trained_folder` (a later call loads it; ``cache=False`` neither reads nor writes it)."""
+    if shipped and scale == PRETRAIN and (shipped_folder() / f"physics-seed{seed}.npz").is_file():
+        return load_pretrained(seed)[0], "shipped"
+    folder = trained_folder(scale)
+    if cache and (folder / f"physics-seed{seed}.npz").is_file():
+        try:
+            return load_pretrained(seed, folder=folder)[0], "trained here (cached)"
+        except (OSError, ValueError):
+            pass  # an unreadable cache entry is trained again below
+    learner, cpu = train_pretrained(seed, scale)
+    if cache:
+        try:
+            save_checkpoint(folder, seed, learner, {"command": f"iclr25 ms-gode pretrain --seed {seed} --out DIR",
+                                                    "seed": seed, "scale": dataclasses.asdict(scale),
+                                                    "train_cpu_seconds": round(cpu, 1),
+                                                    "task_names": list(learner.task_names)})
+        except OSError:
+            pass  # a read-only cache only costs the next call a retraining
+    return learner, "trained here"
+
+
+def window_features(task: Any) -> np.ndarray:
+    """Per trajectory, statistics of the observed window only (what mode switching sees): the mean, standard
+    deviation and mean absolute frame-to-frame change of every feature over the observed frames, ``(S, 3 D)``."""
+    v = task.values[:, :, :task.n_obs].astype(np.float64)  # (S, N, T_obs, D)
+    m = task.obs_mask[:, :, :task.n_obs, None].astype(np.float64)
+    cnt = np.maximum(m.sum(axis=(1, 2)), 1.0)
+    mean = (v * m).sum(axis=(1, 2)) / cnt
+    sd = np.sqrt(np.maximum(((v - mean[:, None, None]) ** 2 * m).sum(axis=(1, 2)) / cnt, 0.0))
+    both = m[:, :, 1:] * m[:, :, :-1]
+    step = (np.abs(np.diff(v, axis=2)) * both).sum(axis=(1, 2)) / np.maximum(both.sum(axis=(1, 2)), 1.0)
+    return np.concatenate([mean, sd, step], axis=1)
+
+
+def centroid_task_accuracy(train: Sequence[Any], tests: Sequence[Any], *,
+                           batch_size: int = TEST_BATCH_SIZE) -> dict[str, Any]:
+    """The strongest simple rival of mode switching: a batch of ``batch_size`` test trajectories goes to the task
+    whose training trajectories' mean :func:`window_features` is nearest (features standardised by the
+    training sets' spread), no model involved. Returns the fraction of batches given their own task and the
+    fraction per task (the same batches :func:`measure` scores)."""
+    feats = [window_features(t) for t in train]
+    allf = np.concatenate(feats)
+    mu, sd = allf.mean(axis=0), allf.std(axis=0) + 1e-12
+    cents = np.stack([((f - mu) / sd).mean(axis=0) for f in feats])
+    per_task = []
+    for j, te in enumerate(tests):
+        f = (window_features(te) - mu) / sd
+        hits = [int(np.argmin(((f[b:b + batch_size].mean(axis=0) - cents) ** 2).sum(axis=1))) == j
+                for b in range(0, len(te) - batch_size + 1, batch_size)]
+        per_task.append(float(np.mean(hits)))
+    return {"fraction": float(np.mean(per_task)), "per_task": per_task}
 
 
 def _pred_mse(learner: Any, tt: Any, idx: np.ndarray, mask: int, cache: dict[int, float]) -> float:
