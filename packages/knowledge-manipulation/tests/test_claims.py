@@ -4,12 +4,15 @@ checkpoints of N = 100 people, each claim decided by its stated rule over seeds 
 Stage A too (same N = 100) and adds the fine-tune data / epoch ladder and comparison (``repro`` only)."""
 
 import json
+from pathlib import Path
 
 from iclr25.knowledge_manipulation.checkpoints import STAGE_A_DIR, load_stage_a, shipped_seeds, stage_a_fields
 from iclr25.knowledge_manipulation.claims import REGISTRY
 from iclr25.knowledge_manipulation.experiments import test_config as rung_config
 
 test_claim = REGISTRY.pytest_test("test")
+# the committed claims.json (written by repro) and claims-calibration.json agree with the registry
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
 
 
 def test_shipped_checkpoints_cover_the_test_rung_and_match_the_code():

@@ -26,8 +26,11 @@ from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
 
 __all__ = ["REGISTRY", "rung_config"]
 
+#: the CoT claims decide on 10 seeds at the ``repro`` rung (issue 58: at 5 seeds a gap of the size measured passes
+#: with well under 95 % probability); calibration seeds 100-104 (one seed of the repro rung costs about 50 s)
 REGISTRY = ClaimRegistry("iclr25-knowledge-manipulation",
-                         seeds={"test": (0, 1, 2, 3, 4), "repro": (0, 1, 2, 3, 4)})
+                         seeds={"test": (0, 1, 2, 3, 4), "repro": tuple(range(10))},
+                         calibration={"test": range(100, 105), "repro": range(100, 105)})
 
 NO_COT, COT, INVERSE = ("classification:birth_month:mod2", "classification:birth_month:mod2:cot",
                         "inverse:birth_date+birth_city")
@@ -56,39 +59,39 @@ def rung_config(rung: str):
 
 
 @REGISTRY.measures(
-    Claim("knowledge-extractable", statement="Stage A stores every person's birth date and it is retrievable on "
+    Claim("knowledge-extractable", kind="main", statement="Stage A stores every person's birth date and it is retrievable on "
           "test people (the premise of the manipulation claims)", paper="retrieval ~100 % (extractable mode)",
           metric="birth-date retrieval, test people, after Stage A", direction="higher", threshold=0.9,
           rule="every_seed", note="1.00 at seeds 0-4 (train and test people); 0.9 allows 5 of 50 test people "
           "missed"),
-    Claim("inverse-search-fails", statement="inverse search (name from birth date and city) fails on test "
+    Claim("inverse-search-fails", kind="main", statement="inverse search (name from birth date and city) fails on test "
           "people although it is learned on train people", paper="R4: inverse search ~0 % on test people",
           metric="inverse search exact match, test people", direction="lower", threshold=0.05,
           rule="every_seed", note="0.00 at seeds 0-4; 0.05 allows 2 of 50 test people (chance is 1/50)"),
-    Claim("inverse-search-fits-train", statement="the inverse-search fine-tune fits its train people (the failure "
+    Claim("inverse-search-fits-train", kind="sanity", statement="the inverse-search fine-tune fits its train people (the failure "
           "on test people is not a failure to learn the format)", paper="R4 (train accuracy high)",
           metric="inverse search exact match, train people", direction="higher", threshold=0.8,
           rule="every_seed", note="0.98-1.00 at seeds 0-4 (30 fine-tune epochs at lr 2e-3; 0.94-1.00 at lr 1e-3; "
           "15 epochs at 1e-3 gave 0.16-0.42, an under-fit); 0.8 is 0.18 below the worst seed"),
-    Claim("cot-beats-no-cot", statement="month-parity classification of test people is better when the answer "
+    Claim("cot-beats-no-cot", kind="main", statement="month-parity classification of test people is better when the answer "
           "first states the month (CoT in training and inference) than without CoT",
           paper="R2/R3: no-CoT near chance, CoT near retrieval accuracy", metric="month-parity accuracy, test "
-          "people, CoT fine-tune", direction="higher", baseline="no-CoT fine-tune", rule="mean_ci",
-          note="gaps +0.40, +0.16, +0.16, +0.28, +0.14 at seeds 0-4 (mean +0.23, sd 0.11; every fine-tune fits its "
-          "train people, 1.00); margin 0 (the claim is that CoT helps); the mean's 95 % interval [+0.09, +0.37] "
-          "measured, so the mean would have to fall by 0.09 (about 2 standard errors) to flip the verdict. At "
-          "fine-tune lr 1e-3 (0.2.0) the CoT fine-tune under-fitted at seed 2 (train 0.52) and the interval was "
-          "[+0.03, +0.22]"),
-    Claim("cot-at-inference-only-does-not-help", statement="CoT at inference only does not help: the no-CoT "
+          "people, CoT fine-tune", direction="higher", baseline="no-CoT fine-tune", rule="mean_ci", rungs=("repro",),
+          note="repro rung, seeds 0-9 (issue 58: at the test rung's 5 seeds the claim failed in one of two unseen "
+          "5-seed blocks, gap +0.11 vs +0.23 at seeds 0-4, so a real gap of this size passes 5 seeds with well "
+          "under 95 % probability); margin 0 (the claim is that CoT helps), below the max margin of the "
+          "calibration seeds 100-104 at 10 decision seeds (claims-calibration.json, rung repro). Every fine-tune "
+          "fits its train people; at fine-tune lr 1e-3 (0.2.0) the CoT fine-tune under-fitted at seed 2"),
+    Claim("cot-at-inference-only-does-not-help", kind="main", statement="CoT at inference only does not help: the no-CoT "
           "fine-tune, prompted with the CoT step (the question, then the true month, then 'so'), classifies test "
           "people no better than it does without the CoT prompt",
           paper="R3: CoT at inference only, without CoT training, does not help",
           metric="month-parity accuracy, test people, no-CoT fine-tune with a CoT prompt (forced choice of the "
-          "label)", direction="lower", baseline="no-CoT fine-tune, no-CoT prompt", rule="mean_ci",
-          note="CoT-prompt accuracy 0.46, 0.44, 0.48, 0.48, 0.64 at seeds 0-4, at or below the majority label "
-          "(0.54, 0.56, 0.60, 0.50, 0.50), against no-CoT 0.60-0.72: differences -0.14, -0.26, -0.22, -0.18, -0.08 "
-          "(mean -0.18, sd 0.07); margin 0: the interval of the mean drop must exclude 'no drop' ([+0.09, +0.26] "
-          "measured). The oracle month in the prompt is the most a CoT prompt can supply"),
+          "label)", direction="lower", baseline="no-CoT fine-tune, no-CoT prompt", rule="mean_ci", rungs=("repro",),
+          note="repro rung, seeds 0-9 (issue 58: failed in one of two unseen 5-seed blocks at the test rung); "
+          "margin 0: the interval of the mean drop must exclude 'no drop', below the max margin of calibration "
+          "seeds 100-104 at 10 decision seeds (claims-calibration.json, rung repro). The oracle month in the "
+          "prompt is the most a CoT prompt can supply"),
 )
 def _protocol(seed: int, rung: str) -> dict[str, Measurement | float]:
     from iclr25.utils.cli import set_torch_threads
@@ -96,10 +99,12 @@ def _protocol(seed: int, rung: str) -> dict[str, Measurement | float]:
     from .experiments import pretrain, run_experiment
 
     set_torch_threads(1)
-    from .checkpoints import load_stage_a
+    from .checkpoints import load_stage_a, shipped_seeds
 
-    # test: Stage A shipped (checkpoints.py), only the fine-tunes run; repro: Stage A trained here
-    pre = load_stage_a(seed) if rung == "test" else pretrain(rung_config(rung), seed=seed)
+    # test: Stage A shipped (checkpoints.py) where the seed has one, only the fine-tunes run; repro, and a seed
+    # that ships none (calibration and fresh seeds): Stage A trained here with the same recipe
+    shipped = rung == "test" and seed in shipped_seeds()
+    pre = load_stage_a(seed) if shipped else pretrain(rung_config(rung), seed=seed)
     res = run_experiment(rung_config(rung), seed=seed, pre=pre, retrieval_after=rung != "test")
     no_cot, cot, inv = res.finetune_of(NO_COT), res.finetune_of(COT), res.finetune_of(INVERSE)
     rows = [_row("30 epochs, 50 train people", f) for f in res.finetunes]
@@ -123,7 +128,7 @@ _PRE: dict = {}
 
 
 @REGISTRY.measures(
-    Claim("no-cot-gap-survives-3x-epochs", statement="three times the fine-tune epochs (90) do not close the gap: "
+    Claim("no-cot-gap-survives-3x-epochs", kind="secondary", statement="three times the fine-tune epochs (90) do not close the gap: "
           "the CoT fine-tune still classifies test people's month parity better than the no-CoT fine-tune, which "
           "has memorised its train people", paper="R2: no-CoT test accuracy rises only slowly with more "
           "fine-tuning epochs while train accuracy reaches ~100 %", metric="month-parity accuracy, test people, "
@@ -132,12 +137,12 @@ _PRE: dict = {}
           "the mean gap (50 test people: the gap moves by several of them from seed to seed). Measured "
           "2026-12-02: gaps +0.38, +0.16, +0.20, +0.38, +0.08 (mean +0.24, interval [+0.07, +0.41]); at 30 "
           "epochs the same seeds give +0.40, +0.16, +0.16, +0.28, +0.14"),
-    Claim("no-cot-memorises-train-3x-epochs", statement="the no-CoT fine-tune at 90 epochs fits its train people "
+    Claim("no-cot-memorises-train-3x-epochs", kind="sanity", statement="the no-CoT fine-tune at 90 epochs fits its train people "
           "(so its test accuracy is not an under-fit)", paper="R2: p_train accuracy ~100 %",
           metric="month-parity accuracy, train people, no-CoT fine-tune, 90 epochs", direction="higher",
           threshold=0.95, rule="every_seed", rungs=("repro",), note="1.00 at seeds 0-4; 0.95 allows 2 of 50 "
           "train people"),
-    Claim("no-cot-gap-at-half-data", statement="on half the train people (25, 60 epochs, the same number of steps) "
+    Claim("no-cot-gap-at-half-data", kind="secondary", statement="on half the train people (25, 60 epochs, the same number of steps) "
           "CoT still beats no-CoT on test people", paper="R2/R3: the gap at every amount of fine-tuning data",
           metric="month-parity accuracy, test people, CoT fine-tune on 25 train people", direction="higher",
           baseline="no-CoT fine-tune on 25 train people", rule="mean_ci", rungs=("repro",),
@@ -145,7 +150,7 @@ _PRE: dict = {}
           "+0.13, interval [+0.001, +0.26]: holds by a hair). Neither fine-tune fits 25 people (train 0.76-0.96): "
           "the CoT one writes the month right for 0.90-1.00 of test people but maps only some months to their "
           "parity (the month -> parity table is learned from 25 examples)"),
-    Claim("comparison-cot-beats-no-cot", statement="month comparison of two test people is better when the answer "
+    Claim("comparison-cot-beats-no-cot", kind="main", statement="month comparison of two test people is better when the answer "
           "first states both months (CoT in training and inference) than without CoT",
           paper="R3: with CoT, comparison accuracy ~ the product of two retrievals", metric="month-comparison "
           "accuracy, test pairs, CoT fine-tune (200 train pairs)", direction="higher", baseline="no-CoT fine-tune "
@@ -154,7 +159,7 @@ _PRE: dict = {}
           note="margin 0, 95 % interval of the mean gap. Measured: gaps +0.08, -0.02, -0.10, +0.10, +0.16 (mean "
           "+0.04, interval [-0.08, +0.17]): does not hold. Both months are written right for 0.82-0.90 of test "
           "pairs; the comparison of two months is what fails (ladder and ablation in the README)"),
-    Claim("comparison-cot-prompt-stays-at-chance", statement="CoT at inference only does not help comparison: the "
+    Claim("comparison-cot-prompt-stays-at-chance", kind="secondary", statement="CoT at inference only does not help comparison: the "
           "no-CoT comparison fine-tune, prompted with both true months and 'so', stays near chance on test pairs",
           paper="R3: CoT at inference only, without CoT training, does not help", metric="month-comparison "
           "accuracy, test pairs, no-CoT fine-tune with a CoT prompt (forced choice)", direction="lower",
@@ -228,7 +233,7 @@ def _repro_ladder(pre, base, seed: int, rows: list[dict]) -> dict[str, Measureme
 
 
 @REGISTRY.measures(
-    Claim("no-cot-gap-at-double-data", statement="on twice the train people (100 of a population of N = 200, whose "
+    Claim("no-cot-gap-at-double-data", kind="secondary", statement="on twice the train people (100 of a population of N = 200, whose "
           "Stage A is trained with the same recipe; 30 fine-tune epochs) CoT still beats no-CoT on test people",
           paper="R2: no-CoT test accuracy rises only slowly with more fine-tuning data (the paper's figure: "
           "accuracy against the amount of fine-tuning data)", metric="month-parity accuracy, 100 test people, "

@@ -1,7 +1,7 @@
 """``repro``: the reduced-scale reproduction, decided over seeds.
 
 The default ``repro`` (at most 10 min on one core of a quiet machine) is the claims' ``repro`` rung
-(:mod:`.claims`): at each of seeds 0-4 a population of N = 100 people, Stage A trained on their biographies,
+(:mod:`.claims`): at each of seeds 0-9 a population of N = 100 people, Stage A trained on their biographies,
 then every fine-tune of the paper's figure ladder (reduced): month parity without and with CoT at 30 epochs,
 at three times the epochs and on half the train people; month comparison without and with CoT; inverse search;
 and, from a Stage A model of N = 200 people trained with the same recipe, month parity without and with CoT on
