@@ -3,6 +3,7 @@ loss, rewards, margins and accuracies equal the published formulas (float64, 1e-
 (Retrieval, selection and index checks: test_selection.py, test_retrieval.py, test_index.py, test_errors.py.)"""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from iclr25.mmed_rag import dpo_loss, sequence_logps
 from iclr25.mmed_rag.claims import REGISTRY
 
 test_claim = REGISTRY.pytest_test("test")
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
 
 
 def _published(pc, pr, rc, rr, beta):

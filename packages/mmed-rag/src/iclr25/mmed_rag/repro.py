@@ -1,7 +1,7 @@
 """``iclr25 mmed-rag repro``: the paper's claims over 3 seeds across a scale ladder.
 
-- ``repro`` (:func:`run_repro`, within 10 min of CPU): the claims registry at the ``test`` rung
-  (``claims.json``, the README claims table) and at rungs XS and S, and the faiss HNSW vs flat benchmark;
+- ``repro`` (:func:`run_repro`, within 10 min of CPU): the claims registry at the ``repro`` rung (rung S's
+  budget, seeds 0-2: ``claims.json``, the README claims table) and the faiss HNSW vs flat benchmark;
 - ``repro --ladder`` (:func:`run_ladder`, about 20 min of CPU): rungs XS, S, M (with the copy ablation) and
   S-hc (``claims-ladder/`` in the package);
 - ``repro --explore`` (:func:`run_explore`): the single-seed exploration (the DPO-data ablation at M, report
@@ -256,8 +256,9 @@ LADDER_ROWS = ("router_accuracy", "recall@5", "recall@5_pooled", "precision_fixe
                "seconds")
 
 
-#: The rungs of the default ``repro`` (besides the ``test`` rung of claims.json) and of ``repro --ladder``.
-DEFAULT_RUNGS = ("XS", "S")
+#: The ladder rungs of the default ``repro`` (besides the ``repro`` rung of claims.json; none since 0.7, issue 58:
+#: the ``repro`` rung is rung S's budget, and XS/S/M/S-hc are ``repro --ladder``) and of ``repro --ladder``.
+DEFAULT_RUNGS: tuple[str, ...] = ()
 LADDER_RUNGS = ("XS", "S", "M", "S-hc")
 
 
@@ -304,11 +305,11 @@ def run_ladder(out: Path, *, rungs: tuple[str, ...] = LADDER_RUNGS) -> int:
     return 0
 
 
-def _claims_at_test_rung(out: Path, command: str) -> Any:
-    """The claims registry at the ``test`` rung (3 seeds): ``out/claims.json``, the README's claims table."""
+def _claims_at_rung(out: Path, command: str, rung: str) -> Any:
+    """The claims registry at ``rung`` (3 seeds): ``out/claims.json``, the README's claims table."""
     from .claims import REGISTRY
 
-    report = REGISTRY.run("test", command=command)
+    report = REGISTRY.run(rung, command=command)
     report.save(out)
     return report
 
@@ -336,26 +337,27 @@ def _bench_lines(bench: list[dict[str, Any]], n: int) -> list[str]:
 
 
 def run_repro(out: Path, *, seed: int = 0, quick: bool = False, rungs: tuple[str, ...] = DEFAULT_RUNGS) -> int:
-    """``iclr25 mmed-rag repro``: the paper's claims over 3 seeds at three budgets, within 10 min of CPU:
-    the ``test`` rung (``out/claims.json``, the README claims table) and the ladder's rungs ``rungs`` (XS and S:
-    ``out/<rung>/claims.json``, ``out/ladder.json``, ``out/ladder.md``), then the faiss HNSW vs flat index
-    benchmark (100k entries). ``quick``: the test rung and a 5k benchmark only (a smoke run). The larger
-    rungs M and S-hc (with the copy ablation): ``repro --ladder``. Writes ``results.md`` and ``results.json``."""
+    """``iclr25 mmed-rag repro``: the paper's claims over 3 seeds within 10 min of CPU: the ``repro`` rung (rung
+    S's budget; ``out/claims.json``, the README claims table), the ladder's rungs ``rungs`` if any
+    (``out/<rung>/claims.json``, ``out/ladder.json``, ``out/ladder.md``), then the faiss HNSW vs flat index
+    benchmark (100k entries). ``quick``: the test rung and a 5k benchmark only (a smoke run). The ladder (XS, S,
+    M and S-hc, with the copy ablation): ``repro --ladder``. Writes ``results.md`` and ``results.json``."""
     rungs = () if quick else tuple(rungs)
     n_bench = 5_000 if quick else 100_000
     command = f"iclr25 mmed-rag repro{' --quick' if quick else ''}"
+    main = "test" if quick else "repro"
     run = RunResult.start("iclr25-mmed-rag", "repro", seed=seed,
-                          config={"rungs": ["test", *rungs], "seeds": [0, 1, 2], "bench_n": n_bench})
+                          config={"rungs": [main, *rungs], "seeds": [0, 1, 2], "bench_n": n_bench})
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    report = _claims_at_test_rung(out, command)
-    done = {"test": (report, time.perf_counter() - t0), **ladder_rungs(out, rungs, command)}
+    report = _claims_at_rung(out, command, main)
+    done = {main: (report, time.perf_counter() - t0), **ladder_rungs(out, rungs, command)}
     t0 = time.perf_counter()
     bench = benchmark_backends(("faiss-flat", "faiss-hnsw"), n=n_bench, seed=seed)
     print(f"[bench] {time.perf_counter() - t0:.0f} s", flush=True)
     lines = []
     for rung, (rep, seconds) in done.items():
-        where = "claims.json" if rung == "test" else f"{rung}/claims.json"
+        where = "claims.json" if rung == main else f"{rung}/claims.json"
         lines += [f"### Claims over seeds, rung `{rung}` ({where}; {seconds:.0f} s)", ""]
         lines += [r.explain() for r in rep.results] + [""]
         run.add(f"{rung}/seconds", seconds)
