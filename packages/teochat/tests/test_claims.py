@@ -1,6 +1,8 @@
 """The paper's claims over seeds, from the claims registry (``iclr25.teochat.claims``: a tiny run that classifies
-temporal scenes above the answer prior; change localisation against the best trivial answer), plus metric parity
+temporal scenes above the answer prior; the committed claims.json and claims-calibration.json), plus metric parity
 with a brute-force rasteriser and invalid answers as misses (the reference's bug fixed)."""
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ from iclr25.teochat.claims import REGISTRY
 from iclr25.teochat.conversation import format_boxes
 
 test_claim = REGISTRY.pytest_test("test")
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
 
 
 def _brute_mask(boxes, size):

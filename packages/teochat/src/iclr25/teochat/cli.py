@@ -88,11 +88,15 @@ def demo(args: argparse.Namespace) -> int:
     f1, f1_last = pixel_f1(preds, targets), pixel_f1(preds_last, targets)
     trivial = trivial_localisation(ex, seqs)
     best = max(trivial, key=trivial.get)
-    loc = run.add("change localisation pixel F1 (TEOChat checkpoint)", f1.f1, peer=trivial[best],
-                  peer_name=f"best trivial answer: {best}", higher_is_better=True, headline=True)
-    vs_last = run.add("change localisation pixel F1 (TEOChat vs single image)", f1.f1, peer=f1_last.f1,
-                      peer_name="last-frame-only checkpoint (same data, seed, budget)", higher_is_better=True,
-                      headline=True)
+    # the headline: the main claim repro-loc-temporal-beats-last-frame (TEOChat vs GeoChat) against the strongest
+    # baseline here, the same model on the last frame only; the trivial answers stand beside it (issue 58)
+    vs_last = run.add("change localisation pixel F1, TEOChat vs single image (main claim "
+                      "repro-loc-temporal-beats-last-frame; shipped 5000-step checkpoints: claims.json decides it at "
+                      "the repro's 500 steps, where it does not hold)", f1.f1, peer=f1_last.f1,
+                      peer_name="last-frame-only checkpoint (GeoChat analog; same data, seed, budget)",
+                      higher_is_better=True, headline=True)
+    loc = run.add("change localisation pixel F1 (TEOChat checkpoint) vs the best trivial answer", f1.f1,
+                  peer=trivial[best], peer_name=f"best trivial answer: {best}", higher_is_better=True)
     run.add("margin over the best trivial answer (TEOChat F1 - best trivial F1)", f1.f1 - trivial[best],
             higher_is_better=True)
     run.add("margin over the last-frame-only checkpoint (TEOChat F1 - last-frame F1)", f1.f1 - f1_last.f1,
