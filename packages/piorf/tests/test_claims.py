@@ -1,6 +1,8 @@
 """The paper's claims from the claims registry (decided over seeds), and the exactness checks they rest on:
 curvature against an independent LP, the rewiring's semantics, the LBM's vortex shedding."""
 
+from pathlib import Path
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -210,3 +212,5 @@ def test_fine_mesh_regime_is_cylinderflow_sized():
 # every registered claim, decided over the "test" rung's seeds (0, 1, 2) by its own rule; a claim expected to
 # fail (PIORF beats MGN) must still fail, so a change that fixes it is noticed
 test_claim = REGISTRY.pytest_test("test")
+# the committed claims.json (repro rung, this version) and claims-calibration.json agree with the registry
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])

@@ -4,14 +4,21 @@ Rungs: ``"test"`` (the default test suite: 422-node meshes, width 16, 300 Adam s
 (``iclr25 piorf repro``'s models: ~720-node meshes, 2 blocks of width 32, 3000 steps, 5 seeds; the repro's
 trained models are reused, not trained twice).
 
-- ``piorf-beats-mgn``: the paper's headline (MGN+PIORF has a lower rollout error than MGN, up to 26.2 %). It
-  does not reproduce here (expected to fail); the README's regime ladder and its ablation of causes say why.
-- ``models-beat-trivial``: the rollout metric is decidable: MGN beats the better of the two trivial predictors
-  (hold the first frame, the test trajectory's own time-mean field).
-- ``long-range-mechanism``: PIORF's edges do carry long-range information: on the mechanism task (bottleneck
-  nodes must read a node many hops away) MGN+PIORF's error is far below plain MGN's.
-- ``rewiring-lowers-resistance``: PIORF's edges mitigate over-squashing: the mean effective resistance from
-  the bottleneck nodes falls.
+Kinds (issue 58): ``main`` = a headline of the abstract, ``secondary`` = a claim of the paper's body, ``sanity`` =
+a precondition or a property true by construction. ``models-beat-trivial`` and ``long-range-mechanism`` are
+decided at the repro rung only: at the test rung's scale they missed at 3 of 10 calibration seeds.
+
+- ``piorf-beats-mgn`` (main): MGN+PIORF has a lower rollout error than MGN (up to 26.2 %). It does not
+  reproduce here (expected to fail); the README's regime ladder and its ablation of causes say why.
+- ``rewiring-is-cheap`` (main): PIORF's preprocessing (one curvature pass) costs < 0.2x BORF's.
+- ``models-beat-trivial`` (sanity): the rollout metric is decidable: MGN beats the better of the two trivial
+  predictors (hold the first frame, the test trajectory's own time-mean field).
+- ``long-range-mechanism`` (secondary): PIORF's edges do carry long-range information: on the mechanism task
+  (bottleneck nodes must read a node many hops away) MGN+PIORF's error is far below plain MGN's.
+- ``rewiring-lowers-resistance`` (sanity): the mean effective resistance from the bottleneck nodes falls.
+
+The abstract's "outperforms existing rewiring methods" is not a registry claim (it would train five more models
+per seed at the repro rung); the README's regime ladder has SDRF, FoSR, BORF and DIGL at 5 seeds.
 """
 
 from __future__ import annotations
@@ -88,7 +95,7 @@ def _rollout_rmse(method: str, seed: int, rung: str) -> float:
 
 
 @REGISTRY.measures(
-    Claim("piorf-beats-mgn",
+    Claim("piorf-beats-mgn", kind="main",
           statement="MGN+PIORF predicts cylinder flow with a lower rollout error than MGN",
           paper="up to 26.2 % lower RMSE (abstract; best of 3 data sets, 15 blocks of width 128)",
           metric="velocity RMSE x1e3, MGN+PIORF (test: @5, 422-node meshes, width 16; repro: @16, 2 blocks x 32)",
@@ -96,14 +103,14 @@ def _rollout_rmse(method: str, seed: int, rung: str) -> float:
           ladder="README.md#regime-ladder",
           note="margin 0: any significant gain would count; at the repro rung (5 seeds) PIORF is worse on "
                "every seed (-5.2 % +- 3.9, the README's regime ladder)"),
-    Claim("models-beat-trivial",
+    Claim("models-beat-trivial", kind="sanity",
           statement="the trained simulator beats the trivial predictors, so the rollout comparison is decidable",
           metric="velocity RMSE x1e3, MGN, the baseline of piorf-beats-mgn (test: @5; repro: @16)",
           baseline="better of hold-first-frame and time-mean field", direction="lower", rule="every_seed",
-          margin=5.0,
-          note="test rung (300 steps, lr 3e-3) seeds 0-2 measured 335.6, 257.7, 279.5 against 356.8 (gaps 21-99; "
-               "MGN+PIORF 378.6, 298.1, 270.0); margin 5 x1e3 is a quarter of the smallest gap; repro rung: ~111 "
-               "against 209.5"),
+          margin=5.0, rungs=("repro",),
+          note="decided at the repro rung only (issue 58): at the test rung's 300 steps MGN missed the trivial "
+               "predictor at 3 of the 10 calibration seeds 100-109 (388.6, 393.8, 377.2 vs 356.8) and at unseen "
+               "seeds 11-20; at the repro rung MGN is ~111 against 209.5 (margin 5 x1e3, set in 0.4)"),
 )
 def _rollout(seed: int, rung: str) -> dict[str, Measurement]:
     _check_rung(rung)
@@ -113,16 +120,17 @@ def _rollout(seed: int, rung: str) -> dict[str, Measurement]:
 
 
 @REGISTRY.measures(
-    Claim("long-range-mechanism",
+    Claim("long-range-mechanism", kind="secondary",
           statement="PIORF's long-range edges let few message-passing layers read a distant node "
                     "(the mechanism behind the paper's over-squashing argument)",
           metric="test RMSE of the partner's velocity (~7.5 hops away) at the bottleneck nodes, MGN+PIORF "
                  "(test: 2 layers, 150 Adam steps; repro: 4 layers, 400 steps)",
           baseline="plain MGN (mesh edges only)", direction="lower", rule="every_seed", margin=0.25,
-          note="test rung seeds 0-2 measured MGN+PIORF 0.99/2.70/2.40 vs MGN 3.31/3.48/3.34 (gaps 0.79-2.32; an "
-               "0.4.0 run (same settings, another process) gave 1.02/2.77/2.48; 100 steps instead of 150 shrink the seed-1 gap to "
-               "0.45 at lr 3e-3 and lose seeds 0-1 at lr 5e-3; at 4 layers and 400 steps, seed 0: 0.83 vs 3.32); "
-               "margin 0.25 is a third of the smallest gap"),
+          rungs=("repro",),
+          note="decided at the repro rung only (issue 58): at the test rung (2 layers, 150 steps) PIORF's gain "
+               "missed the margin at 3 of the 10 calibration seeds 100-109 (gaps 0.21, 0.00, -0.01) and at unseen "
+               "seeds 11-20; at the repro rung (4 layers, 400 steps) margin 0.25 (set in 0.4) is checked against "
+               "max_margin from calibration seeds 100-104 in benchmarks/measured/mechanism/calibration.json"),
 )
 def _mechanism(seed: int, rung: str) -> dict[str, Measurement]:
     _check_rung(rung)
@@ -137,15 +145,27 @@ def _mechanism(seed: int, rung: str) -> dict[str, Measurement]:
 
 
 @REGISTRY.measures(
-    Claim("rewiring-lowers-resistance",
+    Claim("rewiring-lowers-resistance", kind="sanity",
           statement="PIORF's edges mitigate over-squashing: the bottleneck nodes are better connected",
           metric="mean effective resistance from the bottleneck nodes, PIORF (feature-difference, 3 %)",
-          baseline="the mesh", direction="lower", rule="every_seed", margin=0.04,
-          note="seeds 0-4 (mesh jitter and velocity field; no training, deterministic): drops of 0.115, 0.317, "
-               "0.117, 0.116, 0.268; margin 0.04 is a third of the smallest drop"),
+          baseline="the mesh", direction="lower", rule="every_seed", margin=0.03,
+          note="true by construction (adding edges never raises effective resistance); margin 0.03 <= max_margin "
+               "0.058 (3 seeds; 0.039 at 5) from calibration seeds 100-109 (drops 0.11-0.36, no training; 0.4 "
+               "had 0.04)"),
+    Claim("rewiring-is-cheap", kind="main",
+          statement="PIORF rewires cheaply: one curvature pass, far below the cost of BORF's curvature flow",
+          paper="computationally efficient in rewiring edges (abstract); the paper note's target: >= 5x faster "
+                "than BORF (10 ORC passes)",
+          metric="CPU time of PIORF's preprocessing (curvature + rewiring) / BORF's (10 iterations), same mesh",
+          threshold=0.2, direction="lower", rule="every_seed",
+          note="threshold 0.2 is the paper note's target (>= 5x faster), set before any run (0.2's benchmark: "
+               "0.085 on a 725-node mesh); process CPU time, so load does not enter; margin 0, far below claims-calibration.json's max_margin"),
 )
-def _resistance(seed: int, rung: str) -> dict[str, Measurement]:
+def _resistance(seed: int, rung: str) -> dict[str, Measurement | float]:
     _check_rung(rung)
+    import time
+
+    from .baselines import borf
     from .curvature import ollivier_ricci
     from .diagnostics import effective_resistance
     from .mesh import channel_mesh
@@ -157,9 +177,16 @@ def _resistance(seed: int, rung: str) -> dict[str, Measurement]:
     # a wake-like field: fast jets beside a slow wake behind the cylinder, plus noise
     u = 1.0 - np.exp(-((y - 2.1) ** 2) / 0.3) * (x > 3.0) + 0.05 * rng.normal(size=x.size)
     v = 0.3 * np.sin(2.0 * x) * np.exp(-((y - 2.1) ** 2)) + 0.05 * rng.normal(size=x.size)
+    ollivier_ricci(mesh.edge_index)  # imports POT and warms up outside the timings
+    t0 = time.process_time()
     curv = ollivier_ricci(mesh.edge_index)
     rw = rewire(mesh.edge_index, curv.node, np.stack([u, v], axis=1), ratio=0.03, seed=seed)
+    t_piorf = time.process_time() - t0
+    t0 = time.process_time()
+    borf(mesh.edge_index, seed=seed)
+    t_borf = time.process_time() - t0
     return {"rewiring-lowers-resistance": Measurement(effective_resistance(rw.edge_index, rw.bottleneck),
                                                       reference=effective_resistance(mesh.edge_index,
-                                                                                     rw.bottleneck))}
-
+                                                                                     rw.bottleneck)),
+            "rewiring-is-cheap": Measurement(t_piorf / t_borf, extra={"piorf_cpu_s": t_piorf, "borf_cpu_s": t_borf,
+                                                                      "n_nodes": mesh.n_nodes})}

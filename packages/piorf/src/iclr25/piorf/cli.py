@@ -32,10 +32,10 @@ REPRO_HELP = ("the reduced-scale reproduction: MGN vs MGN+PIORF over seeds, 2 la
 PACKAGE = "iclr25-piorf"
 DEMO_DATA = {"n_trajectories": 1, "steps": 3, "spinup": 2000}
 METHODS = ("piorf", "sdrf", "fosr", "borf", "digl")
-#: What the demo's rewiring headline does not show: the paper's rollout claim, decided over seeds in claims.json.
-ROLLOUT_NOTE = ("The rewiring lowers the bottleneck nodes' effective resistance, but the paper's claim that it "
-                "lowers the rollout error (MGN+PIORF vs MGN) does not reproduce at any scale tried here: see "
-                "claims.json and the README's regime ladder.")
+#: The demo's closing note: its headline is one seed of the main claim; claims.json decides it over seeds.
+ROLLOUT_NOTE = ("The headline is the paper's main claim, MGN+PIORF vs MGN at one seed of the claims' test rung; "
+                "decided over seeds (claims.json, repro rung) it does not reproduce at any scale tried here: see the "
+                "README's regime ladder. The rewiring does lower the bottleneck nodes' effective resistance.")
 
 
 def _numpy_pot() -> None:
@@ -101,12 +101,24 @@ def demo(args: argparse.Namespace) -> int:
     rw_digl = digl(traj.edge_index)
     gap0 = spectral_gap(traj.edge_index)
     res0 = effective_resistance(traj.edge_index, rw.bottleneck)
-    # the headline: the over-squashing measure PIORF is built to lower (mean effective resistance from the
-    # bottleneck nodes), against the mesh itself; the rollout claim (PIORF beats MGN) is in claims.json
+    # the headline: the paper's main claim (piorf-beats-mgn: MGN+PIORF's rollout error below MGN's, the strongest
+    # baseline here: the paper's own backbone, same data, seed and budget), at the test rung of the claims (one seed,
+    # 422-node meshes, 300 Adam steps); the better trivial predictor stands beside it
+    from .claims import HORIZON, _rollout_rmse, _trivial  # noqa: PLC0415
+
+    h = HORIZON["test"]
+    mgn, piorf = _rollout_rmse("none", args.seed, "test"), _rollout_rmse("piorf", args.seed, "test")
+    run.add(f"velocity RMSE@{h} x1e3, MGN+PIORF (test rung)", piorf, peer=mgn, peer_name="MGN (same seed, budget)",
+            higher_is_better=False, headline=True)
+    run.add(f"velocity RMSE@{h} x1e3, MGN (test rung)", mgn, peer=_trivial("test"),
+            peer_name="better of hold-first-frame and time-mean", higher_is_better=False)
+    if not piorf < mgn:
+        run.headline_note = ("the paper's main claim piorf-beats-mgn does not hold here (MGN+PIORF's rollout error "
+                             "is not below MGN's), nor in claims.json at the repro rung: the README's regime ladder")
+    # the over-squashing measure PIORF is built to lower (true by construction: adding edges never raises it)
     run.add("mean eff. resistance from bottleneck nodes, PIORF", effective_resistance(rw.edge_index, rw.bottleneck),
-            peer=res0, peer_name="mesh without rewiring", higher_is_better=False, headline=True)
-    run.add("spectral gap, PIORF", spectral_gap(rw.edge_index), peer=gap0, peer_name="mesh", higher_is_better=True,
-            headline=True)
+            peer=res0, peer_name="mesh without rewiring", higher_is_better=False)
+    run.add("spectral gap, PIORF", spectral_gap(rw.edge_index), peer=gap0, peer_name="mesh", higher_is_better=True)
     run.add("mesh nodes", traj.n_nodes)
     run.add("mesh edges (undirected)", traj.edge_index.shape[1] // 2)
     run.add("min edge curvature", float(curv.edge.min()))
