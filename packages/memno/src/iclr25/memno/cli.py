@@ -64,9 +64,10 @@ def demo(args: argparse.Namespace) -> int:
     # the last 4 frames stacked as channels; the Markovian FFNO of the claim stands beside it
     run.add("MemNO nRMSE (one-step, KS res 32)", ev_m.nrmse, peer=ev_h.nrmse,
             peer_name="FFNO with history (4 frames stacked; same layers, budget)", higher_is_better=False,
-            headline=True)
+            headline=True, claim="memno-beats-ffno-low-res")
     run.add("MemNO nRMSE vs Markovian FFNO (one-step, KS res 32)", ev_m.nrmse, peer=ev_f.nrmse,
-            peer_name="FFNO (same layers, budget)", higher_is_better=False, headline=True)
+            peer_name="FFNO (same layers, budget)", higher_is_better=False, headline=True,
+            claim="memno-beats-ffno-low-res")
     notes = []
     if not ev_m.nrmse < ev_h.nrmse:
         notes.append("MemNO is not below FFNO with history here: the main claim (memno-beats-ffno-low-res) holds "

@@ -109,7 +109,7 @@ def demo(args: argparse.Namespace) -> int:
     h = HORIZON["test"]
     mgn, piorf = _rollout_rmse("none", args.seed, "test"), _rollout_rmse("piorf", args.seed, "test")
     run.add(f"velocity RMSE@{h} x1e3, MGN+PIORF (test rung)", piorf, peer=mgn, peer_name="MGN (same seed, budget)",
-            higher_is_better=False, headline=True)
+            higher_is_better=False, headline=True, claim="piorf-beats-mgn")
     run.add(f"velocity RMSE@{h} x1e3, MGN (test rung)", mgn, peer=_trivial("test"),
             peer_name="better of hold-first-frame and time-mean", higher_is_better=False)
     if not piorf < mgn:

@@ -80,7 +80,7 @@ def demo(args: argparse.Namespace) -> int:
     hi, lo = evs["macaque"], evs["mouse"]
     run.add("neighbour |dtheta| high overlap (deg)", hi.summary.neighbour_dtheta_deg,
             peer=lo.summary.neighbour_dtheta_deg, peer_name="zero overlap (salt-and-pepper)", higher_is_better=False,
-            headline=True)
+            headline=True, claim="overlap-gives-smooth-maps")
     if not hi.summary.neighbour_dtheta_deg < lo.summary.neighbour_dtheta_deg:
         run.headline_note = ("at this demo's scale (24x24 sheet, 1500 images) the high-overlap map is not smoother "
                              "than the zero-overlap one; see the README's scale ladder")
