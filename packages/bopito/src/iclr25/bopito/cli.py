@@ -94,7 +94,7 @@ def demo(args: argparse.Namespace) -> int:
     # the headline: BoPITO's long-lag samples are equilibrium samples (the paper's "asymptotically unbiased")
     run.add(f"W1(BoPITO at lag {res['long_lag']} from x0={res['x_start']}, Boltzmann)", res["w1"]["bopito"],
             peer=res["w1"]["ito"], peer_name="ITO (same data, size, budget)", higher_is_better=False,
-            headline=True)
+            headline=True, claim="long-lag-equilibrium")
     err_b = float(res["acf"]["bopito"].mean_error[0])
     err_i = float(res["acf"]["ito"].mean_error[0])
     run.add(f"mean |C(N) error|, N in {res['lags']}", err_b, peer=err_i, peer_name="ITO", higher_is_better=False)
