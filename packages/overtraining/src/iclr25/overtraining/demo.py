@@ -25,7 +25,8 @@ def demo(args: argparse.Namespace) -> int:
     lin = linear_max_margin(100_000, seed=args.seed)
     run.add("E0 (first epoch with training accuracy 1)", hp.E0)
     run.add("normalised hidden margin at 20*E0", hp.margin_end, peer=hp.margin_E0,
-            peer_name="margin at E0 (behaviour already at ceiling)", higher_is_better=True, headline=True)
+            peer_name="margin at E0 (behaviour already at ceiling)", higher_is_better=True, headline=True,
+            claim="hidden-margin-grows")
     run.add("normalised hidden margin at 20*E0 / at E0", hp.margin_ratio, higher_is_better=True)
     run.add("held-out accuracy gain E0 -> 20*E0", hp.test_gain, higher_is_better=True)
     run.add("held-out examples flipping wrong -> right after E0", hp.n_flips)
