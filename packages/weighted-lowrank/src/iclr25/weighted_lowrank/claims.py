@@ -205,7 +205,8 @@ def _cost(seed: int, rung: str) -> dict[str, Measurement]:
                 cpu[solver].append(best)
             agree = max(agree, float(np.linalg.norm(X["sketch"] - X["exact"]) / np.linalg.norm(X["exact"])))
     slopes = {s: loglog_slope(COST_KS, t) for s, t in cpu.items()}
-    extra = {"exact_cpu_s": cpu["exact"], "sketch_cpu_s": cpu["sketch"], "slope_exact": slopes["exact"],
+    extra = {**{f"{s}_cpu_s_k{k}": t for s, ts in cpu.items() for k, t in zip(COST_KS, ts, strict=True)},
+             "slope_exact": slopes["exact"],
              "slope_sketch": slopes["sketch"], "speedup_at_max_k": cpu["exact"][-1] / cpu["sketch"][-1],
              "max_relative_difference": agree}
     return {"per-iteration-cost-linear-in-k": Measurement(slopes["exact"] - slopes["sketch"], extra=extra,
