@@ -45,6 +45,9 @@ LAYOUT_REQUIRED = ("repro.py",)
 COMMAND_MODULE = re.compile(r"^(?!cli\.py$)\w*(cmd|cmds|commands|_cli)\.py$")
 #: Packages not yet laid out as above, reported but not failed (issue 49; empty since 2026-12-03: all 19 follow it).
 PENDING_LAYOUT: set[str] = set()
+#: Packages whose committed claims.json / claims-calibration.json are not yet regenerated for issue 58 (the repro
+#: rung at the package's version, schema 2, calibration): reported on stderr, not failed, until they are.
+PENDING_CLAIMS: set[str] = {"knowledge-manipulation", "ms-gode", "mmed-rag", "teochat"}
 BENCH_SCRIPT = re.compile(r"benchmarks/([A-Za-z0-9_]+\.py)")
 
 
@@ -90,7 +93,10 @@ def check_package(pkg: Path) -> list[tuple[str, str]]:
     for problem in table_problems(pkg):
         bad("claims", problem)
     for problem in committed_problems(pkg, version):
-        bad("claims", problem)
+        if slug in PENDING_CLAIMS:
+            print(f"packages/{slug}: [claims] (pending, issue 58) {problem}", file=sys.stderr)
+        else:
+            bad("claims", problem)
     for problem in machine_paths(pkg):
         bad("portable", problem)
     _check_benchmarks(pkg, bad)

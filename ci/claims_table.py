@@ -13,6 +13,7 @@ Usage: ``python ci/claims_table.py [--check] [SLUG ...]``
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
@@ -126,7 +127,8 @@ def committed_problems(pkg: Path, version: str | None) -> list[str]:
         except ValueError as exc:
             probs.append(f"{_claims.CALIBRATION_FILE}: {exc}")
     test = pkg / "tests" / "test_claims.py"
-    if test.is_file() and "pytest_committed_test" not in test.read_text(encoding="utf-8"):
+    if test.is_file() and not re.search(r"^test_committed_claims\s*=.*pytest_committed_test\(",
+                                        test.read_text(encoding="utf-8"), re.M):
         probs.append("tests/test_claims.py does not check the committed files against the registry "
                      "(test_committed_claims = REGISTRY.pytest_committed_test(<package folder>))")
     return probs
