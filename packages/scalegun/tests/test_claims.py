@@ -2,7 +2,6 @@
 checks beside them: no flush under the default r_max, the ledger, the baselines as modes, real features."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
