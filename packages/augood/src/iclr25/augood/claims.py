@@ -35,14 +35,16 @@ def _cfg(rung: str) -> dict:
     Claim("ccpart-harder-than-random", kind="main",
           statement="CCPart at a low threshold gives a much harder test set than a random split",
           paper="", metric="Spearman rho of predictions at the lowest viable lambda", direction="lower",
-          baseline="random split, same model", margin=0.15, rule="every_seed",
-          note="margin 0.15 below max_margin at calibration seeds 100-109 (claims-calibration.json)"),
+          baseline="random split, same model", margin=0.14, rule="every_seed",
+          note="margin 0.14 < max_margin 0.142 from calibration seeds 100-109 (improvement mean 0.309, sd 0.079; "
+               "claims-calibration.json); 0.5.0 had 0.15, set on seeds 0-4"),
     Claim("augood-sees-deployment-shift", kind="main",
           statement="AU-GOOD expects lower performance on a deployment set unlike the training data (ChEMBL drugs) "
                     "than on one like it (a held-out control)",
           paper="", metric="AU-GOOD for ChEMBL approved drugs", direction="lower",
-          baseline="AU-GOOD for the in-distribution control", margin=0.05, rule="every_seed",
-          note="margin 0.05 below max_margin at calibration seeds 100-109 (claims-calibration.json)"),
+          baseline="AU-GOOD for the in-distribution control", margin=0.04, rule="every_seed",
+          note="margin 0.04 < max_margin 0.0402 from calibration seeds 100-109 (improvement mean 0.106, sd 0.031; "
+               "claims-calibration.json); 0.5.0 had 0.05, set on seeds 0-4"),
     Claim("ccpart-no-leakage", kind="sanity",
           statement="CCPart never puts a pair with similarity >= lambda across the train/test boundary",
           paper="guarantee of CCPart", metric="max over viable lambda of (max train-test similarity - lambda)",
