@@ -33,7 +33,7 @@ def _add_metrics(run: RunResult, m: dict[str, float]) -> list[str]:
     acc = run.add("VQA accuracy, MMed-RAG (router + gap rule + RAG-PT); main claim vqa-accuracy-beats-standard-rag",
                   m["acc_mmed_rag"], peer=m["acc_sft_fixed_k"],
                   peer_name="the same SFT model + fixed-k retrieval (standard RAG)", higher_is_better=True,
-                  headline=True)
+                  headline=True, claim="vqa-accuracy-beats-standard-rag")
     run.add("VQA accuracy, MMed-RAG vs no retrieval", m["acc_mmed_rag"], peer=m["acc_no_rag"],
             peer_name="the same SFT model without retrieval", higher_is_better=True)
     prior = run.add("VQA accuracy, MMed-RAG vs the answer prior", m["acc_mmed_rag"],

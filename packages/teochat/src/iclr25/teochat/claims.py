@@ -42,7 +42,9 @@ __all__ = ["REGISTRY", "RUNGS", "repro_measurements", "repro_report"]
 REGISTRY = ClaimRegistry("iclr25-teochat", seeds={"test": (0, 1, 2), "repro": (0, 1, 2), "budget": (0, 1, 2)})
 
 #: (training sequences, test sequences, steps, batch size) per rung
-RUNGS = {"test": (200, 64, 60, 16)}
+# (train sequences, test sequences, steps, batch) of the scene-classification claim; its budget-rung size (4x the
+# test rung's steps) is new in 0.7 and not yet run (issue 58: the test rung's model was not alive at seed 1)
+RUNGS = {"test": (200, 64, 60, 16), "budget": (200, 64, 240, 16)}
 
 LADDER = "README.md#results"
 
@@ -52,8 +54,10 @@ LADDER = "README.md#results"
           paper="TEOChat fMoW temporal scene classification 75.1 % (Table 1)",
           metric="temporal scene classification accuracy", direction="higher",
           baseline="answer prior (most common training scene)", margin=0.05, rule="every_seed", expect="fails",
-          ladder=LADDER, rungs=("test",), kind="sanity",
-          note="margin 0.05 of accuracy (3 of the 64 test sequences); does not hold at the test rung: the "
+          ladder=LADDER, rungs=("budget",), kind="sanity",
+          note="decided at the budget rung since 0.7 (issue 58): at the test rung the 60-step assistant gives one "
+               "answer to every sequence at seed 1 (not alive), so it measured nothing there; "
+               "margin 0.05 of accuracy (3 of the 64 test sequences); does not hold at the test rung: the "
                "60-step assistant (half its questions on localisation) is at or below the prior at seeds 0-2; "
                "the test rung's two localisation claims were removed in 0.7 (issue 58): both models score F1 0 "
                "there, so they measured nothing (repro-loc-* decide them on a live model)"),

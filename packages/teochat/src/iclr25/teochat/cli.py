@@ -94,7 +94,7 @@ def demo(args: argparse.Namespace) -> int:
                       "repro-loc-temporal-beats-last-frame; shipped 5000-step checkpoints: claims.json decides it at "
                       "the repro's 500 steps, where it does not hold)", f1.f1, peer=f1_last.f1,
                       peer_name="last-frame-only checkpoint (GeoChat analog; same data, seed, budget)",
-                      higher_is_better=True, headline=True)
+                      higher_is_better=True, headline=True, claim="repro-loc-temporal-beats-last-frame")
     loc = run.add("change localisation pixel F1 (TEOChat checkpoint) vs the best trivial answer", f1.f1,
                   peer=trivial[best], peer_name=f"best trivial answer: {best}", higher_is_better=True)
     run.add("margin over the best trivial answer (TEOChat F1 - best trivial F1)", f1.f1 - trivial[best],
