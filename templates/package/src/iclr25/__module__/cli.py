@@ -22,7 +22,7 @@ def demo(args: argparse.Namespace) -> int:
     run.add("mean of 100 normals", example(x))
     # the headline beside its trivial reference: the error of the mean vs the error of one sample
     run.add("|error| of the mean", abs(example(x)), peer=float(abs(x).mean()), peer_name="one sample (mean |x_i|)",
-            higher_is_better=False, headline=True)
+            higher_is_better=False, headline=True, claim="mean-beats-one-sample")  # your main claim's id
     return run.publish(args.out)  # saves results.json; the table's first line says whether the headline holds
 
 

@@ -19,7 +19,7 @@ def run_repro(args: argparse.Namespace) -> int:
     run = RunResult.start("iclr25-{{slug}}", "repro", seed=args.seed, config={"n": 10_000})
     x = seed_everything(args.seed).normal(size=10_000)
     run.add("|error| of the mean", abs(example(x)), peer=float(abs(x).mean()), peer_name="one sample (mean |x_i|)",
-            higher_is_better=False, headline=True)
+            higher_is_better=False, headline=True, claim="mean-beats-one-sample")  # your main claim's id
     run.finish().save(args.out / "results.json")
     print(run.to_markdown())
     return 0
