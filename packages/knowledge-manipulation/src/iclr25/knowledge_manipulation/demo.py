@@ -70,7 +70,8 @@ def demo(args: argparse.Namespace) -> int:
     no_cot = res.finetune_of("classification:birth_month:mod2")
     cot = res.finetune_of("classification:birth_month:mod2:cot")
     run.add("month parity, test people: CoT fine-tune", cot.test.accuracy, peer=no_cot.test.accuracy,
-            peer_name="no-CoT fine-tune", higher_is_better=True, headline=True)
+            peer_name="no-CoT fine-tune", higher_is_better=True, headline=True,
+            claim="cot-beats-no-cot")
     if cot.test.accuracy <= no_cot.test.accuracy:
         run.headline_note = (f"at seed {args.seed} CoT does not beat no-CoT on test people (the gap varies with "
                              "the seed at N = 100; the claim is decided over seeds 0-4 in claims.json)")

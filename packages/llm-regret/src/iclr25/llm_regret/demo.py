@@ -40,7 +40,7 @@ def demo(args: argparse.Namespace) -> int:
     model = next(k for k in slopes if k.startswith("regret-loss"))
     run.add("regret-loss model on the regrettable sequence: slope of log Regret_T in log T (T = 25-200)",
             slopes[model], peer=slopes["Hedge, horizon-tuned η"], peer_name="Hedge with the horizon-tuned rate",
-            higher_is_better=False, headline=True)
+            higher_is_better=False, headline=True, claim="regret-loss-sublinear-on-regrettable")
     run.add("FTL on the regrettable sequence: slope of log Regret_T in log T (T = 25-200)", slopes["FTL"])
     claim = REGISTRY.claims["regret-loss-sublinear-on-regrettable"]
     gap = slopes["Hedge, horizon-tuned η"] - slopes[model]

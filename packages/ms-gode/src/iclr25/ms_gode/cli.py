@@ -71,7 +71,7 @@ def demo(args: argparse.Namespace) -> int:
     name = f"main claim mode-switching: accuracy over {m['mode_batches']} fresh test batches"
     run.add(name, m["mode_fraction"], peer=rival["fraction"],
             peer_name="nearest task centroid of the observed window's statistics (no model)",
-            higher_is_better=True, headline=True)
+            higher_is_better=True, headline=True, claim="mode-switching")
     run.add("mode-switch accuracy of a random mask", 1.0 / k, higher_is_better=True)
     run.add("mode-switch accuracy, Wilson 95% CI low", lo, higher_is_better=True)
     run.add("mode-switch accuracy, Wilson 95% CI high", hi, higher_is_better=True)
