@@ -52,7 +52,7 @@ def demo(args: argparse.Namespace) -> int:
     run.add(f"log-log slope in k of {where}: sketch + 0.5 (the claim: lower by at least 0.5)",
             cx["slope_sketch"] + 0.5, peer=cx["slope_exact"],
             peer_name="exact alternating minimisation (LLR16), same solutions to 1e-4", higher_is_better=False,
-            headline=True, claim="per-iteration-cost-linear-in-k", sane=cost.alive)
+            headline=True, claim="per-iteration-cost-linear-in-k", sane=cost.alive, timing=True)
     run.add(f"CPU s of {where.split(', k =')[0]}, k = {COST_KS[-1]}: sketch", cx[f"sketch_cpu_s_k{COST_KS[-1]}"],
             peer=cx[f"exact_cpu_s_k{COST_KS[-1]}"], peer_name="exact alternating minimisation (LLR16)", unit="s",
             higher_is_better=False, timing=True)
