@@ -337,3 +337,61 @@ def test_umbrella_claims_fresh_calibrate_and_one_line_errors(tmp_path, capsys, m
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "RuntimeError: no checkpoint for seed 7" in err and "Traceback" not in err
     assert ucli._cmd_claims(methods, "toyclaims", "test", "1,2", None, None, mode="fresh") == 2
+
+
+def test_repro_only_claims_calibrate_one_at_a_time_into_the_rungs_file(tmp_path, capsys, monkeypatch):
+    """``--calibrate --rung repro --only ID`` writes claims-calibration-repro.json, keeps the other claims' entries,
+    and a repro-only claim missing from it is reported by ``uncalibrated`` (warned by the committed test)."""
+    import sys
+    import types
+    import warnings
+
+    from iclr25.utils import cli as ucli
+    from iclr25.utils.claims import calibration_file, check_calibration, load_calibration
+
+    reg = ClaimRegistry("iclr25-toyrepro", seeds={"test": (0, 1, 2), "repro": (0, 1, 2, 3, 4)})
+
+    @reg.measures(base(id="t", margin=0.1), base(id="r1", margin=0.1, rungs=("repro",)),
+                  base(id="r2", margin=0.1, rungs=("repro",)))
+    def _m(seed, rung):
+        d = 0.4 + 0.01 * (seed % 3)
+        return {k: Measurement(0.5 + d, 0.5) for k in ("t", "r1", "r2")}
+
+    mod = types.ModuleType("iclr25.toyrepro.claims")
+    mod.REGISTRY = reg
+    monkeypatch.setitem(sys.modules, "iclr25.toyrepro", types.ModuleType("iclr25.toyrepro"))
+    monkeypatch.setitem(sys.modules, "iclr25.toyrepro.claims", mod)
+    methods = [ucli.MethodEntry("toyrepro", "iclr25-toyrepro", "0.1.0", "", None)]
+    reg.version = lambda: "0.1.0"  # type: ignore[method-assign]
+    reg.run("repro").save(tmp_path)
+    assert ucli._cmd_claims(methods, "toyrepro", "test", None, tmp_path, None, mode="calibrate") == 0
+    assert calibration_file("repro") == "claims-calibration-repro.json"
+    assert [line.split("'")[1] for line in reg.uncalibrated(tmp_path)] == ["r1", "r2"]
+    assert ucli._cmd_claims(methods, "toyrepro", "repro", "100-104", tmp_path, None, mode="calibrate",
+                            only="r1") == 0
+    cal = load_calibration(tmp_path / "claims-calibration-repro.json")
+    assert [e["id"] for e in cal["claims"]] == ["r1"] and cal["n_decide"] == 5 and check_calibration(cal) == []
+    assert "--only r1" in cal["command"]
+    assert ucli._cmd_claims(methods, "toyrepro", "repro", "105-107", tmp_path, None, mode="calibrate",
+                            only="r2") == 0
+    cal = load_calibration(tmp_path / "claims-calibration-repro.json")
+    assert [e["id"] for e in cal["claims"]] == ["r1", "r2"] and cal["seeds"] == list(range(100, 108))
+    assert check_calibration(cal) == [] and reg.committed_problems(tmp_path) == []
+    assert reg.uncalibrated(tmp_path) == []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reg.pytest_committed_test(tmp_path)()
+    capsys.readouterr()
+    # errors: an unknown id, --only without --calibrate; each one line
+    assert ucli._cmd_claims(methods, "toyrepro", "repro", None, tmp_path, None, mode="calibrate", only="nope") == 2
+    assert ucli._cmd_claims(methods, "toyrepro", "repro", None, tmp_path, None, only="r1") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 2 and "--only" in err and "Traceback" not in err
+    # the calibration-repro files of utils <= 0.9 (a list of one-claim reports) still read and check
+    legacy = {"kind": "calibration-repro", "reports": [
+        reg.calibrate("repro", range(100, 105), only=["r1"]).to_dict(),
+        reg.calibrate("repro", range(100, 110), only=["r2"]).to_dict()]}
+    (tmp_path / "claims-calibration-repro.json").write_text(json.dumps(legacy))
+    cal = load_calibration(tmp_path / "claims-calibration-repro.json")
+    assert [e["id"] for e in cal["claims"]] == ["r1", "r2"] and check_calibration(cal) == []
+    assert reg.committed_problems(tmp_path) == [] and reg.uncalibrated(tmp_path) == []

@@ -49,12 +49,13 @@ import math
 import os
 import platform
 import statistics
+import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 __all__ = ["Claim", "Measurement", "ClaimResult", "ClaimsReport", "ClaimRegistry", "decide", "render_table",
-           "replace_table", "TABLE_BEGIN", "TABLE_END", "CLAIMS_FILE", "CALIBRATION_FILE", "FRESH_FILE", "KINDS",
+           "replace_table", "TABLE_BEGIN", "TABLE_END", "CLAIMS_FILE", "CALIBRATION_FILE", "FRESH_FILE", "calibration_file", "KINDS",
            "t_quantile_975", "load_report", "max_margin", "kind_counts", "by_kind", "fresh_seeds", "check_report", "CalibrationReport"]
 
 SCHEMA_VERSION = 2
@@ -388,6 +389,34 @@ def _save_json(path: str | os.PathLike[str], name: str, data: Mapping[str, Any])
     return path
 
 
+def calibration_file(rung: str) -> str:
+    """The calibration file of ``rung``: ``claims-calibration.json`` for the ``test`` rung (the default suite's),
+    ``claims-calibration-<rung>.json`` for claims calibrated at another rung (those decided only there).
+
+    >>> calibration_file("test"), calibration_file("repro")
+    ('claims-calibration.json', 'claims-calibration-repro.json')
+    """
+    return CALIBRATION_FILE if rung == "test" else f"claims-calibration-{rung}.json"
+
+
+def load_calibration(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Read a calibration file (strict JSON) as one calibration dict. The ``calibration-repro`` files of
+    iclr25-utils <= 0.9 (a list of one-claim reports, written by per-package ``benchmarks/calibrate_repro.py``)
+    are read as one report with every claim, its seeds the union of theirs."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"), parse_constant=_reject_constant)
+    if isinstance(data, dict) and data.get("kind") == "calibration-repro" and isinstance(data.get("reports"), list):
+        reps = data["reports"]
+        if not reps:
+            raise ValueError(f"{path}: an empty calibration file")
+        first = reps[0]
+        data = {**first, "seeds": sorted({s for r in reps for s in r.get("seeds", [])}),
+                "claims": [e for r in reps for e in r.get("claims", [])],
+                "n_decide": first.get("n_decide"), "legacy": "calibration-repro"}
+        if any(r.get("n_decide") != first.get("n_decide") for r in reps):
+            raise ValueError(f"{path}: its reports were calibrated for different numbers of decision seeds")
+    return data
+
+
 def _cpu_model() -> str:
     """The CPU's model name (``/proc/cpuinfo`` on Linux, else :func:`platform.processor`), or ``""``."""
     try:
@@ -505,10 +534,19 @@ class ClaimRegistry:
         return ClaimsReport(self.package, self.version(), rung, results, command=command,
                             seeds_from=seeds_from or ("rung" if seeds is None else "given"))
 
-    def calibrate(self, rung: str = "test", seeds: Iterable[int] | None = None, *,
+    def calibrate(self, rung: str = "test", seeds: Iterable[int] | None = None, *, only: Iterable[str] | None = None,
                   command: str = "") -> CalibrationReport:
-        """Measure every claim decided at ``rung`` at its calibration seeds and say, per claim, the largest margin
-        with which it passes its rule at the rung's decision seeds with probability >= 95 % (:func:`max_margin`)."""
+        """Measure every claim decided at ``rung`` (or the ``only`` ones) at its calibration seeds and say, per
+        claim, the largest margin with which it passes its rule at the rung's decision seeds with probability
+        >= 95 % (:func:`max_margin`). With ``only``, :meth:`CalibrationReport.merged` keeps the other claims of
+        an existing file, so expensive claims can be calibrated one at a time."""
+        ids = self.claims_at(rung)
+        if only is not None:
+            only = list(dict.fromkeys(only))
+            bad = [cid for cid in only if cid not in ids]
+            if bad or not only:
+                raise ValueError(f"--only: {bad or 'no claim'} not decided at rung {rung!r}; claims there: {ids}")
+            ids = only
         seeds = tuple(self.calibration_seeds(rung) if seeds is None else seeds)
         overlap = sorted(set(seeds) & set(self.rung_seeds(rung)))
         if overlap:
@@ -517,7 +555,7 @@ class ClaimRegistry:
             raise ValueError(f"--seeds: calibrate on at least 3 seeds (10 where the rung allows), got {len(seeds)}")
         n_decide = len(self.rung_seeds(rung))
         entries = []
-        for cid in self.claims_at(rung):
+        for cid in ids:
             c = self.claims[cid]
             entry: dict[str, Any] = {"id": cid, "kind": c.kind, "rule": c.rule, "direction": c.direction,
                                      "margin": c.margin, "expect": c.expect, "seed_free": c.seed_free}
@@ -581,26 +619,68 @@ class ClaimRegistry:
                     if c.get(field) != getattr(reg, field):
                         probs.append(f"{path.name}: claim {c['id']!r} has {field} {c.get(field)!r}, the registry "
                                      f"{getattr(reg, field)!r}; regenerate it")
+        slug = self.package.removeprefix("iclr25-")
         cal_path = folder / CALIBRATION_FILE
         if not cal_path.is_file():
-            probs.append(f"{cal_path}: missing; write it with `iclr25 claims {self.package.removeprefix('iclr25-')} "
-                         "--calibrate --out <package folder>`")
+            probs.append(f"{cal_path}: missing; write it with `iclr25 claims {slug} --calibrate --out <package "
+                         "folder>`")
             return probs
-        cal = json.loads(cal_path.read_text(encoding="utf-8"), parse_constant=_reject_constant)
-        probs += [f"{cal_path.name}: {p}" for p in check_calibration(cal)]
-        entries = {e["id"]: e for e in cal.get("claims", [])}
-        cal_rung = cal.get("rung", "test")
-        for cid in self.claims_at(cal_rung) if cal_rung in self.seeds else []:
-            reg = self.claims[cid]
-            e = entries.get(cid)
-            if e is None:
-                probs.append(f"{cal_path.name}: claim {cid!r} was not calibrated; rerun --calibrate")
+        for rung in ["test", *sorted(r for r in self.seeds if r != "test")]:
+            path = folder / calibration_file(rung)
+            if not path.is_file():
                 continue
-            if (e.get("margin"), e.get("rule"), e.get("expect")) != (reg.margin, reg.rule, reg.expect):
-                probs.append(f"{cal_path.name}: claim {cid!r} was calibrated with margin {e.get('margin')!r}, rule "
-                             f"{e.get('rule')!r}, expect {e.get('expect')!r}; the registry has {reg.margin!r}, "
-                             f"{reg.rule!r}, {reg.expect!r}: rerun --calibrate")
+            try:
+                cal = load_calibration(path)
+            except ValueError as exc:
+                probs.append(f"{path.name}: {exc}")
+                continue
+            probs += [f"{path.name}: {p}" for p in check_calibration(cal)]
+            entries = {e["id"]: e for e in cal.get("claims", [])}
+            cal_rung = cal.get("rung", rung)
+            want = self.claims_at(cal_rung) if cal_rung in self.seeds else []
+            if cal_rung == "test":  # the test rung calibrates every claim the default suite decides
+                missing = [cid for cid in want if cid not in entries]
+            else:  # another rung's file calibrates the claims not decided at the test rung (--only)
+                missing = []
+            for cid in missing:
+                probs.append(f"{path.name}: claim {cid!r} was not calibrated; rerun --calibrate")
+            for cid in want:
+                reg, e = self.claims[cid], entries.get(cid)
+                if e is None:
+                    continue
+                if (e.get("margin"), e.get("rule"), e.get("expect")) != (reg.margin, reg.rule, reg.expect):
+                    probs.append(f"{path.name}: claim {cid!r} was calibrated with margin {e.get('margin')!r}, rule "
+                                 f"{e.get('rule')!r}, expect {e.get('expect')!r}; the registry has {reg.margin!r}, "
+                                 f"{reg.rule!r}, {reg.expect!r}: rerun --calibrate")
         return probs
+
+    def uncalibrated(self, folder: str | os.PathLike[str]) -> list[str]:
+        """The claims of the committed ``claims.json``'s rung that are expected to hold, depend on the seed, are not
+        decided at the ``test`` rung (so ``claims-calibration.json`` does not cover them) and appear in no
+        ``claims-calibration-<rung>.json``: their margins were not set on calibration seeds. Each line says the
+        command that calibrates it (:meth:`pytest_committed_test` warns about them)."""
+        folder = Path(folder)
+        slug = self.package.removeprefix("iclr25-")
+        try:
+            rung = load_report(folder / CLAIMS_FILE).get("rung", "")
+        except (OSError, ValueError):
+            return []
+        if rung not in self.seeds or "test" not in self.seeds:
+            return []
+        calibrated: set[str] = set()
+        for r in self.seeds:
+            path = folder / calibration_file(r)
+            if r != "test" and path.is_file():
+                try:
+                    calibrated |= {e.get("id") for e in load_calibration(path).get("claims", [])}
+                except ValueError:
+                    pass
+        at_test = set(self.claims_at("test"))
+        return [f"claim {cid!r} is decided only at rung {rung!r} and its margin was not set on calibration seeds: "
+                f"`iclr25 claims {slug} --calibrate --rung {rung} --only {cid} --out <package folder>`"
+                for cid in self.claims_at(rung)
+                if cid not in calibrated and cid not in at_test and not self.claims[cid].seed_free
+                and self.claims[cid].expect == "holds"]
 
     def pytest_committed_test(self, folder: str | os.PathLike[str]) -> Callable[[], None]:
         """A test that the committed ``claims.json`` and ``claims-calibration.json`` in ``folder`` (the package's
@@ -608,6 +688,8 @@ class ClaimRegistry:
         def test_committed_claims() -> None:
             probs = self.committed_problems(folder)
             assert not probs, "\n".join(probs)
+            for line in self.uncalibrated(folder):
+                warnings.warn(line, UserWarning, stacklevel=1)
 
         return test_committed_claims
 
@@ -698,8 +780,24 @@ class CalibrationReport:
                 "n_decide": self.n_decide, "power": POWER, "claims": self.claims}
 
     def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write ``claims-calibration.json`` (in a folder, or at a ``.json`` path) atomically, as strict JSON."""
-        return _save_json(path, CALIBRATION_FILE, self.to_dict())
+        """Write the rung's calibration file (:func:`calibration_file`: in a folder, or at a ``.json`` path)
+        atomically, as strict JSON."""
+        return _save_json(path, calibration_file(self.rung), self.to_dict())
+
+    def merged(self, previous: Mapping[str, Any] | None, keep: Iterable[str]) -> CalibrationReport:
+        """This report plus the entries of ``previous`` (a loaded calibration file of the same package and rung)
+        for the claims in ``keep`` that this report did not measure; the seeds are the union. Each entry keeps
+        its own seeds, values and max margin, so the file is still checked entry by entry."""
+        if not previous or previous.get("rung") != self.rung or previous.get("package") != self.package \
+                or previous.get("n_decide") != self.n_decide:
+            return self
+        mine = {e["id"] for e in self.claims}
+        keep = set(keep) - mine
+        old = [e for e in previous.get("claims", []) if e.get("id") in keep]
+        if not old:
+            return self
+        seeds = tuple(sorted(set(self.seeds) | {s for e in old for s in e.get("seeds", [])}))
+        return dataclasses.replace(self, seeds=seeds, claims=old + self.claims)
 
     def explain(self) -> str:
         rows = [f"calibration of {self.package} {self.version} at rung {self.rung!r}, seeds "

@@ -526,13 +526,15 @@ def _cmd_demo(methods: list[MethodEntry], names: list[str], run_all: bool, out: 
 
 
 def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | None, out: Path | None,
-                threads: int | None = 1, *, mode: str = "decide") -> int:
+                threads: int | None = 1, *, mode: str = "decide", only: str | None = None) -> int:
     """Decide a method's registered claims at ``rung`` and write ``claims.json``; with ``mode="fresh"`` at new
-    seeds (``claims-fresh.json``); with ``mode="calibrate"`` measure them at the calibration seeds and write the
-    margins they allow (``claims-calibration.json``). Every error is one line."""
+    seeds (``claims-fresh.json``); with ``mode="calibrate"`` measure them (or the ``only`` ones, comma-separated
+    ids, merged into the rung's existing file) at the calibration seeds and write the margins they allow
+    (``claims-calibration.json``, or ``claims-calibration-<rung>.json`` at a rung other than ``test``). Every
+    error is one line."""
     import importlib  # noqa: PLC0415
 
-    from .claims import CALIBRATION_FILE, FRESH_FILE  # noqa: PLC0415
+    from .claims import FRESH_FILE, calibration_file, load_calibration  # noqa: PLC0415
 
     by_name = {m.name: m for m in methods}
     if name not in by_name:
@@ -542,6 +544,12 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
         chosen = None if seeds is None else seed_list(seeds)
         if mode == "fresh" and chosen is not None:
             raise ValueError("--fresh draws its own seeds; give --seeds or --fresh, not both")
+        only_ids = None if only is None else [x.strip() for x in only.split(",") if x.strip()]
+        if only is not None and mode != "calibrate":
+            raise ValueError("--only picks the claims to calibrate: it needs --calibrate (claims.json and "
+                             "claims-fresh.json always hold every claim of the rung)")
+        if only_ids == []:
+            raise ValueError("--only: give claim ids, comma-separated")
     except ValueError as exc:
         print(f"iclr25 claims: error: {exc}", file=sys.stderr)
         return 2
@@ -557,10 +565,11 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
               f"REGISTRY): {error_line(exc)}", file=sys.stderr)
         return 2
     command = f"iclr25 claims {name} --rung {rung}" + (f" --seeds {seeds}" if seeds else "") + \
-        {"decide": "", "fresh": " --fresh", "calibrate": " --calibrate"}[mode]
+        {"decide": "", "fresh": " --fresh", "calibrate": " --calibrate"}[mode] + \
+        (f" --only {','.join(only_ids)}" if only_ids else "")
     try:
         if mode == "calibrate":
-            cal = registry.calibrate(rung, chosen, command=command)
+            cal = registry.calibrate(rung, chosen, only=only_ids, command=command)
         elif mode == "fresh":
             fresh = registry.fresh_seeds(rung)
             print(f"fresh seeds for {registry.package} {registry.version()} at rung {rung!r}: "
@@ -581,7 +590,14 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
     if mode == "calibrate":
         print(cal.explain())
         if out is not None:
-            print(f"wrote {cal.save(out / CALIBRATION_FILE)}")
+            path = out / calibration_file(rung)
+            if only_ids and path.is_file():  # keep the other claims' calibration (they were not re-measured)
+                try:
+                    cal = cal.merged(load_calibration(path), registry.claims_at(rung))
+                except ValueError as exc:
+                    print(f"iclr25 claims: error: {error_line(exc)}", file=sys.stderr)
+                    return 2
+            print(f"wrote {cal.save(path)}")
         bad = cal.uncalibrated()
         if bad:
             print(f"margins not calibrated (not below the max margin): {', '.join(bad)}", file=sys.stderr)
@@ -732,8 +748,13 @@ def _umbrella_parser(methods: list[MethodEntry]) -> argparse.ArgumentParser:
     mode.add_argument("--calibrate", action="store_true",
                       help="measure the claims at the calibration seeds and write claims-calibration.json: per "
                            "claim the largest margin that passes at the rung's seeds with probability >= 95 %%")
-    add_output(c, "--out", kind="folder", run_files=("claims.json", "claims-fresh.json", "claims-calibration.json"),
-               help="folder for claims.json / claims-fresh.json / claims-calibration.json (default: print only)")
+    c.add_argument("--only", default=None, metavar="ID,...",
+                   help="with --calibrate: calibrate only these claims (comma-separated ids), keeping the others' "
+                        "entries in the rung's calibration file; for claims too costly to measure all at once")
+    add_output(c, "--out", kind="folder", run_files=("claims.json", "claims-fresh.json", "claims-calibration.json",
+                                                     "claims-calibration-repro.json"),
+               help="folder for claims.json / claims-fresh.json / claims-calibration.json (claims-calibration-"
+                    "<rung>.json at a rung other than test) (default: print only)")
     c.add_argument("--threads", type=int, default=1,
                    help="CPU threads for torch/JAX (default 1: small models on a shared machine run fastest so; "
                         "0 leaves the libraries' defaults)")
@@ -779,7 +800,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_list(methods)
     if args.command == "claims":
         return _cmd_claims(methods, args.name, args.rung, args.seeds, args.out, args.threads or None,
-                           mode="fresh" if args.fresh else "calibrate" if args.calibrate else "decide")
+                           mode="fresh" if args.fresh else "calibrate" if args.calibrate else "decide",
+                           only=args.only)
     try:
         return _cmd_demo(methods, args.names, args.all, args.out, args.seed, args.overwrite)
     except BrokenPipeError:
