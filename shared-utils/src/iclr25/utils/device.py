@@ -1,0 +1,162 @@
+"""Where a method computes: one ``--device`` for every torch and JAX command of the federation.
+
+``--device {auto,cpu,cuda,cuda:N,mps}``: ``auto`` picks the accelerator when one is present (CUDA, then Apple's
+MPS), else the CPU, so ``--device auto`` on a CPU-only machine gives the same numbers as ``--device cpu``. Asking
+for a device that is not there is a one-line error naming ``--device`` (never a silent fall-back to the CPU).
+
+Neither torch nor JAX is imported by this module until a function needs it, so every package can use it.
+
+>>> parse_device("CUDA:1"), parse_device("auto")
+('cuda:1', 'auto')
+>>> parse_device("gpu")
+Traceback (most recent call last):
+ValueError: --device must be auto, cpu, cuda, cuda:N or mps, got 'gpu'
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["DEVICE_HELP", "DTYPES", "add_device_argument", "parse_device", "torch_device", "torch_generator",
+           "torch_dtype", "jax_device", "to_cpu", "describe_device"]
+
+DEVICE_HELP = ("where to compute: auto (the accelerator when one is present, else the CPU), cpu, cuda, cuda:N or "
+               "mps (default: %(default)s)")
+DTYPES = ("float32", "bfloat16", "float16", "float64")
+_SPEC = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
+
+
+def parse_device(spec: str, *, flag: str = "--device") -> str:
+    """``spec`` normalised (lower case) after checking its form; the device itself is checked when resolved."""
+    s = str(spec).strip().lower()
+    if not _SPEC.match(s):
+        raise ValueError(f"{flag} must be auto, cpu, cuda, cuda:N or mps, got {spec!r}")
+    return s
+
+
+def add_device_argument(parser: argparse.ArgumentParser, *, default: str = "auto", dtype: bool = False) -> None:
+    """Add ``--device`` (and, with ``dtype=True``, ``--dtype``) to a command that computes."""
+    parser.add_argument("--device", default=default, type=parse_device, metavar="{auto,cpu,cuda,cuda:N,mps}",
+                        help=DEVICE_HELP)
+    if dtype:
+        parser.add_argument("--dtype", default=None, choices=DTYPES,
+                            help="floating-point type of the model's weights (default: float32, or the model's own)")
+
+
+def torch_device(spec: Any = "auto", *, flag: str = "--device") -> Any:
+    """The ``torch.device`` for ``spec`` (a string, ``None`` = auto, or a ``torch.device``).
+
+    ``auto``: ``cuda`` when ``torch.cuda.is_available()``, else ``mps`` when available, else ``cpu``. ``cuda:N``
+    beyond the visible devices, ``cuda`` without CUDA and ``mps`` without MPS are one-line errors naming ``flag``.
+    """
+    import torch  # noqa: PLC0415
+
+    if isinstance(spec, torch.device):
+        spec = str(spec)
+    s = parse_device("auto" if spec is None else spec, flag=flag)
+    cuda = bool(torch.cuda.is_available())
+    mps_backend = getattr(getattr(torch, "backends", None), "mps", None)
+    mps = bool(mps_backend is not None and mps_backend.is_available())
+    if s == "auto":
+        return torch.device("cuda" if cuda else "mps" if mps else "cpu")
+    if s.startswith("cuda"):
+        if not cuda:
+            raise ValueError(f"{flag} {s}: no CUDA device is visible to torch (torch.cuda.is_available() is False; "
+                             "a CPU-only torch wheel?); use --device cpu or auto")
+        if ":" in s:
+            n = torch.cuda.device_count()
+            if int(s.split(":")[1]) >= n:
+                raise ValueError(f"{flag} {s}: only {n} CUDA device(s) are visible (cuda:0 to cuda:{n - 1})")
+    if s == "mps" and not mps:
+        raise ValueError(f"{flag} mps: Apple's MPS backend is not available here; use --device cpu or auto")
+    return torch.device(s)
+
+
+def torch_generator(device: Any, seed: int) -> Any:
+    """A ``torch.Generator`` on ``device`` seeded with ``seed`` (random draws made where the step runs)."""
+    import torch  # noqa: PLC0415
+
+    g = torch.Generator(device=torch.device(device))
+    g.manual_seed(int(seed))
+    return g
+
+
+def torch_dtype(name: str | None, device: Any = None, *, needs_float64: bool = False) -> Any:
+    """The torch dtype for ``--dtype`` ``name``; ``None`` gives float64 where the method needs it
+    (``needs_float64``), else float32. bfloat16 and float16 on the CPU are refused (slow and inexact there)."""
+    import torch  # noqa: PLC0415
+
+    if name is None:
+        return torch.float64 if needs_float64 else torch.float32
+    if name not in DTYPES:
+        raise ValueError(f"--dtype must be one of {', '.join(DTYPES)}, got {name!r}")
+    if name in ("bfloat16", "float16") and device is not None and torch.device(device).type == "cpu":
+        raise ValueError(f"--dtype {name} is for accelerators; on the CPU use float32")
+    return getattr(torch, name)
+
+
+def jax_device(spec: Any = "auto", *, flag: str = "--device") -> Any:
+    """The JAX device for ``spec``: ``auto`` is JAX's default device (a GPU with a CUDA jaxlib, else the CPU);
+    ``cuda``/``cuda:N`` the N-th GPU; ``cpu`` the CPU. Use it as ``with jax.default_device(jax_device(spec)):``."""
+    import jax  # noqa: PLC0415
+
+    s = parse_device("auto" if spec is None else spec, flag=flag)
+    if s == "auto":
+        return jax.devices()[0]
+    if s == "cpu":
+        return jax.devices("cpu")[0]
+    if s == "mps":
+        raise ValueError(f"{flag} mps: JAX has no MPS backend here; use --device cpu or auto")
+    try:
+        gpus = jax.devices("gpu")
+    except RuntimeError:
+        gpus = []
+    if not gpus:
+        raise ValueError(f"{flag} {s}: JAX sees no GPU (install a CUDA jaxlib: pip install 'jax[cuda12]'); use "
+                         "--device cpu or auto")
+    i = int(s.split(":")[1]) if ":" in s else 0
+    if i >= len(gpus):
+        raise ValueError(f"{flag} {s}: only {len(gpus)} GPU(s) are visible to JAX")
+    return gpus[i]
+
+
+def to_cpu(obj: Any) -> Any:
+    """``obj`` with every torch tensor (and JAX array) moved to the CPU: in dicts, lists, tuples and dataclasses,
+    recursively; anything else is returned as it is. Results leave a step this way before ``.numpy()``."""
+    if hasattr(obj, "detach") and hasattr(obj, "cpu") and hasattr(obj, "device"):  # a torch tensor
+        return obj.detach().cpu()
+    if type(obj).__module__.startswith(("jax", "jaxlib")) and hasattr(obj, "devices"):
+        import jax  # noqa: PLC0415
+
+        return jax.device_get(obj)
+    if isinstance(obj, Mapping):
+        return type(obj)({k: to_cpu(v) for k, v in obj.items()}) if isinstance(obj, dict) else \
+            {k: to_cpu(v) for k, v in obj.items()}
+    if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a named tuple
+        return type(obj)(*(to_cpu(v) for v in obj))
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(to_cpu(v) for v in obj)
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return dataclasses.replace(obj, **{f.name: to_cpu(getattr(obj, f.name))
+                                           for f in dataclasses.fields(obj) if f.init})
+    return obj
+
+
+def describe_device(device: Any) -> str:
+    """A short name for run records: ``cpu``, ``cuda:0 (NVIDIA H100 80GB HBM3)``, ``mps``, or a JAX device."""
+    kind = getattr(device, "type", None)
+    if kind == "cuda":
+        import torch  # noqa: PLC0415
+
+        i = device.index if device.index is not None else torch.cuda.current_device()
+        return f"cuda:{i} ({torch.cuda.get_device_name(i)})"
+    if kind is not None:
+        return str(device)
+    platform = getattr(device, "platform", None)
+    if platform is not None:
+        return f"{platform}:{getattr(device, 'id', 0)} ({getattr(device, 'device_kind', '')})".replace(" ()", "")
+    return str(device)
