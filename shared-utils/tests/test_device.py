@@ -113,3 +113,41 @@ def test_to_cpu_walks_containers():
     assert out["a"][0].on == "cpu" and out["a"][1][0].on == "cpu" and out["a"][1][1] == 3
     assert isinstance(out["r"], R) and out["r"].x.on == "cpu" and out["r"].n == 1
     assert dev.to_cpu("text") == "text"
+
+
+def test_device_conformance_catches_cpu_tensors_and_numpy():
+    """Runs where torch is installed (the packages' environments); the utils environment skips it."""
+    pytest.importorskip("torch")
+    import torch
+
+    from iclr25.utils.device import check_device_conformance
+
+    class Good(torch.nn.Module):
+        def __init__(s, device=None):
+            super().__init__()
+            s.l = torch.nn.Linear(3, 2, device=device)
+
+        def forward(s, x):
+            return s.l(x + torch.randn(x.shape, device=x.device))
+
+    class Bad(Good):
+
+        def forward(s, x):
+            return s.l(x + torch.randn(x.shape))  # noise made on the CPU
+
+    def step(m, x):
+        opt = torch.optim.Adam(m.parameters())
+        loss = m(x).pow(2).mean()
+        loss.backward()
+        opt.step()
+        return {"loss": loss.item(), "out": m(x).detach().cpu().numpy()}
+
+    r = check_device_conformance(lambda d: (Good(d), torch.ones(4, 3, device=d)), step)
+    assert r["loss"] == 0.0 and r["out"].shape == (4, 2)
+    with pytest.raises(AssertionError, match="not on the expected device"):
+        check_device_conformance(lambda d: (Bad(d), torch.ones(4, 3, device=d)))
+    def badnp(m, x): return m(x).detach().numpy()
+    with pytest.raises(AssertionError, match="numpy"):
+        check_device_conformance(lambda d: (Good(d), torch.ones(4, 3, device=d)), badnp)
+    with pytest.raises(AssertionError, match="left parameters"):
+        check_device_conformance(lambda d: (Good(), torch.ones(4, 3, device=d)))

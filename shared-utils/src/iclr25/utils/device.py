@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["DEVICE_HELP", "DTYPES", "add_device_argument", "parse_device", "torch_device", "torch_generator",
-           "torch_dtype", "jax_device", "to_cpu", "describe_device"]
+           "torch_dtype", "jax_device", "to_cpu", "describe_device", "check_device_conformance"]
 
 DEVICE_HELP = ("where to compute: auto (the accelerator when one is present, else the CPU), cpu, cuda, cuda:N or "
                "mps (default: %(default)s)")
@@ -160,3 +160,57 @@ def describe_device(device: Any) -> str:
     if platform is not None:
         return f"{platform}:{getattr(device, 'id', 0)} ({getattr(device, 'device_kind', '')})".replace(" ()", "")
     return str(device)
+
+
+def check_device_conformance(build: Any, step: Any = None) -> Any:
+    """Run a model's forward (and one training step) with everything on a non-CPU stand-in device (torch's
+    ``meta`` device, which allocates nothing), so a tensor made on the CPU inside the step is caught as a device
+    mismatch on a machine without a GPU. For the packages' suites (issue 59).
+
+    ``build(device)`` returns ``(module, inputs)``: the model and a batch (a tensor, a tuple or a dict of them),
+    both on ``device``. ``step(module, inputs)``, when given, runs one training step (loss, backward, optimiser
+    step); without it the check calls ``module(*inputs)`` / ``module(**inputs)``. Inside the check ``.item()`` on a
+    meta tensor gives ``0.0`` and ``.cpu()`` an empty CPU tensor of its shape, so logging and result conversion
+    run; ``.numpy()`` straight on a device tensor fails, as it would on a GPU. Returns what the step returned.
+    Raises ``AssertionError`` naming the stand-in device and the error on any mismatch.
+    """
+    import torch  # noqa: PLC0415
+    from torch.overrides import TorchFunctionMode  # noqa: PLC0415
+
+    meta = torch.device("meta")
+
+    class _HostReads(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            kwargs = kwargs or {}
+            t = args[0] if args and isinstance(args[0], torch.Tensor) else None
+            if t is not None and t.device.type == "meta":
+                if func is torch.Tensor.item:
+                    return 0.0
+                if func is torch.Tensor.tolist:
+                    return torch.zeros(t.shape, dtype=t.dtype).tolist()
+                if func is torch.Tensor.cpu or (func is torch.Tensor.to and _to_cpu(args[1:], kwargs)):
+                    return torch.empty(t.shape, dtype=t.dtype)
+            return func(*args, **kwargs)
+
+    def _to_cpu(rest: tuple, kwargs: dict) -> bool:
+        target = kwargs.get("device", rest[0] if rest else None)
+        return isinstance(target, (str, torch.device)) and torch.device(target).type == "cpu"
+
+    module, inputs = build(meta)
+    bad = [n for n, p in module.named_parameters() if p.device != meta]
+    if bad:
+        raise AssertionError(f"build(device) left parameters off the device: {bad[:5]}")
+    try:
+        with _HostReads():
+            if step is not None:
+                return step(module, inputs)
+            if isinstance(inputs, dict):
+                return module(**inputs)
+            return module(*inputs) if isinstance(inputs, (tuple, list)) else module(inputs)
+    except (RuntimeError, TypeError) as exc:
+        msg = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if "meta" in msg or "device" in msg or "numpy" in msg:
+            raise AssertionError(f"with the model and inputs on a non-CPU device (torch's meta stand-in), the step "
+                                 f"failed: {type(exc).__name__}: {msg}; create every tensor on the input's device "
+                                 "(device=x.device) and call .cpu() before .numpy()") from exc
+        raise
