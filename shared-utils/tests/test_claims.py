@@ -395,3 +395,58 @@ def test_repro_only_claims_calibrate_one_at_a_time_into_the_rungs_file(tmp_path,
     cal = load_calibration(tmp_path / "claims-calibration-repro.json")
     assert [e["id"] for e in cal["claims"]] == ["r1", "r2"] and check_calibration(cal) == []
     assert reg.committed_problems(tmp_path) == [] and reg.uncalibrated(tmp_path) == []
+
+
+def test_paper_rung_estimate_refusal_force_smoke_and_device(tmp_path, capsys, monkeypatch):
+    """The paper rung (issue 59): ``--estimate`` prints its cost, a CPU-only machine refuses it unless ``--force``,
+    ``--smoke`` runs its code once shrunk (``smoke_run()``), ``--device`` reaches the measuring code."""
+    import os
+    import sys
+    import types
+
+    from iclr25.utils import cli as ucli
+    from iclr25.utils.claims import RungCost, smoke_run
+    from iclr25.utils.device import DEVICE_ENV, default_device
+
+    monkeypatch.delenv("ICLR25_SMOKE", raising=False)
+    monkeypatch.delenv(DEVICE_ENV, raising=False)
+    with pytest.raises(ValueError, match="positive"):
+        RungCost(0, 10, "1 H100", "x")
+    with pytest.raises(ValueError, match="unknown rung"):
+        ClaimRegistry("iclr25-toypaper", seeds={"test": (0, 1, 2)}, costs={"paper": RungCost(1, 2, "h", "w")})
+    cost = RungCost(12.5, 70, "one 80 GB GPU", "the paper's 7B model, 3 epochs", data="GEOM-drugs on your disk")
+    reg = ClaimRegistry("iclr25-toypaper", seeds={"test": (0, 1, 2), "paper": (0, 1, 2)}, costs={"paper": cost})
+    seen = []
+
+    @reg.measures(base(id="a", margin=0.1))
+    def _m(seed, rung):
+        seen.append((seed, rung, smoke_run(), default_device()))
+        return {"a": Measurement(0.9, 0.5)}
+
+    mod = types.ModuleType("iclr25.toypaper.claims")
+    mod.REGISTRY = reg
+    monkeypatch.setitem(sys.modules, "iclr25.toypaper", types.ModuleType("iclr25.toypaper"))
+    monkeypatch.setitem(sys.modules, "iclr25.toypaper.claims", mod)
+    monkeypatch.setattr("iclr25.utils.device.accelerator_present", lambda: False)
+    methods = [ucli.MethodEntry("toypaper", "iclr25-toypaper", "0.1.0", "", None)]
+    assert ucli._cmd_claims(methods, "toypaper", "paper", None, None, None, mode="estimate") == 0
+    out = capsys.readouterr().out
+    assert "12.5 GPU-hours per seed (37.5 for its 3 seed(s)) on one 80 GB GPU" in out and "GEOM-drugs" in out
+    assert ucli._cmd_claims(methods, "toypaper", "test", None, None, None, mode="estimate") == 2
+    assert "no cost for rung 'test'" in capsys.readouterr().err
+    assert ucli._cmd_claims(methods, "toypaper", "paper", None, tmp_path, None) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "meant for an accelerator" in err and "--force" in err and not seen
+    assert ucli._cmd_claims(methods, "toypaper", "paper", None, None, None, mode="smoke") == 0
+    assert seen == [(0, "paper", True, "auto")] and "smoke run" in capsys.readouterr().out
+    monkeypatch.delenv("ICLR25_SMOKE")
+    seen.clear()
+    assert ucli._cmd_claims(methods, "toypaper", "paper", None, tmp_path, None, force=True, device="cpu") == 0
+    assert [s[2:] for s in seen] == [(False, "cpu")] * 3 and (tmp_path / "claims.json").is_file()
+    assert os.environ[DEVICE_ENV] == "cpu"
+    capsys.readouterr()
+    assert ucli._cmd_claims(methods, "toypaper", "test", None, None, None, device="gpu") == 2
+    assert ucli._cmd_claims(methods, "toypaper", "nope", None, None, None) == 2
+    assert ucli._cmd_claims(methods, "toypaper", "paper", "0", None, None, mode="smoke") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 3 and "--device must be" in err and "--rung" in err and "Traceback" not in err

@@ -55,8 +55,9 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["Claim", "Measurement", "ClaimResult", "ClaimsReport", "ClaimRegistry", "decide", "render_table",
-           "replace_table", "TABLE_BEGIN", "TABLE_END", "CLAIMS_FILE", "CALIBRATION_FILE", "FRESH_FILE", "calibration_file", "KINDS",
-           "t_quantile_975", "load_report", "max_margin", "kind_counts", "by_kind", "fresh_seeds", "check_report", "CalibrationReport"]
+           "replace_table", "TABLE_BEGIN", "TABLE_END", "CLAIMS_FILE", "CALIBRATION_FILE", "FRESH_FILE", "KINDS",
+           "t_quantile_975", "load_report", "max_margin", "kind_counts", "by_kind", "fresh_seeds", "check_report",
+           "CalibrationReport", "calibration_file", "load_calibration", "RungCost", "smoke_run"]
 
 SCHEMA_VERSION = 2
 CLAIMS_FILE = "claims.json"
@@ -389,6 +390,12 @@ def _save_json(path: str | os.PathLike[str], name: str, data: Mapping[str, Any])
     return path
 
 
+def smoke_run() -> bool:
+    """True inside ``iclr25 claims NAME --rung R --smoke``: the rung's code path runs for one step at one seed on
+    the CPU (a test that the paper rung cannot rot); measuring code shrinks its steps and sizes when it is set."""
+    return os.environ.get("ICLR25_SMOKE", "") == "1"
+
+
 def calibration_file(rung: str) -> str:
     """The calibration file of ``rung``: ``claims-calibration.json`` for the ``test`` rung (the default suite's),
     ``claims-calibration-<rung>.json`` for claims calibrated at another rung (those decided only there).
@@ -439,6 +446,37 @@ def _loadavg() -> tuple[float, float, float] | None:
 MeasureFn = Callable[[int, str], Mapping[str, Measurement | float]]
 
 
+@dataclasses.dataclass(frozen=True)
+class RungCost:
+    """What one seed of a rung costs where it is meant to run: the ``paper`` rung's estimate (issue 59).
+
+    ``gpu_hours`` per seed on ``hardware``, peak accelerator memory ``memory_gb``, ``what`` the configuration
+    (the paper's model size, steps and data, as it reports them) and ``data`` what the rung reads (a path the user
+    provides, a dataset in a wheel). ``iclr25 claims NAME --rung paper --estimate`` prints it; a rung with an
+    estimate is refused on a machine without an accelerator unless ``--force``.
+    """
+
+    gpu_hours: float
+    memory_gb: float
+    hardware: str
+    what: str
+    data: str = ""
+
+    def __post_init__(self) -> None:
+        for name in ("gpu_hours", "memory_gb"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
+                raise ValueError(f"RungCost.{name} must be a positive number, got {v!r}")
+        if not self.hardware or not self.what:
+            raise ValueError("RungCost needs the hardware and what the rung runs")
+
+    def explain(self, rung: str, n_seeds: int) -> str:
+        total = self.gpu_hours * n_seeds
+        return (f"rung {rung!r}: {self.what}; about {self.gpu_hours:g} GPU-hours per seed ({total:g} for its "
+                f"{n_seeds} seed(s)) on {self.hardware}, peak accelerator memory about {self.memory_gb:g} GB"
+                + (f"; data: {self.data}" if self.data else ""))
+
+
 class ClaimRegistry:
     """A package's claims and the functions that measure them.
 
@@ -449,7 +487,8 @@ class ClaimRegistry:
     """
 
     def __init__(self, package: str, *, seeds: Mapping[str, Sequence[int]] | None = None,
-                 calibration: Mapping[str, Sequence[int]] | None = None) -> None:
+                 calibration: Mapping[str, Sequence[int]] | None = None,
+                 costs: Mapping[str, RungCost] | None = None) -> None:
         self.package = package
         self.seeds = {k: tuple(v) for k, v in (seeds or {"test": (0, 1, 2), "repro": (0, 1, 2, 3, 4)}).items()}
         cal = calibration if calibration is not None else {r: DEFAULT_CALIBRATION for r in self.seeds}
@@ -461,9 +500,15 @@ class ClaimRegistry:
             if overlap:
                 raise ValueError(f"{package}: the calibration seeds of rung {rung!r} overlap its decision seeds "
                                  f"{overlap}; a verdict must not rest on a seed its margin was set on")
+        self.costs = dict(costs or {})
+        for rung, cost in self.costs.items():
+            if rung not in self.seeds:
+                raise ValueError(f"{package}: a cost for unknown rung {rung!r}; rungs: {sorted(self.seeds)}")
+            if not isinstance(cost, RungCost):
+                raise TypeError(f"{package}: the cost of rung {rung!r} must be a RungCost")
         self.claims: dict[str, Claim] = {}
         self._measure_of: dict[str, MeasureFn] = {}
-        self._cache: dict[tuple[int, int, str], Mapping[str, Measurement | float]] = {}
+        self._cache: dict[tuple[int, int, str, bool, str], Mapping[str, Measurement | float]] = {}
 
     def measures(self, *claims: Claim) -> Callable[[MeasureFn], MeasureFn]:
         """Register ``claims`` as measured by the decorated function ``fn(seed, rung) -> {claim_id: value}``."""
@@ -506,7 +551,8 @@ class ClaimRegistry:
 
     def measure(self, claim_id: str, seed: int, rung: str) -> Measurement | float:
         fn = self._measure_of[claim_id]
-        key = (id(fn), seed, rung)
+        # a smoke run (one step) and another device measure something else: never served from the same cache entry
+        key = (id(fn), seed, rung, smoke_run(), os.environ.get("ICLR25_DEVICE", ""))
         if key not in self._cache:
             out = fn(seed, rung)
             missing = [c for c, f in self._measure_of.items() if f is fn and c not in out]

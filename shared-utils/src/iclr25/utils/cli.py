@@ -526,15 +526,20 @@ def _cmd_demo(methods: list[MethodEntry], names: list[str], run_all: bool, out: 
 
 
 def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | None, out: Path | None,
-                threads: int | None = 1, *, mode: str = "decide", only: str | None = None) -> int:
+                threads: int | None = 1, *, mode: str = "decide", only: str | None = None,
+                device: str | None = None, force: bool = False) -> int:
     """Decide a method's registered claims at ``rung`` and write ``claims.json``; with ``mode="fresh"`` at new
     seeds (``claims-fresh.json``); with ``mode="calibrate"`` measure them (or the ``only`` ones, comma-separated
     ids, merged into the rung's existing file) at the calibration seeds and write the margins they allow
     (``claims-calibration.json``, or ``claims-calibration-<rung>.json`` at a rung other than ``test``). Every
-    error is one line."""
+    error is one line. ``mode="estimate"`` prints what one seed of ``rung`` costs (:class:`~.claims.RungCost`);
+    ``mode="smoke"`` runs the rung's code path once, at its first seed, shrunk to one step (writes nothing). A rung
+    with a cost (the ``paper`` rung) is refused on a machine without an accelerator unless ``force``.
+    ``device`` (``--device``) is where the measuring code computes (``$ICLR25_DEVICE``)."""
     import importlib  # noqa: PLC0415
 
     from .claims import FRESH_FILE, calibration_file, load_calibration  # noqa: PLC0415
+    from .device import DEVICE_ENV, accelerator_present, parse_device  # noqa: PLC0415
 
     by_name = {m.name: m for m in methods}
     if name not in by_name:
@@ -550,6 +555,12 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
                              "claims-fresh.json always hold every claim of the rung)")
         if only_ids == []:
             raise ValueError("--only: give claim ids, comma-separated")
+        if mode in ("estimate", "smoke") and (chosen is not None or out is not None):
+            raise ValueError(f"--{mode} measures nothing to keep: give it without --seeds and --out")
+        if device is not None:
+            os.environ[DEVICE_ENV] = parse_device(device)
+        if mode == "smoke":
+            os.environ["ICLR25_SMOKE"] = "1"
     except ValueError as exc:
         print(f"iclr25 claims: error: {exc}", file=sys.stderr)
         return 2
@@ -564,8 +575,28 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
         print(f"iclr25 claims: error: {name} has no claims registry (iclr25.{name.replace('-', '_')}.claims."
               f"REGISTRY): {error_line(exc)}", file=sys.stderr)
         return 2
+    try:
+        registry.rung_seeds(rung)
+    except ValueError as exc:
+        print(f"iclr25 claims: error: --rung: {error_line(exc)}", file=sys.stderr)
+        return 2
+    cost = registry.costs.get(rung)
+    if mode == "estimate":
+        if cost is None:
+            print(f"iclr25 claims: error: --estimate: {name} records no cost for rung {rung!r} (rungs with one: "
+                  f"{sorted(registry.costs) or 'none'})", file=sys.stderr)
+            return 2
+        print(cost.explain(rung, len(registry.rung_seeds(rung))))
+        return 0
+    if cost is not None and mode != "smoke" and not force and not accelerator_present():
+        print(f"iclr25 claims: error: --rung {rung} is meant for an accelerator and this machine has none: "
+              f"{cost.explain(rung, len(registry.rung_seeds(rung)))}; pass --force to run it here anyway, or "
+              "--smoke for one step", file=sys.stderr)
+        return 2
+    if mode == "smoke":
+        chosen = registry.rung_seeds(rung)[:1]
     command = f"iclr25 claims {name} --rung {rung}" + (f" --seeds {seeds}" if seeds else "") + \
-        {"decide": "", "fresh": " --fresh", "calibrate": " --calibrate"}[mode] + \
+        {"decide": "", "fresh": " --fresh", "calibrate": " --calibrate", "smoke": " --smoke"}[mode] + \
         (f" --only {','.join(only_ids)}" if only_ids else "")
     try:
         if mode == "calibrate":
@@ -575,6 +606,12 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
             print(f"fresh seeds for {registry.package} {registry.version()} at rung {rung!r}: "
                   f"{', '.join(map(str, fresh))}")
             report = registry.run(rung, fresh, command=command, seeds_from="fresh")
+        elif mode == "smoke":
+            for cid in registry.claims_at(rung):
+                registry.measure(cid, chosen[0], rung)
+            print(f"smoke run of {name}'s rung {rung!r}: {len(registry.claims_at(rung))} claim(s) measured once "
+                  f"at seed {chosen[0]}, one step each (nothing decided, nothing written)")
+            return 0
         else:
             report = registry.run(rung, chosen, command=command)
     except ValueError as exc:
@@ -745,9 +782,18 @@ def _umbrella_parser(methods: list[MethodEntry]) -> argparse.ArgumentParser:
     mode.add_argument("--fresh", action="store_true",
                       help="decide at new seeds (>= 1000, drawn from the date and the version) and write "
                            "claims-fresh.json: verdicts at seeds nobody tuned on")
+    mode.add_argument("--estimate", action="store_true",
+                      help="print what the rung costs where it is meant to run (GPU-hours, memory, data) and exit")
+    mode.add_argument("--smoke", action="store_true",
+                      help="run the rung's code once, at its first seed, shrunk to one step, on this machine "
+                           "(a check that the paper rung runs; nothing is decided or written)")
     mode.add_argument("--calibrate", action="store_true",
                       help="measure the claims at the calibration seeds and write claims-calibration.json: per "
                            "claim the largest margin that passes at the rung's seeds with probability >= 95 %%")
+    c.add_argument("--device", default=None, metavar="{auto,cpu,cuda,cuda:N,mps}",
+                   help="where the measuring code computes (default: auto, the accelerator when one is present)")
+    c.add_argument("--force", action="store_true",
+                   help="run a rung meant for an accelerator (the paper rung) on a machine without one")
     c.add_argument("--only", default=None, metavar="ID,...",
                    help="with --calibrate: calibrate only these claims (comma-separated ids), keeping the others' "
                         "entries in the rung's calibration file; for claims too costly to measure all at once")
@@ -800,8 +846,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_list(methods)
     if args.command == "claims":
         return _cmd_claims(methods, args.name, args.rung, args.seeds, args.out, args.threads or None,
-                           mode="fresh" if args.fresh else "calibrate" if args.calibrate else "decide",
-                           only=args.only)
+                           mode="fresh" if args.fresh else "calibrate" if args.calibrate else "estimate"
+                           if args.estimate else "smoke" if args.smoke else "decide",
+                           only=args.only, device=args.device, force=args.force)
     try:
         return _cmd_demo(methods, args.names, args.all, args.out, args.seed, args.overwrite)
     except BrokenPipeError:
