@@ -450,3 +450,54 @@ def test_paper_rung_estimate_refusal_force_smoke_and_device(tmp_path, capsys, mo
     assert ucli._cmd_claims(methods, "toypaper", "paper", "0", None, None, mode="smoke") == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 3 and "--device must be" in err and "--rung" in err and "Traceback" not in err
+
+
+_TOY_MODULE = '''
+import os
+from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
+
+REGISTRY = ClaimRegistry("iclr25-toypar", seeds={"test": (0, 1, 2), "repro": (0, 1, 2, 3)})
+
+
+@REGISTRY.measures(Claim("a", kind="main", statement="s", metric="m", direction="higher", baseline="b"),
+                   Claim("b", kind="sanity", statement="s", metric="m", direction="higher", threshold=0.0))
+def _m(seed, rung):
+    return {"a": Measurement(1.0 + seed, 0.5, extra={"pid": os.getpid()}), "b": float(seed + 1)}
+'''
+
+
+@pytest.mark.parametrize("backend", ["local", "dask", "ray"])
+def test_claims_seeds_in_parallel_on_local_dask_and_ray(tmp_path, monkeypatch, capsys, backend):
+    """``iclr25 claims --backend {local,dask,ray}`` measures the seeds in worker processes (a local Dask cluster
+    and a local Ray started by the command) and writes the same claims.json as one process does."""
+    import os
+    import sys
+
+    from iclr25.utils import cli as ucli
+
+    pytest.importorskip({"local": "joblib", "dask": "distributed", "ray": "ray"}[backend])
+    pkg = tmp_path / "site" / "iclr25" / "toypar"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "claims.py").write_text(_TOY_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")]))
+    import iclr25
+
+    monkeypatch.setattr(iclr25, "__path__", [*iclr25.__path__, str(tmp_path / "site" / "iclr25")])
+    for m in [m for m in sys.modules if m.startswith("iclr25.toypar")]:
+        monkeypatch.delitem(sys.modules, m)
+    methods = [ucli.MethodEntry("toypar", "iclr25-toypar", "0.1.0", "", None)]
+    serial, par = tmp_path / "serial", tmp_path / "par"
+    assert ucli._cmd_claims(methods, "toypar", "repro", None, serial, None) == 0
+    for m in [m for m in sys.modules if m.startswith("iclr25.toypar")]:
+        monkeypatch.delitem(sys.modules, m)
+    assert ucli._cmd_claims(methods, "toypar", "repro", None, par, None, backend=backend, workers=2) == 0
+    assert f"measured 4 seed task(s) on --backend {backend}" in capsys.readouterr().out
+    a, b = (json.loads((d / "claims.json").read_text()) for d in (serial, par))
+    for ca, cb in zip(a["claims"], b["claims"], strict=True):
+        assert (ca["values"], ca["verdict"]) == (cb["values"], cb["verdict"])
+    pids = {x["pid"] for x in b["claims"][0]["extra"]} if "extra" in b["claims"][0] else set()
+    assert os.getpid() not in pids
+    assert ucli._cmd_claims(methods, "toypar", "repro", None, None, None, backend="local",
+                            address="tcp://x:1") == 2

@@ -390,6 +390,41 @@ def _save_json(path: str | os.PathLike[str], name: str, data: Mapping[str, Any])
     return path
 
 
+#: environment variables a worker of :meth:`ClaimRegistry.prefetch` takes from the process that asked
+_PASSED_ENV = ("ICLR25_SMOKE", "ICLR25_DEVICE", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "XLA_FLAGS", "ICLR25_QUIET")
+
+
+def _passed_env() -> dict[str, str]:
+    return {k: os.environ[k] for k in _PASSED_ENV if k in os.environ}
+
+
+def _registry_module(registry: ClaimRegistry) -> str:
+    """The module whose ``REGISTRY`` is ``registry`` (``iclr25.<slug>.claims`` for a package's)."""
+    import sys  # noqa: PLC0415
+
+    name = "iclr25." + registry.package.removeprefix("iclr25-").replace("-", "_") + ".claims"
+    mod = sys.modules.get(name)
+    if mod is None or getattr(mod, "REGISTRY", None) is not registry:
+        for mname, m in list(sys.modules.items()):
+            if getattr(m, "REGISTRY", None) is registry:
+                return mname
+        raise ValueError(f"{registry.package}: prefetch needs the registry as a module-level REGISTRY (e.g. {name})")
+    return name
+
+
+def _measure_task(task: tuple) -> Mapping[str, Any]:
+    """One (measuring function, seed) of :meth:`ClaimRegistry.prefetch`, in a worker process."""
+    import importlib  # noqa: PLC0415
+
+    module, cid, seed, rung, env = task
+    os.environ.update(env)
+    registry = importlib.import_module(module).REGISTRY
+    fn = registry._measure_of[cid]  # noqa: SLF001
+    registry.measure(cid, seed, rung)
+    key = (id(fn), seed, rung, smoke_run(), os.environ.get("ICLR25_DEVICE", ""))
+    return registry._cache[key]  # noqa: SLF001
+
+
 def smoke_run() -> bool:
     """True inside ``iclr25 claims NAME --rung R --smoke``: the rung's code path runs for one step at one seed on
     the CPU (a test that the paper rung cannot rot); measuring code shrinks its steps and sizes when it is set."""
@@ -569,6 +604,34 @@ class ClaimRegistry:
         if self.claims[claim_id].seed_free:
             seeds = seeds[:1]
         return decide(self.claims[claim_id], {s: self.measure(claim_id, s, rung) for s in seeds}, rung=rung)
+
+    def prefetch(self, rung: str, seeds: Iterable[int], *, claim_ids: Iterable[str] | None = None,
+                 backend: str | None = None, n_jobs: int = -1) -> int:
+        """Measure the (measuring function, seed) pairs the claims ``claim_ids`` (default: the rung's) need at
+        ``seeds`` in parallel, on ``backend`` (:func:`iclr25.utils.parallel.parallel_map`: ``None``/``"loky"``
+        local processes, ``"dask"`` a running ``distributed.Client``, ``"ray"``), and keep them in the cache that
+        :meth:`run`, :meth:`decide` and :meth:`calibrate` read; a seed-free claim at the first seed only. Each task
+        imports this registry's module again in its worker, so the registry must be a module-level ``REGISTRY``.
+        Returns the number of tasks run."""
+        from .parallel import parallel_map  # noqa: PLC0415
+
+        seeds = tuple(seeds)
+        ids = list(claim_ids) if claim_ids is not None else self.claims_at(rung)
+        module = _registry_module(self)
+        todo: dict[tuple[int, int], str] = {}
+        for cid in ids:
+            fn = self._measure_of[cid]
+            for seed in seeds[:1] if self.claims[cid].seed_free else seeds:
+                key = (id(fn), seed, rung, smoke_run(), os.environ.get("ICLR25_DEVICE", ""))
+                if key not in self._cache:
+                    todo.setdefault((id(fn), seed), cid)
+        tasks = [(module, cid, seed, rung, _passed_env()) for (_, seed), cid in todo.items()]
+        outs = parallel_map(_measure_task, tasks, n_jobs=n_jobs, backend=backend,
+                            desc=f"{self.package} {rung}: seeds")
+        for (_, cid, seed, rung_, _), out in zip(tasks, outs, strict=True):
+            fn = self._measure_of[cid]
+            self._cache[(id(fn), seed, rung_, smoke_run(), os.environ.get("ICLR25_DEVICE", ""))] = out
+        return len(tasks)
 
     def run(self, rung: str, seeds: Iterable[int] | None = None, *, command: str = "",
             seeds_from: str = "") -> ClaimsReport:

@@ -527,7 +527,8 @@ def _cmd_demo(methods: list[MethodEntry], names: list[str], run_all: bool, out: 
 
 def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | None, out: Path | None,
                 threads: int | None = 1, *, mode: str = "decide", only: str | None = None,
-                device: str | None = None, force: bool = False) -> int:
+                device: str | None = None, force: bool = False, backend: str | None = None,
+                address: str | None = None, workers: int | None = None) -> int:
     """Decide a method's registered claims at ``rung`` and write ``claims.json``; with ``mode="fresh"`` at new
     seeds (``claims-fresh.json``); with ``mode="calibrate"`` measure them (or the ``only`` ones, comma-separated
     ids, merged into the rung's existing file) at the calibration seeds and write the margins they allow
@@ -535,7 +536,8 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
     error is one line. ``mode="estimate"`` prints what one seed of ``rung`` costs (:class:`~.claims.RungCost`);
     ``mode="smoke"`` runs the rung's code path once, at its first seed, shrunk to one step (writes nothing). A rung
     with a cost (the ``paper`` rung) is refused on a machine without an accelerator unless ``force``.
-    ``device`` (``--device``) is where the measuring code computes (``$ICLR25_DEVICE``)."""
+    ``device`` (``--device``) is where the measuring code computes (``$ICLR25_DEVICE``); ``backend``,
+    ``address`` and ``workers`` measure the seeds in parallel (:class:`~.parallel.cluster`)."""
     import importlib  # noqa: PLC0415
 
     from .claims import FRESH_FILE, calibration_file, load_calibration  # noqa: PLC0415
@@ -599,6 +601,14 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
         {"decide": "", "fresh": " --fresh", "calibrate": " --calibrate", "smoke": " --smoke"}[mode] + \
         (f" --only {','.join(only_ids)}" if only_ids else "")
     try:
+        if backend is not None and mode in ("decide", "fresh", "calibrate"):
+            from .parallel import cluster  # noqa: PLC0415
+
+            at = (registry.fresh_seeds(rung) if mode == "fresh" else chosen if chosen is not None else
+                  registry.calibration_seeds(rung) if mode == "calibrate" else registry.rung_seeds(rung))
+            with cluster(backend, address=address, workers=workers) as (engine, n_jobs):
+                n = registry.prefetch(rung, at, claim_ids=only_ids, backend=engine, n_jobs=n_jobs)
+            print(f"measured {n} seed task(s) on --backend {backend}" + (f" at {address}" if address else ""))
         if mode == "calibrate":
             cal = registry.calibrate(rung, chosen, only=only_ids, command=command)
         elif mode == "fresh":
@@ -614,7 +624,7 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
             return 0
         else:
             report = registry.run(rung, chosen, command=command)
-    except ValueError as exc:
+    except (ValueError, ImportError) as exc:
         print(f"iclr25 claims: error: {error_line(exc)}", file=sys.stderr)
         return 2
     except MemoryError:
@@ -794,6 +804,9 @@ def _umbrella_parser(methods: list[MethodEntry]) -> argparse.ArgumentParser:
                    help="where the measuring code computes (default: auto, the accelerator when one is present)")
     c.add_argument("--force", action="store_true",
                    help="run a rung meant for an accelerator (the paper rung) on a machine without one")
+    from .parallel import add_backend_arguments  # noqa: PLC0415
+
+    add_backend_arguments(c)
     c.add_argument("--only", default=None, metavar="ID,...",
                    help="with --calibrate: calibrate only these claims (comma-separated ids), keeping the others' "
                         "entries in the rung's calibration file; for claims too costly to measure all at once")
@@ -848,7 +861,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _cmd_claims(methods, args.name, args.rung, args.seeds, args.out, args.threads or None,
                            mode="fresh" if args.fresh else "calibrate" if args.calibrate else "estimate"
                            if args.estimate else "smoke" if args.smoke else "decide",
-                           only=args.only, device=args.device, force=args.force)
+                           only=args.only, device=args.device, force=args.force, backend=args.backend,
+                           address=args.address, workers=args.workers)
     try:
         return _cmd_demo(methods, args.names, args.all, args.out, args.seed, args.overwrite)
     except BrokenPipeError:

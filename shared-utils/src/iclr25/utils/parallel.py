@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TypeVar
 
-__all__ = ["parallel_map"]
+__all__ = ["parallel_map", "cluster", "add_backend_arguments", "BACKEND_CHOICES"]
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 _BACKENDS = (None, "loky", "threading", "multiprocessing", "sequential", "dask", "ray")
+#: what a command line offers: ``local`` (processes on this machine), a Dask cluster, a Ray cluster
+BACKEND_CHOICES = ("local", "dask", "ray")
 
 
 def parallel_map(fn: Callable[[T], R], items: Iterable[T], *, n_jobs: int = 1, backend: str | None = None,
@@ -113,3 +115,85 @@ def _check_dask_client() -> None:
     except ValueError:
         raise ValueError("backend='dask' needs a running dask.distributed Client: Client(LocalCluster()) on "
                          "this machine, or Client('tcp://scheduler:8786') for a cluster") from None
+
+
+def add_backend_arguments(parser) -> None:
+    """``--backend {local,dask,ray}``, ``--address`` and ``--workers`` for a command whose seeds or cells are
+    independent (``iclr25 claims``, a package's ``repro``)."""
+    parser.add_argument("--backend", default=None, choices=BACKEND_CHOICES,
+                        help="run independent seeds/cells in parallel: local processes, a Dask cluster or a Ray "
+                             "cluster (default: one after another in this process)")
+    parser.add_argument("--address", default=None, metavar="ADDR",
+                        help="the cluster to use with --backend dask (tcp://scheduler:8786) or ray (auto, "
+                             "ray://head:10001); without it a local cluster is started for the command")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="parallel workers (default: local and a started cluster use 2; a cluster at "
+                             "--address uses all of its workers)")
+
+
+class cluster:  # noqa: N801 - used as a context manager, like open()
+    """Connect to (or start) what ``backend`` needs for :func:`parallel_map`, and close what it started.
+
+    ``with cluster("dask", address=None, workers=2) as (backend, n_jobs): parallel_map(fn, xs, backend=backend,
+    n_jobs=n_jobs)``. ``local``: joblib's processes on this machine. ``dask``: a ``distributed.Client`` to
+    ``address``, or to a ``LocalCluster`` of ``workers`` single-threaded processes started here. ``ray``:
+    ``ray.init(address)``, or a local Ray of ``workers`` CPUs. A cluster that cannot be reached is a one-line
+    ``ValueError`` naming ``--address``.
+    """
+
+    def __init__(self, backend: str | None, *, address: str | None = None, workers: int | None = None) -> None:
+        if backend is not None and backend not in BACKEND_CHOICES:
+            raise ValueError(f"--backend must be one of {', '.join(BACKEND_CHOICES)}, got {backend!r}")
+        if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+            raise ValueError(f"--workers must be a positive integer, got {workers!r}")
+        if address is not None and backend in (None, "local"):
+            raise ValueError("--address names a cluster: give it with --backend dask or ray")
+        self.backend, self.address, self.workers = backend, address, workers
+        self._close: list = []
+
+    def __enter__(self) -> tuple[str | None, int]:
+        b = self.backend
+        if b is None:
+            return None, 1
+        if b == "local":
+            return "loky", self.workers or 2
+        if b == "dask":
+            try:
+                from distributed import Client, LocalCluster
+            except ImportError as exc:
+                raise ImportError("--backend dask needs dask.distributed: pip install 'iclr25-utils[distributed]'"
+                                  ) from exc
+            if self.address:
+                try:
+                    client = Client(self.address, timeout="20s")
+                except (OSError, TimeoutError) as exc:
+                    raise ValueError(f"--address {self.address}: no Dask scheduler answered ({exc})") from None
+            else:
+                lc = LocalCluster(n_workers=self.workers or 2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None)
+                self._close.append(lc)
+                client = Client(lc)
+            self._close.insert(0, client)
+            return "dask", self.workers or -1
+        import logging
+
+        try:
+            import ray
+        except ImportError as exc:
+            raise ImportError("--backend ray needs ray: pip install 'iclr25-utils[ray]'") from exc
+        if not ray.is_initialized():
+            kw = {"address": self.address} if self.address else {"num_cpus": self.workers or 2}
+            try:
+                ray.init(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR, **kw)
+            except (ConnectionError, RuntimeError) as exc:
+                raise ValueError(f"--address {self.address}: no Ray cluster answered ({exc})") from None
+            self._close.append(ray)
+        return "ray", self.workers or -1
+
+    def __exit__(self, *exc) -> None:
+        for thing in self._close:
+            try:
+                thing.shutdown() if hasattr(thing, "shutdown") and not hasattr(thing, "close") else thing.close()
+            except Exception:  # noqa: BLE001, S110 - closing what we started; nothing to report
+                pass
+        self._close.clear()
