@@ -887,12 +887,13 @@ def umbrella_cases(b: Builder, method: str = "pgw") -> None:
     (base / "D" / "claims.json").write_bytes(MINE)
     b.add("existing", "claims --out holding claims.json", base, ["claims", method, "--out", str(base / "D")],
           ["claims", method], **check)
-    for mode, name in (("--fresh", "claims-fresh.json"), ("--calibrate", "claims-calibration.json")):
-        base = b.folder(f"umb-claims{mode[1:]}")
+    for mode, name in (("--fresh", "claims-fresh.json"), ("--calibrate", "claims-calibration.json"),
+                       ("--calibrate --rung repro --only x", "claims-calibration-repro.json")):
+        base = b.folder(f"umb-claims{mode[1:].split()[0]}{'-repro' if 'repro' in mode else ''}")
         (base / "D").mkdir()
         (base / "D" / name).write_bytes(MINE)
-        b.add("existing", f"claims {mode} --out holding {name}", base, ["claims", method, mode, "--out", str(base / "D")],
-              ["claims", method], **check)
+        b.add("existing", f"claims {mode} --out holding {name}", base,
+              ["claims", method, *mode.split(), "--out", str(base / "D")], ["claims", method], **check)
     base = b.folder("umb-claims-link")
     (base / "D").mkdir()
     (base / "mine.json").write_bytes(MINE)
