@@ -54,12 +54,17 @@ def _rescale(task, ref):
     return dataclasses.replace(task, values=(2 * (raw - rlo) / (rhi - rlo) - 1).astype(np.float32))
 
 
-def _ratios(learner, task, n_batches: int, val_max: list[float]) -> list[float]:
+def _selected(learner, task, n_batches: int) -> list[tuple[int, float]]:
+    """Per batch: the chosen sub-network and its self-prediction MSE (the same for every threshold below)."""
     out = []
     for b in range(n_batches):
         sel = learner.select_mode(task, np.arange(b * TEST_BATCH_SIZE, (b + 1) * TEST_BATCH_SIZE))
-        out.append(sel.mses[sel.best] / val_max[sel.best])
+        out.append((sel.best, sel.mses[sel.best]))
     return out
+
+
+def _ratios(selected: list[tuple[int, float]], val_max: list[float]) -> list[float]:
+    return [mse / val_max[best] for best, mse in selected]
 
 
 def one(seed: int, epochs: int) -> dict:
@@ -79,14 +84,16 @@ def one(seed: int, epochs: int) -> dict:
     train0 = task_sequence("physics", PRETRAIN.n_train + PRETRAIN.n_valid, seed=seed)[0]
     unseen_rs = _rescale(unseen, train0)
     row = {"seed": seed, "epochs": epochs, "source": source}
+    sel_known = [s for te in tests for s in _selected(learner, te, TEST_BATCHES)]
+    sel_unseen = _selected(learner, unseen, 8)
     for name, val in (("claim", val_claim), ("fresh10", val_fresh)):
-        known = [r for te in tests for r in _ratios(learner, te, TEST_BATCHES, val)]
-        uns = _ratios(learner, unseen, 8, val)
+        known = _ratios(sel_known, val)
+        uns = _ratios(sel_unseen, val)
         row[name] = {"known": known, "unseen": uns, "auroc": _auroc(uns, known),
                      **{f"f{f}": {"unseen_flagged": float(np.mean(np.asarray(uns) > f)),
                                   "unseen_flagged_claim4": float(np.mean(np.asarray(uns[:4]) > f)),
                                   "known_flagged": float(np.mean(np.asarray(known) > f))} for f in FACTORS}}
-    uns_rs = _ratios(learner, unseen_rs, 8, val_claim)
+    uns_rs = _ratios(_selected(learner, unseen_rs, 8), val_claim)
     row["rescaled"] = {"unseen": uns_rs, "auroc": _auroc(uns_rs, row["claim"]["known"]),
                        "unseen_flagged_f1.5": float(np.mean(np.asarray(uns_rs) > 1.5))}
     row["cpu_s"] = time.process_time() - t0
@@ -129,10 +136,12 @@ def main() -> None:
         for s in args.seeds:
             rows.append(one(s, e))
             print(f"epochs {e} seed {s}: {rows[-1]['cpu_s']:.0f} s CPU", flush=True)
-    meta = {"command": "python benchmarks/unknown_ablation.py --out DIR --epochs "
-                       + " ".join(map(str, args.epochs)) + " --seeds " + " ".join(map(str, args.seeds)),
-            "date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime())}
-    (args.out / "unknown_ablation.json").write_text(json.dumps({**meta, "rows": rows}, indent=1) + "\n")
+            # written after every row, so a run cut short keeps what it measured ("complete": false)
+            meta = {"command": "python benchmarks/unknown_ablation.py --out DIR --epochs "
+                               + " ".join(map(str, args.epochs)) + " --seeds " + " ".join(map(str, args.seeds)),
+                    "date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()),
+                    "complete": len(rows) == len(args.epochs) * len(args.seeds)}
+            (args.out / "unknown_ablation.json").write_text(json.dumps({**meta, "rows": rows}, indent=1) + "\n")
     print(tables(rows))
 
 
