@@ -27,7 +27,8 @@ from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
 __all__ = ["REGISTRY", "rung_config"]
 
 #: the CoT claims decide on 10 seeds at the ``repro`` rung (issue 58: at 5 seeds a gap of the size measured passes
-#: with well under 95 % probability); calibration seeds 100-104 (one seed of the repro rung costs about 50 s)
+#: with well under 95 % probability); calibration seeds 100-104, five because one seed of the repro rung costs
+#: about 72 s of CPU (100 s wall at seed 105, 2026-12-05, load ~2)
 REGISTRY = ClaimRegistry("iclr25-knowledge-manipulation",
                          seeds={"test": (0, 1, 2, 3, 4), "repro": tuple(range(10))},
                          calibration={"test": range(100, 105), "repro": range(100, 105)})
@@ -79,8 +80,10 @@ def rung_config(rung: str):
           "people, CoT fine-tune", direction="higher", baseline="no-CoT fine-tune", rule="mean_ci", rungs=("repro",),
           note="repro rung, seeds 0-9 (issue 58: at the test rung's 5 seeds the claim failed in one of two unseen "
           "5-seed blocks, gap +0.11 vs +0.23 at seeds 0-4, so a real gap of this size passes 5 seeds with well "
-          "under 95 % probability); margin 0 (the claim is that CoT helps), below the max margin of the "
-          "calibration seeds 100-104 at 10 decision seeds (claims-calibration.json, rung repro). Every fine-tune "
+          "under 95 % probability); margin 0 (the claim is that CoT helps). NOT robust at 10 seeds: calibration "
+          "seeds 100-104 (5, not 10: one repro seed costs about 72 s of CPU; claims-calibration-repro.json) "
+          "give gaps +0.08, -0.02, -0.08, +0.34, -0.04 (mean +0.056, sd 0.17), max margin -0.16 < 0: a gap "
+          "this size passes 10 seeds with well under 95 % probability; re-examination pending (2026-12-05). Every fine-tune "
           "fits its train people; at fine-tune lr 1e-3 (0.2.0) the CoT fine-tune under-fitted at seed 2"),
     Claim("cot-at-inference-only-does-not-help", kind="main", statement="CoT at inference only does not help: the no-CoT "
           "fine-tune, prompted with the CoT step (the question, then the true month, then 'so'), classifies test "
@@ -89,8 +92,10 @@ def rung_config(rung: str):
           metric="month-parity accuracy, test people, no-CoT fine-tune with a CoT prompt (forced choice of the "
           "label)", direction="lower", baseline="no-CoT fine-tune, no-CoT prompt", rule="mean_ci", rungs=("repro",),
           note="repro rung, seeds 0-9 (issue 58: failed in one of two unseen 5-seed blocks at the test rung); "
-          "margin 0: the interval of the mean drop must exclude 'no drop', below the max margin of calibration "
-          "seeds 100-104 at 10 decision seeds (claims-calibration.json, rung repro). The oracle month in the "
+          "margin 0: the interval of the mean drop must exclude 'no drop'. Calibration seeds 100-104 (5, not 10: one "
+          "repro seed costs about 72 s of CPU; claims-calibration-repro.json) give drops +0.28, +0.36, +0.06, "
+          "+0.22, 0 (mean +0.18, sd 0.15), max margin -0.010 < 0: just short of 95 % at 10 seeds; "
+          "re-examination (more seeds) pending (2026-12-05). The oracle month in the "
           "prompt is the most a CoT prompt can supply"),
 )
 def _protocol(seed: int, rung: str) -> dict[str, Measurement | float]:
@@ -136,7 +141,9 @@ _PRE: dict = {}
           rungs=("repro",), note="repro rung only (Stage A trained at seeds 0-4); margin 0, the 95 % interval of "
           "the mean gap (50 test people: the gap moves by several of them from seed to seed). Measured "
           "2026-12-02: gaps +0.38, +0.16, +0.20, +0.38, +0.08 (mean +0.24, interval [+0.07, +0.41]); at 30 "
-          "epochs the same seeds give +0.40, +0.16, +0.16, +0.28, +0.14"),
+          "epochs the same seeds give +0.40, +0.16, +0.16, +0.28, +0.14. Calibration seeds 100-104 "
+          "(claims-calibration-repro.json): mean +0.15, sd 0.16, max margin -0.05 < 0 at 10 seeds: not robust; "
+          "re-examination pending"),
     Claim("no-cot-memorises-train-3x-epochs", kind="sanity", statement="the no-CoT fine-tune at 90 epochs fits its train people "
           "(so its test accuracy is not an under-fit)", paper="R2: p_train accuracy ~100 %",
           metric="month-parity accuracy, train people, no-CoT fine-tune, 90 epochs", direction="higher",
@@ -149,7 +156,9 @@ _PRE: dict = {}
           note="margin 0, 95 % interval of the mean gap. Measured: gaps +0.28, +0.02, +0.08, +0.08, +0.20 (mean "
           "+0.13, interval [+0.001, +0.26]: holds by a hair). Neither fine-tune fits 25 people (train 0.76-0.96): "
           "the CoT one writes the month right for 0.90-1.00 of test people but maps only some months to their "
-          "parity (the month -> parity table is learned from 25 examples)"),
+          "parity (the month -> parity table is learned from 25 examples). Calibration seeds 100-104 "
+          "(claims-calibration-repro.json): mean +0.14, sd 0.11, max margin -0.003 < 0 at 10 seeds: not robust; "
+          "re-examination pending"),
     Claim("comparison-cot-beats-no-cot", kind="main", statement="month comparison of two test people is better when the answer "
           "first states both months (CoT in training and inference) than without CoT",
           paper="R3: with CoT, comparison accuracy ~ the product of two retrievals", metric="month-comparison "
