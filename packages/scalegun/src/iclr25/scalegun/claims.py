@@ -69,8 +69,10 @@ def certified_stream(seed: int, rung: str) -> tuple[Any, Any, list]:
           statement="the data-dependent bound is sound: the true gradient residual never exceeds it (Fig. 2)",
           paper="Fig. 2: true residual <= data-dependent bound for edge, node and feature removal",
           metric="max over requests and classes of true residual / data-dependent bound",
-          threshold=1.0, direction="lower", rule="every_seed", margin=0.3,
-          note="margin 0.3 (ratio < 0.7) below max_margin at calibration seeds 100-109 (claims-calibration.json)"),
+          threshold=1.0, direction="lower", rule="every_seed", margin=0.0,
+          note="soundness decided as the paper states it (ratio <= 1 at every request, class and seed), no margin; "
+               "calibration seeds 100-109 give ratios 0.05-0.89, max_margin 0.22 (claims-calibration.json). "
+               "The earlier margin 0.3 exceeded that max_margin and failed at fresh seeds (ratio 0.92)"),
     Claim("data-bound-below-worst-case", kind="secondary",
           statement="the data-dependent bound is tighter than the worst-case bound (Fig. 2)",
           paper="Fig. 2: data-dependent bound <= worst-case bound",
