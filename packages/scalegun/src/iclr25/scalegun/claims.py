@@ -162,7 +162,7 @@ def _cpu_timed(fn: Any, *args: Any) -> tuple[Any, float]:
                  "is within 1 point of retraining",
           threshold=1.0, direction="higher", rule="every_seed", margin=0.0,
           note="threshold 10x fixed in advance (paper notes, reduced-scale check 5); margin 0 below max_margin at "
-               "calibration seeds 100-104 of the repro rung (benchmarks/calibration-repro/)"),
+               "calibration seeds 100-104 of the repro rung (claims-calibration-repro.json: max_margin 0.048)"),
     Claim("batch-5000-faster-than-retraining", kind="main", rungs=("repro",), expect="fails",
           ladder="README.md#the-5000-edge-batch-ladder",
           statement="a 5,000-random-edge request is unlearned faster than retraining (the abstract's headline, "
