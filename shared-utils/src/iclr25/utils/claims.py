@@ -672,7 +672,9 @@ class ClaimRegistry:
                 entries.append({**entry, "seeds": [], "max_margin": None, "ok": True,
                                 "why": "seed-free: decided once, nothing to calibrate"})
                 continue
-            res = decide(c, {s: self.measure(cid, s, rung) for s in seeds}, rung=rung)
+            # the calibration seeds only estimate the per-seed improvement: a claim decided at many seeds
+            # (min_seeds) is calibrated on as few as 3
+            res = decide(dataclasses.replace(c, min_seeds=3), {s: self.measure(cid, s, rung) for s in seeds}, rung=rung)
             imp = [c.improvement(v, r) for v, r in zip(res.values, res.references, strict=True)]
             usable = all(math.isfinite(d) for d in imp) and all(res.alive_per_seed)
             mm = max_margin(c.rule, imp, n_decide) if usable else None
