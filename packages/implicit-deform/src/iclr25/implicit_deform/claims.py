@@ -66,8 +66,8 @@ INTERMEDIATE_RESOLUTION = 48
           threshold=INTERMEDIATE_BOUND, direction="lower", rule="every_seed", rungs=("repro",), kind="main",
           note="0.1.0's bound of 0.7x restored (0.2.0 had loosened it to 1.0x after two seeds failed it at the "
                "'test' preset); decided at the 'repro' preset, a larger rung of the scale ladder; margin 0 <= "
-               "max_margin 0.36 from calibration seeds 100-104 (repro rung, benchmarks/calibrate_repro.py, "
-               "claims-calibration-repro.json; one fit costs > 15 s)"),
+               "max_margin 0.36 from calibration seeds 100-104 (repro rung, claims-calibration-repro.json from "
+               "`iclr25 claims implicit-deform --calibrate --rung repro --only ...`; one fit costs > 15 s)"),
     Claim("intermediate-beats-straight-line",
           statement="the intermediate shape of the fitted deformation (5 % sparse correspondences) is closer to the "
                     "true intermediate shape than straight-line interpolation of dense exact correspondences",
@@ -76,7 +76,7 @@ INTERMEDIATE_RESOLUTION = 48
           baseline="straight line with dense exact correspondences (every vertex)", direction="lower",
           rule="every_seed", rungs=("repro",), kind="main",
           note="margin 0 <= max_margin 0.0064 from calibration seeds 100-104 (repro rung, "
-               "benchmarks/calibrate_repro.py, claims-calibration-repro.json; one fit costs > 15 s)"),
+               "claims-calibration-repro.json; one fit costs > 15 s)"),
 )
 def _intermediate(seed: int, rung: str) -> dict[str, Measurement]:
     from . import DeformConfig, fit, make_pair  # noqa: PLC0415
