@@ -3,7 +3,8 @@
     python benchmarks/cost.py [--out DIR] [--threads N]
 
 Writes DIR/results.json and prints a table with the ratios measured in the same run (alternating timing,
-``iclr25.utils.bench.compare``). The paper's budget: MemNO's epoch at most 1.3x FFNO's.
+``iclr25.utils.bench.compare``). The paper's budget: MemNO's epoch at most 1.3x FFNO's. On the CPU (the timings
+do not synchronise an accelerator).
 """
 
 from __future__ import annotations
@@ -40,13 +41,13 @@ def main() -> None:
     for res in (32, 64):
         u = torch.randn(config["n_traj"], config["T"], res, generator=gen)
         kw = {"width": config["width"], "n_layers": config["n_layers"], "modes": config["modes"]}  # 16 at both resolutions
-        mem, ffno = make_model("memno", **kw), make_model("ffno", **kw)
+        mem, ffno = make_model("memno", device="cpu", **kw), make_model("ffno", device="cpu", **kw)
         rows.append(compare(epoch_fn(mem, u, config["batch_size"]), epoch_fn(ffno, u, config["batch_size"]),
                             names=(f"MemNO epoch, res {res}", f"FFNO epoch, res {res}"), repeats=args.repeats))
     # streaming: an autoregressive rollout of 25 steps with the cached S4 state vs re-running the history
-    mem = make_model("memno", width=32, n_layers=4, modes=16)
+    mem = make_model("memno", width=32, n_layers=4, modes=16, device="cpu")
     u0 = torch.randn(16, 32, generator=gen)
-    rows.append(compare(lambda: rollout(mem, u0, 25), lambda: rollout_full(mem, u0, 25),
+    rows.append(compare(lambda: rollout(mem, u0, 25, device="cpu"), lambda: rollout_full(mem, u0, 25, device="cpu"),
                         names=("MemNO rollout 25 steps, streaming", "MemNO rollout, re-run full history"),
                         repeats=args.repeats))
     print(format_table(rows))

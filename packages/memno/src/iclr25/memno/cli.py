@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from iclr25.utils import cli as ucli
+from iclr25.utils.device import add_device_argument
 from iclr25.utils.outputs import add_output, check_output_path
 from iclr25.utils.results import RunResult
 from iclr25.utils.seeding import check_seed, seed_everything
@@ -46,17 +47,22 @@ def demo(args: argparse.Namespace) -> int:
     import numpy as np  # noqa: PLC0415
     import torch  # noqa: PLC0415 - keeps --help light
 
+    from iclr25.utils.device import describe_device, torch_device  # noqa: PLC0415
+
     from .datasets import PDEDataset  # noqa: PLC0415
     from .experiments import Setting, compare_models  # noqa: PLC0415
     from .figures import plot_rollout  # noqa: PLC0415
     from .theory import mori_zwanzig_toy  # noqa: PLC0415
 
+    dev = torch_device(args.device)
+    run.machine["device"] = describe_device(dev)
     seed_everything(args.seed)
     mz = mori_zwanzig_toy(seed=args.seed)
     setting = Setting(cfg["resolution"], cfg["nu"])
     res = compare_models(setting, ["ffno", "memno", "ffno-history"], n_train=cfg["n_train"], n_test=cfg["n_test"],
                          epochs=cfg["epochs"], width=cfg["width"], n_layers=cfg["n_layers"], modes=cfg["modes"],
-                         seed=args.seed, t_burn=cfg["t_burn"], batch_size=cfg["batch_size"], n_x=cfg["n_x"])
+                         seed=args.seed, t_burn=cfg["t_burn"], batch_size=cfg["batch_size"], n_x=cfg["n_x"],
+                         device=dev)
     run.config = {**cfg, "modes": res["modes"]}
     ev_f, ev_m, ev_h = res["ffno"]["eval"], res["memno"]["eval"], res["ffno-history"]["eval"]
     # the headline: the paper's main claim (memno-beats-ffno-low-res: with memory, the one-step error on
@@ -88,7 +94,8 @@ def demo(args: argparse.Namespace) -> int:
             peer_name="FFNO", unit="s", higher_is_better=False, timing=True)
     te: PDEDataset = res["test"]
     with torch.no_grad():
-        preds = {name: res[name]["model"](torch.as_tensor(te.u[:1, :-1]))[0].numpy() for name in ("ffno", "memno")}
+        u_in = torch.as_tensor(te.u[:1, :-1], device=dev)
+        preds = {name: res[name]["model"](u_in)[0].cpu().numpy() for name in ("ffno", "memno")}
     preds = {k: np.concatenate([te.u[0, :1], v]) for k, v in preds.items()}
     fig = plot_rollout(args.out / "predictions.png", te.target[0], preds,
                        {"FFNO one-step": ev_f.per_step, "MemNO one-step": ev_m.per_step,
@@ -141,7 +148,7 @@ def generate(args: argparse.Namespace) -> int:
 
     maker = ks if args.pde == "ks" else burgers
     kw: dict[str, Any] = {"resolution": res, "noise": args.noise, "seed": args.seed, "t_burn": args.t_burn,
-                          "n_modes": args.n_modes}
+                          "n_modes": args.n_modes, "device": args.device}
     if args.nu is not None:
         kw["nu"] = args.nu
     if args.L is not None:
@@ -213,18 +220,23 @@ def train_cmd(args: argparse.Namespace) -> int:
                              "least 1 (or pass --test-data)")
         tr, te = data.split(n_train)
     ucli.set_torch_threads(args.threads)
+    from iclr25.utils.device import describe_device, torch_device  # noqa: PLC0415
+
     from .models import make_model  # noqa: PLC0415
     from .training import evaluate, train  # noqa: PLC0415
 
+    dev = torch_device(args.device)
+    run.machine["device"] = describe_device(dev)
     seed_everything(args.seed)
-    model = make_model(args.model, width=args.width, n_layers=args.layers, modes=args.modes, seed=args.seed)
+    model = make_model(args.model, width=args.width, n_layers=args.layers, modes=args.modes, seed=args.seed,
+                       device=dev)
     run.config = {"data": str(args.data), "test_data": None if args.test_data is None else str(args.test_data),
                   "n_train": len(tr), "n_test": len(te), "model": args.model, **model.config, "epochs": args.epochs,
                   "lr": args.lr, "batch_size": args.batch_size, "batch_size_used": min(args.batch_size, len(tr)),
                   "data_params": data.params}
     res = train(model, tr, epochs=args.epochs, batch_size=args.batch_size, lr=args.lr, seed=args.seed,
-                desc=args.model)
-    ev = evaluate(res.model, te)
+                desc=args.model, device=dev)
+    ev = evaluate(res.model, te, device=dev)
     run.add("test nRMSE (one-step)", ev.nrmse, higher_is_better=False)
     run.add("test nRMSE (rollout)", ev.nrmse_rollout, higher_is_better=False)
     run.add("final training loss", float(res.losses[-1]), higher_is_better=False)
@@ -275,4 +287,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     for p in (d, r, g, t):
         # one intra-op thread: measured 30x slower FFTs with 2 threads on a loaded 2-core machine
         p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
+        # generate solves on the CPU by default: the same trajectories whatever accelerator the machine has
+        add_device_argument(p, default="cpu" if p is g else "auto")
     return ucli.run_main(parser, argv)

@@ -150,9 +150,21 @@ def _solver(pde: str) -> tuple[Any, Any]:
     return {"ks": (solve_ks, ks_initial_condition), "burgers": (solve_burgers, burgers_initial_condition)}[pde]
 
 
+def _initial_state(u0: np.ndarray, device: Any) -> Any:
+    """``u0`` as a float64 torch tensor on ``device``, where the solver then runs (imports torch)."""
+    import torch  # noqa: PLC0415
+
+    from iclr25.utils.device import torch_device  # noqa: PLC0415
+
+    dev = torch_device(device)
+    if dev.type == "mps":
+        raise ValueError("--device mps: the ETDRK4 solver computes in float64, which MPS lacks; use cpu or cuda")
+    return torch.as_tensor(u0, dtype=torch.float64, device=dev)
+
+
 def _generate(pde: str, n: Any, nu: Any, L: Any, resolution: int, noise: float, *, seed: int, n_x: int,
               t_final: float, dt: float, save_dt: float, n_modes: int | None, t_burn: float,
-              cache: str | os.PathLike[str] | None) -> PDEDataset:
+              cache: str | os.PathLike[str] | None, device: Any = "cpu") -> PDEDataset:
     # the body of ks() and burgers(): validate, reuse a matching cache, else solve, observe and cache
     n = _check_n(n)
     from .solver import _check_positive  # noqa: PLC0415
@@ -170,8 +182,8 @@ def _generate(pde: str, n: Any, nu: Any, L: Any, resolution: int, noise: float, 
         if data is not None and data.params == params:
             return data
     solve, initial_condition = _solver(pde)
-    traj = solve(initial_condition(n, n_x, L, seed=seed), nu=nu, length=L, t_final=t_final, dt=dt,
-                 save_dt=save_dt, t_burn=t_burn)
+    traj = solve(_initial_state(initial_condition(n, n_x, L, seed=seed), device), nu=nu, length=L,
+                 t_final=t_final, dt=dt, save_dt=save_dt, t_burn=t_burn)
     data = observe(traj, resolution, noise=noise, n_modes=n_modes, seed=seed)
     data = dataclasses.replace(data, params={**data.params, **params})
     if cache is not None:
@@ -181,8 +193,8 @@ def _generate(pde: str, n: Any, nu: Any, L: Any, resolution: int, noise: float, 
 
 def ks(n: int = 256, nu: float = 0.075, L: float = 64.0, resolution: int = 32, noise: float = 0.0, *,
        seed: int = 0, n_x: int = 512, t_final: float = 2.5, dt: float = 0.005, save_dt: float = 0.1,
-       n_modes: int | None = None, t_burn: float = 0.0, cache: str | os.PathLike[str] | None = None
-       ) -> PDEDataset:
+       n_modes: int | None = None, t_burn: float = 0.0, cache: str | os.PathLike[str] | None = None,
+       device: Any = "cpu") -> PDEDataset:
     """Kuramoto-Sivashinsky trajectories ``u_t + u u_x + u_xx + ν u_xxxx = 0`` observed at ``resolution``.
 
     Solved with ETDRK4 on ``n_x = 512`` points (``dt = 0.005``), saved every 0.1 up to ``T = 2.5`` (26 frames),
@@ -208,20 +220,24 @@ def ks(n: int = 256, nu: float = 0.075, L: float = 64.0, resolution: int = 32, n
         Solve this long first and discard it (start the recorded window in developed chaos).
     cache : path or None
         An .npz file: reused when its parameters match, else (re)generated and written atomically.
+    device : str, keyword-only
+        Where the solver runs, in float64 (the chaotic KS dynamics needs it; so not on ``mps``). Default ``"cpu"``:
+        the same trajectories on every machine, in seconds; ``"cuda"`` for large sets (``None``: ``auto``).
 
     References: paper §5 and Fig. 1 (KS, T = 2.5, N_t = 25, ground truth at 512).
     """
     return _generate("ks", n, nu, L, resolution, noise, seed=seed, n_x=n_x, t_final=t_final, dt=dt,
-                     save_dt=save_dt, n_modes=n_modes, t_burn=t_burn, cache=cache)
+                     save_dt=save_dt, n_modes=n_modes, t_burn=t_burn, cache=cache, device=device)
 
 
 def burgers(n: int = 256, nu: float = 0.01, L: float = 2 * math.pi, resolution: int = 32, noise: float = 0.0, *,
             seed: int = 0, n_x: int = 512, t_final: float = 2.5, dt: float = 0.005, save_dt: float = 0.1,
-            n_modes: int | None = None, t_burn: float = 0.0, cache: str | os.PathLike[str] | None = None
-            ) -> PDEDataset:
-    """Viscous Burgers trajectories ``u_t + u u_x = ν u_xx`` observed at ``resolution`` (see :func:`ks`).
+            n_modes: int | None = None, t_burn: float = 0.0, cache: str | os.PathLike[str] | None = None,
+            device: Any = "cpu") -> PDEDataset:
+    """Viscous Burgers trajectories ``u_t + u u_x = ν u_xx`` observed at ``resolution`` (see :func:`ks`, also for
+    ``device``).
 
     References: paper §5 (Burgers experiments).
     """
     return _generate("burgers", n, nu, L, resolution, noise, seed=seed, n_x=n_x, t_final=t_final, dt=dt,
-                     save_dt=save_dt, n_modes=n_modes, t_burn=t_burn, cache=cache)
+                     save_dt=save_dt, n_modes=n_modes, t_burn=t_burn, cache=cache, device=device)

@@ -23,7 +23,7 @@ from .solver import (
     solve_burgers,
     solve_ks,
 )
-from .training import evaluate, train
+from .training import evaluate, resolve_device, train
 
 __all__ = ["Setting", "observed", "ks_observed", "compare_models", "default_modes", "check_modes"]
 
@@ -96,27 +96,34 @@ def ks_observed(setting: Setting, n: int, *, seed: int, t_burn: float, n_x: int 
 def compare_models(setting: Setting, models: Sequence[str], *, n_train: int, n_test: int, epochs: int,
                    width: int, n_layers: int, seed: int, t_burn: float, modes: int | None = None,
                    batch_size: int = 16, lr: float = 3e-3, n_x: int = 512, trivial: bool = True,
-                   with_rollout: bool = True) -> dict[str, Any]:
+                   with_rollout: bool = True, device: Any = None) -> dict[str, Any]:
     """Train each named model on the same data and budget; score the trivial predictors beside them.
+
+    The models train and are scored on ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``); the trajectories are
+    solved on the CPU in float64 (:func:`observed`), so every device trains on the same data.
 
     ``modes=None`` keeps ``resolution // 2`` Fourier modes per layer (every mode the grid resolves); an
     explicit ``modes`` too large for the resolution raises ``ValueError`` (it is never capped).
 
     Returns a dict with ``"data"`` (the observed data set), ``"test"`` (its held-out part), ``"modes"`` (the
     number used) and, per model name, ``{"model", "train": TrainResult | None, "eval": EvalResult}`` (the
-    trivial predictors ``"do-nothing"`` and ``"linear-extrapolation"`` have ``train=None``).
+    trivial predictors ``"do-nothing"`` and ``"linear-extrapolation"`` have ``train=None``); the models are left
+    on ``device``.
     """
     modes = check_modes(modes, setting.resolution)
+    dev = resolve_device(device)
     data = observed(setting, n_train + n_test, seed=seed, t_burn=t_burn, n_x=n_x)
     tr, te = data.split(n_train)
     out: dict[str, Any] = {"data": data, "test": te, "modes": modes}
     if trivial:
         for name in TRIVIAL_NAMES:
             model = make_trivial(name)
-            out[name] = {"model": model, "train": None, "eval": evaluate(model, te, with_rollout=with_rollout)}
+            out[name] = {"model": model, "train": None, "eval": evaluate(model, te, with_rollout=with_rollout,
+                                                                            device=dev)}
     for name in models:
-        model = make_model(name, width=width, n_layers=n_layers, modes=modes, seed=seed)
+        model = make_model(name, width=width, n_layers=n_layers, modes=modes, seed=seed, device=dev)
         res = train(model, tr, epochs=epochs, batch_size=batch_size, lr=lr, seed=seed,
-                    desc=f"{name} {setting.label}")
-        out[name] = {"model": res.model, "train": res, "eval": evaluate(res.model, te, with_rollout=with_rollout)}
+                    desc=f"{name} {setting.label}", device=dev)
+        out[name] = {"model": res.model, "train": res,
+                     "eval": evaluate(res.model, te, with_rollout=with_rollout, device=dev)}
     return out

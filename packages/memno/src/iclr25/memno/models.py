@@ -26,6 +26,7 @@ from torch import nn
 from .layers import FeedForward, FFNOLayer, FNOLayer
 from .model_names import MODEL_NAMES
 from .s4 import S4D, make_memory
+from .training import resolve_device
 
 __all__ = ["MemNO", "MemNOState", "make_model", "MODEL_NAMES"]
 
@@ -188,20 +189,22 @@ class MemNO(nn.Module):
 
 
 def make_model(name: str = "memno", *, width: int = 32, n_layers: int = 4, modes: int = 16,
-               history: int = 4, seed: int = 0, **kwargs) -> MemNO:
-    """A named model with seeded initial weights.
+               history: int = 4, seed: int = 0, device: str | torch.device | None = None, **kwargs) -> MemNO:
+    """A named model with seeded initial weights, on ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``).
 
     ``"memno"`` (S4FFNO), ``"memno-gru"``, ``"memno-lstm"``, ``"memno-fno"`` (S4 + FNO layers), and the
     Markovian baselines ``"ffno"`` and ``"fno"``; ``"ffno-history"`` stacks the last ``history`` frames as
-    input channels. All share the Markovian layers' hyper-parameters.
+    input channels. All share the Markovian layers' hyper-parameters. The weights are drawn on the CPU and then
+    moved, so a seed gives the same initial model on every device.
     """
     if name not in MODEL_NAMES:
         raise ValueError(f"name must be one of {MODEL_NAMES}, got {name!r}")
+    dev = resolve_device(device)
     markov = "fno" if name in ("fno", "memno-fno") else "ffno"
     memory = {"memno": "s4d", "memno-fno": "s4d", "memno-gru": "gru", "memno-lstm": "lstm"}.get(name)
     torch.manual_seed(seed)
     return MemNO(markov, memory, width=width, n_layers=n_layers, modes=modes,
-                 history=history if name == "ffno-history" else 1, **kwargs)
+                 history=history if name == "ffno-history" else 1, **kwargs).to(dev)
 
 
 #: The files ``iclr25 memno train`` writes to its --out folder; the manifest (iclr25.utils.checkpoints) is last.
@@ -211,11 +214,12 @@ TRAINED_FILES = ("model.pt", "results.json")
 def save_trained(folder, name: str, model: MemNO, write_results) -> None:
     """Save a trained ``model`` (named ``name``) to ``folder`` as a whole checkpoint: the previous manifest is
     dropped, ``model.pt`` and ``results.json`` (``write_results(path)``) are written atomically, and
-    ``manifest.json`` (each part's SHA-256) last, so a save cut short, or parts of two runs, are refused by
+    ``manifest.json`` (each part's SHA-256) last, with the weights on the CPU whatever the model's device, so a save cut short, or parts of two runs, are refused by
     :func:`load_trained`."""
     from pathlib import Path  # noqa: PLC0415
 
     from iclr25.utils.checkpoints import start_save, write_manifest  # noqa: PLC0415
+    from iclr25.utils.device import to_cpu  # noqa: PLC0415
     from iclr25.utils.io import atomic_path  # noqa: PLC0415
 
     folder = Path(folder)
@@ -223,15 +227,15 @@ def save_trained(folder, name: str, model: MemNO, write_results) -> None:
     start_save(folder)
     with atomic_path(folder / "model.pt") as tmp:
         try:
-            torch.save({"name": name, "config": model.config, "state_dict": model.state_dict()}, tmp)
+            torch.save({"name": name, "config": model.config, "state_dict": to_cpu(model.state_dict())}, tmp)
         except RuntimeError as exc:  # torch's writer reports a full disk (or a file size limit) so
             raise OSError(f"cannot write {folder / 'model.pt'}: {str(exc).splitlines()[0]}") from None
     write_results(folder / "results.json")
     write_manifest(folder, TRAINED_FILES, meta={"format": 1, "name": name})
 
 
-def load_trained(folder) -> MemNO:
-    """The model ``iclr25 memno train --out FOLDER`` saved, in eval mode; refused in one line
+def load_trained(folder, *, device: str | torch.device | None = None) -> MemNO:
+    """The model ``iclr25 memno train --out FOLDER`` saved, in eval mode on ``device``; refused in one line
     (:class:`iclr25.utils.checkpoints.CheckpointError`, a ``ValueError``) unless the folder's manifest vouches
     for every part (no save cut short, no parts of two runs). Loaded without unpickling (``weights_only``)."""
     from pathlib import Path  # noqa: PLC0415
@@ -239,6 +243,7 @@ def load_trained(folder) -> MemNO:
     from iclr25.utils.checkpoints import CheckpointError, verify_manifest  # noqa: PLC0415
 
     folder = Path(folder)
+    dev = resolve_device(device)
     verify_manifest(folder, TRAINED_FILES, what="trained model")
     try:
         ckpt = torch.load(folder / "model.pt", map_location="cpu", weights_only=True)
@@ -246,4 +251,4 @@ def load_trained(folder) -> MemNO:
         model.load_state_dict(ckpt["state_dict"])
     except (KeyError, TypeError, RuntimeError, ValueError, OSError) as exc:
         raise CheckpointError(f"{folder / 'model.pt'}: not a memno model ({str(exc).splitlines()[0]})") from None
-    return model.eval()
+    return model.to(dev).eval()

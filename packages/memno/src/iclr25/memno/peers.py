@@ -54,12 +54,14 @@ def neuralop_fno(*, width: int = 32, n_layers: int = 4, modes: int = 16, seed: i
 
 
 def train_neuralop_fno(train_set: PDEDataset, test_set: PDEDataset, *, epochs: int, width: int, n_layers: int,
-                       modes: int | None = None, seed: int = 0, **train_kw: Any) -> dict[str, Any]:
-    """Train the peer with :func:`~iclr25.memno.training.train` and evaluate it like the other models.
+                       modes: int | None = None, seed: int = 0, device: Any = None, **train_kw: Any
+                       ) -> dict[str, Any]:
+    """Train the peer with :func:`~iclr25.memno.training.train` and evaluate it like the other models, on
+    ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``).
 
     ``modes=None`` keeps ``resolution // 2`` modes; a ``modes`` too large for the resolution raises.
     """
     modes = check_modes(modes, train_set.resolution)
     model = neuralop_fno(width=width, n_layers=n_layers, modes=modes, seed=seed)
-    res = train(model, train_set, epochs=epochs, seed=seed, desc="neuralop FNO", **train_kw)
-    return {"model": res.model, "train": res, "eval": evaluate(res.model, test_set)}
+    res = train(model, train_set, epochs=epochs, seed=seed, desc="neuralop FNO", device=device, **train_kw)
+    return {"model": res.model, "train": res, "eval": evaluate(res.model, test_set, device=device)}

@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from iclr25.utils.cli import set_torch_threads
+from iclr25.utils.device import DEVICE_ENV, describe_device, torch_device
 from iclr25.utils.io import atomic_write
 from iclr25.utils.outputs import check_output_path
 from iclr25.utils.results import RunResult
@@ -40,11 +42,14 @@ def run_repro(args: argparse.Namespace) -> int:
     run = RunResult.start(PACKAGE, "repro", seed=args.seed, config=cfg)
     check_seed(args.seed, "--seed")
     set_torch_threads(args.threads)
+    dev = torch_device(args.device)
+    run.machine["device"] = describe_device(dev)
     from .experiments import Setting  # noqa: PLC0415
     from .figures import plot_repro  # noqa: PLC0415
 
     seed_everything(args.seed)
     common = {k: cfg[k] for k in ("n_train", "n_test", "batch_size", "width", "n_layers", "lr", "t_burn")}
+    common["device"] = dev
     rows: list[dict[str, Any]] = []
     peers = _peers()
     t0 = time.perf_counter()
@@ -53,7 +58,7 @@ def run_repro(args: argparse.Namespace) -> int:
     first = _run_rows(cfg, common, peers, rows)
     transfer = _resolution_transfer(cfg, common, first)
     _add_metrics(run, rows, peers, main, ep, transfer)
-    _add_claims(run, args.out)
+    _add_claims(run, args.out, args.device)
     wall = time.perf_counter() - t0
     run.add("repro wall time", wall, unit="s", higher_is_better=False, timing=True)
     fig = plot_repro(args.out / "ratio.png", rows, main_resolution=main.resolution, main_nu=main.nu,
@@ -97,7 +102,7 @@ def _record(rows: list[dict[str, Any]], common: dict[str, Any], kind: str, setti
         out["neuralop-fno"] = train_neuralop_fno(out["data"].split(common["n_train"])[0], out["test"],
                                                  seed=seed, epochs=epochs, modes=out["modes"],
                                                  **{k: common[k] for k in ("batch_size", "width", "n_layers",
-                                                                           "lr")})
+                                                                           "lr", "device")})
     row: dict[str, Any] = {"kind": kind, "setting": setting.label, "pde": setting.pde,
                            "resolution": setting.resolution, "nu": setting.nu, "noise": setting.noise,
                            "seed": seed, "epochs": epochs, "modes": out["modes"]}
@@ -153,7 +158,7 @@ def _resolution_transfer(cfg: dict[str, Any], common: dict[str, Any], first: dic
     main = Setting(*cfg["main"])
     fine = observed(Setting(cfg["transfer"], main.nu), common["n_train"] + common["n_test"], seed=cfg["seeds"][0],
                     t_burn=common["t_burn"]).split(common["n_train"])[1]
-    return {n: evaluate(first[n]["model"], fine).nrmse for n in ("ffno", "memno")}
+    return {n: evaluate(first[n]["model"], fine, device=common["device"]).nrmse for n in ("ffno", "memno")}
 
 
 def _add_metrics(run: RunResult, rows: list[dict[str, Any]], peers: list[str], main: Any, ep: int,
@@ -186,12 +191,21 @@ def _add_metrics(run: RunResult, rows: list[dict[str, Any]], peers: list[str], m
             peer_name="FFNO", unit="s", higher_is_better=False, timing=True)
 
 
-def _add_claims(run: RunResult, out: Any) -> None:
-    """The registry's claims at the repro rung (5 seeds) into ``out/claims.json``, from which the README's claims
-    table is made; each claim's verdict is also a metric of ``run``."""
+def _add_claims(run: RunResult, out: Any, device: str) -> None:
+    """The registry's claims at the repro rung (5 seeds) on ``device`` into ``out/claims.json``, from which the
+    README's claims table is made; each claim's verdict is also a metric of ``run``."""
     from .claims import REGISTRY  # noqa: PLC0415
 
-    report = REGISTRY.run("repro", command="iclr25 memno repro")
+    # the measuring code takes its device from $ICLR25_DEVICE (a registry's functions take only seed and rung)
+    before = os.environ.get(DEVICE_ENV)
+    os.environ[DEVICE_ENV] = device
+    try:
+        report = REGISTRY.run("repro", command="iclr25 memno repro")
+    finally:
+        if before is None:
+            del os.environ[DEVICE_ENV]
+        else:
+            os.environ[DEVICE_ENV] = before
     report.save(out)
     for r in report.results:
         run.add(f"claim {r.claim.id} (repro rung, {len(r.seeds)} seeds): {r.verdict}", float(r.holds),
