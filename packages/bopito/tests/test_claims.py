@@ -22,6 +22,8 @@ from iclr25.bopito.systems import prinz
 
 # every registered claim, decided at the "test" rung over seeds 0, 1, 2 (each trains prior, ITO and BoPITO)
 test_claim = REGISTRY.pytest_test("test")
+# the data-generation claim, at the "datagen" rung: the test rung's scale, 10 seeds, priors only (mean interval)
+test_claim_datagen = REGISTRY.pytest_test("datagen")
 # the committed claims.json (written by repro) and claims-calibration.json agree with the registry and version
 test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
 
