@@ -93,6 +93,27 @@ def ladder_problems(pkg: Path, report: dict) -> list[str]:
     return probs
 
 
+def side_reports(pkg: Path) -> list[tuple[Path, dict]]:
+    """The package's other committed claims reports that decide a ``main`` claim: a ``claims.json`` below its
+    folder (``docs/<system or rung>/claims.json``: another system, or a rung too costly for the main file), at
+    schema 2. Older ladder reports (schema 1, another version) are evidence of their own run and are not read."""
+    import json  # noqa: PLC0415
+
+    out = []
+    for path in sorted(pkg.glob("**/claims.json")):
+        parts = set(path.relative_to(pkg).parts)
+        if path.parent == pkg or parts & {"src", "tests", ".venv", "build", "results"}:
+            continue
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict) and data.get("schema") == _claims.SCHEMA_VERSION and \
+                any(isinstance(c, dict) and c.get("kind") == "main" for c in data.get("claims", [])):
+            out.append((path, data))
+    return out
+
+
 def committed_problems(pkg: Path, version: str | None) -> list[str]:
     """What is wrong with a package's committed ``claims.json`` and ``claims-calibration.json`` themselves: the
     schema, kinds and seeds, every verdict recomputed from its values (an edit by hand is caught), verdicts equal
@@ -114,6 +135,10 @@ def committed_problems(pkg: Path, version: str | None) -> list[str]:
             probs += [f"{_claims.CLAIMS_FILE}: {p}" for p in _claims.check_report(report, version=version)]
         if report is not None:
             probs += ladder_problems(pkg, report)
+    for path, data in side_reports(pkg):  # a main claim decided in another report is checked the same way
+        rel = path.relative_to(pkg)
+        probs += [f"{rel}: {p}" for p in _claims.check_report(data, version=version)]
+        probs += [f"{rel}: {p}" for p in ladder_problems(pkg, data)]
     cal_path = pkg / _claims.CALIBRATION_FILE
     if not cal_path.is_file():
         probs.append(f"no committed {_claims.CALIBRATION_FILE} (write it with `iclr25 claims {pkg.name} --calibrate "
@@ -151,9 +176,15 @@ def root_table(root: Path) -> str:
             report = _claims.load_report(pkg / _claims.CLAIMS_FILE)
         except ValueError:
             continue
+        claims = list(report["claims"])
+        seen = {c.get("id") for c in claims}
+        for _, side in side_reports(pkg):  # main claims decided in another report (another rung or system)
+            if side.get("version") == report.get("version"):
+                claims += [c for c in side["claims"] if c.get("id") not in seen]
+                seen |= {c.get("id") for c in side["claims"]}
         cells = []
         for kind in _claims.KINDS:
-            cs = [c for c in report["claims"] if c.get("kind") == kind]
+            cs = [c for c in claims if c.get("kind") == kind]
             k = sum(c["verdict"] == "holds" for c in cs)
             totals[kind][0] += k
             totals[kind][1] += len(cs)
