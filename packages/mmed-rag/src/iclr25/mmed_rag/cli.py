@@ -21,8 +21,8 @@ from iclr25.utils.outputs import add_output
 DESCRIPTION = ("MMed-RAG (Xia et al., ICLR 2025): domain-aware retrieval, adaptive context selection and RAG "
                "preference fine-tuning, on procedural medical images.")
 DEMO_HELP = "router, retrievers, gap rule, a tiny VLM with SFT and DPO on built-in data (at most 60 s)"
-REPRO_HELP = ("the paper's claims over 3 seeds at the test rung (claims.json) and rungs XS and S, and the "
-              "index benchmark (at most 10 min of CPU)")
+REPRO_HELP = ("the paper's claims over 3 seeds at the repro rung (claims.json; --ladder: rungs XS, S, M, S-hc) "
+              "and the index benchmark (at most 10 min of CPU)")
 #: the ``--help`` description of a command whose handler has no docstring to read here
 DESCRIPTIONS = {
     "generate": ("Write DIR/train.npz, DIR/db.npz (the retrieval database, with report label noise) and "

@@ -38,7 +38,7 @@ from .rag import RetrievalConfig, RetrievalSystem
 from .selection import select_contexts
 from .vlm import REPORT_QUESTION, TinyVLM, VLMConfig, generate_reports, noise_images
 
-__all__ = ["PipelineConfig", "PipelineResult", "run_pipeline", "retrieval_metrics", "sft_examples", "vqa_eval",
+__all__ = ["PipelineConfig", "PipelineResult", "run_pipeline", "run_retrieval", "retrieval_metrics", "sft_examples", "vqa_eval",
            "stated_answers", "conflict_set", "mismatched_images", "CM_IMAGES", "RUNGS", "train_rag_pt",
            "evaluate_system"]
 
@@ -503,6 +503,20 @@ def _examples(cfg: PipelineConfig, test: MedDataset, rag_pt: TinyVLM, ctx_gap: A
             "retrieved": [ctx_gap.reports[i] for i in ex], "truth": [test.reports[i] for i in ex],
             "generated": generate_reports(rag_pt, test.images[ex], [ctx_gap.reports[i] for i in ex])
             if cfg.n_report_eval else [""] * len(ex)}
+
+
+def run_retrieval(cfg: PipelineConfig, *, seed: int = 0) -> dict[str, float]:
+    """The retrieval stage of :func:`run_pipeline` alone (same data, same seeds, same order, so the same
+    retrieval metrics): router, per-domain retrievers, the pooled baseline when ``cfg.pooled_baseline``, and
+    fixed-k vs gap-rule context precision. For claims that need no trained VLM (the test rung, calibration)."""
+    torch.manual_seed(seed)
+    sp = generate_splits(cfg.n_train, cfg.n_db, cfg.n_test, size=cfg.size, contrast=cfg.contrast,
+                         label_noise=cfg.label_noise, prevalence=cfg.prevalence, seed=seed)
+    M: dict[str, float] = {}
+    clock = _Clock(M)
+    _retrieval_step(cfg, sp, M, seed=seed, minilm_model=None)
+    clock.lap("retrieval")
+    return M
 
 
 def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any = None,
