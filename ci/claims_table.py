@@ -144,13 +144,13 @@ def committed_problems(pkg: Path, version: str | None) -> list[str]:
         probs.append(f"no committed {_claims.CALIBRATION_FILE} (write it with `iclr25 claims {pkg.name} --calibrate "
                      f"--out packages/{pkg.name}`)")
     else:
-        import json  # noqa: PLC0415
 
-        try:
-            cal = json.loads(cal_path.read_text(encoding="utf-8"), parse_constant=_claims._reject_constant)
-            probs += [f"{_claims.CALIBRATION_FILE}: {p}" for p in _claims.check_calibration(cal)]
-        except ValueError as exc:
-            probs.append(f"{_claims.CALIBRATION_FILE}: {exc}")
+        for path in [cal_path, *sorted(pkg.glob("claims-calibration-*.json"))]:  # the test rung's and other rungs'
+            try:
+                cal = _claims.load_calibration(path)
+                probs += [f"{path.name}: {p}" for p in _claims.check_calibration(cal)]
+            except ValueError as exc:
+                probs.append(f"{path.name}: {exc}")
     test = pkg / "tests" / "test_claims.py"
     if test.is_file() and not re.search(r"^test_committed_claims\s*=.*pytest_committed_test\(",
                                         test.read_text(encoding="utf-8"), re.M):
