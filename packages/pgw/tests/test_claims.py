@@ -62,8 +62,8 @@ def test_claim3_metric_symmetry_and_isometry(rng):
         assert pgw(a.C, b.C, a.p, b.p, 1.0, n_init=3).distance <= 1e-6
 
 
-# The triangle inequality (pgw-is-a-metric), the two FW variants' distances (fw-variants-equivalent), the outliers
-# left unmatched and retrieval (PGW > GW, PGW > UGW) are decided over seeds by the registry (iclr25.pgw.claims);
+# The triangle inequality (pgw-is-a-metric), the two FW variants' distances (fw-variants-equivalent), barycenters
+# with outliers against GW's (barycenter-robust-to-outliers), the outliers left unmatched and retrieval (PGW > GW, PGW > UGW) are decided over seeds by the registry (iclr25.pgw.claims);
 # retrieval at the repro rung only (about 25 s per seed).
 test_claim = REGISTRY.pytest_test("test")
 

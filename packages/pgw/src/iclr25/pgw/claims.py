@@ -33,6 +33,34 @@ def _outliers(seed: int, rung: str) -> dict[str, Measurement]:
 
 
 @REGISTRY.measures(
+    Claim("barycenter-robust-to-outliers",
+          statement="PGW barycenters interpolate shapes with outliers closer to the clean interpolation than GW "
+                    "barycenters",
+          paper="PGW barycenter: shape interpolation with noise, against the GW barycenter (Sec. 4.3, Sec. 5; shown "
+                "as figures, no number)",
+          metric="error of the PGW barycenter / error of the GW barycenter (POT), mean over 3 interpolations per "
+                 "seed: midpoint of a house and a circle of data set II, 20 % uniform outliers each, 40 points, 20 "
+                 "iterations from the same start; error = Frechet objective against the clean shapes (GW^2, best "
+                 "of 3 starts); alive when every PGW plan moves >= half the barycenter mass",
+          threshold=1.0, direction="lower", rule="every_seed", margin=0.03, kind="main",
+          note="margin 0.03 <= max_margin 0.042 from calibration seeds 100-109 (test rung, claims-calibration.json); "
+               "3 interpolations per seed because one alone gave max_margin < 0 (dev seeds 50-59); the package "
+               "has no UGW/MPGW barycenter, so POT's GW barycenter is the baseline, as in the paper"),
+)
+def _barycenter(seed: int, rung: str) -> dict[str, Measurement]:
+    import numpy as np  # noqa: PLC0415
+
+    from .experiments import barycenter_interpolation  # noqa: PLC0415
+
+    runs = [barycenter_interpolation(seed=10 * seed + k) for k in range(3)]
+    alive = all(min(r.pgw_mass) >= 0.5 for r in runs)
+    return {"barycenter-robust-to-outliers": Measurement(
+        float(np.mean([r.ratio for r in runs])), alive=alive,
+        extra={"pgw_error": float(np.mean([r.pgw_error for r in runs])),
+               "gw_error": float(np.mean([r.gw_error for r in runs]))})}
+
+
+@REGISTRY.measures(
     Claim("retrieval-pgw-beats-gw",
           statement="Shape retrieval with PGW distances beats GW distances (SVM on the distance kernel)",
           paper="accuracy 1.00 (PGW) vs 0.81 (GW), data set II, 20 shapes per class",
