@@ -37,9 +37,88 @@ from .conversation import TASKS
 if TYPE_CHECKING:
     from .repro import ReproResult
 
-__all__ = ["REGISTRY", "RUNGS", "repro_measurements", "repro_report"]
+__all__ = ["REGISTRY", "RUNGS", "RTQA_RUNGS", "repro_measurements", "repro_report", "rtqa_measurements"]
 
 REGISTRY = ClaimRegistry("iclr25-teochat", seeds={"test": (0, 1, 2), "repro": (0, 1, 2), "budget": (0, 1, 2)})
+
+#: (training sequences, test sequences, steps, batch size) of the region-temporal-QA pair per rung (issue 58):
+#: TEOChat and the last-frame model trained on the flooded-road sequences' "status of the road in each image"
+#: question only, scored in domain and zero-shot on 64 px sequences (twice the training resolution, never seen)
+RTQA_RUNGS = {"test": (200, 128, 60, 16), "repro": (400, 240, 120, 16)}
+RTQA_SCENES = ("flooded_road",)
+#: the zero-shot data set: frames at this size (the training frames are 32 px)
+ZERO_SHOT_SIZE = 64
+#: margin of the two rtqa claims: 0.1 of accuracy (13 of the 128 test questions, about two standard errors),
+#: checked below both claims' max margins at calibration seeds 100-109 (test rung; claims-calibration.json)
+RTQA_MARGIN = 0.1
+_RTQA_CAL = ("margin 0.1 of accuracy (13 of 128 questions, about two standard errors); to be checked below max_margin "
+             "at calibration seeds 100-109 at the test rung (claims-calibration.json; every_seed at 3 seeds with "
+             "probability 95 %): pending, the calibration has not run yet (issue 58)")
+_LAST_RTQA = "the same model trained and asked with the last frame only (GeoChat analog; same data, seed, budget)"
+
+
+@REGISTRY.measures(
+    Claim("rtqa-temporal-beats-last-frame", statement="region temporal QA (the road's status in each image) needs "
+          "the sequence: TEOChat beats the single-image model", paper="TEOChat QFabric RTQA 71.7 % vs 26.5 % for "
+          "Video-LLaVA, GeoChat cannot answer it (Table 1)",
+          metric="region temporal QA accuracy (flooded-road sequences; 60 steps at test, 120 at repro)",
+          direction="higher", baseline=_LAST_RTQA, margin=RTQA_MARGIN, rule="every_seed", kind="main",
+          rungs=("test", "repro"), note=_RTQA_CAL + "; a seed whose answers are one constant is not alive"),
+    Claim("zero-shot-rtqa-beats-last-frame", statement="zero shot: on a held-out data set (64 px frames, twice the "
+          "training resolution, never seen) TEOChat still answers region temporal QA above the single-image model",
+          paper="TEOChat zero-shot ABCD 85.6 vs Video-LLaVA 50.0, CDVQA 47.2 vs 29.8 (abstract, Sec. 5)",
+          metric="region temporal QA accuracy on 64 px flooded-road sequences (trained on 32 px)",
+          direction="higher", baseline=_LAST_RTQA + ", also zero shot", margin=RTQA_MARGIN, rule="every_seed",
+          kind="main", rungs=("test", "repro"),
+          note=_RTQA_CAL + "; the held-out set changes the sensor resolution, not the task (the paper's ABCD is a "
+               "task TEOChat was trained on, from another data set)"),
+)
+def _rtqa(seed: int, rung: str) -> dict[str, Measurement]:
+    return rtqa_measurements(seed, rung)
+
+
+def rtqa_measurements(seed: int, rung: str) -> dict[str, Measurement]:
+    """Train TEOChat and the last-frame model at ``rung``'s :data:`RTQA_RUNGS` size; score both in domain and
+    zero shot (:data:`ZERO_SHOT_SIZE` px)."""
+    import torch
+
+    from .assistant import TrainConfig, train_assistant
+    from .conversation import make_examples
+    from .experiments import ExperimentData, answer_prior, evaluate, make_data
+    from .model import ModelConfig
+    from .repro import _vocab_size
+    from .synth import generate_sequences
+
+    n_train, n_test, steps, batch = RTQA_RUNGS[rung]
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    data = make_data(n_train, n_test, seed=seed, tasks=["rtqa"], scenes=RTQA_SCENES)
+    zs = generate_sequences(n_test, seed=seed + 20_000, size=ZERO_SHOT_SIZE, scenes=RTQA_SCENES)
+    zdata = ExperimentData(data.train_seqs, zs, data.train, make_examples(zs, seed=seed + 2, tasks=["rtqa"]))
+    score, zscore, distinct = {}, {}, {}
+    try:
+        for name, last in (("teochat", False), ("last_frame", True)):
+            asst = train_assistant(data.train_seqs, data.train, seed=seed,
+                                   model_config=ModelConfig(vocab_size=_vocab_size(), d_model=64, n_layers=2),
+                                   config=TrainConfig(steps=steps, batch_size=batch, lr=3e-3, last_frame=last),
+                                   desc=f"rtqa {name} {seed}")
+            s, preds = evaluate(asst, data)
+            z, zpreds = evaluate(asst, zdata)
+            score[name], zscore[name] = s.scores["rtqa"], z.scores["rtqa"]
+            distinct[name] = (len(set(preds)), len(set(zpreds)))
+    finally:
+        torch.set_num_threads(threads)
+    prior = answer_prior(data.train, data.test, "rtqa")
+    return {
+        "rtqa-temporal-beats-last-frame": Measurement(
+            score["teochat"], reference=score["last_frame"], alive=distinct["teochat"][0] > 1,
+            extra={"answer_prior": prior, "distinct_answers": float(distinct["teochat"][0]),
+                   "distinct_answers_last_frame": float(distinct["last_frame"][0])}),
+        "zero-shot-rtqa-beats-last-frame": Measurement(
+            zscore["teochat"], reference=zscore["last_frame"], alive=distinct["teochat"][1] > 1,
+            extra={"answer_prior": answer_prior(zdata.train, zdata.test, "rtqa"),
+                   "in_domain": score["teochat"], "distinct_answers": float(distinct["teochat"][1])}),
+    }
 
 #: (training sequences, test sequences, steps, batch size) per rung
 # (train sequences, test sequences, steps, batch) of the scene-classification claim; its budget-rung size (4x the
@@ -153,6 +232,16 @@ _REPRO_CLAIMS = (
     _c("repro-tre-uses-frame-order", "temporal referring uses the chronological order of the frames",
        "frames sorted by date, 'in chronological order' prompt (Sec. 3.1)", "temporal referring accuracy",
        "the same model asked with its frames in a shuffled order", expect="fails", kind="secondary"),
+    Claim("repro-single-image-detection-parity", statement="single image: training on temporal sequences costs "
+          "TEOChat no single-image ability (building detection within 0.05 F1 of the single-image model)",
+          paper="TEOChat's single-image average 83.4 vs GeoChat 79.9 (AID, UCMerced, LRBEN, HRBEN; abstract: "
+                "'stronger single image capabilities')",
+          metric="single-image building detection pixel F1, TEOChat minus the last-frame model",
+          direction="higher", threshold=-0.05, margin=0.0, rule="every_seed", kind="main", rungs=("repro",),
+          note="parity, not the paper's 'stronger': both models are trained on the same instructions (the "
+               "single-image model sees the last frame of each temporal question), so TEOChat's extra is the "
+               "earlier frames, not the paper's extra data; tolerance 0.05 = the package's margin (about two "
+               "standard errors of a per-seed score); in 0.5.0 the gaps were -0.044, +0.015, -0.015"),
     _c("repro-specialist-beats-assistant", "a change-detection specialist localises changes better than the "
        "assistant", "specialist 85.9 vs TEOChat 38.9 xBD localisation F1 (Table 1)",
        "change localisation pixel F1 of the siamese U-Net-lite specialist", "TEOChat (the assistant)",
@@ -235,6 +324,8 @@ def repro_measurements(res: ReproResult) -> dict[str, Measurement]:
         "repro-tre-references-beat-no-references": vs("tre", nr),
         "repro-tre-uses-frame-order": Measurement(t["tre"], reference=sh["tre"],
                                                   extra={"shuffled_label_chance": res.chance["tre"]}),
+        "repro-single-image-detection-parity": Measurement(t["det1"] - lf["det1"], extra={
+            "teochat": t["det1"], "last_frame": lf["det1"], "no_references": nr["det1"]}),
         "repro-specialist-beats-assistant": Measurement(res.specialist_loc_f1, reference=t["loc"],
                                                         extra={"best_trivial": max(triv.values())}),
     }
@@ -248,13 +339,15 @@ def _repro(seed: int, rung: str) -> dict[str, Measurement]:
 
 
 def repro_report(results: Mapping[int, ReproResult], *, command: str,
-                 load: tuple[float, float, float] | None = None) -> ClaimsReport:
-    """The repro rung's claims decided over the seeds of ``results`` (``{seed: ReproResult}``)."""
+                 load: tuple[float, float, float] | None = None,
+                 extra: Mapping[int, Mapping[str, Measurement]] | None = None) -> ClaimsReport:
+    """The repro rung's claims decided over the seeds of ``results`` (``{seed: ReproResult}``), with the
+    measurements of ``extra`` (``{seed: {claim id: Measurement}}``: :func:`rtqa_measurements` at the repro rung)."""
     import importlib.metadata
 
-    per_seed = {s: repro_measurements(r) for s, r in results.items()}
+    per_seed = {s: {**repro_measurements(r), **(extra or {}).get(s, {})} for s, r in results.items()}
     decided = [decide(REGISTRY.claims[cid], {s: m[cid] for s, m in per_seed.items()}, rung="repro")
-               for cid in REGISTRY.claims_at("repro")]
+               for cid in REGISTRY.claims_at("repro") if all(cid in m for m in per_seed.values())]
     report = ClaimsReport("iclr25-teochat", importlib.metadata.version("iclr25-teochat"), "repro", decided,
                           command=command)
     if load is not None:
