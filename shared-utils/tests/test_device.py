@@ -151,3 +151,28 @@ def test_device_conformance_catches_cpu_tensors_and_numpy():
         check_device_conformance(lambda d: (Good(d), torch.ones(4, 3, device=d)), badnp)
     with pytest.raises(AssertionError, match="left parameters"):
         check_device_conformance(lambda d: (Good(), torch.ones(4, 3, device=d)))
+
+
+def test_meta_device_as_given_generator_none_scope_and_argparse_message(monkeypatch, capsys):
+    pytest.importorskip("torch")
+    import torch
+
+    monkeypatch.delenv(dev.DEVICE_ENV, raising=False)
+    meta = torch.device("meta")
+    assert dev.torch_device(meta) == meta and dev.torch_generator(meta, 0) is None
+    assert torch.randn(2, device=meta, generator=dev.torch_generator(meta, 0)).device == meta
+    with dev.device_scope("cpu") as d:
+        assert d == "cpu" and str(dev.torch_device(None)) == "cpu"
+    assert dev.default_device() == "auto"
+
+    def step(m, x):
+        loss = m(x).sum()
+        return float(loss), int(loss), bool(loss)
+
+    assert dev.check_device_conformance(lambda d: (torch.nn.Linear(2, 1, device=d), torch.ones(3, 2, device=d)),
+                                        step) == (0.0, 0, False)
+    p = argparse.ArgumentParser(prog="x")
+    dev.add_device_argument(p)
+    with pytest.raises(SystemExit):
+        p.parse_args(["--device", "gpu"])
+    assert "must be auto, cpu, cuda, cuda:N or mps, got 'gpu'" in capsys.readouterr().err

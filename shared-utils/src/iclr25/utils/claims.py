@@ -496,6 +496,7 @@ class RungCost:
     hardware: str
     what: str
     data: str = ""
+    measured: bool = False  #: True when the figures were measured on ``hardware``, False for an estimate
 
     def __post_init__(self) -> None:
         for name in ("gpu_hours", "memory_gb"):
@@ -507,8 +508,10 @@ class RungCost:
 
     def explain(self, rung: str, n_seeds: int) -> str:
         total = self.gpu_hours * n_seeds
+        how = "measured" if self.measured else "estimated"
         return (f"rung {rung!r}: {self.what}; about {self.gpu_hours:g} GPU-hours per seed ({total:g} for its "
-                f"{n_seeds} seed(s)) on {self.hardware}, peak accelerator memory about {self.memory_gb:g} GB"
+                f"{n_seeds} seed(s)) on {self.hardware}, peak accelerator memory about {self.memory_gb:g} GB "
+                f"({how})"
                 + (f"; data: {self.data}" if self.data else ""))
 
 

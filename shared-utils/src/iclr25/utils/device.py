@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["DEVICE_HELP", "DTYPES", "DEVICE_ENV", "add_device_argument", "parse_device", "default_device",
-           "accelerator_present", "torch_device", "torch_generator",
+           "accelerator_present", "device_scope", "torch_device", "torch_generator",
            "torch_dtype", "jax_device", "to_cpu", "describe_device", "check_device_conformance"]
 
 DEVICE_HELP = ("where to compute: auto (the accelerator when one is present, else the CPU), cpu, cuda, cuda:N or "
@@ -49,6 +49,27 @@ def default_device() -> str:
     return parse_device(env, flag=DEVICE_ENV) if env else "auto"
 
 
+class device_scope:  # noqa: N801 - a context manager, like open()
+    """``with device_scope("cuda"):`` makes ``device=None`` (and the claims a package's ``repro`` measures through
+    its registry) resolve to that device, restoring ``$ICLR25_DEVICE`` afterwards. Memoised measuring helpers
+    key their caches by :func:`default_device` (and ``smoke_run()``), as the registry's own cache does."""
+
+    def __init__(self, spec: str | None) -> None:
+        self.spec = None if spec is None else parse_device(str(spec))
+
+    def __enter__(self) -> str:
+        self._old = os.environ.get(DEVICE_ENV)
+        if self.spec is not None:
+            os.environ[DEVICE_ENV] = self.spec
+        return default_device()
+
+    def __exit__(self, *exc: object) -> None:
+        if self._old is None:
+            os.environ.pop(DEVICE_ENV, None)
+        else:
+            os.environ[DEVICE_ENV] = self._old
+
+
 def accelerator_present() -> bool:
     """Whether torch (CUDA or MPS) or JAX (a GPU) sees an accelerator, importing only what is installed; False
     when ``$ICLR25_DEVICE`` is ``cpu``."""
@@ -72,9 +93,16 @@ def accelerator_present() -> bool:
     return False
 
 
+def _device_type(spec: str) -> str:
+    try:
+        return parse_device(spec)
+    except ValueError as exc:  # argparse prints an ArgumentTypeError's own words
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--device ")) from None
+
+
 def add_device_argument(parser: argparse.ArgumentParser, *, default: str = "auto", dtype: bool = False) -> None:
     """Add ``--device`` (and, with ``dtype=True``, ``--dtype``) to a command that computes."""
-    parser.add_argument("--device", default=default, type=parse_device, metavar="{auto,cpu,cuda,cuda:N,mps}",
+    parser.add_argument("--device", default=default, type=_device_type, metavar="{auto,cpu,cuda,cuda:N,mps}",
                         help=DEVICE_HELP)
     if dtype:
         parser.add_argument("--dtype", default=None, choices=DTYPES,
@@ -90,6 +118,8 @@ def torch_device(spec: Any = "auto", *, flag: str = "--device") -> Any:
     import torch  # noqa: PLC0415
 
     if isinstance(spec, torch.device):
+        if spec.type not in ("cuda", "mps"):  # cpu, and stand-ins such as meta (check_device_conformance): as given
+            return spec
         spec = str(spec)
     s = parse_device(default_device() if spec is None else spec, flag=flag)
     cuda = bool(torch.cuda.is_available())
@@ -111,10 +141,14 @@ def torch_device(spec: Any = "auto", *, flag: str = "--device") -> Any:
 
 
 def torch_generator(device: Any, seed: int) -> Any:
-    """A ``torch.Generator`` on ``device`` seeded with ``seed`` (random draws made where the step runs)."""
+    """A ``torch.Generator`` on ``device`` seeded with ``seed`` (random draws made where the step runs); ``None``
+    on torch's ``meta`` device, which has none (pass it as ``generator=`` all the same)."""
     import torch  # noqa: PLC0415
 
-    g = torch.Generator(device=torch.device(device))
+    device = torch.device(device)
+    if device.type == "meta":  # no generator exists there; draws made with generator=None still land on meta
+        return None
+    g = torch.Generator(device=device)
     g.manual_seed(int(seed))
     return g
 
@@ -204,7 +238,8 @@ def check_device_conformance(build: Any, step: Any = None) -> Any:
     ``build(device)`` returns ``(module, inputs)``: the model and a batch (a tensor, a tuple or a dict of them),
     both on ``device``. ``step(module, inputs)``, when given, runs one training step (loss, backward, optimiser
     step); without it the check calls ``module(*inputs)`` / ``module(**inputs)``. Inside the check ``.item()`` on a
-    meta tensor gives ``0.0`` and ``.cpu()`` an empty CPU tensor of its shape, so logging and result conversion
+    meta tensor (and ``float``/``int``/``bool`` of one) gives ``0.0`` (``0``, ``False``) and ``.cpu()`` an empty CPU
+    tensor of its shape, so logging and result conversion
     run; ``.numpy()`` straight on a device tensor fails, as it would on a GPU. Returns what the step returned.
     Raises ``AssertionError`` naming the stand-in device and the error on any mismatch.
     """
@@ -218,8 +253,12 @@ def check_device_conformance(build: Any, step: Any = None) -> Any:
             kwargs = kwargs or {}
             t = args[0] if args and isinstance(args[0], torch.Tensor) else None
             if t is not None and t.device.type == "meta":
-                if func is torch.Tensor.item:
+                if func in (torch.Tensor.item, torch.Tensor.__float__):
                     return 0.0
+                if func in (torch.Tensor.__int__, torch.Tensor.__index__):
+                    return 0
+                if func is torch.Tensor.__bool__:
+                    return False
                 if func is torch.Tensor.tolist:
                     return torch.zeros(t.shape, dtype=t.dtype).tolist()
                 if func is torch.Tensor.cpu or (func is torch.Tensor.to and _to_cpu(args[1:], kwargs)):
