@@ -1,8 +1,8 @@
 """The paper's claims at small scale.
 
-The claims (SN-NIS against the variational bound, neural MCMC against the raw sampler, MIS against the no-model
-decode, memory flat in steps) are declared in ``iclr25.sdds.claims`` and decided there over 3 seeds with the
-rule and margin each claim states (``test_claim``); README's claims table is generated from the same registry.
+The claims (SN-NIS against the variational bound, neural MCMC against the raw sampler, MIS against DiffUCO and
+the no-model decode, memory flat in steps) are declared in ``iclr25.sdds.claims`` and decided there over seeds
+with the rule and margin each claim states (``test_claim``); README's claims table is generated from the same registry.
 The other tests here check exact values and estimator properties that do not depend on a trained model:
 
 1. exact_ising (Kaufman's formula) equals brute-force enumeration (L = 3, 4) and the row transfer matrix
@@ -112,8 +112,9 @@ def test_the_shipped_checkpoint_is_the_demo_training():
 
 
 # the paper's claims decided at the test rung (neural MCMC vs the raw sampler, 3 seeds); SN-NIS vs the
-# variational bound, diffusion vs autoregressive, MIS and memory are decided at the repro rung (claims.json)
+# variational bound, diffusion vs autoregressive, MIS (vs DiffUCO, vs the no-model decode) and memory are decided at
+# the repro rung (claims.json)
 test_claim = REGISTRY.pytest_test("test")
 
 # the committed claims.json and claims-calibration.json against this registry and the installed version
-test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).parents[1])
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).resolve().parents[1])
