@@ -67,7 +67,7 @@ def _barycenter(seed: int, rung: str) -> dict[str, Measurement]:
           metric="SVM accuracy (5 folds), data set II, 5 shapes per class", baseline="GW distances",
           direction="higher", rule="every_seed", margin=0.10, rungs=("repro",), kind="main",
           note="margin 0.10 <= max_margin 0.227 from calibration seeds 100-104 (repro rung, "
-               "benchmarks/calibrate_repro.py, claims-calibration-repro.json); decided at the repro rung only"),
+               "claims-calibration-repro.json from `iclr25 claims pgw --calibrate --rung repro --only ...`); decided at the repro rung only"),
     Claim("retrieval-pgw-beats-ugw",
           statement="Shape retrieval with PGW distances beats unbalanced GW (UGW), the strongest baseline of the "
                     "paper's table (SVM on the distance kernel)",
@@ -75,7 +75,7 @@ def _barycenter(seed: int, rung: str) -> dict[str, Measurement]:
           metric="SVM accuracy (5 folds), data set II, 5 shapes per class", baseline="UGW distances (POT, rho 1)",
           direction="higher", rule="every_seed", margin=0.0, rungs=("repro",), kind="main",
           note="margin 0 <= max_margin 0.047 from calibration seeds 100-104 (repro rung, "
-               "benchmarks/calibrate_repro.py, claims-calibration-repro.json): PGW must beat UGW at every seed"),
+               "claims-calibration-repro.json from `iclr25 claims pgw --calibrate --rung repro --only ...`): PGW must beat UGW at every seed"),
 )
 def _retrieval(seed: int, rung: str) -> dict[str, Measurement]:
     from .experiments import retrieval_run  # noqa: PLC0415

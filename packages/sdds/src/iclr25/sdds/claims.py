@@ -8,7 +8,7 @@ trains longer, draws more and runs 5 seeds (``iclr25 sdds repro`` writes ``claim
 Margins are set on calibration seeds disjoint from the decision seeds (each ``Claim.note`` says which):
 ``claims-calibration.json`` (test rung, seeds 100-109) and ``claims-calibration-repro.json`` (repro-only claims,
 ``iclr25 claims sdds --calibrate --rung repro --only ID,...``; the SN-NIS entry from
-``benchmarks/calibrate_repro.py``); ``tests/test_claims.py`` decides every test-rung claim with
+``iclr25 claims sdds --calibrate --rung repro --only ID,...``); ``tests/test_claims.py`` decides every test-rung claim with
 :meth:`ClaimRegistry.pytest_test` and checks the committed files with :meth:`ClaimRegistry.pytest_committed_test`.
 A seed whose SN-NIS estimate has an ESS fraction below ``MIN_ESS_FRACTION`` is not alive (never holds).
 
@@ -114,7 +114,7 @@ def trained_mis(seed: int, rung: str = "test", objective: str = "rkl_rl", n_step
           baseline="variational bound of the same sampler", direction="lower", rule="every_seed",
           margin=SNNIS_MARGIN, kind="main", rungs=("repro",),
           note=f"margin {SNNIS_MARGIN:g} <= max_margin 0.034 from calibration seeds 100-109 at the repro rung "
-               "(benchmarks/calibrate_repro.py, claims-calibration-repro.json); a seed is alive when the ESS fraction is >= 0.1 "
+               "(claims-calibration-repro.json, `iclr25 claims sdds --calibrate --rung repro --only ...`); a seed is alive when the ESS fraction is >= 0.1 "
                "(the estimator's own reliability bound), which the demo's plain network misses at every seed "
                "(ESS/M 0.0003-0.086), hence the symmetric network and the repro rung's 16384 draws; the 1e-3 "
                "target is not a claim here (README)"),
