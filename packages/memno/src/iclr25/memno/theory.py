@@ -66,6 +66,8 @@ def mori_zwanzig_toy(history: tuple[int, ...] = (0, 1, 2), *, nu: float = 0.02, 
     seed : int, keyword-only
         Seed of the initial conditions.
 
+    Notes
+    -----
     Computes on the CPU in float64/complex128 (exact least squares with LAPACK's ``gelsd``, which torch has on
     the CPU only; a fraction of a second), whatever ``--device`` the command was given.
 
