@@ -39,7 +39,8 @@ def peak_rss_bytes() -> int:
 
     Examples
     --------
-    >>> peak_rss_bytes() >= current_rss_bytes() > 0
+    >>> now = current_rss_bytes()  # read first: the RSS may grow between two reads, the peak never falls
+    >>> peak_rss_bytes() >= now > 0
     True
     """
     hwm = _proc_field("/proc/self/status", "VmHWM")
