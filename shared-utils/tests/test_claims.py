@@ -410,8 +410,14 @@ def test_paper_rung_estimate_refusal_force_smoke_and_device(tmp_path, capsys, mo
 
     monkeypatch.delenv("ICLR25_SMOKE", raising=False)
     monkeypatch.delenv(DEVICE_ENV, raising=False)
-    with pytest.raises(ValueError, match="positive"):
+    with pytest.raises(ValueError, match="gpu_hours > 0"):
         RungCost(0, 10, "1 H100", "x")
+    with pytest.raises(ValueError, match="gpu_hours > 0"):
+        RungCost(1, 10, "1 H100", "x", cpu_hours=3)
+    with pytest.raises(ValueError, match="memory_gb must be a positive"):
+        RungCost(1, 0, "1 H100", "x")
+    cpu_cost = RungCost(0, 8, "a 32-core node", "1M images", cpu_hours=40)
+    assert not cpu_cost.needs_accelerator and "40 CPU core-hours per seed (80 for its 2" in cpu_cost.explain("p", 2)
     with pytest.raises(ValueError, match="unknown rung"):
         ClaimRegistry("iclr25-toypaper", seeds={"test": (0, 1, 2)}, costs={"paper": RungCost(1, 2, "h", "w")})
     cost = RungCost(12.5, 70, "one 80 GB GPU", "the paper's 7B model, 3 epochs", data="GEOM-drugs on your disk")
@@ -445,6 +451,12 @@ def test_paper_rung_estimate_refusal_force_smoke_and_device(tmp_path, capsys, mo
     assert [s[2:] for s in seen] == [(False, "cpu")] * 3 and (tmp_path / "claims.json").is_file()
     assert os.environ[DEVICE_ENV] == "cpu"
     capsys.readouterr()
+    # a CPU paper rung (numpy methods) is refused without --force even where an accelerator is present
+    monkeypatch.setattr("iclr25.utils.device.accelerator_present", lambda: True)
+    reg.costs["paper"] = cpu_cost
+    assert ucli._cmd_claims(methods, "toypaper", "paper", None, tmp_path, None) == 2
+    assert "runs at the paper's scale on CPU cores" in capsys.readouterr().err
+    reg.costs["paper"] = cost
     assert ucli._cmd_claims(methods, "toypaper", "test", None, None, None, device="gpu") == 2
     assert ucli._cmd_claims(methods, "toypaper", "nope", None, None, None) == 2
     assert ucli._cmd_claims(methods, "toypaper", "paper", "0", None, None, mode="smoke") == 2

@@ -489,6 +489,15 @@ class RungCost:
     (the paper's model size, steps and data, as it reports them) and ``data`` what the rung reads (a path the user
     provides, a dataset in a wheel). ``iclr25 claims NAME --rung paper --estimate`` prints it; a rung with an
     estimate is refused on a machine without an accelerator unless ``--force``.
+
+    A method whose paper configuration is CPU work (numpy, scipy) gives ``gpu_hours=0`` and ``cpu_hours`` (core-
+    hours per seed) instead; ``memory_gb`` is then the peak RAM, and the rung is refused unless ``--force`` on
+    any machine (it is the paper's scale, not a quick check).
+
+    Examples
+    --------
+    >>> RungCost(0, 8, "a 32-core CPU node", "the paper's 1M-image similarity", cpu_hours=40).explain("paper", 3)
+    "rung 'paper': the paper's 1M-image similarity; about 40 CPU core-hours per seed (120 for its 3 seed(s)) on a 32-core CPU node, peak memory about 8 GB (estimated)"
     """
 
     gpu_hours: float
@@ -497,21 +506,33 @@ class RungCost:
     what: str
     data: str = ""
     measured: bool = False  #: True when the figures were measured on ``hardware``, False for an estimate
+    cpu_hours: float = 0.0  #: CPU core-hours per seed, for a rung that needs no accelerator (``gpu_hours=0``)
 
     def __post_init__(self) -> None:
-        for name in ("gpu_hours", "memory_gb"):
+        for name in ("gpu_hours", "memory_gb", "cpu_hours"):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0:
-                raise ValueError(f"RungCost.{name} must be a positive number, got {v!r}")
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
+                raise ValueError(f"RungCost.{name} must be a number >= 0, got {v!r}")
+        if self.memory_gb <= 0:
+            raise ValueError(f"RungCost.memory_gb must be a positive number, got {self.memory_gb!r}")
+        if (self.gpu_hours > 0) == (self.cpu_hours > 0):
+            raise ValueError("RungCost: give gpu_hours > 0 (a rung for an accelerator) or gpu_hours=0 and "
+                             f"cpu_hours > 0 (a CPU rung), got gpu_hours={self.gpu_hours!r}, "
+                             f"cpu_hours={self.cpu_hours!r}")
         if not self.hardware or not self.what:
             raise ValueError("RungCost needs the hardware and what the rung runs")
 
+    @property
+    def needs_accelerator(self) -> bool:
+        """Whether the rung is meant for an accelerator (``gpu_hours > 0``) rather than CPU cores."""
+        return self.gpu_hours > 0
+
     def explain(self, rung: str, n_seeds: int) -> str:
-        total = self.gpu_hours * n_seeds
         how = "measured" if self.measured else "estimated"
-        return (f"rung {rung!r}: {self.what}; about {self.gpu_hours:g} GPU-hours per seed ({total:g} for its "
-                f"{n_seeds} seed(s)) on {self.hardware}, peak accelerator memory about {self.memory_gb:g} GB "
-                f"({how})"
+        hours, unit, mem = ((self.gpu_hours, "GPU-hours", "accelerator memory") if self.needs_accelerator else
+                            (self.cpu_hours, "CPU core-hours", "memory"))
+        return (f"rung {rung!r}: {self.what}; about {hours:g} {unit} per seed ({hours * n_seeds:g} for its "
+                f"{n_seeds} seed(s)) on {self.hardware}, peak {mem} about {self.memory_gb:g} GB ({how})"
                 + (f"; data: {self.data}" if self.data else ""))
 
 

@@ -590,10 +590,11 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
             return 2
         print(cost.explain(rung, len(registry.rung_seeds(rung))))
         return 0
-    if cost is not None and mode != "smoke" and not force and not accelerator_present():
-        print(f"iclr25 claims: error: --rung {rung} is meant for an accelerator and this machine has none: "
-              f"{cost.explain(rung, len(registry.rung_seeds(rung)))}; pass --force to run it here anyway, or "
-              "--smoke for one step", file=sys.stderr)
+    if cost is not None and mode != "smoke" and not force and not (cost.needs_accelerator and accelerator_present()):
+        why = ("is meant for an accelerator and this machine has none" if cost.needs_accelerator else
+               "runs at the paper's scale on CPU cores")
+        print(f"iclr25 claims: error: --rung {rung} {why}: {cost.explain(rung, len(registry.rung_seeds(rung)))}; "
+              "pass --force to run it here anyway, or --smoke for one step", file=sys.stderr)
         return 2
     if mode == "smoke":
         chosen = registry.rung_seeds(rung)[:1]
