@@ -48,6 +48,13 @@ PENDING_LAYOUT: set[str] = set()
 #: Packages whose committed claims.json / claims-calibration.json are not yet regenerated for issue 58 (the repro
 #: rung at the package's version, schema 2, calibration): reported on stderr, not failed, until they are.
 PENDING_CLAIMS: set[str] = {"knowledge-manipulation", "mmed-rag", "teochat"}
+#: Packages not yet on the user's GPU and at the paper's scale (issue 59: ``--device``, the paper rung, its README
+#: section): reported on stderr, not failed, until they are.
+PENDING_DEVICE: set[str] = {"augood", "bopito", "cl-optimal-control", "implicit-deform", "knowledge-manipulation",
+                            "llm-regret", "mmed-rag", "ms-gode", "next-mol", "overtraining", "pgw", "piorf",
+                            "rxnflow", "scalegun", "sdds", "teochat", "v1-topology", "weighted-lowrank"}
+#: The README section that says how to run a package on a GPU and at the paper's scale (issue 59).
+PAPER_SCALE_HEADING = re.compile(r"^#{2,3} .*paper's scale", re.M | re.I)
 BENCH_SCRIPT = re.compile(r"benchmarks/([A-Za-z0-9_]+\.py)")
 
 
@@ -99,6 +106,11 @@ def check_package(pkg: Path) -> list[tuple[str, str]]:
             bad("claims", problem)
     for problem in machine_paths(pkg):
         bad("portable", problem)
+    for problem in device_problems(pkg):
+        if slug in PENDING_DEVICE:
+            print(f"packages/{slug}: [device] (pending, issue 59) {problem}", file=sys.stderr)
+        else:
+            bad("device", problem)
     _check_benchmarks(pkg, bad)
     for problem in undeclared_outputs(pkg):
         bad("outputs", problem)
@@ -115,6 +127,52 @@ def check_package(pkg: Path) -> list[tuple[str, str]]:
         bad("imports", f"import circle {' <-> '.join(circle)}: the modules import each other (also inside "
                        "functions); move what both need into one of them or a third module")
     return out
+
+
+def _backend_of(pkg: Path) -> str:
+    """``"torch"``, ``"jax"`` or ``""`` (numpy/scipy): what the package computes with, from its dependencies."""
+    try:
+        deps = tomllib.loads((pkg / "pyproject.toml").read_text(encoding="utf-8")).get("project", {}) \
+            .get("dependencies", [])
+    except (OSError, tomllib.TOMLDecodeError):
+        return ""
+    names = {m.group(1).lower() for d in deps if (m := REQ_NAME.match(d))}
+    return "torch" if "torch" in names else "jax" if "jax" in names else ""
+
+
+def _read_all(folder: Path) -> str:
+    return "\n".join(f.read_text(encoding="utf-8", errors="replace") for f in sorted(folder.rglob("*.py"))
+                     if "__pycache__" not in f.parts) if folder.is_dir() else ""
+
+
+def device_problems(pkg: Path) -> list[str]:
+    """Issue 59, read from the source: a torch or JAX package takes ``--device`` (``add_device_argument``) and a
+    torch one runs the meta-device conformance check in its tests; a package with a claims registry has a
+    ``paper`` rung with its cost (``RungCost``) and a test that runs it shrunk (``--smoke`` / ``smoke``); the
+    README has a section on running at the paper's scale that links the install-and-hardware page."""
+    module = pkg.name.replace("-", "_")
+    src, tests = _read_all(pkg / "src"), _read_all(pkg / "tests")
+    backend = _backend_of(pkg)
+    problems = []
+    if backend and "add_device_argument(" not in src:
+        problems.append(f"a {backend} package: no command takes --device (iclr25.utils.device.add_device_argument)")
+    if backend == "torch" and "check_device_conformance" not in tests:
+        problems.append("a torch package: no test runs iclr25.utils.device.check_device_conformance (meta device)")
+    claims = pkg / "src" / "iclr25" / module / "claims.py"
+    if claims.is_file():
+        text = claims.read_text(encoding="utf-8")
+        if "RungCost(" not in text or not re.search(r"[\"']paper[\"']", text):
+            problems.append(f"src/iclr25/{module}/claims.py: no 'paper' rung with its RungCost (the paper's own "
+                            "configuration and what it costs)")
+        if "smoke" not in tests:
+            problems.append("no test runs the paper rung shrunk to one step (iclr25 claims NAME --rung paper --smoke)")
+    readme = pkg / "README.md"
+    text = readme.read_text(encoding="utf-8") if readme.is_file() else ""
+    if not PAPER_SCALE_HEADING.search(text):
+        problems.append("README.md has no section on running at the paper's scale (a heading with \"paper's scale\")")
+    if "INSTALL.md" not in text:
+        problems.append("README.md does not link the install-and-hardware page (../../INSTALL.md)")
+    return problems
 
 
 #: Option names that write (iclr25.utils.outputs.OUTPUT_FLAGS): each is declared with add_output, never add_argument.

@@ -10,7 +10,8 @@ Everything on the site is generated from the tree, so it cannot drift from it:
   links to files that are not pages turned into repository paths), an API reference generated from the
   docstrings of each public module (mkdocstrings; ``.. math::`` converted to MathML at build time), its
   CHANGELOG;
-- the contributor guide (``CONTRIBUTING.md``) and the notebooks executed by ``ci/run_notebooks.py``
+- the install-and-hardware page (``INSTALL.md``: CPU and CUDA wheels, ``--device``, the paper rung), the
+  contributor guide (``CONTRIBUTING.md``) and the notebooks executed by ``ci/run_notebooks.py``
   (``build/notebooks/*.ipynb``, rendered with their outputs; each must show at least one figure);
 - the reproducibility dashboard (``claims.md``): every claim of every package from its committed
   ``claims.json``: the paper's statement and number, our value per seed with the verdict per seed, the rule, the
@@ -179,6 +180,9 @@ The [reproducibility dashboard](claims.md) lists every claim of every package wi
 Executed on a Jupyter kernel when the site is built; each composes two or more methods on one piece of data:
 
 {nb}
+
+## Install and hardware
+CPU and CUDA wheels, JAX on a GPU, `--device`, the paper rung and clusters: [install and hardware](install.md).
 
 ## Contributing
 See the [contributor guide](contributing.md).
@@ -352,7 +356,8 @@ def write_sources(src: Path, pkgs: list[Package], notebooks: list[Path]) -> list
         shutil.rmtree(src)
     src.mkdir(parents=True)
     page_of: dict[Path, str] = {(ROOT / "README.md").resolve(): "index.md",
-                                (ROOT / "CONTRIBUTING.md").resolve(): "contributing.md"}
+                                (ROOT / "CONTRIBUTING.md").resolve(): "contributing.md",
+                                (ROOT / "INSTALL.md").resolve(): "install.md"}
     for p in pkgs:
         page_of[(p.folder / "README.md").resolve()] = f"packages/{p.slug}/index.md"
         page_of[(p.folder / "CHANGELOG.md").resolve()] = f"packages/{p.slug}/changelog.md"
@@ -387,6 +392,9 @@ def write_sources(src: Path, pkgs: list[Package], notebooks: list[Path]) -> list
     (src / "claims.md").write_text(dashboard_page(pkgs))
     nav.insert(1, {"Claims dashboard": "claims.md"})
     (src / "index.md").write_text(home_page(pkgs, notebooks, page_of))
+    install = (ROOT / "INSTALL.md").read_text()
+    (src / "install.md").write_text(rewrite_links(install, ROOT, page_of, "", set()))
+    nav.insert(1, {"Install and hardware": "install.md"})
     contrib = (ROOT / "CONTRIBUTING.md").read_text()
     (src / "contributing.md").write_text(rewrite_links(contrib, ROOT, page_of, "", set()))
     nav.append({"Contributing": "contributing.md"})

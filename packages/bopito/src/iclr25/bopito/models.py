@@ -22,6 +22,11 @@ system's box), the condition ``x_0``, the capped lag (over ``[0, N_max]``) and t
 
 References: Viguera Diez et al., ICLR 2025, Eq. 7 (BoPITO score) and Sec. 4.3 (interpolation, λ_int);
 Schreiner et al., "Implicit Transfer Operator Learning", NeurIPS 2023 (ITO); Ho et al., NeurIPS 2020 (DDPM).
+
+Devices (issue 59): a model is built on ``device=`` (``None``: ``$ICLR25_DEVICE``, else ``auto``, the accelerator
+when torch sees one; :func:`resolve_device`); its weights are drawn on the CPU and then moved, so a seed gives the
+same initial model everywhere. The networks compute in float32; the BoPITO weight ``λ^N`` in float64 (``λ̂^N``
+at N = 5000 needs it), except on MPS, which has no float64 (:func:`wide_dtype`).
 """
 
 from __future__ import annotations
@@ -36,10 +41,27 @@ import torch
 from torch import nn
 
 __all__ = ["ModelConfig", "ScoreModel", "EnsembleMLP", "DiffusionSchedule", "sinusoidal_encoding",
-           "bopito_weight", "check_lambda", "MODEL_KINDS"]
+           "bopito_weight", "check_lambda", "MODEL_KINDS", "resolve_device", "wide_dtype"]
 
 MODEL_KINDS = ("bg", "ito", "bopito")
 STATE_RANGE = 4.0
+
+
+def resolve_device(device: Any) -> torch.device:
+    """The ``torch.device`` of a ``device=`` argument (:func:`iclr25.utils.device.torch_device`: ``None`` is
+    ``$ICLR25_DEVICE`` or ``auto``; an absent device is a one-line ``ValueError`` naming ``--device``); torch's
+    ``meta`` stand-in (:func:`iclr25.utils.device.check_device_conformance`) is taken as given."""
+    from iclr25.utils.device import torch_device  # noqa: PLC0415
+
+    if isinstance(device, torch.device) and device.type == "meta":
+        return device
+    return torch_device(device)
+
+
+def wide_dtype(device: Any) -> torch.dtype:
+    """float64 where the device has it (CPU, CUDA), float32 on MPS: the dtype of the lag weights, the training
+    draws and the sampler's update."""
+    return torch.float32 if torch.device(device).type == "mps" else torch.float64
 
 
 def check_lambda(value: Any, name: str) -> float:
@@ -63,7 +85,8 @@ def bopito_weight(lag: torch.Tensor, lambda_hat: float, max_lag: int, lambda_int
     >>> float(bopito_weight(torch.tensor([float("inf")]), 0.9, 100)[0])
     0.0
     """
-    lag = torch.as_tensor(lag, dtype=torch.float64)
+    lag = torch.as_tensor(lag)
+    lag = lag.to(wide_dtype(lag.device))
     lam = torch.full_like(lag, float(lambda_hat))
     if lambda_int is not None:
         lam = torch.where(lag > max_lag, torch.full_like(lag, float(lambda_int)), lam)
@@ -97,7 +120,7 @@ def sinusoidal_encoding(s: torch.Tensor, lo: float, hi: float, dim: int) -> torc
     (the lowest frequency keeps ``[lo, hi]`` free of aliasing); ``s`` of shape ``(...)`` gives
     ``(..., dim + 1)``."""
     half = dim // 2
-    freqs = math.pi * torch.pow(2.0, torch.linspace(-1.0, 7.0, half, dtype=s.dtype))
+    freqs = math.pi * torch.pow(2.0, torch.linspace(-1.0, 7.0, half, dtype=s.dtype, device=s.device))
     u = (s - lo) / (hi - lo)
     ang = u[..., None] * freqs
     return torch.cat([u[..., None], torch.sin(ang), torch.cos(ang)], dim=-1)
@@ -192,9 +215,13 @@ class ScoreModel(nn.Module):
     ``eps(x_t, t, x0, lag)`` takes ``x_t`` ``(K, B, dim)``, integer diffusion steps ``t`` ``(K, B)``, and for
     the conditional kinds ``x0`` ``(K, B, dim)`` and ``lag`` ``(K, B)`` in frames (any value >= 0, ``inf``
     allowed for BoPITO).
+
+    ``device``: where the model (and a BoPITO model's prior, moved with it) lives (``None``: ``$ICLR25_DEVICE`` or
+    ``auto``); the weights are drawn on the CPU from ``seed`` and then moved.
     """
 
-    def __init__(self, config: ModelConfig, *, prior: ScoreModel | None = None, seed: int = 0):
+    def __init__(self, config: ModelConfig, *, prior: ScoreModel | None = None, seed: int = 0,
+                 device: Any = None):
         super().__init__()
         self.config = config
         gen = torch.Generator().manual_seed(int(seed))
@@ -219,6 +246,12 @@ class ScoreModel(nn.Module):
             raise ValueError(f"prior= is only used by kind 'bopito', not {config.kind!r}")
         else:
             self.prior = None
+        self.to(resolve_device(device))
+
+    @property
+    def device(self) -> torch.device:
+        """Where the model's weights are."""
+        return self.net.weights[0].device
 
     @property
     def n_models(self) -> int:
@@ -285,7 +318,7 @@ class ScoreModel(nn.Module):
         prior = None
         if self.prior is not None:
             prior = self.prior if self.prior.n_models == 1 else self.prior.select(idx)
-        new = ScoreModel(cfg, prior=prior)
+        new = ScoreModel(cfg, prior=prior, device=self.device)
         with torch.no_grad():
             for p_new, p_old in zip(new.net.parameters(), self.net.parameters(), strict=True):
                 p_new.copy_(p_old[idx])
