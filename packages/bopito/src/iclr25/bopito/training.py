@@ -11,6 +11,13 @@ start frame uniformly among those with a partner ``N`` frames later (the referen
 Adam, constant learning rate, and an exponential moving average of the weights (the EMA weights are the
 trained model).
 
+Devices (issue 59): :func:`train` and :func:`fit_model` take ``device=`` (``None``: ``$ICLR25_DEVICE`` or
+``auto``). The model and the trajectories are moved there once; every draw of a step (trajectory, lag, start,
+diffusion step, noise) is made there from a generator seeded on that device
+(:func:`iclr25.utils.device.torch_generator`), so on the CPU the numbers are those of 0.7 bit for bit, and on a
+GPU a seed gives its own (equally valid) stream. Adam's moments live beside the parameters; the per-step losses
+come back to the CPU.
+
 References: BoPITO (ICLR 2025), Sec. 3-4 and App. (training details); Schreiner et al. (2023), Eq. 4.
 """
 
@@ -26,10 +33,11 @@ from typing import Any
 import numpy as np
 import torch
 
+from iclr25.utils.device import torch_generator
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
-from .models import ModelConfig, ScoreModel
+from .models import ModelConfig, ScoreModel, resolve_device, wide_dtype
 
 __all__ = ["TrainResult", "train", "fit_model"]
 
@@ -49,8 +57,10 @@ class TrainResult:
         return self.losses[-n:].mean(axis=0)
 
 
-def _stack_data(data: Any, K: int, dim: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """One array ``(n, F, dim)`` shared by all members, or a sequence of K of them (padded and stacked)."""
+def _stack_data(data: Any, K: int, dim: int, device: Any = "cpu"
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One array ``(n, F, dim)`` shared by all members, or a sequence of K of them (padded and stacked), on
+    ``device``."""
     if isinstance(data, np.ndarray) or hasattr(data, "x"):
         items: Sequence[Any] = [data] * K
     else:
@@ -73,15 +83,18 @@ def _stack_data(data: Any, K: int, dim: int) -> tuple[torch.Tensor, torch.Tensor
     buf = np.zeros((K, n_max, f_max, dim), dtype=np.float32)
     for k, a in enumerate(arrs):
         buf[k, : a.shape[0], : a.shape[1]] = a
-    n_traj = torch.tensor([a.shape[0] for a in arrs], dtype=torch.float64)
-    n_frames = torch.tensor([a.shape[1] for a in arrs], dtype=torch.long)
-    return torch.as_tensor(buf), n_traj, n_frames
+    device = torch.device(device)
+    n_traj = torch.tensor([a.shape[0] for a in arrs], dtype=wide_dtype(device), device=device)
+    n_frames = torch.tensor([a.shape[1] for a in arrs], dtype=torch.long, device=device)
+    return torch.as_tensor(buf, device=device), n_traj, n_frames
 
 
 class _Adam:
     """Adam as ``torch.optim.Adam(params, lr=lr)`` computes it on CPU tensors (its single-tensor update: betas
     0.9/0.999, eps 1e-8, no weight decay), written out: bit-for-bit the same parameters, without the import of
-    ``torch._dynamo`` that torch.optim's first use costs (about 1.5 s of CPU in every process that trains)."""
+    ``torch._dynamo`` that torch.optim's first use costs (about 1.5 s of CPU in every process that trains).
+    The moments are created with ``zeros_like`` of each parameter, so on the parameter's device and dtype; the
+    step count is a Python number (no tensor on the CPU)."""
 
     def __init__(self, params: Sequence[torch.Tensor], *, lr: float, betas: tuple[float, float] = (0.9, 0.999),
                  eps: float = 1e-8) -> None:
@@ -112,8 +125,9 @@ class _Adam:
 
 
 def train(model: ScoreModel, data: Any, *, steps: int = 2000, batch_size: int = 512, lr: float = 1e-3,
-          ema: float = 0.99, seed: int = 0, desc: str | None = None) -> TrainResult:
-    """Train ``model`` (every ensemble member on its own data) with the ε-loss of the module docstring.
+          ema: float = 0.99, seed: int = 0, desc: str | None = None, device: Any = None) -> TrainResult:
+    """Train ``model`` (every ensemble member on its own data) with the ε-loss of the module docstring, on
+    ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``; the model is moved there, in place, with its prior).
 
     Parameters
     ----------
@@ -125,7 +139,8 @@ def train(model: ScoreModel, data: Any, *, steps: int = 2000, batch_size: int = 
 
     Returns
     -------
-    :class:`TrainResult` whose ``model`` is a copy holding the EMA weights.
+    :class:`TrainResult` whose ``model`` is a copy holding the EMA weights (on ``device``); ``losses`` on the
+    CPU (numpy).
     """
     for v, name, lo in ((steps, "steps", 1), (batch_size, "batch_size", 1)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < lo:
@@ -137,36 +152,39 @@ def train(model: ScoreModel, data: Any, *, steps: int = 2000, batch_size: int = 
     seed = check_seed(seed)
     cfg = model.config
     K, dim = cfg.n_models, cfg.dim
-    X, n_traj, n_frames = _stack_data(data, K, dim)
+    dev = resolve_device(device)
+    model.to(dev)
+    wide = wide_dtype(dev)
+    X, n_traj, n_frames = _stack_data(data, K, dim, dev)
     conditional = cfg.kind != "bg"
     if conditional and int(n_frames.min()) < 2:
         raise ValueError("ITO/BoPITO training needs trajectories of at least 2 frames")
-    max_lag = torch.clamp(n_frames - 1, max=cfg.max_lag).to(torch.float64)
-    gen = torch.Generator().manual_seed(seed)
-    abar = model.schedule.alpha_bars.to(torch.float32)
+    max_lag = torch.clamp(n_frames - 1, max=cfg.max_lag).to(wide)
+    gen = torch_generator(dev, seed)  # on the CPU: torch.Generator().manual_seed(seed), 0.7's stream
+    abar = model.schedule.alpha_bars.to(device=dev, dtype=torch.float32)
     T = model.schedule.n_steps
     params = [p for p in model.net.parameters()]
     opt = _Adam(params, lr=lr)
     shadow = [p.detach().clone() for p in params]
     B = int(batch_size)
-    kidx = torch.arange(K)[:, None].expand(K, B)
+    kidx = torch.arange(K, device=dev)[:, None].expand(K, B)
     losses = np.empty((int(steps), K))
     t0 = time.perf_counter()
     model.train()
     for step in progress(range(int(steps)), desc=desc, total=int(steps)):
-        u = torch.rand(K, B, 3, generator=gen, dtype=torch.float64)
+        u = torch.rand(K, B, 3, generator=gen, dtype=wide, device=dev)
         traj = (u[..., 0] * n_traj[:, None]).long()
         if conditional:
             lag = 1 + (u[..., 1] * max_lag[:, None]).long()
-            start = (u[..., 2] * (n_frames[:, None] - lag).to(torch.float64)).long()
+            start = (u[..., 2] * (n_frames[:, None] - lag).to(wide)).long()
             x0 = X[kidx, traj, start]
             target = X[kidx, traj, start + lag]
         else:
-            frame = (u[..., 1] * n_frames[:, None].to(torch.float64)).long()
+            frame = (u[..., 1] * n_frames[:, None].to(wide)).long()
             target = X[kidx, traj, frame]
             x0, lag = None, None
-        t = torch.randint(0, T, (K, B), generator=gen)
-        noise = torch.randn(K, B, dim, generator=gen)
+        t = torch.randint(0, T, (K, B), generator=gen, device=dev)
+        noise = torch.randn(K, B, dim, generator=gen, device=dev)
         ab = abar[t][..., None]
         xt = ab.sqrt() * target + (1 - ab).sqrt() * noise
         pred = model.eps(xt, t, x0, lag)
@@ -177,7 +195,7 @@ def train(model: ScoreModel, data: Any, *, steps: int = 2000, batch_size: int = 
         opt.step()
         with torch.no_grad():
             torch._foreach_lerp_(shadow, [p.detach() for p in params], 1.0 - ema)
-        losses[step] = per_member.detach().numpy()
+        losses[step] = per_member.detach().cpu().numpy()
     seconds = time.perf_counter() - t0
     model.eval()
     trained = copy.deepcopy(model)
@@ -190,8 +208,10 @@ def train(model: ScoreModel, data: Any, *, steps: int = 2000, batch_size: int = 
 def fit_model(kind: str, data: Any, *, prior: ScoreModel | None = None, n_models: int = 1, max_lag: int = 1000,
               lambda_hat: float | None = None, lambda_int: float | None = None, box: Any = None, dim: int = 1,
               width: int = 64, depth: int = 3, emb_dim: int = 32, n_diffusion: int = 500, steps: int = 2000,
-              batch_size: int = 512, lr: float = 1e-3, seed: int = 0, desc: str | None = None) -> TrainResult:
-    """Build a :class:`ScoreModel` of ``kind`` (``"bg"``, ``"ito"``, ``"bopito"``) and :func:`train` it.
+              batch_size: int = 512, lr: float = 1e-3, seed: int = 0, desc: str | None = None,
+              device: Any = None) -> TrainResult:
+    """Build a :class:`ScoreModel` of ``kind`` (``"bg"``, ``"ito"``, ``"bopito"``) and :func:`train` it on
+    ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``; a ``prior`` is moved there).
 
     ``box`` defaults to the prior's box, else to the data range widened by 10%.
     """
@@ -210,5 +230,6 @@ def fit_model(kind: str, data: Any, *, prior: ScoreModel | None = None, n_models
             box = tuple((float(a - p), float(b + p)) for a, b, p in zip(lo, hi, pad, strict=True))
     cfg = ModelConfig(kind=kind, dim=dim, box=box, max_lag=max_lag, n_diffusion=n_diffusion, emb_dim=emb_dim,
                       width=width, depth=depth, n_models=n_models, lambda_hat=lambda_hat, lambda_int=lambda_int)
-    model = ScoreModel(cfg, prior=prior, seed=seed)
-    return train(model, data, steps=steps, batch_size=batch_size, lr=lr, seed=seed, desc=desc)
+    dev = resolve_device(device)
+    model = ScoreModel(cfg, prior=prior, seed=seed, device=dev)
+    return train(model, data, steps=steps, batch_size=batch_size, lr=lr, seed=seed, desc=desc, device=dev)
