@@ -28,7 +28,12 @@ sys.path.insert(0, str(ROOT / "ci"))
 from claims_fresh import slugs_with_registry  # noqa: E402
 from run_package_tests import sync_one, venv_for  # noqa: E402
 
-JAX_PACKAGES = {"pgw", "sdds", "v1-topology", "implicit-deform"}
+from check_contract import _backend_of  # noqa: E402 - one reading of a package's backend
+
+
+def is_jax(slug: str) -> bool:
+    """Whether the package computes with JAX (read from its dependencies), so the GPU needs a CUDA jaxlib."""
+    return _backend_of(ROOT / "packages" / slug) == "jax"
 
 
 def gpu_name() -> str | None:
@@ -48,7 +53,7 @@ def _probe(python: Path, code: str) -> str:
 def sees_gpu(slug: str) -> bool:
     """Whether the package's environment can compute on the GPU (CUDA torch, or a CUDA jaxlib for JAX)."""
     py = venv_for(ROOT, slug) / "bin" / "python"
-    if slug in JAX_PACKAGES:
+    if is_jax(slug):
         return _probe(py, "import jax; print(bool([d for d in jax.devices() if d.platform == 'gpu']))") == "True"
     return _probe(py, "import torch; print(torch.cuda.is_available())") == "True"
 
@@ -72,6 +77,27 @@ def claims_run(slug: str, device: str, timeout: float) -> dict:
         return {"wall_s": round(wall, 2), "verdicts": {c["id"]: c["verdict"] for c in data["claims"]}}
 
 
+def demo_run(slug: str, device: str, timeout: float) -> dict:
+    """The package's demo with ``--device``: wall seconds, and whether it finished."""
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [str(venv_for(ROOT, slug) / "bin" / "iclr25"), slug, "demo", "--device", device, "--out", tmp]
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False)
+        except subprocess.TimeoutExpired:
+            return {"wall_s": timeout, "error": f"demo over {timeout:.0f} s"}
+        wall = round(time.perf_counter() - t0, 2)
+        if proc.returncode != 0:
+            return {"wall_s": wall, "error": "demo: " + (proc.stderr.strip().splitlines() or ["failed"])[-1][:200]}
+        return {"wall_s": wall}
+
+
+def demo_takes_device(slug: str) -> bool:
+    py = venv_for(ROOT, slug) / "bin" / "iclr25"
+    proc = subprocess.run([str(py), slug, "demo", "--help"], capture_output=True, text=True, check=False, timeout=300)
+    return "--device" in proc.stdout
+
+
 def uses_device(slug: str) -> bool:
     """Whether the package's code resolves its device through ``iclr25.utils.device`` (so ``--device cuda``
     reaches it); a package that does not still computes on the CPU when asked for the GPU."""
@@ -88,13 +114,19 @@ def check_one(slug: str, timeout: float) -> dict:
     if proc.returncode != 0:
         return {"slug": slug, "status": "sync failed"}
     if not sees_gpu(slug):
-        why = "no CUDA jaxlib in its environment" if slug in JAX_PACKAGES else "its torch does not see CUDA"
+        why = "no CUDA jaxlib in its environment" if is_jax(slug) else "its torch does not see CUDA"
         return {"slug": slug, "status": f"CPU only: {why}"}
     cpu = claims_run(slug, "cpu", timeout)
     gpu = claims_run(slug, "cuda", timeout)
     same = bool(cpu["verdicts"]) and cpu["verdicts"] == gpu["verdicts"]
     status = "ok" if same and "error" not in gpu else gpu.get("error") or cpu.get("error") or "verdicts differ"
-    return {"slug": slug, "cpu_s": cpu["wall_s"], "gpu_s": gpu["wall_s"],
+    demo: dict = {}
+    if demo_takes_device(slug):
+        dc, dg = demo_run(slug, "cpu", timeout), demo_run(slug, "cuda", timeout)
+        demo = {"demo_cpu_s": dc["wall_s"], "demo_gpu_s": dg["wall_s"]}
+        if status == "ok" and ("error" in dc or "error" in dg):
+            status = dg.get("error") or dc["error"]
+    return {"slug": slug, "cpu_s": cpu["wall_s"], "gpu_s": gpu["wall_s"], **demo,
             "ratio": round(cpu["wall_s"] / gpu["wall_s"], 2) if gpu.get("wall_s") else None,
             "cpu_verdicts": cpu["verdicts"], "gpu_verdicts": gpu["verdicts"], "same_verdicts": same,
             "status": status}
@@ -102,10 +134,12 @@ def check_one(slug: str, timeout: float) -> dict:
 
 def table(rows: list[dict], gpu: str) -> str:
     lines = [f"# gpu-check on {gpu}", "", "Test-rung claims of each package with `--device cpu` and `--device cuda` "
-             "(`ci/gpu_check.py`).", "", "| package | CPU s | GPU s | CPU/GPU | verdicts equal the CPU's | status |",
-             "|---|---|---|---|---|---|"]
+             "and its demo (`ci/gpu_check.py`; wall seconds).", "",
+             "| package | claims CPU s | claims GPU s | CPU/GPU | demo CPU s | demo GPU s | verdicts equal the CPU's "
+             "| status |", "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['slug']} | {r.get('cpu_s', '–')} | {r.get('gpu_s', '–')} | {r.get('ratio') or '–'} | "
+                     f"{r.get('demo_cpu_s', '–')} | {r.get('demo_gpu_s', '–')} | "
                      f"{'yes' if r.get('same_verdicts') else 'no' if 'same_verdicts' in r else '–'} | {r['status']} |")
     return "\n".join(lines) + "\n"
 

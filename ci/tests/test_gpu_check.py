@@ -32,11 +32,19 @@ def test_table_and_rows_say_what_ran_where(monkeypatch, tmp_path):
     monkeypatch.setattr(gc, "sees_gpu", lambda slug: slug != "pgw")
     runs = {"cpu": {"wall_s": 10.0, "verdicts": {"a": "holds"}}, "cuda": {"wall_s": 2.0, "verdicts": {"a": "holds"}}}
     monkeypatch.setattr(gc, "claims_run", lambda slug, device, timeout: runs[device])
+    monkeypatch.setattr(gc, "demo_takes_device", lambda slug: True)
+    demos = {"cpu": {"wall_s": 30.0}, "cuda": {"wall_s": 6.0}}
+    monkeypatch.setattr(gc, "demo_run", lambda slug, device, timeout: demos[device])
     assert gc.main(["augood", "pgw", "memno", "--out", str(tmp_path)]) == 0
     md = (tmp_path / "gpu-check.md").read_text()
     assert "# gpu-check on Fake H100" in md
-    assert "| memno | 10.0 | 2.0 | 5.0 | yes | ok |" in md
+    assert "| memno | 10.0 | 2.0 | 5.0 | 30.0 | 6.0 | yes | ok |" in md
     assert "| augood |" in md and "no --device yet" in md and "no CUDA jaxlib" in md
+    assert gc.is_jax("pgw") and gc.is_jax("cl-optimal-control") and not gc.is_jax("v1-topology")
+    demos["cuda"] = {"wall_s": 1.0, "error": "demo: RuntimeError: device mismatch"}
+    assert gc.main(["memno", "--out", str(tmp_path)]) == 1
+    assert "device mismatch" in (tmp_path / "gpu-check.md").read_text()
+    demos["cuda"] = {"wall_s": 6.0}
     runs["cuda"] = {"wall_s": 2.0, "verdicts": {"a": "does not hold"}}
     assert gc.main(["memno", "--out", str(tmp_path)]) == 1
     assert "verdicts differ" in (tmp_path / "gpu-check.md").read_text()

@@ -74,11 +74,12 @@ class ACFResult:
 
 
 def evaluate_acf(model: ScoreModel, x0: Any, lags: Sequence[float], c_ref: Any, *, steps: int | None = None,
-                 seed: int = 0, chunk: int = 8192) -> ACFResult:
+                 seed: int = 0, chunk: int = 8192, device: Any = None) -> ACFResult:
     """Sample ``x_N ~ p_θ(· | x_0, N)`` for every lag in one batched pass and compare ``C(N)`` with ``c_ref``.
 
     ``x0`` holds equilibrium starting points (``(B,)`` or ``(B, 1)``; for ``dim > 1`` the first coordinate is
-    the observable).
+    the observable). The samples are drawn on ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``,
+    :func:`~iclr25.bopito.sampling.sample`); the correlations are computed on the CPU.
     """
     from .sampling import sample  # noqa: PLC0415
 
@@ -92,7 +93,7 @@ def evaluate_acf(model: ScoreModel, x0: Any, lags: Sequence[float], c_ref: Any, 
     B, L = x0a.shape[0], lags_a.size
     cond = np.tile(x0a, (L, 1))
     lag_col = np.repeat(lags_a, B)
-    xs = sample(model, cond, lag_col, steps=steps, seed=seed, chunk=chunk)  # (K, L*B, dim)
+    xs = sample(model, cond, lag_col, steps=steps, seed=seed, chunk=chunk, device=device)  # (K, L*B, dim)
     xN = xs[..., 0].reshape(model.n_models, L, B)
     c = cross_correlation(np.broadcast_to(x0a[:, 0], xN.shape), xN)
     return ACFResult(lags_a, c, c_ref)
@@ -270,10 +271,13 @@ def fit_lambda_int(objective_of: Callable[[float], float], *, lo: float = 0.9, h
 
 
 def fit_interpolation(model: ScoreModel, x0: Any, lags: Sequence[float], c_target: Any, *, steps: int | None = 50,
-                      seed: int = 0, lo: float = 0.95, hi: float = 0.99999, n_iter: int = 10) -> InterpolationFit:
+                      seed: int = 0, lo: float = 0.95, hi: float = 0.99999, n_iter: int = 10,
+                      device: Any = None) -> InterpolationFit:
     """Fit ``λ_int`` of a one-member BoPITO model so that its ``C(N)`` matches supplied unbiased correlation
     values ``c_target`` at ``lags`` (all above ``N_max``): minimise the mean ``|C_model(N) - C_target(N)|``
     with the same starts ``x0`` (equilibrium samples) and the same noise at every trial.
+
+    Samples on ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``).
 
     References: BoPITO (ICLR 2025), Sec. 4.3 (BoPITO interpolators tuned on correlation data).
     """
@@ -286,7 +290,8 @@ def fit_interpolation(model: ScoreModel, x0: Any, lags: Sequence[float], c_targe
     c_target = _finite(c_target, "c_target")
 
     def objective(lam: float) -> float:
-        r = evaluate_acf(model.with_lambda(lambda_int=lam), x0, lags_a, c_target, steps=steps, seed=seed)
+        r = evaluate_acf(model.with_lambda(lambda_int=lam), x0, lags_a, c_target, steps=steps, seed=seed,
+                         device=device)
         return float(r.mean_error[0])
 
     return fit_lambda_int(objective, lo=lo, hi=hi, n_iter=n_iter)

@@ -57,10 +57,9 @@ class TrainResult:
         return self.losses[-n:].mean(axis=0)
 
 
-def _stack_data(data: Any, K: int, dim: int, device: Any = "cpu"
-                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """One array ``(n, F, dim)`` shared by all members, or a sequence of K of them (padded and stacked), on
-    ``device``."""
+def _stack_data(data: Any, K: int, dim: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """One array ``(n, F, dim)`` shared by all members, or a sequence of K of them (padded and stacked), as CPU
+    tensors."""
     if isinstance(data, np.ndarray) or hasattr(data, "x"):
         items: Sequence[Any] = [data] * K
     else:
@@ -83,10 +82,9 @@ def _stack_data(data: Any, K: int, dim: int, device: Any = "cpu"
     buf = np.zeros((K, n_max, f_max, dim), dtype=np.float32)
     for k, a in enumerate(arrs):
         buf[k, : a.shape[0], : a.shape[1]] = a
-    device = torch.device(device)
-    n_traj = torch.tensor([a.shape[0] for a in arrs], dtype=wide_dtype(device), device=device)
-    n_frames = torch.tensor([a.shape[1] for a in arrs], dtype=torch.long, device=device)
-    return torch.as_tensor(buf, device=device), n_traj, n_frames
+    n_traj = torch.tensor([a.shape[0] for a in arrs], dtype=torch.float64)
+    n_frames = torch.tensor([a.shape[1] for a in arrs], dtype=torch.long)
+    return torch.as_tensor(buf), n_traj, n_frames
 
 
 class _Adam:
@@ -155,10 +153,11 @@ def train(model: ScoreModel, data: Any, *, steps: int = 2000, batch_size: int = 
     dev = resolve_device(device)
     model.to(dev)
     wide = wide_dtype(dev)
-    X, n_traj, n_frames = _stack_data(data, K, dim, dev)
+    X, n_traj, n_frames = _stack_data(data, K, dim)
     conditional = cfg.kind != "bg"
-    if conditional and int(n_frames.min()) < 2:
+    if conditional and int(n_frames.min()) < 2:  # checked on the CPU, before anything moves
         raise ValueError("ITO/BoPITO training needs trajectories of at least 2 frames")
+    X, n_traj, n_frames = X.to(dev), n_traj.to(device=dev, dtype=wide), n_frames.to(dev)
     max_lag = torch.clamp(n_frames - 1, max=cfg.max_lag).to(wide)
     gen = torch_generator(dev, seed)  # on the CPU: torch.Generator().manual_seed(seed), 0.7's stream
     abar = model.schedule.alpha_bars.to(device=dev, dtype=torch.float32)

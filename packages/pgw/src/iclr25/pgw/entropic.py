@@ -32,12 +32,23 @@ from .frank_wolfe import PGWResult, default_init, tensor_product
 from .space import MMSpace, as_int, as_lam, as_masses, as_matrix, as_positive, as_real_array
 
 __all__ = ["EntropicBatchResult", "entropic_pgw", "entropic_pgw_batch", "entropic_pgw_pairs", "cost_scale",
-           "DEFAULT_EPSILON", "DEFAULT_MAX_ITER", "DEFAULT_TOL", "DEFAULT_INNER"]
+           "resolve_device", "DEFAULT_EPSILON", "DEFAULT_MAX_ITER", "DEFAULT_TOL", "DEFAULT_INNER"]
 
 DEFAULT_EPSILON = 1e-3
 DEFAULT_MAX_ITER = 100
 DEFAULT_TOL = 1e-5
 DEFAULT_INNER = 500
+
+
+def resolve_device(device: Any = None) -> Any:
+    """The JAX device of a ``device=`` argument: a JAX device as given, else
+    :func:`iclr25.utils.device.jax_device` (``None``: ``$ICLR25_DEVICE`` or ``auto``, JAX's default device: a GPU
+    with a CUDA jaxlib, else the CPU; ``"cuda"`` without a GPU is a one-line ``ValueError`` naming ``--device``)."""
+    if hasattr(device, "platform") and hasattr(device, "id"):
+        return device
+    from iclr25.utils.device import jax_device  # noqa: PLC0415
+
+    return jax_device(device)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -195,7 +206,8 @@ def _check_options(epsilon: Any, max_iter: Any, tol: Any, inner_iter: Any) -> tu
 
 def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilon: float = DEFAULT_EPSILON,
                        max_iter: int = DEFAULT_MAX_ITER, tol: float = DEFAULT_TOL,
-                       inner_iter: int = DEFAULT_INNER, G0s: Any = None) -> EntropicBatchResult:
+                       inner_iter: int = DEFAULT_INNER, G0s: Any = None, device: Any = None
+                       ) -> EntropicBatchResult:
     """Entropic PGW of a batch of B pairs of equal sizes, one ``jit(vmap(...))`` call.
 
     .. math::
@@ -225,6 +237,9 @@ def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilo
         to 1e-5 of the mass).
     G0s : array_like (B, n, m), optional
         Initial plans; default :math:`pq^T \\min(|p|,|q|)/(|p||q|)` per pair.
+    device : str or jax.Device, optional
+        Where the solver runs (:func:`resolve_device`; ``None``: ``$ICLR25_DEVICE`` or ``auto``); the results are
+        numpy arrays on the host whatever the device.
 
     Returns
     -------
@@ -233,9 +248,11 @@ def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilo
     References: paper Algorithm 1 with the LP oracle replaced by Sinkhorn (Cuturi 2013) on the extended
     problem of Sec. 4.2; entropic GW of Peyré et al. (2016).
     """
+    import jax
     import jax.numpy as jnp
 
     epsilon, max_iter, tol, inner_iter = _check_options(epsilon, max_iter, tol, inner_iter)
+    dev = resolve_device(device)
     C1s, C2s = as_real_array(C1s, "C1s"), as_real_array(C2s, "C2s")
     ps, qs = as_real_array(ps, "ps"), as_real_array(qs, "qs")
     if C1s.ndim != 3 or C2s.ndim != 3 or ps.ndim != 2 or qs.ndim != 2:
@@ -263,25 +280,25 @@ def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilo
         if G0s.shape != (B, C1s.shape[1], C2s.shape[1]):
             raise ValueError(f"G0s must have shape {(B, C1s.shape[1], C2s.shape[1])}, got {G0s.shape}")
     eps = epsilon * cost_scale(C1s, C2s, ps, qs, lam_arr)
-    dt = jnp.asarray(1.0).dtype
-    solver = _batched_solver(max_iter, inner_iter)
-    G, it, done = solver(*(jnp.asarray(x, dt) for x in (C1s, C2s, ps, qs, lam_arr, eps, G0s)), tol)
-    G = np.asarray(G, dtype=np.float64)
+    with jax.default_device(dev):
+        dt = jnp.asarray(1.0).dtype
+        solver = _batched_solver(max_iter, inner_iter)
+        G, it, done = solver(*(jnp.asarray(x, dt) for x in (C1s, C2s, ps, qs, lam_arr, eps, G0s)), tol)
+        G, it, done = np.asarray(G, dtype=np.float64), np.asarray(it), np.asarray(done)
     transport, penalty, mass = _objective_np(C1s, C2s, ps, qs, lam_arr, G)
     G.setflags(write=False)
-    return EntropicBatchResult(np.sqrt(np.maximum(transport + penalty, 0.0)), transport, penalty, G, mass,
-                               np.asarray(it), np.asarray(done))
+    return EntropicBatchResult(np.sqrt(np.maximum(transport + penalty, 0.0)), transport, penalty, G, mass, it, done)
 
 
 def entropic_pgw(C1: np.ndarray, C2: np.ndarray, p: np.ndarray, q: np.ndarray, lam: float, *,
                  epsilon: float = DEFAULT_EPSILON, max_iter: int = DEFAULT_MAX_ITER, tol: float = DEFAULT_TOL,
-                 inner_iter: int = DEFAULT_INNER, G0: np.ndarray | None = None):
-    """Entropic PGW of one pair (a batch of one); returns a :class:`~iclr25.pgw.PGWResult`.
+                 inner_iter: int = DEFAULT_INNER, G0: np.ndarray | None = None, device: Any = None):
+    """Entropic PGW of one pair (a batch of one) on ``device``; returns a :class:`~iclr25.pgw.PGWResult`.
 
     References: see :func:`entropic_pgw_batch`.
     """
     r = entropic_pgw_batch(C1[None], C2[None], p[None], q[None], lam, epsilon=epsilon, max_iter=max_iter,
-                           tol=tol, inner_iter=inner_iter, G0s=None if G0 is None else G0[None])
+                           tol=tol, inner_iter=inner_iter, G0s=None if G0 is None else G0[None], device=device)
     return PGWResult(float(r.distance[0]), float(r.transport_cost[0]), float(r.penalty[0]), r.plan[0],
                      float(r.mass[0]), int(r.n_iter[0]), bool(r.converged[0]), "entropic")
 
@@ -416,9 +433,9 @@ def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam:
                        epsilon: float = DEFAULT_EPSILON, max_iter: int = DEFAULT_MAX_ITER,
                        tol: float = DEFAULT_TOL, inner_iter: int = DEFAULT_INNER, batch_size: int = 64,
                        pad_multiple: int = 16, min_group_pairs: int = 16, pairs_per_slot: int = 8,
-                       sync_every: int = 16, stats: dict | None = None) -> np.ndarray:
+                       sync_every: int = 16, stats: dict | None = None, device: Any = None) -> np.ndarray:
     """Entropic PGW of many pairs of (validated) mm-spaces, in fixed-size vmapped batches that are refilled
-    as pairs converge.
+    as pairs converge, on ``device`` (:func:`resolve_device`; the distances come back as a numpy array).
 
     Every space is padded with zero-mass points (which leaves every PGW value unchanged) only up to its
     *bucket*, its size rounded up to a multiple of ``pad_multiple`` (buckets whose groups of pairs would hold
@@ -440,6 +457,7 @@ def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam:
 
     References: see :func:`entropic_pgw_batch`.
     """
+    import jax
     import jax.numpy as jnp
 
     from iclr25.utils.progress import progress
@@ -450,28 +468,31 @@ def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam:
     min_group_pairs = as_int(min_group_pairs, "min_group_pairs", 1)
     pairs_per_slot = as_int(pairs_per_slot, "pairs_per_slot", 1)
     sync_every = as_int(sync_every, "sync_every", 1)
-    dt = jnp.asarray(1.0).dtype
-    idx = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-    sizes = _buckets(np.array([s.n for s in spaces]), idx, pad_multiple, min(batch_size, min_group_pairs))
-    members, local, host, device = _bucket_arrays(spaces, sizes, dt)
-    cmax2 = np.array([s.C.max() ** 2 for s in spaces])
-    mass = np.array([s.p.sum() for s in spaces])
-    groups: dict[tuple[int, int], list[int]] = {}
-    for k, (i, j) in enumerate(idx):
-        groups.setdefault((int(sizes[i]), int(sizes[j])), []).append(k)
-    refill, run = _slot_machine(max_iter, inner_iter)
-    job = _PairJob(idx, local, cmax2, mass, lam, jnp.asarray(lam, dt), float(tol), epsilon, dt, max_iter, inner_iter,
-                   sync_every, refill, run)
-    out = np.empty(len(idx))
-    counts = {"ticks": 0, "slot_ticks": 0, "busy_ticks": 0, "refills": 0, "compile_s": 0.0}
-    with progress(total=len(idx), desc="entropic PGW pairs") as bar:
-        for (Na, Nb), ks in groups.items():
-            # about pairs_per_slot pairs per slot: the slots that finish last leave the others idle, and the
-            # more pairs each slot runs, the smaller that tail is against the whole group
-            n_slots = min(batch_size, max(1, math.ceil(len(ks) / pairs_per_slot)))
-            group = _run_group(job, ks, n_slots, (Na, device[Na], host[Na]), (Nb, device[Nb], host[Nb]), out, bar)
-            for key, value in group.items():
-                counts[key] += value
+    dev = resolve_device(device)
+    with jax.default_device(dev):
+        dt = jnp.asarray(1.0).dtype
+        idx = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        sizes = _buckets(np.array([s.n for s in spaces]), idx, pad_multiple, min(batch_size, min_group_pairs))
+        members, local, host, on_device = _bucket_arrays(spaces, sizes, dt)
+        cmax2 = np.array([s.C.max() ** 2 for s in spaces])
+        mass = np.array([s.p.sum() for s in spaces])
+        groups: dict[tuple[int, int], list[int]] = {}
+        for k, (i, j) in enumerate(idx):
+            groups.setdefault((int(sizes[i]), int(sizes[j])), []).append(k)
+        refill, run = _slot_machine(max_iter, inner_iter)
+        job = _PairJob(idx, local, cmax2, mass, lam, jnp.asarray(lam, dt), float(tol), epsilon, dt, max_iter,
+                       inner_iter, sync_every, refill, run)
+        out = np.empty(len(idx))
+        counts = {"ticks": 0, "slot_ticks": 0, "busy_ticks": 0, "refills": 0, "compile_s": 0.0}
+        with progress(total=len(idx), desc="entropic PGW pairs") as bar:
+            for (Na, Nb), ks in groups.items():
+                # about pairs_per_slot pairs per slot: the slots that finish last leave the others idle, and the
+                # more pairs each slot runs, the smaller that tail is against the whole group
+                n_slots = min(batch_size, max(1, math.ceil(len(ks) / pairs_per_slot)))
+                group = _run_group(job, ks, n_slots, (Na, on_device[Na], host[Na]),
+                                   (Nb, on_device[Nb], host[Nb]), out, bar)
+                for key, value in group.items():
+                    counts[key] += value
     if stats is not None:
         slot_ticks = counts["slot_ticks"]
         stats.update(batches=len(groups), batch_size=batch_size, padded_size=int(sizes.max()) if len(sizes) else 0,

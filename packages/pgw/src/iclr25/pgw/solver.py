@@ -109,7 +109,7 @@ def check_method_options(method: str, *, n_init: Any = None, seed: Any = None, e
 
 def pgw(C1: Any, C2: Any, p: Any, q: Any, lam: float, *, method: str = "fw-v1", G0: Any = None,
         n_init: int | None = None, max_iter: int | None = None, tol: float | None = None,
-        epsilon: float | None = None, seed: int | None = None) -> PGWResult:
+        epsilon: float | None = None, seed: int | None = None, device: Any = None) -> PGWResult:
     """The Partial Gromov-Wasserstein distance between (C1, p) and (C2, q).
 
     .. math::
@@ -169,13 +169,14 @@ def pgw(C1: Any, C2: Any, p: Any, q: Any, lam: float, *, method: str = "fw-v1", 
     >>> round(r.distance, 6), round(r.mass, 6)
     (0.0, 2.0)
     """
-    opts = check_method_options(method, n_init=n_init, seed=seed, epsilon=epsilon, max_iter=max_iter, tol=tol)
+    opts = check_method_options(method, n_init=n_init, seed=seed, epsilon=epsilon, max_iter=max_iter, tol=tol,
+                                entropic_only={"device": device})
     C1, C2 = as_matrix(C1, "C1"), as_matrix(C2, "C2")
     p, q = as_masses(p, C1.shape[0], "p"), as_masses(q, C2.shape[0], "q")
     lam = as_lam(lam)
     G0 = default_init(p, q) if G0 is None else _check_plan(G0, p, q, "G0")
     if method == "entropic":
-        return entropic_pgw(C1, C2, p, q, lam, G0=G0, **opts)
+        return entropic_pgw(C1, C2, p, q, lam, G0=G0, device=device, **opts)
     P = PGWProblem(C1, C2, p, q, lam)
     oracle = ORACLES[method](p, q)
     rng = np.random.default_rng(opts["seed"])
@@ -358,7 +359,8 @@ def _fan_out(f: Any, kw: dict[str, Any], rest: list[tuple[int, int]], spaces: li
 def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int | None = None,
                  backend: str | None = None, n_init: int | None = None, max_iter: int | None = None,
                  tol: float | None = None, epsilon: float | None = None, seed: int | None = None,
-                 batch_size: int | None = None, stats: dict[str, Any] | None = None) -> np.ndarray:
+                 batch_size: int | None = None, stats: dict[str, Any] | None = None, device: Any = None
+                 ) -> np.ndarray:
     """The symmetric matrix of PGW distances between all pairs of mm-spaces (zero diagonal).
 
     Exact methods run pair by pair through :func:`iclr25.utils.parallel.parallel_map` (``n_jobs``
@@ -399,7 +401,7 @@ def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int 
     """
     opts = check_method_options(method, n_init=n_init, seed=seed, epsilon=epsilon, max_iter=max_iter, tol=tol,
                                 exact_only={"n_jobs": n_jobs, "backend": backend},
-                                entropic_only={"batch_size": batch_size})
+                                entropic_only={"batch_size": batch_size, "device": device})
     if isinstance(spaces, (str, bytes)) or not hasattr(spaces, "__len__"):
         raise TypeError(f"spaces must be a sequence of MMSpace or (C, p) pairs, got {type(spaces).__name__}")
     spaces = [_as_space(s, i) for i, s in enumerate(spaces)]
@@ -417,7 +419,7 @@ def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int 
     if pairs:
         idx = np.array(pairs)
         D[idx[:, 0], idx[:, 1]] = D[idx[:, 1], idx[:, 0]] = entropic_pgw_pairs(
-            spaces, pairs, lam, batch_size=batch_size, stats=info, **opts)
+            spaces, pairs, lam, batch_size=batch_size, stats=info, device=device, **opts)
     if stats is not None:
         stats.update(info)
     return D

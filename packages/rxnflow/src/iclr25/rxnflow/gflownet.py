@@ -12,6 +12,13 @@ where ``log P̂_F`` uses the subsampled partition estimate of :mod:`iclr25.rxnfl
 block space per step, shared by the batch, as in the reference) and ``P_B`` is uniform over the incoming edges
 (or 1, ``pb="none"``). Sampling uses the importance-weighted logits; evaluation uses the full action space.
 
+Devices: a model lives on one device (``RxnFlow(..., device=)``, :meth:`RxnFlow.to`, ``train(..., device=)``,
+``load_model(..., device=)``; ``None``: ``$ICLR25_DEVICE``, else ``auto``, the GPU when torch sees one). The
+policy, the block features and every tensor of a step are made there, in float32; the policy's weights are drawn
+on the CPU and then moved, so a seed gives the same initial model everywhere. The random choices (subsets,
+Gumbel noise, RDKit's reactions) stay on the CPU in numpy, so every device follows the same stream of actions;
+what comes back (samples, losses, log-probabilities) is on the CPU.
+
 References: Seo et al., "Generative Flows on Synthetic Pathway for Drug Design", ICLR 2025, Sec. 3.3 and
 Algorithm 1; Malkin et al., "Trajectory balance", NeurIPS 2022, Eq. (14).
 """
@@ -30,6 +37,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from iclr25.utils.device import to_cpu, torch_device
 from iclr25.utils.io import atomic_path, atomic_write
 from iclr25.utils.progress import progress
 
@@ -148,10 +156,11 @@ class RxnFlow:
 
     ``sample`` draws molecules with routes; ``with_blocks`` adds building blocks without retraining;
     ``terminal_log_probs`` gives the exact log-probability of every 1- and 2-block molecule (``max_len = 2``).
+    The model computes on ``device`` (``None``: ``$ICLR25_DEVICE``, else ``auto``); :meth:`to` moves it.
     """
 
     def __init__(self, space: SynthesisSpace, reward: Reward | str = "qed", *, policy: RxnFlowPolicy | None = None,
-                 beta: float = 4.0, hidden: int = 128, seed: int = 0):
+                 beta: float = 4.0, hidden: int = 128, seed: int = 0, device: Any = None):
         self.space = space
         self.reward = parse_reward(reward)
         self.beta = float(beta)
@@ -161,23 +170,37 @@ class RxnFlow:
             raise ValueError(f"the policy was built for {self.policy.config.n_uni} unimolecular templates and "
                              f"{self.policy.config.n_bi} protocols; the space has {len(space.uni)} and "
                              f"{len(space.protocols)} (templates cannot change after training)")
+        self.to(device)
+
+    def to(self, device: Any) -> RxnFlow:
+        """Move the model (policy and block features) to ``device`` (``None``: ``$ICLR25_DEVICE``, else
+        ``auto``), in place, as ``nn.Module.to`` does; returns the model."""
+        self.device = torch_device(device)
+        self.policy.to(self.device)
         self._set_block_tensors()
+        return self
 
     def _set_block_tensors(self) -> None:
         f = self.space.blocks.features
-        self._bits = torch.from_numpy(np.ascontiguousarray(f[:, :_BITS]).astype(np.uint8))
-        self._desc = torch.from_numpy(np.ascontiguousarray(f[:, _BITS:]))
+        self._bits = torch.from_numpy(np.ascontiguousarray(f[:, :_BITS]).astype(np.uint8)).to(self.device)
+        self._desc = torch.from_numpy(np.ascontiguousarray(f[:, _BITS:])).to(self.device)
+
+    def _t(self, a: np.ndarray) -> torch.Tensor:
+        """A numpy array (indices, masks, features) as a tensor on the model's device."""
+        return torch.from_numpy(a).to(self.device)
 
     def block_inputs(self, idx: np.ndarray) -> torch.Tensor:
-        """Block features of library indices ``idx`` as float32 (bits are stored as uint8)."""
-        t = torch.from_numpy(np.asarray(idx, dtype=np.int64))
+        """Block features of library indices ``idx`` as float32 (bits are stored as uint8), on the model's
+        device."""
+        t = self._t(np.asarray(idx, dtype=np.int64))
         return torch.cat([self._bits[t].float(), self._desc[t]], dim=1)
 
     def with_blocks(self, smiles: Sequence[str] | BlockLibrary) -> RxnFlow:
         """The same trained policy over this library plus ``smiles`` (no retraining: blocks enter through
         their fingerprint embeddings only)."""
         lib = self.space.blocks.extend(smiles)
-        return RxnFlow(self.space.with_blocks(lib), self.reward, policy=self.policy, beta=self.beta)
+        return RxnFlow(self.space.with_blocks(lib), self.reward, policy=self.policy, beta=self.beta,
+                       device=self.device)
 
     # ------------------------------------------------------------------------------------------ rollout
     def _rollout(self, n: int, beta: np.ndarray, rng: np.random.Generator, *, rho: float, min_sampling: int,
@@ -187,13 +210,15 @@ class RxnFlow:
         forward log-probabilities ``log P_F`` (with gradients; the subset estimates of the partition functions)
         and the backward ones ``log P_B`` (``pb="uniform"``: one over the number of parents)."""
         sub, first_ids, bi_ids, e_first, e_bi = self._subsample(rng, rho, min_sampling)
-        cond = self.policy.cond(torch.as_tensor(beta, dtype=torch.float32))
+        dev = self.device
+        cond = self.policy.cond(torch.as_tensor(beta, dtype=torch.float32, device=dev))
         scale = self.policy.logit_scale(cond)
         trajs, logpf = self._first_step(n, cond, scale, sub, first_ids, e_first, rng, eps)
         widths = [1, len(self.space.uni)] + [len(ids) for ids in bi_ids]
         offsets = np.concatenate([[0], np.cumsum(widths)])
-        col_w = torch.cat([torch.zeros(1 + len(self.space.uni))] + [torch.full((len(ids),), float(w))
-                                                                   for ids, w in zip(bi_ids, sub.log_weight[1:])])
+        col_w = torch.cat([torch.zeros(1 + len(self.space.uni), device=dev)] +
+                          [torch.full((len(ids),), float(w), device=dev)
+                           for ids, w in zip(bi_ids, sub.log_weight[1:])])
         while True:
             act = [i for i, t in enumerate(trajs) if not t.done and t.depth < self.space.max_len]
             for t in trajs:
@@ -201,16 +226,16 @@ class RxnFlow:
                     t.done = True  # forced stop at max_len: P_F = 1
             if not act:
                 break
-            ia = torch.tensor(act)
+            ia = torch.tensor(act, device=dev)
             L = self._step_logits(trajs, act, ia, cond, scale, e_bi, widths)
             W = L + col_w
             groups = [np.arange(offsets[g], offsets[g + 1]) for g in range(len(widths)) if widths[g]]
-            cols = _choose(W.detach().numpy(), groups, rng, eps)
+            cols = _choose(W.detach().cpu().numpy(), groups, rng, eps)
             logz_hat = torch.logsumexp(W, dim=1)
-            step_lp = (L[torch.arange(len(act)), torch.from_numpy(cols)] - logz_hat).clamp(max=0.0)
+            step_lp = (L[torch.arange(len(act), device=dev), self._t(cols)] - logz_hat).clamp(max=0.0)
             logpf = logpf.index_add(0, ia, step_lp)
             self._apply_actions(trajs, act, cols, bi_ids, offsets, pb)
-        logpb = torch.tensor([t.logpb for t in trajs])
+        logpb = torch.tensor([t.logpb for t in trajs], device=dev)
         return trajs, logpf, logpb
 
     def _subsample(self, rng: np.random.Generator, rho: float, min_sampling: int
@@ -224,8 +249,8 @@ class RxnFlow:
         bi_ids = [p.pool[i] for p, i in zip(space.protocols, sub.index[1:])]
         union = np.unique(np.concatenate([first_ids, *bi_ids]))
         emb = pol.embed_blocks(self.block_inputs(union))
-        e_first = emb[torch.from_numpy(np.searchsorted(union, first_ids))]
-        e_bi = [emb[torch.from_numpy(np.searchsorted(union, ids))] for ids in bi_ids]
+        e_first = emb[self._t(np.searchsorted(union, first_ids))]
+        e_bi = [emb[self._t(np.searchsorted(union, ids))] for ids in bi_ids]
         return sub, first_ids, bi_ids, e_first, e_bi
 
     def _first_step(self, n: int, cond: torch.Tensor, scale: torch.Tensor, sub: Any, first_ids: np.ndarray,
@@ -233,14 +258,15 @@ class RxnFlow:
         """Step 0: the empty molecule picks a first block from the subset; returns the one-block trajectories
         and their ``log P_F`` so far."""
         pol, bl = self.policy, self.space.blocks
-        logpf = torch.zeros(n)
-        x0 = torch.zeros(n, N_STATE_BITS + N_DESC)
-        h = pol.encode(x0, torch.zeros(n, dtype=torch.long), cond)
+        dev = self.device
+        logpf = torch.zeros(n, device=dev)
+        x0 = torch.zeros(n, N_STATE_BITS + N_DESC, device=dev)
+        h = pol.encode(x0, torch.zeros(n, dtype=torch.long, device=dev), cond)
         logits = pol.first_logits(h, e_first) * scale
         weighted = logits + float(sub.log_weight[0])
-        a = _choose(weighted.detach().numpy(), [np.arange(len(first_ids))], rng, eps)
+        a = _choose(weighted.detach().cpu().numpy(), [np.arange(len(first_ids))], rng, eps)
         logz_hat = torch.logsumexp(weighted, dim=1)
-        logpf = logpf + (logits[torch.arange(n), torch.from_numpy(a)] - logz_hat).clamp(max=0.0)
+        logpf = logpf + (logits[torch.arange(n, device=dev), self._t(a)] - logz_hat).clamp(max=0.0)
         trajs = [_Traj(bl.smiles[first_ids[k]], 1, leaf(bl.smiles[first_ids[k]], bl.names[first_ids[k]])) for k in a]
         return trajs, logpf
 
@@ -253,8 +279,8 @@ class RxnFlow:
         n_uni, n_bi = len(space.uni), len(space.protocols)
         smi = [trajs[i].smiles for i in act]
         depth = trajs[act[0]].depth
-        x = torch.from_numpy(space.features(smi))
-        h = pol.encode(x, torch.full((len(act),), depth, dtype=torch.long), cond[ia])
+        x = self._t(space.features(smi))
+        h = pol.encode(x, torch.full((len(act),), depth, dtype=torch.long, device=self.device), cond[ia])
         masks = [space.matches(s) for s in smi]
         uni_m = np.stack([m[0] for m in masks]) if n_uni else np.zeros((len(act), 0), bool)
         bi_m = np.stack([m[1] for m in masks]) if n_bi else np.zeros((len(act), 0), bool)
@@ -267,7 +293,7 @@ class RxnFlow:
         L = torch.cat(parts, dim=1) * scale[ia]
         colmask = np.concatenate([stop_m[:, None], uni_m] + [np.repeat(bi_m[:, j:j + 1], widths[2 + j], 1)
                                                             for j in range(n_bi)], axis=1)
-        return L.masked_fill(~torch.from_numpy(colmask), -torch.inf)
+        return L.masked_fill(~self._t(colmask), -torch.inf)
 
     def _apply_actions(self, trajs: list[_Traj], act: list[int], cols: np.ndarray, bi_ids: list[np.ndarray],
                        offsets: np.ndarray, pb: str) -> None:
@@ -317,7 +343,7 @@ class RxnFlow:
     def sample(self, n: int, *, rho: float = 1.0, min_sampling: int = 100, beta: float | None = None,
                batch_size: int = 128, random_action_prob: float = 0.0, seed: int = 0) -> list[Sample]:
         """Draw ``n`` molecules with their routes (``rho < 1``: subsampled action space, as in the paper's
-        zero-shot sampling with ρ = 0.1)."""
+        zero-shot sampling with ρ = 0.1), on the model's device (:meth:`to`)."""
         if isinstance(n, bool) or not isinstance(n, int) or n < 1:
             raise ValueError(f"n must be an integer >= 1, got {n!r}")
         rng = np.random.default_rng(seed)
@@ -337,8 +363,9 @@ class RxnFlow:
     def full_log_probs(self, states: Sequence[str], depth: int, *, beta: float | None = None,
                        chunk: int = 256) -> tuple[np.ndarray, np.ndarray, list[np.ndarray]]:
         """Exact (full action space) ``log P_F`` from molecules at ``depth``: ``(stop (n,), uni (n, U),
-        [bi_j (n, |pool_j|)])``; entries of invalid actions are ``-inf``."""
-        space, pol = self.space, self.policy
+        [bi_j (n, |pool_j|)])``; entries of invalid actions are ``-inf``. Computed on the model's device,
+        returned on the CPU."""
+        space, pol, dev = self.space, self.policy, self.device
         b = self.beta if beta is None else float(beta)
         stop_out, uni_out = [], []
         bi_out: list[list[np.ndarray]] = [[] for _ in space.protocols]
@@ -347,9 +374,10 @@ class RxnFlow:
             for s0 in range(0, len(states), chunk):
                 smi = list(states[s0:s0 + chunk])
                 m = len(smi)
-                cond = pol.cond(torch.full((m,), b))
+                cond = pol.cond(torch.full((m,), b, device=dev))
                 scale = pol.logit_scale(cond)
-                h = pol.encode(torch.from_numpy(space.features(smi)), torch.full((m,), depth, dtype=torch.long), cond)
+                h = pol.encode(self._t(space.features(smi)), torch.full((m,), depth, dtype=torch.long, device=dev),
+                               cond)
                 masks = [space.matches(s) for s in smi]
                 n_uni, n_bi = len(space.uni), len(space.protocols)
                 uni_m = np.stack([x[0] for x in masks]) if n_uni else np.zeros((m, 0), bool)
@@ -366,8 +394,8 @@ class RxnFlow:
                 widths = [1, n_uni] + [len(p.pool) for p in space.protocols]
                 mask = np.concatenate([stop_m[:, None], uni_m] + [np.repeat(bi_m[:, j:j + 1], widths[2 + j], 1)
                                                                  for j in range(n_bi)], axis=1)
-                L = L.masked_fill(~torch.from_numpy(mask), -torch.inf)
-                lp = torch.log_softmax(L, 1).numpy()
+                L = L.masked_fill(~self._t(mask), -torch.inf)
+                lp = torch.log_softmax(L, 1).cpu().numpy()
                 off = np.concatenate([[0], np.cumsum(widths)])
                 stop_out.append(lp[:, 0])
                 uni_out.append(lp[:, 1:1 + n_uni])
@@ -377,15 +405,16 @@ class RxnFlow:
                 [np.concatenate(x) for x in bi_out])
 
     def first_block_log_probs(self, *, beta: float | None = None) -> np.ndarray:
-        """Exact ``log P_F(b | empty)`` over the whole library."""
+        """Exact ``log P_F(b | empty)`` over the whole library (on the CPU)."""
         b = self.beta if beta is None else float(beta)
-        pol = self.policy
+        pol, dev = self.policy, self.device
         with torch.no_grad():
-            cond = pol.cond(torch.full((1,), b))
-            h = pol.encode(torch.zeros(1, N_STATE_BITS + N_DESC), torch.zeros(1, dtype=torch.long), cond)
+            cond = pol.cond(torch.full((1,), b, device=dev))
+            h = pol.encode(torch.zeros(1, N_STATE_BITS + N_DESC, device=dev),
+                           torch.zeros(1, dtype=torch.long, device=dev), cond)
             e = pol.embed_blocks(self.block_inputs(np.arange(self.space.n_blocks)))
             L = pol.first_logits(h, e) * pol.logit_scale(cond)
-            return torch.log_softmax(L[0], 0).numpy()
+            return torch.log_softmax(L[0], 0).cpu().numpy()
 
     # ------------------------------------------------------------------------------------------ saving
     def save(self, folder: str | os.PathLike[str]) -> Path:
@@ -403,7 +432,7 @@ class RxnFlow:
                 "max_len": self.space.max_len, "min_len": self.space.min_len,
                 "templates": [t.to_dict() for t in self.space.templates]}
         with naming_write_errors(d / "model.pt"), atomic_path(d / "model.pt") as tmp:
-            torch.save({"meta": meta, "state_dict": self.policy.state_dict()}, tmp)
+            torch.save({"meta": meta, "state_dict": to_cpu(self.policy.state_dict())}, tmp)  # CPU weights
         with naming_write_errors(d / "blocks.smi"):
             self.space.blocks.save(d / "blocks.smi")
         with naming_write_errors(d / "templates.txt"), atomic_write(d / "templates.txt") as f:
@@ -436,8 +465,12 @@ def _choose(W: np.ndarray, groups: Sequence[np.ndarray], rng: np.random.Generato
 
 def train(model: RxnFlow, config: TrainConfig | None = None, *, seed: int = 0,
           eval_fn: Callable[[RxnFlow], Any] | None = None, eval_at: Sequence[float] = (),
-          eval_by: str = "steps", show_progress: bool = True, desc: str = "rxnflow") -> TrainResult:
+          eval_by: str = "steps", show_progress: bool = True, desc: str = "rxnflow", device: Any = None
+          ) -> TrainResult:
     """Train ``model`` in place with trajectory balance on subsampled action spaces; returns a TrainResult.
+
+    ``device``: where to train (the model is moved there and stays); ``None`` keeps the model's own device
+    (``RxnFlow(..., device=)``). The losses and rewards come back on the CPU.
 
     ``eval_fn(model)`` is called at each ``eval_at`` point (steps, or seconds when ``eval_by="time"``) and at the
     end; its timing is excluded from ``seconds``.
@@ -448,6 +481,9 @@ def train(model: RxnFlow, config: TrainConfig | None = None, *, seed: int = 0,
     if eval_by not in ("steps", "time"):
         raise ValueError(f"eval_by must be 'steps' or 'time', got {eval_by!r}")
     rng = np.random.default_rng(seed)
+    if device is not None:
+        model.to(device)
+    dev = model.device
     pol = model.policy
     z_params = list(pol.log_z.parameters())
     z_ids = {id(p) for p in z_params}
@@ -467,9 +503,10 @@ def train(model: RxnFlow, config: TrainConfig | None = None, *, seed: int = 0,
             beta = rng.uniform(*cfg.beta_range, size=cfg.batch_size)
         trajs, logpf, logpb = model._rollout(cfg.batch_size, beta, rng, rho=cfg.rho, min_sampling=cfg.min_sampling,
                                              eps=cfg.random_action_prob, pb=cfg.pb)
-        logr = torch.from_numpy(model.log_rewards(trajs)).float()
-        logz = pol.log_z(pol.cond(torch.as_tensor(beta, dtype=torch.float32)))[:, 0]
-        resid = logz + logpf - torch.as_tensor(beta, dtype=torch.float32) * logr - logpb
+        logr = torch.from_numpy(model.log_rewards(trajs)).float().to(dev)
+        beta_t = torch.as_tensor(beta, dtype=torch.float32, device=dev)
+        logz = pol.log_z(pol.cond(beta_t))[:, 0]
+        resid = logz + logpf - beta_t * logr - logpb
         loss = (resid ** 2).mean()
         opt.zero_grad()
         loss.backward()
@@ -479,7 +516,7 @@ def train(model: RxnFlow, config: TrainConfig | None = None, *, seed: int = 0,
         spent += time.perf_counter() - t0
         losses.append(float(loss.detach()))
         logzs.append(float(logz.detach().mean()))
-        rewards.append(float(np.mean(np.exp(logr.numpy()))))
+        rewards.append(float(np.mean(np.exp(logr.cpu().numpy()))))
         if step % 20 == 0:
             bar.set_postfix(loss=f"{losses[-1]:.3f}", logZ=f"{logzs[-1]:.2f}")
         clock = spent if eval_by == "time" else step + 1
@@ -494,8 +531,10 @@ def train(model: RxnFlow, config: TrainConfig | None = None, *, seed: int = 0,
     return TrainResult(model, np.array(losses), np.array(logzs), np.array(rewards), n_steps, spent, tuple(evals))
 
 
-def load_model(folder: str | os.PathLike[str], *, add_blocks: str | os.PathLike[str] | None = None) -> RxnFlow:
-    """Load a folder written by :meth:`RxnFlow.save` (optionally with extra blocks from a file). The folder's
+def load_model(folder: str | os.PathLike[str], *, add_blocks: str | os.PathLike[str] | None = None,
+               device: Any = None) -> RxnFlow:
+    """Load a folder written by :meth:`RxnFlow.save` (optionally with extra blocks from a file) onto ``device``
+    (``None``: ``$ICLR25_DEVICE``, else ``auto``). The folder's
     manifest is checked first: a save cut short, a missing part or parts of two saves are refused in one line
     (``iclr25.utils.checkpoints.CheckpointError``, a ``ValueError``)."""
     from iclr25.utils.checkpoints import verify_manifest
@@ -514,7 +553,7 @@ def load_model(folder: str | os.PathLike[str], *, add_blocks: str | os.PathLike[
     space = SynthesisSpace(blocks, templates, max_len=meta["max_len"], min_len=meta["min_len"], allow_dead=True)
     policy = RxnFlowPolicy(PolicyConfig(**meta["policy"]))
     policy.load_state_dict(ckpt["state_dict"])
-    model = RxnFlow(space, meta["reward"], policy=policy, beta=meta["beta"])
+    model = RxnFlow(space, meta["reward"], policy=policy, beta=meta["beta"], device=device)
     if add_blocks is not None:
         model = model.with_blocks(read_blocks(add_blocks))
     return model

@@ -49,6 +49,9 @@ def _check_options(args: argparse.Namespace) -> None:
     # --out and --mmap were checked before the command ran (add_output: not an input, writable, --overwrite);
     # a --mmap folder must hold nothing but the maps this command writes
     _check_mmap_folder(args.mmap)
+    from .model import model_device  # noqa: PLC0415 - torch stays out of --help
+
+    args.device = model_device(args.device)  # an absent device: one line naming --device, before any file is read
 
 
 def _check_mmap_folder(folder: Path | None) -> None:
@@ -112,7 +115,7 @@ def unlearn(args: argparse.Namespace) -> int:
     datasets.check_requests(requests, adj, args.requests)
     u = CertifiedUnlearner(adj, X, y, train, hops=args.hops, weights=args.weights, r_max=args.r_max,
                            epsilon=args.epsilon, delta=args.delta, lam=args.lam, sigma=args.sigma,
-                           mode=args.mode, audit=args.audit, seed=args.seed).fit()
+                           mode=args.mode, audit=args.audit, seed=args.seed, device=args.device).fit()
     for r in progress(requests, total=len(requests), desc="requests"):
         ids = np.array(r.ids, dtype=np.int64)
         try:
@@ -139,7 +142,9 @@ def unlearn(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub, _, rp = ucli.method_commands("scalegun", DESCRIPTION, demo="iclr25.scalegun.demo:demo", demo_help=DEMO_HELP,
+    from iclr25.utils.device import add_device_argument  # noqa: PLC0415
+
+    parser, sub, dp, rp = ucli.method_commands("scalegun", DESCRIPTION, demo="iclr25.scalegun.demo:demo", demo_help=DEMO_HELP,
                                               repro="iclr25.scalegun.repro:repro", repro_help=REPRO_HELP)
     rp.add_argument("--sizes", type=int, nargs="+", default=[100_000, 300_000, 1_000_000],
                     help="numbers of edges (default: 100000 300000 1000000)")
@@ -177,6 +182,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                help="memory-map the graph and the features: the graph's CSR index arrays are written to DIR "
                     "(a new folder, reused on later runs with the same --graph file) and read from there; "
                     "--features (float64 .npy) is mapped read-only")
+    for p in (dp, rp, un):  # the model's algebra (float64) on the GPU when torch sees one; the push on the CPU
+        add_device_argument(p)
     return ucli.run_main(parser, argv)
 
 

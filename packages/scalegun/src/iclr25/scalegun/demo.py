@@ -37,7 +37,7 @@ def demo(args: argparse.Namespace) -> int:
     check_output_path(args.out, kind="folder", overwrite=args.overwrite,
                       run_files=("results.json", "bounds.png", "ledger.json"))
     seed_everything(args.seed)
-    return run_demo(args.out, args.seed).publish(args.out)
+    return run_demo(args.out, args.seed, device=args.device).publish(args.out)
 
 
 def _stream(u: CertifiedUnlearner, edges: np.ndarray, nodes: np.ndarray, feats: np.ndarray, desc: str) -> list:
@@ -51,19 +51,25 @@ def _stream(u: CertifiedUnlearner, edges: np.ndarray, nodes: np.ndarray, feats: 
     return recs
 
 
-def run_demo(out: Path, seed: int = 0) -> RunResult:
-    """Digits kNN graph: 60 edge + 10 node + 10 feature removals, ScaleGUN vs CGU, audited."""
-    from .unlearner import CONFIG_KEYS, CertifiedUnlearner  # noqa: PLC0415 - torch stays out of --help
+def run_demo(out: Path, seed: int = 0, *, device: Any = None) -> RunResult:
+    """Digits kNN graph: 60 edge + 10 node + 10 feature removals, ScaleGUN vs CGU, audited; the models compute
+    on ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``), recorded in ``results.json``."""
+    from iclr25.utils.device import describe_device  # noqa: PLC0415
+
+    from .model import model_device  # noqa: PLC0415 - torch stays out of --help
+    from .unlearner import CONFIG_KEYS, CertifiedUnlearner  # noqa: PLC0415
 
     cfg: dict[str, Any] = dict(dataset="sklearn digits, 10-NN graph", hops=2, r_max=None, epsilon=1.0,
                                delta=1e-4, lam=1e-2, sigma=0.1, n_edges=60, n_nodes=10, n_features=10)
+    dev = model_device(device)
     run = RunResult.start(PACKAGE, "demo", seed=seed, config=cfg)
+    run.machine["device"] = describe_device(dev)
     g = datasets.digits_knn(10, seed=seed)
     rng = np.random.default_rng(seed)
     edges = g.edges[rng.choice(g.n_edges, cfg["n_edges"], replace=False)]
     picked = rng.choice(g.train_idx, cfg["n_nodes"] + cfg["n_features"], replace=False)
     nodes, feats = picked[: cfg["n_nodes"]], picked[cfg["n_nodes"]:]
-    kw = {k: cfg[k] for k in CONFIG_KEYS} | {"seed": seed}
+    kw = {k: cfg[k] for k in CONFIG_KEYS} | {"seed": seed, "device": dev}
     sg = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, audit=True, **kw).fit()
     run.config.update(r_max_chosen=sg.r_max, r_max_abs_chosen=sg.r_max_abs)  # r_max=None: the default rule
     acc0 = sg.score(g.test_idx)

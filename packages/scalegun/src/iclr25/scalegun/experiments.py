@@ -22,7 +22,7 @@ from iclr25.utils.parallel import parallel_map
 from . import datasets
 from .unlearner import CertifiedUnlearner
 
-__all__ = ["sweep", "run_cell", "float32_comparison"]
+__all__ = ["sweep", "run_cell", "retrain_from_scratch", "float32_comparison"]
 
 #: the functions that moved out of this module in 0.3.2, and the module each lives in now
 _MOVED = {"run_demo": "demo", "run_repro": "repro", "repro_table": "repro"}
@@ -50,14 +50,15 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     re-propagation (CGU's per-request embedding update) and a retraining (re-propagation plus L-BFGS from
     scratch with fresh noise). Module-level and picklable, so :func:`sweep` can ship it to any backend.
 
+    The unlearner and the retraining baseline compute on ``cell["unlearner"]["device"]`` (default
+    ``$ICLR25_DEVICE`` or ``auto``): the baseline's training rows and noise are put on the unlearner's device
+    (0.5 built them on the CPU, which failed on a CUDA machine); the propagations run in numpy on the CPU.
+
     ``cell`` keys: ``graph`` (a folder written by :func:`powerlaw_files`, or ``{"n": .., "m": ..}`` for
     :func:`datasets.powerlaw`), ``mmap`` (a folder's graph and features memory-mapped), ``train_keep`` (the
     fraction of the training nodes kept, default 1), ``seed``, ``batches`` (e.g. ``[1, 5000]``), ``requests`` (counts, same
     length), ``baseline_repeats``, and ``unlearner`` (keyword arguments of :class:`CertifiedUnlearner`).
     """
-    import torch
-
-    from .model import train_ovr
     from .propagation import PushPropagator, exact_propagation
     from .streaming import load_graph_files
 
@@ -100,19 +101,14 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     del edges
     reprop, retrain = [], []
     X_now = u.current_features()
-    Y, t = u._Y, u._t
     for _ in range(int(cell.get("baseline_repeats", 1))):
         t0 = time.perf_counter()
         Z = exact_propagation(u._A, X_now, u.weights, u._deg)
         reprop.append(time.perf_counter() - t0)
-        Zt = torch.as_tensor(Z[u.train_idx], dtype=torch.float64)
-        del Z
-        b = u.sigma * torch.randn(Zt.shape[1], Y.shape[1], generator=torch.Generator().manual_seed(seed + 1),
-                                  dtype=torch.float64)
         t1 = time.perf_counter()
-        train_ovr(Zt, Y, t, u.lam, b, max_iter=u.max_iter)
+        retrain_from_scratch(u, Z[u.train_idx], seed + 1)
         retrain.append(reprop[-1] + time.perf_counter() - t1)
-        del Zt
+        del Z
     p = u._prop
     out.update(repropagation_s=_median(reprop), retrain_s=_median(retrain), state_bytes=int(u.nbytes()),
                model_state_bytes=PushPropagator.state_bytes(p.n, p.A.nnz, p.F, u.hops, p.dtype.itemsize),
@@ -123,6 +119,22 @@ def run_cell(cell: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def retrain_from_scratch(u: CertifiedUnlearner, Z_train: np.ndarray, seed: int) -> Any:
+    """The retraining baseline's training step: L-BFGS from ``W = 0`` on the exact training embeddings
+    ``Z_train`` (float64, on the unlearner's device) with fresh noise drawn from ``seed`` (on the CPU, then moved:
+    the same noise on every device), the unlearner's labels, weights and ``lam``. Returns ``W`` on the CPU (the
+    copy also waits for an accelerator, so a timing around it is the step's)."""
+    import torch
+
+    from .model import train_ovr
+
+    dev = u.device
+    Zt = torch.as_tensor(Z_train, dtype=torch.float64, device=dev)
+    b = u.sigma * torch.randn(Zt.shape[1], u._Y.shape[1], generator=torch.Generator().manual_seed(seed),
+                              dtype=torch.float64)
+    return train_ovr(Zt, u._Y, u._t, u.lam, b.to(dev), max_iter=u.max_iter).cpu()
+
+
 def sweep(graphs: list[Any], *, seeds: tuple[int, ...] = (0,), batches: tuple[int, ...] = (1, 5000),
           requests: tuple[int, ...] = (20, 2), baseline_repeats: int = 1, n_jobs: int = 1,
           backend: str | None = None, mmap: bool = False, train_keep: float = 1.0, **unlearner: Any) -> list[dict[str, Any]]:
@@ -130,8 +142,8 @@ def sweep(graphs: list[Any], *, seeds: tuple[int, ...] = (0,), batches: tuple[in
     through :func:`iclr25.utils.parallel.parallel_map`: ``n_jobs=1`` runs here; ``backend="dask"`` with a
     running ``distributed.Client`` runs the cells on a Dask cluster unchanged (each worker needs the graph
     folders on a shared path, or generates ``{"n", "m"}`` graphs itself); ``mmap=True`` memory-maps the
-    folders' graphs and features (:func:`load_graph_files`); ``train_keep < 1`` subsamples the training nodes.
-    Returns :func:`run_cell`'s dicts.
+    folders' graphs and features (:func:`load_graph_files`); ``train_keep < 1`` subsamples the training nodes;
+    ``device=`` (among ``unlearner``) is where each cell's model computes (:class:`CertifiedUnlearner`). Returns :func:`run_cell`'s dicts.
     """
     cells = [dict(graph=gr, seed=s, batches=list(batches), requests=list(requests), mmap=mmap, train_keep=train_keep,
                   baseline_repeats=baseline_repeats, unlearner=unlearner) for gr in graphs for s in seeds]
@@ -139,7 +151,7 @@ def sweep(graphs: list[Any], *, seeds: tuple[int, ...] = (0,), batches: tuple[in
 
 
 def float32_comparison(g: datasets.GraphData, n_requests: int = 10, seed: int = 0, *, epsilon: float = 1.0,
-                       delta: float = 1e-4, sigma: float = 0.1) -> dict[str, Any]:
+                       delta: float = 1e-4, sigma: float = 0.1, device: Any = None) -> dict[str, Any]:
     """The certificate impact of ``dtype="float32"``, measured: twin unlearners (float32 and float64 push
     state, ``sigma = 0`` so that float32 can be fitted; the same r_max, the float64 rule's) take the same
     ``n_requests`` single-edge removals; then, against the exact float64 embeddings of the edited graph:
@@ -155,6 +167,9 @@ def float32_comparison(g: datasets.GraphData, n_requests: int = 10, seed: int = 
     * ``budget``: ``sigma epsilon / c(delta)`` at the given ``(epsilon, delta, sigma)``, and
       ``epsilon32`` / ``epsilon32_measured``: the smallest epsilon at which float32's term fits the rule's
       share (10%) of the budget with the allowance, and with the measured error.
+
+    The models compute on ``device`` (:class:`CertifiedUnlearner`; float64 there, whatever the push state's
+    dtype).
     """
     import torch
 
@@ -163,8 +178,9 @@ def float32_comparison(g: datasets.GraphData, n_requests: int = 10, seed: int = 
 
     rng = np.random.default_rng(seed)
     edges = g.edges[rng.choice(g.n_edges, n_requests, replace=False)]
-    ref = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, epsilon=epsilon, delta=delta, sigma=sigma).fit()
-    kw = dict(r_max=ref.r_max, sigma=0.0, seed=seed)
+    ref = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, epsilon=epsilon, delta=delta, sigma=sigma,
+                             device=device).fit()
+    kw = dict(r_max=ref.r_max, sigma=0.0, seed=seed, device=device)
     u64 = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, **kw).fit()
     u32 = CertifiedUnlearner(g.adj, g.X, g.y, g.train_idx, dtype="float32", **kw).fit()
     for e in edges:
@@ -179,7 +195,7 @@ def float32_comparison(g: datasets.GraphData, n_requests: int = 10, seed: int = 
     spec, _ = u32._active_stats()
     an, wn = u32._approx_parts()
     approx_measured = float(np.max(err32 * an + 0.25 * wn * err32 * (spec + err32)))
-    Zt = torch.as_tensor(Z[u32.train_idx], dtype=torch.float64)
+    Zt = torch.as_tensor(Z[u32.train_idx], dtype=torch.float64, device=u32.device)
     true32 = float(torch.linalg.vector_norm(ovr_gradient(u32.W_, Zt, u32._Y, u32._t, u32.lam, u32._b),
                                             dim=0).max())
     budget = residual_budget(sigma, epsilon, delta)

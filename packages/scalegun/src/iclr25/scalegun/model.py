@@ -7,7 +7,8 @@ For class k with labels ``y_ik in {-1, +1}`` and the active training rows ``i`` 
     grad L_k(w) = sum_i t_i (-y_ik sigma(-y_ik w^T z_i)) z_i + lam n w + b_k,
     H_k(w)      = sum_i t_i sigma(w^T z_i)(1 - sigma(w^T z_i)) z_i z_i^T + lam n I.
 
-All C classes are handled at once: ``W`` has shape ``(F, C)``.
+All C classes are handled at once: ``W`` has shape ``(F, C)``. Every function computes on the device of its
+inputs (``Z``), in float64 there (:class:`~iclr25.scalegun.CertifiedUnlearner` ``device=``).
 
 References: ScaleGUN Sec. 4 (objective perturbation, Eq. (3)); Guo et al. (2020) "Certified data removal",
 Algorithm 1 and Theorem 1; Chien et al. (2023) "Certified graph unlearning".
@@ -18,10 +19,24 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import torch
 
-__all__ = ["train_ovr", "ovr_gradient", "ovr_hessian", "ovr_hvp", "newton_solve_cg", "row_gradient_terms"]
+__all__ = ["model_device", "train_ovr", "ovr_gradient", "ovr_hessian", "ovr_hvp", "newton_solve_cg", "row_gradient_terms"]
+
+
+def model_device(device: Any = None) -> torch.device:
+    """The ``torch.device`` of a ``device=`` argument (:func:`iclr25.utils.device.torch_device`: ``None`` is
+    ``$ICLR25_DEVICE``, else ``auto``, the GPU when torch sees one); ``mps`` is refused in one line, since the
+    model and its certificate compute in float64, which MPS lacks."""
+    from iclr25.utils.device import torch_device  # noqa: PLC0415
+
+    dev = torch_device(device)
+    if dev.type == "mps":
+        raise ValueError("--device mps: the certified unlearner computes in float64 (its bounds assume it), which "
+                         "MPS lacks; use --device cpu or cuda")
+    return dev
 
 
 def row_gradient_terms(W: torch.Tensor, Z: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:

@@ -44,15 +44,18 @@ def repro(args: argparse.Namespace) -> int:
     check_output_path(args.out, kind="folder", overwrite=args.overwrite,
                       run_files=("results.json", "table.md", "time_vs_size.png", "claims.json"))
     check_sizes(args)
+    from .model import model_device  # noqa: PLC0415 - after the size check: torch stays out of it
+
+    dev = model_device(args.device)
     seed_everything(args.seed)
-    run, rows = run_repro(args.out, args.seed, sizes=tuple(args.sizes), n_requests=args.requests)
+    run, rows = run_repro(args.out, args.seed, sizes=tuple(args.sizes), n_requests=args.requests, device=dev)
     run.save(args.out / "results.json")
     table = repro_table(rows)
     with atomic_write(args.out / "table.md") as f:
         f.write(table)
     print(run.to_markdown())
     print(table)
-    _claims(args.out)
+    _claims(args.out, args.device)
     return 0
 
 
@@ -69,9 +72,12 @@ def check_sizes(args: argparse.Namespace) -> None:
                force=args.force)
 
 
-def _claims(out: Path) -> None:
-    """The claims registry's repro rung, written to ``claims.json`` (one verdict line per claim)."""
-    report = REGISTRY.run("repro", command="iclr25 scalegun repro")
+def _claims(out: Path, device: str | None = None) -> None:
+    """The claims registry's repro rung on ``device``, written to ``claims.json`` (one verdict line per claim)."""
+    from iclr25.utils.device import device_scope  # noqa: PLC0415
+
+    with device_scope(device):  # the measuring code's device=None resolves to it
+        report = REGISTRY.run("repro", command="iclr25 scalegun repro")
     report.save(out / "claims.json")
     for r in report.results:
         print(f"claim {r.claim.id}: {r.verdict} (expected: {r.claim.expect})")
@@ -82,16 +88,23 @@ def _rss_mb() -> float:
 
 
 def run_repro(out: Path, seed: int = 0, *, sizes: tuple[int, ...] = (100_000, 300_000, 1_000_000),
-              n_requests: int = 200, n_cgu: int = 3, n_retrain: int = 2) -> tuple[RunResult, list[dict]]:
-    """Power-law graphs of ``sizes`` edges (n = m / 10, F = 64, 5 classes, 2 hops, 10% training nodes)."""
-    from .unlearner import CONFIG_KEYS  # noqa: PLC0415 - torch stays out of --help and the size check
+              n_requests: int = 200, n_cgu: int = 3, n_retrain: int = 2, device: Any = None
+              ) -> tuple[RunResult, list[dict]]:
+    """Power-law graphs of ``sizes`` edges (n = m / 10, F = 64, 5 classes, 2 hops, 10% training nodes); the
+    models compute on ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``), recorded in ``results.json``."""
+    from iclr25.utils.device import describe_device  # noqa: PLC0415
+
+    from .model import model_device  # noqa: PLC0415 - torch stays out of --help and the size check
+    from .unlearner import CONFIG_KEYS  # noqa: PLC0415
 
     cfg = dict(sizes=list(sizes), avg_degree=20, features=64, classes=5, signal=0.3, hops=2, r_max=None, epsilon=1.0,
                delta=1e-4, lam=1e-2, sigma=0.1, n_requests=n_requests, n_cgu=n_cgu, n_retrain=n_retrain)
+    dev = model_device(device)
     run = RunResult.start(PACKAGE, "repro", seed=seed, config=cfg)
+    run.machine["device"] = describe_device(dev)
     rows = []
     # r_max=None: the default rule (r_max_rule) picks the threshold from n and the budget at each size
-    kw = {k: cfg[k] for k in CONFIG_KEYS} | {"seed": seed}
+    kw = {k: cfg[k] for k in CONFIG_KEYS} | {"seed": seed, "device": dev}
     for m in sizes:
         row = _measure_size(m, kw, seed=seed, n_requests=n_requests, n_cgu=n_cgu, n_retrain=n_retrain)
         rows.append(row)

@@ -28,7 +28,7 @@ from . import validation as _v
 from .accounting import _Accounting
 from .certificate import Ledger, LedgerRecord, residual_budget
 from .datasets import preprocess_features
-from .model import with_threads
+from .model import model_device, with_threads
 from .propagation import PushPropagator, exact_propagation
 from .requests import _Requests
 from .retraining import _Retraining
@@ -94,7 +94,12 @@ class CertifiedUnlearner(_Requests, _Accounting, _Retraining):
         (:meth:`PushPropagator.rounding_allowance`) enters the propagation-error term; with the default
         ``r_max`` a size at which it alone would use the budget share is rejected at :meth:`fit`.
     device : str or torch.device, optional
-        Torch device for the model (default: CUDA when available, else CPU).
+        Where the model's tensors live and its algebra runs: ``auto``, ``cpu``, ``cuda``, ``cuda:N``
+        (:func:`iclr25.utils.device.torch_device`; ``None``: ``$ICLR25_DEVICE``, else ``auto``, the GPU when torch
+        sees one). The model computes in float64 on every device: the certificate's bounds (the rounding
+        allowance, the 1e-9 spectral margin, the CG residual added to the bound) assume float64 arithmetic, so
+        ``mps`` (no float64) is refused. The propagation (push) stays in numpy on the CPU; the objective noise is
+        drawn on the CPU and moved, so a seed gives the same model on every device.
     torch_threads : int or None
         Torch CPU threads while the unlearner runs (restored afterwards). The per-request algebra is on
         F x F matrices, where one thread avoids thread-pool overhead; ``None`` keeps torch's setting.
@@ -156,8 +161,7 @@ class CertifiedUnlearner(_Requests, _Accounting, _Retraining):
                                           or torch_threads < 1):
             raise ValueError(f"torch_threads must be None or an integer >= 1, got {torch_threads!r}")
         self.torch_threads = torch_threads
-        self.device = torch.device(device if device is not None else ("cuda" if torch.cuda.is_available()
-                                                                       else "cpu"))
+        self.device = model_device(device)
         # the paper's rmax is relative to the mean column L1 norm of the preprocessed features
         self._l1_mean = float(np.abs(X).sum(axis=0).mean())
         self.r_max_abs = self.r_max * self._l1_mean if self.r_max is not None else None
