@@ -1,4 +1,4 @@
-"""Alanine dipeptide (Ace-Ala-NMe) with OpenMM on the CPU platform: the paper's molecular system at reduced scale.
+"""Alanine dipeptide (Ace-Ala-NMe) with OpenMM: the paper's molecular system at reduced scale.
 
 The molecule is built offline: heavy atoms from standard peptide internal coordinates (bond lengths, angles
 and ω = 180° of Engh & Huber, 1991, the L-alanine Cβ placed with the N-C-Cα-Cβ improper of 122.7° as in
@@ -16,6 +16,10 @@ dynamics). That is about 15× faster than one molecule per context on one CPU co
 
 Features: the backbone dihedrals φ = (C_ace, N, Cα, C) and ψ = (N, Cα, C, N_nme); the models see
 ``(sin φ, cos φ, sin ψ, cos ψ)`` (the paper embeds φ as (sin φ, cos φ)).
+
+Platform (issue 59): ``platform="auto"`` runs on OpenMM's CUDA platform when OpenMM has one (mixed precision), else
+on its CPU platform with one thread (the shipped data's); ``CPU``, ``CUDA``, ``OpenCL`` and ``Reference`` name one
+(:func:`openmm_platform`; a platform OpenMM lacks is a one-line error naming ``--platform``).
 
 OpenMM is an optional dependency (extra ``md``): everything else in this package, including the shipped
 dihedral data set (:func:`load_shipped`), works without it.
@@ -37,7 +41,7 @@ from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
 __all__ = ["MDConfig", "AlanineData", "build_alanine_dipeptide", "simulate_alanine", "dihedrals", "featurize",
-           "angles_from_features", "load_shipped", "load_alanine", "load_data", "save_data", "generate_data", "PHI_ATOMS", "PSI_ATOMS", "FEATURE_BOX", "SHIPPED"]
+           "angles_from_features", "openmm_platform", "load_shipped", "load_alanine", "load_data", "save_data", "generate_data", "PHI_ATOMS", "PSI_ATOMS", "FEATURE_BOX", "SHIPPED"]
 
 #: atom indices (in the built topology) of φ and ψ
 PHI_ATOMS = (4, 6, 8, 10)
@@ -67,6 +71,30 @@ def _require_openmm() -> Any:
         raise ImportError("alanine dipeptide MD needs OpenMM: pip install 'iclr25-bopito[md]' "
                           "(the shipped dihedral data need no OpenMM)") from e
     return openmm
+
+
+PLATFORMS = ("CPU", "CUDA", "OpenCL", "Reference")
+
+
+def openmm_platform(spec: str = "auto") -> str:
+    """The OpenMM platform name for ``--platform`` ``spec``: ``auto`` is CUDA when OpenMM has a CUDA platform that
+    works here, else CPU; a named platform must exist (a one-line ``ValueError`` naming ``--platform`` and what
+    OpenMM has otherwise)."""
+    openmm = _require_openmm()
+    names = [openmm.Platform.getPlatform(i).getName() for i in range(openmm.Platform.getNumPlatforms())]
+    if spec == "auto":
+        return "CUDA" if "CUDA" in names else "CPU"
+    if spec not in PLATFORMS:
+        raise ValueError(f"--platform must be auto, {', '.join(PLATFORMS)}, got {spec!r}")
+    if spec not in names:
+        raise ValueError(f"--platform {spec}: OpenMM {openmm.__version__} has no {spec} platform here (it has "
+                         f"{', '.join(names) or 'none'}; CUDA needs OpenMM's CUDA build, e.g. conda's openmm with "
+                         "cuda-version)")
+    return spec
+
+
+def _platform_properties(name: str) -> dict[str, str]:
+    return {"CPU": {"Threads": "1"}, "CUDA": {"Precision": "mixed"}, "OpenCL": {"Precision": "mixed"}}.get(name, {})
 
 
 def _place(a: np.ndarray, b: np.ndarray, c: np.ndarray, bond: float, angle: float, torsion: float) -> np.ndarray:
@@ -151,7 +179,8 @@ def angles_from_features(f: Any) -> np.ndarray:
     return np.stack([np.arctan2(a[..., 0], a[..., 1]), np.arctan2(a[..., 2], a[..., 3])], axis=-1)
 
 
-def _replica_context(n_copies: int, config: MDConfig, seed: int) -> tuple[Any, Any, np.ndarray, np.ndarray]:
+def _replica_context(n_copies: int, config: MDConfig, seed: int, platform: str = "CPU"
+                     ) -> tuple[Any, Any, np.ndarray, np.ndarray]:
     openmm = _require_openmm()
     from openmm import app, unit  # noqa: PLC0415
 
@@ -171,13 +200,18 @@ def _replica_context(n_copies: int, config: MDConfig, seed: int) -> tuple[Any, A
     integ = openmm.LangevinMiddleIntegrator(config.temperature * unit.kelvin, config.friction / unit.picosecond,
                                             config.timestep_fs * unit.femtosecond)
     integ.setRandomNumberSeed(int(seed) % (2**31 - 1) + 1)
-    ctx = openmm.Context(system, integ, openmm.Platform.getPlatformByName("CPU"), {"Threads": "1"})
+    try:
+        plat = openmm.Platform.getPlatformByName(platform)
+        ctx = openmm.Context(system, integ, plat, _platform_properties(platform))
+    except Exception as exc:  # noqa: BLE001 - OpenMM raises its own OpenMMException (no driver, no device)
+        raise ValueError(f"--platform {platform}: OpenMM cannot run on it here "
+                         f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
     return ctx, integ, pos, homes
 
 
 def simulate_alanine(n_traj: int, n_frames: int, *, start: Any = None, burn_in: int = 0, seed: int = 0,
                      config: MDConfig = MDConfig(), snapshot_every: int = 0,
-                     desc: str | None = "alanine MD") -> dict[str, np.ndarray]:
+                     desc: str | None = "alanine MD", platform: str = "CPU") -> dict[str, np.ndarray]:
     """Simulate ``n_traj`` independent copies of alanine dipeptide for ``burn_in + n_frames`` frames of 1 ps.
 
     ``start``: positions ``(n_traj, 22, 3)`` in nm (e.g. frames of an equilibrium run), or ``None`` for the
@@ -185,9 +219,11 @@ def simulate_alanine(n_traj: int, n_frames: int, *, start: Any = None, burn_in: 
     is not bitwise reproducible: the same seed gives statistically, not numerically, equal runs).
     Returns ``{"angles": (n_traj, n_frames, 2) φ, ψ in radians, "seconds": wall}`` and, with
     ``snapshot_every = s > 0``, ``"snapshots": (n_traj, n_frames // s, 22, 3)`` positions (nm, centred) of
-    every s-th saved frame.
+    every s-th saved frame. ``platform``: OpenMM's platform (:func:`openmm_platform`; ``"auto"`` allowed), CPU
+    by default.
     """
     openmm = _require_openmm()
+    platform = openmm_platform(platform)
     from openmm import unit  # noqa: PLC0415
 
     seed = check_seed(seed)
@@ -196,7 +232,7 @@ def simulate_alanine(n_traj: int, n_frames: int, *, start: Any = None, burn_in: 
     if isinstance(n_frames, bool) or not isinstance(n_frames, int | np.integer) or n_frames < 1:
         raise ValueError(f"n_frames must be a positive integer, got {n_frames!r}")
     t0 = time.time()
-    ctx, integ, pos, homes = _replica_context(int(n_traj), config, seed)
+    ctx, integ, pos, homes = _replica_context(int(n_traj), config, seed, platform)
     if start is None:
         x = np.broadcast_to(pos, (n_traj, *pos.shape)).copy()
     else:
@@ -295,22 +331,23 @@ def load_alanine(path: str | Path | None = None) -> AlanineData:
 
 
 def generate_data(*, n_eq: int, eq_frames: int, n_short: int, short_frames: int, burn_in: int = 100,
-                  seed: int = 0, config: MDConfig = MDConfig(), desc: bool = True) -> AlanineData:
+                  seed: int = 0, config: MDConfig = MDConfig(), desc: bool = True, platform: str = "CPU"
+                  ) -> AlanineData:
     """The MD of the alanine experiment: ``n_eq`` equilibrium runs of ``eq_frames`` frames after ``burn_in``
     frames, then ``n_short`` short trajectories of ``short_frames`` frames started from frames of those runs
-    taken at random (fresh velocities)."""
+    taken at random (fresh velocities), on OpenMM's ``platform`` (:func:`openmm_platform`)."""
     seed = check_seed(seed)
     t0, c0 = time.time(), time.process_time()
     snap = max(1, eq_frames // 20)
     eq = simulate_alanine(n_eq, eq_frames, burn_in=burn_in, seed=seed, config=config, snapshot_every=snap,
-                          desc="equilibrium MD" if desc else None)
+                          desc="equilibrium MD" if desc else None, platform=platform)
     # the short runs start from frames of the equilibrium runs (every ``snap``-th frame), drawn at random, with
     # fresh velocities: the paper starts them from samples of its Boltzmann generator
     pool = eq["snapshots"].reshape(-1, *eq["snapshots"].shape[2:])
     pick = np.random.default_rng(seed + 11).choice(len(pool), size=n_short, replace=n_short > len(pool))
     t1 = time.time()
     sh = simulate_alanine(n_short, short_frames, start=pool[pick], seed=seed + 1, config=config,
-                          desc="short MD" if desc else None)
+                          desc="short MD" if desc else None, platform=platform)
     meta = {"system": "alanine dipeptide (Ace-Ala-NMe), Amber ff14SB, vacuum", "md": dataclasses.asdict(config),
             "frame_ps": config.timestep_fs * config.steps_per_frame / 1000.0, "seed": seed,
             "n_eq": n_eq, "eq_frames": eq_frames, "n_short": n_short, "short_frames": short_frames,

@@ -255,7 +255,7 @@ def _load_prior(args: argparse.Namespace) -> Any:
         return None
     from .checkpoint import load_model
 
-    prior_model = load_model(args.prior)
+    prior_model = load_model(args.prior, device=torch_device(args.device))
     if prior_model.config.kind != "bg":
         raise ValueError(f"--prior {args.prior}: expected a prior (kind 'bg'), got kind {prior_model.config.kind!r}")
     return prior_model

@@ -14,8 +14,10 @@ from typing import Any
 import numpy as np
 
 from iclr25.utils import cli as ucli
+from iclr25.utils.device import add_device_argument
 from iclr25.utils.io import POINT_FORMATS, atomic_write, read_points
 from iclr25.utils.outputs import add_output
+from iclr25.utils.parallel import add_backend_arguments
 from iclr25.utils.seeding import check_seed
 
 from .space import default_lam, mm_space
@@ -24,6 +26,8 @@ DESCRIPTION = "Partial Gromov-Wasserstein metric (Bai et al., ICLR 2025)"
 DEMO_HELP = "a shape with 10%% outliers matched by PGW and GW, and a small retrieval run (about 10 s)"
 REPRO_HELP = ("data set II retrieval (SVM) with PGW/GW/MPGW/UGW and per-pair timings against POT (a few "
               "minutes)")
+QUICK_HELP = ("a smoke-sized run of every step (2 shapes per class, PGW and GW, 2-fold SVM, one timing size): "
+              "seconds, e.g. to check a --backend cluster")
 
 
 #: kept here (not imported from .solver) so that ``--help`` stays light
@@ -54,12 +58,23 @@ def _check_common(args: argparse.Namespace) -> None:
     # an option the chosen method does not use is an error, not silently ignored
     if args.method == "entropic":
         unused = [flag for flag, v in (("--n-init", args.n_init), ("--seed", args.seed),
-                                       ("--n-jobs", getattr(args, "n_jobs", None))) if v is not None]
+                                       ("--n-jobs", getattr(args, "n_jobs", None)),
+                                       ("--backend", getattr(args, "backend", None))) if v is not None]
         if unused:
             raise ValueError(f"{unused[0]} is not used by --method entropic (one deterministic start, vmapped "
-                             f"batches in this process); leave it out or use --method fw-v1")
-    elif args.epsilon is not None:
-        raise ValueError(f"--epsilon is only used by --method entropic, got --method {args.method}")
+                             f"batches in this process, on --device); leave it out or use --method fw-v1")
+        from .entropic import resolve_device  # noqa: PLC0415 - an absent device is refused before any file is read
+
+        resolve_device(args.device)
+    else:
+        if args.epsilon is not None:
+            raise ValueError(f"--epsilon is only used by --method entropic, got --method {args.method}")
+        if args.device not in ("auto", "cpu"):
+            raise ValueError(f"--device {args.device}: --method {args.method} runs on the CPU (POT's network-simplex "
+                             "oracle has no GPU version); use --method entropic on an accelerator, or --backend "
+                             "for more CPU cores")
+    if getattr(args, "backend", None) is not None and getattr(args, "n_jobs", None) is not None:
+        raise ValueError("--n-jobs is for local processes without --backend; with --backend give --workers")
 
 
 def _spaces_from_files(paths: list[Path], mass: float | None, metric: str):
@@ -97,7 +112,7 @@ def distance(args: argparse.Namespace) -> int:
     lam = default_lam([a, b]) if args.lam is None else args.lam
     t0 = time.perf_counter()
     r = pgw(a.C, b.C, a.p, b.p, lam, method=args.method, n_init=args.n_init, seed=args.seed,
-            epsilon=args.epsilon)
+            epsilon=args.epsilon, device=args.device if args.method == "entropic" else None)
     if args.plan is not None:
         with atomic_write(args.plan, "wb") as f:
             np.save(f, np.asarray(r.plan))
@@ -119,8 +134,15 @@ def pairwise(args: argparse.Namespace) -> int:
     lam = default_lam(spaces) if args.lam is None else args.lam
     stats: dict[str, Any] = {}
     t0 = time.perf_counter()
-    D = pgw_pairwise(spaces, lam, method=args.method, n_jobs=args.n_jobs, n_init=args.n_init, seed=args.seed,
-                     epsilon=args.epsilon, stats=stats)
+    from iclr25.utils.parallel import cluster  # noqa: PLC0415
+
+    with cluster(args.backend, address=args.address, workers=args.workers) as (engine, n_jobs):
+        if args.backend is not None:
+            print(f"--backend {args.backend}: {n_jobs if n_jobs > 0 else 'all'} worker(s)"
+                  + (f" at {args.address}" if args.address else ""), flush=True)
+        D = pgw_pairwise(spaces, lam, method=args.method, n_jobs=args.n_jobs if args.backend is None else n_jobs,
+                         backend=engine, n_init=args.n_init, seed=args.seed, epsilon=args.epsilon, stats=stats,
+                         device=args.device if args.method == "entropic" else None)
     secs = time.perf_counter() - t0
     names = names_file(args.out)
     with atomic_write(args.out, "wb") as f:
@@ -128,7 +150,9 @@ def pairwise(args: argparse.Namespace) -> int:
     with atomic_write(names) as f:
         f.write("".join((p.name if len(args.inputs) == 1 else str(p)) + "\n" for p in paths))
     how = ""
-    if args.method != "entropic" and args.n_jobs not in (None, 1):
+    if args.backend in ("dask", "ray"):
+        how = f"; every pair on the {args.backend} workers"
+    elif args.method != "entropic" and (args.n_jobs not in (None, 1) or args.backend == "local"):
         how = (f"; {stats['in_process']} of {stats['pairs']} pairs in this process"
                + (f", the rest on {stats['workers']} workers" if stats["workers"] > 1 else
                   " (too little work to pay for starting workers)"))
@@ -156,16 +180,21 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=None, help="fw-v1/fw-v2 only: seed of the random starts (default 0)")
     p.add_argument("--epsilon", type=float, default=None,
                    help="entropic only: regularisation relative to the cost scale (default 1e-3)")
+    # the JAX entropic solver runs there; the exact methods run on the CPU (auto and cpu are accepted)
+    add_device_argument(p)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub, _, rp = ucli.method_commands("pgw", DESCRIPTION, demo="iclr25.pgw.demo:demo", demo_help=DEMO_HELP,
                                               repro="iclr25.pgw.repro:repro", repro_help=REPRO_HELP,
                                               demo_files=("matching.png", "distances.png"),
-                                              repro_files=("distances.npz", "distances.png", "claims.json"))
+                                              repro_files=("distances.npz", "distances.png", "claims.json"),
+                                              quick=QUICK_HELP)
     rp.add_argument("--n-per-class", type=int, default=20, help="shapes per class (paper: 20)")
-    rp.add_argument("--n-jobs", type=int, default=-1, help="worker processes for distance matrices "
-                                                           "(default -1: all cores)")
+    rp.add_argument("--n-jobs", type=int, default=None, help="local worker processes for the distance matrices "
+                                                             "(default -1: all cores); with --backend use --workers")
+    add_backend_arguments(rp)
+    add_device_argument(rp)
     rp.add_argument("--sizes", type=int, nargs="+", default=[100, 300, 500],
                     help="point counts of the per-pair timing (default 100 300 500)")
     ucli.add_force_argument(rp)
@@ -192,5 +221,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "the same way); neither may be an input or sit inside an input folder")
     pw.add_argument("--n-jobs", type=int, default=None,
                     help="fw-v1/fw-v2 only: worker processes (default 1; -1: all cores)")
+    add_backend_arguments(pw)  # fw-v1/fw-v2 only: the pairs on local processes, a Dask or a Ray cluster
     _common(pw)
     return ucli.run_main(parser, argv)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from iclr25.utils.guards import check_size
 from iclr25.utils.io import save_npz
@@ -30,27 +31,66 @@ METHODS = ("pgw", "gw", "mpgw", "ugw")
 SVM_FOLDS = 10
 
 
+#: ``repro --quick``: a smoke-sized run of every step (2 shapes per class, PGW and GW, 2-fold SVM, one timing size,
+#: 4 entropic pairs), e.g. to check a cluster (``--backend dask --address ...``) before the real run
+QUICK = {"n_per_class": 2, "methods": ("pgw", "gw"), "folds": 2, "sizes": [30], "entropic_pairs": 4, "repeats": 1}
+
+
 def repro(args: argparse.Namespace) -> int:
     """The ``repro`` command: options checked (and sized) before any work, then retrieval, per-pair timings and
-    the entropic comparison; writes ``results.json``, ``distances.npz`` and ``distances.png`` to ``--out``."""
+    the entropic comparison; writes ``results.json``, ``distances.npz`` and ``distances.png`` to ``--out``.
+
+    The exact distance matrices run on ``--n-jobs`` local processes, or with ``--backend {local,dask,ray}`` on
+    ``--workers`` of that engine (a Dask or Ray cluster at ``--address``, or one started here); the JAX entropic
+    comparison runs on ``--device``. Every value but the timings is the same whatever the backend."""
+    from iclr25.utils.device import describe_device  # noqa: PLC0415
+    from iclr25.utils.parallel import cluster  # noqa: PLC0415
+
+    from .entropic import resolve_device  # noqa: PLC0415
+
     _check_options(args)
-    config = {"n_per_class": args.n_per_class, "n_jobs": args.n_jobs, "mass": "1/74 per point",
-              "lam": "max C^2 / 5", "svm": "exp(-10 D / max D), stratified 10-fold", "methods": METHODS,
-              "speed_sizes": list(args.sizes)}
+    quick = bool(getattr(args, "quick", False))
+    n_per_class = QUICK["n_per_class"] if quick else args.n_per_class
+    sizes = QUICK["sizes"] if quick else list(args.sizes)
+    folds = QUICK["folds"] if quick else SVM_FOLDS
+    methods = QUICK["methods"] if quick else METHODS
+    n_jobs_local = -1 if args.n_jobs is None else args.n_jobs
+    config = {"n_per_class": n_per_class, "n_jobs": n_jobs_local, "mass": "1/74 per point",
+              "lam": "max C^2 / 5", "svm": f"exp(-10 D / max D), stratified {folds}-fold", "methods": methods,
+              "speed_sizes": sizes}
+    if args.backend is not None:
+        config["backend"] = {"backend": args.backend, "address": args.address, "workers": args.workers}
+    if quick:
+        config["quick"] = True
     run = RunResult.start(PACKAGE, "repro", seed=args.seed, config=config)
+    dev = resolve_device(args.device)
+    run.machine["device"] = describe_device(dev)
     seed_everything(args.seed)
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    _retrieval(run, out, n_per_class=args.n_per_class, n_jobs=args.n_jobs, seed=args.seed)
-    _pair_timings(run, args.sizes, seed=args.seed)
-    _entropic(run, seed=args.seed)
+    with cluster(args.backend, address=args.address, workers=args.workers) as (engine, n_jobs):
+        _retrieval(run, out, n_per_class=n_per_class, n_jobs=n_jobs_local if args.backend is None else n_jobs,
+                   seed=args.seed, backend=engine, methods=methods, folds=folds)
+    _pair_timings(run, sizes, seed=args.seed, repeats=QUICK["repeats"] if quick else 3)
+    _entropic(run, seed=args.seed, device=dev, **({"n_pairs": QUICK["entropic_pairs"], "repeats": QUICK["repeats"]}
+                                                 if quick else {}))
     return run.publish(out)
 
 
 def _check_options(args: argparse.Namespace) -> None:
     """Every option, and a rough size estimate that refuses what cannot finish (``--force`` overrides)."""
     check_seed(args.seed, "--seed")
-    check_n_jobs(args.n_jobs, "--n-jobs")
+    if args.n_jobs is not None:
+        check_n_jobs(args.n_jobs, "--n-jobs")
+        if args.backend is not None:
+            raise ValueError("--n-jobs is for local processes without --backend; with --backend give --workers")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be a positive integer, got {args.workers}")
+    if args.address is not None and args.backend in (None, "local"):
+        raise ValueError("--address names a cluster: give it with --backend dask or ray")
+    from .entropic import resolve_device  # noqa: PLC0415 - an absent --device is refused before any work
+
+    resolve_device(args.device)
     if args.n_per_class < SVM_FOLDS:
         raise ValueError(f"--n-per-class must be an integer >= {SVM_FOLDS} (the {SVM_FOLDS}-fold SVM needs a shape of "
                          f"every class in each fold), got {args.n_per_class}")
@@ -65,30 +105,31 @@ def _check_options(args: argparse.Namespace) -> None:
     check_size(f"--sizes {max(args.sizes)}", bytes_needed=6 * 8.0 * max(args.sizes) ** 2, force=args.force)
 
 
-def _retrieval(run: RunResult, out: Path, *, n_per_class: int, n_jobs: int, seed: int) -> None:
+def _retrieval(run: RunResult, out: Path, *, n_per_class: int, n_jobs: int, seed: int, backend: str | None = None,
+               methods: tuple[str, ...] = METHODS, folds: int = SVM_FOLDS) -> None:
     """Distance matrices of every method (saved), SVM accuracy of PGW against each peer, their times, a figure."""
 
     def done(name: str, secs: float) -> None:
         print(f"{name}: distance matrix in {secs:.1f} s", flush=True)
 
-    r = retrieval_run(METHODS, n_per_class=n_per_class, n_jobs=n_jobs, seed=seed, on_done=done)
+    r = retrieval_run(methods, n_per_class=n_per_class, n_jobs=n_jobs, seed=seed, on_done=done, backend=backend)
     k = len(r.data)
     save_npz(out / "distances.npz", labels=r.data.labels, **r.distances)
-    acc = {m: svm_accuracy(D, r.data.labels, n_splits=SVM_FOLDS, seed=seed) for m, D in r.distances.items()}
-    for m in METHODS[1:]:
+    acc = {m: svm_accuracy(D, r.data.labels, n_splits=folds, seed=seed) for m, D in r.distances.items()}
+    for m in methods[1:]:
         run.add(f"SVM accuracy, data set II ({k} shapes): PGW vs {m.upper()}", acc["pgw"], peer=acc[m],
                 peer_name=m.upper(), higher_is_better=True)
-    for m in METHODS[1:]:
+    for m in methods[1:]:
         run.add(f"distance matrix time: PGW vs {m.upper()}", r.seconds["pgw"], peer=r.seconds[m],
                 peer_name=m.upper(), unit="s", higher_is_better=False, timing=True)
     plot_matrices({m.upper(): D for m, D in r.distances.items()}, out / "distances.png", r.data.labels)
     run.add_figure(out / "distances.png", relative_to=out)
 
 
-def _pair_timings(run: RunResult, sizes: list[int], *, seed: int) -> None:
+def _pair_timings(run: RunResult, sizes: list[int], *, seed: int, repeats: int = 3) -> None:
     """Exact PGW against POT's MPGW per pair of ``n`` points, at MPGW's full mass and at PGW's own mass."""
     # one warm-up call and the median of 3: a single cold call at n = 100 (~10 ms) mostly times first-call costs
-    for row in exact_vs_mpgw(sizes, seed=seed, warmup=1, repeats=3):
+    for row in exact_vs_mpgw(sizes, seed=seed, warmup=1, repeats=repeats):
         n = row.n
         run.add(f"time per pair, n={n}: exact PGW vs POT MPGW at m = min(|p|,|q|)", row.at_min_mass.ours.median,
                 peer=row.at_min_mass.peer.median, peer_name="POT MPGW", unit="s", higher_is_better=False,
@@ -102,9 +143,9 @@ def _pair_timings(run: RunResult, sizes: list[int], *, seed: int) -> None:
               flush=True)
 
 
-def _entropic(run: RunResult, *, seed: int) -> None:
-    """Entropic PGW on a batch of pairs: JAX vmap against the same solver looped through POT."""
-    e = entropic_like_for_like(seed=seed)
+def _entropic(run: RunResult, *, seed: int, device: Any = None, **kw: Any) -> None:
+    """Entropic PGW on a batch of pairs: JAX vmap on ``device`` against the same solver looped through POT."""
+    e = entropic_like_for_like(seed=seed, device=device, **kw)
     run.add(f"entropic PGW, {e.n_pairs} pairs {e.n_points}: JAX vmap vs the same solver as a POT loop",
             e.comparison.ours.median, peer=e.comparison.peer.median, peer_name="POT sinkhorn_log loop", unit="s",
             higher_is_better=False, timing=True)
