@@ -133,3 +133,34 @@ def test_a_losing_headline_with_its_note_passes(site, monkeypatch):
     monkeypatch.setenv("FIXTURE_HEADLINE_LOSES", "1")
     monkeypatch.setenv("FIXTURE_HEADLINE_NOTE", "the fixture's baseline is out of reach by design")
     dict(testing.package_checks("fixture-says", root=root))["demo_headline"]()
+
+
+
+def test_check_paper_rung_runs_the_rung_once_in_smoke_mode(monkeypatch):
+    import os
+
+    from iclr25.utils.claims import Claim, ClaimRegistry, RungCost, smoke_run
+    from iclr25.utils.testing import check_paper_rung
+
+    monkeypatch.delenv("ICLR25_SMOKE", raising=False)
+    reg = ClaimRegistry("iclr25-toysmoke", seeds={"test": (0, 1, 2), "paper": (7, 8, 9)},
+                        costs={"paper": RungCost(2, 10, "one GPU", "the paper's model")})
+    seen = []
+
+    @reg.measures(Claim("a", kind="main", statement="s", metric="m", direction="higher", threshold=0.0))
+    def _m(seed, rung):
+        seen.append((seed, rung, smoke_run()))
+        return {"a": 1.5 if smoke_run() else float("nan")}
+
+    assert check_paper_rung(reg) == {"a": 1.5} and seen == [(7, "paper", True)]
+    assert "ICLR25_SMOKE" not in os.environ
+    nan = ClaimRegistry("iclr25-toysmoke2", seeds={"test": (0, 1, 2), "paper": (0, 1, 2)},
+                        costs={"paper": RungCost(2, 10, "one GPU", "the paper's model")})
+    nan.measures(Claim("b", kind="main", statement="s", metric="m", direction="higher", threshold=0.0))(
+        lambda seed, rung: {"b": float("nan")})
+    monkeypatch.setenv("ICLR25_SMOKE", "0")  # a smoke flag set to something else is put back as it was
+    with pytest.raises(AssertionError, match="non-finite"):
+        check_paper_rung(nan)
+    assert os.environ["ICLR25_SMOKE"] == "0"
+    with pytest.raises(AssertionError, match="no RungCost"):
+        check_paper_rung(ClaimRegistry("iclr25-toysmoke3", seeds={"test": (0, 1, 2), "paper": (0, 1, 2)}))

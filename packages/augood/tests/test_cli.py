@@ -56,3 +56,20 @@ def test_partition_tie_rule_flag(tmp_path, solubility, capsys):
     with pytest.raises(SystemExit) as info:
         main(["partition", str(data), "--smiles-col", "SMILES", "--tie-rule", "=>"])
     assert info.value.code == 2 and "--tie-rule" in capsys.readouterr().err
+
+
+def test_partition_on_a_local_dask_cluster_equals_one_process(tmp_path, solubility, capsys):
+    # issue 59: the similarity matrix's row blocks on a cluster (`--backend dask`: a 2-worker local cluster
+    # started by the command) give the same partition as one process
+    pytest.importorskip("distributed")
+    data = tmp_path / "mols.csv"
+    _write(data, solubility)
+    outs = {}
+    for backend in (None, "dask"):
+        out = tmp_path / f"{backend}.csv"
+        argv = ["partition", str(data), "--smiles-col", "SMILES", "--threshold", "0.5", "--output", str(out)]
+        assert main(argv + (["--backend", backend, "--workers", "2"] if backend else [])) == 0
+        outs[backend] = out.read_text()
+    assert outs[None] == outs["dask"]
+    assert main(["partition", str(data), "--smiles-col", "SMILES", "--address", "tcp://x:1"]) == 2
+    assert "--address" in capsys.readouterr().err

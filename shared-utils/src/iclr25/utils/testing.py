@@ -47,12 +47,16 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .results import RunResult
 
+if TYPE_CHECKING:
+    from .claims import ClaimRegistry
+
 __all__ = ["package_checks", "one_error_line", "parametrize_with_checks", "readme_quickstart", "run_python", "help_probe",
            "check_file_inputs", "check_out_policy", "check_demo_headline", "children_cpu_seconds",
-           "StubChatServer", "stub_chat_server", "deny_writes"]
+           "StubChatServer", "stub_chat_server", "deny_writes", "check_paper_rung"]
 
 DEMO_BUDGET_S = 60.0
 #: Modules that ``iclr25 <slug> --help`` must not import (seconds of start-up each).
@@ -461,6 +465,34 @@ def parametrize_with_checks(slug: str, *, root: Path, demo_budget_s: float = DEM
 
     checks = package_checks(slug, root=root, demo_budget_s=demo_budget_s, file_commands=file_commands)
     return pytest.mark.parametrize("check", [c for _, c in checks], ids=[n for n, _ in checks])
+
+
+def check_paper_rung(registry: ClaimRegistry, *, rung: str = "paper", claim_ids: list[str] | None = None) -> dict[str, float]:
+    """The paper rung of a package's registry cannot rot (issue 59): it has a cost (``RungCost``) that
+    ``--estimate`` prints, and its measuring code runs once at the rung's first seed in a smoke run
+    (``ICLR25_SMOKE=1``, as ``iclr25 claims NAME --rung paper --smoke``), every claim decided there (or the
+    ``claim_ids``) giving a finite value. Returns the values by claim id."""
+    cost = registry.costs.get(rung)
+    assert cost is not None, f"{registry.package}: rung {rung!r} has no RungCost (--estimate has nothing to print)"
+    assert cost.explain(rung, len(registry.rung_seeds(rung))).startswith(f"rung {rung!r}: ")
+    ids = claim_ids if claim_ids is not None else registry.claims_at(rung)
+    assert ids, f"{registry.package}: no claim is decided at rung {rung!r}"
+    seed = registry.rung_seeds(rung)[0]
+    before = os.environ.get("ICLR25_SMOKE")
+    os.environ["ICLR25_SMOKE"] = "1"
+    try:
+        values = {}
+        for cid in ids:
+            m = registry.measure(cid, seed, rung)
+            values[cid] = float(getattr(m, "value", m))
+    finally:
+        if before is None:
+            os.environ.pop("ICLR25_SMOKE", None)
+        else:
+            os.environ["ICLR25_SMOKE"] = before
+    bad = {cid: v for cid, v in values.items() if not math.isfinite(v)}
+    assert not bad, f"{registry.package}: the smoke run of rung {rung!r} gave non-finite values {bad}"
+    return values
 
 
 def deny_writes(monkeypatch, folder) -> None:

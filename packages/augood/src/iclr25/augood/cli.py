@@ -15,6 +15,7 @@ import numpy as np
 from iclr25.utils import cli as ucli
 from iclr25.utils.io import DataFileError, atomic_write, existing_file
 from iclr25.utils.outputs import add_output
+from iclr25.utils.parallel import add_backend_arguments, cluster
 from iclr25.utils.results import RunResult
 
 DESCRIPTION = """AU-GOOD: similarity-based partitioning (CCPart) and model comparison for out-of-distribution
@@ -177,7 +178,8 @@ def partition_cmd(args: argparse.Namespace) -> int:
     if args.method == "ccpart":
         # pairs below λ are never edges, so they need not be stored
         fp = _molecules(table, args.data, args.smiles_col, args.fingerprint, args.n_bits)
-        sim = similarity_matrix(fp, min_threshold=args.threshold)
+        with cluster(args.backend, address=args.address, workers=args.workers) as (engine, n_jobs):
+            sim = similarity_matrix(fp, min_threshold=args.threshold, n_jobs=n_jobs, backend=engine)
         part = ccpart(sim, args.threshold, test_size=args.test_size, valid_size=args.valid_size,
                       labels=labels, seed=args.seed, tie_rule=args.tie_rule)
     elif args.method == "scaffold":
@@ -229,10 +231,12 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
         dep_table = _read_table(args.deployment, [args.deployment_smiles_col])
     fp = _molecules(table, args.data, args.smiles_col, args.fingerprint, args.n_bits)
     deploy = None
-    if dep_table is not None:
-        dep_fp = _molecules(dep_table, args.deployment, args.deployment_smiles_col, args.fingerprint, args.n_bits)
-        deploy = max_similarity(dep_fp, fp)
-    sim = similarity_matrix(fp, thresholds=thresholds)
+    with cluster(args.backend, address=args.address, workers=args.workers) as (engine, n_jobs):
+        if dep_table is not None:
+            dep_fp = _molecules(dep_table, args.deployment, args.deployment_smiles_col, args.fingerprint,
+                                args.n_bits)
+            deploy = max_similarity(dep_fp, fp, n_jobs=n_jobs, backend=engine)
+        sim = similarity_matrix(fp, thresholds=thresholds, n_jobs=n_jobs, backend=engine)
     X = fp.astype(np.float32)
     curves = {}
     for m in models:
@@ -280,6 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--valid-size", type=float, default=0.1, help="validation fraction (default: 0.1)")
     p.add_argument("--fingerprint", default="ecfp4", help="ecfp2/ecfp4/ecfp6/maccs (default: ecfp4)")
     p.add_argument("--n-bits", type=int, default=2048, help="fingerprint length (default: 2048)")
+    add_backend_arguments(p)  # the similarity matrix's row blocks on local processes, Dask or Ray
     p.add_argument("--tie-rule", choices=(">=", ">"), default=">=",
                    help="a pair at exactly λ is an edge with '>=' (hestia-good 1.2.2) and not with '>' "
                         "(hestia-ood 0.0.36) (default: >=)")
@@ -299,6 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--thresholds", default="0.30:0.95:0.05",
                    help="START:STOP:STEP or a comma list (default: 0.30:0.95:0.05)")
     e.add_argument("--seeds", default="0", help="comma list of CCPart tie seeds (default: 0)")
+    add_backend_arguments(e)
     e.add_argument("--tie-rule", choices=(">=", ">"), default=">=",
                    help="CCPart edge at exactly λ: '>=' (hestia-good 1.2.2) or '>' (hestia-ood 0.0.36) "
                         "(default: >=)")

@@ -6,24 +6,41 @@ baseline; every claim below is read from that one run per seed.
 
 Rungs: ``"test"`` (16×16 E sheet, 3000 training images, seeds 0-2; the default test suite) and ``"repro"``
 (32×32 sheet, 8000 images, seeds 0-2: the networks of section 1 of ``iclr25 v1-topology repro``, which writes
-``claims.json`` from them).
+``claims.json`` from them). ``"paper"``: the paper does not state its sheet sizes or sample counts (no code was
+released); this rung is a 64×64 E sheet (4,096 E + 1,024 I neurons) trained on 30,000 samples and probed with its
+160 natural images, four times the repro sheet's side. It is CPU work (numpy): ``iclr25 claims v1-topology --rung
+paper --estimate`` prints its cost, and ``--smoke`` runs it once on an 8×8 sheet.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
+from iclr25.utils.claims import Claim, ClaimRegistry, Measurement, RungCost, smoke_run
 
 __all__ = ["REGISTRY", "RUNGS", "measure_pair"]
 
-REGISTRY = ClaimRegistry("iclr25-v1-topology", seeds={"test": (0, 1, 2), "repro": (0, 1, 2)})
+#: Estimated, not measured: one Euler step over a batch of 100 is a (5,120 x 5,120) x (5,120 x 100) product
+#: (2.6 GFLOP); 50 steps a batch and 300 batches make about 40 TFLOP a network, two networks a seed, at the
+#: ~20 GFLOP/s one core sustains on these shapes: about 1.1 core-hours; a 5,120 x 5,120 float64 weight matrix
+#: and its masks are a few hundred MB.
+PAPER_COST = RungCost(
+    gpu_hours=0, cpu_hours=1.1, memory_gb=2, hardware="one CPU core (numpy; more cores speed the BLAS products)",
+    what="a 64x64 E sheet (4,096 E + 1,024 I LIF neurons), 30,000 training samples, probed with 160 whitened "
+         "natural images, high (stride 1) vs zero (stride 8) overlap; the paper gives no sizes, so this is the "
+         "scale its maps suggest, not its own configuration",
+    data="the whitened natural images the package generates (the paper's 160 images are not shipped)")
+REGISTRY = ClaimRegistry("iclr25-v1-topology", seeds={"test": (0, 1, 2), "repro": (0, 1, 2), "paper": (0, 1, 2)},
+                         costs={"paper": PAPER_COST})
 
 #: Sheet size, training images and natural-image crops of each rung.
 RUNGS: dict[str, dict[str, int]] = {
     "test": {"n_side": 16, "n_samples": 3000, "n_images": 40},
     "repro": {"n_side": 32, "n_samples": 8000, "n_images": 60},
+    "paper": {"n_side": 64, "n_samples": 30000, "n_images": 160},
 }
+#: What a smoke run (``--smoke``) trains instead, at any rung: the code path once, in seconds.
+SMOKE_RUNG = {"n_side": 8, "n_samples": 200, "n_images": 4}
 
 #: measure_pair's results per (seed, rung), so that ``repro`` and the registry share one training run
 _MEASURED: dict[tuple[int, str], dict[str, Any]] = {}
@@ -43,10 +60,10 @@ def measure_pair(seed: int, rung: str, *, keep_networks: bool = False, desc: boo
 
     if rung not in RUNGS:
         raise ValueError(f"rung must be one of {sorted(RUNGS)}, got {rung!r}")
-    key = (int(seed), rung)
+    key = (int(seed), rung + (":smoke" if smoke_run() else ""))
     if key in _MEASURED and (not keep_networks or "nets" in _MEASURED[key]):
         return _MEASURED[key]
-    r = RUNGS[rung]
+    r = SMOKE_RUNG if smoke_run() else RUNGS[rung]
     out: dict[str, Any] = {"nets": {}, "maps": {}} if keep_networks else {}
     for name, species in (("high", "macaque"), ("zero", "mouse")):
         cfg = preset_config(species, n_side=r["n_side"])
