@@ -12,7 +12,7 @@ OUT ?= results
 UV_SPEC := uv>=0.13.9,<0.14
 
 .PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check pip-check test-packages sweeps \
-        notebooks docs docs-serve bench bench-check repro new clean claims-table claims-fresh gpu-check
+        notebooks docs docs-serve bench bench-check repro new clean claims-table claims-fresh gpu-check hardware-table
 
 help:
 	@echo "make setup            install uv when missing (into .venvs/_uv, never into the system Python), then"
@@ -33,6 +33,7 @@ help:
 	@echo "make claims-table [PKG=slug]  rewrite README claims tables from the committed claims.json files"
 	@echo "make claims-fresh [PKG=slug] [RUNG=test]  re-decide every claim at fresh seeds (from the date and"
 	@echo "                      version) into packages/<slug>/claims-fresh.json; names every changed verdict"
+	@echo "make hardware-table   rewrite INSTALL.md's what-runs-where table from the registries' paper rungs"
 	@echo "make gpu-check [PKG=slug]  on a GPU machine: test-rung claims with --device cpu and cuda, a table in"
 	@echo "                      benchmarks/gpu/ (without a GPU: one line, exit 0)"
 	@echo "make lint | lock | new PKG=slug | clean"
@@ -67,6 +68,9 @@ claims-table:
 RUNG ?= test
 claims-fresh: uv
 	$(PYTHON) ci/claims_fresh.py $(PKG) --rung $(RUNG)
+
+hardware-table: uv
+	$(PYTHON) ci/hardware_table.py
 
 # on a machine with an NVIDIA GPU: every package's test-rung claims with --device cpu and cuda, one table in
 # benchmarks/gpu/ (without a GPU: one line, exit 0)

@@ -1,22 +1,21 @@
 """The paper's claims at small scale, from the claims registry (``iclr25.knowledge_manipulation.claims``): at the
 ``test`` rung, five seeds of Stage B (month parity without and with CoT, inverse search) on the shipped Stage A
 checkpoints of N = 100 people, each claim decided by its stated rule over seeds 0-4. The ``repro`` rung trains
-Stage A too (same N = 100), decides every claim over seeds 0-9 and adds the CoT claims, the fine-tune data / epoch
-ladder and comparison (``repro`` only)."""
+Stage A too (same N = 100), decides every claim over seeds 0-4 and adds the fine-tune data / epoch ladder and
+comparison (``repro`` only); the ``cot`` rung decides the two CoT claims alone (N = 200, 90 epochs, seeds 10-19).
+The committed files of every rung are checked against the registry (``test_committed_claims``)."""
 
 import json
+from pathlib import Path
 
 from iclr25.knowledge_manipulation.checkpoints import STAGE_A_DIR, load_stage_a, shipped_seeds, stage_a_fields
 from iclr25.knowledge_manipulation.claims import REGISTRY
 from iclr25.knowledge_manipulation.experiments import test_config as rung_config
 
 test_claim = REGISTRY.pytest_test("test")
-# the committed claims.json (written by repro) and claims-calibration.json agree with the registry
-# pending (issue 58): claims-calibration-repro.json (seeds 100-104) shows four repro claims expected to hold
-# (cot-beats-no-cot, cot-at-inference-only-does-not-help, no-cot-gap-survives-3x-epochs, no-cot-gap-at-half-data)
-# are not robust at 10 decision seeds (max margin < 0), so the committed files cannot pass this check until they
-# are re-examined; ci/check_contract.py lists the package in PENDING_CLAIMS. Restore this line then:
-# test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).resolve().parents[1])
+# the committed claims.json (written by repro), claims-calibration.json and claims-calibration-<rung>.json agree with
+# the registry
+test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).resolve().parents[1])
 
 
 def test_shipped_checkpoints_cover_the_test_rung_and_match_the_code():
@@ -34,9 +33,18 @@ def test_shipped_checkpoints_cover_the_test_rung_and_match_the_code():
 def test_repro_rung_has_the_ladder_and_comparison_claims():
     at_repro, at_test = set(REGISTRY.claims_at("repro")), set(REGISTRY.claims_at("test"))
     assert at_test < at_repro
-    assert {"no-cot-gap-survives-3x-epochs", "no-cot-gap-at-half-data", "no-cot-gap-at-double-data",
-            "comparison-cot-beats-no-cot", "comparison-cot-prompt-stays-at-chance"} <= at_repro - at_test
+    assert {"no-cot-memorises-train-3x-epochs", "no-cot-gap-at-double-data", "comparison-cot-beats-no-cot",
+            "comparison-cot-prompt-stays-at-chance"} <= at_repro - at_test
     assert len(REGISTRY.rung_seeds("repro")) >= 5
+
+
+def test_cot_claims_have_their_own_rung_of_ten_untuned_seeds():
+    at_cot = set(REGISTRY.claims_at("cot"))
+    assert at_cot == {"cot-beats-no-cot", "cot-at-inference-only-does-not-help"}
+    assert not at_cot & (set(REGISTRY.claims_at("test")) | set(REGISTRY.claims_at("repro")))
+    seeds, cal = set(REGISTRY.rung_seeds("cot")), set(REGISTRY.calibration_seeds("cot"))
+    assert len(seeds) >= 10 and len(cal) >= 10 and not seeds & cal
+    assert not seeds & {0, 1, 2, 3, 4}  # the ablation that chose the cot rung's 90 epochs ran seeds 0-4
 
 
 def test_per_seed_table():

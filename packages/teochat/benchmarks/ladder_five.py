@@ -144,10 +144,8 @@ def tables(info: dict, claims: dict) -> str:
         for steps in (250, 500, 1000):
             if steps == REPRO_RUNG["steps"]:
                 c = by_id.get(cid)
-                if c is not None:
-                    name = ("budget rung: box + damage tasks only (`budget/claims.json`)" if c.get("budget")
-                            else "the repro (`claims.json`)")
-                    entries.append((name, steps, c["values"], c["references"]))
+                if c is not None and not c.get("budget"):
+                    entries.append(("the repro (`claims.json`)", steps, c["values"], c["references"]))
                 continue
             v = [_val(rows, "ladder", model, steps, task, s) for s in seeds]
             r = [_val(rows, "ladder", ref, steps, task, s) for s in seeds]
@@ -158,12 +156,33 @@ def tables(info: dict, claims: dict) -> str:
             entries.append(("budget: box + damage tasks only", st,
                             [_val(rows, "budget", model, st, task, s) for s in seeds],
                             [_val(rows, "budget", ref, st, task, s) for s in seeds]))
+        c = by_id.get(cid)
+        if c is not None and c.get("budget"):  # the budget rung: its ladder from the extras, then its decision
+            name = "budget rung: damage questions only, levels balanced (`budget/claims.json`)"
+            for st in (125, 250):
+                key = f"_{st}_steps"
+                if all(f"teochat{key}" in e for e in c.get("extra", [])):
+                    entries.append((name, st, [e[f"teochat{key}"] for e in c["extra"]],
+                                    [e[f"last_frame{key}"] for e in c["extra"]]))
+            entries.append((name, REPRO_RUNG["steps"], c["values"], c["references"]))
         for name, steps, v, r in entries:
             gaps = [a - b for a, b in zip(v, r, strict=False) if a is not None and b is not None]
             gap = f"{min(gaps):+.3f}" if gaps else "–"
             lines.append(f"| {cid} | {name} | {steps} | {cells(v)} | {cells(r)} | {gap} |")
     dmg = [r["damage_distinct_answers"] for r in rows if "damage" in r["tasks"]]
-    lines += ["", f"Distinct damage answers per model and seed (all rows): {min(dmg)}-{max(dmg)}." if dmg else ""]
+    lines += ["", f"Distinct damage answers per model and seed (ladder rows): {min(dmg)}-{max(dmg)}." if dmg else ""]
+    c = by_id.get("budget-damage-temporal-beats-last-frame")
+    if c is not None and c.get("budget") and all("teochat_f1_destroyed" in e for e in c.get("extra", [])):
+        ex = c["extra"]
+
+        def per(key: str, fmt: str = ".3f") -> str:
+            return ", ".join(format(e[key], fmt) for e in ex)
+
+        lines += [f"Budget rung (seeds {', '.join(map(str, c['seeds']))}): distinct damage answers TEOChat "
+                  f"{per('teochat_distinct_answers', '.0f')}, last frame {per('last_frame_distinct_answers', '.0f')}; "
+                  f"F1 of `destroyed` (rubble in the last frame) TEOChat {per('teochat_f1_destroyed')}, last frame "
+                  f"{per('last_frame_f1_destroyed')}; of `minor_damage` (seen only against the earlier frames) "
+                  f"TEOChat {per('teochat_f1_minor_damage')}, last frame {per('last_frame_f1_minor_damage')}."]
     return "\n".join(lines)
 
 

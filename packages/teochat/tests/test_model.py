@@ -1,9 +1,11 @@
 """The architecture: image tokens spliced in order, answer-only loss mask, cached greedy decoding."""
 
+import pytest
 import torch
 
 from iclr25.teochat import ModelConfig, TinyTEOChat, Vocabulary
-from iclr25.teochat.assistant import _collate, _encode
+from iclr25.teochat.assistant import TrainConfig, _collate, _encode, sample_weights
+from iclr25.teochat.conversation import Example
 
 
 def _model():
@@ -19,6 +21,14 @@ def test_answer_only_loss_mask_and_image_tokens():
     assert ids.count(v.image) == 32
     _, valid, target = _collate([(ids, n_prompt)], v.pad, left=False)
     assert int(target.sum()) == 2  # "yes" and <eos>; prompt and image positions are ignored
+
+
+def test_sample_weights_balance_tasks_and_the_answers_of_balance_answers():
+    ex = [Example(0, "damage", "q", "no_damage")] * 6 + [Example(0, "damage", "q", "destroyed")] * 2 + \
+        [Example(0, "tsc", "q", "farm")] * 4
+    plain, bal = sample_weights(ex, TrainConfig()), sample_weights(ex, TrainConfig(balance_answers=["damage"]))
+    assert plain[:8].sum() == pytest.approx(0.5) == bal[:8].sum() and plain[0] == plain[7]  # the task's share
+    assert bal[:6].sum() == pytest.approx(0.25) == bal[6:8].sum() and bal[8:] == pytest.approx(plain[8:])
 
 
 def test_cached_greedy_decoding_equals_full_recomputation():

@@ -15,7 +15,7 @@ import torch
 from iclr25.utils.checkpoints import MANIFEST, start_save, verify_manifest, write_manifest
 from iclr25.utils.io import atomic_path, atomic_write, naming_write_errors
 
-from .models import ModelConfig, ScoreModel
+from .models import ModelConfig, ScoreModel, resolve_device
 
 __all__ = ["save_model", "load_model"]
 
@@ -37,7 +37,7 @@ def save_model(model: ScoreModel, folder: str | os.PathLike[str], *, extra: dict
     start_save(folder)
     meta = {"format": FORMAT, "config": model.config.to_dict(),
             "prior": None if model.prior is None else model.prior.config.to_dict(), "extra": extra or {}}
-    state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    state = {k: v.detach().cpu().clone() for k, v in model.state_dict().items()}  # CPU weights, any device
     with naming_write_errors(folder / "model.pt"), atomic_path(folder / "model.pt") as tmp:
         torch.save(state, tmp)
     with naming_write_errors(folder / "config.json"), atomic_write(folder / "config.json") as f:
@@ -47,11 +47,13 @@ def save_model(model: ScoreModel, folder: str | os.PathLike[str], *, extra: dict
     return folder
 
 
-def load_model(folder: str | os.PathLike[str]) -> ScoreModel:
-    """Read a model written by :func:`save_model`; errors name the folder and what is wrong. The manifest is
+def load_model(folder: str | os.PathLike[str], *, device: Any = None) -> ScoreModel:
+    """Read a model written by :func:`save_model`, on ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``; the
+    device is checked before anything is read); errors name the folder and what is wrong. The manifest is
     checked first (:func:`iclr25.utils.checkpoints.verify_manifest`): no manifest (a save cut short), a missing
     part, or ``model.pt`` and ``config.json`` of two different trainings raise a one-line ``ValueError``."""
     folder = Path(folder)
+    dev = resolve_device(device)
     cfg_path, w_path = folder / "config.json", folder / "model.pt"
     if not folder.is_dir():
         raise FileNotFoundError(f"{folder}: no such model folder")
@@ -70,8 +72,8 @@ def load_model(folder: str | os.PathLike[str]) -> ScoreModel:
         prior_cfg = None if meta.get("prior") is None else ModelConfig.from_dict(meta["prior"])
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{cfg_path}: bad model config ({exc})") from exc
-    prior = ScoreModel(prior_cfg) if prior_cfg is not None else None
-    model = ScoreModel(config, prior=prior)
+    prior = ScoreModel(prior_cfg, device="cpu") if prior_cfg is not None else None
+    model = ScoreModel(config, prior=prior, device="cpu")
     try:
         state = torch.load(w_path, map_location="cpu", weights_only=True)
     except Exception as exc:  # noqa: BLE001 - torch raises many types for a corrupt file
@@ -86,4 +88,4 @@ def load_model(folder: str | os.PathLike[str]) -> ScoreModel:
         for p in model.prior.parameters():
             p.requires_grad_(False)
     model.eval()
-    return model
+    return model.to(dev)

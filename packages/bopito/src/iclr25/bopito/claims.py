@@ -24,6 +24,12 @@ independent: own data, own initialisation, elementwise Adam), so a rung costs on
 The training data are trajectories of the exact grid dynamics (:meth:`ExactReference.sample_trajectories`,
 one propagator step per frame), not Euler-Maruyama MD: the same kinetics at a fraction of the cost. ``repro``'s
 data-efficiency ladder (README "Results") trains on simulated MD.
+
+Rung ``paper`` (seeds 0, 1, 2; for a GPU: ``iclr25 claims bopito --rung paper --estimate``): the Prinz main claims
+with the paper's network and budget (sinusoidal encodings of 256, MLP 3 × 256, 500 diffusion steps, batches of
+2^21 pairs, 1500 steps, 50,000 evaluation samples) on the claims' low-data regime; each seed trains alone (one
+member: a batch of 2^21 pairs fills about 40 GB). The device is ``$ICLR25_DEVICE`` (``iclr25 claims bopito
+--device``), else ``auto``; ``--smoke`` runs the rung's code path for one step.
 """
 
 from __future__ import annotations
@@ -34,14 +40,29 @@ from typing import Any
 
 import numpy as np
 
-from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
+from iclr25.utils.claims import Claim, ClaimRegistry, Measurement, RungCost, smoke_run
+from iclr25.utils.device import default_device
 
 __all__ = ["REGISTRY", "ClaimsScale", "SCALES", "measure_models", "measure_alanine"]
 
 # rung "alanine": the alanine-dipeptide claims at `repro --system alanine` scale (the Prinz claims are not run there)
 # rung "datagen": the data-generation claim alone, at the test rung's scale but 10 seeds (only priors are trained)
-REGISTRY = ClaimRegistry("iclr25-bopito", seeds={"test": (0, 1, 2), "repro": (0, 1, 2, 3, 4), "alanine": (0, 1, 2),
-                                                 "datagen": tuple(range(10))})
+# rung "paper": the Prinz main claims at the paper's network size and budget (issue 59), for a GPU
+REGISTRY = ClaimRegistry(
+    "iclr25-bopito", seeds={"test": (0, 1, 2), "repro": (0, 1, 2, 3, 4), "alanine": (0, 1, 2),
+                            "datagen": tuple(range(10)), "paper": (0, 1, 2)},
+    costs={"paper": RungCost(
+        gpu_hours=0.4, memory_gb=40, hardware="one 80 GB GPU (A100 or H100)",
+        what="the Prinz main claims with the paper's networks and budget: prior, ITO and BoPITO each with "
+             "sinusoidal encodings of 256 and an MLP of 3 x 256 (SiLU), 500 diffusion steps, Adam lr 1e-3, EMA "
+             "0.99, batches of 2^21 pairs for 1500 steps (the paper's batch and 1500 epochs; one batch covers the "
+             "low-data set), 50,000 samples per lag; data: the claims' low-data regime (100 x 300-frame "
+             "trajectories of the exact Prinz dynamics, N_max = 100; the prior trained twice, once for the "
+             "data-generation claim). Estimated, not measured on a GPU: ~14.5 TFLOP per step for the three models "
+             "(18 with the second prior; 27 PFLOP in all) at ~30 TFLOP/s in float32 plus ~0.1 s of memory-bound "
+             "encodings per model and step; about 150 CPU core-hours per seed with --force. The alanine claims "
+             "are not at this rung (the paper's PaiNN on all-atom explicit-water MD is not implemented here)",
+        data="nothing to provide: the trajectories and the exact reference are computed here")})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,13 +87,24 @@ class ClaimsScale:
 
 
 SCALES = {"test": ClaimsScale(), "repro": ClaimsScale(steps=2000, width=64, emb_dim=32, batch_size=512, n_eval=1000),
-          "datagen": ClaimsScale()}
+          "datagen": ClaimsScale(),
+          "paper": ClaimsScale(steps=1500, width=256, emb_dim=256, batch_size=2 ** 21, n_eval=50_000)}
+
+
+def _scale(rung: str, smoke: bool) -> ClaimsScale:
+    """The rung's scale; ``smoke`` (``iclr25 claims --smoke``): its networks for one Adam step of 64 pairs, 16
+    evaluation samples and one data set per protocol."""
+    sc = SCALES[rung]
+    return dataclasses.replace(sc, steps=1, batch_size=64, n_eval=16, gen_sets=1, gen_runs=16) if smoke else sc
 
 
 def _batch_of(seed: int, rung: str) -> tuple[int, ...]:
     """The seeds trained together with ``seed`` (one ensemble): the rung's decision seeds, its calibration seeds
     or today's fresh seeds when ``seed`` is one of them, else ``seed`` alone. Members are independent, but a
-    member's initialisation depends on the batch's first seed, so a seed's values depend on its batch."""
+    member's initialisation depends on the batch's first seed, so a seed's values depend on its batch. At the
+    ``paper`` rung every seed trains alone (a batch of 2^21 pairs per member fills a GPU)."""
+    if rung == "paper":
+        return (seed,)
     for group in (REGISTRY.rung_seeds(rung), REGISTRY.calibration_seeds(rung), REGISTRY.fresh_seeds(rung)):
         if seed in group:
             return tuple(group)
@@ -80,8 +112,10 @@ def _batch_of(seed: int, rung: str) -> tuple[int, ...]:
 
 
 @functools.lru_cache(maxsize=4)
-def measure_models(seeds: tuple[int, ...], rung: str) -> dict[int, dict[str, float]]:
-    """Train prior, ITO and BoPITO for each seed of ``seeds`` (one ensemble per family) and score them.
+def measure_models(seeds: tuple[int, ...], rung: str, device: str | None = None, smoke: bool = False
+                   ) -> dict[int, dict[str, float]]:
+    """Train prior, ITO and BoPITO for each seed of ``seeds`` (one ensemble per family) and score them, on
+    ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``); ``smoke``: the rung's code path for one step.
 
     Returns ``{seed: {"w1_bopito", "w1_ito", "c_err_bopito", "c_err_ito"}}``.
     """
@@ -92,21 +126,22 @@ def measure_models(seeds: tuple[int, ...], rung: str) -> dict[int, dict[str, flo
     from .sampling import sample  # noqa: PLC0415
     from .training import fit_model  # noqa: PLC0415
 
-    sc = SCALES[rung]
+    sc = _scale(rung, smoke)
     torch.set_num_threads(1)
     ref = exact_reference("prinz")
     data = [ref.sample_trajectories(sc.n_traj, sc.n_frames, seed=1000 + s) for s in seeds]
     K, s0 = len(seeds), 10 * seeds[0]
-    kw = _prior_kwargs(sc, K)
+    kw = {**_prior_kwargs(sc, K), "device": device}
     bg = fit_model("bg", data, seed=s0 + 1, **kw)
     ito = fit_model("ito", data, max_lag=sc.max_lag, seed=s0 + 2, **kw)
     bop = fit_model("bopito", data, prior=bg.model, max_lag=sc.max_lag, lambda_hat=sc.lambda_hat, seed=s0 + 2, **kw)
     x0 = np.full(sc.n_eval, sc.x_start)
-    w1 = {name: [ref.w1_to_boltzmann(x[:, 0]) for x in sample(m.model, x0, sc.long_lag, steps=50, seed=s0 + 3)]
+    w1 = {name: [ref.w1_to_boltzmann(x[:, 0])
+                 for x in sample(m.model, x0, sc.long_lag, steps=50, seed=s0 + 3, device=device)]
           for name, m in (("ito", ito), ("bopito", bop))}
     x_eq = ref.sample_boltzmann(sc.n_eval, seed=s0 + 4)[:, 0]
     c_ref = ref.correlation(sc.acf_lags)
-    err = {name: evaluate_acf(m.model, x_eq, sc.acf_lags, c_ref, steps=50, seed=s0 + 5).mean_error
+    err = {name: evaluate_acf(m.model, x_eq, sc.acf_lags, c_ref, steps=50, seed=s0 + 5, device=device).mean_error
            for name, m in (("ito", ito), ("bopito", bop))}
     return {s: {"w1_bopito": float(w1["bopito"][k]), "w1_ito": float(w1["ito"][k]),
                 "c_err_bopito": float(err["bopito"][k]), "c_err_ito": float(err["ito"][k])}
@@ -121,31 +156,34 @@ def _prior_kwargs(sc: ClaimsScale, n_models: int) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=4)
-def measure_priors(seeds: tuple[int, ...], rung: str) -> dict[int, dict]:
+def measure_priors(seeds: tuple[int, ...], rung: str, device: str | None = None, smoke: bool = False
+                   ) -> dict[int, dict]:
     """Train the prior alone for each seed of ``seeds`` (one ensemble, the same data, size, budget and seed as
-    :func:`measure_models`) and score the data-generation protocols (:func:`measure_data_generation`)."""
+    :func:`measure_models`, on ``device``) and score the data-generation protocols
+    (:func:`measure_data_generation`)."""
     import torch  # noqa: PLC0415
 
     from .reference import exact_reference  # noqa: PLC0415
     from .training import fit_model  # noqa: PLC0415
 
-    sc = SCALES[rung]
+    sc = _scale(rung, smoke)
     torch.set_num_threads(1)
     ref = exact_reference("prinz")
     data = [ref.sample_trajectories(sc.n_traj, sc.n_frames, seed=1000 + s) for s in seeds]
-    bg = fit_model("bg", data, seed=10 * seeds[0] + 1, **_prior_kwargs(sc, len(seeds)))
-    return measure_data_generation(ref, bg.model, seeds, sc)
+    bg = fit_model("bg", data, seed=10 * seeds[0] + 1, device=device, **_prior_kwargs(sc, len(seeds)))
+    return measure_data_generation(ref, bg.model, seeds, sc, device=device)
 
 
-def measure_data_generation(ref: Any, prior: Any, seeds: tuple[int, ...], sc: ClaimsScale) -> dict[int, dict]:
+def measure_data_generation(ref: Any, prior: Any, seeds: tuple[int, ...], sc: ClaimsScale, *,
+                            device: str | None = None) -> dict[int, dict]:
     """The data-generation protocols for each seed's trained prior (member k of ``prior`` for ``seeds[k]``):
     ``gen_sets`` data sets per protocol, each of ``gen_runs * gen_frames`` frames: short runs of the exact
     dynamics from the prior's samples, or one run from a Boltzmann start; W1 of each set's pooled frames to the
-    Boltzmann density, the seed's value the mean over its sets."""
+    Boltzmann density, the seed's value the mean over its sets. The prior samples on ``device``."""
     from .sampling import sample_equilibrium  # noqa: PLC0415
 
     R, n_set = sc.gen_sets, sc.gen_runs * sc.gen_frames
-    starts = sample_equilibrium(prior, R * sc.gen_runs, steps=50, seed=10 * seeds[0] + 6)
+    starts = sample_equilibrium(prior, R * sc.gen_runs, steps=50, seed=10 * seeds[0] + 6, device=device)
     out = {}
     for k, s in enumerate(seeds):
         gen = _grid_runs(ref, starts[k, :, 0], sc.gen_frames, 2000 + s).reshape(R, n_set)
@@ -193,7 +231,7 @@ GEN_NOTE = ("mean_ci over 10 seeds (rung datagen): margin 0.19 <= max_margin 0.1
           metric="W1(samples at lag 5000 from x0 = 0.75, exact Boltzmann), 100 × 300-frame trajectories, "
                  "N_max = 100",
           direction="lower", baseline="ITO (same data, size and budget)", margin=0.015, rule="every_seed",
-          rungs=("test", "repro"),
+          rungs=("test", "repro", "paper"),
           note="margin 0.015 <= max_margin 0.020 from calibration seeds 100-109 (claims-calibration.json; gaps "
                "0.068-0.271, BoPITO 0.061-0.090, ITO 0.156-0.341); the earlier 0.03, set from seeds 0-5, was above "
                "it"),
@@ -204,12 +242,12 @@ GEN_NOTE = ("mean_ci over 10 seeds (rung datagen): margin 0.19 <= max_margin 0.1
           metric="mean |C(N) − C_exact(N)|, N ∈ {10, 25, 50, 100, 200, 500}, 100 × 300-frame trajectories, "
                  "N_max = 100",
           direction="lower", baseline="ITO (same data, size and budget)", margin=0.03, rule="every_seed",
-          rungs=("test", "repro"),
+          rungs=("test", "repro", "paper"),
           note="margin 0.03 <= max_margin 0.043 from calibration seeds 100-109 (claims-calibration.json; gaps "
                "0.068-0.176, BoPITO 0.025-0.092, ITO 0.125-0.218)"),
 )
 def _trained_models(seed: int, rung: str) -> dict[str, Measurement]:
-    m = measure_models(_batch_of(seed, rung), rung)[seed]
+    m = measure_models(_batch_of(seed, rung), rung, default_device(), smoke_run())[seed]
     return {"long-lag-equilibrium": Measurement(m["w1_bopito"], reference=m["w1_ito"]),
             "small-data-correlation": Measurement(m["c_err_bopito"], reference=m["c_err_ito"])}
 
@@ -225,10 +263,10 @@ def _trained_models(seed: int, rung: str) -> dict[str, Measurement]:
                  "exact Prinz dynamics started at the seed's trained prior's samples (prior trained on 100 × "
                  "300-frame trajectories, 600 steps)",
           direction="lower", baseline="10 single runs of 300 frames (1.8 slowest timescales) from Boltzmann starts",
-          margin=GEN_MARGIN, rule="mean_ci", rungs=("datagen",), note=GEN_NOTE),
+          margin=GEN_MARGIN, rule="mean_ci", rungs=("datagen", "paper"), note=GEN_NOTE),
 )
 def _data_generation(seed: int, rung: str) -> dict[str, Measurement]:
-    m = measure_priors(_batch_of(seed, rung), rung)[seed]
+    m = measure_priors(_batch_of(seed, rung), rung, default_device(), smoke_run())[seed]
     return {"prior-seeded-data-generation": Measurement(
         m["w1_gen_prior_seeded"], reference=m["w1_gen_long_run"],
         extra={"w1_prior_starts": m["w1_prior_starts"],
@@ -239,9 +277,10 @@ def _data_generation(seed: int, rung: str) -> dict[str, Measurement]:
 
 # ------------------------------------------------------------------------------------------- alanine dipeptide
 @functools.lru_cache(maxsize=4)
-def measure_alanine(seeds: tuple[int, ...], rung: str) -> dict[str, Any]:
+def measure_alanine(seeds: tuple[int, ...], rung: str, device: str | None = None) -> dict[str, Any]:
     """Prior, ITO and BoPITO on the shipped alanine-dipeptide dihedrals (one member per seed and ladder rung,
-    :func:`iclr25.bopito.alanine_experiment.run_alanine` at ``ALANINE_SCALES[rung]``); no MD is run."""
+    :func:`iclr25.bopito.alanine_experiment.run_alanine` at ``ALANINE_SCALES[rung]``); no MD is run. The models
+    compute on ``$ICLR25_DEVICE`` (else ``auto``): ``device`` is that value, which keys the cache."""
     from .alanine import load_shipped  # noqa: PLC0415
     from .alanine_experiment import ALANINE_SCALES, run_alanine  # noqa: PLC0415
 
@@ -279,7 +318,7 @@ def _alanine_member(res: dict[str, Any], table: list[float], seed: int, n: int) 
                "deeptime's MSM on the same 25 trajectories: 0.012-0.020"),
 )
 def _alanine_claims(seed: int, rung: str) -> dict[str, Measurement]:
-    res = measure_alanine(_batch_of(seed, rung), rung)
+    res = measure_alanine(_batch_of(seed, rung), rung, default_device())
     lad = res["ladder"]
     return {
         "alanine-long-lag-equilibrium": Measurement(
@@ -355,7 +394,7 @@ _KIN_RUNG = 100  # the ladder rung (short trajectories) the kinetics and interpo
           note=NOTE_INT),
 )
 def _alanine_kinetics_claims(seed: int, rung: str) -> dict[str, Measurement]:
-    res = measure_alanine(_batch_of(seed, rung), rung)
+    res = measure_alanine(_batch_of(seed, rung), rung, default_device())
     kin, interp, n = res["kinetics"], res["interpolation"], _KIN_RUNG
     t_md, v_md = float(kin["md"]["timescale"]), float(kin["md"]["vamp2"])
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from iclr25.utils import cli as ucli
+from iclr25.utils.device import add_device_argument, describe_device, device_scope, torch_device
 from iclr25.utils.guards import check_size
 from iclr25.utils.io import naming_write_errors
 from iclr25.utils.outputs import add_output, check_output_path
@@ -78,7 +79,9 @@ def _save_results(run: RunResult, path: Path) -> None:
 
 def demo(args: argparse.Namespace) -> int:
     _check_run_folder(args, DEMO_FILES)
+    dev = torch_device(args.device)  # an absent device is one line, before any work
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config={})
+    run.machine["device"] = describe_device(dev)
     ucli.set_torch_threads(args.threads)
     from iclr25.utils.seeding import seed_everything
 
@@ -86,7 +89,7 @@ def demo(args: argparse.Namespace) -> int:
     from .figures import plot_acf, plot_densities
 
     seed_everything(args.seed)
-    res = run_demo(seed=args.seed)
+    res = run_demo(seed=args.seed, device=dev)
     ref = res["ref"]
     run.config.update({"budget": DEMO_BUDGET.__dict__, "n_traj": res["data"].n_traj,
                        "n_frames": res["data"].n_frames, "max_lag": 100, "lambda_hat": 0.994,
@@ -120,9 +123,12 @@ def demo(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------------------------------- repro
 def repro(args: argparse.Namespace) -> int:
     _check_run_folder(args, REPRO_FILES)
+    torch_device(args.device)  # an absent device is one line, before any work
     from .repro import repro_command
 
-    return repro_command(args)
+    # every model, sampler and claim of the repro computes on --device (device=None reads $ICLR25_DEVICE)
+    with device_scope(args.device):
+        return repro_command(args)
 
 
 # -------------------------------------------------------------------------------------------------- simulate
@@ -159,12 +165,14 @@ def train_cmd(args: argparse.Namespace) -> int:
     that shape. Writes config.json, model.pt (state dict, loaded with weights_only=True) and results.json to
     --out. A BoPITO model without --prior trains its prior on the frames of DATA first."""
     lam_hat = _check_train_options(args)
+    dev = torch_device(args.device)
     from .systems import load_trajectories
 
     data = load_trajectories(args.data)  # validates the file before any work
     max_lag = _train_max_lag(args, data)
     prior_model = _load_prior(args)
     run = RunResult.start(PACKAGE, "train", seed=args.seed, config={})
+    run.machine["device"] = describe_device(dev)
     ucli.set_torch_threads(args.threads)
     import numpy as np
 
@@ -178,7 +186,8 @@ def train_cmd(args: argparse.Namespace) -> int:
     if prior_model is not None:
         box = prior_model.config.box
     common = {"dim": data.dim, "width": args.width, "depth": args.depth, "n_diffusion": args.n_diffusion,
-              "steps": args.steps, "batch_size": args.batch_size, "lr": args.lr, "seed": args.seed, "box": box}
+              "steps": args.steps, "batch_size": args.batch_size, "lr": args.lr, "seed": args.seed, "box": box,
+              "device": dev}
     if args.kind == "bopito" and lam_hat is None:
         lam_hat = estimate_lambda(data.x, lagtime=min(10, data.n_frames - 1))
         print(f"lambda_hat estimated from the data (TICA): {lam_hat:.5f}")
@@ -278,9 +287,10 @@ def sample_cmd(args: argparse.Namespace) -> int:
     check_size(f"--n {args.n} --chain {args.chain} --steps {args.steps}",
                bytes_needed=8.0 * args.n * (max(1, args.chain) + 1) * 4,
                seconds_needed=args.n * n_denoise * _SAMPLE_S, force=args.force)
+    dev = torch_device(args.device)
     from .checkpoint import load_model
 
-    model = load_model(args.model)
+    model = load_model(args.model, device=dev)
     if args.member < 0 or args.member >= model.n_models:
         raise ValueError(f"--member must be in [0, {model.n_models}), got {args.member}")
     model = model.member(args.member) if model.n_models > 1 else model
@@ -303,6 +313,7 @@ def sample_cmd(args: argparse.Namespace) -> int:
     if model.config.kind == "bopito" and args.lambda_int is not None:
         model = model.with_lambda(lambda_int=args.lambda_int)
     run = RunResult.start(PACKAGE, "sample", seed=args.seed, config={})
+    run.machine["device"] = describe_device(dev)
     ucli.set_torch_threads(args.threads)
     from iclr25.utils.io import atomic_path
 
@@ -310,11 +321,11 @@ def sample_cmd(args: argparse.Namespace) -> int:
 
     steps = None if args.steps == 0 else args.steps
     if model.config.kind == "bg":
-        xs = sample_equilibrium(model, args.n, steps=steps, seed=args.seed)[0]
+        xs = sample_equilibrium(model, args.n, steps=steps, seed=args.seed, device=dev)[0]
     elif args.chain:
-        xs = sample_chain(model, x0, args.lag, args.chain, steps=steps, seed=args.seed, desc="chain")[0]
+        xs = sample_chain(model, x0, args.lag, args.chain, steps=steps, seed=args.seed, desc="chain", device=dev)[0]
     else:
-        xs = sample(model, x0, args.lag, steps=steps, seed=args.seed)[0]
+        xs = sample(model, x0, args.lag, steps=steps, seed=args.seed, device=dev)[0]
     if not np.all(np.isfinite(xs)):
         raise ValueError(f"the samples are not finite ({int((~np.isfinite(xs)).sum())} entries); nothing written to "
                          f"{args.out}")
@@ -331,6 +342,7 @@ def sample_cmd(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------------------------- alanine-md
+PLATFORMS = ("auto", "CPU", "CUDA", "OpenCL", "Reference")
 _MD_NS_PER_CPU_S = 0.15  # molecule-ns of alanine dipeptide (vacuum, 2 fs) per CPU second with many copies
 
 
@@ -341,28 +353,32 @@ def alanine_md_cmd(args: argparse.Namespace) -> int:
     """
     import time
 
-    from .alanine import MDConfig, generate_data, save_data
+    from .alanine import MDConfig, generate_data, openmm_platform, save_data
 
     for flag in ("n_eq", "eq_frames", "n_short", "short_frames"):
         _positive_int(getattr(args, flag), "--" + flag.replace("_", "-"))
     _positive_int(args.burn_in, "--burn-in", minimum=0)
     out = args.out
+    platform = openmm_platform(args.platform)  # a platform OpenMM lacks is one line, before any work
     ns = (args.n_eq * (args.eq_frames + args.burn_in) + args.n_short * args.short_frames) / 1000.0
     check_size(f"--n-eq {args.n_eq} --eq-frames {args.eq_frames} --n-short {args.n_short} "
                f"--short-frames {args.short_frames}",
                bytes_needed=2000.0 * (args.n_eq + args.n_short) + 16.0 * (args.n_eq * args.eq_frames
                                                                           + args.n_short * args.short_frames),
                seconds_needed=ns / _MD_NS_PER_CPU_S, force=args.force)
-    print(f"alanine dipeptide MD: {ns:.1f} ns in all (about {ns / _MD_NS_PER_CPU_S / 60:.0f} min on one core)")
+    print(f"alanine dipeptide MD on OpenMM's {platform} platform: {ns:.1f} ns in all (about "
+          f"{ns / _MD_NS_PER_CPU_S / 60:.0f} min on one CPU core)")
     t0 = time.time()
     data = generate_data(n_eq=args.n_eq, eq_frames=args.eq_frames, n_short=args.n_short,
-                         short_frames=args.short_frames, burn_in=args.burn_in, seed=args.seed, config=MDConfig())
+                         short_frames=args.short_frames, burn_in=args.burn_in, seed=args.seed, config=MDConfig(),
+                         platform=platform)
     data.meta["command"] = (f"iclr25 bopito alanine-md --out {out.name} --n-eq {args.n_eq} --eq-frames "
                             f"{args.eq_frames} --n-short {args.n_short} --short-frames {args.short_frames} "
                             f"--burn-in {args.burn_in} --seed {args.seed}")
     import openmm
 
     data.meta["openmm"] = openmm.__version__
+    data.meta["platform"] = platform
     with naming_write_errors(out):
         save_data(out, data)
     print(f"wrote {out} ({out.stat().st_size / 1e3:.0f} kB) in {time.time() - t0:.0f} s")
@@ -415,8 +431,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--chain", type=int, default=0, help="chain length of repeated lag-N steps (default 0: one step)")
     p.add_argument("--lambda-int", type=float, default=None, help="override λ_int of a BoPITO model")
     p.add_argument("--member", type=int, default=0, help="ensemble member (default 0)")
-    a = ucli.add_command(sub, "alanine-md", alanine_md_cmd, seed=True, overwrite=True, force=True, help="alanine dipeptide MD with OpenMM (CPU): equilibrium runs and many "
-                                            "short trajectories, saved as φ/ψ dihedrals (.npz)")
+    a = ucli.add_command(sub, "alanine-md", alanine_md_cmd, seed=True, overwrite=True, force=True, help="alanine dipeptide MD with OpenMM (--platform): equilibrium runs and "
+                                            "many short trajectories, saved as φ/ψ dihedrals (.npz)")
+    a.add_argument("--platform", default="auto", choices=PLATFORMS,
+                   help="OpenMM platform: auto (CUDA when OpenMM has it, else CPU), CPU (one thread), CUDA, OpenCL "
+                        "or Reference (default auto); a platform OpenMM lacks is an error")
     add_output(a, "--out", kind="file", required=True, suffixes=(".npz",),
                help="the φ/ψ data set: equilibrium and short trajectories (int16) and meta")
     a.add_argument("--n-eq", type=int, default=32, help="equilibrium runs (default 32)")
@@ -435,4 +454,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     for q in (d, r, t, p):
         # one intra-op thread: these networks are tiny and the machine is shared
         q.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
+        add_device_argument(q)
     return ucli.run_main(parser, argv)

@@ -82,24 +82,25 @@ def w1_members(ref: ExactReference, xs: np.ndarray) -> list[float]:
 # ------------------------------------------------------------------------------------------------------ demo
 def run_demo(*, seed: int = 0, budget: Budget = DEMO_BUDGET, n_traj: int = 100, n_frames: int = 200,
              max_lag: int = 100, lambda_hat: float = 0.994, long_lag: int = 5000, x_start: float = 0.75,
-             lags: Sequence[int] = (10, 25, 50, 100)) -> dict[str, Any]:
+             lags: Sequence[int] = (10, 25, 50, 100), device: Any = None) -> dict[str, Any]:
     """The demo: prior, ITO and BoPITO on ``n_traj`` short Prinz trajectories; W1 to Boltzmann at a long
-    lag from ``x_start`` and the correlation-function error at ``lags``."""
+    lag from ``x_start`` and the correlation-function error at ``lags``. The models train and sample on
+    ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``); the simulation and the exact reference are CPU numpy."""
     t0 = time.perf_counter()
     ref = exact_reference("prinz")
     data = simulate("prinz", n_traj, n_frames, seed=seed, desc="simulate")
     t_sim = time.perf_counter() - t0
-    kw = model_kwargs(budget)
+    kw = {**model_kwargs(budget), "device": device}
     bg = fit_model("bg", data, steps=budget.bg_steps, seed=seed, desc="prior", **kw)
     ito = fit_model("ito", data, max_lag=max_lag, steps=budget.steps, seed=seed + 1, desc="ITO", **kw)
     bop = fit_model("bopito", data, prior=bg.model, max_lag=max_lag, lambda_hat=lambda_hat, steps=budget.steps,
                     seed=seed + 1, desc="BoPITO", **kw)
     x0 = np.full(budget.n_eval, x_start)
-    long = {name: sample(m.model, x0, long_lag, steps=budget.sample_steps, seed=seed + 2)
+    long = {name: sample(m.model, x0, long_lag, steps=budget.sample_steps, seed=seed + 2, device=device)
             for name, m in (("ito", ito), ("bopito", bop))}
     eq = ref.sample_boltzmann(budget.n_eval, seed=seed + 3)[:, 0]
     c_ref = ref.correlation(lags)
-    acf = {name: evaluate_acf(m.model, eq, lags, c_ref, steps=budget.sample_steps, seed=seed + 4)
+    acf = {name: evaluate_acf(m.model, eq, lags, c_ref, steps=budget.sample_steps, seed=seed + 4, device=device)
            for name, m in (("ito", ito), ("bopito", bop))}
     return {"ref": ref, "data": data, "bg": bg, "ito": ito, "bopito": bop, "long": long, "acf": acf,
             "w1": {k: w1_members(ref, v)[0] for k, v in long.items()}, "c_ref": c_ref, "lags": list(lags),

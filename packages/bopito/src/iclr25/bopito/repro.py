@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from iclr25.utils.cli import set_torch_threads
+from iclr25.utils.device import describe_device, torch_device
 from iclr25.utils.results import RunResult
 
 from .analysis import (
@@ -323,6 +324,7 @@ def repro_command(args: argparse.Namespace) -> int:
     t_start = time.perf_counter()
     run = RunResult.start(PACKAGE, "repro", seed=args.seed, config={})
     set_torch_threads(args.threads)
+    run.machine["device"] = describe_device(torch_device(None))  # `repro --device` (iclr25.utils.device_scope)
     import dataclasses
 
     from iclr25.utils.seeding import seed_everything
@@ -481,6 +483,7 @@ def repro_triple_well(args: argparse.Namespace) -> int:
     run = RunResult.start(PACKAGE, "repro-triple-well", seed=args.seed,
                           config={"budget": dataclasses.asdict(budget), **dataclasses.asdict(cfg)})
     set_torch_threads(args.threads)
+    run.machine["device"] = describe_device(torch_device(None))  # `repro --device` (iclr25.utils.device_scope)
     seed_everything(args.seed)
     load0, cpu0 = os.getloadavg(), _cpu_seconds()
     res = run_triple_well(budget=budget, config=cfg)
@@ -772,6 +775,7 @@ def repro_alanine(args: argparse.Namespace) -> int:
     run = RunResult.start(PACKAGE, "repro-alanine", seed=args.seed,
                           config={"scale": dataclasses.asdict(sc), "data": data.meta})
     set_torch_threads(args.threads)
+    run.machine["device"] = describe_device(torch_device(None))  # `repro --device` (iclr25.utils.device_scope)
     seed_everything(args.seed)
     seeds = tuple(args.seed + s for s in (0, 1, 2))
     load0, cpu0 = os.getloadavg(), _cpu_seconds()

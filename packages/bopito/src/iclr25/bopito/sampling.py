@@ -188,7 +188,7 @@ def sample_chain(model: ScoreModel, x0: Any, lag: float, n_steps: int, *, steps:
         raise ValueError("a chain needs a conditional model (kind 'ito' or 'bopito')")
     seed = check_seed(seed)
     dev = resolve_device(device)
-    x = _as_states(x0, model).numpy().astype(np.float64)  # checked, on the CPU
+    x = _as_states(x0, model).cpu().numpy().astype(np.float64)  # checked, on the CPU
     out = [x]
     for i in progress(range(int(n_steps)), desc=desc, total=int(n_steps)):
         x = sample(model, x, lag, steps=steps, seed=seed * 1_000_003 + i + 1, chunk=chunk, device=dev)

@@ -3,21 +3,33 @@
 One measurement per seed is one run of the paper's protocol (:func:`.experiments.run_experiment`): a seeded
 population (half train, half test people), Stage A pretraining of a rotary GPT on their biographies plus
 birth-date retrieval QAs of everyone (extractable mode), then one fine-tune per task from that checkpoint
-(month parity without and with CoT, inverse search), each evaluated on train and test people; the no-CoT
+(month parity without and with CoT, inverse search), each evaluated on train and test people; a no-CoT
 month-parity fine-tune is also scored with a CoT prompt (CoT at inference only, the second half of R3).
 Every claim of a seed comes from that one run. The seed draws the people, the biographies, the initialisation
 and the batches.
 
-Both rungs run :func:`.experiments.test_config` (N = 100 people; the demo's setting). ``test`` (the default test
-suite) loads the Stage A models of seeds 0-4 that ship with the package (:mod:`.checkpoints`), so only the
-fine-tunes run; ``repro`` trains Stage A at every seed as well, which also checks that the shipped checkpoints
-are what the code makes.
+Rungs:
 
-The ``repro`` rung adds the paper's fine-tune data / epoch ladder (reduced): month parity without and with CoT
-fine-tuned for three times the epochs (90) and on half the train people (25, for 60 epochs: the same number
-of steps), month comparison without and with CoT (200 pairs of train people, 15 epochs), and, from a Stage A
-model of twice the people (N = 200, the same recipe), month parity without and with CoT on 50 and on all 100
-of its train people (30 epochs), each decided over the same five seeds. :data:`DETAILS` keeps every fine-tune's numbers per seed for ``repro``'s per-seed table.
+- ``test`` (the default suite) and ``repro`` run :func:`.experiments.test_config` (N = 100 people; the demo's
+  setting). ``test`` loads the Stage A models of seeds 0-4 that ship with the package (:mod:`.checkpoints`), so
+  only the fine-tunes run; ``repro`` trains Stage A at every seed as well, which also checks that the shipped
+  checkpoints are what the code makes. ``repro`` adds the paper's fine-tune data / epoch ladder (reduced): month
+  parity without and with CoT fine-tuned for three times the epochs (90) and on half the train people (25, for
+  60 epochs: the same number of steps), month comparison without and with CoT (200 pairs of train people,
+  15 epochs), and, from a Stage A model of twice the people (N = 200, the same recipe), month parity without and
+  with CoT on 50 and on all 100 of its train people (30 epochs), decided over seeds 0-4.
+- ``cot`` decides the two main CoT claims alone, on the larger population (N = 200, 100 train people, its own
+  Stage A with the same recipe) with the fine-tune budget that completes the CoT answer's second step (90 epochs,
+  three times the test recipe's), over 10 seeds (10-19; calibration seeds 100-109): ``iclr25 claims
+  knowledge-manipulation --rung cot --out docs/cot`` (about 50 s of CPU a seed). Issue 58's re-examination: at
+  N = 100 and 30 epochs the CoT gap over seeds 0-4 and 100-104 is +0.40 +0.16 +0.16 +0.28 +0.14 +0.08 -0.02 -0.08
+  +0.34 -0.04 (mean +0.14, sd 0.16: a noisy mean effect that 10 seeds do not decide), and the noise is the CoT
+  fine-tune's month -> parity step, not the knowledge: Stage A retrieves every test person's birth date (1.00)
+  and the CoT fine-tune writes the month right for 0.98-1.00 of them, but given the true month it answers only
+  as often right as on its own (seed 1 of the N = 200 ablation: 0.61); 90 epochs complete that step
+  (``benchmarks/data_ladder_ablation.py``: CoT 0.95, gap +0.22 [+0.14, +0.29] at seeds 0-4).
+
+:data:`DETAILS` keeps every fine-tune's numbers per seed and rung for ``repro``'s per-seed table.
 """
 
 from __future__ import annotations
@@ -26,12 +38,12 @@ from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
 
 __all__ = ["REGISTRY", "rung_config"]
 
-#: the CoT claims decide on 10 seeds at the ``repro`` rung (issue 58: at 5 seeds a gap of the size measured passes
-#: with well under 95 % probability); calibration seeds 100-104, five because one seed of the repro rung costs
-#: about 72 s of CPU (100 s wall at seed 105, 2026-12-05, load ~2)
+#: ``test`` and ``repro`` decide over seeds 0-4 (calibration seeds 100-104: one repro seed costs about 72 s of CPU);
+#: ``cot`` over seeds 10-19 (10 seeds, none of which any earlier run of its recipe looked at: the ablation that
+#: chose its 90 epochs ran seeds 0-4), calibrated on seeds 100-109
 REGISTRY = ClaimRegistry("iclr25-knowledge-manipulation",
-                         seeds={"test": (0, 1, 2, 3, 4), "repro": tuple(range(10))},
-                         calibration={"test": range(100, 105), "repro": range(100, 105)})
+                         seeds={"test": (0, 1, 2, 3, 4), "repro": (0, 1, 2, 3, 4), "cot": tuple(range(10, 20))},
+                         calibration={"test": range(100, 105), "repro": range(100, 105), "cot": range(100, 110)})
 
 NO_COT, COT, INVERSE = ("classification:birth_month:mod2", "classification:birth_month:mod2:cot",
                         "inverse:birth_date+birth_city")
@@ -42,6 +54,8 @@ LADDER = {"3x epochs": (None, 90), "half data": (25, 60)}
 #: the repro rung's larger-data rungs: a population of N = 200 (100 train people) with its own Stage A (the same
 #: recipe), month parity without and with CoT fine-tuned for 30 epochs on 50 and on all 100 train people
 LARGER_N, LARGER_TRAIN = 200, (50, 100)
+#: the cot rung: the population (100 train people, all fine-tuned on) and the fine-tune epochs of both parity fine-tunes
+COT_N, COT_EPOCHS = 200, 90
 #: the repro rung's comparison fine-tunes: pairs of train people and epochs (one pair per person, 50, covers too
 #: few of the 132 ordered month pairs; 200 pairs x 15 epochs is twice the steps of the parity fine-tune)
 COMPARE_PAIRS, COMPARE_EPOCHS = 200, 15
@@ -63,40 +77,17 @@ def rung_config(rung: str):
     Claim("knowledge-extractable", kind="main", statement="Stage A stores every person's birth date and it is retrievable on "
           "test people (the premise of the manipulation claims)", paper="retrieval ~100 % (extractable mode)",
           metric="birth-date retrieval, test people, after Stage A", direction="higher", threshold=0.9,
-          rule="every_seed", note="1.00 at seeds 0-4 (train and test people); 0.9 allows 5 of 50 test people "
+          rule="every_seed", rungs=("test", "repro"), note="1.00 at seeds 0-4 (train and test people); 0.9 allows 5 of 50 test people "
           "missed"),
     Claim("inverse-search-fails", kind="main", statement="inverse search (name from birth date and city) fails on test "
           "people although it is learned on train people", paper="R4: inverse search ~0 % on test people",
           metric="inverse search exact match, test people", direction="lower", threshold=0.05,
-          rule="every_seed", note="0.00 at seeds 0-4; 0.05 allows 2 of 50 test people (chance is 1/50)"),
+          rule="every_seed", rungs=("test", "repro"), note="0.00 at seeds 0-4; 0.05 allows 2 of 50 test people (chance is 1/50)"),
     Claim("inverse-search-fits-train", kind="sanity", statement="the inverse-search fine-tune fits its train people (the failure "
           "on test people is not a failure to learn the format)", paper="R4 (train accuracy high)",
           metric="inverse search exact match, train people", direction="higher", threshold=0.8,
-          rule="every_seed", note="0.98-1.00 at seeds 0-4 (30 fine-tune epochs at lr 2e-3; 0.94-1.00 at lr 1e-3; "
+          rule="every_seed", rungs=("test", "repro"), note="0.98-1.00 at seeds 0-4 (30 fine-tune epochs at lr 2e-3; 0.94-1.00 at lr 1e-3; "
           "15 epochs at 1e-3 gave 0.16-0.42, an under-fit); 0.8 is 0.18 below the worst seed"),
-    Claim("cot-beats-no-cot", kind="main", statement="month-parity classification of test people is better when the answer "
-          "first states the month (CoT in training and inference) than without CoT",
-          paper="R2/R3: no-CoT near chance, CoT near retrieval accuracy", metric="month-parity accuracy, test "
-          "people, CoT fine-tune", direction="higher", baseline="no-CoT fine-tune", rule="mean_ci", rungs=("repro",),
-          note="repro rung, seeds 0-9 (issue 58: at the test rung's 5 seeds the claim failed in one of two unseen "
-          "5-seed blocks, gap +0.11 vs +0.23 at seeds 0-4, so a real gap of this size passes 5 seeds with well "
-          "under 95 % probability); margin 0 (the claim is that CoT helps). NOT robust at 10 seeds: calibration "
-          "seeds 100-104 (5, not 10: one repro seed costs about 72 s of CPU; claims-calibration-repro.json) "
-          "give gaps +0.08, -0.02, -0.08, +0.34, -0.04 (mean +0.056, sd 0.17), max margin -0.16 < 0: a gap "
-          "this size passes 10 seeds with well under 95 % probability; re-examination pending (2026-12-05). Every fine-tune "
-          "fits its train people; at fine-tune lr 1e-3 (0.2.0) the CoT fine-tune under-fitted at seed 2"),
-    Claim("cot-at-inference-only-does-not-help", kind="main", statement="CoT at inference only does not help: the no-CoT "
-          "fine-tune, prompted with the CoT step (the question, then the true month, then 'so'), classifies test "
-          "people no better than it does without the CoT prompt",
-          paper="R3: CoT at inference only, without CoT training, does not help",
-          metric="month-parity accuracy, test people, no-CoT fine-tune with a CoT prompt (forced choice of the "
-          "label)", direction="lower", baseline="no-CoT fine-tune, no-CoT prompt", rule="mean_ci", rungs=("repro",),
-          note="repro rung, seeds 0-9 (issue 58: failed in one of two unseen 5-seed blocks at the test rung); "
-          "margin 0: the interval of the mean drop must exclude 'no drop'. Calibration seeds 100-104 (5, not 10: one "
-          "repro seed costs about 72 s of CPU; claims-calibration-repro.json) give drops +0.28, +0.36, +0.06, "
-          "+0.22, 0 (mean +0.18, sd 0.15), max margin -0.010 < 0: just short of 95 % at 10 seeds; "
-          "re-examination (more seeds) pending (2026-12-05). The oracle month in the "
-          "prompt is the most a CoT prompt can supply"),
 )
 def _protocol(seed: int, rung: str) -> dict[str, Measurement | float]:
     from iclr25.utils.cli import set_torch_threads
@@ -111,18 +102,12 @@ def _protocol(seed: int, rung: str) -> dict[str, Measurement | float]:
     shipped = rung == "test" and seed in shipped_seeds()
     pre = load_stage_a(seed) if shipped else pretrain(rung_config(rung), seed=seed)
     res = run_experiment(rung_config(rung), seed=seed, pre=pre, retrieval_after=rung != "test")
-    no_cot, cot, inv = res.finetune_of(NO_COT), res.finetune_of(COT), res.finetune_of(INVERSE)
+    inv = res.finetune_of(INVERSE)
     rows = [_row("30 epochs, 50 train people", f) for f in res.finetunes]
     out: dict[str, Measurement | float] = {
         "knowledge-extractable": res.retrieval["birth_date"][1],
         "inverse-search-fails": inv.test.accuracy,
-        "inverse-search-fits-train": inv.train.accuracy,
-        "cot-beats-no-cot": Measurement(cot.test.accuracy, reference=no_cot.test.accuracy,
-                                        extra={"chance": no_cot.test.chance, "no_cot_train": no_cot.train.accuracy,
-                                               "cot_train": cot.train.accuracy}),
-        "cot-at-inference-only-does-not-help": Measurement(
-            no_cot.cot_prompt[1].accuracy, reference=no_cot.test.accuracy,
-            extra={"chance": no_cot.test.chance, "cot_prompt_train": no_cot.cot_prompt[0].accuracy})}
+        "inverse-search-fits-train": inv.train.accuracy}
     DETAILS[(seed, rung)] = rows
     _PRE[(seed, rung)] = pre
     return out
@@ -133,32 +118,11 @@ _PRE: dict = {}
 
 
 @REGISTRY.measures(
-    Claim("no-cot-gap-survives-3x-epochs", kind="secondary", statement="three times the fine-tune epochs (90) do not close the gap: "
-          "the CoT fine-tune still classifies test people's month parity better than the no-CoT fine-tune, which "
-          "has memorised its train people", paper="R2: no-CoT test accuracy rises only slowly with more "
-          "fine-tuning epochs while train accuracy reaches ~100 %", metric="month-parity accuracy, test people, "
-          "CoT fine-tune, 90 epochs", direction="higher", baseline="no-CoT fine-tune, 90 epochs", rule="mean_ci",
-          rungs=("repro",), note="repro rung only (Stage A trained at seeds 0-4); margin 0, the 95 % interval of "
-          "the mean gap (50 test people: the gap moves by several of them from seed to seed). Measured "
-          "2026-12-02: gaps +0.38, +0.16, +0.20, +0.38, +0.08 (mean +0.24, interval [+0.07, +0.41]); at 30 "
-          "epochs the same seeds give +0.40, +0.16, +0.16, +0.28, +0.14. Calibration seeds 100-104 "
-          "(claims-calibration-repro.json): mean +0.15, sd 0.16, max margin -0.05 < 0 at 10 seeds: not robust; "
-          "re-examination pending"),
     Claim("no-cot-memorises-train-3x-epochs", kind="sanity", statement="the no-CoT fine-tune at 90 epochs fits its train people "
           "(so its test accuracy is not an under-fit)", paper="R2: p_train accuracy ~100 %",
           metric="month-parity accuracy, train people, no-CoT fine-tune, 90 epochs", direction="higher",
           threshold=0.95, rule="every_seed", rungs=("repro",), note="1.00 at seeds 0-4; 0.95 allows 2 of 50 "
           "train people"),
-    Claim("no-cot-gap-at-half-data", kind="secondary", statement="on half the train people (25, 60 epochs, the same number of steps) "
-          "CoT still beats no-CoT on test people", paper="R2/R3: the gap at every amount of fine-tuning data",
-          metric="month-parity accuracy, test people, CoT fine-tune on 25 train people", direction="higher",
-          baseline="no-CoT fine-tune on 25 train people", rule="mean_ci", rungs=("repro",),
-          note="margin 0, 95 % interval of the mean gap. Measured: gaps +0.28, +0.02, +0.08, +0.08, +0.20 (mean "
-          "+0.13, interval [+0.001, +0.26]: holds by a hair). Neither fine-tune fits 25 people (train 0.76-0.96): "
-          "the CoT one writes the month right for 0.90-1.00 of test people but maps only some months to their "
-          "parity (the month -> parity table is learned from 25 examples). Calibration seeds 100-104 "
-          "(claims-calibration-repro.json): mean +0.14, sd 0.11, max margin -0.003 < 0 at 10 seeds: not robust; "
-          "re-examination pending"),
     Claim("comparison-cot-beats-no-cot", kind="main", statement="month comparison of two test people is better when the answer "
           "first states both months (CoT in training and inference) than without CoT",
           paper="R3: with CoT, comparison accuracy ~ the product of two retrievals", metric="month-comparison "
@@ -208,6 +172,9 @@ def _finetune_row(pre, base, seed: int, rows: list[dict], task: str, condition: 
                                               eval_cot_prompt(model, pre, task, "test", seed=seed))
     f = FinetuneResult(task, tr, te, retrieval_accuracy(model, pre, "birth_date", "test").accuracy, stats, cp)
     rows.append(_row(condition, f))
+    if task.endswith(":cot"):  # the CoT answer's second step alone: the true attribute given, forced choice
+        rows[-1]["cot_given_true_test"] = eval_cot_prompt(model, pre, task.removesuffix(":cot"), "test",
+                                                          seed=seed).accuracy
     return f
 
 
@@ -220,17 +187,12 @@ def _repro_ladder(pre, base, seed: int, rows: list[dict]) -> dict[str, Measureme
     n3, e3 = LADDER["3x epochs"]
     nc3, c3 = (run(t, f"{e3} epochs, 50 train people", epochs=e3, n_train=n3) for t in (NO_COT, COT))
     nh, eh = LADDER["half data"]
-    nch, ch = (run(t, f"{eh} epochs, {nh} train people", epochs=eh, n_train=nh) for t in (NO_COT, COT))
+    for t in (NO_COT, COT):  # the bottom of the data ladder: per-seed table only (both fine-tunes under-fit)
+        run(t, f"{eh} epochs, {nh} train people", epochs=eh, n_train=nh)
     cond = f"{COMPARE_EPOCHS} epochs, {COMPARE_PAIRS} train pairs"
     cmp_nc, cmp_c = (run(t, cond, epochs=COMPARE_EPOCHS, n_pairs=COMPARE_PAIRS) for t in (CMP_NO_COT, CMP_COT))
     return {
-        "no-cot-gap-survives-3x-epochs": Measurement(c3.test.accuracy, reference=nc3.test.accuracy,
-                                                     extra={"chance": nc3.test.chance, "no_cot_train": nc3.train.accuracy,
-                                                            "cot_train": c3.train.accuracy}),
         "no-cot-memorises-train-3x-epochs": nc3.train.accuracy,
-        "no-cot-gap-at-half-data": Measurement(ch.test.accuracy, reference=nch.test.accuracy,
-                                               extra={"chance": nch.test.chance, "no_cot_train": nch.train.accuracy,
-                                                      "cot_train": ch.train.accuracy}),
         "comparison-cot-beats-no-cot": Measurement(
             cmp_c.test.accuracy, reference=cmp_nc.test.accuracy,
             extra={"chance": cmp_nc.test.chance, "no_cot_train": cmp_nc.train.accuracy,
@@ -283,3 +245,59 @@ def _larger_population_claims(seed: int, rung: str) -> dict[str, Measurement | f
                "stage_a_retrieval_test": retrieval_accuracy(pre.model, pre, "birth_date", "test").accuracy,
                "no_cot_test_50": fts[LARGER_TRAIN[0], NO_COT].test.accuracy,
                "cot_test_50": fts[LARGER_TRAIN[0], COT].test.accuracy})}
+
+
+#: how the CoT claims' margins were chosen (decided at the ``cot`` rung, 10 seeds)
+COT_NOTE = ("cot rung: N = 200 (100 train people, all fine-tuned on; its own Stage A, the test recipe), both parity "
+            "fine-tunes 90 epochs, seeds 10-19; margin 0 (the claim is the direction), 95 % interval of the mean over "
+            "10 seeds. Calibration seeds 100-109 (claims-calibration-cot.json): CALIBRATION. Moved here from the "
+            "repro rung (N = 100, 30 epochs), where the gap over seeds 0-4 and 100-104 was too noisy to decide at "
+            "10 seeds (issue 58): the CoT fine-tune's month -> parity step is learned incompletely at 30 epochs")
+
+
+@REGISTRY.measures(
+    Claim("cot-beats-no-cot", kind="main", statement="month-parity classification of test people is better when the answer "
+          "first states the month (CoT in training and inference) than without CoT, at a fine-tune budget (90 "
+          "epochs) at which the no-CoT fine-tune has memorised its train people",
+          paper="R2/R3: no-CoT near chance, CoT near retrieval accuracy; more fine-tuning epochs do not close the gap",
+          metric="month-parity accuracy, 100 test people, CoT fine-tune (N = 200, 90 epochs)", direction="higher",
+          baseline="no-CoT fine-tune (N = 200, 90 epochs)", rule="mean_ci", rungs=("cot",),
+          note=COT_NOTE.replace("CALIBRATION", "CAL_GAP")),
+    Claim("cot-at-inference-only-does-not-help", kind="main", statement="CoT at inference only does not help: the no-CoT "
+          "fine-tune, prompted with the CoT step (the question, then the true month, then 'so'), classifies test "
+          "people no better than it does without the CoT prompt",
+          paper="R3: CoT at inference only, without CoT training, does not help",
+          metric="month-parity accuracy, 100 test people, no-CoT fine-tune (N = 200, 90 epochs) with a CoT prompt "
+          "(forced choice of the label)", direction="lower", baseline="no-CoT fine-tune, no-CoT prompt",
+          rule="mean_ci", rungs=("cot",), note=COT_NOTE.replace("CALIBRATION", "CAL_PROMPT") + "; the oracle month "
+          "in the prompt is the most a CoT prompt can supply"),
+)
+def _cot_claims(seed: int, rung: str) -> dict[str, Measurement | float]:
+    """The cot rung: Stage A at N = 200 people, then month parity without and with CoT fine-tuned on all 100 train
+    people for :data:`COT_EPOCHS`; the no-CoT fine-tune is also scored with the CoT prompt, the CoT fine-tune
+    given the true month (its month -> parity step alone)."""
+    import dataclasses
+
+    from iclr25.utils.cli import set_torch_threads
+
+    from .experiments import eval_cot_prompt, pretrain, retrieval_accuracy
+
+    set_torch_threads(1)
+    cfg = dataclasses.replace(rung_config(rung), n_people=COT_N)
+    pre = pretrain(cfg, seed=seed)
+    rows: list[dict] = []
+    cond = f"{COT_EPOCHS} epochs, {COT_N // 2} train people (N = {COT_N})"
+    nc, c = (_finetune_row(pre, cfg.finetune, seed, rows, t, cond, epochs=COT_EPOCHS) for t in (NO_COT, COT))
+    given = rows[-1]["cot_given_true_test"]
+    DETAILS[(seed, rung)] = rows
+    base = {"chance": nc.test.chance,
+            "stage_a_retrieval_test": retrieval_accuracy(pre.model, pre, "birth_date", "test").accuracy}
+    return {
+        "cot-beats-no-cot": Measurement(
+            c.test.accuracy, reference=nc.test.accuracy,
+            extra={**base, "no_cot_train": nc.train.accuracy, "cot_train": c.train.accuracy,
+                   "cot_step_test": c.test.cot_step or 0.0, "cot_given_true_month_test": given}),
+        "cot-at-inference-only-does-not-help": Measurement(
+            nc.cot_prompt[1].accuracy, reference=nc.test.accuracy,
+            extra={**base, "cot_prompt_train": nc.cot_prompt[0].accuracy}),
+    }

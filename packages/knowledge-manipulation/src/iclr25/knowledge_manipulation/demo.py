@@ -74,7 +74,8 @@ def demo(args: argparse.Namespace) -> int:
             claim="cot-beats-no-cot")
     if cot.test.accuracy <= no_cot.test.accuracy:
         run.headline_note = (f"at seed {args.seed} CoT does not beat no-CoT on test people (the gap varies with "
-                             "the seed at N = 100; the claim is decided over seeds 0-9 at the repro rung, claims.json)")
+                             "the seed at N = 100; the claim is decided over 10 seeds at the cot rung, N = 200 and 90 epochs: "
+                             "docs/cot/claims.json)")
     res.add_to(run)
     fig = cot_figure(no_cot, cot, args.out / "cot.png",
                      f"month parity on {no_cot.test.n} test people: CoT "

@@ -10,6 +10,7 @@ from typing import Any
 
 import torch
 
+from iclr25.utils.device import to_cpu, torch_device
 from iclr25.utils.io import atomic_path, naming_write_errors
 
 from .dmt import DMT, DMTConfig
@@ -57,11 +58,12 @@ def _load_state(model: torch.nn.Module, state: dict[str, Any], p: Path) -> None:
 def save_lm(path: str | os.PathLike[str], model: CausalLM, tokenizer: Tokenizer) -> Path:
     """Write the LM (config, tokenizer vocabulary, weights) to ``path`` (``.pt``) atomically."""
     return _save(path, {"format": FORMAT, "kind": "lm", "config": dataclasses.asdict(model.config),
-                        "tokenizer": tokenizer.to_dict(), "state_dict": model.state_dict()})
+                        "tokenizer": tokenizer.to_dict(), "state_dict": to_cpu(model.state_dict())})
 
 
-def load_lm(path: str | os.PathLike[str]) -> tuple[CausalLM, Tokenizer]:
-    """Inverse of :func:`save_lm`."""
+def load_lm(path: str | os.PathLike[str], *, device=None) -> tuple[CausalLM, Tokenizer]:
+    """Inverse of :func:`save_lm`: the LM on ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``)."""
+    dev = torch_device(device)
     p = Path(path)
     payload = _load(p, "lm")
     try:
@@ -71,17 +73,18 @@ def load_lm(path: str | os.PathLike[str]) -> tuple[CausalLM, Tokenizer]:
         raise ValueError(f"{p}: bad LM config or tokenizer ({exc})") from None
     _load_state(model, payload.get("state_dict", {}), p)
     model.eval()
-    return model, tok
+    return model.to(dev), tok
 
 
 def save_dmt(path: str | os.PathLike[str], model: DMT, *, extra: dict[str, Any] | None = None) -> Path:
     """Write DMT (config, weights, optional JSON-able ``extra``) to ``path`` (``.pt``) atomically."""
     return _save(path, {"format": FORMAT, "kind": "dmt", "config": dataclasses.asdict(model.config),
-                        "state_dict": model.state_dict(), "extra": extra or {}})
+                        "state_dict": to_cpu(model.state_dict()), "extra": extra or {}})
 
 
-def load_dmt(path: str | os.PathLike[str]) -> DMT:
-    """Inverse of :func:`save_dmt`."""
+def load_dmt(path: str | os.PathLike[str], *, device=None) -> DMT:
+    """Inverse of :func:`save_dmt`: DMT on ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``)."""
+    dev = torch_device(device)
     p = Path(path)
     payload = _load(p, "dmt")
     try:
@@ -90,4 +93,4 @@ def load_dmt(path: str | os.PathLike[str]) -> DMT:
         raise ValueError(f"{p}: bad DMT config ({exc})") from None
     _load_state(model, payload.get("state_dict", {}), p)
     model.eval()
-    return model
+    return model.to(dev)

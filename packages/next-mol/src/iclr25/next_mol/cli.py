@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from iclr25.utils import cli as ucli
+from iclr25.utils.device import add_device_argument, describe_device, device_scope, torch_device
 from iclr25.utils.guards import check_size
 from iclr25.utils.outputs import add_output, check_output_path
 from iclr25.utils.results import RunResult
@@ -65,20 +66,24 @@ def _check_run_folder(args: argparse.Namespace, files: tuple[str, ...]) -> None:
 
 def demo(args: argparse.Namespace) -> int:
     _check_run_folder(args, DEMO_FILES)
+    torch_device(args.device)  # an absent device is one line, before any work
     ucli.set_torch_threads(args.threads)
     from .demo import run_demo  # noqa: PLC0415 - keeps --help light
 
-    run = run_demo(args.out, seed=check_seed(args.seed))
+    with device_scope(args.device):  # every model of the demo computes there (device=None reads it)
+        run = run_demo(args.out, seed=check_seed(args.seed))
     print(run.to_markdown())
     return 0
 
 
 def repro(args: argparse.Namespace) -> int:
     _check_run_folder(args, REPRO_FILES)
+    torch_device(args.device)
     ucli.set_torch_threads(args.threads)
     from .repro import run_repro  # noqa: PLC0415
 
-    run = run_repro(args.out, seed=check_seed(args.seed), quick=args.quick, full=args.full)
+    with device_scope(args.device):  # the experiments and the registry's claims compute there
+        run = run_repro(args.out, seed=check_seed(args.seed), quick=args.quick, full=args.full)
     print(run.to_markdown())
     return 0
 
@@ -100,13 +105,16 @@ def train_cmd(args: argparse.Namespace) -> int:
     check_size(f"--lm-steps {args.lm_steps} --dmt-steps {args.dmt_steps} --n-molecules {args.n_molecules}",
                seconds_needed=args.lm_steps * _S_PER_LM_STEP + args.dmt_steps * _S_PER_DMT_STEP
                + args.n_molecules * _S_PER_ENSEMBLE, bytes_needed=args.n_molecules * 2e5, force=args.force)
+    dev = torch_device(args.device)
     ucli.set_torch_threads(args.threads)
     from .models import train_models  # noqa: PLC0415
 
     run = RunResult.start(PACKAGE, "train", seed=args.seed, config={"lm_steps": args.lm_steps,
                                                                     "dmt_steps": args.dmt_steps})
-    paths, info = train_models(args.out, lm_steps=args.lm_steps, dmt_steps=args.dmt_steps,
-                               n_dmt_train=args.n_molecules, seed=check_seed(args.seed))
+    run.machine["device"] = describe_device(dev)
+    with device_scope(args.device):
+        paths, info = train_models(args.out, lm_steps=args.lm_steps, dmt_steps=args.dmt_steps,
+                                   n_dmt_train=args.n_molecules, seed=check_seed(args.seed))
     for k, v in info.items():
         run.add(k, v)
     from iclr25.utils.io import naming_write_errors  # noqa: PLC0415
@@ -124,13 +132,16 @@ def generate_cmd(args: argparse.Namespace) -> int:
     for flag, p in (("--lm", args.lm), ("--dmt", args.dmt)):
         if p is not None and not p.is_file():
             raise FileNotFoundError(f"{flag} {p}: no such checkpoint file")
+    dev = torch_device(args.device)
     ucli.set_torch_threads(args.threads)
     from .pipeline import generate_smiles, predict_conformers  # noqa: PLC0415
 
-    (lm, tok), dmt = _models(args, need_lm=True)
+    with device_scope(args.device):  # a default LM trained here trains there too
+        (lm, tok), dmt = _models(args, need_lm=True)
     smiles = generate_smiles(lm, tok, args.n, temperature=args.temperature, top_k=args.top_k, seed=args.seed,
-                             unique=args.unique)
-    sets = predict_conformers(dmt, smiles, args.k, steps=args.steps, sampler=args.sampler, seed=args.seed)
+                             unique=args.unique, device=dev)
+    sets = predict_conformers(dmt, smiles, args.k, steps=args.steps, sampler=args.sampler, seed=args.seed,
+                              device=dev)
     _write(out, sets, args.add_hydrogens)
     _report(out, sets, args.k)
     return 0
@@ -192,10 +203,12 @@ def conformers_cmd(args: argparse.Namespace) -> int:
     _guard_sampling(args, len(smiles), 30, f"--k {args.k} --steps {args.steps} for {len(smiles)} molecules")
     if args.dmt is not None and not args.dmt.is_file():
         raise FileNotFoundError(f"--dmt {args.dmt}: no such checkpoint file")
+    dev = torch_device(args.device)
     from .pipeline import predict_conformers  # noqa: PLC0415
 
     _, dmt = _models(args, need_lm=False)
-    sets = predict_conformers(dmt, smiles, args.k, steps=args.steps, sampler=args.sampler, seed=args.seed)
+    sets = predict_conformers(dmt, smiles, args.k, steps=args.steps, sampler=args.sampler, seed=args.seed,
+                              device=dev)
     _write(out, sets, args.add_hydrogens)
     _report(out, sets, args.k)
     return 0
@@ -203,6 +216,7 @@ def conformers_cmd(args: argparse.Namespace) -> int:
 
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default: 1)")
+    add_device_argument(p)  # every command that takes --threads computes with torch
 
 
 def _sdf_out(p: argparse.ArgumentParser) -> None:

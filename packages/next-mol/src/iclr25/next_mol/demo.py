@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from iclr25.utils.device import describe_device, torch_device
 from iclr25.utils.results import RunResult
 
 from .conformers import EnsembleSettings, reference_ensembles
@@ -37,6 +38,8 @@ DEMO = {"lm_train": 500, "lm_steps": 40, "lm_d": 32, "n_sample": 60,
 def run_demo(out: Path, *, seed: int = 0) -> RunResult:
     cfg = dict(DEMO)
     run = RunResult.start(PACKAGE, "demo", seed=seed, config=cfg)
+    # where the models compute: $ICLR25_DEVICE (`demo --device`), else auto
+    run.machine["device"] = describe_device(torch_device(None))
     selfies_smiles = _one_d(run, cfg, seed)
     dmt, untrained = _three_d(run, cfg, seed, out)
     _de_novo(run, cfg, seed, out, dmt, untrained, selfies_smiles)

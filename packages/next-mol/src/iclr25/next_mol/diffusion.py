@@ -1,6 +1,13 @@
 """Training and sampling of DMT: the Kabsch-aligned noise loss, the ancestral sampler from the x0 prediction and
 the fewer-step deterministic (DDIM) sampler, on batches of padded molecules.
 
+Devices (issue 59): :func:`make_dmt`, :func:`train_dmt`, :func:`sample_conformers` and :func:`validation_rmsd`
+take ``device=`` (``None``: ``$ICLR25_DEVICE``, else ``auto``, the accelerator when torch sees one). The model is
+moved there (in place), each batch is copied there once, and every draw (times, noise, rotations) is made there
+from a generator seeded on that device (:func:`iclr25.utils.device.torch_generator`); conformers and losses come
+back to the CPU. On the CPU the numbers are those of 0.7, bit for bit. Float32 throughout (the Kabsch SVD in
+float64, :mod:`.dmt`).
+
 References: NExT-Mol (Liu et al., ICLR 2025), Sec. 3.2 (DMT training objective and sampling).
 """
 
@@ -13,6 +20,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import torch
 
+from iclr25.utils.device import torch_device, torch_generator
 from iclr25.utils.progress import progress
 
 from .chem import ATOM_FEATURE_DIM, PAIR_FEATURE_DIM, Molecule, atom_features, pair_features
@@ -61,7 +69,8 @@ class Batch:
     lm_feats: torch.Tensor | None = None
 
 
-def collate(graphs: Sequence[Graph]) -> Batch:
+def collate(graphs: Sequence[Graph], device=None) -> Batch:
+    """Pad ``graphs`` into one :class:`Batch` (built on the CPU, then copied to ``device`` when given)."""
     n = max(g.n_atoms for g in graphs)
     B = len(graphs)
     a = torch.zeros(B, n, ATOM_FEATURE_DIM)
@@ -77,6 +86,9 @@ def collate(graphs: Sequence[Graph]) -> Batch:
         m[i, :k] = True
         if lm is not None:
             lm[i, :k] = torch.as_tensor(g.lm_feats)
+    if device is not None:
+        a, p, m = a.to(device), p.to(device), m.to(device)
+        lm = None if lm is None else lm.to(device)
     return Batch(a, p, m, lm)
 
 
@@ -88,11 +100,13 @@ def pos_std_of(ensembles: Sequence[Ensemble]) -> float:
 
 
 def make_dmt(*, hidden: int = 128, pair_hidden: int = 32, n_blocks: int = 4, n_heads: int = 8,
-             pos_std: float = 1.5, seed: int = 0, **kw) -> DMT:
-    """A DMT for this package's features (default: DMT-mini), initialised with ``seed``."""
+             pos_std: float = 1.5, seed: int = 0, device=None, **kw) -> DMT:
+    """A DMT for this package's features (default: DMT-mini), initialised with ``seed`` (on the CPU, so the same
+    weights everywhere) and moved to ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``)."""
+    dev = torch_device(device)
     torch.manual_seed(seed)
     return DMT(DMTConfig(ATOM_FEATURE_DIM, PAIR_FEATURE_DIM, hidden, pair_hidden, n_blocks, n_heads,
-                         pos_std=pos_std, **kw))
+                         pos_std=pos_std, **kw)).to(dev)
 
 
 def noise_target(x0: torch.Tensor, x_t: torch.Tensor, alpha: torch.Tensor, sigma: torch.Tensor, mask: torch.Tensor,
@@ -111,12 +125,13 @@ def noise_target(x0: torch.Tensor, x_t: torch.Tensor, alpha: torch.Tensor, sigma
 def denoising_loss(model: DMT, batch: Batch, x0: torch.Tensor, schedule: CosineVPSchedule, *, aligned: bool = True,
                    generator: torch.Generator | None = None, t: torch.Tensor | None = None) -> torch.Tensor:
     """``L = mean_mol mean_atoms mean_xyz (eps_hat(x_t, t) - eps*)^2`` at stratified ``t`` (NExT-Mol Eq. 3 with the
-    alignment of Sec. 3.2). ``x0`` is centred, in model units."""
+    alignment of Sec. 3.2). ``x0`` is centred, in model units; the times and the noise are drawn on its device
+    (where ``generator`` must be)."""
     B = x0.shape[0]
     if t is None:
-        t = schedule.stratified_times(B, generator)
+        t = schedule.stratified_times(B, generator, device=x0.device)
     alpha, sigma = schedule.alpha(t), schedule.sigma(t)
-    eps = torch.randn(x0.shape, generator=generator) * batch.mask[..., None]
+    eps = torch.randn(x0.shape, generator=generator, device=x0.device) * batch.mask[..., None]
     x_t = alpha[:, None, None] * x0 + sigma[:, None, None] * eps
     target = noise_target(x0, x_t, alpha, sigma, batch.mask, eps, aligned=aligned)
     pred = model(x_t, t, batch.atom_feats, batch.pair_feats, batch.mask, batch.lm_feats)
@@ -126,13 +141,15 @@ def denoising_loss(model: DMT, batch: Batch, x0: torch.Tensor, schedule: CosineV
 
 
 def _draw_x0(graphs: Sequence[Graph], batch: Batch, pos_std: float, rng: np.random.Generator,
-             generator: torch.Generator) -> torch.Tensor:
+             generator: torch.Generator | None) -> torch.Tensor:
+    # the reference conformers are picked (numpy rng) and padded on the CPU, then copied to the batch's device,
+    # where they are centred and rotated
     B, n = batch.mask.shape
     x0 = torch.zeros(B, n, 3)
     for i, g in enumerate(graphs):
         x0[i, :g.n_atoms] = torch.from_numpy(g.coords[rng.integers(len(g.coords))]) / pos_std
-    x0 = masked_center(x0, batch.mask)
-    return x0 @ random_rotations(B, generator).transpose(1, 2)
+    x0 = masked_center(x0.to(batch.mask.device), batch.mask)
+    return x0 @ random_rotations(B, generator, device=batch.mask.device).transpose(1, 2)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,7 +171,7 @@ def train_dmt(model: DMT, graphs: Sequence[Graph], *, steps: int = 1000, batch_s
               parameters: Sequence[torch.nn.Parameter] | None = None,
               lm_features: Callable[[Sequence[int]], list[np.ndarray]] | None = None, desc: str = "DMT",
               callback: Callable[[int], None] | None = None, callback_steps: Sequence[int] = (),
-              stop_after: int | None = None) -> TrainResult:
+              stop_after: int | None = None, device=None) -> TrainResult:
     """Train ``model`` on reference conformers (random one per molecule per step, random rotation, centred) with
     the (aligned) noise loss; AdamW, linear warm-up, cosine decay to 10%.
 
@@ -163,6 +180,9 @@ def train_dmt(model: DMT, graphs: Sequence[Graph], *, steps: int = 1000, batch_s
     ``callback(step)`` runs (model in eval mode) after each step listed in ``callback_steps`` (ladders).
     ``stop_after`` stops after that many steps of the ``steps``-long schedule (an ablation that must match a
     ladder rung of a longer run: same learning rates, same batches, same noise draws).
+    ``device``: where to train (``None``: ``$ICLR25_DEVICE`` or ``auto``); the model is moved there, and
+    ``lm_features`` must give features there (:class:`~iclr25.next_mol.transfer.LMFeaturizer` with the same
+    ``device``).
     """
     if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
         raise ValueError(f"steps must be a positive integer, got {steps!r}")
@@ -172,7 +192,9 @@ def train_dmt(model: DMT, graphs: Sequence[Graph], *, steps: int = 1000, batch_s
     if not graphs or any(len(g.coords) == 0 for g in graphs):
         raise ValueError("graphs must be a non-empty list of molecules that all have reference conformers")
     schedule = CosineVPSchedule()
-    g = torch.Generator().manual_seed(seed)
+    dev = torch_device(device)
+    model.to(dev)
+    g = torch_generator(dev, seed)  # on the CPU: torch.Generator().manual_seed(seed), 0.7's stream
     rng = np.random.default_rng(seed)
     params = list(parameters) if parameters is not None else list(model.parameters())
     # torch.optim.AdamW + LambdaLR, step for step, without importing torch._dynamo (iclr25.next_mol.optim)
@@ -188,10 +210,10 @@ def train_dmt(model: DMT, graphs: Sequence[Graph], *, steps: int = 1000, batch_s
     for step in progress(range(1, last + 1), desc=desc, total=last):
         idx = rng.integers(len(graphs), size=batch_size)
         sel = [graphs[i] for i in idx]
-        batch = collate(sel)
+        batch = collate(sel, dev)
         if lm_features is not None:
             feats = lm_features(idx.tolist())
-            lm = torch.zeros(*batch.mask.shape, feats[0].shape[-1])
+            lm = torch.zeros(*batch.mask.shape, feats[0].shape[-1], device=dev)
             for i, f in enumerate(feats):
                 lm[i, :f.shape[0]] = f
             batch.lm_feats = lm
@@ -201,7 +223,7 @@ def train_dmt(model: DMT, graphs: Sequence[Graph], *, steps: int = 1000, batch_s
         loss.backward()
         torch.nn.utils.clip_grad_norm_(params, 1.0)
         opt.step()
-        losses.append(float(loss.detach()))
+        losses.append(loss.detach().item())
         step_callback(model, callback, step, marks)
     model.eval()
     return TrainResult(last, tuple(losses), time.perf_counter() - t0, aligned)
@@ -210,7 +232,7 @@ def train_dmt(model: DMT, graphs: Sequence[Graph], *, steps: int = 1000, batch_s
 @torch.no_grad()
 def _x0_hat(model: DMT, x: torch.Tensor, t: float, batch: Batch, schedule: CosineVPSchedule
             ) -> tuple[torch.Tensor, torch.Tensor]:
-    tt = torch.full((x.shape[0],), t)
+    tt = torch.full((x.shape[0],), t, device=x.device)
     eps = model(x, tt, batch.atom_feats, batch.pair_feats, batch.mask, batch.lm_feats)
     a, s = schedule.alpha(tt)[:, None, None], schedule.sigma(tt)[:, None, None]
     return (x - s * eps) / a, eps
@@ -237,8 +259,9 @@ def _size_batches(jobs: list[tuple[int, int]], graphs: Sequence[Graph], batch_si
 
 @torch.no_grad()
 def sample_conformers(model: DMT, graphs: Sequence[Graph], k: int, *, steps: int = 100, sampler: str = "ancestral",
-                      batch_size: int = 64, seed: int = 0, t_end: float = 1e-3) -> list[np.ndarray]:
-    """``k`` conformers (Angstrom, ``(k, n_atoms, 3)``) of each molecule.
+                      batch_size: int = 64, seed: int = 0, t_end: float = 1e-3, device=None) -> list[np.ndarray]:
+    """``k`` conformers (Angstrom, ``(k, n_atoms, 3)``, numpy on the CPU) of each molecule, sampled on ``device``
+    (``None``: ``$ICLR25_DEVICE`` or ``auto``; the model is moved there).
 
     ``ancestral``: ``t`` linear from ``T`` to ``t_end`` in ``steps``; from ``x0_hat = (x_t - sigma_t eps_hat)/alpha_t``,
     ``mu = (alpha_{t|s} sigma_s^2 / sigma_t^2) x_t + (alpha_s sigma_{t|s}^2 / sigma_t^2) x0_hat`` is centred and
@@ -251,22 +274,25 @@ def sample_conformers(model: DMT, graphs: Sequence[Graph], k: int, *, steps: int
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{name} must be a positive integer, got {v!r}")
     schedule = CosineVPSchedule()
-    gen = torch.Generator().manual_seed(seed)
+    dev = torch_device(device)
+    model.to(dev)
+    gen = torch_generator(dev, seed)
     model.eval()
     jobs = [(i, j) for i in range(len(graphs)) for j in range(k)]
     jobs.sort(key=lambda ij: graphs[ij[0]].n_atoms)  # similar sizes share a batch: less padding
     out = [np.zeros((k, g.n_atoms, 3), np.float32) for g in graphs]
     ts = torch.linspace(schedule.T, t_end, steps + 1)
     for chunk in progress(_size_batches(jobs, graphs, batch_size), desc="sampling"):
-        batch = collate([graphs[i] for i, _ in chunk])
+        batch = collate([graphs[i] for i, _ in chunk], dev)
         m = batch.mask
-        x = masked_center(torch.randn(*m.shape, 3, generator=gen), m)
+        x = masked_center(torch.randn(*m.shape, 3, generator=gen, device=dev), m)
         mu = x
         for a in range(steps):
             t, s = float(ts[a]), float(ts[a + 1])
             x0, eps = _x0_hat(model, x, t, batch, schedule)
-            at, st = schedule.alpha(torch.tensor(t)), schedule.sigma(torch.tensor(t))
-            as_, ss = schedule.alpha(torch.tensor(s)), schedule.sigma(torch.tensor(s))
+            tt, ts_ = torch.tensor(t, device=dev), torch.tensor(s, device=dev)
+            at, st = schedule.alpha(tt), schedule.sigma(tt)
+            as_, ss = schedule.alpha(ts_), schedule.sigma(ts_)
             if sampler == "ddim":
                 mu = masked_center(as_ * x0 + ss * eps, m)
                 x = mu
@@ -274,9 +300,9 @@ def sample_conformers(model: DMT, graphs: Sequence[Graph], k: int, *, steps: int
             a_ts = at / as_
             s2_ts = st ** 2 - a_ts ** 2 * ss ** 2
             mu = masked_center((a_ts * ss ** 2 / st ** 2) * x + (as_ * s2_ts / st ** 2) * x0, m)
-            noise = masked_center(torch.randn(x.shape, generator=gen), m)
+            noise = masked_center(torch.randn(x.shape, generator=gen, device=dev), m)
             x = mu + (torch.sqrt(torch.clamp(s2_ts, min=0)) * ss / st) * noise
-        xyz = (mu * model.config.pos_std).numpy()
+        xyz = (mu * model.config.pos_std).cpu().numpy()
         for r, (i, j) in enumerate(chunk):
             out[i][j] = xyz[r, :graphs[i].n_atoms]
     return out
@@ -284,27 +310,30 @@ def sample_conformers(model: DMT, graphs: Sequence[Graph], k: int, *, steps: int
 
 @torch.no_grad()
 def validation_rmsd(model: DMT, graphs: Sequence[Graph], *, t_values: Sequence[float] = (0.1, 0.3, 0.5, 0.7),
-                    seed: int = 1234) -> float:
+                    seed: int = 1234, device=None) -> float:
     """Rotation-invariant denoising error on held-out conformers: mean over ``t`` and molecules of the RMSD (A)
     between ``x0_hat(x_t, t)`` and ``x0`` after Kabsch alignment, at fixed noise draws. The same number judges
-    models trained with the aligned and the unaligned loss."""
+    models trained with the aligned and the unaligned loss. Computed on ``device`` (``None``: ``$ICLR25_DEVICE``
+    or ``auto``; the model is moved there)."""
     schedule = CosineVPSchedule()
-    g = torch.Generator().manual_seed(seed)
+    dev = torch_device(device)
+    model.to(dev)
+    g = torch_generator(dev, seed)
     rng = np.random.default_rng(seed)
     model.eval()
     vals = []
     for b0 in range(0, len(graphs), 64):
         sel = list(graphs[b0:b0 + 64])
-        batch = collate(sel)
+        batch = collate(sel, dev)
         x0 = _draw_x0(sel, batch, model.config.pos_std, rng, g)
         m = batch.mask
         for t in t_values:
-            tt = torch.full((len(sel),), float(t))
+            tt = torch.full((len(sel),), float(t), device=dev)
             a, s = schedule.alpha(tt)[:, None, None], schedule.sigma(tt)[:, None, None]
-            x_t = a * x0 + s * torch.randn(x0.shape, generator=g) * m[..., None]
+            x_t = a * x0 + s * torch.randn(x0.shape, generator=g, device=dev) * m[..., None]
             x0h, _ = _x0_hat(model, x_t, float(t), batch, schedule)
             x0h = masked_center(x0h, m)
             aligned = kabsch_align(x0h, x0, m)
             err = ((aligned - x0) ** 2 * m[..., None]).sum((1, 2)) / m.sum(1)
             vals.append(torch.sqrt(err) * model.config.pos_std)
-    return float(torch.cat(vals).mean())
+    return torch.cat(vals).mean().item()

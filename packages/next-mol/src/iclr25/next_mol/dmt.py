@@ -2,6 +2,10 @@
 and the network (relational multi-head self-attention over atoms with pair features, pair updates and adaLN-Zero
 time conditioning). DMT is deliberately *not* rotation-equivariant; it sees randomly rotated conformers.
 
+Devices (issue 59): every tensor a step makes (times, rotations, the time embedding's frequencies) is made on the
+device of its inputs or of the ``device=`` given; DMT computes in float32, the Kabsch SVD and the QR of the random
+rotations in float64 (float32 on MPS, which has no float64).
+
 References: NExT-Mol (Liu et al., ICLR 2025), Sec. 3.2 and Fig. 3 (DMT), App. (noise schedule and loss).
 """
 
@@ -14,7 +18,12 @@ import torch
 from torch import nn
 
 __all__ = ["CosineVPSchedule", "kabsch_rotation", "kabsch_align", "random_rotations", "DMTConfig", "DMT",
-           "masked_center"]
+           "masked_center", "wide_dtype"]
+
+
+def wide_dtype(device) -> torch.dtype:
+    """float64 where the device has it (CPU, CUDA), float32 on MPS."""
+    return torch.float32 if torch.device(device).type == "mps" else torch.float64
 
 
 class CosineVPSchedule:
@@ -39,11 +48,12 @@ class CosineVPSchedule:
     def sigma(self, t: torch.Tensor) -> torch.Tensor:
         return torch.sqrt(torch.clamp(-torch.expm1(2 * self.log_alpha(t)), min=0.0))
 
-    def stratified_times(self, batch: int, generator: torch.Generator | None = None) -> torch.Tensor:
+    def stratified_times(self, batch: int, generator: torch.Generator | None = None, device=None) -> torch.Tensor:
         """``t = (u + i/B) mod 1`` for ``i = 0..B-1``, rescaled to ``[t_min, T]`` (one uniform draw per batch, one
-        time per stratum; ``linspace(0, 1, B)`` would put two times in the same stratum, since 0 = 1 mod 1)."""
-        u = torch.rand((), generator=generator)
-        t = torch.remainder(u + torch.arange(batch) / batch, 1.0)
+        time per stratum; ``linspace(0, 1, B)`` would put two times in the same stratum, since 0 = 1 mod 1); on
+        ``device`` (``None``: the CPU), where ``generator`` must be."""
+        u = torch.rand((), generator=generator, device=device)
+        t = torch.remainder(u + torch.arange(batch, device=device) / batch, 1.0)
         return self.t_min + (self.T - self.t_min) * t
 
 
@@ -63,7 +73,7 @@ def kabsch_rotation(P: torch.Tensor, Q: torch.Tensor, mask: torch.Tensor | None 
         mask = torch.ones(P.shape[:2], dtype=torch.bool, device=P.device)
     Pc, Qc = masked_center(P, mask), masked_center(Q, mask)
     H = Pc.transpose(1, 2) @ Qc
-    U, _, Vh = torch.linalg.svd(H.double())
+    U, _, Vh = torch.linalg.svd(H.to(wide_dtype(H.device)))
     V = Vh.transpose(1, 2)
     d = torch.sign(torch.linalg.det(V @ U.transpose(1, 2)))
     d = torch.where(d == 0, torch.ones_like(d), d)
@@ -77,9 +87,11 @@ def kabsch_align(P: torch.Tensor, Q: torch.Tensor, mask: torch.Tensor | None = N
     return P @ R.transpose(1, 2)
 
 
-def random_rotations(n: int, generator: torch.Generator | None = None, dtype=torch.float32) -> torch.Tensor:
-    """``n`` rotations uniform on SO(3) (QR of a Gaussian matrix with the sign fix, det +1)."""
-    A = torch.randn(n, 3, 3, generator=generator, dtype=torch.float64)
+def random_rotations(n: int, generator: torch.Generator | None = None, dtype=torch.float32, device=None
+                     ) -> torch.Tensor:
+    """``n`` rotations uniform on SO(3) (QR of a Gaussian matrix with the sign fix, det +1), on ``device``
+    (``None``: the CPU), where ``generator`` must be."""
+    A = torch.randn(n, 3, 3, generator=generator, dtype=wide_dtype(device or "cpu"), device=device)
     Q, R = torch.linalg.qr(A)
     Q = Q * torch.sign(torch.diagonal(R, dim1=-2, dim2=-1))[:, None, :]
     det = torch.linalg.det(Q)
@@ -196,7 +208,7 @@ class DMT(nn.Module):
 
     def time_embedding(self, t: torch.Tensor) -> torch.Tensor:
         half = self.config.hidden // 2
-        freqs = torch.exp(-math.log(10000.0) * torch.arange(half, dtype=torch.float32) / half)
+        freqs = torch.exp(-math.log(10000.0) * torch.arange(half, dtype=torch.float32, device=t.device) / half)
         ang = 1000.0 * t[:, None].float() * freqs[None]
         emb = torch.cat([torch.sin(ang), torch.cos(ang)], -1)
         if emb.shape[-1] < self.config.hidden:
@@ -228,8 +240,8 @@ class DMT(nn.Module):
         computes exactly what this model computes until they are trained (NExT-Mol's transfer, stage 2)."""
         if self.config.lm_dim:
             raise ValueError("this DMT already takes LM features")
-        new = DMT(dataclasses.replace(self.config, lm_dim=lm_dim))
         state = self.state_dict()
+        new = DMT(dataclasses.replace(self.config, lm_dim=lm_dim)).to(state["node_in.weight"].device)
         w = state["node_in.weight"]
         state["node_in.weight"] = torch.cat([w, w.new_zeros(w.shape[0], lm_dim)], 1)
         new.load_state_dict(state)

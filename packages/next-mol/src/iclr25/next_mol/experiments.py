@@ -1,6 +1,9 @@
 """The experiments behind ``demo`` and ``repro``: 1D generation (SELFIES LM vs SMILES LM vs random tokens, FCD
 against MOSES test) and 3D conformer prediction (DMT-mini vs untrained DMT vs RDKit ETKDG, aligned vs unaligned
-loss, with and without the 1D-to-3D transfer)."""
+loss, with and without the 1D-to-3D transfer).
+
+Every function that trains or samples takes ``device=`` (``None``: ``$ICLR25_DEVICE``, else ``auto``), passed to
+:mod:`.lm`, :mod:`.diffusion` and :mod:`.transfer`; RDKit (ETKDG, references, metrics) runs on the CPU."""
 
 from __future__ import annotations
 
@@ -48,7 +51,8 @@ class LMRun:
 
 def fit_lm(kind: str, smiles: Sequence[str], *, steps: int, d_model: int = 128, n_layers: int = 2, n_heads: int = 4,
            batch_size: int = 64, lr: float = 1e-3, seed: int = 0, extra_vocab: Sequence[str] = (),
-           corpus: Sequence[str] | None = None, model: CausalLM | None = None, **train_kw: Any) -> LMRun:
+           corpus: Sequence[str] | None = None, model: CausalLM | None = None, device=None, **train_kw: Any
+           ) -> LMRun:
     """Train a SELFIES (``kind="selfies"``) or SMILES LM on ``smiles`` for ``steps`` steps (``extra_vocab``:
     strings whose tokens join the vocabulary without being trained on; ``train_kw`` go to :func:`train_lm`)."""
     if corpus is None:
@@ -59,15 +63,15 @@ def fit_lm(kind: str, smiles: Sequence[str], *, steps: int, d_model: int = 128, 
         torch.manual_seed(seed)
         model = CausalLM(LMConfig(tok.size, d_model=d_model, n_layers=n_layers, n_heads=n_heads, max_len=max_len))
     res = train_lm(model, tok, corpus, steps=steps, batch_size=batch_size, lr=lr, seed=seed, desc=f"{kind} LM",
-                   **train_kw)
+                   device=device, **train_kw)
     return LMRun(kind, model, tok, list(corpus), res.seconds, res.final_loss)
 
 
 def one_d_experiment(lm: LMRun, n: int, *, train: Sequence[str], reference: Sequence[str], seed: int = 0,
-                     temperature: float = 1.0) -> dict[str, Any]:
+                     temperature: float = 1.0, device=None) -> dict[str, Any]:
     """Sample ``n`` molecules and score them (validity, uniqueness, novelty, FCD against ``reference``)."""
     t0 = time.perf_counter()
-    strings = sample_lm(lm.model, lm.tokenizer, n, temperature=temperature, seed=seed)
+    strings = sample_lm(lm.model, lm.tokenizer, n, temperature=temperature, seed=seed, device=device)
     t_sample = time.perf_counter() - t0
     smiles = decode_to_smiles(strings, lm.kind)
     m = de_novo_metrics(smiles, train=train, reference=reference)
@@ -145,7 +149,8 @@ def _score(test: Sequence[Ensemble], generated: Sequence[np.ndarray], seconds: f
 def evaluate_conformers(source: DMT | str, data: ThreeDData, *, ratio: int = 2, steps: int = 50,
                         sampler: str = "ancestral", seed: int = 0, delta: float = 0.75,
                         graphs: Sequence[Graph] | None = None, stereo_rounds: int = 0,
-                        ensembles: Sequence[Ensemble] | None = None) -> tuple[ConformerScores, list[np.ndarray]]:
+                        ensembles: Sequence[Ensemble] | None = None, device=None
+                        ) -> tuple[ConformerScores, list[np.ndarray]]:
     """``ratio x K`` conformers per test molecule from DMT (or ``"etkdg"`` / ``"etkdg+mmff"``), scored;
     ``stereo_rounds > 0`` runs DMT's stereo check (:func:`~iclr25.next_mol.pipeline.redraw_flipped`);
     ``ensembles`` replaces ``data.test`` (same molecules in another stereo form, for instance)."""
@@ -159,32 +164,34 @@ def evaluate_conformers(source: DMT | str, data: ThreeDData, *, ratio: int = 2, 
         graphs = list(graphs if graphs is not None else
                       (data.test_graphs if ensembles is None else graphs_of(test)))
         gen_all = sample_conformers(source, graphs, ratio * max(e.n_confs for e in test), steps=steps,
-                                    sampler=sampler, seed=seed, batch_size=128)
+                                    sampler=sampler, seed=seed, batch_size=128, device=device)
         gen = [g[:ratio * e.n_confs] for g, e in zip(gen_all, test, strict=True)]
         if stereo_rounds:
             from .pipeline import redraw_flipped  # noqa: PLC0415
 
             gen, _, counts = redraw_flipped(source, [e.molecule for e in test], gen, rounds=stereo_rounds,
-                                            steps=steps, sampler=sampler, seed=seed, graphs=graphs, batch_size=128)
+                                            steps=steps, sampler=sampler, seed=seed, graphs=graphs, batch_size=128,
+                                            device=device)
             redrawn = sum(counts)
     return _score(test, gen, time.perf_counter() - t0, delta, redrawn), gen
 
 
 def fit_dmt(data: ThreeDData, *, steps: int, aligned: bool = True, seed: int = 0, batch_size: int = 32,
             lr: float = 5e-4, model: DMT | None = None, callback=None, callback_steps=(),
-            stop_after: int | None = None, **size: Any) -> tuple[DMT, dict[str, float]]:
-    """Train (or continue training) DMT on the training ensembles; returns it with loss and validation RMSD."""
+            stop_after: int | None = None, device=None, **size: Any) -> tuple[DMT, dict[str, float]]:
+    """Train (or continue training) DMT on the training ensembles, on ``device``; returns it with loss and
+    validation RMSD."""
     if model is None:
-        model = make_dmt(pos_std=data.pos_std, seed=seed, **size)
+        model = make_dmt(pos_std=data.pos_std, seed=seed, device=device, **size)
     res = train_dmt(model, data.train_graphs, steps=steps, batch_size=batch_size, lr=lr, aligned=aligned,
                     seed=seed, warmup=min(100, steps // 10 + 1), callback=callback, callback_steps=callback_steps,
-                    stop_after=stop_after)
+                    stop_after=stop_after, device=device)
     return model, {"seconds": res.seconds, "final_loss": res.final_loss,
-                   "val_rmsd": validation_rmsd(model, data.test_graphs)}
+                   "val_rmsd": validation_rmsd(model, data.test_graphs, device=device)}
 
 
 def transfer_vs_control(dmt: DMT, data: ThreeDData, lm: CausalLM, tokenizer: Tokenizer, *, steps: int,
-                        batch_size: int, lr: float, seed: int = 0, sample_steps: int = 50,
+                        batch_size: int, lr: float, seed: int = 0, sample_steps: int = 50, device=None,
                         ) -> dict[str, tuple[ConformerScores, float]]:
     """The 1D-to-3D transfer (the paper's stage 2: the LM and DMT's blocks frozen, the projector and DMT's
     node-input layer with its new LM columns trained ``steps`` steps) against its control, the same ``steps``
@@ -197,8 +204,8 @@ def transfer_vs_control(dmt: DMT, data: ThreeDData, lm: CausalLM, tokenizer: Tok
 
     molecules_tr = [e.molecule for e in data.train]
     molecules_te = [e.molecule for e in data.test]
-    feat_tr = LMFeaturizer(lm, tokenizer, molecules_tr, seed=seed)
-    feat_te = LMFeaturizer(lm, tokenizer, molecules_te, seed=seed)
+    feat_tr = LMFeaturizer(lm, tokenizer, molecules_tr, seed=seed, device=device)
+    feat_te = LMFeaturizer(lm, tokenizer, molecules_te, seed=seed, device=device)
     feat_te.projector = feat_tr.projector
     base_state = {k: v.clone() for k, v in dmt.state_dict().items()}
     with_lm = dmt.extend_lm_input(feat_tr.d_out)
@@ -207,16 +214,16 @@ def transfer_vs_control(dmt: DMT, data: ThreeDData, lm: CausalLM, tokenizer: Tok
     with_lm.node_in.weight.requires_grad_(True)
     params = [with_lm.node_in.weight, *feat_tr.projector.parameters()]
     train_dmt(with_lm, data.train_graphs, steps=steps, batch_size=batch_size, lr=lr, seed=seed + 99,
-              parameters=params, lm_features=feat_tr, warmup=10, desc="transfer")
+              parameters=params, lm_features=feat_tr, warmup=10, desc="transfer", device=device)
     te_graphs = [Graph(g.atom_feats, g.pair_feats, g.coords, f) for g, f in
                  zip(data.test_graphs, feat_te.numpy(range(len(molecules_te))), strict=True)]
-    s_tr, _ = evaluate_conformers(with_lm, data, steps=sample_steps, seed=seed, graphs=te_graphs)
-    val_tr = validation_rmsd(with_lm, te_graphs)
+    s_tr, _ = evaluate_conformers(with_lm, data, steps=sample_steps, seed=seed, graphs=te_graphs, device=device)
+    val_tr = validation_rmsd(with_lm, te_graphs, device=device)
     dmt.load_state_dict(base_state)
     for p in dmt.parameters():
         p.requires_grad_(True)
     train_dmt(dmt, data.train_graphs, steps=steps, batch_size=batch_size, lr=lr, seed=seed + 99, warmup=10,
-              desc="same steps without LM")
-    s_ctl, _ = evaluate_conformers(dmt, data, steps=sample_steps, seed=seed)
-    val_ctl = validation_rmsd(dmt, data.test_graphs)
+              desc="same steps without LM", device=device)
+    s_ctl, _ = evaluate_conformers(dmt, data, steps=sample_steps, seed=seed, device=device)
+    val_ctl = validation_rmsd(dmt, data.test_graphs, device=device)
     return {"with LM features": (s_tr, val_tr), "same steps, no LM": (s_ctl, val_ctl)}

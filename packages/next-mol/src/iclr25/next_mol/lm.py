@@ -3,6 +3,11 @@ cross-entropy, batched sampling with temperature and top-k, and the random-token
 
 NExT-Mol's MoLlama is a 960M-parameter Llama-2 pretrained on 1.8B ZINC molecules; here the same objective trains a
 pre-LayerNorm GPT-style transformer of a few hundred thousand parameters from scratch on MOSES.
+
+Devices (issue 59): :func:`train_lm` and :func:`sample_lm` take ``device=`` (``None``: ``$ICLR25_DEVICE``, else
+``auto``); the model is moved there (in place), the token ids are copied there once and every draw (batches,
+tokens) is made there from a generator seeded on that device; losses and strings come back to the CPU. Float32;
+on the CPU the numbers are those of 0.7, bit for bit.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from iclr25.utils.device import to_cpu, torch_device, torch_generator
 from iclr25.utils.progress import progress
 
 from .optim import AdamW, step_callback
@@ -143,14 +149,15 @@ def _lr_lambda(warmup: int, total: int, floor: float):
 def train_lm(model: CausalLM, tokenizer: Tokenizer, corpus: Sequence[str], *, steps: int = 500,
              batch_size: int = 64, lr: float = 1e-3, weight_decay: float = 0.01, warmup: int = 50,
              seed: int = 0, desc: str = "LM", callback: Callable[[int], None] | None = None,
-             callback_steps: Sequence[int] = (), length_buckets: int | None = None) -> LMTrainResult:
+             callback_steps: Sequence[int] = (), length_buckets: int | None = None, device=None) -> LMTrainResult:
     """Next-token cross-entropy ``L = -mean_t log p(s_t | s_<t)`` (padding ignored), AdamW with linear warm-up
     and cosine decay to 10%; ``corpus`` is a list of SELFIES (or SMILES) strings in ``tokenizer``'s language.
 
     ``callback(step)`` runs (model in eval mode) after each step listed in ``callback_steps`` (ladders).
     ``length_buckets``: each batch is computed as that many length-sorted sub-batches trimmed to their own
     longest string (less padding; the loss and its gradient are the same); default 4 for models with
-    ``d_model >= 128`` (where compute outweighs the per-call overhead), else 1.
+    ``d_model >= 128`` (where compute outweighs the per-call overhead), else 1. ``device``: where to train
+    (``None``: ``$ICLR25_DEVICE`` or ``auto``).
 
     References: NExT-Mol (Liu et al., ICLR 2025), Sec. 3.1 (MoLlama pretraining and fine-tuning objective).
     """
@@ -168,7 +175,10 @@ def train_lm(model: CausalLM, tokenizer: Tokenizer, corpus: Sequence[str], *, st
         length_buckets = 4 if model.config.d_model >= 128 else 1
     if isinstance(length_buckets, bool) or not isinstance(length_buckets, int) or length_buckets < 1:
         raise ValueError(f"length_buckets must be a positive integer, got {length_buckets!r}")
-    g = torch.Generator().manual_seed(seed)
+    dev = torch_device(device)
+    model.to(dev)
+    ids = ids.to(dev)
+    g = torch_generator(dev, seed)  # on the CPU: torch.Generator().manual_seed(seed), 0.7's stream
     torch.manual_seed(seed)
     # torch.optim.AdamW + LambdaLR, step for step, without importing torch._dynamo (iclr25.next_mol.optim)
     opt = AdamW(model.parameters(), lr=lr, weight_decay=weight_decay, betas=(0.9, 0.98),
@@ -178,7 +188,7 @@ def train_lm(model: CausalLM, tokenizer: Tokenizer, corpus: Sequence[str], *, st
     t0 = time.perf_counter()
     marks = set(callback_steps)
     for step in progress(range(1, steps + 1), desc=desc, total=steps):
-        batch = ids[torch.randint(len(ids), (batch_size,), generator=g)]
+        batch = ids[torch.randint(len(ids), (batch_size,), generator=g, device=dev)]
         opt.zero_grad()
         # the same mean cross-entropy over all real tokens of the batch, computed on length-sorted sub-batches
         # trimmed to their own longest string (less padding; the loss and its gradient are unchanged)
@@ -192,8 +202,8 @@ def train_lm(model: CausalLM, tokenizer: Tokenizer, corpus: Sequence[str], *, st
             part_loss = nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), sub[:, 1:].reshape(-1),
                                                     ignore_index=PAD, reduction="sum") / n_tok
             part_loss.backward()
-            total += float(part_loss.detach())
-        loss = torch.tensor(total)
+            total += part_loss.detach().item()
+        loss = torch.tensor(total)  # a CPU scalar (float32, as 0.7 logged it), never on the device
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         losses.append(float(loss.detach()))
@@ -204,11 +214,12 @@ def train_lm(model: CausalLM, tokenizer: Tokenizer, corpus: Sequence[str], *, st
 
 @torch.no_grad()
 def sample_lm(model: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: float = 1.0, top_k: int | None = None,
-              batch_size: int = 250, max_len: int | None = None, seed: int = 0) -> list[str]:
+              batch_size: int = 250, max_len: int | None = None, seed: int = 0, device=None) -> list[str]:
     """Draw ``n`` strings by ancestral sampling ``s_t ~ softmax(logits_t / temperature)`` (restricted to the
     ``top_k`` most likely tokens when given), batched, stopping each row at ``<eos>``; ``<eos>`` is barred at
     the first position, and for SELFIES until a first atom token was drawn (a SELFIES string of only branch and
-    ring tokens decodes to the empty molecule), so that no empty molecule comes out.
+    ring tokens decodes to the empty molecule), so that no empty molecule comes out. Sampled on ``device``
+    (``None``: ``$ICLR25_DEVICE`` or ``auto``; the model is moved there).
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
@@ -217,16 +228,19 @@ def sample_lm(model: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: flo
     if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
         raise ValueError(f"top_k must be a positive integer or None, got {top_k!r}")
     max_len = min(max_len or model.config.max_len, model.config.max_len)
-    g = torch.Generator().manual_seed(seed)
+    dev = torch_device(device)
+    model.to(dev)
+    g = torch_generator(dev, seed)
     model.eval()
     out: list[str] = []
     is_atom = torch.tensor([i >= len(SPECIALS) and (tokenizer.kind != "selfies" or
-                            ("Branch" not in t and "Ring" not in t)) for i, t in enumerate(tokenizer.vocab)])
+                            ("Branch" not in t and "Ring" not in t)) for i, t in enumerate(tokenizer.vocab)],
+                           device=dev)
     for start in range(0, n, batch_size):
         b = min(batch_size, n - start)
-        ids = torch.full((b, 1), BOS, dtype=torch.long)
-        done = torch.zeros(b, dtype=torch.bool)
-        has_atom = torch.zeros(b, dtype=torch.bool)
+        ids = torch.full((b, 1), BOS, dtype=torch.long, device=dev)
+        done = torch.zeros(b, dtype=torch.bool, device=dev)
+        has_atom = torch.zeros(b, dtype=torch.bool, device=dev)
         cache: list[list[torch.Tensor]] = []
         for _ in range(max_len - 1):
             logits = model.step_logits(ids[:, -1], cache) / temperature
@@ -242,7 +256,7 @@ def sample_lm(model: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: flo
             has_atom |= is_atom[nxt]
             if bool(done.all()):
                 break
-        out.extend(tokenizer.decode(row.tolist()) for row in ids)
+        out.extend(tokenizer.decode(row) for row in ids.tolist())  # tolist() copies to the host
     return out
 
 
@@ -302,4 +316,4 @@ def to_selfies_corpus(smiles: Sequence[str]) -> list[str]:
 def lm_state(model: CausalLM, tokenizer: Tokenizer) -> dict[str, Any]:
     """Everything needed to rebuild the LM (config, vocabulary, weights)."""
     return {"config": dataclasses.asdict(model.config), "tokenizer": tokenizer.to_dict(),
-            "state_dict": model.state_dict()}
+            "state_dict": to_cpu(model.state_dict())}

@@ -36,17 +36,18 @@ class ConformerSet:
 
 
 def generate_smiles(lm: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: float = 1.0,
-                    top_k: int | None = None, seed: int = 0, unique: bool = False, max_rounds: int = 20
-                    ) -> list[str]:
+                    top_k: int | None = None, seed: int = 0, unique: bool = False, max_rounds: int = 20,
+                    device=None) -> list[str]:
     """``n`` valid molecules (canonical SMILES) from the LM that :func:`~iclr25.next_mol.chem.prepare` accepts
-    (one fragment, SELFIES round trip), so that DMT can take each; with ``unique`` duplicates are redrawn."""
+    (one fragment, SELFIES round trip), so that DMT can take each; with ``unique`` duplicates are redrawn. The LM
+    samples on ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``)."""
     from .chem import prepare  # noqa: PLC0415
 
     out: list[str] = []
     seen: set[str] = set()
     for r in range(max_rounds):
         strings = sample_lm(lm, tokenizer, max(n - len(out), 1) if r else n, temperature=temperature, top_k=top_k,
-                            seed=seed + 7919 * r)
+                            seed=seed + 7919 * r, device=device)
         for s in decode_to_smiles(strings, tokenizer.kind):
             if s is None or (unique and s in seen):
                 continue
@@ -62,8 +63,8 @@ def generate_smiles(lm: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: 
 
 
 def redraw_flipped(dmt: DMT, molecules: Sequence[Molecule], coords: list[np.ndarray], *, rounds: int = 3,
-                   steps: int = 50, sampler: str = "ancestral", seed: int = 0, graphs=None, batch_size: int = 64
-                   ) -> tuple[list[np.ndarray], list[np.ndarray], list[int]]:
+                   steps: int = 50, sampler: str = "ancestral", seed: int = 0, graphs=None, batch_size: int = 64,
+                   device=None) -> tuple[list[np.ndarray], list[np.ndarray], list[int]]:
     """The stereo check: conformers whose tetrahedral or double-bond stereo perceived from 3D (RDKit
     ``AssignStereochemistryFrom3D``) differs from the input molecule are redrawn from DMT, all molecules' flipped
     conformers in one batched call per round, for at most ``rounds`` rounds; a redrawn conformer replaces the old
@@ -71,7 +72,7 @@ def redraw_flipped(dmt: DMT, molecules: Sequence[Molecule], coords: list[np.ndar
     image of a centre; this check fixes what the model gets wrong instead of hiding it.
 
     Returns ``(coords, stereo_ok, n_redrawn)``, one entry per molecule (``coords`` is a new list; the input
-    arrays are not modified).
+    arrays are not modified). DMT samples on ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``).
     """
     if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 0:
         raise ValueError(f"rounds must be a non-negative integer, got {rounds!r}")
@@ -84,7 +85,7 @@ def redraw_flipped(dmt: DMT, molecules: Sequence[Molecule], coords: list[np.ndar
         if not bad:
             break
         new = sample_conformers(dmt, [graphs[i] for i, _ in bad], 1, steps=steps, sampler=sampler,
-                                seed=seed + 104729 * (r + 1), batch_size=batch_size)
+                                seed=seed + 104729 * (r + 1), batch_size=batch_size, device=device)
         for (i, j), x in zip(bad, new, strict=True):
             if stereo_matches(molecules[i], x)[0]:
                 coords[i][j] = x[0]
@@ -94,22 +95,25 @@ def redraw_flipped(dmt: DMT, molecules: Sequence[Molecule], coords: list[np.ndar
 
 
 def predict_conformers(dmt: DMT, smiles: Sequence[str], k: int, *, steps: int = 50, sampler: str = "ancestral",
-                       seed: int = 0, stereo_check: bool = True, max_resample: int = 3, batch_size: int = 64
-                       ) -> list[ConformerSet]:
+                       seed: int = 0, stereo_check: bool = True, max_resample: int = 3, batch_size: int = 64,
+                       device=None) -> list[ConformerSet]:
     """``k`` DMT conformers for each SMILES; with ``stereo_check`` those whose tetrahedral or double-bond stereo
     perceived from 3D differs from the input are redrawn (at most ``max_resample`` rounds, see
     :func:`redraw_flipped`).
 
-    Every SMILES is validated first; an invalid one is a ``ValueError`` naming ``smiles[i]``.
+    Every SMILES is validated first; an invalid one is a ``ValueError`` naming ``smiles[i]``. DMT samples on
+    ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``); the conformers are numpy arrays on the CPU.
     """
     if sampler not in SAMPLERS:
         raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
     molecules = prepare_many(smiles)
     graphs = graphs_of(molecules)
-    coords = sample_conformers(dmt, graphs, k, steps=steps, sampler=sampler, seed=seed, batch_size=batch_size)
+    coords = sample_conformers(dmt, graphs, k, steps=steps, sampler=sampler, seed=seed, batch_size=batch_size,
+                               device=device)
     if stereo_check:
         coords, oks, redrawn = redraw_flipped(dmt, molecules, coords, rounds=max_resample, steps=steps,
-                                              sampler=sampler, seed=seed, graphs=graphs, batch_size=batch_size)
+                                              sampler=sampler, seed=seed, graphs=graphs, batch_size=batch_size,
+                                              device=device)
     else:
         oks, redrawn = [np.ones(k, dtype=bool) for _ in molecules], [0] * len(molecules)
     return [ConformerSet(m, c, ok, sanity(m, c).sane, r, graph_from_3d(m, c))

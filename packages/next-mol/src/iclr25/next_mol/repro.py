@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from iclr25.utils.device import describe_device, torch_device
 from iclr25.utils.io import atomic_write
 from iclr25.utils.results import RunResult
 
@@ -271,6 +272,8 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False, full: bool = Fal
     cfg = dict(QUICK if quick else REPRO)
     load0 = os.getloadavg()
     run = RunResult.start(PACKAGE, "repro", seed=seed, config={**cfg, "full": full})
+    # where the models compute: $ICLR25_DEVICE (`repro --device`), else auto
+    run.machine["device"] = describe_device(torch_device(None))
     clock = _Clock()
     stage = clock.stage
     threads = torch.get_num_threads()

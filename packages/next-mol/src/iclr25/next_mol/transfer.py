@@ -46,19 +46,25 @@ class LMFeaturizer:
     """Per-atom LM features of a fixed list of molecules; the frozen LM runs once, the projector every call."""
 
     def __init__(self, lm: CausalLM, tokenizer: Tokenizer, molecules: Sequence[Molecule], *, d_out: int = 64,
-                 seed: int = 0) -> None:
+                 seed: int = 0, device=None) -> None:
+        """``device``: where the LM runs and the projector lives (``None``: ``$ICLR25_DEVICE`` or ``auto``; the LM
+        is moved there); the features are returned there (:meth:`numpy`: on the CPU)."""
+        from iclr25.utils.device import torch_device  # noqa: PLC0415
+
+        dev = torch_device(device)
         if tokenizer.kind != "selfies":
             raise ValueError(f"the transfer needs the SELFIES LM, got a {tokenizer.kind} tokenizer")
         ids = torch.as_tensor(tokenizer.batch([m.selfies for m in molecules], name="molecules"))
         if ids.shape[1] > lm.config.max_len:
             raise ValueError(f"a molecule has more than {lm.config.max_len - 2} SELFIES tokens, the LM's maximum")
-        lm.eval()
+        ids = ids.to(dev)
+        lm.to(dev).eval()
         with torch.no_grad():
             self.hidden = torch.cat([lm.hidden_states(ids[i:i + 128]) for i in range(0, len(ids), 128)], 1)
         self.pad = ids == 0
-        self.maps = [torch.as_tensor(m.token_map) for m in molecules]
-        torch.manual_seed(seed)
-        self.projector = LMProjector(self.hidden.shape[0], self.hidden.shape[-1], d_out)
+        self.maps = [torch.as_tensor(m.token_map, device=dev) for m in molecules]
+        torch.manual_seed(seed)  # initialised on the CPU (the same projector on every device), then moved
+        self.projector = LMProjector(self.hidden.shape[0], self.hidden.shape[-1], d_out).to(dev)
 
     @property
     def d_out(self) -> int:
@@ -66,7 +72,8 @@ class LMFeaturizer:
 
     def __call__(self, indices: Sequence[int]) -> list[torch.Tensor]:
         idx = torch.as_tensor(list(indices), dtype=torch.long)
-        z = self.projector(self.hidden[:, idx], self.pad[idx])
+        dev = self.hidden.device
+        z = self.projector(self.hidden[:, idx.to(dev)], self.pad[idx.to(dev)])
         out = []
         for r, i in enumerate(idx.tolist()):
             M = self.maps[i]                                  # (tokens, atoms)
@@ -76,4 +83,4 @@ class LMFeaturizer:
 
     def numpy(self, indices: Sequence[int]) -> list[np.ndarray]:
         with torch.no_grad():
-            return [f.numpy() for f in self(indices)]
+            return [f.cpu().numpy() for f in self(indices)]

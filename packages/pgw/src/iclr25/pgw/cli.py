@@ -26,8 +26,8 @@ DESCRIPTION = "Partial Gromov-Wasserstein metric (Bai et al., ICLR 2025)"
 DEMO_HELP = "a shape with 10%% outliers matched by PGW and GW, and a small retrieval run (about 10 s)"
 REPRO_HELP = ("data set II retrieval (SVM) with PGW/GW/MPGW/UGW and per-pair timings against POT (a few "
               "minutes)")
-QUICK_HELP = ("a smoke-sized run of every step (2 shapes per class, PGW and GW, 2-fold SVM, one timing size): "
-              "seconds, e.g. to check a --backend cluster")
+QUICK_HELP = ("the retrieval step only, smoke-sized (PGW's distance matrix of 2 shapes per class and its 2-fold "
+              "SVM accuracy; no peers, no timings): seconds, e.g. to check a --backend cluster")
 
 
 #: kept here (not imported from .solver) so that ``--help`` stays light
@@ -75,6 +75,10 @@ def _check_common(args: argparse.Namespace) -> None:
                              "for more CPU cores")
     if getattr(args, "backend", None) is not None and getattr(args, "n_jobs", None) is not None:
         raise ValueError("--n-jobs is for local processes without --backend; with --backend give --workers")
+    if getattr(args, "address", None) is not None and getattr(args, "backend", None) in (None, "local"):
+        raise ValueError("--address names a cluster: give it with --backend dask or ray")
+    if getattr(args, "workers", None) is not None and args.workers < 1:
+        raise ValueError(f"--workers must be a positive integer, got {args.workers}")
 
 
 def _spaces_from_files(paths: list[Path], mass: float | None, metric: str):
@@ -138,7 +142,7 @@ def pairwise(args: argparse.Namespace) -> int:
 
     with cluster(args.backend, address=args.address, workers=args.workers) as (engine, n_jobs):
         if args.backend is not None:
-            print(f"--backend {args.backend}: {n_jobs if n_jobs > 0 else 'all'} worker(s)"
+            print(f"--backend {args.backend}: {n_jobs if n_jobs > 0 else 'all the cluster'}'s worker(s)"
                   + (f" at {args.address}" if args.address else ""), flush=True)
         D = pgw_pairwise(spaces, lam, method=args.method, n_jobs=args.n_jobs if args.backend is None else n_jobs,
                          backend=engine, n_init=args.n_init, seed=args.seed, epsilon=args.epsilon, stats=stats,

@@ -63,15 +63,19 @@ def outlier_matching(*, shape: int = 1, fraction: float = 0.1, lam_fraction: flo
     return OutlierMatching(X, Y, Y.shape[0] - n, lam, res, g)
 
 
-def distance_matrix(method: str, spaces: list[MMSpace], lam: float, *, n_jobs: int = 1) -> np.ndarray:
-    """All-pairs distances by ``method`` in {"pgw", "pgw-entropic", "gw", "mpgw", "ugw"}."""
+def distance_matrix(method: str, spaces: list[MMSpace], lam: float, *, n_jobs: int = 1, backend: str | None = None,
+                    device: Any = None) -> np.ndarray:
+    """All-pairs distances by ``method`` in {"pgw", "pgw-entropic", "gw", "mpgw", "ugw"}: the exact ones pair by
+    pair on ``n_jobs`` workers of ``backend`` (:func:`iclr25.utils.parallel.parallel_map`: ``None``/"loky" local
+    processes, "dask", "ray"), the entropic one vmapped on ``device`` (JAX; ``None``: ``$ICLR25_DEVICE`` or
+    ``auto``)."""
     if method == "pgw":
-        return pgw_pairwise(spaces, lam, n_jobs=n_jobs)
+        return pgw_pairwise(spaces, lam, n_jobs=n_jobs, backend=backend)
     if method == "pgw-entropic":
-        return pgw_pairwise(spaces, lam, method="entropic")
+        return pgw_pairwise(spaces, lam, method="entropic", device=device)
     if method not in BASELINES:
         raise ValueError(f"method must be pgw, pgw-entropic or one of {sorted(BASELINES)}, got {method!r}")
-    return pairwise_matrix(BASELINES[method], spaces, n_jobs=n_jobs, desc=f"{method} pairs")
+    return pairwise_matrix(BASELINES[method], spaces, n_jobs=n_jobs, backend=backend, desc=f"{method} pairs")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,9 +89,10 @@ class RetrievalRun:
 
 
 def retrieval_run(methods: tuple[str, ...] = ("pgw", "gw"), *, n_per_class: int = 20, n_jobs: int = 1,
-                  seed: int = 0, on_done: Callable[[str, float], Any] | None = None) -> RetrievalRun:
+                  seed: int = 0, on_done: Callable[[str, float], Any] | None = None, backend: str | None = None,
+                  device: Any = None) -> RetrievalRun:
     """Data set II with mass 1/74 per point, lam = max C^2 / 5 (the paper's settings), and the distance
-    matrix of each method.
+    matrix of each method (``n_jobs``, ``backend``, ``device``: see :func:`distance_matrix`).
 
     References: paper Sec. 5 (shape retrieval, data set II).
     """
@@ -98,7 +103,7 @@ def retrieval_run(methods: tuple[str, ...] = ("pgw", "gw"), *, n_per_class: int 
     secs: dict[str, float] = {}
     for m in methods:
         t0 = time.perf_counter()
-        D[m] = distance_matrix(m, spaces, lam, n_jobs=n_jobs)
+        D[m] = distance_matrix(m, spaces, lam, n_jobs=n_jobs, backend=backend, device=device)
         secs[m] = time.perf_counter() - t0
         if on_done is not None:
             on_done(m, secs[m])

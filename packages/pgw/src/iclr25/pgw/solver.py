@@ -148,6 +148,10 @@ def pgw(C1: Any, C2: Any, p: Any, q: Any, lam: float, *, method: str = "fw-v1", 
         ``method="entropic"`` only (default 1e-3): entropic regularisation relative to the cost scale.
     seed : int, optional
         Exact methods only (default 0): seed of the random starts.
+    device : str or jax.Device, optional
+        ``method="entropic"`` only: where the JAX solver runs (``None``: ``$ICLR25_DEVICE`` or ``auto``, a GPU
+        with a CUDA jaxlib, else the CPU; see :func:`iclr25.pgw.entropic.resolve_device`). The exact methods run
+        on the CPU (POT's network-simplex oracle has no GPU version).
 
     Returns
     -------
@@ -388,6 +392,9 @@ def pgw_pairwise(spaces: Any, lam: float, *, method: str = "fw-v1", n_jobs: int 
         Exact methods only: workers (default 1; -1 all cores) and the ``parallel_map`` backend.
     batch_size : int, optional
         ``method="entropic"`` only: pairs per vmapped batch (default 64).
+    device : str or jax.Device, optional
+        ``method="entropic"`` only: where the JAX solver runs (as in :func:`pgw`); exact pairs run on CPU
+        cores, here or on a cluster (``backend``).
     stats : dict, optional
         Filled with how the pairs ran. Exact: ``pairs``, ``in_process``, ``workers``, ``estimated_rest_s``;
         entropic: ``pairs``, ``batches`` (size groups), ``batch_size``, ``padded_size`` (largest bucket),

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from iclr25.utils import cli as ucli
+from iclr25.utils.device import add_device_argument
 from iclr25.utils.guards import check_size
 from iclr25.utils.outputs import add_output, check_output_path
 
@@ -43,6 +44,7 @@ def demo(args: argparse.Namespace) -> int:
     cfg = dict(DEMO)
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=cfg)
     ucli.set_torch_threads(args.threads)
+    dev = _device(args, run)
     from iclr25.utils.seeding import seed_everything
 
     from .figures import plot_fit
@@ -65,7 +67,7 @@ def demo(args: argparse.Namespace) -> int:
     reward = parse_reward(cfg["reward"])
     enum = enumerate_terminals(space, reward)
     space.parent_counts = enum.in_degree()
-    model = RxnFlow(space, reward, beta=cfg["beta"], seed=args.seed)
+    model = RxnFlow(space, reward, beta=cfg["beta"], seed=args.seed, device=dev)
     fit0 = distribution_fit(model, enum)
     res = train(model, TrainConfig(steps=cfg["steps"], batch_size=cfg["batch_size"], rho=cfg["rho"],
                                    min_sampling=cfg["min_sampling"], beta=cfg["beta"]), seed=args.seed)
@@ -80,7 +82,7 @@ def demo(args: argparse.Namespace) -> int:
 
     (m_q, m_div), (r_q, r_div) = modes(samples), modes(rand)
     run.add("terminal molecules enumerated", len(enum.terminals))
-    _demo_pocket(run, cfg, args.seed)
+    _demo_pocket(run, cfg, args.seed, dev)
     run.add("distribution fit r(log p_θ, β log R)", fit.pearson, peer=fit0.pearson, peer_name="untrained policy",
             higher_is_better=True)
     run.add("mean QED of samples", float(sum(s.reward for s in samples) / len(samples)),
@@ -96,7 +98,17 @@ def demo(args: argparse.Namespace) -> int:
     return run.publish(args.out)
 
 
-def _demo_pocket(run, cfg: dict, seed: int) -> None:
+def _device(args: argparse.Namespace, run) -> object:
+    """The torch device of ``--device`` (a missing one is a one-line error before any work), recorded in the run's
+    ``machine.device``."""
+    from iclr25.utils.device import describe_device, torch_device
+
+    dev = torch_device(args.device)
+    run.machine["device"] = describe_device(dev)
+    return dev
+
+
+def _demo_pocket(run, cfg: dict, seed: int, device: object = None) -> None:
     """The headline: the main claim pocket-modes-beat-screening at demo scale (one pocket of the docking proxy,
     RxnFlow's top diverse modes against enumerate-and-rank at the same number of distinct oracle calls)."""
     from .blocks import builtin_blocks
@@ -106,7 +118,8 @@ def _demo_pocket(run, cfg: dict, seed: int) -> None:
 
     space = SynthesisSpace(builtin_blocks(cfg["pocket_blocks"], seed=0), builtin_templates(), max_len=3,
                            allow_dead=True)
-    r = pocket_vs_screening(space, cfg["pocket"], steps=cfg["pocket_steps"], seed=seed, k=cfg["pocket_k"])
+    r = pocket_vs_screening(space, cfg["pocket"], steps=cfg["pocket_steps"], seed=seed, k=cfg["pocket_k"],
+                            device=device)
     run.add(f"pocket '{r.pocket}' (docking proxy): mean score of the top-{cfg['pocket_k']} diverse modes", r.ours,
             peer=r.screening, peer_name=f"enumerate-and-rank, same {r.oracle_calls} oracle calls",
             unit="kcal/mol (proxy)", higher_is_better=False, headline=True, claim="pocket-modes-beat-screening")
@@ -162,6 +175,7 @@ def train_cmd(args: argparse.Namespace) -> int:
         "beta_range": args.beta_range, "max_len": args.max_len, "min_len": args.min_len, "lr": args.lr,
         "lr_z": args.lr_z, "pb": args.pb})
     ucli.set_torch_threads(args.threads)
+    dev = _device(args, run)
     from .blocks import load_blocks
     from .gflownet import RxnFlow, TrainConfig, train
     from .rewards import parse_reward
@@ -179,7 +193,7 @@ def train_cmd(args: argparse.Namespace) -> int:
                                allow_dead=args.allow_dead_templates)
     except ValueError as exc:
         raise ValueError(str(exc).replace("or pass allow_dead", "or pass --allow-dead-templates")) from None
-    model = RxnFlow(space, reward, beta=args.beta, seed=args.seed)
+    model = RxnFlow(space, reward, beta=args.beta, seed=args.seed, device=dev)
     res = train(model, cfg, seed=args.seed)
     import numpy as np
 
@@ -215,10 +229,13 @@ def sample_cmd(args: argparse.Namespace) -> int:
     if not args.model.is_dir():
         raise FileNotFoundError(f"{args.model}: no such model folder (--model; written by `iclr25 rxnflow train`)")
     ucli.set_torch_threads(args.threads)
+    from iclr25.utils.device import torch_device
+
+    dev = torch_device(args.device)
     from .gflownet import load_model
     from .output import write_samples
 
-    model = load_model(args.model)
+    model = load_model(args.model, device=dev)
     if new is not None:
         model = model.with_blocks(new)
     samples = model.sample(args.n, rho=args.rho, beta=args.beta, seed=args.seed)
@@ -288,4 +305,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     dc.add_argument("--strict", action="store_true", help="exit 1 when problems are found")
     for p in (d, r, t, s):
         p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
+        add_device_argument(p)
     return ucli.run_main(parser, argv)

@@ -31,10 +31,11 @@ class PocketRun:
 
 
 def pocket_vs_screening(space, pocket: str, *, steps: int, seed: int = 0, k: int = 30, beta: float = 16.0,
-                        rho: float = 0.1, batch_size: int = 64) -> PocketRun:
+                        rho: float = 0.1, batch_size: int = 64, min_sampling: int = 10, device=None) -> PocketRun:
     """Train RxnFlow on ``pocket``'s proxy reward for ``steps`` TB steps and compare its top-``k`` diverse
     modes with enumerate-and-rank screening of the same number of distinct molecules (the strongest simple
-    method at an equal oracle budget)."""
+    method at an equal oracle budget). The policy trains on ``device`` (``None``: ``$ICLR25_DEVICE``, else
+    ``auto``); the proxy and RDKit's reactions run on the CPU."""
     import numpy as np
     import torch
 
@@ -45,12 +46,12 @@ def pocket_vs_screening(space, pocket: str, *, steps: int, seed: int = 0, k: int
 
     torch.manual_seed(seed)
     found = Reward(f"pocket:{pocket}", pocket_reward(pocket))  # its cache: every molecule docked while training
-    model = RxnFlow(space, found, beta=beta, seed=seed)
-    res = train(model, TrainConfig(steps=steps, batch_size=batch_size, rho=rho, min_sampling=10, beta=beta),
+    model = RxnFlow(space, found, beta=beta, seed=seed, device=device)
+    res = train(model, TrainConfig(steps=steps, batch_size=batch_size, rho=rho, min_sampling=min_sampling, beta=beta),
                 seed=seed, show_progress=False)
     n = len(found.cache)
     screened = Reward(f"pocket:{pocket}", pocket_reward(pocket))
-    scout = RxnFlow(space, screened, beta=beta, seed=seed)
+    scout = RxnFlow(space, screened, beta=beta, seed=seed, device=model.device)
     draw = 0
     while len(screened.cache) < n:
         random_synthesis(scout, 256, seed=10_000 * (seed + 1) + draw)

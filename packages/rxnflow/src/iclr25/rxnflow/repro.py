@@ -59,6 +59,10 @@ def run_repro(args: argparse.Namespace) -> int:
     from iclr25.utils.cli import set_torch_threads
 
     set_torch_threads(args.threads)
+    from iclr25.utils.device import describe_device, device_scope, torch_device
+
+    dev = torch_device(args.device)
+    run.machine["device"] = describe_device(dev)
     from .rewards import parse_reward
     from .toy import enumerate_terminals, toy_space
 
@@ -75,11 +79,11 @@ def run_repro(args: argparse.Namespace) -> int:
     t_enum = time.perf_counter() - t0
     space.parent_counts = enum.in_degree()
     print(f"enumerated {len(enum.terminals)} terminals ({enum.n_products} products) in {t_enum:.0f} s", flush=True)
-    rows, models = _toy_rows(cfg, space, reward, enum, args.seed)
+    rows, models = _toy_rows(cfg, space, reward, enum, args.seed, dev)
     # 3. modes
     modes = _modes(models[0.1], cfg["n_samples"], args.seed)
     # 4. scale
-    scale = _scale_rows(cfg)
+    scale = _scale_rows(cfg, dev)
     wall = time.perf_counter() - t_all
     _add_metrics(run, cfg, est, len(enum.terminals), rows, modes, scale)
     run.add("repro wall time", wall, unit="s", higher_is_better=False, timing=True)
@@ -92,7 +96,8 @@ def run_repro(args: argparse.Namespace) -> int:
     # the registry's claims at the repro rung (5 seeds; about 80 s on one core): OUT/claims.json
     from .claims import REGISTRY
 
-    report = REGISTRY.run("repro", command="iclr25 rxnflow repro")
+    with device_scope(args.device):  # the measuring code reads its device from $ICLR25_DEVICE
+        report = REGISTRY.run("repro", command="iclr25 rxnflow repro")
     report.save(args.out)
     for r in report.results:
         run.add(f"claim {r.claim.id}: {r.verdict}", float(r.holds))
@@ -103,7 +108,7 @@ def run_repro(args: argparse.Namespace) -> int:
 
 
 def _toy_rows(cfg: dict[str, Any], space: Any, reward: Any, enum: Any,
-              seed: int) -> tuple[list[dict[str, Any]], dict[float, Any]]:
+              seed: int, device: Any = None) -> tuple[list[dict[str, Any]], dict[float, Any]]:
     """Part 2: one model per ρ in ``cfg["rhos"]``, each trained for the same wall time with the exact fit read
     at a quarter, half and all of it; returns the per-ρ rows and the trained models by ρ."""
     from .gflownet import RxnFlow, TrainConfig, train
@@ -112,7 +117,7 @@ def _toy_rows(cfg: dict[str, Any], space: Any, reward: Any, enum: Any,
     rows, models = [], {}
     T = cfg["seconds_per_rho"]
     for rho in cfg["rhos"]:
-        model = RxnFlow(space, reward, beta=cfg["beta"], seed=seed)
+        model = RxnFlow(space, reward, beta=cfg["beta"], seed=seed, device=device)
         res = train(model, TrainConfig(steps=10 ** 7, batch_size=cfg["batch_size"], rho=rho,
                                        min_sampling=cfg["min_sampling"], beta=cfg["beta"], time_budget_s=T),
                     seed=seed, eval_fn=lambda m: distribution_fit(m, enum).pearson,
@@ -145,12 +150,13 @@ def _modes(model: Any, n_samples: int, seed: int) -> tuple[tuple[float, float, i
     return modes(samples), modes(rand), replay
 
 
-def _scale_rows(cfg: dict[str, Any]) -> list[dict[str, Any]]:
-    """Part 4: one TB step's time and peak memory at each library size, subsampled and with the full softmax."""
+def _scale_rows(cfg: dict[str, Any], device: Any = "cpu") -> list[dict[str, Any]]:
+    """Part 4: one TB step's time and peak memory at each library size, subsampled and with the full softmax,
+    on ``device``."""
     scale = []
     for nb in cfg["scale_blocks"]:
         for rho in (cfg["scale_rho"], 1.0):
-            r = _scale_row(nb, rho, cfg["scale_steps"])
+            r = _scale_row(nb, rho, cfg["scale_steps"], device=device)
             scale.append(r)
             print(json.dumps(r), flush=True)
     return scale

@@ -91,7 +91,7 @@ class _Accounting:
         return r
 
     def _worst_kwargs(self) -> dict[str, Any]:
-        return dict(n_nodes=self.X_.shape[0], n_train=int(self._t.sum()), n_features=self.X_.shape[1],
+        return dict(n_nodes=self.X_.shape[0], n_train=self._n_active(), n_features=self.X_.shape[1],
                     lam=self.lam, r_max=self.r_max_abs if self.mode == "scalegun" else 0.0,
                     n_levels=self.hops + 1)
 

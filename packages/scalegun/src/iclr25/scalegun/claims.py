@@ -76,7 +76,7 @@ def certified_stream(seed: int, rung: str) -> tuple[Any, Any, list]:
     """``(graph, unlearner, records)``: the rung's CSBM (:data:`CERT_GRAPH`; seed ``seed``), fitted at
     (eps, delta) = (1, 1e-4), sigma = 0.1 with auditing, after the rung's stream of edge, node and feature
     removals; the model on ``$ICLR25_DEVICE`` (else ``auto``). In a smoke run (``iclr25 claims --smoke``) the
-    stream is one request of each kind."""
+    stream is one request of each kind, on at most 64 features."""
     return _certified_stream(seed, rung, default_device(), smoke_run())
 
 
@@ -86,8 +86,11 @@ def _certified_stream(seed: int, rung: str, device: str, smoke: bool) -> tuple[A
     from .unlearner import CertifiedUnlearner
 
     _check_rung(rung)
+    if rung == "paper" and not smoke:  # the rung's speed claims need the user's data: say so before hours of work
+        _paper_data()
     n_edges, n_nodes, n_feats = (1, 1, 1) if smoke else STREAM[rung]
     n, m, F, C = CERT_GRAPH[rung]
+    F = min(F, 64) if smoke else F  # a smoke run: Cora's graph with 64 features (F x F eigensolves: ~10 s at 1,433)
     g = datasets.csbm(n, m, F, C, seed=seed, homophily=0.6, signal=0.2)
     rng = np.random.default_rng(seed)
     edges = g.edges[rng.choice(g.n_edges, n_edges, replace=False)]
@@ -159,6 +162,8 @@ def _efficacy(seed: int, rung: str) -> dict[str, Measurement]:
     from .unlearner import CertifiedUnlearner
 
     _check_rung(rung)
+    if rung == "paper" and not smoke_run():
+        _paper_data()
     g = datasets.csbm(2000, 10000, 16, 4, seed=seed + 3, homophily=0.9, signal=0.12)
     bad = datasets.adversarial_edges(g, 0.1, seed=seed + 3)
     poisoned = datasets.with_edges(g, bad)
@@ -185,11 +190,28 @@ PAPER_UNLEARNER, PAPER_RETRAINS = {"lam": 1e-8, "sigma": 5.0, "r_max": 5e-9}, 1
 SMOKE_GRAPH, SMOKE_SIZES = {"n": 2000, "m": 20_000, "features": 16, "classes": 5, "signal": 0.3}, (2, 1, 50)
 
 
+def _paper_data() -> str:
+    """The user's ogbn-papers100M folder for the paper rung, checked before any work (one line when missing)."""
+    import os
+
+    from .streaming import GRAPH_FILES
+
+    folder = os.environ.get(PAPER_DATA_ENV, "").strip()
+    if not folder:
+        raise ValueError(f"rung 'paper' needs ogbn-papers100M: set ${PAPER_DATA_ENV} to a folder of "
+                         f"{', '.join(GRAPH_FILES)} (see iclr25 claims scalegun --rung paper --estimate)")
+    from pathlib import Path
+
+    missing = [f for f in GRAPH_FILES if not (Path(folder) / f).is_file()]
+    if missing:
+        raise ValueError(f"${PAPER_DATA_ENV}={folder}: missing {', '.join(missing)} (rung 'paper' reads "
+                         f"{', '.join(GRAPH_FILES)})")
+    return folder
+
+
 def _speed_graph(seed: int, rung: str) -> tuple[Any, dict[str, Any], tuple[int, int, int]]:
     """The speed claims' graph, the unlearner's settings and (single requests, retrainings, batch) at ``rung``;
     the paper rung reads the user's ogbn-papers100M folder (``$ICLR25_SCALEGUN_PAPERS100M``)."""
-    import os
-
     from . import datasets
     from .streaming import load_graph_files
 
@@ -197,11 +219,7 @@ def _speed_graph(seed: int, rung: str) -> tuple[Any, dict[str, Any], tuple[int, 
     if smoke_run():
         s, sizes = SMOKE_GRAPH, SMOKE_SIZES
     elif rung == "paper":
-        folder = os.environ.get(PAPER_DATA_ENV, "").strip()
-        if not folder:
-            raise ValueError(f"rung 'paper' needs ogbn-papers100M: set ${PAPER_DATA_ENV} to a folder of graph.npz, "
-                             "X.npy, y.npy, train.npy, test.npy (see iclr25 claims scalegun --rung paper --estimate)")
-        return (load_graph_files(folder, mmap=True), PAPER_UNLEARNER,
+        return (load_graph_files(_paper_data(), mmap=True), PAPER_UNLEARNER,
                 (SPEED_REQUESTS, PAPER_RETRAINS, SPEED_BATCH))
     g = datasets.powerlaw(s["n"], s["m"], s["features"], s["classes"], seed=seed, signal=s["signal"])
     return g, extra, sizes

@@ -132,7 +132,7 @@ def retrain_from_scratch(u: CertifiedUnlearner, Z_train: np.ndarray, seed: int) 
     Zt = torch.as_tensor(Z_train, dtype=torch.float64, device=dev)
     b = u.sigma * torch.randn(Zt.shape[1], u._Y.shape[1], generator=torch.Generator().manual_seed(seed),
                               dtype=torch.float64)
-    return train_ovr(Zt, u._Y, u._t, u.lam, b.to(dev), max_iter=u.max_iter).cpu()
+    return train_ovr(Zt, u._Y, u._t, u.lam, b.to(dev), max_iter=u.max_iter, n=u._n_active()).cpu()
 
 
 def sweep(graphs: list[Any], *, seeds: tuple[int, ...] = (0,), batches: tuple[int, ...] = (1, 5000),

@@ -74,7 +74,7 @@ def _objective(W: torch.Tensor, Z: torch.Tensor, Y: torch.Tensor, t: torch.Tenso
 
 
 def train_ovr(Z: torch.Tensor, Y: torch.Tensor, t: torch.Tensor, lam: float, b: torch.Tensor, *,
-              max_iter: int = 100, tol: float = 1e-10, history: int = 10) -> torch.Tensor:
+              max_iter: int = 100, tol: float = 1e-10, history: int = 10, n: float | None = None) -> torch.Tensor:
     """Minimise ``sum_k L_k`` with L-BFGS from ``W = 0`` (two-loop recursion, Armijo backtracking).
 
     The optimiser sees the objective divided by ``n`` (same minimiser, better scaled), as the reference does;
@@ -83,8 +83,11 @@ def train_ovr(Z: torch.Tensor, Y: torch.Tensor, t: torch.Tensor, lam: float, b: 
 
     References: ScaleGUN Sec. 5 (L-BFGS training of the linear model), Guo et al. (2020) Sec. 4;
     Nocedal & Wright (2006) Algorithm 7.4.
+
+    ``n``: the number of active rows, ``sum(t)`` (default: computed from ``t``; the unlearner passes the count it
+    keeps on the host, which saves a device round trip).
     """
-    n = float(t.sum())
+    n = float(t.sum()) if n is None else float(n)
     if n <= 0:
         raise ValueError("the training set is empty: every training node has been removed")
     W = torch.zeros(Z.shape[1], Y.shape[1], dtype=Z.dtype, device=Z.device)

@@ -74,9 +74,10 @@ class _Requests:
         pos = self._train_pos[rows]
         p = torch.as_tensor(np.union1d(pos[pos >= 0], gone), device=self.device)
         Z_old, t_old = self._Zt[p].clone(), self._t[p].clone()
-        n_old = float(self._t.sum())
+        n_old = float(self._n_active())
         self._sync_rows(rows)
         self._t[torch.as_tensor(gone, device=self.device)] = 0.0
+        self._active[gone] = False
         Z_new, t_new = self._Zt[p], self._t[p]
         self._K += Z_new.T @ (t_new[:, None] * Z_new) - Z_old.T @ (t_old[:, None] * Z_old)
         return p, Z_old, t_old, n_old, Z_new, t_new
@@ -87,7 +88,7 @@ class _Requests:
         W, Y, t = self.W_, self._Y, self._t
         rhs = (Z_old.T @ (t_old[:, None] * row_gradient_terms(W, Z_old, Y[p]))
                - Z_new.T @ (t_new[:, None] * row_gradient_terms(W, Z_new, Y[p]))
-               + self.lam * (n_old - float(t.sum())) * W)  # (F, C)
+               + self.lam * (n_old - float(self._n_active())) * W)  # (F, C)
         if self.newton_solver == "cg":
             delta, res, iters = newton_solve_cg(W, self._Zt, t, self.lam, rhs, self._K)
         else:

@@ -61,7 +61,8 @@ class _Retraining:
         F, C = self.X_.shape[1], self.n_classes
         noise = torch.randn(F, C, generator=self._gen, dtype=torch.float64)
         self._b = (self.sigma * noise).to(self.device)
-        self.W_ = train_ovr(self._Zt, self._Y, self._t, self.lam, self._b, max_iter=self.max_iter)
+        self.W_ = train_ovr(self._Zt, self._Y, self._t, self.lam, self._b, max_iter=self.max_iter,
+                            n=self._n_active())
         g = ovr_gradient(self.W_, self._Zt, self._Y, self._t, self.lam, self._b)
         self._beta = torch.linalg.vector_norm(g, dim=0).cpu().numpy()
         self._worst_acc = self._beta.copy()

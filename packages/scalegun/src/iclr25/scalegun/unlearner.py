@@ -193,6 +193,7 @@ class CertifiedUnlearner(_Requests, _Accounting, _Retraining):
         dt = dict(dtype=torch.float64, device=self.device)
         self._Zt = torch.as_tensor(self._embedding()[self.train_idx], **dt)  # fancy indexing copied already
         self._t = torch.ones(len(self.train_idx), **dt)
+        self._active = np.ones(len(self.train_idx), dtype=bool)  # t > 0, kept on the host (no device round trip)
         Y = np.full((len(self.train_idx), self.n_classes), -1.0)
         Y[np.arange(len(self.train_idx)), self.y[self.train_idx]] = 1.0
         self._Y = torch.as_tensor(Y, **dt)
@@ -275,7 +276,7 @@ class CertifiedUnlearner(_Requests, _Accounting, _Retraining):
     def active_train_idx(self) -> np.ndarray:
         """The training nodes still in the training set (removed nodes and features excluded)."""
         self._check_fitted()
-        return self.train_idx[self._t.cpu().numpy() > 0]
+        return self.train_idx[self._active]
 
     @with_threads
     def predict(self, idx: Any = None) -> np.ndarray:
@@ -317,7 +318,7 @@ class CertifiedUnlearner(_Requests, _Accounting, _Retraining):
         return _v.check_edges(edges, self._A)
 
     def _validate_nodes(self, nodes: Any, name: str, removed: np.ndarray) -> np.ndarray:
-        return _v.check_nodes(nodes, name, removed, self._train_pos, self._t.cpu().numpy())
+        return _v.check_nodes(nodes, name, removed, self._train_pos, self._active.astype(np.float64))
 
     # ----------------------------------------------------------------------------------------- internals
     def _embedding(self) -> np.ndarray:
@@ -325,6 +326,10 @@ class CertifiedUnlearner(_Requests, _Accounting, _Retraining):
 
     def _current_X(self) -> np.ndarray:
         return self._prop.X if self._prop is not None else self._Xc
+
+    def _n_active(self) -> int:
+        """The number of active training rows, ``sum(t)`` (t is 0 or 1), from the host copy."""
+        return int(np.count_nonzero(self._active))
 
     def _zeros(self) -> np.ndarray:
         return np.zeros(self.n_classes)

@@ -35,6 +35,7 @@ from iclr25.utils.claims import Claim, ClaimRegistry, ClaimsReport, Measurement,
 from .conversation import TASKS
 
 if TYPE_CHECKING:
+    from .experiments import ExperimentData
     from .repro import ReproResult
 
 __all__ = ["REGISTRY", "RUNGS", "RTQA_RUNGS", "repro_measurements", "repro_report", "rtqa_measurements"]
@@ -164,9 +165,28 @@ def _assistant(seed: int, rung: str) -> dict[str, Measurement | float]:
     tsc = [p for p, e in zip(preds, data.test, strict=True) if e.task == "tsc"]
     return {
         "tsc-beats-answer-prior": Measurement(scores["tsc"], reference=answer_prior(data.train, data.test, "tsc"),
-                                              extra={"distinct_answers": float(len(set(tsc)))},
+                                              extra={"distinct_answers": float(len(set(tsc))),
+                                                     "frame_count_rule": frame_count_rule(data)},
                                               alive=len(set(tsc)) > 1),
     }
+
+
+def frame_count_rule(data: ExperimentData) -> float:
+    """Accuracy on the scene-classification questions of the shortcut that reads no pixel: the most common
+    training scene among the sequences with as many frames (the prompt says how many; construction sites have at
+    least 3), the answer prior for a count never seen in training."""
+    from collections import Counter
+
+    by: dict[int, Counter[str]] = {}
+    for e in data.train:
+        if e.task == "tsc":
+            by.setdefault(data.train_seqs[e.seq].n_frames, Counter())[e.answer] += 1
+    test = [e for e in data.test if e.task == "tsc"]
+    if not by or not test:
+        return math.nan
+    prior = sum(by.values(), Counter()).most_common(1)[0][0]
+    rule = {n: c.most_common(1)[0][0] for n, c in by.items()}
+    return sum(rule.get(data.test_seqs[e.seq].n_frames, prior) == e.answer for e in test) / len(test)
 
 
 _MARGIN = ("margin 0.05: about two standard errors of an accuracy on the ~100 test questions of a task per seed, "
@@ -250,52 +270,72 @@ _REPRO_CLAIMS = (
 
 
 #: the damage claim's rung (issue 58): at the repro's 500 steps on nine tasks every model answers the prior on
-#: damage (TEOChat = last frame at every seed: a declared fail that measured nothing), so it is decided where each
-#: task gets its share: TEOChat and the last-frame model, 500 steps on the box and damage questions only
-BUDGET_TASKS = ("loc", "damage", "sre", "det1")
+#: damage (TEOChat = last frame at every seed: a declared fail that measured nothing), and so it did in 0.7's
+#: first budget rung (500 steps on loc, damage, sre, det1): 70 % of the damage answers are ``no_damage``, and a
+#: model trained on that mix answers ``no_damage`` to every question at every seed (value = reference). Since
+#: then the rung trains on the damage questions only, each damage level drawn equally often
+#: (``TrainConfig.balance_answers``): the pipeline's fix, not the metric's (the inverse-prevalence F1 weights the
+#: rare levels most). The ladder is one cosine schedule per model scored at :data:`BUDGET_LADDER` steps.
+BUDGET_TASKS = ("damage",)
+BUDGET_STEPS = 500
+BUDGET_LADDER = (125, 250)
+_DAMAGE_NOTE = (_MARGIN + "; decided at the `budget` rung (`iclr25 claims teochat --rung budget`), not by repro: at "
+                "the repro's nine-task 500 steps, and on the box + damage mix, every model answers `no_damage` "
+                "(70 % of the answers) to every question, so value = reference at every seed (0.036 / 0.030 / "
+                "0.037); the rung trains on the damage questions only with every level drawn equally often, and "
+                "a seed whose damage answers are one constant is not alive; the ladder (125 / 250 / 500 steps) "
+                "and the per-level F1 are in the extras: `destroyed` (a rubble patch in the last frame, which one "
+                "frame shows) near chance for both models names the cause: neither reads the building the box "
+                "in the question names (as on localisation at this budget)")
 
 
 @REGISTRY.measures(
     Claim("budget-damage-temporal-beats-last-frame", statement="damage classification: temporal beats single "
           "image", paper="TEOChat 50.0 vs GeoChat 11.8 xBD damage F1 (Table 1)",
-          metric="damage classification inverse-prevalence F1 (500 steps on loc, damage, sre, det1 only)",
+          metric="damage classification inverse-prevalence F1 (500 steps on the damage questions only, every "
+                 "damage level drawn equally often)",
           direction="higher", baseline=_LAST, margin=0.05, rule="every_seed", expect="fails", ladder=_FIVE,
-          kind="main", rungs=("budget",),
-          note=_MARGIN + "; decided at the `budget` rung (`iclr25 claims teochat --rung budget`), not by repro: at "
-               "the repro's nine-task 500 steps every model answers the prior on damage (value = reference at "
-               "every seed, 0.036 / 0.030 / 0.037 in 0.5); a seed whose damage answers are one constant is not "
-               "alive"),
+          kind="main", rungs=("budget",), note=_DAMAGE_NOTE),
 )
 def _budget(seed: int, rung: str) -> dict[str, Measurement]:
     import torch
 
-    from .assistant import TrainConfig, train_assistant
-    from .experiments import evaluate, make_data
+    from .assistant import Assistant, TrainConfig, train_assistant
+    from .experiments import make_data
+    from .metrics import damage_f1
     from .model import ModelConfig
     from .repro import REPRO_RUNG, _vocab_size
 
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
-    scores, distinct = {}, {}
+    data = make_data(REPRO_RUNG["n_train"], REPRO_RUNG["n_test"], seed=seed, tasks=BUDGET_TASKS)
+    ex = [e for e in data.test if e.task == "damage"]
+    truths, regions = [e.answer for e in ex], [e.region for e in ex]
+    out: dict[str, float] = {}
+
+    def score(name: str, step: int, asst: Assistant) -> None:
+        preds = asst.predict(ex, data.test_seqs)
+        d = damage_f1(preds, truths, regions)
+        tag = "" if step == BUDGET_STEPS else f"_{step}_steps"
+        out[f"{name}{tag}"] = d.inv_weighted_f1
+        out[f"{name}_distinct_answers{tag}"] = float(len(set(preds)))
+        if step == BUDGET_STEPS:
+            out.update({f"{name}_f1_{k}": v for k, v in d.per_class.items()})
+
     try:
-        data = make_data(REPRO_RUNG["n_train"], REPRO_RUNG["n_test"], seed=seed, tasks=BUDGET_TASKS)
         for name, last in (("teochat", False), ("last_frame", True)):
             asst = train_assistant(data.train_seqs, data.train, seed=seed,
                                    model_config=ModelConfig(vocab_size=_vocab_size(), d_model=64, n_layers=2),
-                                   config=TrainConfig(steps=REPRO_RUNG["steps"], batch_size=REPRO_RUNG["batch_size"],
-                                                      lr=3e-3, last_frame=last), desc=f"budget {name} {seed}")
-            s, preds = evaluate(asst, data)
-            scores[name] = s.scores
-            distinct[name] = len({p for p, e in zip(preds, data.test, strict=True) if e.task == "damage"})
+                                   config=TrainConfig(steps=BUDGET_STEPS, batch_size=REPRO_RUNG["batch_size"],
+                                                      lr=3e-3, last_frame=last, balance_answers=BUDGET_TASKS),
+                                   callback=lambda step, a, name=name: score(name, step, a),
+                                   callback_steps=BUDGET_LADDER, desc=f"budget {name} {seed}")
+            score(name, BUDGET_STEPS, asst)
     finally:
         torch.set_num_threads(threads)
-    t, lf = scores["teochat"], scores["last_frame"]
     return {"budget-damage-temporal-beats-last-frame": Measurement(
-        t["damage"], reference=lf["damage"], alive=distinct["teochat"] > 1,
-        extra={"damage_distinct_answers": float(distinct["teochat"]),
-               "damage_distinct_answers_last_frame": float(distinct["last_frame"]),
-               **{f"{k}_teochat": float(t[k]) for k in ("loc", "sre", "det1") if k in t},
-               **{f"{k}_last_frame": float(lf[k]) for k in ("loc", "sre", "det1") if k in lf}})}
+        out["teochat"], reference=out["last_frame"], alive=out["teochat_distinct_answers"] > 1,
+        extra={k: v for k, v in out.items() if k not in ("teochat", "last_frame")})}
 
 
 def repro_measurements(res: ReproResult) -> dict[str, Measurement]:
