@@ -21,7 +21,7 @@ test_committed_claims = REGISTRY.pytest_committed_test(Path(__file__).resolve().
 
 
 def test_committed_retrieval_rung_report():
-    # per-domain-beats-pooled is decided at its own rung (25 seeds of the retrieval stage, too slow for the suite):
+    # per-domain-beats-pooled is decided at its own rung (20 seeds of the retrieval stage, too slow for the suite):
     # its committed side report must be valid, at this version and seeds, with the registry's claim definitions
     path = PACKAGE / "docs" / "retrieval" / "claims.json"
     data = load_report(path)
