@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from .diffusion import Sampler as Sampler
     from .diffusion import SamplerConfig as SamplerConfig
     from .diffusion import Samples as Samples
+    from .diffusion import on_device as on_device
     from .energy import Energy as Energy
     from .energy import IsingEnergy as IsingEnergy
     from .energy import IsingModelEnergy as IsingModelEnergy

@@ -22,7 +22,7 @@ import optax
 
 from iclr25.utils.progress import progress
 
-from .diffusion import Samples, _finite, _positive_int
+from .diffusion import Samples, _finite, _positive_int, on_device
 from .energy import Energy
 
 __all__ = ["MADE", "AutoregressiveSampler", "train_autoregressive"]
@@ -91,30 +91,33 @@ class AutoregressiveSampler:
     history: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
     def sample(self, n_samples: int, *, key: Any = None, seed: int = 0, index: int = 0,
-               epsilon: float = 0.0, chunk: int = 4096) -> Samples:
+               epsilon: float = 0.0, chunk: int = 4096, device: Any = None) -> Samples:
         del index, epsilon  # one instance; the sigmoid output already has full support
         n_samples = _positive_int(n_samples, "n_samples")
-        key = jax.random.key(seed) if key is None else key
-        size = chunk if n_samples >= chunk else min(chunk, max(256, 1 << (n_samples - 1).bit_length()))
-        xs, lqs = [], []
-        for k in jax.random.split(key, -(-n_samples // size)):
-            x, lq = _sample_with_log_prob(self.model, k, size, self.energy.n_nodes)
-            xs.append(np.asarray(x, np.int8))
-            lqs.append(np.asarray(lq, np.float64))
+        with on_device(device):  # the draws are made there; the samples come back as numpy
+            key = jax.random.key(seed) if key is None else key
+            size = chunk if n_samples >= chunk else min(chunk, max(256, 1 << (n_samples - 1).bit_length()))
+            xs, lqs = [], []
+            for k in jax.random.split(key, -(-n_samples // size)):
+                x, lq = _sample_with_log_prob(self.model, k, size, self.energy.n_nodes)
+                xs.append(np.asarray(x, np.int8))
+                lqs.append(np.asarray(lq, np.float64))
         return Samples(np.concatenate(xs)[:n_samples], np.concatenate(lqs)[:n_samples], np.zeros(n_samples))
 
 
 def train_autoregressive(energy: Energy, *, temperature: float, n_epochs: int = 300, n_samples: int = 256,
                          hidden: int = 64, learning_rate: float = 1e-3, temperature_start: float | None = None,
                          key: Any = None, seed: int = 0, show_progress: bool = True,
-                         callback: Callable[[int, float], None] | None = None) -> AutoregressiveSampler:
+                         callback: Callable[[int, float], None] | None = None, device: Any = None
+                         ) -> AutoregressiveSampler:
     r"""Train the masked-MLP sampler by REINFORCE on the reverse KL (the VAN objective).
 
     .. math:: \nabla_\theta\, T\,\mathrm{KL}(q \| p) = \mathbb{E}_q[(T \ln q(x) + E(x) - b)\, \nabla_\theta \ln q(x)]
 
     with b the batch mean; the temperature is annealed linearly from ``temperature_start`` over 3/4 of the
     epochs. ``callback(epoch, free_energy)`` is called after every epoch with the batch's variational free energy
-    mean(T ln q + E). References: Wu, Wang & Zhang, PRL 2019, Eq. 4; Sanokowski et al., ICLR 2025, Sec. 5.2.
+    mean(T ln q + E). It trains on ``device`` (:func:`~iclr25.sdds.diffusion.on_device`). References: Wu, Wang &
+    Zhang, PRL 2019, Eq. 4; Sanokowski et al., ICLR 2025, Sec. 5.2.
     """
     if not isinstance(energy, Energy):
         raise TypeError(f"energy must be an iclr25.sdds Energy, got {type(energy).__name__}")
@@ -122,38 +125,39 @@ def train_autoregressive(energy: Energy, *, temperature: float, n_epochs: int = 
     t0 = t_end if temperature_start is None else _finite(temperature_start, "temperature_start", low=0.0)
     n_epochs = _positive_int(n_epochs, "n_epochs")
     n_samples = _positive_int(n_samples, "n_samples")
-    key = jax.random.key(seed) if key is None else key
-    k_init, k_train = jax.random.split(key)
-    n = energy.n_nodes
-    model = MADE(n, _positive_int(hidden, "hidden"), key=k_init)
-    opt = optax.chain(optax.clip_by_global_norm(1.0), optax.adam(_finite(learning_rate, "learning_rate", low=0.0)))
-    opt_state = opt.init(eqx.filter(model, eqx.is_inexact_array))
-    index = jnp.zeros((n_samples,), jnp.int32)
+    with on_device(device):
+        key = jax.random.key(seed) if key is None else key
+        k_init, k_train = jax.random.split(key)
+        n = energy.n_nodes
+        model = MADE(n, _positive_int(hidden, "hidden"), key=k_init)
+        opt = optax.chain(optax.clip_by_global_norm(1.0), optax.adam(_finite(learning_rate, "learning_rate", low=0.0)))
+        opt_state = opt.init(eqx.filter(model, eqx.is_inexact_array))
+        index = jnp.zeros((n_samples,), jnp.int32)
 
-    @eqx.filter_jit
-    def step(model, opt_state, k, temp):
-        x = _sample(jax.lax.stop_gradient(model), k, n_samples, n)
-        e = energy.batch_energy(x, index)
+        @eqx.filter_jit
+        def step(model, opt_state, k, temp):
+            x = _sample(jax.lax.stop_gradient(model), k, n_samples, n)
+            e = energy.batch_energy(x, index)
 
-        def loss_fn(m):
-            lq = _log_prob(m, x)
-            f = jax.lax.stop_gradient(temp * lq + e)
-            return jnp.mean((f - f.mean()) * lq), jnp.mean(f)
+            def loss_fn(m):
+                lq = _log_prob(m, x)
+                f = jax.lax.stop_gradient(temp * lq + e)
+                return jnp.mean((f - f.mean()) * lq), jnp.mean(f)
 
-        (_, free), grads = eqx.filter_value_and_grad(loss_fn, has_aux=True)(model)
-        updates, opt_state = opt.update(grads, opt_state, eqx.filter(model, eqx.is_inexact_array))
-        return eqx.apply_updates(model, updates), opt_state, free
+            (_, free), grads = eqx.filter_value_and_grad(loss_fn, has_aux=True)(model)
+            updates, opt_state = opt.update(grads, opt_state, eqx.filter(model, eqx.is_inexact_array))
+            return eqx.apply_updates(model, updates), opt_state, free
 
-    hist = []
-    it = range(n_epochs)
-    if show_progress:
-        it = progress(it, total=n_epochs, desc="train autoregressive")
-    for epoch, k in zip(it, jax.random.split(k_train, n_epochs), strict=True):
-        frac = min(1.0, epoch / max(1, (3 * n_epochs) // 4))
-        temp = t0 + (t_end - t0) * frac
-        model, opt_state, free = step(model, opt_state, k, jnp.asarray(temp, jnp.float32))
-        hist.append(float(free))
-        if callback is not None:
-            callback(epoch, hist[-1])
-    # "free_energy" as in the diffusion sampler's history (the REINFORCE surrogate itself is not recorded)
-    return AutoregressiveSampler(model, energy, {"free_energy": np.asarray(hist)})
+        hist = []
+        it = range(n_epochs)
+        if show_progress:
+            it = progress(it, total=n_epochs, desc="train autoregressive")
+        for epoch, k in zip(it, jax.random.split(k_train, n_epochs), strict=True):
+            frac = min(1.0, epoch / max(1, (3 * n_epochs) // 4))
+            temp = t0 + (t_end - t0) * frac
+            model, opt_state, free = step(model, opt_state, k, jnp.asarray(temp, jnp.float32))
+            hist.append(float(free))
+            if callback is not None:
+                callback(epoch, hist[-1])
+        # "free_energy" as in the diffusion sampler's history (the REINFORCE surrogate itself is not recorded)
+        return AutoregressiveSampler(model, energy, {"free_energy": np.asarray(hist)})

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from iclr25.utils import cli as ucli
+from iclr25.utils.device import add_device_argument
 from iclr25.utils.guards import check_size
 from iclr25.utils.io import read_json
 from iclr25.utils.outputs import add_output
@@ -42,7 +43,8 @@ TRAIN_HELP = ("train the sampler from scratch (about 10 s) instead of loading th
 def demo(args: argparse.Namespace) -> int:
     from .demo import run_demo  # noqa: PLC0415 - keeps --help fast
 
-    run = run_demo(args.out, seed=check_seed(args.seed), train_from_scratch=args.train)
+    run = run_demo(args.out, seed=check_seed(args.seed), train_from_scratch=args.train,
+                   device=_device(args.device))
     print(run.to_markdown())
     return 0
 
@@ -50,14 +52,26 @@ def demo(args: argparse.Namespace) -> int:
 def repro(args: argparse.Namespace) -> int:
     from .repro import run_repro  # noqa: PLC0415 - keeps --help fast
 
-    run = run_repro(args.out, seed=check_seed(args.seed), quick=args.quick)
+    dev = _device(args.device)
+    run = run_repro(args.out, seed=check_seed(args.seed), quick=args.quick, device=dev)
     print(run.to_markdown())
     if not args.quick:
         # the paper's claims over the repro rung's 5 seeds (about 4 min at load ~3): claims.json beside results.json
+        from iclr25.utils.device import device_scope  # noqa: PLC0415
+
         from .claims import REGISTRY  # noqa: PLC0415
 
-        REGISTRY.run("repro", command="iclr25 sdds repro").publish(args.out)
+        # the measuring code reads its device from $ICLR25_DEVICE (a registry's functions take seed and rung only)
+        with device_scope(args.device):
+            REGISTRY.run("repro", command="iclr25 sdds repro").publish(args.out)
     return 0
+
+
+def _device(spec: str) -> Any:
+    """The JAX device of ``--device`` (an absent one is a one-line error naming the flag, before any work)."""
+    from .diffusion import resolve_device  # noqa: PLC0415
+
+    return resolve_device(spec)
 
 
 def _problem_from_spec(spec: Any, path: Path) -> Any:
@@ -109,16 +123,19 @@ def cmd_train(args: argparse.Namespace) -> int:
     from .diffusion import SamplerConfig  # noqa: PLC0415
     from .objectives import train  # noqa: PLC0415
 
+    dev = _device(args.device)
     energy = _problem_from_spec(spec["problem"], args.config)
     try:
         config = SamplerConfig.from_dict(spec.get("sampler", {}))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{args.config}: sampler: {exc}") from exc
-    sampler = train(config, energy, jax_key(check_seed(spec.get("seed", 0))))
+    sampler = train(config, energy, jax_key(check_seed(spec.get("seed", 0))), device=dev)
     last = {k: float(v[-1]) for k, v in sampler.history.items() if len(v)}
     _check_finite_weights(sampler.model, f"{args.config}: training diverged", last)
     out = save_sampler(sampler, args.out)
-    print(f"wrote {out}; last epoch: {last}")
+    from iclr25.utils.device import describe_device  # noqa: PLC0415
+
+    print(f"wrote {out} (trained on {describe_device(dev)}); last epoch: {last}")
     return 0
 
 
@@ -164,6 +181,10 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     from .checkpoint import load_sampler, read_checkpoint_spec  # noqa: PLC0415
 
     read_checkpoint_spec(args.checkpoint)  # a bad folder is reported before JAX is imported
+    from iclr25.utils.device import describe_device  # noqa: PLC0415
+
+    dev = _device(args.device)
+    run.machine["device"] = describe_device(dev)
     from .energy import IsingEnergy  # noqa: PLC0415
     from .estimators import add_warnings, estimate, neural_mcmc  # noqa: PLC0415
     from .exact import exact_ising  # noqa: PLC0415
@@ -178,9 +199,10 @@ def cmd_estimate(args: argparse.Namespace) -> int:
     run.config = {"checkpoint": str(args.checkpoint), "beta": beta, "n_samples": args.n_samples,
                   "epsilon": args.epsilon, "min_ess_fraction": args.min_ess, "nmcmc_chains": 64,
                   "nmcmc_steps": mc_steps}
-    est = estimate(sampler, energy, beta, args.n_samples, jax_key(args.seed), seed=args.seed, epsilon=args.epsilon)
+    est = estimate(sampler, energy, beta, args.n_samples, jax_key(args.seed), seed=args.seed, epsilon=args.epsilon,
+                   device=dev)
     mc = neural_mcmc(sampler, energy, beta, n_chains=64, n_steps=mc_steps, burn_in=1, key=jax_key(args.seed + 1),
-                     seed=args.seed)
+                     seed=args.seed, device=dev)
     exact = None
     if isinstance(energy, IsingEnergy) and not energy.spin_glass:
         exact = exact_ising(energy.L, beta)
@@ -212,7 +234,7 @@ def cmd_estimate(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub, _, _ = ucli.method_commands("sdds", DESCRIPTION, demo=demo, demo_help=DEMO_HELP, train=TRAIN_HELP,
+    parser, sub, d, r = ucli.method_commands("sdds", DESCRIPTION, demo=demo, demo_help=DEMO_HELP, train=TRAIN_HELP,
                                              repro=repro, repro_help=REPRO_HELP, quick=True, jax_cache="ICLR25_SDDS_JAX_CACHE")
     t = ucli.add_command(sub, "train", cmd_train, force=True, help="train a sampler from a JSON config file")
     t.add_argument("--config", required=True, type=Path, help="JSON config file")
@@ -228,6 +250,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help=f"warn when the ESS fraction ESS / M is below this (default: {MIN_ESS_FRACTION})")
     add_output(e, "--out", kind="folder", default=None, run_files=("results.json",),
                help="folder for results.json (default: none; never the --checkpoint folder or inside it)")
+    for p in (d, r, t, e):  # JAX computes there (a GPU with a CUDA jaxlib); numpy results on the host
+        add_device_argument(p)
     return ucli.run_main(parser, argv)
 
 

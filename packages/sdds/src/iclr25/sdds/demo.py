@@ -47,14 +47,25 @@ def demo_sampler(seed: int = 0, *, train_from_scratch: bool = False) -> tuple[An
     return train(DEMO_CONFIG, IsingEnergy(DEMO_L), jax_key(seed)), "trained in this run"
 
 
-def run_demo(out: Path, *, seed: int = 0, train_from_scratch: bool = False) -> RunResult:
-    """Load (seed 0) or train the sampler, estimate, compare with the exact (Kaufman) values, draw the figure."""
+def run_demo(out: Path, *, seed: int = 0, train_from_scratch: bool = False, device: Any = None) -> RunResult:
+    """Load (seed 0) or train the sampler, estimate, compare with the exact (Kaufman) values, draw the figure;
+    JAX computes on ``device`` (:func:`~iclr25.sdds.diffusion.on_device`), recorded in ``results.json``."""
+    from iclr25.utils.device import describe_device  # noqa: PLC0415
+
+    from .diffusion import on_device  # noqa: PLC0415
+
+    with on_device(device) as dev:
+        return _run_demo(out, seed=seed, train_from_scratch=train_from_scratch, where=describe_device(dev))
+
+
+def _run_demo(out: Path, *, seed: int, train_from_scratch: bool, where: str) -> RunResult:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     energy = IsingEnergy(DEMO_L)
     beta = BETA_CRITICAL
     run = RunResult.start("iclr25-sdds", "demo", seed=seed,
                           config={"L": DEMO_L, "beta": beta, "n_eval_samples": N_EVAL, **DEMO_CONFIG.to_dict()})
+    run.machine["device"] = where
     t0 = time.perf_counter()
     sampler, origin = demo_sampler(seed, train_from_scratch=train_from_scratch)
     t_train = time.perf_counter() - t0

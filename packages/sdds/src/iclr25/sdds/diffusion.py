@@ -14,8 +14,11 @@ References: Sanokowski et al., ICLR 2025, Sec. 2 (joint distributions), Sec. 4 (
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import dataclasses
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import equinox as eqx
@@ -28,7 +31,40 @@ from .graphs import PaddedGraphs
 from .models import AGGREGATIONS, GNN, LatticeCNN
 from .noise import SCHEDULES, beta_schedule, log_forward
 
-__all__ = ["SamplerConfig", "Samples", "Sampler", "OBJECTIVES", "make_model", "sample_trajectories"]
+__all__ = ["SamplerConfig", "Samples", "Sampler", "OBJECTIVES", "make_model", "sample_trajectories", "on_device",
+           "resolve_device"]
+
+#: the device of the innermost :func:`on_device` (so that a ``device=None`` inside it keeps that device)
+_ACTIVE_DEVICE: contextvars.ContextVar[Any] = contextvars.ContextVar("iclr25_sdds_device", default=None)
+
+
+def resolve_device(device: Any = None) -> Any:
+    """The JAX device of a ``device=`` argument: a JAX device as given, else
+    :func:`iclr25.utils.device.jax_device` (``None``: ``$ICLR25_DEVICE`` or ``auto``, JAX's default device: a GPU
+    with a CUDA jaxlib, else the CPU; ``"cuda"`` without a GPU is a one-line ``ValueError`` naming ``--device``)."""
+    if hasattr(device, "platform") and hasattr(device, "id"):
+        return device
+    from iclr25.utils.device import jax_device  # noqa: PLC0415
+
+    return jax_device(device)
+
+
+@contextlib.contextmanager
+def on_device(device: Any = None) -> Iterator[Any]:
+    """``with on_device(device) as dev:`` JAX computes on :func:`resolve_device` ``(device)`` (``jax.default_device``):
+    parameters, noise keys and draws made inside live there. ``device=None`` inside another ``on_device`` keeps
+    the outer device. Every training, sampling and estimating entry point of the package runs in one; numpy
+    results come back to the host."""
+    if device is None and _ACTIVE_DEVICE.get() is not None:
+        yield _ACTIVE_DEVICE.get()
+        return
+    dev = resolve_device(device)
+    token = _ACTIVE_DEVICE.set(dev)
+    try:
+        with jax.default_device(dev):
+            yield dev
+    finally:
+        _ACTIVE_DEVICE.reset(token)
 
 OBJECTIVES = ("diffuco", "rkl_rl", "fkl_nis")
 #: T_c = 2 / ln(1 + sqrt 2): the critical temperature of the square-lattice Ising model.
@@ -306,28 +342,30 @@ class Sampler:
         return self.energy.n_nodes
 
     def sample(self, n_samples: int, *, key: jax.Array | None = None, seed: int = 0, index: int = 0,
-               epsilon: float = 0.0, chunk: int = 4096) -> Samples:
-        """Draw ``n_samples`` trajectories on instance ``index``; returns X_0 and the joint log-densities."""
+               epsilon: float = 0.0, chunk: int = 4096, device: Any = None) -> Samples:
+        """Draw ``n_samples`` trajectories on instance ``index`` on ``device`` (:func:`on_device`); returns X_0 and
+        the joint log-densities as numpy arrays."""
         n_samples = _positive_int(n_samples, "n_samples")
         eps = _finite(epsilon, "epsilon", low=0.0, strict=False)
         if eps > 1:
             raise ValueError(f"epsilon must be in [0, 1], got {epsilon}")
         if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < self.energy.n_instances:
             raise ValueError(f"index must be an integer in [0, {self.energy.n_instances}), got {index!r}")
-        key = jax.random.key(seed) if key is None else key
-        betas = jnp.asarray(beta_schedule(self.config.n_steps, self.config.schedule), jnp.float32)
-        chunk = _positive_int(chunk, "chunk")
-        # a power-of-two batch (at least 256) keeps the number of compiled shapes small
-        size = chunk if n_samples >= chunk else min(chunk, max(256, 1 << (n_samples - 1).bit_length()))
-        xs, lqs, lfs = [], [], []
-        for ckey in jax.random.split(key, -(-n_samples // size)):
-            tr = _sample_chunk(self.model, self.energy, betas, jnp.full((size,), index, jnp.int32), ckey, eps)
-            xs.append(np.asarray(tr.states[-1]))
-            # sum the per-step terms in float64: they are O(N) each and cancel to O(1) in the weights
-            lqs.append(np.asarray(tr.log_q, np.float64).sum(0) + np.asarray(tr.log_prior, np.float64))
-            lfs.append(np.asarray(tr.log_fwd, np.float64).sum(0))
-        return Samples(np.concatenate(xs)[:n_samples], np.concatenate(lqs)[:n_samples],
-                       np.concatenate(lfs)[:n_samples])
+        with on_device(device):
+            key = jax.random.key(seed) if key is None else key
+            betas = jnp.asarray(beta_schedule(self.config.n_steps, self.config.schedule), jnp.float32)
+            chunk = _positive_int(chunk, "chunk")
+            # a power-of-two batch (at least 256) keeps the number of compiled shapes small
+            size = chunk if n_samples >= chunk else min(chunk, max(256, 1 << (n_samples - 1).bit_length()))
+            xs, lqs, lfs = [], [], []
+            for ckey in jax.random.split(key, -(-n_samples // size)):
+                tr = _sample_chunk(self.model, self.energy, betas, jnp.full((size,), index, jnp.int32), ckey, eps)
+                xs.append(np.asarray(tr.states[-1]))
+                # sum the per-step terms in float64: they are O(N) each and cancel to O(1) in the weights
+                lqs.append(np.asarray(tr.log_q, np.float64).sum(0) + np.asarray(tr.log_prior, np.float64))
+                lfs.append(np.asarray(tr.log_fwd, np.float64).sum(0))
+            return Samples(np.concatenate(xs)[:n_samples], np.concatenate(lqs)[:n_samples],
+                           np.concatenate(lfs)[:n_samples])
 
 
 @eqx.filter_jit

@@ -17,7 +17,7 @@ from typing import Any, Protocol
 import jax
 import numpy as np
 
-from .diffusion import Samples, _finite, _positive_int
+from .diffusion import Samples, _finite, _positive_int, on_device
 from .energy import Energy
 
 __all__ = ["Proposal", "UniformProposal", "Estimate", "MCMCResult", "MIN_ESS_FRACTION", "estimate", "neural_mcmc",
@@ -147,7 +147,7 @@ def _stats(lw: np.ndarray, e: np.ndarray, beta: float, n: int) -> np.ndarray:
 
 def estimate(sampler: Any, energy: Energy, beta: float, n_samples: int, key: Any = None, *, seed: int = 0,
              index: int = 0, epsilon: float = 0.0, n_bootstrap: int = 200,
-             samples: Samples | None = None) -> Estimate:
+             samples: Samples | None = None, device: Any = None) -> Estimate:
     r"""Self-normalised neural importance sampling (SN-NIS) estimates with bootstrap standard errors.
 
     .. math::
@@ -175,6 +175,9 @@ def estimate(sampler: Any, energy: Energy, beta: float, n_samples: int, key: Any
     samples : Samples, optional
         ``n_samples`` draws of ``sampler`` made beforehand (for instance shared with :func:`neural_mcmc`, which
         builds its chains from the same kind of independent draws); ``sampler`` is then not called.
+    device : str or jax.Device, optional
+        Where the draws are made (:func:`~iclr25.sdds.diffusion.on_device`); the weights and statistics are
+        float64 numpy on the host.
 
     References: Sanokowski et al., ICLR 2025, Sec. 4, Eq. 10-12.
     """
@@ -185,7 +188,8 @@ def estimate(sampler: Any, energy: Energy, beta: float, n_samples: int, key: Any
     if n_samples < 2:
         raise ValueError(f"n_samples must be >= 2, got {n_samples}")
     n_bootstrap = _positive_int(n_bootstrap, "n_bootstrap")
-    samples = _draw(sampler, samples, n_samples, key, seed, index, epsilon, "n_samples")
+    with on_device(device):
+        samples = _draw(sampler, samples, n_samples, key, seed, index, epsilon, "n_samples")
     lw, e = importance_log_weights(samples, energy, b, index=index)
     n = int(np.asarray(energy.graphs.node_mask[index]).sum())
     point = _stats(lw, e, b, n)
@@ -250,7 +254,7 @@ class MCMCResult:
 
 def neural_mcmc(sampler: Any, energy: Energy, beta: float, *, n_chains: int = 64, n_steps: int = 100,
                 burn_in: int = 10, key: Any = None, seed: int = 0, index: int = 0,
-                epsilon: float = 0.0, samples: Samples | None = None) -> MCMCResult:
+                epsilon: float = 0.0, samples: Samples | None = None, device: Any = None) -> MCMCResult:
     r"""Independent Metropolis-Hastings with fresh sampler draws (whole trajectories) as proposals.
 
     A chain at (X, w) moves to a proposal (X', w') with probability :math:`\min(1, w'/w)`, where
@@ -258,6 +262,7 @@ def neural_mcmc(sampler: Any, energy: Energy, beta: float, *, n_chains: int = 64
     per spin after ``burn_in`` steps; its standard error treats the ``n_chains`` chain means as independent.
     The proposals are ``n_chains * (n_steps + 1)`` independent draws of ``sampler``, or ``samples`` when given
     (for instance the draws of an :func:`estimate`; the two estimates are then correlated, each stays valid).
+    The draws are made on ``device`` (:func:`~iclr25.sdds.diffusion.on_device`), the chains run in numpy.
 
     References: Sanokowski et al., ICLR 2025, Sec. 4 (Neural MCMC), App. A.6.
     """
@@ -265,8 +270,9 @@ def neural_mcmc(sampler: Any, energy: Energy, beta: float, *, n_chains: int = 64
     energy = _check_energy(energy)
     b = _check_beta(beta)
     n_chains, n_steps = check_chains(n_chains, n_steps, burn_in, steps_name="n_steps")
-    samples = _draw(sampler, samples, n_chains * (n_steps + 1), key, seed, index, epsilon,
-                    "n_chains * (n_steps + 1)")
+    with on_device(device):
+        samples = _draw(sampler, samples, n_chains * (n_steps + 1), key, seed, index, epsilon,
+                        "n_chains * (n_steps + 1)")
     lw, e = importance_log_weights(samples, energy, b, index=index)
     lw = lw.reshape(n_steps + 1, n_chains)
     e = e.reshape(n_steps + 1, n_chains)

@@ -36,6 +36,7 @@ from .diffusion import (
     Trajectories,
     bernoulli_log_prob,
     make_model,
+    on_device,
     random_features,
     sample_trajectories,
     step_logits,
@@ -295,7 +296,8 @@ def make_train_step(config: SamplerConfig, energy: Energy) -> Callable:
 
 
 def train(config: SamplerConfig, energy: Energy, key: jax.Array | None = None, *, seed: int = 0,
-          show_progress: bool = True, callback: Callable[[int, dict[str, float]], None] | None = None) -> Sampler:
+          show_progress: bool = True, callback: Callable[[int, dict[str, float]], None] | None = None,
+          device: Any = None) -> Sampler:
     """Train a diffusion sampler for ``energy`` with ``config.objective``; returns the :class:`Sampler`.
 
     Parameters
@@ -307,6 +309,9 @@ def train(config: SamplerConfig, energy: Energy, key: jax.Array | None = None, *
         PRNG key; ``jax.random.key(seed)`` when omitted.
     seed : int, keyword-only
         Used only when ``key`` is None.
+    device : str or jax.Device, keyword-only
+        Where the network trains (:func:`~iclr25.sdds.diffusion.on_device`; ``None``: ``$ICLR25_DEVICE`` or
+        ``auto``, a GPU with a CUDA jaxlib). The importance weights and the history are float64 numpy on the host.
 
     References: Sanokowski et al., ICLR 2025, Algorithm 1 (rKL w/ RL) and Algorithm 2 (fKL w/ MC) of App. A.
     """
@@ -316,22 +321,23 @@ def train(config: SamplerConfig, energy: Energy, key: jax.Array | None = None, *
         raise TypeError(f"energy must be an iclr25.sdds Energy, got {type(energy).__name__}")
     if energy.n_nodes < 1:
         raise ValueError("energy has no variables")
-    key = jax.random.key(seed) if key is None else key
-    k_init, k_train = jax.random.split(key)
-    state = init_state(config, energy, k_init)
-    step = eqx.filter_jit(make_train_step(config, energy))
-    hist: dict[str, list[float]] = {name: [] for name in METRICS}
-    keys = jax.random.split(k_train, config.n_epochs)
-    it = range(config.n_epochs)
-    if show_progress:
-        it = progress(it, total=config.n_epochs, desc=f"train {config.objective}")
-    for epoch in it:
-        temp = config.temperature_at(epoch)
-        state, metrics = step(state, keys[epoch], jnp.asarray(temp, jnp.float32))
-        m = {k: float(v) for k, v in metrics.items()}
-        hist["temperature"].append(temp)
-        for name in METRICS[1:]:
-            hist[name].append(m[name])
-        if callback is not None:
-            callback(epoch, m)
-    return Sampler(state.model, config, energy, {k: np.asarray(v) for k, v in hist.items()})
+    with on_device(device):
+        key = jax.random.key(seed) if key is None else key
+        k_init, k_train = jax.random.split(key)
+        state = init_state(config, energy, k_init)
+        step = eqx.filter_jit(make_train_step(config, energy))
+        hist: dict[str, list[float]] = {name: [] for name in METRICS}
+        keys = jax.random.split(k_train, config.n_epochs)
+        it = range(config.n_epochs)
+        if show_progress:
+            it = progress(it, total=config.n_epochs, desc=f"train {config.objective}")
+        for epoch in it:
+            temp = config.temperature_at(epoch)
+            state, metrics = step(state, keys[epoch], jnp.asarray(temp, jnp.float32))
+            m = {k: float(v) for k, v in metrics.items()}
+            hist["temperature"].append(temp)
+            for name in METRICS[1:]:
+                hist[name].append(m[name])
+            if callback is not None:
+                callback(epoch, m)
+        return Sampler(state.model, config, energy, {k: np.asarray(v) for k, v in hist.items()})

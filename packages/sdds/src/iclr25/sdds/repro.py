@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from pathlib import Path
+from typing import Any
 
 import jax
 import numpy as np
@@ -321,11 +322,23 @@ def _memory_section(run: RunResult, scale: ReproScale, out: Path, rows: list[str
     return savefig(fig, out / "memory_vs_steps.png")
 
 
-def run_repro(out: Path, *, seed: int = 0, quick: bool = False) -> RunResult:
+def run_repro(out: Path, *, seed: int = 0, quick: bool = False, device: Any = None) -> RunResult:
+    """The reproduction's tables and figures in ``out``; JAX computes on ``device``
+    (:func:`~iclr25.sdds.diffusion.on_device`), recorded in ``results.json``."""
+    from iclr25.utils.device import describe_device  # noqa: PLC0415
+
+    from .diffusion import on_device  # noqa: PLC0415
+
+    with on_device(device) as dev:
+        return _run_repro(out, seed=seed, quick=quick, where=describe_device(dev))
+
+
+def _run_repro(out: Path, *, seed: int, quick: bool, where: str) -> RunResult:
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     scale = QUICK if quick else ReproScale()
     run = RunResult.start("iclr25-sdds", "repro", seed=seed, config={"quick": quick, **dataclasses.asdict(scale)})
+    run.machine["device"] = where
     ising_rows: list[str] = []
     mis_rows: list[str] = []
     mem_rows: list[str] = []
