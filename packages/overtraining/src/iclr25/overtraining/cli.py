@@ -56,7 +56,14 @@ def _command(name: str):
     ``--help`` stays light): ``demo`` in demo.py, ``repro`` in repro.py, ``simulate`` and ``analyze`` below."""
     def handler(args: argparse.Namespace) -> int:
         _check_before_work(name, args)
-        with writing(args.out):  # a write error names --out at least (the files below name themselves)
+        from iclr25.utils.device import device_scope
+
+        if name != "analyze":  # an absent --device: one line naming it, before any work (analyze is numpy only)
+            from .network import accelerator
+
+            accelerator(args.device)
+        # every device=None below (the network's GD, the claims' measuring code) resolves to --device
+        with writing(args.out), device_scope(getattr(args, "device", None)):
             if name == "demo":
                 from .demo import demo
 
@@ -203,7 +210,9 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub, _, rp = ucli.method_commands("overtraining", DESCRIPTION, demo=_command("demo"), demo_help=DEMO_HELP,
+    from iclr25.utils.device import add_device_argument
+
+    parser, sub, dp, rp = ucli.method_commands("overtraining", DESCRIPTION, demo=_command("demo"), demo_help=DEMO_HELP,
                                               repro=_command("repro"), repro_help=REPRO_HELP)
     rp.add_argument("--seeds", type=_int_at_least("--seeds", 1), default=5, help="seeds per setting (default 5)")
     ucli.add_force_argument(rp)
@@ -246,6 +255,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                      help="trials column with 1 = correct choice")
     nwb.add_argument("--nwb-trials", type=_int_at_least("--nwb-trials", 2), default=None, metavar="N",
                      help="keep the first N trials of each day (when days differ in trial counts)")
+    for p in (dp, rp, s):  # where the network trains: numpy on the CPU, torch float64 on a GPU (analyze: numpy only)
+        add_device_argument(p)
     return ucli.run_main(parser, argv)
 
 

@@ -16,12 +16,14 @@ PACKAGE = "iclr25-overtraining"
 
 def demo(args: argparse.Namespace) -> int:
     from .experiments import DEFAULT_CONFIG, DEFAULT_TASK, hidden_progress, linear_max_margin
+    from .network import device_name
 
     seed_everything(args.seed)
     run = RunResult.start(PACKAGE, "demo", seed=args.seed,
                           config={"task": DEFAULT_TASK, "train": vars(DEFAULT_CONFIG), "factor": 20,
                                   "linear_check": "GD on the logistic loss, 40 separable points in 2-D, 1e5 steps"})
-    hp = hidden_progress(seed=args.seed)
+    run.machine["device"] = device_name(args.device)
+    hp = hidden_progress(seed=args.seed)  # on --device (the command's device_scope)
     lin = linear_max_margin(100_000, seed=args.seed)
     run.add("E0 (first epoch with training accuracy 1)", hp.E0)
     run.add("normalised hidden margin at 20*E0", hp.margin_end, peer=hp.margin_E0,

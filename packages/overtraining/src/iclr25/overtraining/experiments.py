@@ -4,6 +4,7 @@ controls, the lazy regime, the linear max-margin check and the overtraining-reve
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -46,8 +47,9 @@ class HiddenProgress:
 
 
 def hidden_progress(task_kwargs: dict | None = None, config: TrainConfig | None = None, *, factor: int = 20,
-                    seed: int = 0) -> HiddenProgress:
-    """Train on the odour task until factor·E₀ and summarise the hidden progress after E₀."""
+                    seed: int = 0, device: Any = None) -> HiddenProgress:
+    """Train on the odour task until factor·E₀ and summarise the hidden progress after E₀; the GD runs on
+    ``device`` (:func:`~iclr25.overtraining.network.train_mlp`: numpy on the CPU, torch float64 on a GPU)."""
     from scipy.stats import spearmanr
 
     from .network import init_mlp
@@ -56,14 +58,14 @@ def hidden_progress(task_kwargs: dict | None = None, config: TrainConfig | None 
     task = make_odour_task(**(DEFAULT_TASK | (task_kwargs or {})), seed=seed)
     cfg = config or DEFAULT_CONFIG
     p0 = init_mlp(task.X_train.shape[1], cfg.width, alpha=cfg.alpha, activation=cfg.activation, seed=seed)
-    E0 = epochs_to_learn(p0, task.X_train, task.y_train, cfg, criterion=1.0, max_epochs=cfg.n_epochs)
+    E0 = epochs_to_learn(p0, task.X_train, task.y_train, cfg, criterion=1.0, max_epochs=cfg.n_epochs, device=device)
     if E0 is None:
         raise ValueError(f"training accuracy never reached 1 within {cfg.n_epochs} epochs")
     E0 = max(E0, 1)
     end = factor * E0
     epochs = np.unique(np.concatenate([log_epochs(end, cfg.n_checkpoints), [E0]]))
     run = train_mlp(task.X_train, task.y_train, task.X_test, task.y_test, dataclasses.replace(cfg, n_epochs=int(end)),
-                    init=p0, epochs=epochs, seed=seed)
+                    init=p0, epochs=epochs, seed=seed, device=device)
     c0, c1 = run.at(E0), run.at(end)
     ep = run.epochs
     sel = (ep >= E0) & (ep <= c1.epoch)

@@ -115,8 +115,8 @@ class HiddenProgressMonitor:
             model.train(was_training)
         if self._captured is None:
             raise ValueError("the watched layer did not run in the model's forward pass")
-        H = self._captured.detach().reshape(Xt.shape[0], -1).cpu().double().numpy()
-        f = out.detach().reshape(Xt.shape[0], -1).cpu().double().numpy()
+        H = self._captured.detach().reshape(Xt.shape[0], -1).double().cpu().numpy()
+        f = out.detach().reshape(Xt.shape[0], -1).double().cpu().numpy()
         if f.shape[1] == 2:           # two logits: score of class +1 minus class −1
             f = f[:, 1:] - f[:, :1]
         if f.shape[1] != 1:

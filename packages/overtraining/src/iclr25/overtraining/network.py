@@ -8,6 +8,13 @@ Chizat–Bach laziness scale: α → ∞ is the lazy (kernel) regime, small α t
 Training is full-batch GD (``batch_size=None``) or SGD on minibatches; checkpoints are log-spaced in epochs.
 The gradients are written out by hand in numpy and checked against finite differences and torch autograd.
 
+Where it trains (``device=``, :func:`accelerator`): on the CPU the numpy loop below (the package's reference; its
+numbers are the ones the claims were decided on); on an accelerator (``cuda``) the same full-batch GD (or SGD on
+the same minibatches) with the same hand-written gradients in torch, in float64 on the device: hidden progress
+lives in gradients many orders of magnitude below the loss once training accuracy is 1 (the logistic loss decays
+like 1/t), which float32 would round away. The checkpoints' measures (SVM margin, FLD, alignment) run in
+numpy/scikit-learn on the CPU; the weights come back there at each checkpoint.
+
 References: Kumar et al., ICLR 2025, Sec. 4 ("a simple synthetic model"); Chizat, Oyallon & Bach, NeurIPS 2019
 (laziness scale); Soudry et al., JMLR 2018 and Lyu & Li, ICLR 2020 (logistic GD → max margin).
 """
@@ -17,6 +24,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -24,7 +32,7 @@ from .geometry import example_flips, fisher_discriminant, kernel_alignment, norm
 
 __all__ = ["MLPParams", "TrainConfig", "TrainingRun", "Checkpoint", "init_mlp", "hidden", "forward",
            "loss_and_grad", "train_mlp", "log_epochs", "LinearGDRun", "linear_logistic_gd", "to_torch",
-           "logistic_loss"]
+           "logistic_loss", "accelerator", "device_name"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,6 +112,72 @@ def loss_and_grad(params: MLPParams, X: np.ndarray, y: np.ndarray, *, weight_dec
         ga = ga + weight_decay * params.a
         gW = gW + weight_decay * params.W
     return loss, gW, ga
+
+
+def accelerator(device: Any = None) -> Any:
+    """The torch device the GD runs on for ``device`` (``None``: ``$ICLR25_DEVICE``, else ``auto``, the GPU when
+    torch sees one; :func:`iclr25.utils.device.torch_device`), or ``None`` for the CPU, where the numpy loop runs.
+    ``mps`` is refused in one line: the GD needs float64 (module docstring), which MPS lacks. Imports torch only
+    when ``device`` is not ``"cpu"``."""
+    if isinstance(device, str) and device.strip().lower() == "cpu":
+        return None
+    from iclr25.utils.device import torch_device  # noqa: PLC0415
+
+    dev = torch_device(device)
+    if dev.type == "mps":
+        raise ValueError("--device mps: the network trains in float64 (late-time gradients are far below the "
+                         "loss), which MPS lacks; use --device cpu or cuda")
+    return None if dev.type == "cpu" else dev
+
+
+def device_name(device: Any = None) -> str:
+    """Where :func:`train_mlp` runs for ``device``, for run records: ``cpu`` (numpy) or the accelerator's name."""
+    from iclr25.utils.device import describe_device  # noqa: PLC0415
+
+    dev = accelerator(device)
+    return "cpu" if dev is None else describe_device(dev)
+
+
+def _t(x: np.ndarray, dev: Any) -> Any:
+    """A float64 copy of ``x`` on ``dev`` (never a view of the caller's array: the GD updates it in place)."""
+    import torch  # noqa: PLC0415
+
+    return torch.tensor(np.asarray(x, dtype=np.float64), dtype=torch.float64, device=dev)
+
+
+def _np(x: Any) -> np.ndarray:
+    return x.detach().cpu().numpy().copy()
+
+
+def _grad_torch(W: Any, a: Any, X: Any, y: Any, alpha: float, activation: str, weight_decay: float
+                ) -> tuple[Any, Any]:
+    """:func:`loss_and_grad`'s gradients in torch, on the device of its tensors (the same formulas)."""
+    import torch  # noqa: PLC0415
+
+    u = X @ W.T
+    if activation == "relu":
+        phi, dphi = torch.clamp_min(u, 0.0), (u > 0).to(u.dtype)
+    else:
+        phi = torch.tanh(u)
+        dphi = 1.0 - phi * phi
+    c = alpha / math.sqrt(W.shape[0])
+    m = y * (c * phi @ a)
+    g = -y * 0.5 * (1.0 - torch.tanh(0.5 * m)) / (alpha ** 2 * y.shape[0])
+    ga = c * (phi.T @ g)
+    gW = c * ((g[:, None] * dphi) * a[None, :]).T @ X
+    if weight_decay:
+        ga = ga + weight_decay * a
+        gW = gW + weight_decay * W
+    return gW, ga
+
+
+def _accuracy_torch(W: Any, a: Any, X: Any, y: Any, alpha: float, activation: str) -> float:
+    import torch  # noqa: PLC0415
+
+    u = X @ W.T
+    phi = torch.clamp_min(u, 0.0) if activation == "relu" else torch.tanh(u)
+    f = alpha * phi @ a / math.sqrt(W.shape[0])
+    return float((y * f > 0).to(torch.float64).mean())
 
 
 def log_epochs(n_epochs: int, n_checkpoints: int = 40) -> np.ndarray:
@@ -211,12 +285,14 @@ def _measure(epoch: int, p: MLPParams, X, y, Xt, yt, wd: float, y_acc=None) -> C
 def train_mlp(X: object, y: object, X_test: object, y_test: object, config: TrainConfig | None = None, *,
               init: MLPParams | None = None, epochs: Sequence[int] | None = None, seed: int = 0,
               callback: Callable[[int, MLPParams], None] | None = None, progress: bool = False,
-              measure: bool = True) -> TrainingRun:
+              measure: bool = True, device: Any = None) -> TrainingRun:
     """Train f by GD (or SGD with ``config.batch_size``) on the logistic loss; measure at log-spaced epochs.
 
     ``init`` continues from given weights (its α/activation are used); ``epochs`` overrides the checkpoint
     epochs; ``callback(epoch, params)`` is called at every checkpoint (e.g. a :class:`HiddenProgressMonitor`).
-    ``measure=False`` only stores the weights (the metrics are ``nan``).
+    ``measure=False`` only stores the weights (the metrics are ``nan``). ``device``: where the GD runs (module
+    docstring: numpy on the CPU, torch float64 on an accelerator; ``None``: ``$ICLR25_DEVICE`` or ``auto``); the
+    checkpoints hold numpy weights on the CPU either way.
     """
     cfg = config or TrainConfig()
     Xa = np.asarray(X, dtype=np.float64)
@@ -240,6 +316,10 @@ def train_mlp(X: object, y: object, X_test: object, y_test: object, config: Trai
     if ep.size == 0 or ep[0] < 0:
         raise ValueError("epochs must be non-negative integers")
     rng = np.random.default_rng(seed + 7919)
+    dev = accelerator(device)
+    if dev is not None:  # the same loop in torch on the device (float64); weights back on the CPU per checkpoint
+        Xd, yd = _t(Xa, dev), _t(ya, dev)
+        Wd, ad = _t(p.W, dev), _t(p.a, dev)
     W, a = p.W.copy(), p.a.copy()
     out = []
     n = len(ya)
@@ -248,6 +328,29 @@ def train_mlp(X: object, y: object, X_test: object, y_test: object, config: Trai
     bar = _progress(total=int(ep[-1]), desc="train") if progress else None
     e = 0
     for target in ep:
+        while e < target and dev is not None:
+            if cfg.batch_size is None or cfg.batch_size >= n:
+                gW, ga = _grad_torch(Wd, ad, Xd, yd, p.alpha, p.activation, cfg.weight_decay)
+                Wd -= cfg.lr * gW
+                ad -= cfg.lr * ga
+            else:
+                perm = rng.permutation(n)  # drawn on the CPU: the same minibatches on every device
+                for s in range(0, n, cfg.batch_size):
+                    import torch  # noqa: PLC0415
+
+                    b = torch.as_tensor(perm[s:s + cfg.batch_size], device=dev)
+                    gW, ga = _grad_torch(Wd, ad, Xd[b], yd[b], p.alpha, p.activation, cfg.weight_decay)
+                    Wd -= cfg.lr * gW
+                    ad -= cfg.lr * ga
+            e += 1
+            if bar is not None:
+                bar.update(1)
+        if dev is not None:
+            import torch  # noqa: PLC0415
+
+            if bool((~torch.isfinite(Wd)).any()) or bool((~torch.isfinite(ad)).any()):
+                raise ValueError(f"training diverged by epoch {e} (lr = {cfg.lr} too large?)")
+            W, a = _np(Wd), _np(ad)
         while e < target:
             if cfg.batch_size is None or cfg.batch_size >= n:
                 _, gW, ga = loss_and_grad(dataclasses.replace(p, W=W, a=a), Xa, ya, weight_decay=cfg.weight_decay)
@@ -279,17 +382,21 @@ def train_mlp(X: object, y: object, X_test: object, y_test: object, config: Trai
     return TrainingRun(tuple(out), cfg)
 
 
-def to_torch(params: MLPParams):
+def to_torch(params: MLPParams, *, device: Any = "cpu"):
     """The same network as a ``torch.nn.Sequential`` (Linear(D, H, no bias), activation, Linear(H, 1, no bias)
-    scaled by α/√H), float64. Its module ``[1]`` (the activation) outputs the hidden layer φ(x)."""
+    scaled by α/√H), float64, on ``device`` (default the CPU; ``None``: ``$ICLR25_DEVICE`` or ``auto``). Its
+    module ``[1]`` (the activation) outputs the hidden layer φ(x)."""
     import torch
 
+    from iclr25.utils.device import torch_device  # noqa: PLC0415
+
+    dev = torch_device(device)
     H, D = params.W.shape
-    first = torch.nn.Linear(D, H, bias=False, dtype=torch.float64)
-    last = torch.nn.Linear(H, 1, bias=False, dtype=torch.float64)
+    first = torch.nn.Linear(D, H, bias=False, dtype=torch.float64, device=dev)
+    last = torch.nn.Linear(H, 1, bias=False, dtype=torch.float64, device=dev)
     with torch.no_grad():
-        first.weight.copy_(torch.from_numpy(params.W))
-        last.weight.copy_(torch.from_numpy(params.a * params.alpha / math.sqrt(H))[None, :])
+        first.weight.copy_(torch.as_tensor(params.W, device=dev))
+        last.weight.copy_(torch.as_tensor(params.a * params.alpha / math.sqrt(H), device=dev)[None, :])
     act = torch.nn.ReLU() if params.activation == "relu" else torch.nn.Tanh()
     return torch.nn.Sequential(first, act, last, torch.nn.Flatten(0))
 

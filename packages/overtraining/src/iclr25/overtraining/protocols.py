@@ -12,6 +12,7 @@ References: Kumar et al., ICLR 2025, Sec. 5 (overtraining reversal effect, after
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 import numpy as np
 
@@ -45,11 +46,24 @@ class ShiftResult:
 
 
 def epochs_to_learn(params: MLPParams, X: np.ndarray, y: np.ndarray, config: TrainConfig, *,
-                    criterion: float = 1.0, max_epochs: int = 5000, train_hidden: bool = True) -> int | None:
+                    criterion: float = 1.0, max_epochs: int = 5000, train_hidden: bool = True,
+                    device: Any = None) -> int | None:
     """Full-batch GD epochs from ``params`` until training accuracy ≥ ``criterion`` (None if not by max_epochs).
-    ``train_hidden=False`` trains the readout a only, on the frozen features φ (the kernel argument literally)."""
-    from .network import loss_and_grad
+    ``train_hidden=False`` trains the readout a only, on the frozen features φ (the kernel argument literally).
+    ``device``: where the GD runs (:func:`~iclr25.overtraining.network.train_mlp`)."""
+    from .network import _accuracy_torch, _grad_torch, _t, accelerator, loss_and_grad
 
+    dev = accelerator(device)
+    if dev is not None:  # the same loop in torch float64 on the device
+        Xd, yd, Wd, ad = _t(X, dev), _t(y, dev), _t(params.W, dev), _t(params.a, dev)
+        for e in range(max_epochs + 1):
+            if _accuracy_torch(Wd, ad, Xd, yd, params.alpha, params.activation) >= criterion:
+                return e
+            gW, ga = _grad_torch(Wd, ad, Xd, yd, params.alpha, params.activation, config.weight_decay)
+            if train_hidden:
+                Wd -= config.lr * gW
+            ad -= config.lr * ga
+        return None
     W, a = params.W.copy(), params.a.copy()
     for e in range(max_epochs + 1):
         p = dataclasses.replace(params, W=W, a=a)
@@ -65,14 +79,15 @@ def epochs_to_learn(params: MLPParams, X: np.ndarray, y: np.ndarray, config: Tra
 def overtraining_shift(task: OdourTask, config: TrainConfig | None = None, *, protocol: str = "reversal",
                        overtrain_factor: int = 20, criterion: float = 1.0, max_epochs: int = 5000,
                        reset_readout: bool = False, match_norm: bool = False, readout_only: bool = False,
-                       seed: int = 0) -> ShiftResult:
+                       seed: int = 0, device: Any = None) -> ShiftResult:
     """The overtraining-reversal experiment (module docstring) for one network and one task change.
 
     ``reset_readout=True`` gives both copies their initial readout a₀ back before relearning (they keep their
     learned hidden weights W): the after-kernel argument in isolation, without the readout's grown norm.
     ``match_norm=True`` rescales the overtrained copy's (W, a) to the plateau copy's norm ‖θ‖ (for ReLU this only
     rescales f by a positive factor, so its predictions are unchanged): the direction without the norm growth.
-    ``readout_only=True`` relearns with the hidden weights frozen (only a is trained on K_t's features)."""
+    ``readout_only=True`` relearns with the hidden weights frozen (only a is trained on K_t's features).
+    ``device``: where every GD runs (:func:`~iclr25.overtraining.network.train_mlp`)."""
     cfg = config or TrainConfig()
     if isinstance(overtrain_factor, bool) or not isinstance(overtrain_factor, int) or overtrain_factor < 2:
         raise ValueError(f"overtrain_factor must be an integer >= 2, got {overtrain_factor!r}")
@@ -81,11 +96,12 @@ def overtraining_shift(task: OdourTask, config: TrainConfig | None = None, *, pr
     y_new, _ = shifted_labels(task, protocol)
     X, y = task.X_train, task.y_train
     p0 = init_mlp(X.shape[1], cfg.width, alpha=cfg.alpha, activation=cfg.activation, seed=seed)
-    E0 = epochs_to_learn(p0, X, y, cfg, criterion=1.0, max_epochs=cfg.n_epochs)
+    E0 = epochs_to_learn(p0, X, y, cfg, criterion=1.0, max_epochs=cfg.n_epochs, device=device)
     if E0 is None:
         raise ValueError(f"the network did not reach training accuracy 1 within {cfg.n_epochs} epochs")
     E0 = max(E0, 1)
-    run = train_mlp(X, y, task.X_test, task.y_test, cfg, init=p0, epochs=[E0, overtrain_factor * E0], seed=seed)
+    run = train_mlp(X, y, task.X_test, task.y_test, cfg, init=p0, epochs=[E0, overtrain_factor * E0], seed=seed,
+                    device=device)
     p_plateau, p_over = run.checkpoints[0].params, run.checkpoints[1].params
     if match_norm:
         c = p_plateau.norm() / p_over.norm()
@@ -93,7 +109,7 @@ def overtraining_shift(task: OdourTask, config: TrainConfig | None = None, *, pr
     if reset_readout:
         p_plateau = dataclasses.replace(p_plateau, a=p0.a.copy())
         p_over = dataclasses.replace(p_over, a=p0.a.copy())
-    kw = {"criterion": criterion, "max_epochs": max_epochs, "train_hidden": not readout_only}
+    kw = {"criterion": criterion, "max_epochs": max_epochs, "train_hidden": not readout_only, "device": device}
     ep_plateau = epochs_to_learn(p_plateau, X, y_new, cfg, **kw)
     ep_over = epochs_to_learn(p_over, X, y_new, cfg, **kw)
     return ShiftResult(protocol=protocol, E0=int(E0), overtrain_epochs=int(overtrain_factor * E0),

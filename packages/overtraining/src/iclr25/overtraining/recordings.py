@@ -105,14 +105,15 @@ def day_label(x: Any) -> str:
 def simulate_recordings(*, n_days: int = 12, n_neurons: int = 16, trials_per_stimulus: int = 4,
                         n_train_stimuli: int = 40, n_probe_stimuli: int = 40, noise: float = 0.3,
                         lapse: float = 0.03, beta: float = 4.0, learning: bool = True, task_kwargs=None,
-                        config=None, overtrain_factor: int = 20, seed: int = 0) -> Recordings:
+                        config=None, overtrain_factor: int = 20, seed: int = 0, device: Any = None) -> Recordings:
     """Generate recordings from the trained network (see the module docstring).
 
     Days are log-spaced checkpoints from epoch 1 to ``overtrain_factor``·E₀ (E₀: first epoch with training
     accuracy 1). ``learning=False`` freezes the representation at E₀ on every day (a null control: no hidden
     progress to find). The ground truth in ``truth``: ``epoch``, ``margin`` (noise-free, all recorded cells),
     ``probe_correct`` (n_days, n_probe) of a logistic decoder fitted each day on noise-free training responses,
-    ``E0``, ``cells``.
+    ``E0``, ``cells``. ``device``: where the network trains (:func:`~iclr25.overtraining.network.train_mlp`); the
+    recordings are drawn on the CPU from its checkpoints.
     """
     from .experiments import DEFAULT_CONFIG, DEFAULT_TASK
     from .network import forward, hidden, init_mlp, train_mlp
@@ -136,7 +137,7 @@ def simulate_recordings(*, n_days: int = 12, n_neurons: int = 16, trials_per_sti
     p0 = init_mlp(task.X_train.shape[1], cfg.width, alpha=cfg.alpha, activation=cfg.activation, seed=seed)
     from .protocols import epochs_to_learn
 
-    E0 = epochs_to_learn(p0, task.X_train, task.y_train, cfg, criterion=1.0, max_epochs=cfg.n_epochs)
+    E0 = epochs_to_learn(p0, task.X_train, task.y_train, cfg, criterion=1.0, max_epochs=cfg.n_epochs, device=device)
     if E0 is None:
         raise ValueError(f"the network did not reach training accuracy 1 within {cfg.n_epochs} epochs; raise n_epochs")
     E0 = max(E0, 1)
@@ -150,7 +151,7 @@ def simulate_recordings(*, n_days: int = 12, n_neurons: int = 16, trials_per_sti
         epochs_eff = epochs
     run = train_mlp(task.X_train, task.y_train, task.X_test, task.y_test,
                     dataclasses.replace(cfg, n_epochs=int(max(last, epochs_eff.max()))), init=p0, seed=seed,
-                    epochs=np.unique(epochs_eff), measure=False)
+                    epochs=np.unique(epochs_eff), measure=False, device=device)
     by_epoch = {c.epoch: c.params for c in run.checkpoints}
     cells = np.sort(rng.choice(cfg.width, n_neurons, replace=False))
     X = np.concatenate([task.X_train, task.X_test])

@@ -42,6 +42,9 @@ def repro(args: argparse.Namespace) -> int:
     seeds = [args.seed + s for s in range(getattr(args, "seeds", SEEDS))]
     run = RunResult.start(PACKAGE, "repro", seed=args.seed,
                           config={"seeds": seeds, "task": DEFAULT_TASK, "train": vars(DEFAULT_CONFIG), "factor": 20})
+    from .network import device_name
+
+    run.machine["device"] = device_name(getattr(args, "device", None))  # every run below trains there
     md: list[str] = [f"Seeds {seeds}; task {DEFAULT_TASK}; network {vars(DEFAULT_CONFIG)}.", ""]
     steps = {"progress": _step_progress, "overlap": _step_overlap, "controls": _step_controls,
              "shifts": _step_shifts, "linear": _step_linear, "recordings": _step_recordings, "peers": _step_peers}
