@@ -24,19 +24,38 @@ ON_PARSE_FAILURE = ("retry", "uniform", "stop")
 #: options of --agent llm only, with the defaults they take there
 LLM_DEFAULTS = {"endpoint": None, "model": None, "api_key_env": None, "timeout": 60.0, "http_retries": 2,
                 "max_tokens": 512, "temperature": 0.0, "hf_path": None, "replay": None, "transcript": None,
-                "feedback": "full", "on_parse_failure": "retry", "parse_retries": 1, "max_parse_failure_rate": 0.1}
+                "feedback": "full", "on_parse_failure": "retry", "parse_retries": 1, "max_parse_failure_rate": 0.1,
+                "dtype": None, "device_map": None}
+
+
+def _on_device(args: argparse.Namespace, result) -> None:
+    """``--device`` resolved before any work (an absent one is one line naming it), recorded in ``result``'s run
+    record when given."""
+    from iclr25.utils.device import describe_device, torch_device
+
+    dev = torch_device(args.device)
+    if result is not None:
+        result.machine["device"] = describe_device(dev)
 
 
 def demo(args: argparse.Namespace) -> int:
+    from iclr25.utils.device import device_scope
+
     from .demo import demo as run_demo
 
-    return run_demo(args)
+    _on_device(args, None)
+    with device_scope(args.device):  # every model below trains there (device=None)
+        return run_demo(args)
 
 
 def repro(args: argparse.Namespace) -> int:
+    from iclr25.utils.device import device_scope
+
     from .repro import repro as run_repro
 
-    return run_repro(args)
+    _on_device(args, None)
+    with device_scope(args.device):  # every model below, and the claims' measuring code, trains there
+        return run_repro(args)
 
 
 #: rough cost of one round of one run (numpy, vectorised over runs), and of one LLM call
@@ -130,9 +149,12 @@ def _llm_generate(args):
             raise ValueError("--endpoint needs --model NAME (the served model)")
         return OpenAIChat(args.endpoint, args.model, api_key=_api_key(args), timeout=args.timeout,
                           max_tokens=args.max_tokens, temperature=args.temperature, retries=args.http_retries)
+    if args.hf_path is None and (args.dtype is not None or args.device_map is not None):
+        raise ValueError(f"{'--dtype' if args.dtype is not None else '--device-map'} is for --hf-path (a model run "
+                         "here); an --endpoint serves its own model")
     if args.hf_path is not None:
         return HFCausalLM(args.hf_path, max_new_tokens=args.max_tokens, temperature=args.temperature,
-                          seed=args.seed)
+                          seed=args.seed, device=args.device, dtype=args.dtype, device_map=args.device_map)
     return replay_transcript(args.replay)
 
 
@@ -213,6 +235,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.stride >= L.shape[1]:
         raise ValueError(f"--stride must be below T = {L.shape[1]}, got {args.stride}")
     agent = _agent(args)
+    gen = getattr(agent, "generate", None)
+    if hasattr(type(gen), "input_device"):  # a --hf-path model (HFCausalLM): where it runs
+        from iclr25.utils.device import describe_device
+
+        result.machine["device"] = describe_device(gen.input_device)
     out = run_online(agent, L, seed=args.seed)
     st = regret_statistics(out.regret, stride=args.stride, seed=args.seed)
     unif = regret_statistics(run_online(Uniform(), L, seed=args.seed).regret, n_boot=0).regret_over_T
@@ -252,11 +279,15 @@ def _train(args: argparse.Namespace) -> int:
     if not math.isfinite(args.k) or args.k < 0:
         raise ValueError(f"--k must be a finite number >= 0, got {args.k}")
     set_torch_threads(1)
+    from iclr25.utils.device import describe_device, torch_device
+
+    dev = torch_device(args.device)
     cfg = RegretLossConfig(d=args.d, T=args.T, model=args.model, head=args.head, N=args.N, k=args.k,
                            steps=args.steps, distribution="gaussian" if args.head == "ball" else "uniform_box",
                            h="square" if args.head == "ball" else "relu2")
     result = RunResult.start(PACKAGE, "train-regret-loss", seed=args.seed, config=vars(cfg) | {})
-    res = train_regret_loss(cfg, seed=args.seed)
+    result.machine["device"] = describe_device(dev)
+    res = train_regret_loss(cfg, seed=args.seed, device=dev)
     result.add("final regret-loss", float(res.losses[-20:].mean()), higher_is_better=False)
     if args.model == "lsa":
         st = lsa_structure(res.model)
@@ -266,7 +297,7 @@ def _train(args: argparse.Namespace) -> int:
         result.add("c", st.c)
     args.out.mkdir(parents=True, exist_ok=True)
     with atomic_path(args.out / "model.pt") as tmp:
-        torch.save(res.model.state_dict(), tmp)
+        torch.save({k: v.cpu() for k, v in res.model.state_dict().items()}, tmp)  # CPU weights on any device
     result.finish().save(args.out / "results.json")
     print(result.to_markdown())
     return 0
@@ -288,7 +319,9 @@ def train(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub, _, _ = ucli.method_commands("llm-regret", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
+    from iclr25.utils.device import add_device_argument
+
+    parser, sub, dp, rp = ucli.method_commands("llm-regret", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
                                              repro=repro, repro_help=REPRO_HELP, demo_files=("regret_curves.png",),
                                              repro_files=("regret_curves.png", "table.md", "claims.json"))
     r = ucli.add_command(sub, "run", run, seed=True, overwrite="write over a previous run in --out and an existing --transcript file", force=True, help="run one agent on a loss family or on your own losses")
@@ -336,6 +369,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     llm.add_argument("--max-parse-failure-rate", default=None,
                      help="above this fraction of unreadable rounds the verdict is 'undecided', never "
                           "'no-regret' (default 0.1)")
+    # where a --hf-path model runs (the other agents are numpy), its weights' type, and accelerate's placement
+    add_device_argument(llm, dtype=True)
+    llm.add_argument("--device-map", choices=("auto",), default=None,
+                     help="auto: spread a --hf-path model too large for one GPU over the visible GPUs (and the CPU); "
+                          "needs accelerate (pip install accelerate); overrides --device")
     add_output(r, "--out", kind="folder", run_files=("results.json",),
                help="folder for results.json (default: none, nothing written)")
     r.add_argument("--json", action="store_true", help="print the statistics as JSON")
@@ -350,6 +388,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--k", type=float, default=0.0, help="softmax sharpness of the max-surrogate (default 0)")
     add_output(t, "--out", kind="folder", default="results/llm-regret-train", run_files=("results.json", "model.pt"),
                help="folder for results.json and model.pt (the trained weights, a torch state dict)")
+    for p in (dp, rp, t):  # the regret-loss models train there (float64); the online agents are numpy
+        add_device_argument(p)
     return ucli.run_main(parser, argv)
 
 

@@ -98,19 +98,26 @@ def cce_rows(*, Ts=(100, 1000, 5000), n_players: int = 3, n_actions: int = 2, se
     return out
 
 
-def lsa_rows(*, ds=(2, 5), seeds=(0, 1, 2), steps: int = 1500, T: int = 10, cov=None) -> list[dict]:
+def lsa_rows(*, ds=(2, 5), seeds=(0, 1, 2), steps: int = 1500, T: int = 10, cov=None, batch: int = 1024,
+             device=None) -> list[dict]:
     """Regret-loss on single-layer linear self-attention, the theorem's setting (N = 1, h = x², Gaussian
-    losses, ball head): the extras vanish and bV ≈ −cI; the loss against the best scalar c of a grid."""
+    losses, ball head): the extras vanish and bV ≈ −cI; the loss against the best scalar c of a grid. Trained
+    and evaluated on ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``; the evaluation losses are drawn on the
+    CPU and moved there)."""
     import torch
+
+    from iclr25.utils.device import torch_device
+
+    dev = torch_device(device)
 
     out = []
     for d in ds:
         for s in seeds:
-            cfg = RegretLossConfig(d=d, T=T, steps=steps, cov=cov)
-            res = train_regret_loss(cfg, seed=s)
+            cfg = RegretLossConfig(d=d, T=T, steps=steps, cov=cov, batch=batch)
+            res = train_regret_loss(cfg, seed=s, device=dev)
             st = lsa_structure(res.model)
             gen = torch.Generator().manual_seed(10_000 + s)
-            ell = torch.randn(8192, T, d, generator=gen, dtype=torch.float64)
+            ell = torch.randn(8192, T, d, generator=gen, dtype=torch.float64).to(dev)
             with torch.no_grad():
                 trained = float((sequence_regret(ell, res.model(ell), head="ball") ** 2).mean())
                 cums = torch.cat([torch.zeros_like(ell[:, :1]), torch.cumsum(ell, 1)[:, :-1]], 1)
@@ -135,9 +142,9 @@ def tuned_hedge_eta(L_train: np.ndarray, etas) -> tuple[float, float]:
 
 def simplex_rows(*, d: int = 2, T: int = 25, steps: int = 600, Ns=(1, 8), ks=(0.0, 5.0), seed: int = 0,
                  model: str = "lsa", n_test: int = 500, step_ladder=(200, 1800),
-                 with_transformer: bool = True) -> list[dict]:
+                 with_transformer: bool = True, device=None) -> list[dict]:
     """Regret-loss with the simplex head on the online box distribution: held-out regret against tuned Hedge,
-    and the same model on the alternating (FTL-killing) family."""
+    and the same model on the alternating (FTL-killing) family; the models train on ``device``."""
     import torch
 
     from .regret_loss import sample_training_losses
@@ -145,8 +152,8 @@ def simplex_rows(*, d: int = 2, T: int = 25, steps: int = 600, Ns=(1, 8), ks=(0.
     cfg0 = RegretLossConfig(d=d, T=T, model=model, head="simplex", distribution="uniform_box", h="relu2",
                             steps=steps, batch=256)
     gen = torch.Generator().manual_seed(seed + 99)
-    L_test = sample_training_losses(cfg0, n_test, gen).numpy()
-    L_tune = sample_training_losses(cfg0, n_test, gen).numpy()
+    L_test = sample_training_losses(cfg0, n_test, gen).cpu().numpy()
+    L_tune = sample_training_losses(cfg0, n_test, gen).cpu().numpy()
     eta, _ = tuned_hedge_eta(L_tune, np.geomspace(0.05, 200.0, 37))
     hedge_test = float(run_online(Hedge(eta=eta), L_test).final_regret.mean())
     alt = loss_sequences("alternating", T=T, d=d, n_seeds=1)
@@ -160,7 +167,7 @@ def simplex_rows(*, d: int = 2, T: int = 25, steps: int = 600, Ns=(1, 8), ks=(0.
     runs += [(model, 1, 0.0, s) for s in step_ladder]
     runs += [("transformer", 1, 0.0, steps)] if with_transformer else []
     for name, N, k, n_steps in runs:
-        res = train_regret_loss(cfg0, seed=seed, N=N, k=k, steps=n_steps, model=name)
+        res = train_regret_loss(cfg0, seed=seed, N=N, k=k, steps=n_steps, model=name, device=device)
         test = run_online(res.agent(), L_test)
         worst = test.final_regret[: (n_test // 8) * 8].reshape(-1, 8).max(axis=1).mean()
         alt_run = run_online(res.agent(), alt)
@@ -181,14 +188,15 @@ def loglog_slope(Ts, regrets) -> float:
 
 
 def horizon_rows(*, Ts=(25, 50, 100, 200), d: int = 2, steps: int = 300, seed: int = 0, model: str = "lsa",
-                 batch: int = 256, n_tune: int = 256) -> tuple[list[dict], dict]:
+                 batch: int = 256, n_tune: int = 256, device=None) -> tuple[list[dict], dict]:
     """The regret-loss on the regrettable (alternating) sequence across horizons, against both Hedge tunings.
 
     For each horizon ``T`` a model is trained with the regret-loss (simplex head, h = relu², N = 1) on the
     online box distribution at that ``T`` and played on the alternating sequence, beside Hedge with the
     horizon-tuned rate ``η = sqrt(8 ln d / T)`` (the worst-case rate, which needs no data), Hedge with the rate
     tuned on the training distribution, and FTL. Returns one row per (agent, T) with ``Regret_T / T`` and, per
-    agent, the slope of ``log Regret_T`` in ``log T`` across the horizons.
+    agent, the slope of ``log Regret_T`` in ``log T`` across the horizons. The models train on ``device``
+    (``None``: ``$ICLR25_DEVICE`` or ``auto``).
     """
     import torch
 
@@ -199,9 +207,9 @@ def horizon_rows(*, Ts=(25, 50, 100, 200), d: int = 2, steps: int = 300, seed: i
     for T in Ts:
         cfg = RegretLossConfig(d=d, T=T, model=model, head="simplex", distribution="uniform_box", h="relu2",
                                steps=steps, batch=batch)
-        L_tune = sample_training_losses(cfg, n_tune, torch.Generator().manual_seed(seed + 99)).numpy()
+        L_tune = sample_training_losses(cfg, n_tune, torch.Generator().manual_seed(seed + 99)).cpu().numpy()
         eta_dist, _ = tuned_hedge_eta(L_tune, np.geomspace(0.05, 200.0, 25))
-        res = train_regret_loss(cfg, seed=seed)
+        res = train_regret_loss(cfg, seed=seed, device=device)
         alt = loss_sequences("alternating", T=T, d=d, n_seeds=1)
         agents = {f"regret-loss {model}": res.agent(), "Hedge, horizon-tuned η": Hedge(),
                   "Hedge, distribution-tuned η": Hedge(eta=eta_dist), "FTL": FTL()}

@@ -96,7 +96,8 @@ def _build_classes():
             if T > self.max_T:
                 raise ValueError(f"T must be at most max_T = {self.max_T}, got {T}")
             x = torch.cat([self.start.expand(B, 1, -1), self.inp(losses[:, :-1])], dim=1) + self.pos[:T]
-            mask = torch.triu(torch.full((T, T), float("-inf"), dtype=torch.float64), diagonal=1)
+            mask = torch.triu(torch.full((T, T), float("-inf"), dtype=torch.float64, device=losses.device),
+                              diagonal=1)
             return self.out(self.body(x, mask=mask))
 
     return _LSA, _Transformer
@@ -112,15 +113,20 @@ def _classes():
     return _CLASSES
 
 
-def make_lsa(d: int, *, seed: int = 0, b_init: float = 1.0):
+def make_lsa(d: int, *, seed: int = 0, b_init: float = 1.0, device=None):
     """A single-layer linear self-attention model (a torch module) for ``d`` actions; ``b_init`` is the initial
-    ``b = k_cᵀq`` (away from 0: at 0 training stalls in a rank-1 solution)."""
-    return _classes()[0](d, seed=seed, b_init=b_init)
+    ``b = k_cᵀq`` (away from 0: at 0 training stalls in a rank-1 solution). The weights are drawn on the CPU (the
+    same model for a seed on every device) and moved to ``device`` (``None``: ``$ICLR25_DEVICE`` or ``auto``)."""
+    from iclr25.utils.device import torch_device
+
+    return _classes()[0](d, seed=seed, b_init=b_init).to(torch_device(device))
 
 
-def make_transformer(d: int, **kwargs):
-    """A small causal softmax transformer (a torch module) for ``d`` actions."""
-    return _classes()[1](d, **kwargs)
+def make_transformer(d: int, *, device=None, **kwargs):
+    """A small causal softmax transformer (a torch module) for ``d`` actions, on ``device`` (as :func:`make_lsa`)."""
+    from iclr25.utils.device import torch_device
+
+    return _classes()[1](d, **kwargs).to(torch_device(device))
 
 
 def sequence_regret(losses, outputs, *, head: str):
@@ -184,18 +190,21 @@ class RegretLossConfig:
             raise ValueError(f"k must be a finite number >= 0, got {self.k!r}")
 
 
-def sample_training_losses(cfg: RegretLossConfig, n: int, generator):
-    """``(n, T, d)`` loss sequences from the training distribution of ``cfg``."""
+def sample_training_losses(cfg: RegretLossConfig, n: int, generator, *, device=None):
+    """``(n, T, d)`` loss sequences from the training distribution of ``cfg``, drawn on ``device`` (default: the
+    generator's device, the CPU without one)."""
     torch = _torch()
+    dev = device if device is not None else (generator.device if generator is not None else "cpu")
+    kw = {"generator": generator, "dtype": torch.float64, "device": dev}
     shape = (n, cfg.T, cfg.d)
     if cfg.distribution == "gaussian":
-        z = torch.randn(shape, generator=generator, dtype=torch.float64)
+        z = torch.randn(shape, **kw)
         if cfg.cov is not None:
-            C = torch.linalg.cholesky(torch.tensor(cfg.cov, dtype=torch.float64))
+            C = torch.linalg.cholesky(torch.tensor(cfg.cov, dtype=torch.float64)).to(dev)
             z = z @ C.T
         return z
-    mu = torch.rand((n, 1, cfg.d), generator=generator, dtype=torch.float64)
-    return torch.clamp(mu + torch.rand(shape, generator=generator, dtype=torch.float64) - 0.5, 0.0, 1.0)
+    mu = torch.rand((n, 1, cfg.d), **kw)
+    return torch.clamp(mu + torch.rand(shape, **kw) - 0.5, 0.0, 1.0)
 
 
 @dataclasses.dataclass
@@ -212,21 +221,34 @@ class RegretLossResult:
 
 
 def train_regret_loss(cfg: RegretLossConfig | None = None, *, seed: int = 0, progress_desc: str | None = None,
-                      **overrides) -> RegretLossResult:
-    """Minimise the regret-loss ``L(θ, k, N)`` with Adam; returns the trained model and the loss curve."""
+                      device=None, **overrides) -> RegretLossResult:
+    """Minimise the regret-loss ``L(θ, k, N)`` with Adam on ``device`` (``None``: ``$ICLR25_DEVICE``, else
+    ``auto``, the GPU when torch sees one); returns the trained model (left on ``device``) and the loss curve.
+
+    The training losses are drawn on the device from a generator seeded there (:func:`iclr25.utils.device.
+    torch_generator`: on the CPU the same stream as before). The models compute in float64 on every device: they
+    are tiny (the step is launch-bound on a GPU), and the theorem's structure check (``bV = −cI`` to a relative
+    distance of a few 1e-2) should not carry float32 rounding.
+    """
     import time
 
+    from iclr25.utils.device import torch_device, torch_generator
     from iclr25.utils.progress import progress
 
     torch = _torch()
     cfg = dataclasses.replace(cfg or RegretLossConfig(), **overrides)
-    model = make_lsa(cfg.d, seed=seed) if cfg.model == "lsa" else make_transformer(cfg.d, max_T=cfg.T, seed=seed)
+    dev = torch_device(device)
+    if dev.type == "mps":
+        raise ValueError("--device mps: the regret-loss models train in float64, which MPS lacks; use --device cpu "
+                         "or cuda")
+    model = (make_lsa(cfg.d, seed=seed, device=dev) if cfg.model == "lsa" else
+             make_transformer(cfg.d, max_T=cfg.T, seed=seed, device=dev))
     opt = torch.optim.Adam(model.parameters(), lr=cfg.lr)
-    gen = torch.Generator().manual_seed(seed + 1)
+    gen = torch_generator(dev, seed + 1)
     curve = np.empty(cfg.steps)
     t0 = time.perf_counter()
     for step in progress(range(cfg.steps), desc=progress_desc or f"regret-loss ({cfg.model})", total=cfg.steps):
-        ell = sample_training_losses(cfg, cfg.batch * cfg.N, gen)
+        ell = sample_training_losses(cfg, cfg.batch * cfg.N, gen, device=dev)
         R = sequence_regret(ell, model(ell), head=cfg.head).reshape(cfg.batch, cfg.N)
         loss = regret_loss(R, k=cfg.k, h=cfg.h)
         opt.zero_grad()
@@ -254,7 +276,7 @@ def lsa_structure(model) -> LSAStructure:
     torch = _torch()
     with torch.no_grad():
         w, b = model.effective()
-        A = (b * model.V).numpy()
+        A = (b * model.V).cpu().numpy()
         c = -float(np.trace(A)) / A.shape[0]
         rel = float(np.linalg.norm(A + c * np.eye(A.shape[0])) / np.linalg.norm(A))
         return LSAStructure(A, c, rel, float(torch.linalg.vector_norm(w) / abs(b)),
@@ -279,12 +301,14 @@ class TrainedAgent:
         from .agents import project_simplex
 
         torch = _torch()
-        with torch.no_grad():
-            x = torch.as_tensor(np.concatenate([self.hist, np.zeros((self.hist.shape[0], 1, self.d))], axis=1))
+        with torch.no_grad():  # the history goes to the model's device; the policy comes back to the CPU
+            dev = next(self.model.parameters()).device
+            x = torch.as_tensor(np.concatenate([self.hist, np.zeros((self.hist.shape[0], 1, self.d))], axis=1),
+                                device=dev)
             out = self.model(x)[:, -1]
             if self.head == "simplex":
-                return torch.softmax(out, dim=-1).numpy()
-            return project_simplex(out.numpy())
+                return torch.softmax(out, dim=-1).cpu().numpy()
+            return project_simplex(out.cpu().numpy())
 
     def update(self, loss, actions=None):
         self.hist = np.concatenate([self.hist, np.asarray(loss, dtype=np.float64)[:, None]], axis=1)
