@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from iclr25.utils import cli as ucli
+from iclr25.utils.device import add_device_argument
 from iclr25.utils.guards import check_size
 from iclr25.utils.io import save_npz
 from iclr25.utils.outputs import add_output, check_output_path
@@ -80,6 +81,7 @@ def demo(args: argparse.Namespace) -> int:
                       run_files=DEMO_FILES)
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config={**DEMO_DATA, "ratio": 0.03})
     check_seed(args.seed, "--seed")
+    _device(args, run)
     _numpy_pot()
     import ot  # noqa: F401, PLC0415 - imported before the timed preprocessing
 
@@ -104,10 +106,13 @@ def demo(args: argparse.Namespace) -> int:
     # the headline: the paper's main claim (piorf-beats-mgn: MGN+PIORF's rollout error below MGN's, the strongest
     # baseline here: the paper's own backbone, same data, seed and budget), at the test rung of the claims (one seed,
     # 422-node meshes, 300 Adam steps); the better trivial predictor stands beside it
+    from iclr25.utils.device import device_scope  # noqa: PLC0415
+
     from .claims import HORIZON, _rollout_rmse, _trivial  # noqa: PLC0415
 
     h = HORIZON["test"]
-    mgn, piorf = _rollout_rmse("none", args.seed, "test"), _rollout_rmse("piorf", args.seed, "test")
+    with device_scope(args.device):  # the claims' measuring code trains on $ICLR25_DEVICE
+        mgn, piorf = _rollout_rmse("none", args.seed, "test"), _rollout_rmse("piorf", args.seed, "test")
     run.add(f"velocity RMSE@{h} x1e3, MGN+PIORF (test rung)", piorf, peer=mgn, peer_name="MGN (same seed, budget)",
             higher_is_better=False, headline=True, claim="piorf-beats-mgn")
     run.add(f"velocity RMSE@{h} x1e3, MGN (test rung)", mgn, peer=_trivial("test"),
@@ -148,6 +153,16 @@ def demo(args: argparse.Namespace) -> int:
 LBM_SPINUP_S, LBM_FRAME_S, MESH_NODES, STEP_S = 7.0, 0.07, 722, 0.005
 #: The files ``train`` writes at the top of its --out folder (a previous run there is kept without --overwrite).
 TRAIN_FILES = ("results.json", "training.png")
+
+
+def _device(args: argparse.Namespace, run: RunResult):
+    """The torch device of ``--device`` (a missing one is a one-line error before any work), recorded in the run's
+    ``machine.device``."""
+    from iclr25.utils.device import describe_device, torch_device  # noqa: PLC0415
+
+    dev = torch_device(args.device)
+    run.machine["device"] = describe_device(dev)
+    return dev
 
 
 def _check_data_args(args: argparse.Namespace, *, min_trajectories: int = 1) -> None:
@@ -240,6 +255,7 @@ def train_cmd(args: argparse.Namespace) -> int:
         raise ValueError(f"--horizon must be an integer in [1, --steps - 1 = {args.steps - 1}] (a rollout from the "
                          f"first of --steps {args.steps} frames), got {args.horizon}")
     ucli.set_torch_threads(args.threads)
+    dev = _device(args, run)
     _numpy_pot()
     from .datasets import cylinder_flow  # noqa: PLC0415
     from .figures import training_figure  # noqa: PLC0415
@@ -254,7 +270,7 @@ def train_cmd(args: argparse.Namespace) -> int:
                   "horizon": args.horizon, "data_seed": args.data_seed}
     ds = cylinder_flow(args.n_trajectories, args.steps, seed=args.data_seed, show_progress=True)
     tr, te = ds.split(args.n_trajectories - n_test)
-    sim = train(tr, rewiring=args.rewiring, config=cfg, seed=args.seed, show_progress=True)
+    sim = train(tr, rewiring=args.rewiring, config=cfg, seed=args.seed, show_progress=True, device=dev)
     m = rollout_errors(sim, te, [h for h in (1, 5, 10) if h < args.horizon] + [args.horizon])
     errors = m.as_dict(1e3)
     bad = [k for k, v in errors.items() if v is not None and not math.isfinite(v)]
@@ -278,11 +294,15 @@ def repro(args: argparse.Namespace) -> int:
     _positive_int(args.train_steps, "--train-steps")
     _positive_int(args.jobs, "--jobs")
     _check_model_size(args, args.train_steps, 2, 64, models=2 * args.seeds)
+    from iclr25.utils.device import device_scope, torch_device  # noqa: PLC0415
+
+    torch_device(args.device)  # a missing device: one line, before any work
     _numpy_pot()
     from .repro import run_repro  # noqa: PLC0415
 
     ucli.set_torch_threads(1)
-    return run_repro(args)
+    with device_scope(args.device):  # every model (here and in --jobs workers) trains on $ICLR25_DEVICE
+        return run_repro(args)
 
 
 def _add_data_args(p: argparse.ArgumentParser, steps: int = 100, n: int = 10) -> None:
@@ -291,12 +311,14 @@ def _add_data_args(p: argparse.ArgumentParser, steps: int = 100, n: int = 10) ->
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub, _, p = ucli.method_commands("piorf", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
+    parser, sub, d, p = ucli.method_commands("piorf", DESCRIPTION, demo=demo, demo_help=DEMO_HELP,
                                              repro=repro, repro_help=REPRO_HELP)
     p.add_argument("--seeds", type=int, default=5, help="training seeds (default: 5)")
     p.add_argument("--train-steps", type=int, default=3000, help="optimiser steps per model (default: 3000)")
     p.add_argument("--jobs", type=int, default=1, help="models trained in parallel (default: 1)")
     ucli.add_force_argument(p)
+    add_device_argument(p)
+    add_device_argument(d)
 
     g = ucli.add_command(sub, "generate", generate, seed="random seed (default: 0)", force=True, help="simulate cylinder flow and write it as .npz")
     add_output(g, "--out", kind="file", default="flow.npz", suffixes=(".npz",),
@@ -337,4 +359,5 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "(default: 16, about one shedding period)")
     t.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
     ucli.add_force_argument(t)
+    add_device_argument(t)
     return ucli.run_main(parser, argv)

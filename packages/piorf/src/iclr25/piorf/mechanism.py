@@ -58,7 +58,7 @@ def _batch(rewirer: Rewirer, v: np.ndarray, rewired: bool):
 
 def long_range_task(*, layers: int = 4, latent: int = 32, steps: int = 400, batch: int = 4, ratio: float = 0.03,
                     partner: str = "speed", separate_long_range: bool = True, n_test: int = 16, seed: int = 0,
-                    lr: float = 1e-3) -> LongRangeResult:
+                    lr: float = 1e-3, device=None) -> LongRangeResult:
     """Train plain MGN and MGN+PIORF on the mechanism task and compare their test RMSE.
 
     Parameters
@@ -77,6 +77,9 @@ def long_range_task(*, layers: int = 4, latent: int = 32, steps: int = 400, batc
         Seeds the mesh jitter, the fields and the weights.
     lr
         Adam's initial learning rate (halved over the run).
+    device
+        Where the models train (``None``: ``$ICLR25_DEVICE``, else ``auto``); the fields, the rewiring and the
+        targets are drawn in numpy on the CPU (the same data on every device) and copied there a batch at a time.
 
     References
     ----------
@@ -87,9 +90,12 @@ def long_range_task(*, layers: int = 4, latent: int = 32, steps: int = 400, batc
     from scipy.sparse import csr_array
     from scipy.sparse.csgraph import shortest_path
 
+    from iclr25.utils.device import torch_device
+
     from .model import MeshGraphNet
 
     seed = check_seed(seed)
+    dev = torch_device(device)
     if not (isinstance(lr, (int, float)) and np.isfinite(lr) and lr > 0):
         raise ValueError(f"lr must be a finite number > 0, got {lr!r}")
     if partner not in PARTNER_RULES:
@@ -100,7 +106,7 @@ def long_range_task(*, layers: int = 4, latent: int = 32, steps: int = 400, batc
                       pos=mesh.pos, seed=seed)
     S = rewirer.bottleneck
     rng = np.random.default_rng(seed)
-    pos = torch.as_tensor(mesh.pos, dtype=torch.float32)
+    pos = torch.as_tensor(mesh.pos, dtype=torch.float32, device=dev)
     test_v = rng.normal(size=(n_test, n, 2)).astype(np.float32)
     A = csr_array((np.ones(mesh.edge_index.shape[1]), (mesh.edge_index[0], mesh.edge_index[1])), shape=(n, n))
     dist = shortest_path(A, unweighted=True, indices=S)
@@ -108,20 +114,20 @@ def long_range_task(*, layers: int = 4, latent: int = 32, steps: int = 400, batc
     results = {}
     for rewired in (False, True):
         torch.manual_seed(seed)
-        model = MeshGraphNet(2, 3, 2, latent=latent, layers=layers, separate_long_range=separate_long_range)
+        model = MeshGraphNet(2, 3, 2, latent=latent, layers=layers, separate_long_range=separate_long_range).to(dev)
         opt = torch.optim.Adam(model.parameters(), lr=lr)
         sched = torch.optim.lr_scheduler.ExponentialLR(opt, 0.5 ** (1.0 / steps))
         train_rng = np.random.default_rng([seed, 1])
 
         def run(v: np.ndarray, model=model, rewired=rewired):
             ei, mask, tgt = _batch(rewirer, v, rewired)
-            ei_t = torch.as_tensor(ei)
+            ei_t = torch.as_tensor(ei, device=dev)
             d = pos.repeat(len(v), 1)
             d = d[ei_t[0]] - d[ei_t[1]]
-            out = model(torch.as_tensor(v.reshape(-1, 2)), torch.cat([d, d.norm(dim=1, keepdim=True)], 1), ei_t,
-                        torch.as_tensor(mask))
+            out = model(torch.as_tensor(v.reshape(-1, 2), device=dev), torch.cat([d, d.norm(dim=1, keepdim=True)], 1),
+                        ei_t, torch.as_tensor(mask, device=dev))
             idx = (S[None, :] + n * np.arange(len(v))[:, None]).ravel()
-            return out[torch.as_tensor(idx)], torch.as_tensor(tgt)
+            return out[torch.as_tensor(idx, device=dev)], torch.as_tensor(tgt, device=dev)
 
         for _ in range(steps):
             pred, tgt = run(train_rng.normal(size=(batch, n, 2)).astype(np.float32))

@@ -92,6 +92,9 @@ def run_repro(args: argparse.Namespace) -> int:
     run = RunResult.start("iclr25-piorf", "repro", seed=args.seed,
                           config={**REPRO_DATA, **REGIME, "train_steps": args.train_steps, "seeds": seeds,
                                   "horizons": list(HORIZONS), "methods": ["none", "piorf"]})
+    from iclr25.utils.device import describe_device, torch_device  # noqa: PLC0415
+
+    run.machine["device"] = describe_device(torch_device(None))  # $ICLR25_DEVICE (repro --device), else auto
     tr, te = repro_data(show_progress=True)  # fills the cache before the workers read it
     t_data = time.perf_counter() - t0
     periods = [shedding_period(t) for t in te]

@@ -11,6 +11,12 @@ The simulator predicts the normalised velocity change and the next pressure,
 where :math:`\\tilde v_t = v_t + \\varepsilon`, :math:`\\varepsilon \\sim N(0, 0.02^2)` on normal nodes (the target
 is corrected for the noise). ``rewiring="piorf"`` rewires the mesh at every step from the current (noisy or
 predicted) velocity through one :class:`~iclr25.piorf.Rewirer` per mesh; the baselines rewire each mesh once.
+
+Devices: :func:`train` takes ``device=`` (``None``: ``$ICLR25_DEVICE``, else ``auto``, the GPU when torch sees
+one) and :meth:`Simulator.to` moves a trained simulator. The model, the mesh tensors, the normalisation
+statistics, the frames and the training noise (a generator seeded on that device) live there, in float32; the
+rewiring itself (curvature, the partner rule) runs in numpy on the CPU, so PIORF copies the current velocity to
+the CPU once a step. Rollouts and errors come back on the CPU.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from iclr25.utils.device import torch_device, torch_generator
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
@@ -105,8 +112,8 @@ class Rollout:
 class _MeshPlan:
     """What a trajectory's mesh needs per step: static rewired edges, or PIORF's :class:`Rewirer`."""
 
-    def __init__(self, traj: Trajectory, method: str, config: TrainConfig, seed: int, projection: np.ndarray
-                 ) -> None:
+    def __init__(self, traj: Trajectory, method: str, config: TrainConfig, seed: int, projection: np.ndarray,
+                 device: Any = "cpu") -> None:
         import ot  # noqa: F401 - POT's first import takes seconds; keep it out of the preprocessing time
         import torch
 
@@ -123,20 +130,23 @@ class _MeshPlan:
             rw = BASELINES[method](mesh, seed=seed)
             static, long_range = rw.edge_index, rw.long_range
         self.seconds = time.perf_counter() - t0
-        self.pos = torch.as_tensor(np.asarray(traj.pos, dtype=np.float32))
-        self.static = (torch.as_tensor(static), torch.as_tensor(long_range))
-        self.onehot = torch.as_tensor(np.eye(NodeType.SIZE, dtype=np.float32)[traj.node_type])
+        self.device = dev = torch_device(device)
+        self.pos = torch.as_tensor(np.asarray(traj.pos, dtype=np.float32), device=dev)
+        self.static = (torch.as_tensor(static, device=dev), torch.as_tensor(long_range, device=dev))
+        self.onehot = torch.as_tensor(np.eye(NodeType.SIZE, dtype=np.float32)[traj.node_type], device=dev)
         nt = traj.node_type
-        self.normal = torch.as_tensor(nt == NodeType.NORMAL)
-        self.loss_mask = torch.as_tensor((nt == NodeType.NORMAL) | (nt == NodeType.OUTFLOW))
+        self.normal = torch.as_tensor(nt == NodeType.NORMAL, device=dev)
+        self.loss_mask = torch.as_tensor((nt == NodeType.NORMAL) | (nt == NodeType.OUTFLOW), device=dev)
 
     def graph(self, velocity: np.ndarray):
-        """``(edge_index, long_range, edge_attr)`` tensors for the current velocity."""
+        """``(edge_index, long_range, edge_attr)`` tensors on the plan's device for the current velocity (numpy,
+        on the CPU)."""
         import torch
 
         if self.rewirer is not None and len(self.rewirer.bottleneck):
             rw = self.rewirer(velocity)
-            ei, lr = torch.as_tensor(rw.edge_index), torch.as_tensor(rw.long_range)
+            ei = torch.as_tensor(rw.edge_index, device=self.device)
+            lr = torch.as_tensor(rw.long_range, device=self.device)
         else:
             ei, lr = self.static
         d = self.pos[ei[0]] - self.pos[ei[1]]
@@ -148,7 +158,8 @@ def _inputs(stats: dict[str, Any], plan: _MeshPlan, velocity):
     import torch
 
     x = torch.cat([(velocity - stats["v_mean"]) / stats["v_std"], plan.onehot], dim=1)
-    ei, lr, ea = plan.graph(velocity.numpy())
+    # the rewiring reads the velocity in numpy: one copy to the CPU a step (PIORF rewires from the current field)
+    ei, lr, ea = plan.graph(velocity.detach().cpu().numpy())
     return x, (ea - stats["e_mean"]) / stats["e_std"], ei, lr
 
 
@@ -161,6 +172,8 @@ class Simulator:
         The network, the normalisation statistics, the settings, the rewiring name and the training seed.
     projection
         The feature-difference rule's fixed projection (drawn from ``seed``).
+    device
+        Where the model computes (:meth:`to` moves it); rollouts and errors come back on the CPU.
     preprocess_seconds
         Curvature / static rewiring time over the training meshes.
     step_seconds
@@ -182,12 +195,24 @@ class Simulator:
         self.step_seconds = step_seconds
         self.losses = losses
         self._plans = dict(plans or {})
+        self.device = next(model.parameters()).device
+
+    def to(self, device: Any) -> Simulator:
+        """Move the simulator (model, statistics, mesh plans) to ``device`` (``None``: ``$ICLR25_DEVICE``, else
+        ``auto``), in place; returns it."""
+        dev = torch_device(device)
+        if dev != self.device:
+            self.model.to(dev)
+            self.stats = {k: v.to(dev) for k, v in self.stats.items()}
+            self._plans = {}  # rebuilt on the new device when next needed
+            self.device = dev
+        return self
 
     def _plan(self, traj: Trajectory) -> _MeshPlan:
         """The (cached) static rewiring or :class:`Rewirer` of a trajectory's mesh."""
         hit = self._plans.get(id(traj))
         if hit is None or hit[0] is not traj:
-            plan = _MeshPlan(traj, self.rewiring, self.config, self.seed, self.projection)
+            plan = _MeshPlan(traj, self.rewiring, self.config, self.seed, self.projection, self.device)
             hit = self._plans[id(traj)] = (traj, plan)
         return hit[1]
 
@@ -201,19 +226,20 @@ class Simulator:
         return torch.where(plan.loss_mask[:, None], velocity + dv, velocity), p
 
     def rollout(self, traj: Trajectory, n_steps: int | None = None, *, start: int = 0) -> Rollout:
-        """Autoregressive prediction of ``n_steps`` frames from frame ``start`` (non-fluid nodes held fixed)."""
+        """Autoregressive prediction of ``n_steps`` frames from frame ``start`` (non-fluid nodes held fixed), on the
+        simulator's device; the frames come back on the CPU."""
         import torch
 
         T = _check_rollout(traj, n_steps, start)
         plan = self._plan(traj)
-        v = torch.as_tensor(traj.velocity[start].astype(np.float32))
-        vs, ps = [v.numpy().copy()], [traj.pressure[start].astype(np.float32)]
+        v = torch.as_tensor(traj.velocity[start].astype(np.float32), device=self.device)
+        vs, ps = [v.cpu().numpy().copy()], [traj.pressure[start].astype(np.float32)]
         self.model.eval()
         with torch.no_grad():
             for _ in range(T):
                 v, p = self._step(plan, v)
-                vs.append(v.numpy().copy())
-                ps.append(p.numpy().copy())
+                vs.append(v.cpu().numpy().copy())
+                ps.append(p.cpu().numpy().copy())
         return Rollout.against(traj, start, np.stack(vs), np.stack(ps))
 
     def one_step_rmse(self, traj: Trajectory, *, stride: int = 1) -> float:
@@ -225,8 +251,8 @@ class Simulator:
         self.model.eval()
         with torch.no_grad():
             for t in range(0, traj.n_steps - 1, stride):
-                v, _ = self._step(plan, torch.as_tensor(traj.velocity[t].astype(np.float32)))
-                errs.append(np.sqrt(np.mean(np.sum((v.numpy() - traj.velocity[t + 1]) ** 2, axis=1))))
+                v, _ = self._step(plan, torch.as_tensor(traj.velocity[t].astype(np.float32), device=self.device))
+                errs.append(np.sqrt(np.mean(np.sum((v.cpu().numpy() - traj.velocity[t + 1]) ** 2, axis=1))))
         return float(np.mean(errs))
 
 
@@ -240,7 +266,7 @@ def _check_rollout(traj: Trajectory, n_steps: int | None, start: int) -> int:
     return int(T)
 
 
-def _stats(dataset: FlowDataset, plans: list[_MeshPlan]) -> dict[str, Any]:
+def _stats(dataset: FlowDataset, plans: list[_MeshPlan], device: Any = "cpu") -> dict[str, Any]:
     import torch
 
     v = np.concatenate([t.velocity[:-1].reshape(-1, 2) for t in dataset.trajectories])
@@ -249,7 +275,7 @@ def _stats(dataset: FlowDataset, plans: list[_MeshPlan]) -> dict[str, Any]:
     ea = torch.cat([pl.graph(t.velocity[0])[2] for pl, t in zip(plans, dataset.trajectories)])
 
     def t(x):
-        return torch.as_tensor(np.asarray(x, dtype=np.float32))
+        return torch.as_tensor(np.asarray(x, dtype=np.float32), device=device)
 
     eps = 1e-8
     return {"v_mean": t(v.mean(0)), "v_std": t(np.maximum(v.std(0), eps)), "dv_mean": t(dv.mean(0)),
@@ -258,7 +284,7 @@ def _stats(dataset: FlowDataset, plans: list[_MeshPlan]) -> dict[str, Any]:
 
 
 def train(dataset: FlowDataset, *, rewiring: str = "piorf", config: TrainConfig | None = None, seed: int = 0,
-          show_progress: bool = False) -> Simulator:
+          show_progress: bool = False, device: Any = None) -> Simulator:
     """Train a MeshGraphNet one step ahead on random frames of ``dataset`` (Adam, exponential lr decay).
 
     Parameters
@@ -271,6 +297,10 @@ def train(dataset: FlowDataset, *, rewiring: str = "piorf", config: TrainConfig 
         :class:`TrainConfig`; the default is the package's reduced scale.
     seed
         Seeds the weights, the frame order, the noise and the PIORF projection.
+    device
+        Where to train (``None``: ``$ICLR25_DEVICE``, else ``auto``); float32. The weights are drawn on the CPU
+        and moved; the noise is drawn there from a generator seeded with ``seed`` (on the CPU, the numbers of
+        0.5 bit for bit; on a GPU its own stream).
 
     References
     ----------
@@ -288,16 +318,17 @@ def train(dataset: FlowDataset, *, rewiring: str = "piorf", config: TrainConfig 
         raise ValueError(f"rewiring must be one of {REWIRINGS}, got {rewiring!r}")
     if not isinstance(dataset, FlowDataset) or len(dataset) == 0:
         raise TypeError(f"dataset must be a non-empty FlowDataset, got {type(dataset).__name__}")
+    dev = torch_device(device)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     projection = default_projection(2, seed=seed)
-    plans = [_MeshPlan(t, rewiring, config, seed, projection) for t in dataset.trajectories]
-    stats = _stats(dataset, plans)
+    plans = [_MeshPlan(t, rewiring, config, seed, projection, dev) for t in dataset.trajectories]
+    stats = _stats(dataset, plans, dev)
     model = MeshGraphNet(2 + NodeType.SIZE, 3, 3, latent=config.latent, layers=config.layers,
-                         separate_long_range=config.separate_long_range)
+                         separate_long_range=config.separate_long_range).to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=config.lr)
     sched = torch.optim.lr_scheduler.ExponentialLR(opt, (config.lr_final / config.lr) ** (1.0 / config.steps))
-    gen = torch.Generator().manual_seed(seed)
+    gen = torch_generator(dev, seed)
     losses = np.empty(config.steps)
     model.train()
     t0 = time.perf_counter()
@@ -306,11 +337,12 @@ def train(dataset: FlowDataset, *, rewiring: str = "piorf", config: TrainConfig 
         k = int(rng.integers(len(dataset)))
         traj, plan = dataset.trajectories[k], plans[k]
         t = int(rng.integers(traj.n_steps - 1))
-        v = torch.as_tensor(traj.velocity[t].astype(np.float32))
-        v_in = v + torch.randn(v.shape, generator=gen) * config.noise_std * plan.normal[:, None]
-        target_dv = (torch.as_tensor(traj.velocity[t + 1].astype(np.float32)) - v_in - stats["dv_mean"]) \
-            / stats["dv_std"]
-        target_p = (torch.as_tensor(traj.pressure[t + 1].astype(np.float32)) - stats["p_mean"]) / stats["p_std"]
+        v = torch.as_tensor(traj.velocity[t].astype(np.float32), device=dev)
+        v_in = v + torch.randn(v.shape, generator=gen, device=dev) * config.noise_std * plan.normal[:, None]
+        target_dv = (torch.as_tensor(traj.velocity[t + 1].astype(np.float32), device=dev) - v_in
+                     - stats["dv_mean"]) / stats["dv_std"]
+        target_p = (torch.as_tensor(traj.pressure[t + 1].astype(np.float32), device=dev) - stats["p_mean"]) \
+            / stats["p_std"]
         out = model(*_inputs(stats, plan, v_in))
         loss = ((out[:, :2] - target_dv) ** 2).sum(1)[plan.loss_mask].mean() + ((out[:, 2] - target_p) ** 2).mean()
         opt.zero_grad(set_to_none=True)
