@@ -14,6 +14,7 @@ from typing import Any
 
 from iclr25.utils import cli as ucli
 from iclr25.utils.checkpoints import start_save, write_manifest
+from iclr25.utils.device import add_device_argument, device_scope
 from iclr25.utils.guards import check_size
 from iclr25.utils.outputs import add_output, check_output_path
 from iclr25.utils.results import RunResult
@@ -32,6 +33,17 @@ TRAIN_FILES = ("results.json", "state.npz", "manifest.json")
 SYSTEMS = ("springs", "charged", "egfr", "ran")
 
 
+def _device(args: argparse.Namespace, run: RunResult | None = None) -> Any:
+    """The torch device of ``--device`` (a missing one is a one-line error before any work), recorded in the run's
+    ``machine.device``."""
+    from iclr25.utils.device import describe_device, torch_device  # noqa: PLC0415
+
+    dev = torch_device(args.device)
+    if run is not None:
+        run.machine["device"] = describe_device(dev)
+    return dev
+
+
 # ------------------------------------------------------------------------------------------------------ demo
 def demo(args: argparse.Namespace) -> int:
     """The shipped checkpoint of --seed on fresh test tasks: mode switching over many batches, AF/AP-MSE."""
@@ -47,6 +59,7 @@ def demo(args: argparse.Namespace) -> int:
                                                                    "n_batches": args.batches,
                                                                    "batch_size": TEST_BATCH_SIZE})
     ucli.set_torch_threads(args.threads)
+    _device(args, run)
     import numpy as np  # noqa: PLC0415
 
     from iclr25.utils.seeding import seed_everything  # noqa: PLC0415
@@ -55,7 +68,8 @@ def demo(args: argparse.Namespace) -> int:
     from .pretrained import load_pretrained, measure  # noqa: PLC0415
 
     seed_everything(args.seed)
-    learner, meta = load_pretrained(args.seed)
+    with device_scope(args.device):  # the checkpoint is loaded onto --device
+        learner, meta = load_pretrained(args.seed)
     run.config["checkpoint_made_by"] = meta.get("command", "")
     m = measure(learner, seed=args.seed, n_batches=args.batches)
     k = learner.n_tasks
@@ -146,7 +160,9 @@ def pretrain(args: argparse.Namespace) -> int:
                           q.name == "manifest.json")
     run = RunResult.start(PACKAGE, "pretrain", seed=args.seed, config={"checkpoint": npz.name})
     ucli.set_torch_threads(args.threads)
-    learner, cpu = train_pretrained(args.seed)
+    _device(args, run)
+    with device_scope(args.device):
+        learner, cpu = train_pretrained(args.seed)
     m = measure(learner, seed=args.seed)
     rec = record(learner, args.seed, m, train_cpu_s=cpu)
     save_checkpoint(args.out, args.seed, learner, rec)
@@ -171,9 +187,11 @@ def pretrain(args: argparse.Namespace) -> int:
 def repro(args: argparse.Namespace) -> int:
     """The reduced-scale reproduction (:func:`iclr25.ms_gode.repro.reproduce`)."""
     ucli.set_torch_threads(args.threads)
+    _device(args)
     from .repro import reproduce  # noqa: PLC0415
 
-    reproduce(args.out, seed=args.seed, sequences=args.sequences)
+    with device_scope(args.device):  # every learner (and the claims' measuring code) computes on --device
+        reproduce(args.out, seed=args.seed, sequences=args.sequences)
     return 0
 
 
@@ -260,6 +278,7 @@ def train_cmd(args: argparse.Namespace) -> int:
         if len(t) < 2:
             raise ValueError(f"{p}: needs at least 2 trajectories (a training and a validation part), got {len(t)}")
     ucli.set_torch_threads(args.threads)
+    dev = _device(args, run)
     from iclr25.utils.seeding import seed_everything  # noqa: PLC0415
 
     from .continual import MSGODE, TrainConfig  # noqa: PLC0415
@@ -269,7 +288,7 @@ def train_cmd(args: argparse.Namespace) -> int:
     mc = ModelConfig(hidden=args.hidden, ode_hidden=args.hidden)
     tc = TrainConfig(epochs=args.epochs, batch_size=args.batch_size, lr=args.lr)
     run.config = {"tasks": [str(p) for p in args.tasks], "model": mc.__dict__, "train": tc.__dict__}
-    learner = MSGODE(feats.pop(), mc, tc, seed=args.seed)
+    learner = MSGODE(feats.pop(), mc, tc, seed=args.seed, device=dev)
     for p, t in zip(args.tasks, tasks, strict=True):
         tr, va = t.split((1 - args.valid_fraction, args.valid_fraction))
         log = learner.fit_task(tr, valid=va)
@@ -319,13 +338,14 @@ def predict_cmd(args: argparse.Namespace) -> int:
 
     task = load_task(args.obs, what="observation file")
     ucli.set_torch_threads(args.threads)
+    dev = _device(args)
     import numpy as np  # noqa: PLC0415
 
     from iclr25.utils.io import save_npz  # noqa: PLC0415
 
     from .continual import MSGODE  # noqa: PLC0415
 
-    learner = MSGODE.load_state(state)
+    learner = MSGODE.load_state(state, device=dev)
     if task.n_features != learner.model.n_features:
         raise ValueError(f"{args.obs}: {task.n_features} features per object, the model in {state} expects "
                          f"{learner.model.n_features}")
@@ -388,4 +408,5 @@ def main(argv: Sequence[str] | None = None) -> int:
                help="write the predictions (prediction, frames, times, mode, unknown) to this file (default: none)")
     for q in (d, r, t, p, pt):
         q.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
+        add_device_argument(q)
     return ucli.run_main(parser, argv)

@@ -10,6 +10,10 @@ Baselines (dense LG-ODE): fine-tuning, joint training (all tasks seen so far), E
 lambda = 1e4), experience replay (8 stored trajectories per task) and LwF (distillation on the previous model's
 predictions). Metrics (CGLB): AP-MSE = mean_j a_{K,j}; AF-MSE = mean_{j<K} (a_{K,j} - a_{j,j}).
 
+Devices: every learner takes ``device=`` (``None``: ``$ICLR25_DEVICE``, else ``auto``); the model, the task
+tensors, the batches and the z0 noise (a generator seeded on that device) live there, in float32; the training
+order is drawn in numpy. Errors, predictions and exported states come back on the CPU.
+
 References: Zhang et al., ICLR 2025, Sec. 4 and Sec. 5.1 (metrics); Kirkpatrick et al. 2017 (EWC); Li & Hoiem
 2017 (LwF); Chaudhry et al. 2019 (ER).
 """
@@ -29,6 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from iclr25.utils.device import torch_device, torch_generator
 from iclr25.utils.io import DataFileError, atomic_path
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
@@ -122,7 +127,7 @@ class _Trainer:
 
     def __init__(self, model: LGODE, config: TrainConfig, seed: int):
         self.model, self.config = model, config
-        self.gen = torch.Generator().manual_seed(seed)
+        self.gen = torch_generator(model.device, seed)
         self.rng = np.random.default_rng(seed)
 
     def train_batch(self, tt: TaskTensors, idx: np.ndarray) -> Any:
@@ -202,7 +207,7 @@ class _TensorCache:
             if task.n_features != self.model.n_features:
                 raise ValueError(f"task has {task.n_features} features per object; this model was built for "
                                  f"{self.model.n_features} (n_features)")
-            tt = TaskTensors(task, self.config.max_gap)
+            tt = TaskTensors(task, self.config.max_gap, self.model.device)
             self._tensors[id(task)] = tt
         return tt
 
@@ -218,19 +223,20 @@ class MSGODE(_TensorCache):
     unknown_factor : a batch is unknown when its best self-prediction MSE exceeds ``unknown_factor`` times the
         largest one seen on that task's validation batches.
     seed : keyword-only; seeds the frozen signs, the scores and the training order.
+    device : keyword-only; where the learner computes (``None``: ``$ICLR25_DEVICE``, else ``auto``).
     """
 
     name = "MS-GODE"
 
     def __init__(self, n_features: int, config: ModelConfig | None = None, train: TrainConfig | None = None, *,
-                 criterion: str = "loss", unknown_factor: float = 1.5, seed: int = 0):
+                 criterion: str = "loss", unknown_factor: float = 1.5, seed: int = 0, device: Any = None):
         config, train = config or ModelConfig(), train or TrainConfig()
         if criterion not in ("loss", "mse"):
             raise ValueError(f"criterion must be 'loss' or 'mse', got {criterion!r}")
         if not (isinstance(unknown_factor, (int, float)) and math.isfinite(unknown_factor) and unknown_factor > 0):
             raise ValueError(f"unknown_factor must be a finite number > 0, got {unknown_factor!r}")
         self.seed = check_seed(seed)
-        self.model = LGODE(n_features, config, masked=True, seed=self.seed)
+        self.model = LGODE(n_features, config, masked=True, seed=self.seed, device=torch_device(device))
         self.config, self.train_config = config, train
         self.criterion, self.unknown_factor = criterion, float(unknown_factor)
         self.thresholds: list[float | None] = []
@@ -337,7 +343,7 @@ class MSGODE(_TensorCache):
         self.model.set_task(self._check_id(task_id))
         with torch.no_grad():
             out = self.model.loss(tt.batch(np.arange(len(task))), sample=False)
-        return out.pred.numpy(), sel
+        return out.pred.cpu().numpy(), sel
 
     # -------------------------------------------------------------- mask export / import (no pickle)
     def state_bytes_per_task(self) -> int:
@@ -356,13 +362,13 @@ class MSGODE(_TensorCache):
         lin = [m for m in self.model.modules() if isinstance(m, MaskLinear)]
         norms = [m for m in self.model.modules() if isinstance(m, TaskLayerNorm)]
         for i, m in enumerate(lin):
-            arrays[f"sign_{i}"] = np.packbits((m.weight > 0).numpy().reshape(-1))
+            arrays[f"sign_{i}"] = np.packbits((m.weight > 0).cpu().numpy().reshape(-1))
             for t in range(self.n_tasks):
-                arrays[f"mask_{i}_{t}"] = np.packbits(m.mask(t).numpy().astype(bool).reshape(-1))
+                arrays[f"mask_{i}_{t}"] = np.packbits(m.mask(t).cpu().numpy().astype(bool).reshape(-1))
         for i, m in enumerate(norms):
             for t in range(self.n_tasks):
-                arrays[f"ln_{i}_{t}_w"] = m.norms[t].weight.detach().numpy()
-                arrays[f"ln_{i}_{t}_b"] = m.norms[t].bias.detach().numpy()
+                arrays[f"ln_{i}_{t}_w"] = m.norms[t].weight.detach().cpu().numpy()
+                arrays[f"ln_{i}_{t}_b"] = m.norms[t].bias.detach().cpu().numpy()
         meta = {"format": "iclr25-ms-gode-state", "version": 1, "n_features": self.model.n_features,
                 "config": dataclasses.asdict(self.config), "train": dataclasses.asdict(self.train_config),
                 "criterion": self.criterion, "unknown_factor": self.unknown_factor, "seed": self.seed,
@@ -375,8 +381,10 @@ class MSGODE(_TensorCache):
         return p
 
     @classmethod
-    def load_state(cls, path: str | os.PathLike[str]) -> MSGODE:
-        """Rebuild a learner from :meth:`export_state` (``allow_pickle=False``); errors name the file."""
+    def load_state(cls, path: str | os.PathLike[str], *, device: Any = None) -> MSGODE:
+        """Rebuild a learner from :meth:`export_state` (``allow_pickle=False``) on ``device`` (``None``:
+        ``$ICLR25_DEVICE``, else ``auto``); errors name the file."""
+        dev = torch_device(device)
         p = Path(path)
         arrays = read_arrays(p, what="model state file")  # one line naming the file
         try:
@@ -384,7 +392,8 @@ class MSGODE(_TensorCache):
             if meta.get("format") != "iclr25-ms-gode-state":
                 raise ValueError("not an iclr25-ms-gode state file")
             self = cls(int(meta["n_features"]), ModelConfig(**meta["config"]), TrainConfig(**meta["train"]),
-                       criterion=meta["criterion"], unknown_factor=meta["unknown_factor"], seed=meta["seed"])
+                       criterion=meta["criterion"], unknown_factor=meta["unknown_factor"], seed=meta["seed"],
+                       device=dev)
             for name in meta["task_names"]:
                 self.add_task(name)
             self.thresholds = list(meta["thresholds"])
@@ -396,14 +405,14 @@ class MSGODE(_TensorCache):
                 for i, m in enumerate(lin):
                     n = m.weight.numel()
                     sign = np.unpackbits(arrays[f"sign_{i}"])[:n].reshape(m.weight.shape).astype(np.float32)
-                    m.weight.copy_(torch.as_tensor(2 * sign - 1) * m.weight.abs())
+                    m.weight.copy_(torch.as_tensor(2 * sign - 1, device=dev) * m.weight.abs())
                     for t in range(self.n_tasks):
                         bits = np.unpackbits(arrays[f"mask_{i}_{t}"])[:n].reshape(m.weight.shape)
-                        m.scores[t].copy_(torch.as_tensor(bits.astype(np.float32) * 2 - 1))
+                        m.scores[t].copy_(torch.as_tensor(bits.astype(np.float32) * 2 - 1, device=dev))
                 for i, m in enumerate(norms):
                     for t in range(self.n_tasks):
-                        m.norms[t].weight.copy_(torch.as_tensor(arrays[f"ln_{i}_{t}_w"]))
-                        m.norms[t].bias.copy_(torch.as_tensor(arrays[f"ln_{i}_{t}_b"]))
+                        m.norms[t].weight.copy_(torch.as_tensor(arrays[f"ln_{i}_{t}_w"], device=dev))
+                        m.norms[t].bias.copy_(torch.as_tensor(arrays[f"ln_{i}_{t}_b"], device=dev))
             for t in range(self.n_tasks):
                 self.model.freeze_task(t)
         except (KeyError, ValueError, TypeError, json.JSONDecodeError, OSError, EOFError) as exc:
@@ -421,19 +430,20 @@ class Baseline(_TensorCache):
     ``kind``: ``finetune`` (plain sequential training), ``joint`` (train on all tasks seen so far), ``ewc``
     (penalty ``lambda/2 sum_i F_i (theta_i - theta*_i)^2`` with the diagonal Fisher of each past task),
     ``replay`` (``n_replay`` stored trajectories per past task, one replayed batch per step) or ``lwf``
-    (squared distance to the previous model's predictions on the current task, weight ``lwf_alpha``).
+    (squared distance to the previous model's predictions on the current task, weight ``lwf_alpha``). ``device``:
+    where it computes (``None``: ``$ICLR25_DEVICE``, else ``auto``).
     """
 
     def __init__(self, kind: str, n_features: int, config: ModelConfig | None = None,
                  train: TrainConfig | None = None, *, ewc_lambda: float = 1e4, n_replay: int = 8,
-                 lwf_alpha: float = 1.0, seed: int = 0):
+                 lwf_alpha: float = 1.0, seed: int = 0, device: Any = None):
         config, train = config or ModelConfig(), train or TrainConfig()
         if kind not in BASELINES:
             raise ValueError(f"kind must be one of {list(BASELINES)}, got {kind!r}")
         self.kind, self.seed = kind, check_seed(seed)
         self.name = {"finetune": "Fine-tune", "joint": "Joint", "ewc": "EWC", "replay": "Replay",
                      "lwf": "LwF"}[kind]
-        self.model = LGODE(n_features, config, masked=False, seed=self.seed)
+        self.model = LGODE(n_features, config, masked=False, seed=self.seed, device=torch_device(device))
         self.config, self.train_config = config, train
         self.ewc_lambda, self.n_replay, self.lwf_alpha = float(ewc_lambda), int(n_replay), float(lwf_alpha)
         self.n_tasks = 0
@@ -487,7 +497,7 @@ class Baseline(_TensorCache):
     def _diag_fisher(self, tt: TaskTensors, tid: int) -> tuple[list[torch.Tensor], list[torch.Tensor]]:
         params = list(self.model.parameters())
         fisher = [torch.zeros_like(p) for p in params]
-        gen = torch.Generator().manual_seed(self.seed + tid)
+        gen = torch_generator(self.model.device, self.seed + tid)
         batches = _batches(len(tt.task), self.train_config.batch_size, None)
         layout = _Trainer(self.model, self.train_config, 0)
         for idx in batches:
@@ -550,7 +560,7 @@ METHODS = ("ms-gode", *BASELINES)
 
 def make_learner(method: str, n_features: int, config: ModelConfig, train: TrainConfig, *, seed: int = 0,
                  **kwargs: Any) -> MSGODE | Baseline:
-    """``"ms-gode"`` or a baseline name."""
+    """``"ms-gode"`` or a baseline name (``device=`` among ``kwargs``: where it computes)."""
     if method == "ms-gode":
         return MSGODE(n_features, config, train, seed=seed, **kwargs)
     if method not in BASELINES:
@@ -583,7 +593,8 @@ class SequenceResult:
 def run_sequence(method: str, tasks: Sequence[tuple[TaskData, TaskData, TaskData]], *, config: ModelConfig,
                  train: TrainConfig, seed: int = 0, **kwargs: Any) -> SequenceResult:
     """Learn ``tasks`` (each ``(train, valid, test)``) in order and fill the MSE matrix after every task.
-    MS-GODE is tested with mode switching (and, in ``oracle_acc``, with the true mask)."""
+    MS-GODE is tested with mode switching (and, in ``oracle_acc``, with the true mask). ``device=`` (in
+    ``kwargs``) is where the learner computes (``None``: ``$ICLR25_DEVICE``, else ``auto``)."""
     if not tasks:
         raise ValueError("tasks must hold at least one (train, valid, test) triple")
     feats = {t[0].n_features for t in tasks}

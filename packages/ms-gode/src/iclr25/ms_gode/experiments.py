@@ -123,15 +123,25 @@ def config_dict(config: ModelConfig, train: TrainConfig) -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=8)
-def run_repro(seed: int, epochs: int | None = None) -> dict[str, Any]:
+def run_repro(seed: int, epochs: int | None = None, *, scale: Any = None,
+              methods: tuple[str, ...] = COMPARED_METHODS, baseline_lr: float = 5e-3,
+              n_test_batches: int | None = None, n_tasks: int | None = None, device: str | None = None
+              ) -> dict[str, Any]:
     """MS-GODE and every method of :data:`COMPARED_METHODS` trained from scratch on the physics sequence at the
     checkpoint rung (:data:`~iclr25.ms_gode.pretrained.PRETRAIN`, ``epochs`` per task if given), all scored on
     the same fresh test tasks (:func:`~iclr25.ms_gode.pretrained.measure`'s, 16 batches of 10 per task).
+
+    ``scale`` (a :class:`~iclr25.ms_gode.pretrained.PretrainScale`), ``methods``, ``baseline_lr`` and
+    ``n_test_batches`` change the rung (the claims' ``paper`` rung; ``n_tasks``: the sequence's first tasks only,
+    for its smoke run); ``device`` is where every learner computes
+    (``None``: ``$ICLR25_DEVICE``, else ``auto``; also part of the cache key).
 
     Returns ``measure``'s dict for MS-GODE plus ``oracle_drift`` (``max_j |a_Kj - a_jj|`` with the oracle
     mask), ``baselines`` (``{method: {ap_mse, af_mse, acc}}``) and ``cpu_s`` (training + testing per method).
     """
     import torch  # noqa: PLC0415
+
+    from iclr25.utils.device import device_scope  # noqa: PLC0415
 
     from .data import task_sequence  # noqa: PLC0415
     from .pretrained import (  # noqa: PLC0415  # noqa: PLC0415
@@ -144,27 +154,31 @@ def run_repro(seed: int, epochs: int | None = None) -> dict[str, Any]:
     )
 
     torch.set_num_threads(1)
-    sc = PRETRAIN if epochs is None else dataclasses.replace(PRETRAIN, epochs=epochs)
+    sc = PRETRAIN if scale is None else scale
+    sc = sc if epochs is None else dataclasses.replace(sc, epochs=epochs)
+    n_batches = TEST_BATCHES if n_test_batches is None else n_test_batches
     diag: list[float] = []
-    tests = task_sequence("physics", TEST_BATCHES * TEST_BATCH_SIZE, seed=TEST_SEED_OFFSET + seed)
+    tests = task_sequence("physics", n_batches * TEST_BATCH_SIZE, seed=TEST_SEED_OFFSET + seed)[:n_tasks]
 
     def after(learner: Any, j: int) -> None:
         diag.append(learner.evaluate(tests[j], task_id=j).mse)
 
     t0 = time.process_time()
-    learner, _ = train_pretrained(seed, sc, after_task=after)
-    m = measure(learner, seed=seed)
+    with device_scope(device):
+        learner, _ = train_pretrained(seed, sc, after_task=after, n_tasks=n_tasks)
+    m = measure(learner, seed=seed, n_batches=n_batches, n_unseen_batches=4 if n_batches == TEST_BATCHES else 1)
     cpu = {"ms-gode": time.process_time() - t0}
     m["oracle_drift"] = float(max(abs(m["oracle_mse"][j] - diag[j]) for j in range(len(diag))))
-    tasks = task_sequence("physics", sc.n_train + sc.n_valid, seed=seed)
+    tasks = task_sequence("physics", sc.n_train + sc.n_valid, seed=seed)[:n_tasks]
     triples = [(t.subset(np.arange(sc.n_train)), t.subset(np.arange(sc.n_train, sc.n_train + sc.n_valid)), te)
                for t, te in zip(tasks, tests, strict=True)]
     mc = ModelConfig(hidden=sc.hidden, ode_hidden=sc.ode_hidden, augment=sc.augment)
     base = {}
-    for meth in COMPARED_METHODS:
+    for meth in methods:
         t0 = time.process_time()
         r = run_sequence(meth, triples, config=mc,
-                         train=TrainConfig(epochs=sc.epochs, batch_size=sc.batch_size, lr=5e-3), seed=seed)
+                         train=TrainConfig(epochs=sc.epochs, batch_size=sc.batch_size, lr=baseline_lr), seed=seed,
+                         device=device)
         cpu[meth] = time.process_time() - t0
         base[meth] = {"ap_mse": r.ap_mse, "af_mse": r.af_mse, "acc": r.acc.tolist()}
     m["baselines"] = base

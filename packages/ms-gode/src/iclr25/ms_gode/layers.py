@@ -55,13 +55,14 @@ class MaskLinear(nn.Module):
         return len(self.scores) if self.masked else 1
 
     def add_task(self) -> None:
-        """Append a fresh score tensor, ``kaiming_uniform(a = sqrt(0.5))`` (no preallocated task count)."""
+        """Append a fresh score tensor, ``kaiming_uniform(a = sqrt(0.5))`` (no preallocated task count), drawn on
+        the CPU from the layer's generator and placed beside the weights (the same scores on every device)."""
         if not self.masked:
             return
         s = torch.empty(self.d_out, self.d_in)
         bound = math.sqrt(6.0 / ((1 + 0.5) * self.d_in))
         s.uniform_(-bound, bound, generator=self._generator)
-        self.scores.append(nn.Parameter(s))
+        self.scores.append(nn.Parameter(s.to(self.weight.device)))
 
     def mask(self, task: int | None = None) -> torch.Tensor:
         """The binary mask of ``task`` (default: the current one)."""
@@ -90,9 +91,10 @@ class TaskLayerNorm(nn.Module):
         self.norms = nn.ModuleList([] if per_task else [nn.LayerNorm(d)])
         self.task = 0
 
-    def add_task(self) -> None:
+    def add_task(self, device: torch.device | str | None = None) -> None:
+        """Append a LayerNorm for a new task on ``device`` (default the CPU)."""
         if self.per_task:
-            self.norms.append(nn.LayerNorm(self.d))
+            self.norms.append(nn.LayerNorm(self.d, device=device))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.norms[self.task if self.per_task else 0](x)

@@ -19,6 +19,10 @@ Loss (IWAE-style bound of LG-ODE, K samples of z0):
 
 with the prior mean ``tau`` the task index during training.
 
+Devices: ``LGODE(..., device=)`` (``None``: ``$ICLR25_DEVICE``, else ``auto``) draws its weights on the CPU from
+its seed and moves them; :class:`TaskTensors` holds a task on a device and builds every batch there; the encoder
+graphs are built in numpy on the CPU (cached) and copied. Everything computes in float32.
+
 References: Huang et al., "Learning Continuous System Dynamics from Irregularly-Sampled Partial Observations"
 (LG-ODE), NeurIPS 2020, Sec. 3; Zhang et al., ICLR 2025, Sec. 4.1.
 """
@@ -96,10 +100,11 @@ class Batch:
 class TaskTensors:
     """A task's arrays as torch tensors, with the per-trajectory encoder graphs cached."""
 
-    def __init__(self, task: TaskData, max_gap: float):
+    def __init__(self, task: TaskData, max_gap: float, device: Any = "cpu"):
         self.task = task
-        self.values = torch.as_tensor(task.values, dtype=torch.float32)
-        self.times = torch.as_tensor(task.times, dtype=torch.float32)
+        self.device = dev = torch.device(device)
+        self.values = torch.as_tensor(task.values, dtype=torch.float32, device=dev)
+        self.times = torch.as_tensor(task.times, dtype=torch.float32, device=dev)
         self.max_gap = float(max_gap)
         self._graphs: dict[tuple[int, int], tuple[np.ndarray, ...]] = {}
         n = task.n_nodes
@@ -131,15 +136,16 @@ class TaskTensors:
         cut = task.n_obs if enc_cut is None else int(enc_cut)
         xs, ts, objs, srcs, dsts, dts, sames = [], [], [], [], [], [], []
         offset = 0
+        dev = self.device
         for b, s in enumerate(idx):
             obj, frame, src, dst, dt, same = self._graph(int(s), cut)
             xs.append(self.values[s, obj, frame])
             ts.append(self.times[frame])
-            objs.append(torch.as_tensor(obj + b * n))
-            srcs.append(torch.as_tensor(src + offset))
-            dsts.append(torch.as_tensor(dst + offset))
-            dts.append(torch.as_tensor(dt))
-            sames.append(torch.as_tensor(same))
+            objs.append(torch.as_tensor(obj + b * n, device=dev))
+            srcs.append(torch.as_tensor(src + offset, device=dev))
+            dsts.append(torch.as_tensor(dst + offset, device=dev))
+            dts.append(torch.as_tensor(dt, device=dev))
+            sames.append(torch.as_tensor(same, device=dev))
             offset += obj.size
         if target == "future":
             ymask = task.target_mask[idx]
@@ -151,29 +157,30 @@ class TaskTensors:
             raise ValueError("the batch has no target observations to decode")
         rel = (task.adjacency[idx][:, self._off[0], self._off[1]] > 0).astype(np.int64).reshape(-1)
         return Batch(torch.cat(xs), torch.cat(ts), torch.cat(objs), torch.cat(srcs), torch.cat(dsts),
-                     torch.cat(dts), torch.cat(sames), len(idx), n, F.one_hot(torch.as_tensor(rel), 2).float(),
-                     self.times[frames], self.values[idx][:, :, frames],
-                     torch.as_tensor(ymask[:, :, frames]))
+                     torch.cat(dts), torch.cat(sames), len(idx), n,
+                     F.one_hot(torch.as_tensor(rel, device=dev), 2).float(), self.times[frames],
+                     self.values[idx][:, :, frames], torch.as_tensor(ymask[:, :, frames], device=dev))
 
 
 # ------------------------------------------------------------------------------------------------ modules
 def _temporal_encoding(t: torch.Tensor, d: int) -> torch.Tensor:
-    j = torch.arange(d, dtype=torch.float32)
+    j = torch.arange(d, dtype=torch.float32, device=t.device)
     div = 1.0 / torch.pow(10000.0, 2 * torch.div(j, 2, rounding_mode="floor") / d)
     pos = (t.view(-1, 1) * 200.0) * div
     return torch.where(j % 2 == 0, torch.sin(pos), torch.cos(pos))
 
 
 def _segment_softmax(score: torch.Tensor, seg: torch.Tensor, n: int) -> torch.Tensor:
-    mx = torch.full((n,), -torch.inf, dtype=score.dtype).scatter_reduce(0, seg, score, "amax", include_self=True)
+    mx = torch.full((n,), -torch.inf, dtype=score.dtype, device=score.device).scatter_reduce(
+        0, seg, score, "amax", include_self=True)
     e = torch.exp(score - mx[seg])
-    den = torch.zeros(n, dtype=score.dtype).index_add_(0, seg, e)
+    den = torch.zeros(n, dtype=score.dtype, device=score.device).index_add_(0, seg, e)
     return e / den[seg]
 
 
 def _segment_mean(x: torch.Tensor, seg: torch.Tensor, n: int) -> torch.Tensor:
-    tot = torch.zeros(n, x.shape[1], dtype=x.dtype).index_add_(0, seg, x)
-    cnt = torch.zeros(n, dtype=x.dtype).index_add_(0, seg, torch.ones_like(seg, dtype=x.dtype))
+    tot = torch.zeros(n, x.shape[1], dtype=x.dtype, device=x.device).index_add_(0, seg, x)
+    cnt = torch.zeros(n, dtype=x.dtype, device=x.device).index_add_(0, seg, torch.ones_like(seg, dtype=x.dtype))
     return tot / cnt.clamp_min(1.0).unsqueeze(1)
 
 
@@ -234,9 +241,11 @@ class LossOutput:
 
 
 class LGODE(nn.Module):
-    """LG-ODE encoder / ODE generator / decoder; ``masked=True`` for MS-GODE, ``False`` for the baselines."""
+    """LG-ODE encoder / ODE generator / decoder; ``masked=True`` for MS-GODE, ``False`` for the baselines; on
+    ``device`` (``None``: ``$ICLR25_DEVICE``, else ``auto``; weights drawn on the CPU from ``seed``, then moved)."""
 
-    def __init__(self, n_features: int, config: ModelConfig = ModelConfig(), *, masked: bool = True, seed: int = 0):
+    def __init__(self, n_features: int, config: ModelConfig = ModelConfig(), *, masked: bool = True, seed: int = 0,
+                 device: Any = None):
         super().__init__()
         import functools  # noqa: PLC0415
 
@@ -254,6 +263,14 @@ class LGODE(nn.Module):
         self.decoder = lin(c.latent + c.augment, n_features)
         self._task = 0
         self._n_tasks = 0 if masked else 1
+        from iclr25.utils.device import torch_device  # noqa: PLC0415
+
+        self.to(torch_device(device))
+
+    @property
+    def device(self) -> torch.device:
+        """Where the model's weights are."""
+        return self.decoder.weight.device
 
     # ------------------------------------------------------------------ tasks
     @property
@@ -264,9 +281,12 @@ class LGODE(nn.Module):
         """Append a score tensor to every masked layer and a LayerNorm to every norm; returns the new id."""
         if not self.masked:
             raise ValueError("add_task() needs a masked model (masked=True)")
+        dev = self.device
         for m in self.modules():
-            if isinstance(m, (MaskLinear, TaskLayerNorm)):
+            if isinstance(m, MaskLinear):
                 m.add_task()
+            elif isinstance(m, TaskLayerNorm):
+                m.add_task(dev)
         self._n_tasks += 1
         return self._n_tasks - 1
 
@@ -316,8 +336,8 @@ class LGODE(nn.Module):
         n = bt.n_nodes
         s, r = np.nonzero(~np.eye(n, dtype=bool))
         g = np.arange(k * bt.n_traj)[:, None] * n
-        send = torch.as_tensor((g + s[None]).reshape(-1))
-        recv = torch.as_tensor((g + r[None]).reshape(-1))
+        send = torch.as_tensor((g + s[None]).reshape(-1), device=bt.x.device)
+        recv = torch.as_tensor((g + r[None]).reshape(-1), device=bt.x.device)
         return send, recv, bt.rel_type.repeat(k, 1)
 
     def decode(self, z0: torch.Tensor, bt: Batch) -> torch.Tensor:
@@ -359,7 +379,7 @@ class LGODE(nn.Module):
               generator: torch.Generator | None) -> LossOutput:
         mu, sigma = self.encode(bt)
         if sample:
-            eps = torch.randn((self.config.n_samples, *mu.shape), generator=generator)
+            eps = torch.randn((self.config.n_samples, *mu.shape), generator=generator, device=mu.device)
             z0 = torch.cat([mu.unsqueeze(0), mu + sigma * eps], 0)
         else:
             z0 = mu.unsqueeze(0)

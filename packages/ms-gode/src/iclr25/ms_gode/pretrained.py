@@ -143,9 +143,11 @@ def _split(task: Any, n_train: int, n_valid: int) -> tuple[Any, Any]:
 
 
 def train_pretrained(seed: int, scale: PretrainScale = PRETRAIN, *, cache: bool = True,
-                     after_task: Callable[[Any, int], None] | None = None) -> tuple[Any, float]:
-    """Learn the physics sequence at ``scale`` (simulation seeds ``seed + 1000 * task``, as ``repro``);
-    ``after_task(learner, j)`` is called after task j is learned. Returns ``(learner, CPU seconds)``."""
+                     after_task: Callable[[Any, int], None] | None = None,
+                     n_tasks: int | None = None) -> tuple[Any, float]:
+    """Learn the physics sequence at ``scale`` (simulation seeds ``seed + 1000 * task``, as ``repro``; its first
+    ``n_tasks`` tasks if given); ``after_task(learner, j)`` is called after task j is learned. Returns ``(learner,
+    CPU seconds)``. The learner computes on ``$ICLR25_DEVICE``, else ``auto``."""
     import torch  # noqa: PLC0415
 
     from .continual import MSGODE, TrainConfig  # noqa: PLC0415
@@ -154,7 +156,7 @@ def train_pretrained(seed: int, scale: PretrainScale = PRETRAIN, *, cache: bool 
 
     torch.set_num_threads(1)
     t0 = time.process_time()
-    tasks = task_sequence("physics", scale.n_train + scale.n_valid, seed=seed, cache=cache)
+    tasks = task_sequence("physics", scale.n_train + scale.n_valid, seed=seed, cache=cache)[:n_tasks]
     learner = MSGODE(tasks[0].n_features,
                      ModelConfig(hidden=scale.hidden, ode_hidden=scale.ode_hidden, augment=scale.augment),
                      TrainConfig(epochs=scale.epochs, batch_size=scale.batch_size, lr=scale.lr), seed=seed)

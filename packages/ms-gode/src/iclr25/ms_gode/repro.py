@@ -147,7 +147,7 @@ def _side_by_side_step(run: RunResult, out: Path, sequence: str, seeds: Sequence
             preds = {"MS-GODE": res["results"]["ms-gode"].learner.predict(te)[0]}
             for m, label in (("finetune", "Fine-tune"), ("joint", "Joint")):
                 lrn = res["results"][m].learner
-                preds[label] = lrn.model.loss(lrn._tt(te).batch([0, 1]), sample=False).pred.detach().numpy()
+                preds[label] = lrn.model.loss(lrn._tt(te).batch([0, 1]), sample=False).pred.detach().cpu().numpy()
             fig = plot_predictions(out / f"{sequence}_task1_after_last.png", te, preds,
                                    title=f"{sequence} task 1 after the last task:")
             run.add_figure(fig, relative_to=out)
@@ -163,6 +163,9 @@ def reproduce(out: Path, *, seed: int = 0, sequences: Sequence[str] = ()) -> Run
     run = RunResult.start("iclr25-ms-gode", "repro", seed=seed,
                           config={"seeds": seeds, "claims_rung": "repro", "scale": dict(PRETRAIN.__dict__),
                                   "side_by_side": {s: SIDE_BY_SIDE[s] for s in sequences}})
+    from iclr25.utils.device import describe_device, torch_device  # noqa: PLC0415
+
+    run.machine["device"] = describe_device(torch_device(None))  # $ICLR25_DEVICE (repro --device), else auto
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.process_time()
     parts = ["## Claims at the repro rung\n\n" + _claims_step(run, out, seeds)]
