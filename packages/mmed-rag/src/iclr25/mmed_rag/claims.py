@@ -179,12 +179,14 @@ def _model(seed: int, rung: str) -> dict[str, Measurement | float]:
           direction="higher", baseline="pooled retriever (same data and steps)", margin=0.0, rule="mean_ci",
           ladder=LADDER, kind="secondary", rungs=("retrieval", "XS", "S", "M", "S-hc"),
           note="decided at its own rung retrieval (the repro rung's retrieval stage alone, seeds 0-19, mean_ci): "
-               "margin 0 (any gain: the 95 % CI of the mean difference must clear 0), below the max margin at 20 "
-               "decision seeds of calibration seeds 100-109 (claims-calibration-retrieval.json); at the repro "
-               "rung's 3 seeds it was -0.44 (gain positive at 8 of 10 seeds, sd about the mean), so the repro "
-               "rung no longer decides it. A declared fail until issue 58. Not decided at the test rung: its "
-               "barely trained retrievers lose to the pooled one, whose 3x larger shard holds an exact label "
-               "match by chance more often"),
+               "margin 0 (any gain: the 95 % CI of the mean difference must clear 0). Calibration seeds 100-109 of "
+               "the same measurement (claims-calibration-repro.json of commit f217cb2: gain positive at 8 of 10, "
+               "mean +0.109, sd 0.124) give a max margin of -0.44 at 3 decision seeds, so the repro rung no longer "
+               "decides it, and +0.004 at 20 (max_margin on those improvements). Issue 58, pending: "
+               "claims-calibration-retrieval.json and the side report docs/retrieval/claims.json are not yet "
+               "written. A declared fail until issue 58. Not decided at the test rung: its barely trained "
+               "retrievers lose to the pooled one, whose 3x larger shard holds an exact label match by chance more "
+               "often"),
     Claim("gap-rule-precision", statement="the gap rule keeps fewer, better contexts than fixed k",
           paper="adaptive selection improves accuracy (ablation, §4.3)",
           metric="context precision on the asked finding, gap rule (γ = 0.005)", direction="higher",
