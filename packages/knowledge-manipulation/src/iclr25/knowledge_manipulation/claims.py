@@ -15,9 +15,10 @@ Rungs:
   only the fine-tunes run; ``repro`` trains Stage A at every seed as well, which also checks that the shipped
   checkpoints are what the code makes. ``repro`` adds the paper's fine-tune data / epoch ladder (reduced): month
   parity without and with CoT fine-tuned for three times the epochs (90) and on half the train people (25, for
-  60 epochs: the same number of steps), month comparison without and with CoT (200 pairs of train people,
-  15 epochs), and, from a Stage A model of twice the people (N = 200, the same recipe), month parity without and
-  with CoT on 50 and on all 100 of its train people (30 epochs), decided over seeds 0-4.
+  60 epochs: the same number of steps) and month comparison without and with CoT (200 pairs of train people,
+  15 epochs), decided over seeds 0-4. (Until 0.7.0 it also fine-tuned month parity on 50 and 100 train people of
+  an N = 200 population for 30 epochs, the claim ``no-cot-gap-at-double-data``: borderline at 5 seeds, its
+  90-epoch form is now the cot rung.)
 - ``cot`` decides the two main CoT claims alone, on the larger population (N = 200, 100 train people, its own
   Stage A with the same recipe) with the fine-tune budget that completes the CoT answer's second step (90 epochs,
   three times the test recipe's), over 10 seeds (10-19; calibration seeds 100-109): ``iclr25 claims
@@ -51,9 +52,6 @@ CMP_NO_COT, CMP_COT = "comparison:birth_month", "comparison:birth_month:cot"
 
 #: the repro rung's ladder of month-parity fine-tunes: name -> (train people used, None = all 50; epochs)
 LADDER = {"3x epochs": (None, 90), "half data": (25, 60)}
-#: the repro rung's larger-data rungs: a population of N = 200 (100 train people) with its own Stage A (the same
-#: recipe), month parity without and with CoT fine-tuned for 30 epochs on 50 and on all 100 train people
-LARGER_N, LARGER_TRAIN = 200, (50, 100)
 #: the cot rung: the population (100 train people, all fine-tuned on) and the fine-tune epochs of both parity fine-tunes
 COT_N, COT_EPOCHS = 200, 90
 #: the repro rung's comparison fine-tunes: pairs of train people and epochs (one pair per person, 50, covers too
@@ -203,50 +201,6 @@ def _repro_ladder(pre, base, seed: int, rows: list[dict]) -> dict[str, Measureme
     }
 
 
-@REGISTRY.measures(
-    Claim("no-cot-gap-at-double-data", kind="secondary", statement="on twice the train people (100 of a population of N = 200, whose "
-          "Stage A is trained with the same recipe; 30 fine-tune epochs) CoT still beats no-CoT on test people",
-          paper="R2: no-CoT test accuracy rises only slowly with more fine-tuning data (the paper's figure: "
-          "accuracy against the amount of fine-tuning data)", metric="month-parity accuracy, 100 test people, "
-          "CoT fine-tune on 100 train people (N = 200)", direction="higher",
-          baseline="no-CoT fine-tune on 100 train people (N = 200)", rule="mean_ci", rungs=("repro",),
-          expect="fails", ladder="#why-the-cot-gap-is-not-shown-on-the-n-200-population-data-ladder-and-ablation",
-          note="the top rung of the fine-tune data ladder (25 and 50 train people at N = 100; 50 and 100 at "
-          "N = 200, the 50-people rung a control for the population size); margin 0, the 95 % interval of the "
-          "mean gap over seeds 0-4, the rule of the other gap claims. Measured 2026-12-03 (first run, 0.4.1): "
-          "gaps +0.14, +0.01, +0.20, +0.03, +0.25 (mean +0.13, interval [-0.004, +0.26]): does not hold, by a "
-          "hair; every fine-tune fits its 100 train people (1.00) and the CoT fine-tune writes the month right "
-          "for 0.99-1.00 of test people, so the shortfall is the month -> parity step (seeds 1 and 3: 0.61, "
-          "0.78). Stage A retrieval of the N = 200 model and both fine-tunes' train accuracy are in each seed's "
-          "extra; ablation in the README"),
-)
-def _larger_population_claims(seed: int, rung: str) -> dict[str, Measurement | float]:
-    """The repro rung's larger-data rungs: Stage A at N = 200 people, then month parity without and with CoT
-    fine-tuned on 50 and on 100 of its train people."""
-    import dataclasses
-
-    from .experiments import pretrain, retrieval_accuracy
-
-    if (seed, rung) not in DETAILS:
-        REGISTRY.measure("knowledge-extractable", seed, rung)  # runs _protocol (cached) for this seed
-    rows = DETAILS[(seed, rung)]
-    cfg = dataclasses.replace(rung_config(rung), n_people=LARGER_N)
-    pre = pretrain(cfg, seed=seed)
-    fts = {}
-    for n in LARGER_TRAIN:
-        for t in (NO_COT, COT):
-            fts[n, t] = _finetune_row(pre, cfg.finetune, seed, rows, t, f"{cfg.finetune.epochs} epochs, {n} train "
-                                      f"people (N = {LARGER_N})", epochs=cfg.finetune.epochs, n_train=n)
-    nc, c = fts[LARGER_TRAIN[-1], NO_COT], fts[LARGER_TRAIN[-1], COT]
-    return {"no-cot-gap-at-double-data": Measurement(
-        c.test.accuracy, reference=nc.test.accuracy,
-        extra={"chance": nc.test.chance, "no_cot_train": nc.train.accuracy, "cot_train": c.train.accuracy,
-               "cot_step_test": c.test.cot_step or 0.0,
-               "stage_a_retrieval_test": retrieval_accuracy(pre.model, pre, "birth_date", "test").accuracy,
-               "no_cot_test_50": fts[LARGER_TRAIN[0], NO_COT].test.accuracy,
-               "cot_test_50": fts[LARGER_TRAIN[0], COT].test.accuracy})}
-
-
 #: how the CoT claims' margins were chosen (decided at the ``cot`` rung, 10 seeds)
 COT_NOTE = ("cot rung: N = 200 (100 train people, all fine-tuned on; its own Stage A, the test recipe), both parity "
             "fine-tunes 90 epochs, seeds 10-19; margin 0 (the claim is the direction), 95 % interval of the mean over "
@@ -262,14 +216,16 @@ COT_NOTE = ("cot rung: N = 200 (100 train people, all fine-tuned on; its own Sta
           paper="R2/R3: no-CoT near chance, CoT near retrieval accuracy; more fine-tuning epochs do not close the gap",
           metric="month-parity accuracy, 100 test people, CoT fine-tune (N = 200, 90 epochs)", direction="higher",
           baseline="no-CoT fine-tune (N = 200, 90 epochs)", rule="mean_ci", rungs=("cot",),
-          note=COT_NOTE.replace("CALIBRATION", "CAL_GAP")),
+          note=COT_NOTE.replace("CALIBRATION", "gaps +0.27 +0.08 +0.14 +0.11 +0.25 +0.22 +0.08 +0.22 +0.15 +0.19 (CoT "
+          "0.83-1.00, no CoT 0.71-0.88), mean +0.171, sd 0.069, max margin 0.082 > 0")),
     Claim("cot-at-inference-only-does-not-help", kind="main", statement="CoT at inference only does not help: the no-CoT "
           "fine-tune, prompted with the CoT step (the question, then the true month, then 'so'), classifies test "
           "people no better than it does without the CoT prompt",
           paper="R3: CoT at inference only, without CoT training, does not help",
           metric="month-parity accuracy, 100 test people, no-CoT fine-tune (N = 200, 90 epochs) with a CoT prompt "
           "(forced choice of the label)", direction="lower", baseline="no-CoT fine-tune, no-CoT prompt",
-          rule="mean_ci", rungs=("cot",), note=COT_NOTE.replace("CALIBRATION", "CAL_PROMPT") + "; the oracle month "
+          rule="mean_ci", rungs=("cot",), note=COT_NOTE.replace("CALIBRATION", "drops +0.14 +0.19 +0.35 +0.32 +0.28 +0.24 +0.38 +0.19 +0.33 "
+          "+0.08 (CoT prompt 0.44-0.72), mean +0.25, sd 0.099, max margin 0.123 > 0") + "; the oracle month "
           "in the prompt is the most a CoT prompt can supply"),
 )
 def _cot_claims(seed: int, rung: str) -> dict[str, Measurement | float]:
@@ -280,7 +236,7 @@ def _cot_claims(seed: int, rung: str) -> dict[str, Measurement | float]:
 
     from iclr25.utils.cli import set_torch_threads
 
-    from .experiments import eval_cot_prompt, pretrain, retrieval_accuracy
+    from .experiments import pretrain, retrieval_accuracy
 
     set_torch_threads(1)
     cfg = dataclasses.replace(rung_config(rung), n_people=COT_N)

@@ -22,10 +22,11 @@ DESCRIPTION = ("Knowledge manipulation by language models on synthetic biographi
 DEMO_HELP = ("fine-tune a tiny GPT that stores 100 people's biographies (shipped Stage A checkpoint; "
              "trained first for an unshipped --seed) on month parity without and with CoT, and compare "
              "them on test people (about 10 s)")
-REPRO_HELP = ("the reduced-scale reproduction decided over seeds 0-9 (N = 100, Stage A trained at each "
+REPRO_HELP = ("the reduced-scale reproduction decided over seeds 0-4 (N = 100, Stage A trained at each "
               "seed): month parity without / with CoT on the fine-tune data / epoch ladder, CoT at "
               "inference only, month comparison, inverse search; claims.json, a per-seed table "
-              "(summary.md) and ladder.png (about 9 min of one core)")
+              "(summary.md) and ladder.png (about 4 min of one core; the CoT claims: iclr25 claims "
+              "knowledge-manipulation --rung cot)")
 #: the ``--help`` description of a command whose handler has no docstring to read here
 DESCRIPTIONS = {
     "generate": ("Write one JSON line per person (attributes, name, split, bios). With --qa, also the QAs "

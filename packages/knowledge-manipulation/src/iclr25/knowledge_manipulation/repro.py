@@ -1,14 +1,15 @@
 """``repro``: the reduced-scale reproduction, decided over seeds.
 
 The default ``repro`` (at most 10 min on one core of a quiet machine) is the claims' ``repro`` rung
-(:mod:`.claims`): at each of seeds 0-9 a population of N = 100 people, Stage A trained on their biographies,
+(:mod:`.claims`): at each of seeds 0-4 a population of N = 100 people, Stage A trained on their biographies,
 then every fine-tune of the paper's figure ladder (reduced): month parity without and with CoT at 30 epochs,
 at three times the epochs and on half the train people; month comparison without and with CoT; inverse search;
 and, from a Stage A model of N = 200 people trained with the same recipe, month parity without and with CoT on
 50 and on 100 train people (the top of the fine-tune data ladder).
 Every no-CoT fine-tune is also scored with a CoT prompt (CoT at inference only). :func:`run_claims_repro` writes
 ``claims.json`` (each claim decided by its rule over the seeds), the per-seed table ``summary.md`` and
-``ladder.png``.
+``ladder.png``. The two main CoT claims are decided at their own rung, ``cot`` (N = 200, 90 epochs, 10 seeds:
+``iclr25 claims knowledge-manipulation --rung cot``), not by ``repro``.
 
 ``repro --n1000`` adds the single-seed N = 1000 plan of 0.1 (:func:`repro_plan`, about 8 min more):
 1. Extractable mode at three model sizes (the ladder): retrieval on test people, then classification and
