@@ -10,7 +10,9 @@ On the repro's data per seed (:func:`~iclr25.teochat.experiments.make_data`, 240
   with its frames shuffled (TRE);
 - ``budget``: TEOChat and the last-frame model at the repro's 500 steps on the box and damage questions only
   (loc, damage, sre, det1): in the repro each of nine tasks gets a ninth of the steps; is the per-task budget
-  the cause?
+  the cause? (Every model answered ``no_damage`` there; the damage claim's ``budget`` rung in
+  :mod:`iclr25.teochat.claims` trains on the damage questions only, levels balanced, and the README table shows
+  its ladder from ``budget/claims.json``.)
 
 Writes ``ladder_five.json`` (every row as it is measured); ``--readme README.md`` writes the README's table.
 

@@ -10,8 +10,11 @@ model. Since 0.3 the generator keeps unchanged buildings beside the changed ones
 footprints (cleared lots, rubble, foundations that never change) beside them (issue 42), so neither the buildings
 of the last frame, nor every footprint, nor a reading of the last frame alone scores high.
 
-Two rungs. ``test`` (the default suite): scene classification vs the answer prior on a 60-step run (its two
-localisation claims, F1 0 for both models there, were removed in 0.7: issue 58). ``repro`` (``iclr25 teochat
+Four rungs. ``test`` (the default suite): region temporal QA, TEOChat vs the last-frame model, in domain and
+zero shot (its localisation claims, F1 0 for both models there, were removed in 0.7: issue 58). ``scene``
+(``benchmarks/scene/claims.json``, ten seeds): scene classification vs the answer prior at 240 steps. ``budget``
+(``benchmarks/budget/claims.json``): damage classification on the damage questions only, levels balanced.
+``repro`` (``iclr25 teochat
 repro``, which writes the committed ``claims.json``): per seed (0-2) the reduced-scale reproduction
 (:func:`iclr25.teochat.repro.run_repro` at :data:`~iclr25.teochat.repro.REPRO_RUNG`): TEOChat, the
 same model without image references (the Video-LLaVA analog), the same model on the last frame only (the GeoChat
@@ -40,7 +43,10 @@ if TYPE_CHECKING:
 
 __all__ = ["REGISTRY", "RUNGS", "RTQA_RUNGS", "repro_measurements", "repro_report", "rtqa_measurements"]
 
-REGISTRY = ClaimRegistry("iclr25-teochat", seeds={"test": (0, 1, 2), "repro": (0, 1, 2), "budget": (0, 1, 2)})
+#: ``scene``: the scene-classification claim's own rung, ten seeds (issue 58: at 240 steps its gain over the
+#: prior is real but spread, sd 0.11 at calibration seeds 100-109, so it is decided by the mean's interval)
+REGISTRY = ClaimRegistry("iclr25-teochat", seeds={"test": (0, 1, 2), "repro": (0, 1, 2), "budget": (0, 1, 2),
+                                                  "scene": tuple(range(10))})
 
 #: (training sequences, test sequences, steps, batch size) of the region-temporal-QA pair per rung (issue 58):
 #: TEOChat and the last-frame model trained on the flooded-road sequences' "status of the road in each image"
@@ -121,26 +127,30 @@ def rtqa_measurements(seed: int, rung: str) -> dict[str, Measurement]:
                    "in_domain": score["teochat"], "distinct_answers": float(distinct["teochat"][1])}),
     }
 
-#: (training sequences, test sequences, steps, batch size) per rung
-# (train sequences, test sequences, steps, batch) of the scene-classification claim; its budget-rung size (4x the
-# test rung's steps) is new in 0.7 and not yet run (issue 58: the test rung's model was not alive at seed 1)
-RUNGS = {"test": (200, 64, 60, 16), "budget": (200, 64, 240, 16)}
-
-LADDER = "README.md#results"
+#: (training sequences, test sequences, steps, batch size) of the scene-classification claim per rung; the
+#: scene rung (4x the test rung's steps, ten seeds) is new in 0.7 (issue 58: the test rung's model was not alive
+#: at seed 1)
+RUNGS = {"test": (200, 64, 60, 16), "scene": (200, 64, 240, 16)}
 
 
 @REGISTRY.measures(
     Claim("tsc-beats-answer-prior", statement="the assistant classifies the scene of a temporal sequence",
           paper="TEOChat fMoW temporal scene classification 75.1 % (Table 1)",
-          metric="temporal scene classification accuracy", direction="higher",
-          baseline="answer prior (most common training scene)", margin=0.05, rule="every_seed", expect="fails",
-          ladder=LADDER, rungs=("budget",), kind="sanity",
-          note="decided at the budget rung since 0.7 (issue 58): at the test rung the 60-step assistant gives one "
-               "answer to every sequence at seed 1 (not alive), so it measured nothing there; "
-               "margin 0.05 of accuracy (3 of the 64 test sequences); does not hold at the test rung: the "
-               "60-step assistant (half its questions on localisation) is at or below the prior at seeds 0-2; "
-               "the test rung's two localisation claims were removed in 0.7 (issue 58): both models score F1 0 "
-               "there, so they measured nothing (repro-loc-* decide them on a live model)"),
+          metric="temporal scene classification accuracy (240 steps on scene classification and localisation)",
+          direction="higher", baseline="answer prior (most common training scene)", margin=0.05,
+          rule="mean_ci", rungs=("scene",), kind="sanity",
+          note="decided at its own `scene` rung since 0.7 (issue 58; `iclr25 claims teochat --rung scene`, "
+               "benchmarks/scene/claims.json): at 240 steps it held at seeds 0-2 against its declared fail; at "
+               "calibration seeds 100-109 the gain over the prior is positive at every seed (mean 0.225, sd 0.11) "
+               "but too spread for every_seed at 3 seeds (max margin -0.005), so it is decided by the 95 % "
+               "interval of the mean over ten seeds, margin 0.05 of accuracy (3 of the 64 test sequences), "
+               "below its max_margin at seeds 100-109 (claims-calibration-scene.json); no shortcut: the best "
+               "rule that reads no pixel (the most common training scene per number of frames, as construction "
+               "sites have 3 or more) is `frame_count_rule` in the extras (0.22, 0.16, 0.22 at seeds 0-2, the "
+               "prior 0.19, 0.25, 0.14); at the test rung (60 steps) the assistant gave one answer to every "
+               "sequence at seed 1 and was at or below the prior at seeds 0-2 (not alive there); the test "
+               "rung's two localisation claims were removed in 0.7 (issue 58): both models score F1 0 there, so "
+               "they measured nothing (repro-loc-* decide them on a live model)"),
 )
 def _assistant(seed: int, rung: str) -> dict[str, Measurement | float]:
     import torch
@@ -311,7 +321,8 @@ def _budget(seed: int, rung: str) -> dict[str, Measurement]:
     data = make_data(REPRO_RUNG["n_train"], REPRO_RUNG["n_test"], seed=seed, tasks=BUDGET_TASKS)
     ex = [e for e in data.test if e.task == "damage"]
     truths, regions = [e.answer for e in ex], [e.region for e in ex]
-    out: dict[str, float] = {}
+    train_answers = [e.answer for e in data.train if e.task == "damage"]
+    out: dict[str, float] = {"train_no_damage_share": train_answers.count("no_damage") / len(train_answers)}
 
     def score(name: str, step: int, asst: Assistant) -> None:
         preds = asst.predict(ex, data.test_seqs)
