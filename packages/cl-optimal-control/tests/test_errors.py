@@ -118,8 +118,8 @@ def _fake_solver(monkeypatch, cost=0.25):
 
     sched = sequential(Problem())
     res = types.SimpleNamespace(schedule=sched, cost=cost, n_iter=1, stationarity=1.0, wall_time_s=0.0)
-    monkeypatch.setattr(control, "solve", lambda problem, method, control_eta=False: res)
-    monkeypatch.setattr(control, "heuristics", lambda problem: {"sequential": (sched, 0.5)})
+    monkeypatch.setattr(control, "solve", lambda problem, method, control_eta=False, device=None: res)
+    monkeypatch.setattr(control, "heuristics", lambda problem, device=None: {"sequential": (sched, 0.5)})
 
 
 def test_cli_solve_existing_file_kept_without_overwrite_and_replaced_with_it(tmp_path, capsys, monkeypatch):
@@ -182,7 +182,7 @@ def test_cli_simulate_diverged_sgd_writes_nothing(tmp_path, capsys, monkeypatch)
     from iclr25.cl_optimal_control import ode, sgd
 
     alpha = np.linspace(0.0, 20.0, 5)
-    monkeypatch.setattr(ode, "integrate", lambda problem, schedule: types.SimpleNamespace(
+    monkeypatch.setattr(ode, "integrate", lambda problem, schedule, device=None: types.SimpleNamespace(
         alpha=alpha, errors=np.ones((5, 2)), cost=1.0))
     monkeypatch.setattr(sgd, "simulate", lambda *a, **k: sgd.SimulationResult(
         alpha=alpha, errors=np.full((2, 5, 2), np.nan), n=8))

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from iclr25.utils import cli as ucli
+from iclr25.utils.device import add_device_argument
 from iclr25.utils.guards import check_size
 from iclr25.utils.outputs import add_output
 from iclr25.utils.seeding import check_seed
@@ -58,7 +59,7 @@ def _problem_from_args(args: argparse.Namespace) -> Any:
 def cmd_demo(args: argparse.Namespace) -> int:
     from .demo import run_demo  # noqa: PLC0415 - keeps --help fast
 
-    run = run_demo(args.out, seed=check_seed(args.seed))
+    run = run_demo(args.out, seed=check_seed(args.seed), device=args.device)
     print(run.to_markdown())
     return 0
 
@@ -66,7 +67,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_repro(args: argparse.Namespace) -> int:
     from .repro import run_repro  # noqa: PLC0415
 
-    run = run_repro(args.out, seed=check_seed(args.seed), quick=args.quick)
+    run = run_repro(args.out, seed=check_seed(args.seed), quick=args.quick, device=args.device)
     print(run.to_markdown())
     return 0
 
@@ -82,19 +83,24 @@ def cmd_solve(args: argparse.Namespace) -> int:
                                   "control_eta": args.control_eta})
     import numpy as np  # noqa: PLC0415
 
+    from iclr25.utils.device import describe_device  # noqa: PLC0415
+
     from .control import heuristics, solve  # noqa: PLC0415
+    from .ode import resolve_device  # noqa: PLC0415
     from .schedule import save_schedule  # noqa: PLC0415
 
-    res = solve(problem, args.method, control_eta=args.control_eta)
+    dev = resolve_device(args.device)
+    run.machine["device"] = describe_device(dev)
+    res = solve(problem, args.method, control_eta=args.control_eta, device=dev)
     if not (math.isfinite(res.cost) and np.isfinite(res.schedule.u).all()
             and np.isfinite(res.schedule.eta_factor).all()):
         other = "direct" if args.method == "pmp" else "pmp"
         raise ValueError(f"the {args.method} solver ended with a non-finite cost or schedule (J = {res.cost}); "
                          f"nothing written to --out {args.out}: try --method {other} or a smaller --eta")
-    heur = heuristics(problem)
+    heur = heuristics(problem, device=dev)
     best_name, (_, best) = min(heur.items(), key=lambda kv: kv[1][1])
     save_schedule(args.out, res.schedule, problem, cost=res.cost, method=args.method,
-                  heuristics={k: J for k, (_, J) in heur.items()})
+                  heuristics={k: J for k, (_, J) in heur.items()}, device=run.machine["device"])
     run.add("optimal cost J", res.cost, peer=best, peer_name=best_name, higher_is_better=False)
     run.add("sequential cost J", heur["sequential"][1], higher_is_better=False)
     run.add("iterations", res.n_iter)
@@ -139,10 +145,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
                                   "ewc": args.ewc, "problem": problem.to_dict()})
     import numpy as np  # noqa: PLC0415
 
-    from .ode import integrate  # noqa: PLC0415
+    from iclr25.utils.device import describe_device  # noqa: PLC0415
+
+    from .ode import integrate, resolve_device  # noqa: PLC0415
     from .sgd import simulate  # noqa: PLC0415
 
-    traj = integrate(problem, schedule)
+    dev = resolve_device(args.device)
+    run.machine["device"] = describe_device(dev) + " (the ODE; SGD is numpy on the CPU)"
+    traj = integrate(problem, schedule, device=dev)
     sim = simulate(problem, schedule, n=args.n, n_seeds=args.seeds, seed=args.seed, ewc=args.ewc)
     ode = np.stack([np.interp(sim.alpha, traj.alpha, traj.errors[:, t]) for t in range(problem.n_tasks)], 1)
     final = sim.final_cost
@@ -165,7 +175,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub, _, _ = ucli.method_commands("cl-optimal-control", DESCRIPTION, demo=cmd_demo, demo_help=DEMO_HELP,
+    parser, sub, d, r = ucli.method_commands("cl-optimal-control", DESCRIPTION, demo=cmd_demo, demo_help=DEMO_HELP,
                                              repro=cmd_repro, repro_help=REPRO_HELP, quick=True, jax_cache="ICLR25_CLOC_JAX_CACHE")
 
     s = ucli.add_command(sub, "solve", cmd_solve, overwrite=True, help="solve the optimal-control problem, write the schedule as JSON")
@@ -192,4 +202,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     m.add_argument("--ewc", type=float, default=0.0, help="EWC strength on the control window (default 0)")
     add_output(m, "--out", kind="folder", default="results/cl-optimal-control-simulate",
                run_files=("results.json", "sgd_vs_ode.png"), help="folder for results.json and sgd_vs_ode.png")
+    for p in (d, r, s, m):  # where JAX computes the ODEs and the solvers (SGD is numpy on the CPU)
+        add_device_argument(p)
     return ucli.run_main(parser, argv)

@@ -44,7 +44,7 @@ import numpy as np
 from iclr25.utils.progress import progress
 
 from .model import Problem, State
-from .ode import Trajectory, _as_state, errors, integrate, task_drifts
+from .ode import Trajectory, _as_state, errors, integrate, on_device, resolve_device, task_drifts
 from .schedule import Schedule, constant_mix, replay_at_end, sequential
 
 __all__ = ["SolveResult", "solve", "heuristics", "evaluate", "METHODS"]
@@ -363,7 +363,7 @@ def _direct(setup: _Setup, u: np.ndarray, eta_f: np.ndarray, control_eta: bool, 
 
 def solve(problem: Problem, method: str = "pmp", *, control_eta: bool = False, init: Schedule | None = None,
           max_iter: int | None = None, tol: float = 1e-7, rho0: float = 0.4, learning_rate: float = 0.3,
-          x0: State | None = None, seed: int = 0, show_progress: bool = True) -> SolveResult:
+          x0: State | None = None, seed: int = 0, show_progress: bool = True, device: Any = None) -> SolveResult:
     """Find the task-selection protocol (and learning-rate schedule) that minimises the final error.
 
     Parameters
@@ -387,6 +387,10 @@ def solve(problem: Problem, method: str = "pmp", *, control_eta: bool = False, i
         Adam step size of the direct method.
     x0, seed:
         Initial order parameters (default :func:`iclr25.cl_optimal_control.initial_state` with ``seed``).
+    device:
+        Where JAX computes: ``"auto"`` (the GPU when a CUDA jaxlib sees one), ``"cpu"``, ``"cuda"``, ``"cuda:N"``
+        or a ``jax.Device``; ``None``: ``$ICLR25_DEVICE``, else ``auto``. float32 on every device; the result
+        holds numpy arrays (on the CPU).
 
     Examples
     --------
@@ -407,6 +411,15 @@ def solve(problem: Problem, method: str = "pmp", *, control_eta: bool = False, i
     if max_iter is not None and (isinstance(max_iter, bool) or not isinstance(max_iter, int) or max_iter < 1):
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
     t0 = time.perf_counter()
+    dev = resolve_device(device)
+    with on_device(dev):
+        return _solve(problem, method, control_eta, init, max_iter, tol, rho0, learning_rate, x0, seed,
+                      show_progress, dev, t0)
+
+
+def _solve(problem: Problem, method: str, control_eta: bool, init: Schedule | None, max_iter: int | None,
+           tol: float, rho0: float, learning_rate: float, x0: State | None, seed: int, show_progress: bool,
+           dev: Any, t0: float) -> SolveResult:
     setup = _Setup(problem, seed, x0)
     if init is None:
         init = constant_mix(problem, 0.5)
@@ -423,24 +436,31 @@ def solve(problem: Problem, method: str = "pmp", *, control_eta: bool = False, i
     name = f"optimal ({method}{', eta' if control_eta else ''})"
     sched = Schedule(u=u / u.sum(axis=1, keepdims=True), eta_factor=np.minimum(eta_f, problem.eta_max / problem.eta),
                      name=name)
-    traj = integrate(problem, sched, x0=setup.x0)
+    traj = integrate(problem, sched, x0=setup.x0, device=dev)
     stat = _stationarity(setup, sched.u, sched.eta_factor, control_eta)
     return SolveResult(schedule=sched, cost=traj.cost, trace=np.asarray(trace), method=method, n_iter=it,
                        converged=conv, stationarity=stat, wall_time_s=time.perf_counter() - t0, trajectory=traj)
 
 
-def evaluate(problem: Problem, schedule: Schedule, *, x0: State | None = None, seed: int = 0) -> float:
-    """``J`` of ``schedule`` on the ODE."""
-    return integrate(problem, schedule, x0=x0, seed=seed).cost
+def evaluate(problem: Problem, schedule: Schedule, *, x0: State | None = None, seed: int = 0,
+             device: Any = None) -> float:
+    """``J`` of ``schedule`` on the ODE (computed on ``device``, as in :func:`solve`)."""
+    return integrate(problem, schedule, x0=x0, seed=seed, device=device).cost
 
 
-def heuristics(problem: Problem, *, grid: int = 21, x0: State | None = None, seed: int = 0
+def heuristics(problem: Problem, *, grid: int = 21, x0: State | None = None, seed: int = 0, device: Any = None
                ) -> dict[str, tuple[Schedule, float]]:
     """The heuristic protocols and their ODE costs: sequential, the best constant mix and the best replay
-    block at the end (each best over a grid of ``grid`` fractions in [0, 1]).
+    block at the end (each best over a grid of ``grid`` fractions in [0, 1]), computed on ``device`` (as in
+    :func:`solve`).
 
     Returns ``{"sequential": (schedule, J), "best constant mix": ..., "best replay at end": ...}``.
     """
+    with on_device(device):
+        return _heuristics(problem, grid, x0, seed)
+
+
+def _heuristics(problem: Problem, grid: int, x0: State | None, seed: int) -> dict[str, tuple[Schedule, float]]:
     setup = _Setup(problem, seed, x0)
     fr = np.linspace(0.0, 1.0, grid)
     out: dict[str, tuple[Schedule, float]] = {}

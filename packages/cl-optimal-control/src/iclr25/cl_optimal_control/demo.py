@@ -7,24 +7,32 @@ from pathlib import Path
 
 import numpy as np
 
+from iclr25.utils.device import describe_device, device_scope
 from iclr25.utils.results import RunResult
 
 from .claims import REGISTRY
 from .control import heuristics, solve
 from .figures import plot_schedules, plot_sgd_vs_ode
 from .model import Problem, initial_state
-from .ode import integrate
+from .ode import integrate, resolve_device
 from .schedule import save_schedule, sequential
 from .sgd import simulate
 
 
-def run_demo(out: str | os.PathLike[str], *, seed: int = 0) -> RunResult:
+def run_demo(out: str | os.PathLike[str], *, seed: int = 0, device: str | None = None) -> RunResult:
     """Solve the default problem by Pontryagin's principle, compare with the tuned heuristics on the ODE and
-    check the optimal schedule in finite-N SGD (N = 500, 4 seeds)."""
-    out = Path(out)
+    check the optimal schedule in finite-N SGD (N = 500, 4 seeds). ``device``: where JAX computes the ODEs and
+    the solvers (``None``: ``$ICLR25_DEVICE``, else ``auto``); the SGD check is numpy on the CPU."""
+    dev = resolve_device(device)  # an absent device fails here, before any work
+    with device_scope(device):
+        return _demo(Path(out), seed, dev)
+
+
+def _demo(out: Path, seed: int, dev: object) -> RunResult:
     problem = Problem(gamma=0.5)
     run = RunResult.start("iclr25-cl-optimal-control", "demo", seed=seed,
                           config={"problem": problem.to_dict(), "method": "pmp", "sgd": {"n": 500, "seeds": 4}})
+    run.machine["device"] = describe_device(dev)
     res = solve(problem, "pmp", seed=seed, show_progress=False)
     heur = heuristics(problem, seed=seed)
     best_name, (best_sched, best) = min(heur.items(), key=lambda kv: kv[1][1])

@@ -131,15 +131,16 @@ class DigitsResult:
 
 
 def run_digits(shared: int = 3, *, problem: Problem | None = None, n_seeds: int = 10, seed: int = 0,
-               grid: int = 11, time_scale: float = 1.0) -> DigitsResult:
-    """The digits transfer: estimate gamma, solve the ODE control problem at that gamma, and compare the
-    theory schedule with sequential training and constant mixes (a grid) in online SGD on the real data."""
+               grid: int = 11, time_scale: float = 1.0, device: Any = None) -> DigitsResult:
+    """The digits transfer: estimate gamma, solve the ODE control problem at that gamma (on ``device``, as in
+    :func:`~iclr25.cl_optimal_control.solve`), and compare the theory schedule with sequential training and
+    constant mixes (a grid) in online SGD on the real data (numpy, on the CPU)."""
     from .control import solve  # noqa: PLC0415
     from .schedule import constant_mix, sequential  # noqa: PLC0415
 
     tasks = digits_tasks(shared, seed=seed)
     problem = (problem or Problem()).replace(gamma=tasks.gamma)
-    res = solve(problem, "pmp", seed=seed, show_progress=False)
+    res = solve(problem, "pmp", seed=seed, show_progress=False, device=device)
     errs: dict[str, Any] = {}
     errs["sequential"] = train_digits(tasks, problem, sequential(problem), n_seeds=n_seeds, seed=seed,
                                       time_scale=time_scale).mean(axis=1)

@@ -39,7 +39,24 @@ from .model import Problem, State, initial_state, similarity_matrix
 from .schedule import Schedule
 
 __all__ = ["Trajectory", "drift", "task_drifts", "errors", "integrate", "integrate_gammas", "step_controls",
-           "solve_ivp_reference"]
+           "solve_ivp_reference", "on_device", "resolve_device"]
+
+
+def on_device(device: Any = None) -> Any:
+    """``with on_device(device):`` runs the JAX code inside on ``device``: a spec (``"auto"``, ``"cpu"``,
+    ``"cuda"``, ``"cuda:N"``; ``None``: ``$ICLR25_DEVICE``, else ``auto``, the GPU when a CUDA jaxlib sees one) or
+    a ``jax.Device``. An absent device is a one-line ValueError naming ``--device``. The ODEs run in float32 on
+    every device (the state is a dozen numbers; results come back as float64 numpy arrays)."""
+    return jax.default_device(resolve_device(device))
+
+
+def resolve_device(device: Any = None) -> Any:
+    """The ``jax.Device`` of a ``device`` argument (:func:`on_device`); a ``jax.Device`` is returned as it is."""
+    if isinstance(device, jax.Device):
+        return device
+    from iclr25.utils.device import jax_device  # noqa: PLC0415
+
+    return jax_device(device)
 
 
 def _cov(state: State, S: Any) -> Any:
@@ -190,13 +207,19 @@ def _as_state(x0: State | None, problem: Problem, seed: int) -> State:
 
 
 def integrate(problem: Problem, schedule: Schedule, *, x0: State | None = None, method: str = "euler",
-              seed: int = 0) -> Trajectory:
+              seed: int = 0, device: Any = None) -> Trajectory:
     """Integrate the ODEs over ``[0, alpha_f]``: task 1 alone, then ``schedule`` on the control window.
 
-    ``x0`` defaults to :func:`initial_state` with ``seed``; ``method`` is ``"euler"`` or ``"rk4"``.
+    ``x0`` defaults to :func:`initial_state` with ``seed``; ``method`` is ``"euler"`` or ``"rk4"``; ``device``
+    where JAX computes (:func:`on_device`; the results are numpy arrays on the CPU).
     """
     if method not in ("euler", "rk4"):
         raise ValueError(f"method must be 'euler' or 'rk4', got {method!r}")
+    with on_device(device):
+        return _integrate(problem, schedule, x0, method, seed)
+
+
+def _integrate(problem: Problem, schedule: Schedule, x0: State | None, method: str, seed: int) -> Trajectory:
     x0 = _as_state(x0, problem, seed)
     u, eta = step_controls(problem, schedule)
     S = jnp.asarray(problem.similarity, dtype=jnp.float32)
@@ -211,11 +234,17 @@ def integrate(problem: Problem, schedule: Schedule, *, x0: State | None = None, 
 
 
 def integrate_gammas(problem: Problem, schedule: Schedule, gammas: Any, *, seed: int = 0,
-                     method: str = "euler") -> np.ndarray:
-    """Errors ``(n_gamma, n_steps + 1, T)`` of the same protocol for many similarities, in one vmapped call."""
+                     method: str = "euler", device: Any = None) -> np.ndarray:
+    """Errors ``(n_gamma, n_steps + 1, T)`` of the same protocol for many similarities, in one vmapped call on
+    ``device`` (:func:`on_device`)."""
     g = np.asarray(gammas, dtype=np.float64).ravel()
     if g.size == 0 or not np.all(np.isfinite(g)) or np.any(g < 0) or np.any(g > 1):
         raise ValueError(f"gammas must be a non-empty list of numbers in [0, 1], got {gammas!r}")
+    with on_device(device):
+        return _integrate_gammas(problem, schedule, g, seed, method)
+
+
+def _integrate_gammas(problem: Problem, schedule: Schedule, g: np.ndarray, seed: int, method: str) -> np.ndarray:
     x0 = _as_state(None, problem, seed)
     u, eta = step_controls(problem, schedule)
     S = jnp.asarray(np.stack([similarity_matrix(x, problem.n_tasks) for x in g]), dtype=jnp.float32)

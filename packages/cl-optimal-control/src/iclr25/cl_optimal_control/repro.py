@@ -20,13 +20,14 @@ from typing import Any
 
 import numpy as np
 
+from iclr25.utils.device import describe_device, device_scope
 from iclr25.utils.io import atomic_write
 from iclr25.utils.results import RunResult
 
 from .control import heuristics, solve
 from .figures import plot_forgetting, plot_schedules, plot_sgd_vs_ode
 from .model import Problem, initial_state
-from .ode import integrate, integrate_gammas
+from .ode import integrate, integrate_gammas, resolve_device
 from .schedule import sequential
 from .sgd import simulate
 
@@ -35,11 +36,20 @@ def _log(msg: str) -> None:
     print(f"[repro {time.strftime('%H:%M:%S')}] {msg}", flush=True)
 
 
-def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False) -> RunResult:
+def run_repro(out: str | os.PathLike[str], *, seed: int = 0, quick: bool = False,
+              device: str | None = None) -> RunResult:
     """Run the reduced-scale reproduction (parts 1-6 of the module doc) into ``out``: the figures,
-    ``tables.json``, ``tables.md``, ``claims.json`` and ``results.json``. ``quick``: a much smaller run."""
-    out = Path(out)
+    ``tables.json``, ``tables.md``, ``claims.json`` and ``results.json``. ``quick``: a much smaller run.
+    ``device``: where JAX computes the ODEs and solvers (``None``: ``$ICLR25_DEVICE``, else ``auto``); SGD and
+    the digits' training are numpy on the CPU."""
+    dev = resolve_device(device)  # an absent device fails here, before any work
+    with device_scope(device):
+        return _repro(Path(out), seed, quick, dev)
+
+
+def _repro(out: Path, seed: int, quick: bool, dev: object) -> RunResult:
     run = RunResult.start("iclr25-cl-optimal-control", "repro", seed=seed, config={"quick": quick})
+    run.machine["device"] = describe_device(dev)
     tables: dict[str, Any] = {}
     base = Problem()
     _forgetting_vs_gamma(run, tables, out, base, seed=seed, quick=quick)

@@ -116,7 +116,8 @@ def _errors(W: np.ndarray, V: np.ndarray, teachers: np.ndarray, n: int) -> np.nd
 def simulate(problem: Problem, schedule: Schedule, *, n: int = 2000, n_seeds: int = 10, seed: int = 0,
              record_every: float = 0.1, ewc: float = 0.0, x0: State | None = None,
              block: int = 128, show_progress: bool = True) -> SimulationResult:
-    """Run online SGD at input dimension ``n`` under ``schedule`` for ``n_seeds`` independent seeds.
+    """Run online SGD at input dimension ``n`` under ``schedule`` for ``n_seeds`` independent seeds (float64
+    numpy on the CPU: it takes no ``device``; the ODEs, the solvers and the heuristics do).
 
     Parameters
     ----------
