@@ -153,6 +153,7 @@ def test_fit_time_estimate_is_the_repro_presets_half_minute():
 
 
 def test_cli_fit_runs_on_own_files_and_writes_meshes_and_metrics(tmp_path):
+    import jax
     import trimesh
 
     from iclr25.implicit_deform.cli import main
@@ -162,17 +163,24 @@ def test_cli_fit_runs_on_own_files_and_writes_meshes_and_metrics(tmp_path):
     trimesh.Trimesh(src.vertices, src.faces).export(tmp_path / "a.ply")
     trimesh.Trimesh(src.vertices * [1.2, 1.0, 1 / 1.2], src.faces).export(tmp_path / "b.obj")
     np.save(tmp_path / "c.npy", np.arange(len(src.vertices)))  # one target index per source vertex
-    out = tmp_path / "out"
-    rc = main(["fit", str(tmp_path / "a.ply"), str(tmp_path / "b.obj"), "--corr", str(tmp_path / "c.npy"),
-               "--preset", "test", "--iters-scale", "0.1", "--n-points", "4000", "--resolution", "20",
-               "--times", "0.5", "--out", str(out)])
-    assert rc == 0
-    names = sorted(p.name for p in out.iterdir())
-    assert names == ["advected_t0.5.ply", "intermediate_shapes.png", "mesh_t0.5.ply", "mesh_t0.ply", "mesh_t1.ply",
-                     "results.json"]
-    run = RunResult.load(out / "results.json")
+    runs = {}
+    for device in ("cpu", "auto"):  # issue 59: --device cpu and auto give the same numbers on a CPU machine
+        out = tmp_path / f"out-{device}"
+        rc = main(["fit", str(tmp_path / "a.ply"), str(tmp_path / "b.obj"), "--corr", str(tmp_path / "c.npy"),
+                   "--preset", "test", "--iters-scale", "0.1", "--n-points", "4000", "--resolution", "20",
+                   "--times", "0.5", "--device", device, "--out", str(out)])
+        assert rc == 0
+        names = sorted(p.name for p in out.iterdir())
+        assert names == ["advected_t0.5.ply", "intermediate_shapes.png", "mesh_t0.5.ply", "mesh_t0.ply",
+                         "mesh_t1.ply", "results.json"]
+        runs[device] = RunResult.load(out / "results.json")
+    run = runs["cpu"]
     assert run.metric("correspondence residual |x_T - y| (mean)").value < 0.2
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")]
+    assert run.machine["device"].startswith("cpu:0")  # the run record says where it was computed
+    if jax.devices()[0].platform == "cpu":  # this machine: auto is the CPU, and must give the CPU's numbers
+        values = {d: {m.name: m.value for m in r.metrics if not m.timing} for d, r in runs.items()}
+        assert values["cpu"] == values["auto"] and runs["auto"].machine["device"] == run.machine["device"]
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]
 
 
 # --- outputs (issue 57): --out checked before any work, a previous run kept without --overwrite ---

@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import equinox as eqx
 import jax
@@ -126,13 +127,26 @@ def fit_lipmlp(source_points: np.ndarray, target_points: np.ndarray,
                sdf0: Callable[[np.ndarray], np.ndarray], sdf1: Callable[[np.ndarray], np.ndarray], *,
                width: int = 64, depth: int = 4, iters: int = 1500, batch: int = 1024, lr: float = 1e-3,
                alpha: float = 1e-10, n_samples: int = 30000, chunk: int = 100, seed: int = 0,
-               show_progress: bool = True) -> LipMLPResult:
-    """Fit the LipMLP space-time SDF to ``sdf0`` samples at t = 0 and ``sdf1`` samples at t = 1.
+               show_progress: bool = True, device: Any = None) -> LipMLPResult:
+    """Fit the LipMLP space-time SDF to ``sdf0`` samples at t = 0 and ``sdf1`` samples at t = 1, on ``device``
+    (as in :func:`~iclr25.implicit_deform.fit`; float32).
 
     Samples: points near each surface (noise 0.02 and 0.1) and uniform in the padded box, ``n_samples`` per
     time. ``alpha`` weights the Lipschitz bound prod_i softplus(c_i) (default 1e-10, the weight used by the
     re-implementation in Sang et al.'s reference code).
     """
+    from .deform import on_device  # noqa: PLC0415
+
+    with on_device(device):
+        return _fit_lipmlp(source_points, target_points, sdf0, sdf1, width=width, depth=depth, iters=iters,
+                           batch=batch, lr=lr, alpha=alpha, n_samples=n_samples, chunk=chunk, seed=seed,
+                           show_progress=show_progress)
+
+
+def _fit_lipmlp(source_points: np.ndarray, target_points: np.ndarray,
+                sdf0: Callable[[np.ndarray], np.ndarray], sdf1: Callable[[np.ndarray], np.ndarray], *,
+                width: int, depth: int, iters: int, batch: int, lr: float, alpha: float, n_samples: int,
+                chunk: int, seed: int, show_progress: bool) -> LipMLPResult:
     seed = check_seed(seed)
     if iters < 1 or batch < 1:
         raise ValueError(f"iters and batch must be >= 1, got {iters} and {batch}")

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from iclr25.utils import cli as ucli
+from iclr25.utils.device import add_device_argument
 from iclr25.utils.guards import check_size
 from iclr25.utils.outputs import add_output, check_output_path
 from iclr25.utils.results import RunResult
@@ -41,7 +42,7 @@ def demo(args: argparse.Namespace) -> int:
     run = RunResult.start(PACKAGE, "demo", seed=seed)
     from .demo import run_demo  # noqa: PLC0415 - keeps --help fast
 
-    run = run_demo(args.out, seed=seed, train=args.train, run=run)
+    run = run_demo(args.out, seed=seed, train=args.train, run=run, device=args.device)
     print(run.to_markdown())
     return 0
 
@@ -51,14 +52,17 @@ def repro(args: argparse.Namespace) -> int:
     run = RunResult.start(PACKAGE, "repro", seed=seed)
     from .repro import run_repro  # noqa: PLC0415 - keeps --help fast
 
-    run = run_repro(args.out, seed=seed, quick=args.quick, run=run)
+    run = run_repro(args.out, seed=seed, quick=args.quick, run=run, device=args.device)
     print(run.to_markdown())
     if not args.quick:
         # the paper's claims decided over the repro rung's seeds (iclr25.implicit_deform.claims): claims.json
         # beside results.json, the file the README's claims table is generated from
+        from iclr25.utils.device import device_scope  # noqa: PLC0415
+
         from .claims import REGISTRY  # noqa: PLC0415
 
-        REGISTRY.run("repro", command="iclr25 implicit-deform repro").publish(args.out)
+        with device_scope(args.device):
+            REGISTRY.run("repro", command="iclr25 implicit-deform repro").publish(args.out)
     return 0
 
 
@@ -79,9 +83,14 @@ def cmd_fit(args: argparse.Namespace) -> int:
                       run_files=fit_files(times, args.format))
     import logging  # noqa: PLC0415
 
+    from iclr25.utils.device import describe_device  # noqa: PLC0415
+
     logging.getLogger("trimesh").setLevel(logging.ERROR)
     from .data import load_pair  # noqa: PLC0415
-    from .deform import DeformConfig  # noqa: PLC0415
+    from .deform import DeformConfig, resolve_device  # noqa: PLC0415
+
+    dev = resolve_device(args.device)  # an absent device fails here, before any work
+    run.machine["device"] = describe_device(dev)
 
     overrides = {"integrator": args.integrator}
     if args.no_div:
@@ -109,7 +118,8 @@ def cmd_fit(args: argparse.Namespace) -> int:
                        **config.to_dict()})
     from .interpolation import run_fit  # noqa: PLC0415
 
-    run = run_fit(pair, config, times, args.out, resolution=args.resolution, fmt=args.format, seed=seed, run=run)
+    run = run_fit(pair, config, times, args.out, resolution=args.resolution, fmt=args.format, seed=seed, run=run,
+                  device=dev)
     print(run.to_markdown())
     return 0
 
@@ -143,7 +153,7 @@ def estimated_fit_seconds(config: Any) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, sub, _, _ = ucli.method_commands("implicit-deform", DESCRIPTION, demo=demo, demo_help=DEMO_HELP, train=TRAIN_HELP,
+    parser, sub, d, r = ucli.method_commands("implicit-deform", DESCRIPTION, demo=demo, demo_help=DEMO_HELP, train=TRAIN_HELP,
                                              repro=repro, repro_help=REPRO_HELP, quick=True, jax_cache="ICLR25_IMPLICIT_DEFORM_JAX_CACHE")
     f = ucli.add_command(sub, "fit", cmd_fit, seed="random seed (default: 0)", force=True, help="fit your own source/target pair; writes meshes and results.json")
     f.add_argument("source", type=Path, help="source mesh or point cloud")
@@ -162,4 +172,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     f.add_argument("--resolution", type=int, default=64, help="marching-cubes grid resolution (default: 64)")
     f.add_argument("--n-points", type=int, default=20000, help="surface samples per mesh (default: 20000)")
     f.add_argument("--format", choices=("ply", "obj"), default="ply", help="mesh format (default: ply)")
+    for p in (d, r, f):  # where JAX fits and evaluates the networks
+        add_device_argument(p)
     return ucli.run_main(parser, argv)

@@ -22,6 +22,7 @@ configuration for the loss weights.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time
@@ -324,6 +325,23 @@ def _run_stage(chunk_fn, params, static, opt_state, key, data, n_iters, offset, 
     return params, opt_state, key, {k: np.concatenate(v) for k, v in hist.items()}
 
 
+# ----------------------------------------------------------------------------------------------- device
+def resolve_device(device: Any = None) -> Any:
+    """The ``jax.Device`` of a ``device`` argument: ``"auto"`` (the GPU when a CUDA jaxlib sees one, else the
+    CPU), ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or a ``jax.Device``; ``None``: ``$ICLR25_DEVICE``, else ``auto``. An
+    absent device is a one-line ValueError naming ``--device``."""
+    if isinstance(device, jax.Device):
+        return device
+    from iclr25.utils.device import jax_device  # noqa: PLC0415
+
+    return jax_device(device)
+
+
+def on_device(device: Any = None) -> Any:
+    """``with on_device(device):`` runs the JAX code inside on ``device`` (:func:`resolve_device`)."""
+    return jax.default_device(resolve_device(device))
+
+
 # ----------------------------------------------------------------------------------------------- result
 @dataclasses.dataclass(frozen=True)
 class DeformResult:
@@ -331,7 +349,9 @@ class DeformResult:
 
     Internally the networks work in normalised coordinates y = (x - center) * scale; :meth:`sdf`,
     :meth:`velocity`, :meth:`advect` and :meth:`mesh` take and return the user's coordinates.
-    ``history`` holds the per-iteration loss terms of each stage, ``timings`` the seconds per stage.
+    ``history`` holds the per-iteration loss terms of each stage, ``timings`` the seconds per stage, ``device``
+    the ``jax.Device`` it was fitted on (its methods evaluate the networks there and return numpy arrays on the
+    CPU; ``None``, a loaded checkpoint: JAX's current default device).
     """
 
     sdf_net: ImplicitNet
@@ -341,27 +361,34 @@ class DeformResult:
     scale: float
     history: dict[str, dict[str, np.ndarray]]
     timings: dict[str, float]
+    device: Any = None
+
+    def _on(self) -> Any:
+        return contextlib.nullcontext() if self.device is None else jax.default_device(self.device)
 
     def _y(self, x: np.ndarray) -> jax.Array:
         return jnp.asarray((np.asarray(x, dtype=np.float64) - self.center) * self.scale, dtype=jnp.float32)
 
     def sdf(self, points: np.ndarray, t: float | np.ndarray) -> np.ndarray:
         """f(x, t) at ``points`` (n, 3), in the user's length unit."""
-        y = self._y(points)
-        tt = jnp.broadcast_to(jnp.asarray(t, dtype=jnp.float32), (y.shape[0],))
-        return np.asarray(_eval_sdf(self.sdf_net, y, tt), dtype=np.float64) / self.scale
+        with self._on():
+            y = self._y(points)
+            tt = jnp.broadcast_to(jnp.asarray(t, dtype=jnp.float32), (y.shape[0],))
+            return np.asarray(_eval_sdf(self.sdf_net, y, tt), dtype=np.float64) / self.scale
 
     def sdf_gradient(self, points: np.ndarray, t: float | np.ndarray) -> np.ndarray:
         """grad_x f(x, t) (n, 3) (unit length for an exact SDF; the scale cancels)."""
-        y = self._y(points)
-        tt = jnp.broadcast_to(jnp.asarray(t, dtype=jnp.float32), (y.shape[0],))
-        return np.asarray(_eval_grad(self.sdf_net, y, tt), dtype=np.float64)
+        with self._on():
+            y = self._y(points)
+            tt = jnp.broadcast_to(jnp.asarray(t, dtype=jnp.float32), (y.shape[0],))
+            return np.asarray(_eval_grad(self.sdf_net, y, tt), dtype=np.float64)
 
     def velocity(self, points: np.ndarray, t: float = 0.0) -> np.ndarray:
         """v(x, t) (n, 3) in the user's units per unit time."""
-        y = self._y(points)
-        tt = jnp.full((y.shape[0],), t, dtype=jnp.float32)
-        return np.asarray(jax.vmap(self.velocity_net)(y, tt), dtype=np.float64) / self.scale
+        with self._on():
+            y = self._y(points)
+            tt = jnp.full((y.shape[0],), t, dtype=jnp.float32)
+            return np.asarray(jax.vmap(self.velocity_net)(y, tt), dtype=np.float64) / self.scale
 
     def advect(self, points: np.ndarray, t: float = 1.0, n_steps: int | None = None) -> np.ndarray:
         """Points moved along v from time 0 to ``t`` (default: the training step size 1/T)."""
@@ -370,17 +397,19 @@ class DeformResult:
         if float(t) == 0.0:
             return np.asarray(points, dtype=np.float64).copy()
         steps = n_steps or max(1, int(round(float(t) * self.config.n_steps)))
-        y = self._y(points)
-        traj = _eval_integrate(self.velocity_net, y, float(t), steps, self.config.integrator)
-        return np.asarray(traj, dtype=np.float64) / self.scale + self.center
+        with self._on():
+            y = self._y(points)
+            traj = _eval_integrate(self.velocity_net, y, float(t), steps, self.config.integrator)
+            return np.asarray(traj, dtype=np.float64) / self.scale + self.center
 
     def mesh(self, t: float, *, resolution: int = 64):
         """The zero level set of f(., t) by marching cubes on [-1, 1]^3 (normalised), as a trimesh.Trimesh."""
         from .meshing import marching_cubes_sdf  # noqa: PLC0415
 
         def field(y: np.ndarray) -> np.ndarray:
-            tt = jnp.full((y.shape[0],), t, dtype=jnp.float32)
-            return np.asarray(_eval_sdf(self.sdf_net, jnp.asarray(y, dtype=jnp.float32), tt))
+            with self._on():
+                tt = jnp.full((y.shape[0],), t, dtype=jnp.float32)
+                return np.asarray(_eval_sdf(self.sdf_net, jnp.asarray(y, dtype=jnp.float32), tt))
 
         m = marching_cubes_sdf(field, (-1.0, -1.0, -1.0), (1.0, 1.0, 1.0), resolution)
         m.vertices = np.asarray(m.vertices) / self.scale + self.center
@@ -436,7 +465,7 @@ def _check_normals(n: Any, points: np.ndarray, name: str) -> np.ndarray | None:
 def fit(source: Any, target: Any | None = None, *, config: DeformConfig | None = None,
         source_normals: Any = None, target_normals: Any = None, corr_source: Any = None,
         corr_target: Any = None, velocity: VelocityNet | DeformResult | None = None, seed: int = 0,
-        show_progress: bool = True) -> DeformResult:
+        show_progress: bool = True, device: Any = None) -> DeformResult:
     """Fit f(x, t) and v(x) so that f(., 0) is the source surface, f(., 1) the target and v carries one to
     the other (the paper's staged schedule; see the module doc).
 
@@ -445,7 +474,9 @@ def fit(source: Any, target: Any | None = None, *, config: DeformConfig | None =
     optional sparse correspondences ``corr_source[i] -> corr_target[i]`` (k, 3) each. Without
     correspondences (or with ``config.correspondence_free``) the matching loss is the Chamfer distance between
     the advected source and the target. ``velocity`` (a trained VelocityNet, or a DeformResult of the same
-    pair) skips stage 1 and reuses that field, e.g. for an ablation of the SDF stages.
+    pair) skips stage 1 and reuses that field, e.g. for an ablation of the SDF stages. ``device`` is where JAX
+    trains (:func:`resolve_device`: ``"auto"``, ``"cpu"``, ``"cuda"``, ``"cuda:N"``; ``None``: ``$ICLR25_DEVICE``,
+    else ``auto``), in float32 on every device; the data go there once and the result's methods return numpy.
 
     Examples
     --------
@@ -471,6 +502,15 @@ def fit(source: Any, target: Any | None = None, *, config: DeformConfig | None =
         raise TypeError("fit needs a target point cloud (or a ShapePair as source)")
     src, tgt, src_n, tgt_n, corr, config = _check_fit_inputs(source, target, source_normals, target_normals,
                                                               corr_source, corr_target, config)
+    dev = resolve_device(device)
+    with jax.default_device(dev):
+        res = _fit(src, tgt, src_n, tgt_n, corr, config, velocity, seed, show_progress)
+    return dataclasses.replace(res, device=dev)
+
+
+def _fit(src: np.ndarray, tgt: np.ndarray, src_n: np.ndarray | None, tgt_n: np.ndarray | None, corr: Any,
+         config: DeformConfig, velocity: VelocityNet | DeformResult | None, seed: int,
+         show_progress: bool) -> DeformResult:
     center, scale = normalisation(src, tgt)
     rng = np.random.default_rng(seed)
     key = jax.random.key(seed)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from iclr25.utils.device import describe_device, device_scope
 from iclr25.utils.results import RunResult
 
 from .baselines import sdf_blend_meshes, straight_line_mesh
-from .deform import DeformConfig, fit
+from .deform import DeformConfig, fit, resolve_device
 from .experiments import eikonal_near_surface, score_meshes
 from .meshing import turntable_strip
 from .pretrained import PRETRAINED, pretrained
@@ -35,11 +36,20 @@ def _model(pair, config: DeformConfig, seed: int, train: bool, run: RunResult):
     return res
 
 
-def run_demo(out: Path, *, seed: int = 0, train: bool = False, run: RunResult | None = None) -> RunResult:
+def run_demo(out: Path, *, seed: int = 0, train: bool = False, run: RunResult | None = None,
+             device: str | None = None) -> RunResult:
     """Fit (or, at seed 0, load the shipped fit), mesh, score, draw; ``run`` is the RunResult started by the
-    command (its clock covers all)."""
-    config = DeformConfig.preset("test")
+    command (its clock covers all). ``device``: where JAX fits and evaluates the networks (``None``:
+    ``$ICLR25_DEVICE``, else ``auto``, the GPU when a CUDA jaxlib sees one)."""
+    dev = resolve_device(device)  # an absent device fails here, before any work
     run = run or RunResult.start("iclr25-implicit-deform", "demo", seed=seed)
+    run.machine["device"] = describe_device(dev)
+    with device_scope(device):
+        return _demo(Path(out), seed, train, run)
+
+
+def _demo(out: Path, seed: int, train: bool, run: RunResult) -> RunResult:
+    config = DeformConfig.preset("test")
     run.config.update({"pair": "bar-twist", "n_points": DEMO_POINTS, "resolution": DEMO_RESOLUTION,
                        "times": list(DEMO_TIMES), "preset": "test", **config.to_dict()})
     out = Path(out)

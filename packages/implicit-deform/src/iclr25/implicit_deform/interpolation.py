@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -33,9 +34,9 @@ def check_finite_result(res) -> None:
 
 
 def run_fit(pair, config: DeformConfig, times: list[float], out: Path, *, resolution: int = 64, fmt: str = "ply",
-            seed: int = 0, run: RunResult) -> RunResult:
+            seed: int = 0, run: RunResult, device: Any = None) -> RunResult:
     out = Path(out)
-    res = fit(pair, config=config, seed=seed)
+    res = fit(pair, config=config, seed=seed, device=device)
     check_finite_result(res)
     ends = sorted(set([0.0, *times, 1.0]))
     meshes = {t: res.mesh(t, resolution=resolution) for t in ends}

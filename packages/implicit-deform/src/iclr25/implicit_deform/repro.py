@@ -18,12 +18,13 @@ from typing import Any
 
 import numpy as np
 
+from iclr25.utils.device import describe_device, device_scope
 from iclr25.utils.io import atomic_write
 from iclr25.utils.progress import progress
 from iclr25.utils.results import RunResult
 
 from .baselines import fit_lipmlp, sdf_blend_meshes, straight_line_mesh
-from .deform import DeformConfig, fit
+from .deform import DeformConfig, fit, resolve_device
 from .experiments import eikonal_near_surface, score_meshes
 from .meshing import turntable_strip
 from .shapes import make_pair
@@ -177,10 +178,19 @@ def _tables(seeds: list[int], rows: dict, extra: dict, ladder: dict) -> list[str
     return lines
 
 
-def run_repro(out: Path, *, seed: int = 0, quick: bool = False, run: RunResult | None = None) -> RunResult:
+def run_repro(out: Path, *, seed: int = 0, quick: bool = False, run: RunResult | None = None,
+              device: str | None = None) -> RunResult:
     """Every pair and seed (``_pair_meshes``, ``_score_pair``, a figure for the first seed), the scale ladder,
-    then the metrics, ``tables.md``, ``raw.json`` and ``results.json`` in ``out``."""
-    out = Path(out)
+    then the metrics, ``tables.md``, ``raw.json`` and ``results.json`` in ``out``. ``device``: where JAX fits
+    (``None``: ``$ICLR25_DEVICE``, else ``auto``)."""
+    dev = resolve_device(device)  # an absent device fails here, before any work
+    run = run or RunResult.start("iclr25-implicit-deform", "repro", seed=seed)
+    run.machine["device"] = describe_device(dev)
+    with device_scope(device):
+        return _repro(Path(out), seed, quick, run)
+
+
+def _repro(out: Path, seed: int, quick: bool, run: RunResult) -> RunResult:
     base = DeformConfig.preset("repro")
     seeds = [seed] if quick else [seed, seed + 1, seed + 2]
     if quick:
@@ -188,7 +198,6 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False, run: RunResult |
     res_grid = 48 if quick else 64
     n_points = 6000 if quick else 20000
     lip_iters = 300 if quick else 1000
-    run = run or RunResult.start("iclr25-implicit-deform", "repro", seed=seed)
     run.config.update({"seeds": seeds, "times": list(TIMES), "resolution": res_grid, "n_points": n_points,
                        "lipmlp_iters": lip_iters, "quick": quick, **base.to_dict()})
     out.mkdir(parents=True, exist_ok=True)
