@@ -206,7 +206,8 @@ def conformers_cmd(args: argparse.Namespace) -> int:
     dev = torch_device(args.device)
     from .pipeline import predict_conformers  # noqa: PLC0415
 
-    _, dmt = _models(args, need_lm=False)
+    with device_scope(args.device):  # a --dmt checkpoint is loaded straight onto the device
+        _, dmt = _models(args, need_lm=False)
     sets = predict_conformers(dmt, smiles, args.k, steps=args.steps, sampler=args.sampler, seed=args.seed,
                               device=dev)
     _write(out, sets, args.add_hydrogens)
