@@ -119,3 +119,32 @@ def test_parity_errors_are_one_line(argv, message, tmp_path, capsys):
     assert main(["eval", *args]) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+
+
+def test_hf_dtype_device_and_device_map(tiny_hf_model, tmp_path, capsys):
+    """--device / --dtype / --device-map on eval --hf-path (issue 59): float32 on the CPU gives the same answers
+    as the default load and names the device in results.json; half precision on the CPU and --device-map without
+    accelerate are one line each; --dtype without --hf-path is refused before any work."""
+    import importlib.util
+
+    from iclr25.knowledge_manipulation.hf_eval import HFCausalLM
+    from iclr25.utils.results import RunResult
+
+    runs = {}
+    for extra in ([], ["--dtype", "float32"]):
+        out = tmp_path / ("f32" if extra else "default")
+        assert main(["eval", "--hf-path", str(tiny_hf_model), "--n", "12", "--limit", "2", "--shots", "0",
+                     "--tasks", "retrieval:birth_city", "--device", "cpu", *extra, "--out", str(out)]) == 0
+        runs[bool(extra)] = RunResult.load(out / "results.json")
+    assert runs[True].machine["device"] == "cpu" and runs[True].config["dtype"] == "float32"
+    assert runs[True].metric("retrieval:birth_city test").value == runs[False].metric("retrieval:birth_city test").value
+    capsys.readouterr()
+    with pytest.raises(ValueError, match="--dtype bfloat16 is for accelerators"):
+        HFCausalLM(tiny_hf_model, device="cpu", dtype="bfloat16")
+    if importlib.util.find_spec("accelerate") is None:
+        assert main(["eval", "--hf-path", str(tiny_hf_model), "--n", "12", "--limit", "1", "--device-map", "auto",
+                     "--tasks", "retrieval:birth_city"]) != 0
+        err = capsys.readouterr().err.strip()
+        assert "--device-map auto needs accelerate" in err and len(err.splitlines()) == 1
+    assert main(["eval", "--model", str(tmp_path), "--dtype", "float16"]) == 2
+    assert "--dtype is for --hf-path" in capsys.readouterr().err

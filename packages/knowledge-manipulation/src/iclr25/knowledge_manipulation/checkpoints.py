@@ -51,9 +51,9 @@ def shipped_seeds() -> tuple[int, ...]:
     return tuple(int(s) for s in _manifest().get("seeds", []))
 
 
-def load_stage_a(seed: int):
+def load_stage_a(seed: int, *, device=None):
     """The shipped Stage A model of :func:`.experiments.test_config` at ``seed`` (a
-    :class:`.experiments.PretrainedModel`)."""
+    :class:`.experiments.PretrainedModel`), on ``device`` (``None``: the CPU)."""
     import torch
 
     from iclr25.utils.checkpoints import verify_manifest
@@ -83,6 +83,10 @@ def load_stage_a(seed: int):
         raise ValueError(f"the shipped Stage A checkpoint of seed {seed} does not fit the model this code builds "
                          f"({str(exc).splitlines()[0][:120]}); rebuild them: {BUILD_COMMAND}") from None
     model.eval()
+    if device is not None:
+        from iclr25.utils.device import torch_device
+
+        model.to(torch_device(device))
     return PretrainedModel(model, tok, pop, cfg, None, int(seed))
 
 

@@ -35,16 +35,32 @@ Rungs:
 
 from __future__ import annotations
 
-from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
+from iclr25.utils.claims import Claim, ClaimRegistry, Measurement, RungCost, smoke_run
 
-__all__ = ["REGISTRY", "rung_config"]
+__all__ = ["REGISTRY", "rung_config", "paper_config"]
 
 #: ``test`` and ``repro`` decide over seeds 0-4 (calibration seeds 100-104: one repro seed costs about 72 s of CPU);
 #: ``cot`` over seeds 10-19 (10 seeds, none of which any earlier run of its recipe looked at: the ablation that
 #: chose its 90 epochs ran seeds 0-4), calibrated on seeds 100-109
 REGISTRY = ClaimRegistry("iclr25-knowledge-manipulation",
-                         seeds={"test": (0, 1, 2, 3, 4), "repro": (0, 1, 2, 3, 4), "cot": tuple(range(10, 20))},
-                         calibration={"test": range(100, 105), "repro": range(100, 105), "cot": range(100, 110)})
+                         seeds={"test": (0, 1, 2, 3, 4), "repro": (0, 1, 2, 3, 4), "cot": tuple(range(10, 20)),
+                                "paper": (0, 1, 2)},
+                         calibration={"test": range(100, 105), "repro": range(100, 105), "cot": range(100, 110)},
+                         costs={"paper": RungCost(
+                             gpu_hours=5, memory_gb=50, hardware="one 80 GB GPU (H100 or A100)",
+                             what="the paper's configuration: N = 100,000 people (50,000 train / 50,000 test), a "
+                                  "GPT-2-small-shape rotary GPT (12 layers, 12 heads, d = 768, context 512; 85 M "
+                                  "non-embedding parameters), Stage A 100 exposures of every person's biography "
+                                  "(fresh templates and order each time) and birth-date retrieval QA at lr 1e-3, wd "
+                                  "0.1, cosine, batch 96 x 512; then the test recipe's fine-tunes (month parity "
+                                  "without / with CoT and inverse search, 30 epochs) and the two 90-epoch parity "
+                                  "fine-tunes of the CoT claims. Estimated from FLOPs, not measured on a GPU: Stage A "
+                                  "3.7e8 tokens (36 per person and exposure) x 6 x 85 M + attention = 2.1e17 FLOPs, "
+                                  "about 2.3 h at ~25 TFLOP/s of float32 on an H100; the fine-tunes 2.3e8 tokens, "
+                                  "~1.5 h; greedy evaluation of 50,000 people per question set (no KV cache), ~1 h. "
+                                  "Peak ~50 GB: the float32 attention scores of batch 96 x 512 kept for backward",
+                             data="nothing to provide: the people and biographies are generated here (the paper's "
+                                  "bioS data is synthetic too; its templates are not copied)")})
 
 NO_COT, COT, INVERSE = ("classification:birth_month:mod2", "classification:birth_month:mod2:cot",
                         "inverse:birth_date+birth_city")
@@ -63,11 +79,36 @@ COMPARE_PAIRS, COMPARE_EPOCHS = 200, 15
 DETAILS: dict[tuple[int, str], list[dict]] = {}
 
 
+def paper_config(*, smoke: bool = False):
+    """The paper rung's experiment: the paper's main setting (N = 100,000 people, a GPT-2-small-shape rotary GPT:
+    12 layers, 12 heads, d = 768, context 512; Stage A 100 exposures at lr 1e-3, wd 0.1, batch 96 rows of 512
+    tokens; fine-tunes of 30 epochs at the test recipe's lr 2e-3, batch 96), the test recipe's data (biographies
+    of birth date and city, birth-date retrieval QAs of everyone). ``smoke``: the same code path at a toy size
+    for one optimiser step per stage (20 people, 1 layer of width 48 with the paper's 12 heads and context 512,
+    one epoch each): ``iclr25 claims knowledge-manipulation --rung paper --smoke``."""
+    import dataclasses
+
+    from .experiments import test_config
+    from .training import TrainConfig
+
+    cfg = dataclasses.replace(test_config(), n_people=100_000, n_layers=12, d_model=768, n_heads=12,
+                              pretrain=TrainConfig(epochs=100, lr=1e-3, weight_decay=0.1, batch_size=96, seq_len=512),
+                              finetune=TrainConfig(epochs=30, lr=2e-3, batch_size=96, seq_len=512))
+    if smoke:
+        cfg = dataclasses.replace(cfg, n_people=20, n_layers=1, d_model=48,
+                                  pretrain=dataclasses.replace(cfg.pretrain, epochs=1),
+                                  finetune=dataclasses.replace(cfg.finetune, epochs=1))
+    return cfg
+
+
 def rung_config(rung: str):
-    """The experiment a rung runs at every seed."""
+    """The experiment a rung runs at every seed (the paper rung: :func:`paper_config`, shrunk to one step in a
+    smoke run)."""
     from .experiments import test_config
 
     REGISTRY.rung_seeds(rung)  # unknown rungs raise here
+    if rung == "paper":
+        return paper_config(smoke=smoke_run())
     return test_config()
 
 
@@ -75,16 +116,16 @@ def rung_config(rung: str):
     Claim("knowledge-extractable", kind="main", statement="Stage A stores every person's birth date and it is retrievable on "
           "test people (the premise of the manipulation claims)", paper="retrieval ~100 % (extractable mode)",
           metric="birth-date retrieval, test people, after Stage A", direction="higher", threshold=0.9,
-          rule="every_seed", rungs=("test", "repro"), note="1.00 at seeds 0-4 (train and test people); 0.9 allows 5 of 50 test people "
+          rule="every_seed", rungs=("test", "repro", "paper"), note="1.00 at seeds 0-4 (train and test people); 0.9 allows 5 of 50 test people "
           "missed"),
     Claim("inverse-search-fails", kind="main", statement="inverse search (name from birth date and city) fails on test "
           "people although it is learned on train people", paper="R4: inverse search ~0 % on test people",
           metric="inverse search exact match, test people", direction="lower", threshold=0.05,
-          rule="every_seed", rungs=("test", "repro"), note="0.00 at seeds 0-4; 0.05 allows 2 of 50 test people (chance is 1/50)"),
+          rule="every_seed", rungs=("test", "repro", "paper"), note="0.00 at seeds 0-4; 0.05 allows 2 of 50 test people (chance is 1/50)"),
     Claim("inverse-search-fits-train", kind="sanity", statement="the inverse-search fine-tune fits its train people (the failure "
           "on test people is not a failure to learn the format)", paper="R4 (train accuracy high)",
           metric="inverse search exact match, train people", direction="higher", threshold=0.8,
-          rule="every_seed", rungs=("test", "repro"), note="0.98-1.00 at seeds 0-4 (30 fine-tune epochs at lr 2e-3; 0.94-1.00 at lr 1e-3; "
+          rule="every_seed", rungs=("test", "repro", "paper"), note="0.98-1.00 at seeds 0-4 (30 fine-tune epochs at lr 2e-3; 0.94-1.00 at lr 1e-3; "
           "15 epochs at 1e-3 gave 0.16-0.42, an under-fit); 0.8 is 0.18 below the worst seed"),
 )
 def _protocol(seed: int, rung: str) -> dict[str, Measurement | float]:
@@ -215,7 +256,7 @@ COT_NOTE = ("cot rung: N = 200 (100 train people, all fine-tuned on; its own Sta
           "epochs) at which the no-CoT fine-tune has memorised its train people",
           paper="R2/R3: no-CoT near chance, CoT near retrieval accuracy; more fine-tuning epochs do not close the gap",
           metric="month-parity accuracy, 100 test people, CoT fine-tune (N = 200, 90 epochs)", direction="higher",
-          baseline="no-CoT fine-tune (N = 200, 90 epochs)", rule="mean_ci", rungs=("cot",),
+          baseline="no-CoT fine-tune (N = 200, 90 epochs)", rule="mean_ci", rungs=("cot", "paper"),
           note=COT_NOTE.replace("CALIBRATION", "gaps +0.27 +0.08 +0.14 +0.11 +0.25 +0.22 +0.08 +0.22 +0.15 +0.19 (CoT "
           "0.83-1.00, no CoT 0.71-0.88), mean +0.171, sd 0.069, max margin 0.082 > 0")),
     Claim("cot-at-inference-only-does-not-help", kind="main", statement="CoT at inference only does not help: the no-CoT "
@@ -224,7 +265,7 @@ COT_NOTE = ("cot rung: N = 200 (100 train people, all fine-tuned on; its own Sta
           paper="R3: CoT at inference only, without CoT training, does not help",
           metric="month-parity accuracy, 100 test people, no-CoT fine-tune (N = 200, 90 epochs) with a CoT prompt "
           "(forced choice of the label)", direction="lower", baseline="no-CoT fine-tune, no-CoT prompt",
-          rule="mean_ci", rungs=("cot",), note=COT_NOTE.replace("CALIBRATION", "drops +0.14 +0.19 +0.35 +0.32 +0.28 +0.24 +0.38 +0.19 +0.33 "
+          rule="mean_ci", rungs=("cot", "paper"), note=COT_NOTE.replace("CALIBRATION", "drops +0.14 +0.19 +0.35 +0.32 +0.28 +0.24 +0.38 +0.19 +0.33 "
           "+0.08 (CoT prompt 0.44-0.72), mean +0.25, sd 0.099, max margin 0.123 > 0") + "; the oracle month "
           "in the prompt is the most a CoT prompt can supply"),
 )
@@ -239,13 +280,20 @@ def _cot_claims(seed: int, rung: str) -> dict[str, Measurement | float]:
     from .experiments import pretrain, retrieval_accuracy
 
     set_torch_threads(1)
-    cfg = dataclasses.replace(rung_config(rung), n_people=COT_N)
-    pre = pretrain(cfg, seed=seed)
+    if rung == "paper":  # the paper rung's own Stage A (that of _protocol), fine-tunes of the CoT budget
+        if (seed, rung) not in _PRE:
+            REGISTRY.measure("knowledge-extractable", seed, rung)  # runs _protocol (cached) for this seed
+        pre = _PRE[(seed, rung)]
+        cfg, epochs = pre.config, pre.config.finetune.epochs if smoke_run() else COT_EPOCHS
+        cond = f"{epochs} epochs, {len(pre.population.train)} train people (N = {len(pre.population)})"
+    else:
+        cfg, epochs = dataclasses.replace(rung_config(rung), n_people=COT_N), COT_EPOCHS
+        pre = pretrain(cfg, seed=seed)
+        cond = f"{COT_EPOCHS} epochs, {COT_N // 2} train people (N = {COT_N})"
     rows: list[dict] = []
-    cond = f"{COT_EPOCHS} epochs, {COT_N // 2} train people (N = {COT_N})"
-    nc, c = (_finetune_row(pre, cfg.finetune, seed, rows, t, cond, epochs=COT_EPOCHS) for t in (NO_COT, COT))
+    nc, c = (_finetune_row(pre, cfg.finetune, seed, rows, t, cond, epochs=epochs) for t in (NO_COT, COT))
     given = rows[-1]["cot_given_true_test"]
-    DETAILS[(seed, rung)] = rows
+    DETAILS[(seed, rung) if rung != "paper" else (seed, "paper-cot")] = rows
     base = {"chance": nc.test.chance,
             "stage_a_retrieval_test": retrieval_accuracy(pre.model, pre, "birth_date", "test").accuracy}
     return {

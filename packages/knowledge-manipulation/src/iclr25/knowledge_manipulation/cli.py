@@ -113,6 +113,13 @@ def _check_before_work(name: str, args: argparse.Namespace) -> None:
                        force=force)
         if args.hf_path is not None and args.people is None:
             check_size(f"--n {args.n}", bytes_needed=2000.0 * args.n, seconds_needed=1e-4 * args.n, force=force)
+        if args.hf_path is None and (args.dtype is not None or args.device_map is not None):
+            raise ValueError(f"{'--dtype' if args.dtype is not None else '--device-map'} is for --hf-path (a Hugging "
+                             "Face model); a --model folder trains and evaluates in float32 on --device")
+    if name in ("train", "evaluate"):  # an absent device: one line naming --device, before any work
+        from iclr25.utils.device import torch_device
+
+        torch_device(args.device)
 
 
 def parse_parity(text: str) -> tuple[str, int]:
@@ -170,6 +177,15 @@ def generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _record_device(run, spec):
+    """``--device`` resolved, and named in the run record (results.json's ``machine.device``)."""
+    from iclr25.utils.device import describe_device, torch_device
+
+    dev = torch_device(spec)
+    run.machine["device"] = describe_device(dev)
+    return dev
+
+
 # ------------------------------------------------------------------------------------------------ train
 def train(args: argparse.Namespace) -> int:
     from iclr25.utils.results import RunResult
@@ -190,8 +206,9 @@ def train(args: argparse.Namespace) -> int:
                            n_layers=args.layers, d_model=args.d_model, n_heads=args.heads,
                            pretrain=TrainConfig(epochs=args.epochs, lr=args.lr, batch_size=args.batch_size))
     run = RunResult.start(PACKAGE, "train", seed=args.seed, config=cfg.to_dict())
+    dev = _record_device(run, args.device)
     with _torch_memory_error(f"--batch-size {args.batch_size}"):
-        pre = pretrain(cfg, population=pop, seed=args.seed)
+        pre = pretrain(cfg, population=pop, seed=args.seed, device=dev)
     for a in cfg.qa_attributes:
         run.add(f"retrieval {a} train", retrieval_accuracy(pre.model, pre, a, "train").accuracy, higher_is_better=True)
         run.add(f"retrieval {a} test", retrieval_accuracy(pre.model, pre, a, "test").accuracy, higher_is_better=True)
@@ -220,15 +237,24 @@ def evaluate(args: argparse.Namespace) -> int:
 
     from .hf_eval import HFCausalLM, evaluate_hf
 
-    lm = HFCausalLM(args.hf_path)
+    lm = HFCausalLM(args.hf_path, device=args.device, dtype=args.dtype, device_map=args.device_map)
     if args.parity is not None:
         return _parity(args, lm, pop)
     run = RunResult.start(PACKAGE, "eval", seed=args.seed,
                           config={"hf_path": str(args.hf_path), "tasks": tasks, "shots": args.shots,
                                   "context": args.context, "n_people": len(pop)})
+    _record_hf_device(run, lm, args)
     for r in evaluate_hf(lm, pop, tasks, shots=args.shots, limit=args.limit, context=args.context, seed=args.seed):
         run.add(f"{r.task} test", r.accuracy, peer=r.chance, peer_name="chance")
     return _report(run, args.out)
+
+
+def _record_hf_device(run, lm, args: argparse.Namespace) -> None:
+    """Where a --hf-path model runs (its first device), its --dtype and --device-map, in the run record."""
+    from iclr25.utils.device import describe_device
+
+    run.machine["device"] = describe_device(lm.input_device)
+    run.config.update({"dtype": args.dtype, "device_map": args.device_map})
 
 
 def _parity(args: argparse.Namespace, lm, pop) -> int:
@@ -241,6 +267,7 @@ def _parity(args: argparse.Namespace, lm, pop) -> int:
     run = RunResult.start(PACKAGE, "eval", seed=args.seed,
                           config={"hf_path": str(args.hf_path), "parity": f"{attr}:mod{m}", "shots": args.shots,
                                   "context": args.context, "n_people": len(pop), "limit": args.limit})
+    _record_hf_device(run, lm, args)
     r = parity_check(lm, pop, attribute=attr, modulus=m, shots=args.shots, limit=args.limit, context=args.context,
                      seed=args.seed)
     run.add(f"{attr} retrieved (test people)", r.retrieval, higher_is_better=True)
@@ -272,8 +299,9 @@ def _evaluate_own(args: argparse.Namespace, tasks: list[str]) -> int:
         cfg = dataclasses.replace(cfg, finetune=dataclasses.replace(cfg.finetune, epochs=args.epochs))
     pre.config = cfg
     run = RunResult.start(PACKAGE, "eval", seed=args.seed, config={"model": str(args.model), **cfg.to_dict()})
+    dev = _record_device(run, args.device)
     with _torch_memory_error(f"--model {args.model}"):
-        res = run_experiment(cfg, seed=args.seed, pre=pre)
+        res = run_experiment(cfg, seed=args.seed, pre=pre, device=dev)
     res.add_to(run)
     return _report(run, args.out)
 
@@ -345,6 +373,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     e.add_argument("--epochs", type=ucli.positive_int("--epochs"), default=None, help="--model: fine-tune epochs")
     add_output(e, "--out", kind="folder", help="folder for results.json (default: none, only the table is printed)")
     e.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
+    # where every command that computes runs (`generate` writes text only); eval --hf-path also takes the weights'
+    # type and accelerate's placement
+    from iclr25.utils.device import add_device_argument
+
+    for p in (d, r, t):
+        add_device_argument(p)
+    add_device_argument(e, dtype=True)
+    e.add_argument("--device-map", choices=("auto",), default=None,
+                   help="--hf-path: auto spreads a model too large for one GPU over the visible GPUs (and the CPU); "
+                        "needs accelerate (pip install accelerate); overrides --device")
     return ucli.run_main(parser, argv)
 
 

@@ -56,8 +56,10 @@ def cot_figure(no_cot, cot, path: Path, title: str) -> Path:
 def demo(args: argparse.Namespace) -> int:
     """``iclr25 knowledge-manipulation demo``: ``--out`` is checked by the command line before this runs."""
     from iclr25.utils.cli import set_torch_threads
+    from iclr25.utils.device import describe_device, torch_device
     from iclr25.utils.results import RunResult
 
+    dev = torch_device(getattr(args, "device", None))  # an absent device: one line naming --device, before any work
     set_torch_threads(args.threads)
     from .checkpoints import load_stage_a, shipped_seeds
     from .experiments import run_experiment
@@ -66,7 +68,8 @@ def demo(args: argparse.Namespace) -> int:
     shipped = args.seed in shipped_seeds()
     run = RunResult.start(PACKAGE, "demo", seed=args.seed,
                           config=cfg.to_dict() | {"stage_a": "shipped checkpoint" if shipped else "trained now"})
-    res = run_experiment(cfg, seed=args.seed, pre=load_stage_a(args.seed) if shipped else None)
+    run.machine["device"] = describe_device(dev)
+    res = run_experiment(cfg, seed=args.seed, pre=load_stage_a(args.seed) if shipped else None, device=dev)
     no_cot = res.finetune_of("classification:birth_month:mod2")
     cot = res.finetune_of("classification:birth_month:mod2:cot")
     run.add("month parity, test people: CoT fine-tune", cot.test.accuracy, peer=no_cot.test.accuracy,

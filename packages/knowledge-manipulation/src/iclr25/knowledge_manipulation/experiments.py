@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from iclr25.utils.device import torch_device
 from iclr25.utils.seeding import check_seed
 
 from .biography import ATTRIBUTES, Population, make_population, render_bio
@@ -211,9 +212,11 @@ def _stage_a_docs(pop: Population, tok: WordTokenizer, cfg: ExperimentConfig, rn
 
 
 def pretrain(config: ExperimentConfig = ExperimentConfig(), *, population: Population | None = None,
-             seed: int = 0) -> PretrainedModel:
+             seed: int = 0, device=None) -> PretrainedModel:
     """Stage A: a fresh biography of every person each epoch ("multi-∞" + permute) plus the mode's retrieval
-    QAs, ``config.pretrain.epochs`` times, packed and shuffled."""
+    QAs, ``config.pretrain.epochs`` times, packed and shuffled. Trained on ``device`` (``None``: ``$ICLR25_DEVICE``,
+    else ``auto``: the GPU when torch sees one), in float32; the model stays there (:func:`save_pretrained` writes
+    CPU weights). Documents and batches are drawn on the CPU (numpy), so every device trains on the same rows."""
     seed = check_seed(seed)
     pop = population if population is not None else make_population(config.n_people, seed=seed)
     tok = build_tokenizer(pop, seed=seed)
@@ -221,23 +224,27 @@ def pretrain(config: ExperimentConfig = ExperimentConfig(), *, population: Popul
     docs = _stage_a_docs(pop, tok, config, rng, config.pretrain.epochs)
     cfg = GPTConfig(vocab_size=tok.vocab_size, n_layers=config.n_layers, d_model=config.d_model,
                     n_heads=config.n_heads, max_len=max(config.pretrain.seq_len, config.finetune.seq_len))
+    dev = torch_device(device)
     torch.manual_seed(seed)
-    model = RotaryGPT(cfg, seed=seed)
-    stats = train_steps(model, pack(docs, config.pretrain.seq_len, rng=rng), config.pretrain, desc="pretrain")
+    model = RotaryGPT(cfg, seed=seed, device=dev)
+    stats = train_steps(model, pack(docs, config.pretrain.seq_len, rng=rng, device=dev), config.pretrain,
+                        desc="pretrain", device=dev)
     return PretrainedModel(model, tok, pop, config, stats, seed)
 
 
 def finetune(pre: PretrainedModel, task: str | TaskSpec, *, config: TrainConfig | None = None,
              replay: float | None = None, n_train: int | None = None, n_pairs: int | None = None,
-             seed: int = 0) -> tuple[RotaryGPT, TrainStats]:
+             seed: int = 0, device=None) -> tuple[RotaryGPT, TrainStats]:
     """Stage B: a copy of the Stage A model fine-tuned on the task's train-people QAs (the first ``n_train``
     train people when given; ``n_pairs`` pairs of them for a comparison task, default one per person), mixed
-    with ``replay`` (fraction of documents) of fresh Stage A documents."""
+    with ``replay`` (fraction of documents) of fresh Stage A documents. The copy trains on ``device`` (``None``:
+    ``$ICLR25_DEVICE``, else ``auto``) and is returned there."""
     cfg = config or pre.config.finetune
     replay = pre.config.replay if replay is None else replay
     spec = parse_task(task)
     rng = np.random.default_rng(check_seed(seed) + 7)
-    model = copy.deepcopy(pre.model)
+    dev = torch_device(device)
+    model = copy.deepcopy(pre.model).to(dev)
     people = pre.population.train
     if n_train is not None:
         if isinstance(n_train, bool) or not isinstance(n_train, int) or not 2 <= n_train <= len(people):
@@ -251,7 +258,8 @@ def finetune(pre: PretrainedModel, task: str | TaskSpec, *, config: TrainConfig 
         n_rep = min(len(stage_a), int(round(replay / (1 - replay) * len(docs))))
         pick = rng.choice(len(stage_a), size=n_rep, replace=False)
         docs = docs + Docs([stage_a.ids[k] for k in pick], [stage_a.mask[k] for k in pick])
-    stats = train_steps(model, pack(docs, cfg.seq_len, rng=rng), cfg, desc=f"finetune {spec}")
+    stats = train_steps(model, pack(docs, cfg.seq_len, rng=rng, device=dev), cfg, desc=f"finetune {spec}",
+                        device=dev)
     return model, stats
 
 
@@ -275,13 +283,18 @@ def eval_cot_prompt(model: RotaryGPT, pre: PretrainedModel, task: str, people: s
 
 def run_experiment(config: ExperimentConfig = ExperimentConfig(), *, seed: int = 0,
                    pre: PretrainedModel | None = None, task_epochs: dict[str, int] | None = None,
-                   retrieval_after: bool = True) -> ExperimentResult:
+                   retrieval_after: bool = True, device=None) -> ExperimentResult:
     """Stage A (unless ``pre`` is given), then every task of ``config.tasks`` as its own Stage B fine-tune
     (``config.finetune``; ``task_epochs`` overrides the epochs of the tasks it names); a classification or
     comparison fine-tune without CoT is also scored with a CoT prompt (``FinetuneResult.cot_prompt``). ``retrieval_after=False``
-    skips re-measuring birth-date retrieval after each fine-tune (``retrieval_test_after`` is then nan)."""
+    skips re-measuring birth-date retrieval after each fine-tune (``retrieval_test_after`` is then nan).
+
+    Everything trains and is evaluated on ``device`` (``None``: ``$ICLR25_DEVICE``, else ``auto``); a given ``pre``
+    is moved there. The result holds Python numbers only."""
     task_epochs = {str(parse_task(t)): e for t, e in (task_epochs or {}).items()}
-    pre = pre or pretrain(config, seed=seed)
+    dev = torch_device(device)
+    pre = pre or pretrain(config, seed=seed, device=dev)
+    pre.model.to(dev)
     retr = {a: (retrieval_accuracy(pre.model, pre, a, "train").accuracy,
                 retrieval_accuracy(pre.model, pre, a, "test").accuracy) for a in config.qa_attributes or ("birth_date",)}
     fts = []
@@ -289,7 +302,7 @@ def run_experiment(config: ExperimentConfig = ExperimentConfig(), *, seed: int =
         ft = config.finetune
         if str(parse_task(task)) in task_epochs:
             ft = dataclasses.replace(ft, epochs=task_epochs[str(parse_task(task))])
-        model, stats = finetune(pre, task, config=ft, seed=seed)
+        model, stats = finetune(pre, task, config=ft, seed=seed, device=dev)
         tr = eval_task(model, pre, task, "train", seed=seed)
         te = eval_task(model, pre, task, "test", seed=seed)
         after = retrieval_accuracy(model, pre, "birth_date", "test").accuracy if retrieval_after else float("nan")
@@ -346,7 +359,8 @@ def save_pretrained(pre: PretrainedModel, folder: str | os.PathLike[str]) -> Pat
     out.mkdir(parents=True, exist_ok=True)
     start_save(out)
     with atomic_path(out / "model.pt") as tmp:
-        torch.save({"config": pre.model.cfg.to_dict(), "state_dict": pre.model.state_dict(),
+        torch.save({"config": pre.model.cfg.to_dict(),
+                    "state_dict": {k: v.cpu() for k, v in pre.model.state_dict().items()},  # CPU weights
                     "experiment": pre.config.to_dict(), "seed": pre.seed}, tmp)
     pre.tokenizer.save(out / "tokenizer.json")
     write_people_jsonl(out / "people.jsonl", pre.population, seed=pre.seed)
@@ -359,8 +373,9 @@ def _first_line(exc: BaseException) -> str:
     return (text.splitlines()[0][:120] if text else type(exc).__name__)
 
 
-def load_pretrained(folder: str | os.PathLike[str]) -> PretrainedModel:
-    """Read a folder written by :func:`save_pretrained` (``train --out DIR``); errors name the folder."""
+def load_pretrained(folder: str | os.PathLike[str], *, device=None) -> PretrainedModel:
+    """Read a folder written by :func:`save_pretrained` (``train --out DIR``); errors name the folder. The model
+    goes to ``device`` (``None``: it stays on the CPU, where the weights load)."""
     import pickle
 
     from iclr25.utils.checkpoints import CheckpointError, verify_manifest
@@ -397,5 +412,7 @@ def load_pretrained(folder: str | os.PathLike[str]) -> PretrainedModel:
     except (KeyError, TypeError, RuntimeError, EOFError, ValueError, OSError) as exc:
         raise DataFileError(p / "model.pt", f"not a model written by `train` ({_first_line(exc)})") from None
     model.eval()
+    if device is not None:
+        model.to(torch_device(device))
     return PretrainedModel(model, WordTokenizer.load(p / "tokenizer.json"), read_people_jsonl(p / "people.jsonl"),
                            config, None, int(blob.get("seed", 0)))

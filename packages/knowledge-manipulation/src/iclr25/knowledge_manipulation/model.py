@@ -109,12 +109,15 @@ class _Block(nn.Module):
 class RotaryGPT(nn.Module):
     """Decoder-only transformer with RoPE and tied embeddings (see the module docstring for the equations).
 
+    ``device``: where the parameters go after the seeded initialisation on the CPU (``None``: they stay there;
+    the training and evaluation functions move a model to their ``device=``). float32 everywhere.
+
     ``forward(ids, positions=None, doc=None)`` returns logits ``(B, T, vocab)``. ``positions`` (``(B, T)``
     integers) restart at 0 for every packed document; ``doc`` (``(B, T)`` integers, -1 for padding) gives the
     document of each token, and a token attends only to earlier tokens of its own document.
     """
 
-    def __init__(self, cfg: GPTConfig, *, seed: int = 0):
+    def __init__(self, cfg: GPTConfig, *, seed: int = 0, device=None):
         super().__init__()
         self.cfg = cfg
         gen = torch.Generator().manual_seed(int(seed))
@@ -131,6 +134,8 @@ class RotaryGPT(nn.Module):
                     p.copy_(torch.randn(p.shape, generator=gen) * std)
                 elif name.endswith("bias"):
                     p.zero_()
+        if device is not None:  # initialised on the CPU (the same weights on every device), then moved
+            self.to(device)
 
     def hidden(self, ids: torch.Tensor, positions: torch.Tensor | None = None,
                doc: torch.Tensor | None = None) -> torch.Tensor:

@@ -35,7 +35,7 @@ class ProbeResult:
 def name_token_probe(pre, *, target: str = "birth_month", modulus: int | None = None, ridge: float = 1e-2,
                      model: torch.nn.Module | None = None) -> ProbeResult:
     """Fit the probe of ``target`` (``birth_month``, ``birth_day`` or ``birth_year``; its residue mod
-    ``modulus`` when given) on train people of ``pre`` (a :class:`.experiments.PretrainedModel`)."""
+    ``modulus`` when given) on the hidden states computed where the model is, on train people of ``pre`` (a :class:`.experiments.PretrainedModel`)."""
     if target not in ("birth_month", "birth_day", "birth_year"):
         raise ValueError(f"target must be birth_month, birth_day or birth_year, got {target!r}")
     if modulus is not None and (isinstance(modulus, bool) or not isinstance(modulus, int) or modulus < 2):
@@ -49,8 +49,8 @@ def name_token_probe(pre, *, target: str = "birth_month", modulus: int | None = 
     for q in qas:
         ids = tok.encode(q.prompt)
         upto = len(tok.encode(q.prompt.split(" modulo ")[0])) - 1  # last token of the name
-        h = net.hidden(torch.tensor([ids]))[0, upto]
-        feats[q.person] = h.double().numpy()
+        h = net.hidden(torch.tensor([ids], device=next(net.parameters()).device))[0, upto]
+        feats[q.person] = h.double().cpu().numpy()
     y = np.array([getattr(p, target) for p in pop.people])
     if modulus is not None:
         y = y % modulus

@@ -252,13 +252,23 @@ def run_claims_repro(out: Path, *, run: RunResult, seeds: tuple[int, ...] | None
 
 
 def repro(args: argparse.Namespace) -> int:
-    """``iclr25 knowledge-manipulation repro``: ``--out`` is checked by the command line before this runs."""
-    import json
-
+    """``iclr25 knowledge-manipulation repro``: ``--out`` is checked by the command line before this runs; the claims
+    and the N = 1000 plan run on ``--device``."""
     from iclr25.utils.cli import set_torch_threads
+    from iclr25.utils.device import describe_device, device_scope, torch_device
 
+    spec = getattr(args, "device", None)
+    dev = torch_device(spec)  # an absent device: one line naming --device, before any work
     set_torch_threads(args.threads)
     run = RunResult.start(PACKAGE, "repro", seed=args.seed, config={"n1000": bool(args.n1000)})
+    run.machine["device"] = describe_device(dev)
+    with device_scope(spec):  # the claims' measuring code (device=None) trains and evaluates there
+        return _repro(args, run)
+
+
+def _repro(args: argparse.Namespace, run: RunResult) -> int:
+    import json
+
     claims = run_claims_repro(args.out, run=run)
     print("\n".join(r.explain() for r in claims.results), flush=True)
     if args.n1000:  # the single-seed N = 1000 plan of 0.1 (about 8 min more)

@@ -24,6 +24,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from iclr25.utils.device import torch_device
 from iclr25.utils.progress import progress
 
 from .model import RotaryGPT
@@ -103,6 +104,10 @@ class PackedBatches:
     doc: torch.Tensor
     mask: torch.Tensor
 
+    def to(self, device) -> PackedBatches:
+        """The same rows on ``device``."""
+        return PackedBatches(*(t.to(device) for t in (self.ids, self.pos, self.doc, self.mask)))
+
     @property
     def n_rows(self) -> int:
         return int(self.ids.shape[0])
@@ -112,9 +117,10 @@ class PackedBatches:
         return int((self.doc >= 0).sum())
 
 
-def pack(docs: Docs, seq_len: int, *, rng: np.random.Generator) -> PackedBatches:
+def pack(docs: Docs, seq_len: int, *, rng: np.random.Generator, device=None) -> PackedBatches:
     """Shuffle the documents and pack them greedily into rows of ``seq_len`` tokens (a document never spans
-    two rows; the rest of a row is padding)."""
+    two rows; the rest of a row is padding). The rows are built on the CPU (numpy) and put on ``device``
+    (``None``: left on the CPU; :func:`train_steps` moves each mini-batch to the model's device)."""
     n = len(docs)
     if n == 0:
         raise ValueError("no documents to train on")
@@ -147,7 +153,8 @@ def pack(docs: Docs, seq_len: int, *, rng: np.random.Generator) -> PackedBatches
     pos[r, c] = within
     doc[r, c] = doc_of_tok
     mask[r, c] = flat_mask
-    return PackedBatches(torch.from_numpy(ids), torch.from_numpy(pos), torch.from_numpy(doc), torch.from_numpy(mask))
+    out = PackedBatches(torch.from_numpy(ids), torch.from_numpy(pos), torch.from_numpy(doc), torch.from_numpy(mask))
+    return out if device is None else out.to(device)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -232,8 +239,14 @@ def lr_at(step: int, total: int, cfg: TrainConfig) -> float:
 
 
 def train_steps(model: RotaryGPT, batches: PackedBatches, cfg: TrainConfig, *, desc: str = "train",
-                log_every: int = 50) -> TrainStats:
-    """One pass over ``batches`` (already holding every epoch) in mini-batches of ``cfg.batch_size`` rows."""
+                log_every: int = 50, device=None) -> TrainStats:
+    """One pass over ``batches`` (already holding every epoch) in mini-batches of ``cfg.batch_size`` rows, on
+    ``device`` (``None``: where the model's parameters are; the model is moved there, and each mini-batch with
+    it). float32 on every device."""
+    if device is not None:
+        model.to(torch_device(device))
+    dev = _device_of(model)
+    batches = batches.to(dev)
     opt = _optimizer(model, cfg)
     model.train()
     B = cfg.batch_size
@@ -254,7 +267,7 @@ def train_steps(model: RotaryGPT, batches: PackedBatches, cfg: TrainConfig, *, d
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         if step % log_every == 0 or step == total - 1:
-            loss_val = float(loss.detach())
+            loss_val = float(loss.detach().cpu())
             losses.append(loss_val)
     dt = time.perf_counter() - t0
     n_tok = batches.n_tokens
@@ -262,22 +275,29 @@ def train_steps(model: RotaryGPT, batches: PackedBatches, cfg: TrainConfig, *, d
     return TrainStats(total, n_tok, loss_val, dt, n_tok / dt if dt > 0 else float("nan"), tuple(losses))
 
 
+def _device_of(model: torch.nn.Module) -> torch.device:
+    """Where ``model``'s parameters are: the device its inputs are made on."""
+    return next(model.parameters()).device
+
+
 # --------------------------------------------------------------------------------------------- evaluation
 @torch.no_grad()
 def generate(model: RotaryGPT, prompts: list[list[int]], max_new_tokens: int, *, batch_size: int = 256
              ) -> list[list[int]]:
-    """Greedy continuation of each prompt (left-padded batches), up to ``[EOS]`` or ``max_new_tokens``."""
+    """Greedy continuation of each prompt (left-padded batches), up to ``[EOS]`` or ``max_new_tokens``, on the
+    model's device (token ids come back as Python lists)."""
     model.eval()
+    dev = _device_of(model)
     out: list[list[int]] = []
     for s in range(0, len(prompts), batch_size):
         chunk = prompts[s:s + batch_size]
         L = max(len(p) for p in chunk)
-        ids = torch.full((len(chunk), L), PAD, dtype=torch.long)
-        real = torch.zeros((len(chunk), L), dtype=torch.bool)
+        ids = torch.full((len(chunk), L), PAD, dtype=torch.long, device=dev)
+        real = torch.zeros((len(chunk), L), dtype=torch.bool, device=dev)
         for k, p in enumerate(chunk):
-            ids[k, L - len(p):] = torch.tensor(p)
+            ids[k, L - len(p):] = torch.tensor(p, device=dev)
             real[k, L - len(p):] = True
-        done = torch.zeros(len(chunk), dtype=torch.bool)
+        done = torch.zeros(len(chunk), dtype=torch.bool, device=dev)
         gen = []
         for _ in range(max_new_tokens):
             pos = (real.long().cumsum(1) - 1).clamp_min(0)
@@ -287,10 +307,10 @@ def generate(model: RotaryGPT, prompts: list[list[int]], max_new_tokens: int, *,
             gen.append(nxt)
             done |= nxt == EOS
             ids = torch.cat([ids, nxt[:, None]], 1)
-            real = torch.cat([real, torch.ones(len(chunk), 1, dtype=torch.bool)], 1)
+            real = torch.cat([real, torch.ones(len(chunk), 1, dtype=torch.bool, device=dev)], 1)
             if bool(done.all()):
                 break
-        G = torch.stack(gen, 1).tolist()
+        G = torch.stack(gen, 1).tolist()  # to Python ints on the host
         for row in G:
             out.append(row[: row.index(EOS)] if EOS in row else row)
     return out
@@ -361,19 +381,20 @@ def evaluate_cot_prompt(model: RotaryGPT, tok: WordTokenizer, qas: Sequence[QA],
     cands = tok.encode_batch(list(labels))
     seqs = [c + a for c in contexts for a in cands]
     L = max(len(x) for x in seqs)
-    ids = torch.full((len(seqs), L), PAD, dtype=torch.long)
-    doc = torch.full((len(seqs), L), -1, dtype=torch.long)
+    dev = _device_of(model)
+    ids = torch.full((len(seqs), L), PAD, dtype=torch.long, device=dev)
+    doc = torch.full((len(seqs), L), -1, dtype=torch.long, device=dev)
     for k, x in enumerate(seqs):
-        ids[k, :len(x)] = torch.tensor(x)
+        ids[k, :len(x)] = torch.tensor(x, device=dev)
         doc[k, :len(x)] = 0
-    pos = torch.arange(L).expand(len(seqs), L)
+    pos = torch.arange(L, device=dev).expand(len(seqs), L)
     logp = torch.log_softmax(model(ids, pos, doc), dim=-1)
-    score = torch.empty(len(seqs))
+    score = torch.empty(len(seqs), device=dev)
     for k, x in enumerate(seqs):
         n_c = len(cands[k % len(cands)])
-        t = torch.arange(len(x) - n_c, len(x))
+        t = torch.arange(len(x) - n_c, len(x), device=dev)
         score[k] = logp[k, t - 1, ids[k, t]].sum()
-    pick = score.view(len(qas), len(labels)).argmax(1).tolist()
+    pick = score.view(len(qas), len(labels)).argmax(1).tolist()  # to Python ints on the host
     chosen = [labels[i] for i in pick]
     hits = [c == q.label.lower() for c, q in zip(chosen, qas, strict=True)]
     ex = tuple((f"{q.prompt} {cot_prefix(q)}", q.label, c) for q, c in list(zip(qas, chosen, strict=True))[:n_examples])
