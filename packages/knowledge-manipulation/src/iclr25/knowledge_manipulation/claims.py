@@ -29,6 +29,10 @@ Rungs:
   and the CoT fine-tune writes the month right for 0.98-1.00 of them, but given the true month it answers only
   as often right as on its own (seed 1 of the N = 200 ablation: 0.61); 90 epochs complete that step
   (``benchmarks/data_ladder_ablation.py``: CoT 0.95, gap +0.22 [+0.14, +0.29] at seeds 0-4).
+- ``paper`` (seeds 0-2; for a GPU: ``iclr25 claims knowledge-manipulation --rung paper --estimate``) runs
+  :func:`paper_config`, the paper's main setting (N = 100,000 people, a 12-layer d = 768 rotary GPT, context 512,
+  100 exposures), deciding the three protocol claims and the two CoT claims from one Stage A per seed. The device
+  is ``$ICLR25_DEVICE`` (``iclr25 claims knowledge-manipulation --device``), else ``auto``.
 
 :data:`DETAILS` keeps every fine-tune's numbers per seed and rung for ``repro``'s per-seed table.
 """
