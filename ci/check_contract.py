@@ -50,9 +50,7 @@ PENDING_LAYOUT: set[str] = set()
 PENDING_CLAIMS: set[str] = {"mmed-rag", "teochat"}
 #: Packages not yet on the user's GPU and at the paper's scale (issue 59: ``--device``, the paper rung, its README
 #: section): reported on stderr, not failed, until they are.
-PENDING_DEVICE: set[str] = {"augood", "bopito", "cl-optimal-control", "implicit-deform", "knowledge-manipulation",
-                            "llm-regret", "mmed-rag", "ms-gode", "next-mol", "overtraining", "pgw", "piorf",
-                            "rxnflow", "scalegun", "sdds", "teochat", "v1-topology", "weighted-lowrank"}
+PENDING_DEVICE: set[str] = {"mmed-rag", "teochat"}
 #: The README section that says how to run a package on a GPU and at the paper's scale (issue 59).
 PAPER_SCALE_HEADING = re.compile(r"^#{2,3} .*paper's scale", re.M | re.I)
 BENCH_SCRIPT = re.compile(r"benchmarks/([A-Za-z0-9_]+\.py)")
