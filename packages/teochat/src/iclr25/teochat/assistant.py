@@ -10,6 +10,12 @@ schedule); the whole tiny model is trained from scratch (the paper freezes an 8-
 projector). Evaluation decodes greedily, so it is deterministic (the reference samples at temperature 0.2
 without a seed).
 
+Devices (issue 59): :func:`train_assistant`, :class:`Assistant` and :meth:`Assistant.load` take ``device=``
+(``None``: ``$ICLR25_DEVICE``, else ``auto``, the GPU when torch sees one). The model is initialised on the CPU
+(the same weights on every device) and moved; each batch (ids, masks, frames) is moved to the model's device
+before the step; the batch draws stay on numpy's generator, so every device trains on the same batches; answers
+are decoded on the CPU. float32 on every device.
+
 References: Irvin et al., TEOChat, ICLR 2025, Sec. 3.2; reference ``videollava/train/train.py``.
 """
 
@@ -29,6 +35,7 @@ import torch
 from torch.nn import functional as F
 
 from iclr25.utils.checkpoints import MANIFEST, verify_manifest
+from iclr25.utils.device import torch_device
 from iclr25.utils.io import DataFileError, atomic_write
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
@@ -123,8 +130,10 @@ class Assistant:
     """A trained tiny TEOChat with its vocabulary and prompt mode."""
 
     def __init__(self, model: TinyTEOChat, vocab: Vocabulary, config: TrainConfig,
-                 history: list[tuple[int, float]] | None = None, tokens_per_s: float | None = None) -> None:
-        self.model, self.vocab, self.config = model, vocab, config
+                 history: list[tuple[int, float]] | None = None, tokens_per_s: float | None = None, *,
+                 device: str | torch.device | None = None) -> None:
+        self.device = torch_device(device)
+        self.model, self.vocab, self.config = model.to(self.device), vocab, config
         self.history = list(history or [])
         self.tokens_per_s = tokens_per_s
 
@@ -138,8 +147,8 @@ class Assistant:
         for s in range(0, len(order), batch_size):
             idx = order[s:s + batch_size]
             ids, valid, _ = _collate([rows[i] for i in idx], self.vocab.pad, left=True)
-            fr = frames_to_tensor([f for i in idx for f in frames[i]])
-            gen = self.model.generate(ids, valid, fr, eos=self.vocab.eos)
+            fr = frames_to_tensor([f for i in idx for f in frames[i]]).to(self.device)
+            gen = self.model.generate(ids.to(self.device), valid.to(self.device), fr, eos=self.vocab.eos).cpu()
             for j, i in enumerate(idx):
                 out[i] = self.vocab.decode(gen[j].tolist())
         return out
@@ -183,8 +192,9 @@ class Assistant:
         """One ``.pt`` file: the weights and the configs as JSON (loads with ``weights_only=True``)."""
         meta = {"format": "iclr25-teochat/1", "model": dataclasses.asdict(self.model.cfg),
                 "train": dataclasses.asdict(self.config), "vocab": list(self.vocab.words)}
-        buf = io.BytesIO()
-        torch.save({"meta": json.dumps(meta), "state": self.model.state_dict()}, buf)
+        buf = io.BytesIO()  # CPU weights whatever the device
+        state = {k: v.detach().cpu() for k, v in self.model.state_dict().items()}
+        torch.save({"meta": json.dumps(meta), "state": state}, buf)
         with atomic_write(Path(path), "wb") as f:
             f.write(buf.getvalue())
         return Path(path)
@@ -201,9 +211,9 @@ class Assistant:
         return Path(path)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Assistant:
+    def load(cls, path: str | os.PathLike[str], *, device: str | torch.device | None = None) -> Assistant:
         """Read a checkpoint written by :meth:`save` (``.pt``) or :meth:`save_npz` (``.npz``; errors name the
-        file)."""
+        file), on ``device`` (``None``: ``$ICLR25_DEVICE``, else ``auto``)."""
         p = Path(path)
         if not p.is_file():
             raise FileNotFoundError(f"{p}: no such model file (a .pt checkpoint written by `iclr25 teochat train`)")
@@ -231,7 +241,7 @@ class Assistant:
             raise
         except Exception as exc:  # noqa: BLE001 - any unreadable file is the user's bad input
             raise DataFileError(p, f"not a teochat checkpoint ({type(exc).__name__})") from None
-        return cls(model, vocab, TrainConfig(**meta["train"]))
+        return cls(model, vocab, TrainConfig(**meta["train"]), device=device)
 
 
 def verify_beside(path: str | os.PathLike[str]) -> None:
@@ -272,8 +282,9 @@ def sample_weights(examples: Sequence[Example], config: TrainConfig) -> np.ndarr
 def train_assistant(sequences: Sequence[EOSequence], examples: Sequence[Example], *,
                     config: TrainConfig = TrainConfig(), model_config: ModelConfig | None = None, seed: int = 0,
                     callback: Callable[[int, Assistant], None] | None = None, callback_steps: Sequence[int] = (),
-                    desc: str = "train") -> Assistant:
-    """Train a tiny TEOChat from scratch on ``examples`` (answer-only loss), return the :class:`Assistant`.
+                    desc: str = "train", device: str | torch.device | None = None) -> Assistant:
+    """Train a tiny TEOChat from scratch on ``examples`` (answer-only loss) on ``device`` (``None``:
+    ``$ICLR25_DEVICE``, else ``auto``), return the :class:`Assistant`.
 
     ``callback(step, assistant)`` is called after each step in ``callback_steps`` (e.g. for a ladder of
     training steps from one run).
@@ -288,7 +299,8 @@ def train_assistant(sequences: Sequence[EOSequence], examples: Sequence[Example]
     cfg = model_config or ModelConfig(vocab_size=len(vocab), image_size=size)
     if cfg.vocab_size != len(vocab):
         raise ValueError(f"model_config.vocab_size must be {len(vocab)}, got {cfg.vocab_size}")
-    model = TinyTEOChat(cfg, vocab.image, vocab.number_span)
+    dev = torch_device(device)
+    model = TinyTEOChat(cfg, vocab.image, vocab.number_span).to(dev)  # initialised on the CPU, then moved
     n_tok = cfg.tokens_per_frame
     inputs = [example_inputs(e, sequences[e.seq], references=config.references, last_frame=config.last_frame)
               for e in examples]
@@ -306,15 +318,15 @@ def train_assistant(sequences: Sequence[EOSequence], examples: Sequence[Example]
         return 0.5 * (1 + math.cos(math.pi * (step - warm) / max(1, config.steps - warm)))
 
     sched = torch.optim.lr_scheduler.LambdaLR(opt, lr_at)
-    asst = Assistant(model, vocab, config)
+    asst = Assistant(model, vocab, config, device=dev)
     want = set(int(s) for s in callback_steps)
     n_tokens, t_train = 0, 0.0
     for step in progress(range(config.steps), desc=desc):
         model.train()
         t0 = time.perf_counter()
         idx = rng.choice(len(examples), size=config.batch_size, p=w)
-        ids, valid, target = _collate([rows[i] for i in idx], vocab.pad, left=False)
-        fr = frames_to_tensor([f for i in idx for f in inputs[i][1]])
+        ids, valid, target = (t.to(dev) for t in _collate([rows[i] for i in idx], vocab.pad, left=False))
+        fr = frames_to_tensor([f for i in idx for f in inputs[i][1]]).to(dev)
         logits = model(ids[:, :-1], valid[:, :-1], fr)
         tgt = target[:, 1:]
         loss = F.cross_entropy(logits[tgt], ids[:, 1:][tgt])

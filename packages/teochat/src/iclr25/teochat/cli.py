@@ -11,6 +11,7 @@ from pathlib import Path
 
 from iclr25.utils import cli as ucli
 from iclr25.utils.checkpoints import MANIFEST, start_save, write_manifest
+from iclr25.utils.device import add_device_argument
 from iclr25.utils.guards import check_size
 from iclr25.utils.io import atomic_write
 from iclr25.utils.outputs import add_output
@@ -53,17 +54,42 @@ def _train_seconds(steps: int, batch_size: int, d_model: int = 64, models: int =
     return models * steps * batch_size * _S_PER_QUESTION * max(1.0, (d_model / 64) ** 2)
 
 
-def _threads(p: argparse.ArgumentParser) -> None:
+def _threads(p: argparse.ArgumentParser, *, dtype: bool = False) -> None:
     p.add_argument("--threads", type=ucli.positive_int("--threads"), default=1,
                    help="torch CPU threads (default: 1, fastest for tiny models on a shared machine)")
+    add_device_argument(p, dtype=dtype)  # every command that computes (issue 59)
 
 
+def _on_device(fn):
+    """Run command ``fn`` with ``--device`` resolved first (an absent device is a one-line error before any
+    work) and made the default of every ``device=None`` inside it (``iclr25.utils.device.device_scope``)."""
+    import functools  # noqa: PLC0415
+
+    @functools.wraps(fn)
+    def run(args: argparse.Namespace) -> int:
+        from iclr25.utils.device import device_scope, torch_device  # noqa: PLC0415
+
+        args.torch_device = torch_device(args.device)
+        with device_scope(args.device):
+            return fn(args)
+
+    return run
+
+
+def _record_device(run: RunResult, args: argparse.Namespace) -> None:
+    from iclr25.utils.device import describe_device  # noqa: PLC0415
+
+    run.machine["device"] = describe_device(args.torch_device)
+
+
+@_on_device
 def demo(args: argparse.Namespace) -> int:
     """Region temporal QA by TEOChat and a single-image model trained here (in domain and zero shot: the headline);
     change localisation by the shipped TEOChat checkpoint on fresh test sequences, beside the single-image
     (last-frame) checkpoint and the trivial answerers; a figure of one sequence with both models' boxes."""
     cfg = dict(DEMO)
     run = RunResult.start(PACKAGE, "demo", seed=args.seed, config=cfg)
+    _record_device(run, args)
     check_seed(args.seed, "--seed")
     ucli.set_torch_threads(args.threads)
     from .conversation import make_examples  # noqa: PLC0415
@@ -202,6 +228,7 @@ def _check_manifest_slot(out: Path) -> None:
                          "choose another folder")
 
 
+@_on_device
 def train(args: argparse.Namespace) -> int:
     """Train on DATA.npz (from `generate`), hold out --test-fraction of the sequences, write OUT/model.pt,
     OUT/results.json and, last, OUT/manifest.json (their sizes and hashes: `chat --model` refuses a model.pt
@@ -224,6 +251,7 @@ def train(args: argparse.Namespace) -> int:
                           config={"data": str(args.data), "steps": args.steps, "batch_size": args.batch_size,
                                   "lr": args.lr, "references": not args.no_references,
                                   "last_frame": args.last_frame, "d_model": args.d_model})
+    _record_device(run, args)
     import numpy as np  # noqa: PLC0415
 
     from .assistant import TrainConfig, train_assistant  # noqa: PLC0415
@@ -240,7 +268,7 @@ def train(args: argparse.Namespace) -> int:
                       last_frame=args.last_frame)
     asst = train_assistant(tr, make_examples(tr, seed=args.seed), config=cfg, seed=args.seed,
                            model_config=ModelConfig(vocab_size=_vocab_size(), image_size=tr[0].size,
-                                                    d_model=args.d_model))
+                                                    d_model=args.d_model), device=args.torch_device)
     test_ex = make_examples(test, seed=args.seed + 1)
     scores = evaluate_predictions(test_ex, asst.predict(test_ex, test))
     for task, v in scores.scores.items():
@@ -257,12 +285,15 @@ def train(args: argparse.Namespace) -> int:
     return 0
 
 
+@_on_device
 def chat(args: argparse.Namespace) -> int:
     """Ask about a folder of dated frames (PNG/JPEG, or GeoTIFF with the geotiff extra). Dates come from
     dates.csv ('filename,YYYY-MM-DD'), --dates, or the file names (2021-06-30.png). Frames are sorted by date
     and resized to the model's input size."""
     if not args.question.strip():
         raise ValueError("--question must not be empty")
+    if args.hf_model is None and (args.dtype is not None or args.device_map is not None):
+        raise ValueError("--dtype and --device-map are for --hf-model (a local LLaVA folder)")
     if sum(x is not None for x in (args.model, args.hf_model, args.endpoint)) != 1:
         raise ValueError("give exactly one of --model FILE.pt (from `iclr25 teochat train`), --hf-model DIR or "
                          "--endpoint URL")
@@ -276,12 +307,13 @@ def chat(args: argparse.Namespace) -> int:
         from .assistant import Assistant  # noqa: PLC0415
 
         ucli.set_torch_threads(args.threads)
-        asst = Assistant.load(args.model)
+        asst = Assistant.load(args.model, device=args.torch_device)
         size = asst.model.cfg.image_size
     else:
         from .hf import HFLlavaAssistant  # noqa: PLC0415
 
-        asst = HFLlavaAssistant(args.hf_model)
+        asst = HFLlavaAssistant(args.hf_model, device=args.torch_device, dtype=args.dtype,
+                                device_map=args.device_map)
         size = asst.image_size
     from .sequences import FramesThinnedWarning, load_sequence, resize_frames  # noqa: PLC0415
 
@@ -300,6 +332,7 @@ def chat(args: argparse.Namespace) -> int:
     return 0
 
 
+@_on_device
 def repro(args: argparse.Namespace) -> int:
     """The repro rung over seeds: per seed TEOChat, no references, last frame only and the specialist; the
     paper's claims decided over the seeds (claims.json), every score per seed (results.md)."""
@@ -314,6 +347,7 @@ def repro(args: argparse.Namespace) -> int:
     ucli.set_torch_threads(args.threads)
     load = os.getloadavg()
     run = RunResult.start(PACKAGE, "repro", seed=seeds[0])
+    _record_device(run, args)
     from .report import write_repro  # noqa: PLC0415
 
     results = {}
@@ -371,7 +405,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--max-frames", type=ucli.positive_int("--max-frames"), default=16,
                    help="frames the model sees (default: 16, TEOChat's MAX_IMAGE_LENGTH); a longer sequence is "
                         "thinned to an order-preserving seeded subset, and the command says so")
-    _threads(p)
+    _threads(p, dtype=True)
+    p.add_argument("--device-map", default=None, choices=("auto",),
+                   help="with --hf-model: 'auto' lets accelerate place a large model's layers over the GPUs (and "
+                        "the CPU); needs accelerate (overrides --device)")
     r.add_argument("--steps", type=ucli.positive_int("--steps"), default=_REPRO_STEPS,
                    help=f"training steps of 16 questions per model and seed (default: {_REPRO_STEPS}; TEOChat is "
                         "also scored at 1/4 and 1/2 of them)")

@@ -32,7 +32,11 @@ from .conversation import IMAGE, Example, build_prompt
 from .sequences import resize_frames
 from .synth import EOSequence
 
-__all__ = ["HFLlavaAssistant", "check_llava_folder"]
+__all__ = ["DEVICE_MAPS", "HFLlavaAssistant", "check_llava_folder"]
+
+#: ``--device-map`` values: ``auto`` places a model too large for one device over the GPUs (and the CPU) with
+#: ``accelerate``
+DEVICE_MAPS = ("auto",)
 
 _CLIP_MEAN = (0.48145466, 0.4578275, 0.40821073)
 _CLIP_STD = (0.26862954, 0.26130258, 0.27577711)
@@ -57,14 +61,32 @@ def check_llava_folder(path: str | os.PathLike[str], *, flag: str = "--hf-model"
 
 
 class HFLlavaAssistant:
-    """A local LLaVA-style model (``config.json`` + weights + tokenizer), greedy decoding on the CPU."""
+    """A local LLaVA-style model (``config.json`` + weights + tokenizer), greedy decoding on ``device``.
 
-    def __init__(self, path: str | os.PathLike[str], *, max_new_tokens: int = 32, references: bool = True) -> None:
+    ``device``: ``auto`` (the GPU when torch sees one), ``cpu``, ``cuda``, ``cuda:N``, ``mps`` (``None``:
+    ``$ICLR25_DEVICE``, else ``auto``); the prompt and pixels go where the model is, the answer is decoded on the
+    CPU. ``dtype``: ``float32``, ``bfloat16`` or ``float16`` weights given to ``from_pretrained`` (``None``: as the
+    folder loads; half precision is refused on the CPU), so a 7B LLaVA loads in about 14 GB.
+    ``device_map="auto"``: ``from_pretrained`` places the layers itself; it needs ``accelerate`` (a one-line
+    ImportError without it) and overrides ``device``.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, max_new_tokens: int = 32, references: bool = True,
+                 device: object = None, dtype: str | None = None, device_map: str | None = None) -> None:
+        from iclr25.utils.device import torch_device, torch_dtype
         from iclr25.utils.hf import load_local_model
 
         check_llava_folder(path)
-        self.tokenizer, self.model = load_local_model(path, "LlavaForConditionalGeneration", flag="--hf-model",
-                                                      extra="iclr25-teochat[hf]", what="LLaVA model")
+        if device_map is not None and device_map not in DEVICE_MAPS:
+            raise ValueError(f"--device-map must be one of {', '.join(DEVICE_MAPS)}, got {device_map!r}")
+        dev = torch_device(device)
+        tdtype = None if dtype is None else torch_dtype(dtype, None if device_map else dev)
+        if device_map is None and tdtype is None:  # the folder as it loads (float32), then moved
+            self.tokenizer, model = load_local_model(path, "LlavaForConditionalGeneration", flag="--hf-model",
+                                                     extra="iclr25-teochat[hf]", what="LLaVA model")
+            self.model = model.to(dev)
+        else:
+            self.tokenizer, self.model = _load_placed(path, tdtype, device_map, dev)
         cfg = self.model.config
         vc = cfg.vision_config
         self.image_size = int(vc.image_size)
@@ -93,7 +115,12 @@ class HFLlavaAssistant:
 
         f = resize_frames(np.asarray(frames, dtype=np.uint8), self.image_size).astype(np.float32) / 255.0
         f = (f - np.array(self.image_mean, dtype=np.float32)) / np.array(self.image_std, dtype=np.float32)
-        return torch.from_numpy(f).permute(0, 3, 1, 2).contiguous().to(self.model.dtype)
+        return torch.from_numpy(f).permute(0, 3, 1, 2).contiguous().to(self.input_device, self.model.dtype)
+
+    @property
+    def input_device(self):
+        """Where the prompt and pixels go: the model's (first) device."""
+        return getattr(self.model, "device", None) or next(self.model.parameters()).device
 
     def prompt_text(self, n_frames: int, question: str) -> str:
         """The prompt with one ``<image>`` per frame, in chronological order (``image 1`` is the earliest): the
@@ -127,13 +154,13 @@ class HFLlavaAssistant:
         frames = np.asarray(frames)
         if frames.ndim != 4 or frames.shape[-1] != 3:
             raise ValueError(f"frames must be (T, H, W, 3), got {frames.shape}")
-        ids = torch.tensor([self.input_ids(self.prompt_text(len(frames), question))])
+        ids = torch.tensor([self.input_ids(self.prompt_text(len(frames), question))], device=self.input_device)
         pad = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else self.tokenizer.eos_token_id
         with torch.no_grad():
             out = self.model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
                                       pixel_values=self._pixels(frames), max_new_tokens=self.max_new_tokens,
                                       do_sample=False, pad_token_id=pad)
-        return self.tokenizer.decode(out[0, ids.shape[1]:], skip_special_tokens=True).strip()
+        return self.tokenizer.decode(out[0, ids.shape[1]:].cpu(), skip_special_tokens=True).strip()
 
     def predict(self, examples: Sequence[Example], sequences: Sequence[EOSequence]) -> list[str]:
         """Answers to ``examples`` (same prompts as the tiny model; single-image tasks show one frame)."""
@@ -143,3 +170,32 @@ class HFLlavaAssistant:
             frames = chron[list(e.frames)] if e.frames is not None else chron
             out.append(self.ask(frames, e.question))
         return out
+
+
+def _load_placed(path, dtype, device_map, device):
+    """``(tokenizer, model)`` of a local LLaVA folder loaded by ``from_pretrained`` with ``dtype`` (a torch dtype
+    or ``None``) and ``device_map`` (``"auto"`` or ``None``: then moved to ``device``), in eval mode."""
+    import importlib.util
+
+    p = Path(path)
+    if device_map is not None and importlib.util.find_spec("accelerate") is None:
+        raise ImportError(f"--device-map {device_map} needs accelerate: pip install accelerate (or drop "
+                          "--device-map and use --device)")
+    try:
+        import transformers
+    except ImportError as exc:
+        raise ImportError("--hf-model needs transformers: pip install 'iclr25-teochat[hf]'") from exc
+    # transformers >= 4.56 calls it dtype (torch_dtype before)
+    major, minor = (int(x) for x in transformers.__version__.split(".")[:2])
+    kw: dict = {("dtype" if (major, minor) >= (4, 56) else "torch_dtype"): dtype} if dtype is not None else {}
+    if device_map is not None:
+        kw["device_map"] = device_map
+    try:
+        tok = transformers.AutoTokenizer.from_pretrained(p, local_files_only=True)
+        model = transformers.LlavaForConditionalGeneration.from_pretrained(p, local_files_only=True, **kw)
+    except (OSError, ValueError, KeyError) as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        raise ValueError(f"--hf-model {p}: cannot load a LLaVA model ({first})") from None
+    if device_map is None:
+        model = model.to(device)
+    return tok, model.eval()

@@ -215,7 +215,8 @@ class TinyTEOChat(nn.Module):
             done = done | (nxt == eos)
         res = torch.stack(out, dim=1)
         if res.shape[1] < max_new_tokens:
-            res = torch.cat([res, torch.full((b, max_new_tokens - res.shape[1]), eos, dtype=res.dtype)], dim=1)
+            res = torch.cat([res, torch.full((b, max_new_tokens - res.shape[1]), eos, dtype=res.dtype,
+                                             device=res.device)], dim=1)
         return res
 
 

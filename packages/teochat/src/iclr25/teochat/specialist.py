@@ -23,6 +23,7 @@ from scipy import ndimage
 from torch import nn
 from torch.nn import functional as F
 
+from iclr25.utils.device import torch_device
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
@@ -89,8 +90,9 @@ class SpecialistRun:
         self.model.eval()
         out = []
         for s in range(0, len(seqs), 128):
-            pre, post = _pairs(seqs[s:s + 128])
-            prob = torch.sigmoid(self.model(pre, post)).numpy()
+            dev = next(self.model.parameters()).device
+            pre, post = (t.to(dev) for t in _pairs(seqs[s:s + 128]))
+            prob = torch.sigmoid(self.model(pre, post)).cpu().numpy()
             for seq, p in zip(seqs[s:s + 128], prob, strict=True):
                 lab, _ = ndimage.label(p > threshold)
                 boxes = []
@@ -107,20 +109,23 @@ class SpecialistRun:
 
 
 def train_specialist(seqs: Sequence[EOSequence], *, steps: int = 300, batch_size: int = 32, lr: float = 3e-3,
-                     width: int = 16, seed: int = 0) -> SpecialistRun:
-    """Train the siamese change detector on the change masks of ``seqs`` (BCE, Adam)."""
+                     width: int = 16, seed: int = 0, device: str | torch.device | None = None) -> SpecialistRun:
+    """Train the siamese change detector on the change masks of ``seqs`` (BCE, Adam) on ``device`` (``None``:
+    ``$ICLR25_DEVICE``, else ``auto``; initialised on the CPU, the pairs and masks copied to the device once, the
+    batch draws and flips on numpy's generator, so every device sees the same batches)."""
     if not seqs:
         raise ValueError("seqs must not be empty")
     seed = check_seed(seed)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
-    pre, post = _pairs(seqs)
-    mask = torch.from_numpy(np.stack([change_mask(s) for s in seqs]))
-    model = SiameseChangeDetector(width)
+    dev = torch_device(device)
+    pre, post = (t.to(dev) for t in _pairs(seqs))
+    mask = torch.from_numpy(np.stack([change_mask(s) for s in seqs])).to(dev)
+    model = SiameseChangeDetector(width).to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     t0 = time.perf_counter()
     for _ in progress(range(steps), desc="specialist"):
-        idx = torch.from_numpy(rng.integers(0, len(seqs), size=batch_size))
+        idx = torch.from_numpy(rng.integers(0, len(seqs), size=batch_size)).to(dev)
         # swap-free augmentation: random flips keep the pair registered
         a, b, m = pre[idx], post[idx], mask[idx]
         if rng.random() < 0.5:
