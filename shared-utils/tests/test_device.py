@@ -152,6 +152,12 @@ def test_device_conformance_catches_cpu_tensors_and_numpy():
     with pytest.raises(AssertionError, match="left parameters"):
         check_device_conformance(lambda d: (Good(), torch.ones(4, 3, device=d)))
 
+    def masked(m, x):  # a boolean-mask index (a loss on some rows only): its size depends on the values
+        out = m(x)
+        return out[x[:, 0] > 0].pow(2).mean()
+
+    assert check_device_conformance(lambda d: (Good(d), torch.ones(4, 3, device=d)), masked).device.type == "meta"
+
 
 def test_meta_device_as_given_generator_none_scope_and_argparse_message(monkeypatch, capsys):
     pytest.importorskip("torch")

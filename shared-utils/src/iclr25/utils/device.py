@@ -230,6 +230,21 @@ def describe_device(device: Any) -> str:
     return str(device)
 
 
+def _assume_nonzero() -> Any:
+    """torch's switch that lets a meta tensor's ``nonzero`` (boolean-mask indexing) assume every element is
+    selected, where this torch has it; otherwise a context that does nothing."""
+    import contextlib  # noqa: PLC0415
+
+    try:
+        from torch.fx.experimental import _config  # noqa: PLC0415
+
+        if hasattr(_config, "meta_nonzero_assume_all_nonzero"):
+            return _config.patch(meta_nonzero_assume_all_nonzero=True)
+    except ImportError:
+        pass
+    return contextlib.nullcontext()
+
+
 def check_device_conformance(build: Any, step: Any = None) -> Any:
     """Run a model's forward (and one training step) with everything on a non-CPU stand-in device (torch's
     ``meta`` device, which allocates nothing), so a tensor made on the CPU inside the step is caught as a device
@@ -240,7 +255,9 @@ def check_device_conformance(build: Any, step: Any = None) -> Any:
     step); without it the check calls ``module(*inputs)`` / ``module(**inputs)``. Inside the check ``.item()`` on a
     meta tensor (and ``float``/``int``/``bool`` of one) gives ``0.0`` (``0``, ``False``) and ``.cpu()`` an empty CPU
     tensor of its shape, so logging and result conversion
-    run; ``.numpy()`` straight on a device tensor fails, as it would on a GPU. Returns what the step returned.
+    run; ``.numpy()`` straight on a device tensor fails, as it would on a GPU. A boolean-mask index (``x[mask]``,
+    ``nonzero``) has a data-dependent size the stand-in cannot know: inside the check it selects every element
+    (shapes stay consistent; values are never read). Returns what the step returned.
     Raises ``AssertionError`` naming the stand-in device and the error on any mismatch.
     """
     import torch  # noqa: PLC0415
@@ -274,7 +291,7 @@ def check_device_conformance(build: Any, step: Any = None) -> Any:
     if bad:
         raise AssertionError(f"build(device) left parameters off the device: {bad[:5]}")
     try:
-        with _HostReads():
+        with _HostReads(), _assume_nonzero():
             if step is not None:
                 return step(module, inputs)
             if isinstance(inputs, dict):
