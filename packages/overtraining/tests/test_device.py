@@ -74,7 +74,7 @@ def test_the_device_path_has_the_numpy_gradients(task, activation):
 def test_the_device_loop_gives_the_numpy_loops_weights(task, monkeypatch, batch_size):
     # the accelerator's loop (torch float64), run here on CPU tensors, against the numpy loop: same epochs, same
     # minibatches, same weights to rounding
-    cfg = TrainConfig(width=8, lr=0.5, n_epochs=60, n_checkpoints=4, batch_size=batch_size)
+    cfg = TrainConfig(width=8, lr=0.5, n_epochs=30, n_checkpoints=3, batch_size=batch_size)
     p0 = init_mlp(12, 8, seed=3)
     ref = train_mlp(task.X_train, task.y_train, task.X_test, task.y_test, cfg, init=p0, seed=3, device="cpu")
     e_ref = epochs_to_learn(p0, task.X_train, task.y_train, cfg, max_epochs=500, device="cpu")
@@ -89,11 +89,12 @@ def test_the_device_loop_gives_the_numpy_loops_weights(task, monkeypatch, batch_
 
 
 def test_device_cpu_and_auto_give_the_same_recordings_and_say_where(tmp_path):
-    files = {}
-    for device in ("cpu", "auto"):
-        files[device] = tmp_path / f"{device}.npz"
-        assert main(["simulate", "--days", "3", "--neurons", "4", "--trials", "1", "--device", device, "--out",
-                     str(files[device])]) == 0
+    from iclr25.overtraining.recordings import save_recordings, simulate_recordings
+
+    files = {"auto": tmp_path / "auto.npz", "cpu": tmp_path / "cpu.npz"}
+    assert main(["simulate", "--days", "3", "--neurons", "4", "--trials", "1", "--device", "auto", "--out",
+                 str(files["auto"])]) == 0
+    save_recordings(files["cpu"], simulate_recordings(n_days=3, n_neurons=4, trials_per_stimulus=1, device="cpu"))
     assert accelerator("cpu") is None
     if torch_device("auto").type == "cpu":  # this machine: auto is the CPU (numpy), and must give its numbers
         assert accelerator("auto") is None

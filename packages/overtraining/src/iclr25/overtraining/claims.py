@@ -53,8 +53,8 @@ def _scale(rung: str) -> tuple[dict[str, Any] | None, Any, int]:
     from .experiments import DEFAULT_CONFIG
 
     cfg = dataclasses.replace(DEFAULT_CONFIG, width=PAPER_WIDTH, n_epochs=PAPER_EPOCHS, n_checkpoints=40)
-    if smoke_run():  # the paper's network on 40 training and 100 held-out mixtures (E₀ within seconds)
-        return {**PAPER_TASK, "n_train": 40, "n_test": 100}, dataclasses.replace(cfg, n_checkpoints=3), 2
+    if smoke_run():  # the paper's network on 40 training and 40 held-out mixtures (E₀ within seconds)
+        return {**PAPER_TASK, "n_train": 40, "n_test": 40}, dataclasses.replace(cfg, n_checkpoints=3), 2
     return PAPER_TASK, cfg, 20
 
 
