@@ -182,8 +182,8 @@ def _model(seed: int, rung: str) -> dict[str, Measurement | float]:
                "margin 0 (any gain: the 95 % CI of the mean difference must clear 0). Calibration seeds 100-109 of "
                "the same measurement (claims-calibration-repro.json of commit f217cb2: gain positive at 8 of 10, "
                "mean +0.109, sd 0.124) give a max margin of -0.44 at 3 decision seeds, so the repro rung no longer "
-               "decides it, and +0.004 at 20 (max_margin on those improvements). Issue 58, pending: "
-               "claims-calibration-retrieval.json and the side report docs/retrieval/claims.json are not yet "
+               "decides it, and +0.004 at 20 (claims-calibration-retrieval.json, seeds 100-109 rerun at this rung: "
+               "the same values). Issue 58, pending: the side report docs/retrieval/claims.json is not yet "
                "written. A declared fail until issue 58. Not decided at the test rung: its barely trained "
                "retrievers lose to the pooled one, whose 3x larger shard holds an exact label match by chance more "
                "often"),
