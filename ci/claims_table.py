@@ -94,7 +94,7 @@ def ladder_problems(pkg: Path, report: dict) -> list[str]:
 
 
 def side_reports(pkg: Path) -> list[tuple[Path, dict]]:
-    """The package's other committed claims reports that decide a ``main`` claim: a ``claims.json`` below its
+    """The package's other committed claims reports (any kind of claim): a ``claims.json`` below its
     folder (``docs/<system or rung>/claims.json``: another system, or a rung too costly for the main file), at
     schema 2. Older ladder reports (schema 1, another version) are evidence of their own run and are not read."""
     import json  # noqa: PLC0415
@@ -108,8 +108,7 @@ def side_reports(pkg: Path) -> list[tuple[Path, dict]]:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if isinstance(data, dict) and data.get("schema") == _claims.SCHEMA_VERSION and \
-                any(isinstance(c, dict) and c.get("kind") == "main" for c in data.get("claims", [])):
+        if isinstance(data, dict) and data.get("schema") == _claims.SCHEMA_VERSION and data.get("claims"):
             out.append((path, data))
     return out
 
