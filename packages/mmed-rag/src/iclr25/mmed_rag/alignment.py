@@ -89,12 +89,16 @@ def align(args: argparse.Namespace) -> int:
     from .hf import load_hf_vlm, train_dpo_hf
     from .rag import RetrievalSystem
 
-    hf = load_hf_vlm(args.hf_path)
+    hf = load_hf_vlm(args.hf_path, device=getattr(args, "device", None), dtype=getattr(args, "dtype", None),
+                     device_map=getattr(args, "device_map", None))
     rs = RetrievalSystem.load(args.index)
     run = RunResult.start(PACKAGE, "align", seed=args.seed, config={
         "data": str(args.data), "index": str(args.index), "hf_path": str(args.hf_path), "mine": args.mine,
         "limit": args.limit, "steps": args.steps, "lr": args.lr, "beta": args.beta, "lora": args.lora,
         "batch_size": args.batch_size, "k": args.k, "gamma": args.gamma, "cm_image": args.cm_image})
+    from ._device import ran_on
+
+    run.machine["device"] = ran_on()
     rng = np.random.default_rng(args.seed)
     pairs = _mine(hf, rs, train, args, rng)
     print(f"pairs: {pairs.stats}", flush=True)

@@ -28,9 +28,16 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from iclr25.utils.claims import Claim, ClaimRegistry, Measurement
+import os
 
-__all__ = ["REGISTRY"]
+from iclr25.utils.claims import Claim, ClaimRegistry, Measurement, RungCost, smoke_run
+
+__all__ = ["REGISTRY", "PAPER_DATA_ENV", "PAPER_BASE_ENV", "check_paper_data"]
+
+#: Where the paper rung finds the paper's data (MIMIC-CXR, IU-Xray, Harvard-FairVLMed, Quilt-1M, PMC-OA images and
+#: the reference repo's VQA / report / preference JSON: credentialed, not shipped) and its base model (a local
+#: Hugging Face folder of LLaVA-Med-1.5 7B)
+PAPER_DATA_ENV, PAPER_BASE_ENV = "ICLR25_MMED_RAG_DATA", "ICLR25_MMED_RAG_BASE"
 
 #: Decision seeds of rung ``retrieval`` (per-domain vs pooled retrieval alone, the retrieval stage of the repro
 #: rung): its gain's sd is about its mean at calibration seeds 100-109, so 3 seeds pass the mean's interval with
@@ -39,7 +46,22 @@ RETRIEVAL_SEEDS = tuple(range(20))
 
 REGISTRY = ClaimRegistry("iclr25-mmed-rag", seeds={"test": (0, 1, 2), "repro": (0, 1, 2), "XS": (0, 1, 2),
                                                    "S": (0, 1, 2), "M": (0, 1, 2), "S-hc": (0, 1, 2),
-                                                   "retrieval": RETRIEVAL_SEEDS})
+                                                   "retrieval": RETRIEVAL_SEEDS, "paper": (0, 1, 2)},
+                     costs={"paper": RungCost(
+                         gpu_hours=25, memory_gb=40, hardware="one 80 GB GPU (H100 or A100)",
+                         what="the paper's configuration: RAG-PT of LLaVA-Med-1.5 7B (Mistral-7B) with LoRA r = 128, "
+                              "alpha 256, lr 1e-7 (projector 2e-5), 3 epochs, batch 1, max length 1024, bf16, DPO "
+                              "beta 0.1 on D_cm and D_oa pairs mined from the model itself, after the per-domain "
+                              "OpenCLIP-RN50 retrievers (lr 1e-4, batch 512, 360 epochs); VQA and report generation "
+                              "on the 5 test sets (~15,000 VQA items). Estimated from FLOPs, not measured on a GPU: "
+                              "~30,000 pairs x 3 epochs, each pair two 1024-token sequences forward and backward "
+                              "through 7 B parameters plus the reference's forward, ~8e13 FLOPs per pair, 7e18 in "
+                              "all, ~20 h at ~100 TFLOP/s of bf16 on an H100; retrievers and evaluation ~5 h. Peak "
+                              "~40 GB: 14 GB of bf16 weights, LoRA optimiser state, activations of two sequences "
+                              "(gradient checkpointing)",
+                         data=f"the paper's images and the reference repo's JSON in ${PAPER_DATA_ENV} (MIMIC-CXR, "
+                              "IU-Xray, Harvard-FairVLMed, Quilt-1M, PMC-OA: credentialed, not shipped) and the base "
+                              f"model LLaVA-Med-1.5 7B as a local Hugging Face folder in ${PAPER_BASE_ENV}")})
 
 #: The rungs the model-level claims (and per-domain vs pooled retrieval) are decided at: not ``test``, which trains
 #: no VLM (before issue 58 its 12 SFT steps left a model that answered "no" to every question: value = reference
@@ -76,6 +98,36 @@ def _configs() -> dict:
     }
 
 
+def check_paper_data() -> None:
+    """The paper rung's inputs, checked before any work: one line naming what is missing. Present, they meet a
+    one-line refusal too: the 7B RAG-PT at the paper's scale is not implemented here (``iclr25 mmed-rag align
+    --hf-path`` runs RAG-PT of a local LLaVA folder on this package's data format)."""
+    for env, what in ((PAPER_DATA_ENV, "the paper's data (MIMIC-CXR, IU-Xray, Harvard-FairVLMed, Quilt-1M, PMC-OA "
+                                       "images and the reference repo's JSON)"),
+                      (PAPER_BASE_ENV, "the base model (a local Hugging Face folder of LLaVA-Med-1.5 7B)")):
+        path = os.environ.get(env, "").strip()
+        if not path:
+            raise FileNotFoundError(f"${env}: not set; the paper rung needs {what} there (not shipped)")
+        if not os.path.isdir(path):
+            raise FileNotFoundError(f"${env}: {path} is not a folder; the paper rung needs {what} there")
+    raise NotImplementedError("the paper rung's 7B RAG-PT on the paper's data is not implemented yet (it needs a "
+                              "reader of the reference repo's JSON); iclr25 mmed-rag align --hf-path runs RAG-PT of a "
+                              "local LLaVA folder on this package's data; --smoke runs the rung's code path")
+
+
+def _paper_config():
+    """The paper rung's pipeline: in a smoke run (``iclr25 claims mmed-rag --rung paper --smoke``) the whole
+    pipeline at a toy size for one optimiser step of each model; else the paper's data must be on disk
+    (:func:`check_paper_data`)."""
+    from .experiments import PipelineConfig
+
+    if not smoke_run():
+        check_paper_data()
+    return PipelineConfig(n_train=12, n_db=8, n_test=8, router_steps=1, retriever_steps=1, sft_steps=1,
+                          mine_images=12, dpo_steps=1, pooled_baseline=False, n_report_eval=0, report_pairs=False,
+                          prevalence=0.5)
+
+
 def _metrics(seed: int, rung: str, *, full: bool) -> dict[str, float]:
     """The pipeline's metrics at (``rung``, ``seed``), measured once per process: the whole pipeline when ``full``
     (or when it already ran), else the retrieval stage alone (:func:`~iclr25.mmed_rag.experiments.run_retrieval`,
@@ -84,10 +136,10 @@ def _metrics(seed: int, rung: str, *, full: bool) -> dict[str, float]:
 
     from .experiments import run_pipeline, run_retrieval
 
-    key = (rung, seed)
+    key = (rung if rung != "paper" or not smoke_run() else "paper-smoke", seed)
     if key in _FULL or (not full and key in METRICS):
         return METRICS[key]
-    cfg = _configs()[rung]
+    cfg = _paper_config() if rung == "paper" else _configs()[rung]
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -107,7 +159,7 @@ def _metrics(seed: int, rung: str, *, full: bool) -> dict[str, float]:
           paper="+43.8 % factual accuracy on average over the base Med-LVLM; above standard RAG and RULE (Table 1)",
           metric="VQA accuracy, MMed-RAG", direction="higher",
           baseline="SFT model + fixed-k retrieval (standard RAG, the strongest baseline here)", margin=0.0,
-          rule="every_seed", expect="fails", ladder=LADDER, kind="main", rungs=MODEL_RUNGS,
+          rule="every_seed", expect="fails", ladder=LADDER, kind="main", rungs=(*MODEL_RUNGS, "paper"),
           note="margin 0: any gain over standard RAG; not decided at the test rung (it trains no VLM); a seed where "
                "MMed-RAG answers one constant is not alive. On the ladder (claims-ladder/ladder.json, acc_mmed_rag "
                "vs acc_sft_fixed_k, 4 budgets) below standard RAG at every seed of rungs XS, S and S-hc, above it "

@@ -130,7 +130,12 @@ def _cmd(name: str):
     def run(args: argparse.Namespace) -> int:
         _precheck(name, args)
         spec = HANDLERS[name]
-        return (ucli.load_handler(spec) if ":" in spec else globals()[spec])(args)
+        handler = ucli.load_handler(spec) if ":" in spec else globals()[spec]
+        if getattr(args, "device", None) is None:  # generate: writes data, computes nothing with torch
+            return handler(args)
+        from ._device import run_on_device
+
+        return run_on_device(name, args, handler)
     return run
 
 
@@ -229,9 +234,11 @@ def _train(args: argparse.Namespace) -> int:
     start_save(args.out)
     for name, m in (("sft", sft), ("rag_pt", pol)):
         with atomic_write(args.out / f"{name}.pt", "wb") as f:
-            torch.save(m.state_dict(), f)
+            torch.save({k: v.cpu() for k, v in m.state_dict().items()}, f)  # CPU weights from any device
+    from ._device import ran_on
+
     with atomic_write(args.out / "pairs.json") as f:
-        json.dump({"stats": pairs.stats, "dpo": stats}, f, indent=1)
+        json.dump({"stats": pairs.stats, "dpo": stats, "device": ran_on()}, f, indent=1)
     write_manifest(args.out, list(MODEL_PARTS), meta={"format": "iclr25-mmed-rag model/1"})
     print(f"wrote {args.out}: sft.pt, rag_pt.pt, pairs.json, manifest.json; pairs {pairs.stats}; DPO {stats}")
     return 0
@@ -382,4 +389,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     _add_data_commands(sub)
     _add_model_commands(sub)
     _add_own_model_commands(sub)
+    _add_device_arguments(d, p, sub)
     return ucli.run_main(parser, argv)
+
+
+def _add_device_arguments(demo: Any, repro: Any, sub: Any) -> None:
+    """``--device`` on every command that computes (``generate`` writes data only); ``ask`` and ``align`` also
+    take the Hugging Face model's ``--dtype`` and accelerate's ``--device-map``."""
+    from iclr25.utils.device import add_device_argument
+
+    for p in (demo, repro, sub.choices["build-index"], sub.choices["train"], sub.choices["evaluate"]):
+        add_device_argument(p)
+    for p in (sub.choices["ask"], sub.choices["align"]):
+        add_device_argument(p, dtype=True)
+        p.add_argument("--device-map", choices=("auto",), default=None,
+                       help="--hf-path: auto spreads a model too large for one GPU over the visible GPUs (and the "
+                            "CPU); needs accelerate (pip install accelerate); overrides --device")

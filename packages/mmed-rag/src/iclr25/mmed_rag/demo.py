@@ -77,6 +77,9 @@ def run_demo(out: Path, *, seed: int = 0) -> RunResult:
     run = RunResult.start(PACKAGE, "demo", seed=seed, config={
         "checkpoint": DEMO_CHECKPOINT.name, "checkpoint_seed": ts.meta["seed"], "test_per_domain": DEMO_TEST,
         "checkpoint_command": ts.meta["command"], "pipeline_config": dataclasses.asdict(cfg)})
+    from ._device import ran_on
+
+    run.machine["device"] = ran_on()
     test = ts.test_split(DEMO_TEST, seed=seed)
     m = evaluate_system(ts.system, ts.sft, ts.rag_pt, ts.db, test, majority=int(ts.meta["train_yes_share"] >= 0.5),
                         k=cfg.k, gamma=cfg.gamma, seed=seed)

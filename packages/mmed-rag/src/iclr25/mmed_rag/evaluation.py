@@ -76,6 +76,9 @@ def evaluate(args: argparse.Namespace) -> int:
     run = RunResult.start(PACKAGE, "evaluate", seed=args.seed, config={"data": str(args.data), "index": str(args.index), "k": args.k,
                                                                     "rule": args.rule, "gamma": args.gamma,
                                                                     "threshold": args.threshold})
+    from ._device import ran_on
+
+    run.machine["device"] = ran_on()
     ctx = rs.retrieve(test.images, k_max=args.k, rule=args.rule, gamma=args.gamma, threshold=args.threshold)
     fixed = rs.retrieve(test.images, k_max=args.k, rule="fixed")
     img, fnd, ans = vqa_items(test)
@@ -102,7 +105,8 @@ def _predictor(args: argparse.Namespace, api_key: str | None) -> Callable[[np.nd
         return vlm.answers
     from .hf import load_hf_vlm
 
-    hf = load_hf_vlm(args.hf_path)
+    hf = load_hf_vlm(args.hf_path, device=getattr(args, "device", None), dtype=getattr(args, "dtype", None),
+                     device_map=getattr(args, "device_map", None))
 
     def predict(images: np.ndarray, prompts: list[str]) -> np.ndarray:
         # the folder's image processor (else a resize to the tower's size) and its chat template
@@ -136,6 +140,9 @@ def ask(args: argparse.Namespace) -> int:
         "data": str(args.data), "index": str(args.index), "endpoint": args.endpoint, "model": args.model,
         "hf_path": None if args.hf_path is None else str(args.hf_path), "k": args.k, "gamma": args.gamma,
         "limit": args.limit, "timeout": args.timeout})
+    from ._device import ran_on
+
+    run.machine["device"] = ran_on()
     ctx = rs.retrieve(test.images, k_max=args.k, rule="gap", gamma=args.gamma)
     img, fnd, ans = vqa_items(test)
     rng = np.random.default_rng(args.seed)

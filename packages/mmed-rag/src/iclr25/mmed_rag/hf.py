@@ -18,7 +18,11 @@ import numpy as np
 
 from .dpo import DPOOutput, dpo_loss, sequence_logps
 
-__all__ = ["HFVLM", "load_hf_vlm", "rag_prompt", "MODALITY", "train_dpo_hf"]
+__all__ = ["HFVLM", "load_hf_vlm", "rag_prompt", "MODALITY", "train_dpo_hf", "DEVICE_MAPS"]
+
+#: ``--device-map`` values: ``auto`` places a model too large for one GPU over the GPUs (and the CPU) with
+#: ``accelerate`` (optional)
+DEVICE_MAPS = ("auto",)
 
 MODALITY = {"radiology": "chest x ray", "pathology": "pathology", "ophthalmology": "fundus"}
 
@@ -87,7 +91,7 @@ class HFVLM:
 
         x = torch.as_tensor(np.asarray(images, dtype=np.float32))
         if self.image_processor is not None:
-            arr = (x.clamp(0, 1) * 255).round().to(torch.uint8).permute(0, 2, 3, 1).numpy()
+            arr = (x.clamp(0, 1) * 255).round().to(torch.uint8).permute(0, 2, 3, 1).cpu().numpy()
             return self.image_processor(images=list(arr), return_tensors="pt")["pixel_values"]
         side = int(self.model.config.vision_config.image_size)
         if tuple(x.shape[-2:]) == (side, side):
@@ -132,9 +136,18 @@ class HFVLM:
         """Summed log-probabilities of ``answers`` given image and prompt (B,), with gradients."""
         import torch
 
+        dev = self.input_device
         ids, labels, attn = self._batch(prompts, answers)
-        out = self.model(input_ids=ids, attention_mask=attn, pixel_values=torch.as_tensor(pixel_values))
-        return sequence_logps(out.logits, labels)
+        pv = torch.as_tensor(pixel_values)
+        if dev.type != "cpu" or pv.device.type != "cpu" or self.model.dtype != torch.float32:
+            ids, attn, pv = ids.to(dev), attn.to(dev), pv.to(dev, self.model.dtype)
+        out = self.model(input_ids=ids, attention_mask=attn, pixel_values=pv)
+        return sequence_logps(out.logits, labels.to(out.logits.device))
+
+    @property
+    def input_device(self) -> Any:
+        """Where the prompt and pixels go: the model's (first) device."""
+        return getattr(self.model, "device", None) or next(self.model.parameters()).device
 
     def yes_probability(self, pixel_values: Any, prompts: Sequence[str]) -> np.ndarray:
         """P(yes) / (P(yes) + P(no)) for each prompt."""
@@ -144,7 +157,7 @@ class HFVLM:
         with torch.no_grad():
             ly = self.answer_logps(pixel_values, prompts, ["yes"] * len(prompts))
             ln = self.answer_logps(pixel_values, prompts, ["no"] * len(prompts))
-        return torch.sigmoid(ly - ln).numpy()
+        return torch.sigmoid(ly - ln).cpu().numpy()
 
     def dpo_step(self, reference: HFVLM, optimizer: Any, chosen_pixels: Any, rejected_pixels: Any,
                  prompts: Sequence[str], chosen: Sequence[str], rejected: Sequence[str], *,
@@ -179,7 +192,8 @@ def _verify_if_ours(folder: Path) -> None:
         verify_manifest(folder, what="aligned model folder (align)")
 
 
-def load_hf_vlm(path: str | os.PathLike[str], *, flag: str = "--hf-path") -> HFVLM:
+def load_hf_vlm(path: str | os.PathLike[str], *, flag: str = "--hf-path", device: Any = None,
+                dtype: str | None = None, device_map: str | None = None) -> HFVLM:
     """Load a LLaVA-style model and tokenizer from a local folder (never downloads), through
     :func:`iclr25.utils.hf.load_local_model`; errors name ``flag`` and the folder."""
     from iclr25.utils.hf import load_local_model, read_model_config
@@ -193,8 +207,18 @@ def load_hf_vlm(path: str | os.PathLike[str], *, flag: str = "--hf-path") -> HFV
         raise ValueError(f"{flag} {path}: config.json has model_type {kind!r} and architectures "
                          f"{archs}; expected a LLaVA-style model (model_type 'llava', "
                          "LlavaForConditionalGeneration)")
-    tok, model = load_local_model(path, "LlavaForConditionalGeneration", flag=flag, extra="iclr25-mmed-rag[hf]",
-                                  what="LLaVA model")
+    from iclr25.utils.device import torch_device, torch_dtype
+
+    if device_map is not None and device_map not in DEVICE_MAPS:
+        raise ValueError(f"--device-map must be one of {', '.join(DEVICE_MAPS)}, got {device_map!r}")
+    dev = torch_device(device)
+    tdtype = None if dtype is None else torch_dtype(dtype, None if device_map else dev)
+    if device_map is None and tdtype is None:  # the folder as it loads (float32), then moved
+        tok, model = load_local_model(path, "LlavaForConditionalGeneration", flag=flag,
+                                      extra="iclr25-mmed-rag[hf]", what="LLaVA model")
+        model = model.to(dev)
+    else:
+        tok, model = _load_placed(path, tdtype, device_map, dev, flag=flag)
     p = Path(path)
     proc = None
     if (p / "preprocessor_config.json").is_file():
@@ -307,3 +331,32 @@ def train_dpo_hf(policy: HFVLM, pairs: Any, *, steps: int = 50, batch_size: int 
     return dataclasses.replace(policy, model=model), {
         "loss": float(h[:, 0].mean()), "reward_accuracy": float(h[:, 1].mean()), "margin": float(h[:, 2].mean()),
         "first_loss": hist[0][0], "mode": "lora" if use_lora else "full", "parameters": n_params}
+
+
+def _load_placed(path: Any, dtype: Any, device_map: str | None, device: Any, *, flag: str = "--hf-path"
+                 ) -> tuple[Any, Any]:
+    """``(tokenizer, model)`` of a local LLaVA folder loaded by ``from_pretrained`` with ``dtype`` (a torch dtype
+    or ``None``) and ``device_map`` (``"auto"`` or ``None``: then moved to ``device``), in eval mode."""
+    import importlib.util
+
+    p = Path(path)
+    if device_map is not None and importlib.util.find_spec("accelerate") is None:
+        raise ImportError(f"--device-map {device_map} needs accelerate: pip install accelerate (or drop "
+                          "--device-map and use --device)")
+    try:
+        import transformers
+    except ImportError as exc:
+        raise ImportError(f"{flag} needs transformers: pip install 'iclr25-mmed-rag[hf]'") from exc
+    major, minor = (int(x) for x in transformers.__version__.split(".")[:2])  # >= 4.56 calls it dtype
+    kw: dict[str, Any] = {("dtype" if (major, minor) >= (4, 56) else "torch_dtype"): dtype} if dtype is not None else {}
+    if device_map is not None:
+        kw["device_map"] = device_map
+    try:
+        tok = transformers.AutoTokenizer.from_pretrained(p, local_files_only=True)
+        model = transformers.LlavaForConditionalGeneration.from_pretrained(p, local_files_only=True, **kw)
+    except (OSError, ValueError, KeyError) as exc:
+        first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
+        raise ValueError(f"{flag} {p}: cannot load it ({first})") from None
+    if device_map is None:
+        model = model.to(device)
+    return tok, model.eval()

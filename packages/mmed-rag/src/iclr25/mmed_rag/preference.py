@@ -41,6 +41,7 @@ from .vlm import (
     TinyVLM,
     encode_prompts,
     generate_reports,
+    model_device,
     noise_images,
     sft_loss,
     token_logps,
@@ -132,16 +133,29 @@ class PreferencePairs:
                                np.concatenate([p.task for p in parts]))
 
 
+def _place(model: torch.nn.Module, device: Any) -> torch.device:
+    """``model`` moved to ``device`` (resolved by :func:`iclr25.utils.device.torch_device`) unless it is ``None``;
+    returns where the model is."""
+    if device is not None:
+        from iclr25.utils.device import torch_device
+
+        model.to(torch_device(device))
+    return model_device(model)
+
+
 def train_sft(model: TinyVLM, data: Examples, *, steps: int = 600, batch_size: int = 32, lr: float = 2e-3,
-              seed: int = 0, desc: str = "SFT") -> TinyVLM:
-    """Supervised fine-tuning: Adam on answer-token cross-entropy, cosine learning-rate decay."""
+              seed: int = 0, desc: str = "SFT", device: Any = None) -> TinyVLM:
+    """Supervised fine-tuning: Adam on answer-token cross-entropy, cosine learning-rate decay. On ``device``
+    (``None``: where ``model`` is); the images and every batch are put there, float32; batches are drawn on the
+    CPU (numpy), so every device trains on the same rows."""
     if len(data) == 0:
         raise ValueError("SFT data is empty")
+    dev = _place(model, device)
     torch.manual_seed(seed)
     gen = np.random.default_rng(seed)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps)
-    x = torch.as_tensor(data.images)
+    x = torch.as_tensor(data.images, device=dev)
     model.train()
     for _ in progress(range(steps), desc=desc):
         idx = gen.choice(len(data), min(batch_size, len(data)), replace=False)
@@ -255,18 +269,20 @@ def mine_report_preferences(model: TinyVLM, data: Examples, domains: Any, labels
 
 def train_dpo(policy: TinyVLM, pairs: PreferencePairs, *, reference: TinyVLM | None = None, steps: int = 200,
               batch_size: int = 32, lr: float = 1e-4, beta: float = 0.1, seed: int = 0,
-              desc: str = "DPO") -> tuple[TinyVLM, dict[str, float]]:
-    """DPO of ``policy`` against a frozen ``reference`` (default: a frozen copy of ``policy`` at the start).
+              desc: str = "DPO", device: Any = None) -> tuple[TinyVLM, dict[str, float]]:
+    """DPO of ``policy`` against a frozen ``reference`` (default: a frozen copy of ``policy`` at the start), on
+    ``device`` (``None``: where ``policy`` is; the reference is moved there too), float32.
 
     Returns the policy and the last-100-step means of the loss, reward accuracy and margin.
     """
     if len(pairs) == 0:
         raise ValueError("no preference pairs to train on")
-    ref = reference or policy.frozen_copy()
+    dev = _place(policy, device)
+    ref = (reference or policy.frozen_copy()).to(dev)
     torch.manual_seed(seed)
     gen = np.random.default_rng(seed)
     opt = torch.optim.Adam([p for p in policy.parameters() if p.requires_grad], lr=lr)
-    xc, xr = torch.as_tensor(pairs.chosen.images), torch.as_tensor(pairs.rejected.images)
+    xc, xr = torch.as_tensor(pairs.chosen.images, device=dev), torch.as_tensor(pairs.rejected.images, device=dev)
 
     def prompts(side: Examples, idx: Sequence[int]) -> Any:
         return encode_prompts(policy.vocab, [side.contexts[i] for i in idx], [side.questions[i] for i in idx],

@@ -224,6 +224,9 @@ def run_explore(out: Path, *, seed: int = 0, quick: bool = False) -> int:
     n_bench = 5_000 if quick else 100_000
     run = RunResult.start("iclr25-mmed-rag", "repro --explore", seed=seed,
                           config={**{k: dataclasses.asdict(v) for k, v in rungs.items()}, "bench_n": n_bench})
+    from ._device import ran_on
+
+    run.machine["device"] = ran_on()
     out.mkdir(parents=True, exist_ok=True)
     table, stats, results = _explore_rungs(rungs, seed, run)
     top = list(rungs)[-1]
@@ -348,6 +351,9 @@ def run_repro(out: Path, *, seed: int = 0, quick: bool = False, rungs: tuple[str
     main = "test" if quick else "repro"
     run = RunResult.start("iclr25-mmed-rag", "repro", seed=seed,
                           config={"rungs": [main, *rungs], "seeds": [0, 1, 2], "bench_n": n_bench})
+    from ._device import ran_on
+
+    run.machine["device"] = ran_on()
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     report = _claims_at_rung(out, command, main)

@@ -123,7 +123,7 @@ class CLIPRetriever(nn.Module):
         self.eval()
         out = [F.normalize(self.image(torch.as_tensor(x[s:s + batch_size])), dim=-1)
                for s in range(0, len(x), batch_size)]
-        return torch.cat(out).numpy()
+        return torch.cat(out).cpu().numpy()
 
     @torch.no_grad()
     def encode_texts(self, texts: Sequence[str], *, batch_size: int = 512) -> np.ndarray:
@@ -133,7 +133,7 @@ class CLIPRetriever(nn.Module):
             raise ValueError("texts is empty")
         self.eval()
         out = [F.normalize(self.text(texts[s:s + batch_size]), dim=-1) for s in range(0, len(texts), batch_size)]
-        return torch.cat(out).numpy()
+        return torch.cat(out).cpu().numpy()
 
 
 def train_retriever(ds: MedDataset, vocab: Vocab, *, steps: int = 300, batch_size: int = 128, lr: float = 2e-3,

@@ -38,7 +38,7 @@ class Router(nn.Module):
         x = check_images(images)
         self.eval()
         out = [self(torch.as_tensor(x[s:s + batch_size])).argmax(-1) for s in range(0, len(x), batch_size)]
-        return torch.cat(out).numpy().astype(np.int64)
+        return torch.cat(out).cpu().numpy().astype(np.int64)
 
     def route(self, images: Any) -> list[str]:
         """Domain names of ``images``."""

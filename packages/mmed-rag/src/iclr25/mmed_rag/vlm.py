@@ -62,8 +62,8 @@ class TinyVLM(nn.Module):
         v = self.pool(self.vision.features(images)).flatten(2).transpose(1, 2)  # (B, n_img, 4w)
         x = torch.cat([self.projector(v), self.tok(ids)], dim=1)
         n = x.shape[1]
-        x = x + self.pos(torch.arange(n))
-        mask = torch.triu(torch.full((n, n), float("-inf")), diagonal=1)
+        x = x + self.pos(torch.arange(n, device=x.device))
+        mask = torch.triu(torch.full((n, n), float("-inf"), device=x.device), diagonal=1)
         h = self.norm(self.lm(x, mask=mask, is_causal=True))
         return self.head(h[:, self.n_img - 1:-1])  # logits predicting text token t from positions < t
 
@@ -83,6 +83,15 @@ class Prompts:
     ids: torch.Tensor
     labels: torch.Tensor
     answer_pos: torch.Tensor
+
+    def to(self, device: Any) -> Prompts:
+        """The same prompts on ``device`` (themselves where they already are)."""
+        return Prompts(self.ids.to(device), self.labels.to(device), self.answer_pos.to(device))
+
+
+def model_device(model: torch.nn.Module) -> torch.device:
+    """Where ``model``'s parameters are (the device its inputs are built on)."""
+    return next(model.parameters()).device
 
 
 def encode_prompts(vocab: Vocab, contexts: Sequence[Sequence[str]], questions: Sequence[str],
@@ -123,6 +132,7 @@ def encode_prompts(vocab: Vocab, contexts: Sequence[Sequence[str]], questions: S
 
 def token_logps(model: TinyVLM, images: torch.Tensor, prompts: Prompts) -> torch.Tensor:
     """Summed log-probabilities of the answer tokens (B,) (``_get_batch_logps`` on the shifted logits)."""
+    prompts = prompts.to(images.device)
     logits = model(images, prompts.ids)  # logits[:, t] predicts ids[:, t]
     mask = prompts.labels != -100
     lab = prompts.labels.clamp(min=0)
@@ -132,6 +142,7 @@ def token_logps(model: TinyVLM, images: torch.Tensor, prompts: Prompts) -> torch
 
 def sft_loss(model: TinyVLM, images: torch.Tensor, prompts: Prompts) -> torch.Tensor:
     """Mean next-token cross-entropy over answer tokens."""
+    prompts = prompts.to(images.device)
     logits = model(images, prompts.ids)
     return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), prompts.labels.reshape(-1), ignore_index=-100)
 
@@ -139,47 +150,51 @@ def sft_loss(model: TinyVLM, images: torch.Tensor, prompts: Prompts) -> torch.Te
 @torch.no_grad()
 def yes_probability(model: TinyVLM, images: Any, contexts: Sequence[Sequence[str]], questions: Sequence[str], *,
                     batch_size: int = 256) -> np.ndarray:
-    """P(yes) / (P(yes) + P(no)) at the answer slot, (N,)."""
+    """P(yes) / (P(yes) + P(no)) at the answer slot, (N,), computed where the model is, returned on the CPU."""
     model.eval()
+    dev = model_device(model)
     yes, no = model.vocab.id("yes"), model.vocab.id("no")
-    x = torch.as_tensor(np.asarray(images, dtype=np.float32))
+    x = torch.as_tensor(np.asarray(images, dtype=np.float32), device=dev)
     out = []
     for s in range(0, len(questions), batch_size):
-        pr = encode_prompts(model.vocab, contexts[s:s + batch_size], questions[s:s + batch_size])
-        ids = torch.cat([pr.ids, torch.zeros((len(pr.ids), 1), dtype=torch.long)], dim=1)  # the answer slot
+        pr = encode_prompts(model.vocab, contexts[s:s + batch_size], questions[s:s + batch_size]).to(dev)
+        ids = torch.cat([pr.ids, torch.zeros((len(pr.ids), 1), dtype=torch.long, device=dev)], dim=1)  # answer slot
         logits = model(x[s:s + batch_size], ids)
-        last = logits[torch.arange(len(pr.ids)), pr.answer_pos + 1]  # the slot right after <a>
+        last = logits[torch.arange(len(pr.ids), device=dev), pr.answer_pos + 1]  # the slot right after <a>
         out.append(torch.softmax(last[:, [yes, no]], -1)[:, 0])
-    return torch.cat(out).numpy()
+    return torch.cat(out).cpu().numpy()
 
 
 @torch.no_grad()
 def generate_reports(model: TinyVLM, images: Any, contexts: Sequence[Sequence[str]], *, max_new: int = 30,
                      batch_size: int = 128) -> list[str]:
-    """Greedy decoding of a report after ``<q> write the report . <a>``."""
+    """Greedy decoding of a report after ``<q> write the report . <a>`` where the model is (decoded on the CPU)."""
     model.eval()
-    x = torch.as_tensor(np.asarray(images, dtype=np.float32))
+    dev = model_device(model)
+    x = torch.as_tensor(np.asarray(images, dtype=np.float32), device=dev)
     eos, pad = model.vocab.id("<eos>"), 0
     out: list[str] = []
     for s in range(0, len(contexts), batch_size):
         ctx = contexts[s:s + batch_size]
-        pr = encode_prompts(model.vocab, ctx, [REPORT_QUESTION] * len(ctx))
-        # left-align is not needed: grow each row at its own end by writing into a padded buffer
+        pr = encode_prompts(model.vocab, ctx, [REPORT_QUESTION] * len(ctx)).to(dev)
+        # left-align is not needed: grow each row at its own end by writing into a padded buffer (on the device)
         lengths = pr.answer_pos + 1
-        buf = torch.full((len(ctx), pr.ids.shape[1] + max_new), pad, dtype=torch.long)
+        buf = torch.full((len(ctx), pr.ids.shape[1] + max_new), pad, dtype=torch.long, device=dev)
         buf[:, :pr.ids.shape[1]] = pr.ids
-        done = torch.zeros(len(ctx), dtype=torch.bool)
+        done = torch.zeros(len(ctx), dtype=torch.bool, device=dev)
         gen = [[] for _ in ctx]
+        rows = torch.arange(len(ctx), device=dev)
         for _ in range(max_new):
             logits = model(x[s:s + batch_size], buf[:, :int(lengths.max()) + 1])
-            nxt = logits[torch.arange(len(ctx)), lengths].argmax(-1)
+            nxt = logits[rows, lengths].argmax(-1)
+            host, finished = nxt.cpu(), done.cpu()  # read on the CPU
             for i in range(len(ctx)):
-                if not done[i]:
-                    if int(nxt[i]) == eos:
+                if not finished[i]:
+                    if int(host[i]) == eos:
                         done[i] = True
                     else:
-                        gen[i].append(int(nxt[i]))
-            buf[torch.arange(len(ctx)), lengths] = nxt
+                        gen[i].append(int(host[i]))
+            buf[rows, lengths] = nxt
             lengths = lengths + (~done).long()
             if bool(done.all()):
                 break
