@@ -123,8 +123,8 @@ def _paper_config():
 
     if not smoke_run():
         check_paper_data()
-    return PipelineConfig(n_train=12, n_db=8, n_test=8, router_steps=1, retriever_steps=1, sft_steps=1,
-                          mine_images=12, dpo_steps=1, pooled_baseline=False, n_report_eval=0, report_pairs=False,
+    return PipelineConfig(n_train=6, n_db=4, n_test=4, router_steps=1, retriever_steps=1, sft_steps=1,
+                          mine_images=6, dpo_steps=1, pooled_baseline=False, n_report_eval=0, report_pairs=False,
                           prevalence=0.5)
 
 
