@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-
 import os
 
 from iclr25.utils.claims import Claim, ClaimRegistry, Measurement, RungCost, smoke_run
