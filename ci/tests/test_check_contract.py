@@ -97,6 +97,8 @@ CASES = {
     "undeclared-output": (lambda p: (p / f"{MOD}/fitting.py").write_text(
         'def add(p):\n    p.add_argument("--plan", default=None)\n'),
         f"[outputs] {MOD}/fitting.py:2: the output option --plan is added with add_argument"),
+    "device": (lambda p: _edit(p / "README.md", "## GPU and the paper's scale", "## GPU"),
+               "[device] README.md has no section on running at the paper's scale"),
     "init-all": (lambda p: _edit(p / f"{MOD}/__init__.py", "__all__ =", "_all ="),
                  "[init] src/iclr25/bad_pkg/__init__.py must define __all__"),
     "init-version": (lambda p: _edit(p / f"{MOD}/__init__.py", '__version__ = _version("iclr25-bad-pkg")',
