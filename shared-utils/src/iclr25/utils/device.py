@@ -253,8 +253,8 @@ def check_device_conformance(build: Any, step: Any = None) -> Any:
     ``build(device)`` returns ``(module, inputs)``: the model and a batch (a tensor, a tuple or a dict of them),
     both on ``device``. ``step(module, inputs)``, when given, runs one training step (loss, backward, optimiser
     step); without it the check calls ``module(*inputs)`` / ``module(**inputs)``. Inside the check ``.item()`` on a
-    meta tensor (and ``float``/``int``/``bool`` of one) gives ``0.0`` (``0``, ``False``) and ``.cpu()`` an empty CPU
-    tensor of its shape, so logging and result conversion
+    meta tensor (and ``float``/``int``/``bool`` of one) gives ``0.0`` (``0``, ``False``) and ``.cpu()`` a CPU tensor
+    of zeros of its shape, so logging and result conversion
     run; ``.numpy()`` straight on a device tensor fails, as it would on a GPU. A boolean-mask index (``x[mask]``,
     ``nonzero``) has a data-dependent size the stand-in cannot know: inside the check it selects every element
     (shapes stay consistent; values are never read). Returns what the step returned.
@@ -279,7 +279,7 @@ def check_device_conformance(build: Any, step: Any = None) -> Any:
                 if func is torch.Tensor.tolist:
                     return torch.zeros(t.shape, dtype=t.dtype).tolist()
                 if func is torch.Tensor.cpu or (func is torch.Tensor.to and _to_cpu(args[1:], kwargs)):
-                    return torch.empty(t.shape, dtype=t.dtype)
+                    return torch.zeros(t.shape, dtype=t.dtype)  # zeros, not empty: no NaN from stale memory
             return func(*args, **kwargs)
 
     def _to_cpu(rest: tuple, kwargs: dict) -> bool:
