@@ -81,8 +81,8 @@ def align(args: argparse.Namespace) -> int:
     with INDEX, mine D_cm (a real mismatched image of another domain), D_oa1 and D_oa2 pairs from the model's
     own answers, DPO (LoRA through peft for large models, every weight for tiny ones), evaluate before and
     after on DATA's test images, and save the aligned model to OUT/model (a plain LLaVA folder)."""
-    train = load_split(args.data, "train")
-    test = load_split(args.data, "test")
+    train = load_split(args.data, "train", labels_for="align")
+    test = load_split(args.data, "test", labels_for="align")
     set_torch_threads(args.threads)
     seed_everything(args.seed)
     from .data import vqa_items

@@ -215,7 +215,7 @@ def _train(args: argparse.Namespace) -> int:
 
     if args.report_threshold <= 0:
         raise ValueError(f"--report-threshold must lie in (0, 1], got {args.report_threshold}")
-    data = load_split(args.data, "train")
+    data = load_split(args.data, "train", labels_for="train")
     db = load_split(args.data, "db") if args.data.is_dir() else data
     ucli.set_torch_threads(args.threads)
     import torch

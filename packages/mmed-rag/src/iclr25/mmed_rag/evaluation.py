@@ -21,7 +21,7 @@ from iclr25.utils.results import RunResult
 
 from .data import MedDataset, load_dataset
 
-__all__ = ["PACKAGE", "data_file", "load_split", "evaluate", "ask", "hf_eval"]
+__all__ = ["PACKAGE", "data_file", "load_split", "evaluate", "ask", "hf_eval", "UnlabeledDataError"]
 
 PACKAGE = "iclr25-mmed-rag"
 
@@ -35,9 +35,26 @@ def data_file(path: Path, name: str) -> Path:
     return path
 
 
-def load_split(path: Path, name: str) -> MedDataset:
-    """The split ``name`` (train / db / test) of a data folder, or the one ``.npz`` file ``path``."""
-    return load_dataset(data_file(path, name))
+class UnlabeledDataError(ValueError):
+    """A data file without ``labels`` given to a command that scores or trains against them."""
+
+
+def load_split(path: Path, name: str, *, labels_for: str | None = None) -> MedDataset:
+    """The split ``name`` (train / db / test) of a data folder, or the one ``.npz`` file ``path``.
+
+    ``labels_for``: the command that needs the images' ``labels`` (scores answers against them or trains on
+    them); a file without them is refused in one line naming the file (it would otherwise be read with all-"no"
+    labels, scoring an always-"yes" model 0)."""
+    f = data_file(path, name)
+    ds = load_dataset(f)
+    if labels_for is not None:
+        with np.load(f) as z:
+            has = "labels" in z.files
+        if not has:
+            raise UnlabeledDataError(
+                f"{f}: no 'labels' array (the findings each image shows, (N, 4) 0/1); {labels_for} scores or "
+                "trains answers against them, so an unlabeled file is refused (build-index needs none)")
+    return ds
 
 
 def _model_metrics(run: RunResult, test: MedDataset, rs, fixed, ctx, args: argparse.Namespace) -> None:
@@ -66,7 +83,7 @@ def _model_metrics(run: RunResult, test: MedDataset, rs, fixed, ctx, args: argpa
 def evaluate(args: argparse.Namespace) -> int:
     """``evaluate``: retrieval metrics of ``--index`` on DATA's test split and, with ``--model``, the VLM
     without RAG, with fixed-k RAG and with adaptive RAG."""
-    test = load_split(args.data, "test")
+    test = load_split(args.data, "test", labels_for="evaluate")
     set_torch_threads(args.threads)
     from .data import vqa_items
     from .metrics import context_precision, recall_at_k
@@ -126,12 +143,11 @@ def ask(args: argparse.Namespace) -> int:
     from iclr25.utils.endpoint import api_key_from_env
 
     api_key = api_key_from_env(args.api_key_env) if args.endpoint is not None else None
-    test = load_split(args.data, "test")
+    test = load_split(args.data, "test", labels_for="ask")
     set_torch_threads(args.threads)
     from .data import DOMAINS, question, vqa_items
     from .experiments import conflict_set
     from .hf import rag_prompt
-    from .metrics import copying
     from .rag import RetrievalSystem
 
     predict = _predictor(args, api_key)
@@ -164,17 +180,31 @@ def ask(args: argparse.Namespace) -> int:
     run.add("VQA accuracy, always 'no'", float((y == 0).mean()))
     run.add("VQA accuracy, always 'yes'", float((y == 1).mean()))
     run.add("unreadable replies (neither yes nor no)", float(np.mean(np.concatenate([a0, a1]) < 0)))
+    run.add("unreadable replies without the reports", float(np.mean(a0 < 0)))
+    run.add("unreadable replies with the reports", float(np.mean(a1 < 0)))
     run.add("mean k of the gap rule", ctx.selection.mean_k)
     if len(items):
         ac = predict(cimages, prompts(items, True))
-        c = copying(stated, np.where(ac < 0, 1 - stated, ac))  # an unreadable reply does not follow the reports
-        run.add("copy rate (follows the reports against a contradicting real image, balanced)", c["copy_rate"],
-                peer=0.5, peer_name="any constant answer", higher_is_better=False)
-        run.add("conflict questions", c["n"])
+        _conflict_metrics(run, stated, ac)
     args.out.mkdir(parents=True, exist_ok=True)
     run.finish().save(args.out / "results.json")
     print(run.to_markdown())
     return 0
+
+
+def _conflict_metrics(run: RunResult, stated: np.ndarray, replies: np.ndarray) -> None:
+    """The copy rate of ``ask`` over the conflict replies that are "yes" or "no": a reply that is neither is
+    counted as unparsed (its share reported), never as following the image (nor the reports); with no readable
+    reply the copy rate is not given (None)."""
+    from .metrics import copying
+
+    ok = replies >= 0
+    run.add("unreadable replies on the conflict questions", float(np.mean(~ok)))
+    c = copying(stated[ok], replies[ok]) if ok.any() else None
+    run.add("copy rate (follows the reports against a contradicting real image, balanced)",
+            None if c is None else c["copy_rate"], peer=0.5, peer_name="any constant answer", higher_is_better=False)
+    run.add("conflict questions", float(len(stated)))
+    run.add("conflict questions answered yes or no (the copy rate's questions)", float(ok.sum()))
 
 
 def hf_eval(hf, test: MedDataset, contexts: list[list[str]], pick: np.ndarray, *, seed: int) -> dict[str, float]:

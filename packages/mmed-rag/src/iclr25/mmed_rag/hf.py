@@ -28,15 +28,19 @@ MODALITY = {"radiology": "chest x ray", "pathology": "pathology", "ophthalmology
 
 
 def rag_prompt(question: str, reports: Sequence[str], *, domain: str = "radiology") -> str:
-    """The reference's RAG-PT prompt: the image, the question and the k numbered reference reports."""
+    """The reference's RAG-PT prompt: the image, the question and the k numbered reference reports. Without
+    reports (the no-retrieval question) the prompt names only the image and the question: no word of reference
+    reports the model was not given."""
+    modality = MODALITY.get(domain, domain)
+    if not reports:
+        return (f"You are provided with a {modality} image and a image-related question. Please answer the "
+                f"question based on the image. Question: {question} Please choose from [yes, no]. Answer:")
     ctx = " ".join(f"{i + 1}. {r}" for i, r in enumerate(reports))
-    head = (f"You are provided with a {MODALITY.get(domain, domain)} image, a image-related question and "
-            f"{len(reports)} reference report(s): {ctx} " if reports else
-            f"You are provided with a {MODALITY.get(domain, domain)} image and a image-related question. ")
-    return (head + f"Please answer the question based on the image and the report(s). Question: {question} "
-            "Please choose from [yes, no]. It should be noted that the diagnostic information in the reference "
-            "reports cannot be directly used as the basis for diagnosis, but should only be used for reference "
-            "and comparison. Answer:")
+    return (f"You are provided with a {modality} image, a image-related question and {len(reports)} reference "
+            f"report(s): {ctx} Please answer the question based on the image and the report(s). Question: "
+            f"{question} Please choose from [yes, no]. It should be noted that the diagnostic information in the "
+            "reference reports cannot be directly used as the basis for diagnosis, but should only be used for "
+            "reference and comparison. Answer:")
 
 
 @dataclasses.dataclass

@@ -75,10 +75,14 @@ def gap_select(sims: Any, *, gamma: float, k_max: int | None = None) -> Selectio
     --------
     >>> gap_select([0.9, 0.88, 0.5, 0.49], gamma=0.2).k.tolist()
     [2]
+    >>> gap_select([[0.9], [0.4]], gamma=0.2).k.tolist()  # k_max = 1: the one context is kept
+    [1, 1]
     """
     if not (isinstance(gamma, (int, float)) and np.isfinite(gamma) and gamma >= 0):
         raise ValueError(f"gamma must be a finite number >= 0, got {gamma!r}")
     s = _sorted_sims(sims, k_max)
+    if s.shape[1] == 1:  # one context: nothing to compare, it is kept (no argmax of an empty row)
+        return _result(np.ones(len(s), np.int64), 1)
     u = np.log(s[:, :-1] / s[:, 1:])  # (B, K-1)
     big = u > gamma
     k = np.where(big.any(axis=1), big.argmax(axis=1) + 1, s.shape[1])
