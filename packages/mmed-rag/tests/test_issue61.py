@@ -93,3 +93,22 @@ def test_no_retrieval_prompt_names_no_reports():
     assert "report" not in bare.lower() and "Please choose from [yes, no]" in bare
     full = rag_prompt("is there a nodule ?", ["a report."])
     assert "1 reference report(s): 1. a report." in full and "reference reports cannot be directly used" in full
+
+
+def test_reference_votes_and_the_strongest_reference():
+    from types import SimpleNamespace
+
+    from iclr25.mmed_rag.data import generate
+    from iclr25.mmed_rag.experiments import reference_votes, strongest_reference
+    from iclr25.mmed_rag.selection import fixed_select
+
+    test = generate(4, seed=3)
+    own = SimpleNamespace(reports=[[r] for r in test.reports], selection=fixed_select(np.ones((len(test), 1)), k=1))
+    none = SimpleNamespace(reports=[[] for _ in test.reports], selection=own.selection)
+    # each image's own report (clean) read back: the vote is always right; the database = the test images: the
+    # nearest raw-pixel neighbour (k = 1) is the image itself
+    m = reference_votes(test, test, own, none, majority=0, k=1)
+    assert m["acc_retrieval_vote_fixed_k"] == 1.0 and m["acc_pixel_nn"] == 1.0
+    # no report stated: the vote falls back on the answer prior ("no")
+    assert m["acc_retrieval_vote_gap"] == float((test.labels == 0).mean())
+    assert strongest_reference({"acc_no_rag": 0.6, "acc_pixel_nn": 0.7, "acc_mmed_rag": 0.9}) == ("acc_pixel_nn", 0.7)

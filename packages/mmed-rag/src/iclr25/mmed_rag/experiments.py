@@ -40,7 +40,7 @@ from .vlm import REPORT_QUESTION, TinyVLM, VLMConfig, generate_reports, noise_im
 
 __all__ = ["PipelineConfig", "PipelineResult", "run_pipeline", "run_retrieval", "retrieval_metrics", "sft_examples", "vqa_eval",
            "stated_answers", "conflict_set", "mismatched_images", "CM_IMAGES", "RUNGS", "train_rag_pt",
-           "evaluate_system"]
+           "evaluate_system", "REFERENCES", "strongest_reference", "reference_votes"]
 
 #: How the unrelated image x_v* of the cross-modality pairs D_cm is built (:func:`mismatched_images`).
 CM_IMAGES = ("mismatch", "conflict", "noise")
@@ -283,6 +283,52 @@ def vqa_eval(model: TinyVLM, data: Examples, *, conflict: tuple[np.ndarray, np.n
     return out
 
 
+#: The references of every VQA accuracy (issue 61), metric key → name: the answer prior, two model-free votes and
+#: the SFT model without retrieval, with fixed-k and with gap-rule retrieval (MMed-RAG is ``acc_mmed_rag``).
+REFERENCES = {
+    "acc_answer_prior": "answer prior (training majority answer)",
+    "acc_retrieval_vote_fixed_k": "retrieval vote (majority of the fixed-k retrieved reports, no VLM)",
+    "acc_retrieval_vote_gap": "retrieval vote (majority of the gap-rule reports MMed-RAG reads, no VLM)",
+    "acc_pixel_nn": "raw-pixel nearest-neighbour vote (k database images, no training)",
+    "acc_no_rag": "SFT model without retrieval",
+    "acc_sft_fixed_k": "SFT model + fixed-k retrieval (standard RAG)",
+    "acc_sft_gap": "SFT model + gap rule",
+}
+
+
+def strongest_reference(M: dict[str, float]) -> tuple[str, float]:
+    """The key and accuracy of the best reference in ``M`` (:data:`REFERENCES`; the first listed on a tie)."""
+    keys = [k for k in REFERENCES if k in M]
+    best = max(keys, key=lambda k: (M[k], -keys.index(k)))
+    return best, float(M[best])
+
+
+def _vote_or_prior(votes: np.ndarray, majority: int) -> np.ndarray:
+    return np.where(votes < 0, majority, votes)
+
+
+def reference_votes(test: MedDataset, db: MedDataset, ctx_fixed: Any, ctx_gap: Any, *, majority: int,
+                    k: int) -> dict[str, float]:
+    """Model-free references on ``test``'s questions: the majority of what the retrieved reports state about the
+    asked finding (read back from their text, as the VLM reads them; fixed-k and gap-rule contexts), and the
+    majority of the ``k`` nearest ``db`` images in raw pixels (Euclidean) over their reports' labels. A tie, or
+    reports that do not state the finding, answer the training majority answer ``majority``. Nothing is tuned."""
+    img, fnd, ans = vqa_items(test)
+    out = {}
+    for name, ctx in (("fixed_k", ctx_fixed), ("gap", ctx_gap)):
+        said = stated_answers(test.domains[img], [ctx.reports[i] for i in img], fnd)
+        out[f"acc_retrieval_vote_{name}"] = float((_vote_or_prior(said, majority) == ans).mean())
+    q = test.images.reshape(len(test), -1).astype(np.float64)
+    x = db.images.reshape(len(db), -1).astype(np.float64)
+    d2 = (q ** 2).sum(1)[:, None] - 2 * q @ x.T + (x ** 2).sum(1)[None]
+    nn = np.argsort(d2, axis=1, kind="stable")[:, :min(k, len(db))]  # (N, k)
+    yes = db.report_labels[nn].sum(1)  # (N, 4) votes for "yes"
+    kk = nn.shape[1]
+    vote = np.where(2 * yes > kk, 1, np.where(2 * yes < kk, 0, -1))
+    out["acc_pixel_nn"] = float((_vote_or_prior(vote[img, fnd], majority) == ans).mean())
+    return out
+
+
 def retrieval_metrics(rs: RetrievalSystem, db: MedDataset, test: MedDataset, *, k: int = 3, gamma: float = 0.005,
                       gammas: Sequence[float] = (), seed: int = 0) -> dict[str, float]:
     """Router accuracy, recall@1/5 (and of random same-domain reports), cross-domain contexts in the top 5,
@@ -393,10 +439,12 @@ def _majority_answer(train: MedDataset) -> int:
 
 
 def _vqa_step(test: MedDataset, majority: int, sft: TinyVLM, rag_pt: TinyVLM, ctx_fixed: Any, ctx_gap: Any,
-              M: dict[str, float], *, seed: int) -> tuple[Examples, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+              M: dict[str, float], *, seed: int, db: MedDataset | None = None
+              ) -> tuple[Examples, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """VQA accuracy/F1/AUC, copy, harm and noise metrics of SFT (fixed k, gap rule) and MMed-RAG, with the
-    trivial references (``majority``: the training set's majority answer); returns the gap-rule test
-    questions and their conflict set (for the ablations)."""
+    trivial references (``majority``: the training set's majority answer) and, given the database ``db``, the
+    model-free votes (:func:`reference_votes`); returns the gap-rule test questions and their conflict set (for
+    the ablations)."""
     fixed_set = _vqa_set(test, ctx_fixed.reports)
     gap_set = _vqa_set(test, ctx_gap.reports)
     conflict = conflict_set(test, ctx_gap.reports, seed=seed)
@@ -417,6 +465,9 @@ def _vqa_step(test: MedDataset, majority: int, sft: TinyVLM, rag_pt: TinyVLM, ct
                 M[f"{key}_{name}"] = e[key]
     M["harm_rate_sft"], M["harm_rate_mmed_rag"] = e_sft_gap["harm_rate"], e_pt["harm_rate"]
     _trivial_references(test, majority, e_pt, M)
+    if db is not None:
+        M.update(reference_votes(test, db, ctx_fixed, ctx_gap, majority=majority,
+                                 k=int(ctx_fixed.selection.k.max())))
     return gap_set, conflict
 
 
@@ -547,7 +598,8 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
     rag_pt, dstats = _dpo_from(cfg, sft, pairs.only(cfg.dpo_kinds, cfg.dpo_tasks), seed=seed)
     M.update({f"dpo_{k}": v for k, v in dstats.items()})
     clock.lap("dpo")
-    gap_set, conflict = _vqa_step(sp.test, _majority_answer(sp.train), sft, rag_pt, ctx_fixed, ctx_gap, M, seed=seed)
+    gap_set, conflict = _vqa_step(sp.test, _majority_answer(sp.train), sft, rag_pt, ctx_fixed, ctx_gap, M, seed=seed,
+                                  db=sp.db)
     reports = _ReportEval(sp.test, cfg.n_report_eval, M, seed=seed)
     if reports.n:
         reports("no_rag", sft, [[] for _ in range(len(sp.test))])
@@ -572,7 +624,7 @@ def evaluate_system(rs: RetrievalSystem, sft: TinyVLM, rag_pt: TinyVLM, db: MedD
     M = retrieval_metrics(rs, db, test, k=k, gamma=gamma, seed=seed)
     ctx_fixed = rs.retrieve(test.images, k_max=k, rule="fixed")
     ctx_gap = rs.retrieve(test.images, k_max=k, rule="gap", gamma=gamma)
-    _vqa_step(test, majority, sft, rag_pt, ctx_fixed, ctx_gap, M, seed=seed)
+    _vqa_step(test, majority, sft, rag_pt, ctx_fixed, ctx_gap, M, seed=seed, db=db)
     return M
 
 
