@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from .observation import add_noise as add_noise
     from .observation import fourier_truncate as fourier_truncate
     from .observation import subsample as subsample
+    from .readers import read_data as read_data
+    from .readers import read_fno_mat as read_fno_mat
+    from .readers import read_pdebench as read_pdebench
     from .s4 import S4D as S4D
     from .s4 import GRUMemory as GRUMemory
     from .s4 import LSTMMemory as LSTMMemory
@@ -60,6 +63,7 @@ __version__ = _version("iclr25-memno")
 _EXPORTS = {
     "datasets": None, "PDEDataset": "datasets", "ks": "datasets", "burgers": "datasets",
     "load_dataset": "datasets", "observe": "datasets",
+    "read_data": "readers", "read_pdebench": "readers", "read_fno_mat": "readers",
     "subsample": "observation", "fourier_truncate": "observation", "add_noise": "observation",
     "Trajectories": "solver", "solve_ks": "solver", "solve_burgers": "solver", "etdrk4": "solver",
     "etdrk4_coefficients": "solver", "ks_initial_condition": "solver", "burgers_initial_condition": "solver",

@@ -181,6 +181,13 @@ def _check_modes(data: Any, flag: str, path: Path, modes: int) -> None:
                          f"needs at least {2 * (modes - 1)} grid points); use --modes <= {data.resolution // 2 + 1}")
 
 
+def _check_1d(data: Any, flag: str, path: Path) -> None:
+    if data.u.ndim != 3:
+        raise ValueError(f"{flag} {path}: 2-D fields {data.u.shape} (n, n_t, n_x, n_y); the package's models are 1-D "
+                         "(KS, Burgers): pass a 1-D file (PDEBench 'tensor' or a 1-D CFD --field), or use "
+                         "iclr25.memno.read_data in Python for 2-D arrays")
+
+
 def _check_manifest_is_ours(path: Path) -> None:
     """A ``manifest.json`` in --out that a memno save did not write is never replaced: refused before training."""
     if not (path.exists() or path.is_symlink()):
@@ -203,14 +210,21 @@ def train_cmd(args: argparse.Namespace) -> int:
     if isinstance(args.threads, bool) or not isinstance(args.threads, int) or args.threads < 1:
         raise ValueError(f"--threads must be an integer >= 1, got {args.threads!r}")
     _check_manifest_is_ours(args.out / MANIFEST)
-    from .datasets import load_dataset  # noqa: PLC0415 - numpy only: the files are checked before torch loads
+    from .readers import read_data  # noqa: PLC0415 - numpy (h5py, scipy) only: files are checked before torch loads
 
-    data = load_dataset(args.data)
+    opts = {"field": args.field, "resolution": args.resolution, "noise": args.noise, "time_stride": args.time_stride,
+            "n": args.n, "seed": args.seed, "force": args.force}
+    data, used = read_data(args.data, **opts)
+    print(f"--data {used}")
+    _check_1d(data, "--data", args.data)
     if args.modes is None:
         args.modes = data.resolution // 2
     _check_modes(data, "--data", args.data, args.modes)
     if args.test_data is not None:
-        tr, te = data, load_dataset(args.test_data)
+        te, used_test = read_data(args.test_data, **opts)
+        print(f"--test-data {used_test}")
+        _check_1d(te, "--test-data", args.test_data)
+        tr = data
         _check_modes(te, "--test-data", args.test_data, args.modes)
     else:
         n_train = math.floor(args.train_fraction * len(data))
@@ -269,9 +283,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--t-burn", type=float, default=0.0, help="discard this initial transient (default 0)")
     add_output(g, "--out", kind="file", required=True, suffixes=(".npz",),
                help="the data set .npz written (u, target, x, t, params)")
-    t = ucli.add_command(sub, "train", train_cmd, seed=True, help="train a model on an .npz data set written by `generate`")
-    t.add_argument("--data", type=Path, required=True, help=".npz data set (u, target, x, t, params)")
-    t.add_argument("--test-data", type=Path, default=None, help="separate test .npz (e.g. another resolution)")
+    t = ucli.add_command(sub, "train", train_cmd, seed=True, help="train a model on a data set: .npz from `generate`, PDEBench .h5/.hdf5, FNO .mat")
+    t.add_argument("--data", type=Path, required=True,
+                   help=".npz (u, target, x, t, params), PDEBench .h5/.hdf5 or FNO .mat; the reader goes by extension")
+    t.add_argument("--test-data", type=Path, default=None, help="separate test file (e.g. another resolution)")
+    t.add_argument("--field", default=None, help="PDEBench .h5 array (default tensor, else density; e.g. Vx)")
+    t.add_argument("--resolution", type=int, default=None,
+                   help=".h5/.mat: sub-sample space to this many points (must divide the grid; default: all)")
+    t.add_argument("--noise", type=float, default=0.0, help=".h5/.mat: input noise as a fraction of std(u) (0)")
+    t.add_argument("--time-stride", type=int, default=1, help=".h5/.mat: keep every k-th time (default 1)")
+    t.add_argument("--n", type=int, default=None, help=".h5/.mat: read only the first N trajectories")
+    t.add_argument("--force", action="store_true", help="read a file even when its estimate exceeds the memory")
     t.add_argument("--train-fraction", type=float, default=0.8, help="train split when no --test-data (0.8)")
     t.add_argument("--model", choices=MODEL_NAMES, default="memno", help="model (default memno = S4FFNO)")
     t.add_argument("--epochs", type=int, default=50, help="epochs (default 50)")
