@@ -28,21 +28,26 @@ from .streaming import powerlaw_files as powerlaw_files
 
 if TYPE_CHECKING:
     from .experiments import sweep as sweep
+    from .readers import convert as convert
     from .unlearner import MODES as MODES
     from .unlearner import CertifiedUnlearner as CertifiedUnlearner
 
 __version__ = _version("iclr25-scalegun")
 
 __all__ = [
-    "CertifiedUnlearner", "Ledger", "LedgerRecord", "MODES", "MappedGraph", "PushPropagator", "datasets", "exact_propagation",
+    "CertifiedUnlearner", "Ledger", "convert", "LedgerRecord", "MODES", "MappedGraph", "PushPropagator", "datasets", "exact_propagation",
     "gpr_weights", "load_graph_files", "powerlaw_files", "sweep", "write_mapped_graph", "noise_multiplier", "preprocess_features", "r_max_rule", "residual_budget", "worst_case_terms",
     "__version__",
 ]
 
-_LAZY = {"CertifiedUnlearner", "MODES", "sweep"}
+_LAZY = {"CertifiedUnlearner", "MODES", "sweep", "convert"}
 
 
 def __getattr__(name: str) -> Any:
+    if name == "convert":
+        from .readers import convert
+
+        return convert
     if name in _LAZY:
         from . import experiments, unlearner
 

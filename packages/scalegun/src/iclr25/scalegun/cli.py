@@ -100,17 +100,59 @@ def _mapped_graph(graph: Path, folder: Path, n: int):
     return MappedGraph(folder)
 
 
+def _converted(args: argparse.Namespace):
+    """Features (mapped), labels, graph (mapped) and training ids of a folder written by ``convert``."""
+    from .mapped import MappedGraph  # noqa: PLC0415
+    from .readers import DATA_FILES  # noqa: PLC0415
+
+    d = args.data
+    clash = [f for f in ("graph", "features", "labels", "train", "mmap") if getattr(args, f) is not None]
+    if clash:
+        raise ValueError(f"--data {d} holds the graph, features, labels and split; drop --{clash[0]}")
+    if not d.is_dir():
+        raise FileNotFoundError(f"--data {d}: no such folder (write it with `iclr25 scalegun convert`)")
+    missing = [f for f in DATA_FILES if not (d / f).is_file()]
+    if missing:
+        raise DataFileError(d, f"missing {missing[0]}: not a folder written by `iclr25 scalegun convert`")
+    X = datasets.load_features(d / "features.npy", mmap=True)
+    n = X.shape[0]
+    y = datasets.load_labels(d / "labels.npy", n)
+    adj = MappedGraph(d)
+    if adj.n_nodes != n:
+        raise DataFileError(d, f"the graph has {adj.n_nodes} nodes, features.npy {n} rows")
+    train = datasets.load_train(d / "train.npy", n) if (d / "train.npy").is_file() else np.arange(n)
+    return X, y, adj, train
+
+
+def convert_cmd(args: argparse.Namespace) -> int:
+    from .readers import convert  # noqa: PLC0415
+
+    s = convert(args.source, args.out, split=args.split, force=args.force)
+    split = f", split {s['split_scheme']} ({', '.join(s['split'])})" if s["split"] else ", no split (all nodes train)"
+    print(f"{s['format']} {args.source}: {s['n_nodes']} nodes, {s['n_undirected_edges']} undirected edges, "
+          f"{s['n_features']} features{split} -> {args.out} (run: iclr25 scalegun unlearn --data {args.out} ...)")
+    return 0
+
+
 def unlearn(args: argparse.Namespace) -> int:
     from .unlearner import CertifiedUnlearner
 
     _check_options(args)
-    # features first: their row count is the number of nodes, which bounds the ids of every other file
-    X = datasets.load_features(args.features, mmap=args.mmap is not None)
-    n = X.shape[0]
-    y = datasets.load_labels(args.labels, n)
-    adj = (datasets.load_graph(args.graph, n_nodes=n) if args.mmap is None
-           else _mapped_graph(args.graph, args.mmap, n))
-    train = np.arange(n) if args.train is None else datasets.load_train(args.train, n)
+    if args.data is not None:
+        X, y, adj, train = _converted(args)
+        n = X.shape[0]
+    else:
+        missing = [f for f in ("graph", "features", "labels") if getattr(args, f) is None]
+        if missing:
+            raise ValueError(f"unlearn needs --data DIR (from `iclr25 scalegun convert`) or --graph, --features and "
+                             f"--labels (missing --{missing[0]})")
+        # features first: their row count is the number of nodes, which bounds the ids of every other file
+        X = datasets.load_features(args.features, mmap=args.mmap is not None)
+        n = X.shape[0]
+        y = datasets.load_labels(args.labels, n)
+        adj = (datasets.load_graph(args.graph, n_nodes=n) if args.mmap is None
+               else _mapped_graph(args.graph, args.mmap, n))
+        train = np.arange(n) if args.train is None else datasets.load_train(args.train, n)
     requests = datasets.read_requests(args.requests)
     datasets.check_requests(requests, adj, args.requests)
     u = CertifiedUnlearner(adj, X, y, train, hops=args.hops, weights=args.weights, r_max=args.r_max,
@@ -159,9 +201,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "requests: text, one per line: 'edge U V [U2 V2 ...]', 'node A [B ...]', "
                     "'feature A [B ...]'.",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    un.add_argument("--graph", type=Path, required=True, help="edge list or CSR .npz")
-    un.add_argument("--features", type=Path, required=True, help="node features .npy, shape (n, F)")
-    un.add_argument("--labels", type=Path, required=True, help="class labels .npy, shape (n,)")
+    un.add_argument("--data", type=Path, default=None,
+                    help="a folder written by `convert` (graph, features, labels, split; all memory-mapped)")
+    un.add_argument("--graph", type=Path, default=None, help="edge list or CSR .npz")
+    un.add_argument("--features", type=Path, default=None, help="node features .npy, shape (n, F)")
+    un.add_argument("--labels", type=Path, default=None, help="class labels .npy, shape (n,)")
     un.add_argument("--train", type=Path, default=None, help="training node ids .npy (default: all nodes)")
     un.add_argument("--requests", type=Path, required=True, help="requests file (see above)")
     add_output(un, "--out", kind="file", default="ledger.json", suffixes=(".json",),
@@ -182,6 +226,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                help="memory-map the graph and the features: the graph's CSR index arrays are written to DIR "
                     "(a new folder, reused on later runs with the same --graph file) and read from there; "
                     "--features (float64 .npy) is mapped read-only")
+    cv = ucli.add_command(sub, "convert", convert_cmd, help="stream an OGB folder or an Amazon CSR .npz into a "
+                          "memory-mapped folder for `unlearn --data`")
+    cv.add_argument("source", type=Path, help="OGB node-property folder (raw/*.csv.gz, split/) or Amazon-style .npz")
+    cv.add_argument("--split", default=None, help="OGB split scheme under split/ (default: the only one)")
+    add_output(cv, "--out", kind="folder", required=True, run_files=("indptr.npy", "indices.npy", "source.json"),
+               help="the converted folder")
+    ucli.add_force_argument(cv)
     for p in (dp, rp, un):  # the model's algebra (float64) on the GPU when torch sees one; the push on the CPU
         add_device_argument(p)
     return ucli.run_main(parser, argv)

@@ -39,14 +39,16 @@ MAPPED_FILES = ("indptr.npy", "indices.npy")
 _BLOCK = 1 << 23  # stored entries per row block
 
 
-def npz_arrays(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
-    """The arrays of an ``.npz``: read-only memory maps for members stored uncompressed, in-memory arrays for
-    compressed ones (``numpy.load`` cannot map an ``.npz``)."""
+def npz_arrays(path: str | os.PathLike[str], names: Any = None) -> dict[str, np.ndarray]:
+    """The arrays of an ``.npz`` (only those in ``names``, when given): read-only memory maps for members stored
+    uncompressed, in-memory arrays for compressed ones (``numpy.load`` cannot map an ``.npz``)."""
     p = Path(path)
     out: dict[str, np.ndarray] = {}
     with zipfile.ZipFile(p) as zf, open(p, "rb") as fh:
         for info in zf.infolist():
             name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
+            if names is not None and name not in names:
+                continue
             if info.compress_type != zipfile.ZIP_STORED:
                 with zf.open(info) as member:
                     out[name] = np.lib.format.read_array(member, allow_pickle=False)
