@@ -70,6 +70,10 @@ if TYPE_CHECKING:
     from .pipeline import redraw_flipped as redraw_flipped
     from .pipeline import to_rdkit as to_rdkit
     from .pipeline import write_sdf as write_sdf
+    from .qm9 import QM9Record as QM9Record
+    from .qm9 import load_qm9 as load_qm9
+    from .qm9 import qm9_ensembles as qm9_ensembles
+    from .qm9 import read_qm9_csv as read_qm9_csv
     from .shipped import load_dmt_npz as load_dmt_npz
     from .shipped import load_shipped_dmt as load_shipped_dmt
     from .shipped import save_dmt_npz as save_dmt_npz
@@ -102,6 +106,7 @@ _EXPORTS = {
     "geometry_distances": "metrics", "graph_from_3d": "metrics",
     "ConformerSet": "pipeline", "generate_smiles": "pipeline", "predict_conformers": "pipeline",
     "redraw_flipped": "pipeline", "to_rdkit": "pipeline", "write_sdf": "pipeline",
+    "QM9Record": "qm9", "load_qm9": "qm9", "qm9_ensembles": "qm9", "read_qm9_csv": "qm9",
     "load_dmt_npz": "shipped", "load_shipped_dmt": "shipped", "save_dmt_npz": "shipped",
     "SelfiesTokenizer": "tokenizer", "SmilesTokenizer": "tokenizer",
     "LMFeaturizer": "transfer", "LMProjector": "transfer",
