@@ -22,6 +22,7 @@ from .gcal import GCAL as GCAL
 from .gcal import GCALConfig as GCALConfig
 from .images import builtin_images as builtin_images
 from .images import load_images as load_images
+from .images import read_images as read_images
 from .images import whiten as whiten
 from .maps import MapSummary as MapSummary
 from .maps import Pinwheels as Pinwheels
@@ -46,7 +47,7 @@ __version__ = _version("iclr25-v1-topology")
 __all__ = [
     "maps", "SESNN", "NetworkConfig", "train", "TrainResult", "evaluate", "Evaluation", "sweep",
     "measure_orientation_map", "OrientationMap", "GCAL", "GCALConfig", "SPECIES", "load_preset",
-    "preset_config", "builtin_images", "load_images", "whiten", "gaussian_random_field",
+    "preset_config", "builtin_images", "load_images", "read_images", "whiten", "gaussian_random_field",
     "analytic_pinwheel_field", "salt_and_pepper_map", "pinwheels", "Pinwheels", "pinwheel_density",
     "column_spacing", "orientation_tuning", "summarize_map", "MapSummary", "ring_test", "RingTest",
     "random_field_density", "__version__",

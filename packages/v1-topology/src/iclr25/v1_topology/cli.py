@@ -123,10 +123,13 @@ def train_cmd(args: argparse.Namespace) -> int:
     from iclr25.utils.results import RunResult
 
     from .experiments import evaluate, train
-    from .images import load_images
+    from .images import read_images
     from .network import SESNN
 
-    images = load_images(args.images, f0=cfg.whiten_f0, min_size=cfg.retina // 2) if args.images else None
+    images = None
+    if args.images:
+        images, used = read_images(args.images, f0=cfg.whiten_f0, min_size=cfg.retina // 2, force=args.force)
+        print(f"--images {used}")
     if ckpt.exists():
         net = SESNN.load(ckpt)
         if net.cfg != cfg:
@@ -261,7 +264,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="training images in total (default: 3000)")
     t.add_argument("--n-side", type=ucli.positive_int("--n-side"), default=None, help="E sheet side (default: preset's)")
     t.add_argument("--images", default=None,
-                   help="your own images: .npy/.npz of shape (H, W), (n, H, W) or (n, H, W, 3); whitened here")
+                   help="your own images, grey-scaled and whitened here: a folder of PNG/JPEG/TIFF/.iml files, one "
+                        "such file, Olshausen's IMAGES.mat, van Hateren .iml, or .npy/.npz of shape (H, W), "
+                        "(n, H, W) or (n, H, W, 3)")
     a = ucli.add_command(sub, "analyze", analyze, overwrite=True, help="pinwheels, density, Λ, NNPD, wiring cost of any orientation map")
     a.add_argument("map", help="orientation map (.npy or .npz)")
     a.add_argument("--degrees", action="store_true", help="the map holds degrees rather than radians")
