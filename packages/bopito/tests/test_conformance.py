@@ -6,6 +6,10 @@ FILE_COMMANDS = [
     ["train", "{file}.npz", "--out", "{out}"],
     ["train", "{file}.npy", "--kind", "ito", "--out", "{out}"],
     ["sample", "--model", "{file}", "--lag", "10", "--out", "{out}.npz"],
+    # your own MD (extra traj): a trajectory with its PDB topology, and an .h5 that carries its own
+    ["train", "{file}.xtc", "--top", "{file}.pdb", "--out", "{out}"],
+    ["train", "{file}.dcd", "--top", "{file}.pdb", "--kind", "ito", "--out", "{out}"],
+    ["train", "{file}.h5", "--out", "{out}"],
 ]
 
 

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from .analysis import vamp2_score as vamp2_score
     from .checkpoint import load_model as load_model
     from .checkpoint import save_model as save_model
+    from .mdfiles import load_md_trajectories as load_md_trajectories
     from .models import DiffusionSchedule as DiffusionSchedule
     from .models import ModelConfig as ModelConfig
     from .models import ScoreModel as ScoreModel
@@ -67,7 +68,7 @@ _EXPORTS = {
     "chain_timescales": "analysis", "cross_correlation": "analysis", "discretize": "analysis",
     "estimate_lambda": "analysis", "evaluate_acf": "analysis", "fit_interpolation": "analysis", "fit_lambda_int": "analysis", "fit_msm": "analysis",
     "vamp2_score": "analysis",
-    "load_model": "checkpoint", "save_model": "checkpoint",
+    "load_model": "checkpoint", "save_model": "checkpoint", "load_md_trajectories": "mdfiles",
     "DiffusionSchedule": "models", "ModelConfig": "models", "ScoreModel": "models", "bopito_weight": "models",
     "ExactReference": "reference", "exact_reference": "reference", "sqra_generator": "reference",
     "wasserstein1": "reference",

@@ -160,15 +160,69 @@ def simulate_cmd(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------------------------------------- train
-def train_cmd(args: argparse.Namespace) -> int:
-    """DATA is an .npz with x (n_traj, n_frames[, dim]) (from `simulate` or your own MD) or an .npy array of
-    that shape. Writes config.json, model.pt (state dict, loaded with weights_only=True) and results.json to
-    --out. A BoPITO model without --prior trains its prior on the frames of DATA first."""
-    lam_hat = _check_train_options(args)
-    dev = torch_device(args.device)
+def _load_train_data(args: argparse.Namespace) -> Any:
+    """DATA of ``train``: one .npz/.npy of features, or MD trajectory files (.xtc/.dcd/.h5, or .npy coordinates
+    with --top) featurised as backbone dihedrals (:mod:`iclr25.bopito.mdfiles`)."""
+    from .mdfiles import MD_SUFFIXES, load_md_trajectories
     from .systems import load_trajectories
 
-    data = load_trajectories(args.data)  # validates the file before any work
+    _positive_int(args.stride, "--stride")
+    paths = list(args.data)
+    md_files = [p for p in paths if Path(p).suffix.lower() in MD_SUFFIXES and Path(p).suffix.lower() != ".npy"]
+    if args.top is None and not md_files:
+        if len(paths) != 1:
+            raise ValueError(f"DATA: {len(paths)} files given without --top; several files are MD trajectories "
+                             "(.xtc, .dcd, .h5, or .npy coordinates) and need --top PDB, features are one .npz/.npy")
+        if args.stride != 1:
+            raise ValueError("--stride applies to MD trajectories (with --top or .xtc/.dcd/.h5 DATA)")
+        return load_trajectories(paths[0])
+    data = load_md_trajectories(paths, args.top, stride=args.stride)
+    print(f"read {data.n_traj} trajectory file(s): {data.n_frames} frames each ({data.frame_dt:g} "
+          f"{data.params['frame_unit']} apart), {data.dim} features: {data.params['features']}")
+    return data
+
+
+#: --lambda-hat auto's regular grid has 40^dim cells; above this many, it is refused before any training
+_MAX_GRID_CELLS = 100_000
+
+
+def _auto_lambda_hat(data: Any, estimate_lambda: Any) -> float:
+    """λ̂ for ``--lambda-hat auto``: MD dihedral features of one φ and one ψ (alanine dipeptide) as the alanine
+    experiment does (deeptime's MSM on the 10 × 10 φ/ψ grid, λ̂ = exp(−1/t_2)); other data by TICA on a regular
+    grid (1-D or 2-D; more dimensions are refused: pass --lambda-hat)."""
+    lag = min(10, data.n_frames - 1)
+    if data.system == "md" and data.dim == 4:
+        from .alanine import angles_from_features
+        from .alanine_experiment import fit_grid_msm
+
+        try:
+            lam = fit_grid_msm(angles_from_features(data.x), lag).lambda_hat
+        except (ValueError, RuntimeError) as exc:  # deeptime: no connected set of grid states
+            raise ValueError(f"--lambda-hat auto: no phi/psi grid MSM at lag {lag} can be estimated from "
+                             f"{data.n_traj} x {data.n_frames} frames ({exc}); pass --lambda-hat") from None
+        if not 0.0 < lam < 1.0:
+            raise ValueError(f"--lambda-hat auto: the phi/psi grid MSM at lag {lag} gives lambda_hat {lam:.4g}, "
+                             "outside (0, 1) (too few or too short trajectories); pass --lambda-hat")
+        print(f"lambda_hat estimated from the data (MSM on the 10 x 10 phi/psi grid, lag {lag}): {lam:.5f}")
+        return lam
+    if 40 ** data.dim > _MAX_GRID_CELLS:
+        raise ValueError(f"--lambda-hat auto estimates lambda_hat on a regular grid of 40^{data.dim} cells, too many "
+                         f"for {data.dim}-dimensional data; pass --lambda-hat (a number in (0, 1), e.g. "
+                         "exp(-1/t_2) of the slowest implied timescale t_2 in frames)")
+    lam = estimate_lambda(data.x, lagtime=lag)
+    print(f"lambda_hat estimated from the data (TICA): {lam:.5f}")
+    return lam
+
+
+def train_cmd(args: argparse.Namespace) -> int:
+    """DATA is an .npz with x (n_traj, n_frames[, dim]) (from `simulate`) or an .npy array of that shape, or your
+    own MD: .xtc/.dcd/.h5 files (or .npy coordinates) with --top PDB, one trajectory per file, featurised as
+    (sin, cos) of the backbone φ/ψ dihedrals. Writes config.json, model.pt (state dict, loaded with
+    weights_only=True) and results.json to --out. A BoPITO model without --prior trains its prior on the frames
+    of DATA first."""
+    lam_hat = _check_train_options(args)
+    dev = torch_device(args.device)
+    data = _load_train_data(args)  # validates the files before any work
     max_lag = _train_max_lag(args, data)
     prior_model = _load_prior(args)
     run = RunResult.start(PACKAGE, "train", seed=args.seed, config={})
@@ -189,8 +243,7 @@ def train_cmd(args: argparse.Namespace) -> int:
               "steps": args.steps, "batch_size": args.batch_size, "lr": args.lr, "seed": args.seed, "box": box,
               "device": dev}
     if args.kind == "bopito" and lam_hat is None:
-        lam_hat = estimate_lambda(data.x, lagtime=min(10, data.n_frames - 1))
-        print(f"lambda_hat estimated from the data (TICA): {lam_hat:.5f}")
+        lam_hat = _auto_lambda_hat(data, estimate_lambda)
     if args.kind == "bopito" and prior_model is None:
         prior_res = fit_model("bg", data, desc="prior", **{**common, "steps": args.prior_steps or args.steps})
         prior_model = prior_res.model
@@ -199,7 +252,8 @@ def train_cmd(args: argparse.Namespace) -> int:
                     max_lag=max_lag,
                     lambda_hat=lam_hat if args.kind == "bopito" else None,
                     lambda_int=args.lambda_int if args.kind == "bopito" else None, desc=args.kind, **common)
-    run.config.update({"data": str(args.data), "kind": args.kind, **res.model.config.to_dict(),
+    data_files = [str(p) for p in args.data] if len(args.data) > 1 else str(args.data[0])
+    run.config.update({"data": data_files, "kind": args.kind, **res.model.config.to_dict(),
                        "steps": args.steps, "batch_size": args.batch_size, "lr": args.lr,
                        "data_params": data.params})
     run.add("final training loss", float(res.final_loss[0]), higher_is_better=False)
@@ -207,7 +261,7 @@ def train_cmd(args: argparse.Namespace) -> int:
     if not all(math.isfinite(float(v)) for v in np.ravel(res.final_loss)):
         raise ValueError(f"training diverged (final loss {np.ravel(res.final_loss).tolist()}); nothing written to "
                          f"{args.out}: lower --lr")
-    save_model(res.model, args.out, extra={"data": str(args.data), "frame_dt": data.frame_dt})
+    save_model(res.model, args.out, extra={"data": data_files, "frame_dt": data.frame_dt})
     _save_results(run, args.out / "results.json")
     print(run.to_markdown())
     print(f"wrote {args.out / 'model.pt'}, {args.out / 'config.json'}, {args.out / 'manifest.json'} and "
@@ -241,15 +295,19 @@ def _check_train_options(args: argparse.Namespace) -> float | None:
     return lam_hat
 
 
+def _data_name(args: argparse.Namespace) -> str:
+    return " ".join(str(p) for p in args.data) if isinstance(args.data, list) else str(args.data)
+
+
 def _train_max_lag(args: argparse.Namespace, data: Any) -> int:
     """N_max: ``--max-lag``, checked against the trajectories, or the longest lag in the data (at most 1000)."""
     longest = data.n_frames - 1
     if args.kind != "bg":
         if longest < 1:
-            raise ValueError(f"{args.data}: trajectories of {data.n_frames} frame(s) hold no lagged pairs; ITO "
+            raise ValueError(f"{_data_name(args)}: trajectories of {data.n_frames} frame(s) hold no lagged pairs; ITO "
                              "and BoPITO need at least 2 frames per trajectory")
         if args.max_lag is not None and args.max_lag > longest:
-            raise ValueError(f"--max-lag {args.max_lag} is longer than the trajectories allow: {args.data} has "
+            raise ValueError(f"--max-lag {args.max_lag} is longer than the trajectories allow: {_data_name(args)} has "
                              f"{data.n_frames} frames, so the longest lag is {longest}; pass --max-lag {longest} "
                              "or less (or omit it)")
     max_lag = args.max_lag if args.max_lag is not None else min(1000, max(longest, 1))
@@ -400,7 +458,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--h", type=float, default=None, help="integrator step (default: the system's, 1e-5)")
     s.add_argument("--steps-per-frame", type=int, default=None, help="steps per frame (default 500 for prinz)")
     t = ucli.add_command(sub, "train", train_cmd, seed=True, overwrite="write over a model already in --out (other files there are kept)", force=True, help="train a prior, ITO or BoPITO model on trajectories")
-    t.add_argument("data", type=Path, help="trajectories, .npz (key x) or .npy")
+    t.add_argument("data", type=Path, nargs="+",
+                   help="trajectories: one .npz (key x) or .npy of shape (n_traj, n_frames[, dim]), or your own MD: "
+                        ".xtc, .dcd, .h5 (mdtraj's HDF5) or .npy coordinates (n_frames, n_atoms, 3), one "
+                        "trajectory per file, with --top (extra 'traj': mdtraj)")
+    t.add_argument("--top", type=Path, default=None,
+                   help="PDB topology of the MD trajectories in DATA (an .h5 carries its own); the features are "
+                        "(sin, cos) of every backbone phi, then psi: (sin φ, cos φ, sin ψ, cos ψ) for alanine dipeptide")
+    t.add_argument("--stride", type=int, default=1, help="keep every STRIDE-th frame of MD trajectories (default 1)")
     add_output(t, "--out", kind="folder", required=True, run_files=MODEL_FILES,
                help="model folder: model.pt, config.json, manifest.json (written last) and results.json")
     t.add_argument("--kind", choices=["bopito", "ito", "bg"], default="bopito", help="model (default bopito)")
