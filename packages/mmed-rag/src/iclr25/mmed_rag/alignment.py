@@ -27,7 +27,7 @@ __all__ = ["align"]
 
 def _mine(hf: Any, rs: Any, train: MedDataset, args: argparse.Namespace, rng: np.random.Generator) -> Any:
     """Preference pairs from the model's own answers on up to ``--mine`` training questions."""
-    from .data import question, vqa_items
+    from .data import vqa_items
     from .experiments import mismatched_images
     from .preference import Examples, mine_preferences
 
@@ -36,7 +36,7 @@ def _mine(hf: Any, rs: Any, train: MedDataset, args: argparse.Namespace, rng: np
     ctx = rs.retrieve(train.images, k_max=args.k, rule="gap", gamma=args.gamma).reports
     cm_all = mismatched_images(train, args.cm_image, seed=args.seed)
     data = Examples(train.images[img[pick]], [ctx[img[i]] for i in pick],
-                    [question(int(train.domains[img[i]]), int(fnd[i])) for i in pick],
+                    [train.question(img[i], fnd[i]) for i in pick],
                     ["yes" if ans[i] else "no" for i in pick])
     return mine_preferences(hf, data, seed=args.seed, cm_images=cm_all[pick])
 
@@ -81,8 +81,8 @@ def align(args: argparse.Namespace) -> int:
     with INDEX, mine D_cm (a real mismatched image of another domain), D_oa1 and D_oa2 pairs from the model's
     own answers, DPO (LoRA through peft for large models, every weight for tiny ones), evaluate before and
     after on DATA's test images, and save the aligned model to OUT/model (a plain LLaVA folder)."""
-    train = load_split(args.data, "train", labels_for="align")
-    test = load_split(args.data, "test", labels_for="align")
+    train = load_split(args.data, "train", labels_for="align", args=args)
+    test = load_split(args.data, "test", labels_for="align", args=args)
     set_torch_threads(args.threads)
     seed_everything(args.seed)
     from .data import vqa_items

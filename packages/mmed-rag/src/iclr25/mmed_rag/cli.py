@@ -189,8 +189,8 @@ def _build_index(args: argparse.Namespace) -> int:
     """``build-index``: train the router and the retrievers, index the database, save to ``--out``."""
     from .evaluation import load_split
 
-    train = load_split(args.data, "train")  # the user's files are read before torch is imported
-    db = load_split(args.data, "db") if args.data.is_dir() else train
+    train = load_split(args.data, "train", args=args)  # the user's files are read before torch is imported
+    db = load_split(args.data, "db", args=args) if args.data.is_dir() else train
     ucli.set_torch_threads(args.threads)
     from .rag import RetrievalConfig, RetrievalSystem
 
@@ -215,8 +215,8 @@ def _train(args: argparse.Namespace) -> int:
 
     if args.report_threshold <= 0:
         raise ValueError(f"--report-threshold must lie in (0, 1], got {args.report_threshold}")
-    data = load_split(args.data, "train", labels_for="train")
-    db = load_split(args.data, "db") if args.data.is_dir() else data
+    data = load_split(args.data, "train", labels_for="train", args=args)
+    db = load_split(args.data, "db", args=args) if args.data.is_dir() else data
     ucli.set_torch_threads(args.threads)
     import torch
 
@@ -224,10 +224,18 @@ def _train(args: argparse.Namespace) -> int:
     from .rag import RetrievalSystem
 
     rs = RetrievalSystem.load(args.index)
+    from .evaluation import check_findings
+
+    check_findings(data, rs, "train")
+    report_pairs = not args.no_report_pairs
+    if report_pairs and data.vocabulary is not None:
+        # a generated report is judged against the built-in findings' sentences; a report folder has its own
+        print("train: a report folder's findings come from --findings: VQA preference pairs only (no report pairs)")
+        report_pairs = False
     seed_everything(args.seed)
     sft, pol, pairs, stats = train_rag_pt(data, db, rs, k=args.k, sft_steps=args.sft_steps, dpo_steps=args.dpo_steps,
                                           beta=args.beta, cm_image=args.cm_image,
-                                          report_pairs=not args.no_report_pairs,
+                                          report_pairs=report_pairs,
                                           report_threshold=args.report_threshold, seed=args.seed)
     # whole or refused (evaluate --model verifies): the old manifest first, the parts atomically, the manifest last
     args.out.mkdir(parents=True, exist_ok=True)
@@ -256,6 +264,15 @@ def _unit(flag: str):
 _KEEP = "replace the files of a previous run in --out (files this command does not write are kept)"
 
 
+def _user_data(p: argparse.ArgumentParser) -> None:
+    """A folder of images with their reports (IU-Xray, MIMIC-CXR, R2Gen or plain layout) as DATA."""
+    p.add_argument("--findings", type=Path, default=None, metavar="VOCAB.json",
+                   help="a report folder's findings: JSON {finding: [report phrases]} (default: opacity, "
+                        "cardiomegaly, effusion, nodule); build-index and the commands using its index take the same")
+    p.add_argument("--image-size", type=ucli.positive_int("--image-size"), default=32,
+                   help="a report folder's images are resized to this side in pixels (default 32)")
+
+
 def _threads(p: argparse.ArgumentParser) -> None:
     p.add_argument("--threads", type=ucli.positive_int("--threads"), default=1, help="torch CPU threads (default 1)")
 
@@ -277,7 +294,7 @@ def _add_data_commands(sub: Any) -> None:
 
     b = ucli.add_command(sub, "build-index", _cmd("build_index"), seed=True, overwrite=_KEEP, force=True, help="train the router and per-domain retrievers, index the database",
                          description=DESCRIPTIONS["build-index"])
-    b.add_argument("data", type=Path, help="data folder or .npz file")
+    b.add_argument("data", type=Path, help="data folder or .npz file, or a folder of images with their reports")
     add_output(b, "--out", kind="folder", required=True, run_files=INDEX_FILES,
                help="index folder: config.json, vocab.json, router.pt, retriever-<domain>.pt, index/ and, last, "
                     "manifest.json; not DATA nor a folder holding it")
@@ -287,6 +304,7 @@ def _add_data_commands(sub: Any) -> None:
     b.add_argument("--pooled", action="store_true", help="one retriever and one shard for all domains (baseline)")
     b.add_argument("--text-tower", choices=("cnn", "minilm"), default="cnn",
                    help="cnn (from scratch, default) or minilm (packaged all-MiniLM-L6-v2, the minilm extra)")
+    _user_data(b)
     _threads(b)
 
 
@@ -310,11 +328,12 @@ def _add_model_commands(sub: Any) -> None:
     t.add_argument("--report-threshold", type=_unit("--report-threshold"), default=0.75,
                    help="a generated report is right when it states at least this fraction of the four "
                         "findings correctly (default 0.75)")
+    _user_data(t)
     _threads(t)
 
     e = ucli.add_command(sub, "evaluate", _cmd("evaluate"), seed=True, overwrite=_KEEP, help="VQA acc/F1/AUC, copy and harm rates, recall@k, BLEU/ROUGE-L",
                          description=DESCRIPTIONS["evaluate"])
-    e.add_argument("data", type=Path, help="data folder or .npz file")
+    e.add_argument("data", type=Path, help="data folder or .npz file, or a folder of images with their reports")
     e.add_argument("--index", type=Path, required=True, help="index folder from build-index")
     e.add_argument("--model", type=Path, help="model folder from train")
     add_output(e, "--out", kind="folder", required=True, run_files=RESULTS_FILES, help="folder for results.json")
@@ -322,6 +341,7 @@ def _add_model_commands(sub: Any) -> None:
     e.add_argument("--rule", choices=RULES, default="gap", help="context selection rule (default gap)")
     e.add_argument("--gamma", type=ucli.nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
     e.add_argument("--threshold", type=ucli.positive_float("--threshold"), default=1.05, help="ratio threshold (1.05)")
+    _user_data(e)
     _threads(e)
 
 
@@ -329,7 +349,7 @@ def _add_own_model_commands(sub: Any) -> None:
     """``ask`` and ``align``: your own model (an endpoint or a local HF LLaVA folder)."""
     a = ucli.add_command(sub, "ask", _cmd("ask"), seed=True, overwrite=_KEEP, help="VQA with your own model: an OpenAI-compatible endpoint or a local HF LLaVA folder",
                          description=DESCRIPTIONS["ask"])
-    a.add_argument("data", type=Path, help="data folder or .npz file")
+    a.add_argument("data", type=Path, help="data folder or .npz file, or a folder of images with their reports")
     a.add_argument("--index", type=Path, required=True, help="index folder from build-index")
     add_output(a, "--out", kind="folder", required=True, run_files=RESULTS_FILES,
                help="folder for results.json (never the API key)")
@@ -344,6 +364,7 @@ def _add_own_model_commands(sub: Any) -> None:
     a.add_argument("--limit", type=ucli.positive_int("--limit"), default=40, help="questions to ask (default 40)")
     a.add_argument("--k", type=ucli.positive_int("--k"), default=3, help="context cap (default 3)")
     a.add_argument("--gamma", type=ucli.nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
+    _user_data(a)
     _threads(a)
 
     al = ucli.add_command(sub, "align", _cmd("align"), seed=True, overwrite=_KEEP, force=True, help="RAG-PT of your own HF LLaVA-style model: mine pairs with it, DPO, evaluate",
@@ -367,6 +388,7 @@ def _add_own_model_commands(sub: Any) -> None:
                          "same-domain image of the opposite class, or noise (the reference code)")
     al.add_argument("--k", type=ucli.positive_int("--k"), default=3, help="context cap (default 3)")
     al.add_argument("--gamma", type=ucli.nonnegative_float("--gamma"), default=0.005, help="gap rule gamma (0.005)")
+    _user_data(al)
     _threads(al)
 
 

@@ -13,6 +13,7 @@ note §5 (MIMIC-CXR, Quilt-1M and Harvard-FairVLMed cannot be downloaded).
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -320,7 +321,9 @@ class MedDataset:
 
     Attributes: ``images`` float32 (N, 3, H, W) in [0, 1]; ``domains`` int64 (N,); ``labels`` int64 (N, 4)
     (what the image shows); ``report_labels`` int64 (N, 4) (what the report says: ``labels`` with
-    ``label_noise`` flips); ``reports`` tuple of N strings.
+    ``label_noise`` flips); ``reports`` tuple of N strings; ``vocabulary``: None for the built-in four findings
+    of each domain, else a :class:`~iclr25.mmed_rag.userdata.FindingVocabulary` of F findings (the user's own
+    data; ``labels`` and ``report_labels`` are then (N, F)).
     """
 
     images: np.ndarray
@@ -328,6 +331,7 @@ class MedDataset:
     labels: np.ndarray
     report_labels: np.ndarray
     reports: tuple[str, ...]
+    vocabulary: Any = None
 
     def __post_init__(self) -> None:
         images = check_images(self.images)
@@ -343,8 +347,8 @@ class MedDataset:
             raise ValueError(f"domains must be integers in 0..{len(DOMAINS) - 1}, got {np.unique(domains)[:5]}")
         for name in ("labels", "report_labels"):
             arr = np.asarray(getattr(self, name))
-            if arr.shape != (n, 4) or not np.isin(arr, (0, 1)).all():
-                raise ValueError(f"{name} must be an (N, 4) array of 0/1, got shape {arr.shape}")
+            if arr.shape != (n, self.n_findings) or not np.isin(arr, (0, 1)).all():
+                raise ValueError(f"{name} must be an (N, {self.n_findings}) array of 0/1, got shape {arr.shape}")
         object.__setattr__(self, "images", images)
         object.__setattr__(self, "domains", domains.astype(np.int64))
         object.__setattr__(self, "labels", np.asarray(self.labels).astype(np.int64))
@@ -354,10 +358,25 @@ class MedDataset:
     def __len__(self) -> int:
         return len(self.images)
 
+    @property
+    def n_findings(self) -> int:
+        """Findings per image: 4 (built in) or the vocabulary's."""
+        return 4 if self.vocabulary is None else len(self.vocabulary)
+
+    def question(self, image: int, finding: int) -> str:
+        """The yes/no question about ``finding`` of image ``image``."""
+        if self.vocabulary is not None:
+            return self.vocabulary.question(finding)
+        return question(int(self.domains[int(image)]), int(finding))
+
+    def read_report(self, image_domain: int, text: str) -> np.ndarray:
+        """What ``text`` states about each finding (1, 0, −1; :func:`read_report` or the vocabulary's reading)."""
+        return read_report(image_domain, text) if self.vocabulary is None else self.vocabulary.read(text)
+
     def subset(self, idx: Any) -> MedDataset:
         idx = np.asarray(idx)
         return MedDataset(self.images[idx], self.domains[idx], self.labels[idx], self.report_labels[idx],
-                          tuple(self.reports[i] for i in np.arange(len(self))[idx]))
+                          tuple(self.reports[i] for i in np.arange(len(self))[idx]), vocabulary=self.vocabulary)
 
     def domain(self, domain: str | int) -> MedDataset:
         """The images of one domain."""
@@ -365,9 +384,10 @@ class MedDataset:
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write an ``.npz`` (images as uint8), atomically."""
+        extra = {} if self.vocabulary is None else {"vocabulary": np.asarray(self.vocabulary.to_json(), np.str_)}
         return save_npz(path, images=np.round(self.images * 255).astype(np.uint8), domains=self.domains,
                         labels=self.labels, report_labels=self.report_labels,
-                        reports=np.asarray(self.reports, dtype=np.str_))
+                        reports=np.asarray(self.reports, dtype=np.str_), **extra)
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> MedDataset:
@@ -375,10 +395,15 @@ class MedDataset:
         ``reports``; ``labels``/``report_labels`` default to -1-free zeros when absent). Errors name the file."""
         arrays = read_npz(path, required=("images", "domains", "reports"), what="data set")
         n = len(arrays["images"])
-        labels = arrays.get("labels", np.zeros((n, 4), np.int64))
         try:
+            vocab = None
+            if "vocabulary" in arrays:
+                from .userdata import FindingVocabulary
+
+                vocab = FindingVocabulary.from_mapping(json.loads(str(arrays["vocabulary"])))
+            labels = arrays.get("labels", np.zeros((n, 4 if vocab is None else len(vocab)), np.int64))
             return cls(arrays["images"], arrays["domains"], labels, arrays.get("report_labels", labels),
-                       tuple(str(r) for r in arrays["reports"]))
+                       tuple(str(r) for r in arrays["reports"]), vocabulary=vocab)
         except (ValueError, TypeError) as exc:
             raise DataFileError(path, str(exc)) from exc
 
@@ -444,8 +469,9 @@ def generate_splits(n_train: int = 600, n_db: int = 300, n_test: int = 200, *, s
 
 
 def vqa_items(ds: MedDataset) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every (image, finding) question of ``ds``: ``(image_index, finding, answer)`` arrays, 4 per image."""
-    n = len(ds)
-    img = np.repeat(np.arange(n), 4)
-    fnd = np.tile(np.arange(4), n)
+    """Every (image, finding) question of ``ds``: ``(image_index, finding, answer)`` arrays, one per finding
+    (4 per image, or the vocabulary's count)."""
+    n, f = len(ds), ds.labels.shape[1]
+    img = np.repeat(np.arange(n), f)
+    fnd = np.tile(np.arange(f), n)
     return img, fnd, ds.labels[img, fnd]

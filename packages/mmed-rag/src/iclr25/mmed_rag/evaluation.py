@@ -39,12 +39,21 @@ class UnlabeledDataError(ValueError):
     """A data file without ``labels`` given to a command that scores or trains against them."""
 
 
-def load_split(path: Path, name: str, *, labels_for: str | None = None) -> MedDataset:
-    """The split ``name`` (train / db / test) of a data folder, or the one ``.npz`` file ``path``.
+def load_split(path: Path, name: str, *, labels_for: str | None = None, args: argparse.Namespace | None = None
+               ) -> MedDataset:
+    """The split ``name`` (train / db / test) of a data folder, or the one ``.npz`` file ``path``, or of a folder
+    of images with their reports (:mod:`iclr25.mmed_rag.userdata`: the IU-Xray, MIMIC-CXR, R2Gen or plain
+    layout; findings from ``args.findings``, images resized to ``args.image_size``).
 
     ``labels_for``: the command that needs the images' ``labels`` (scores answers against them or trains on
     them); a file without them is refused in one line naming the file (it would otherwise be read with all-"no"
-    labels, scoring an always-"yes" model 0)."""
+    labels, scoring an always-"yes" model 0). A report folder's labels are the findings its reports state."""
+    from .userdata import FindingVocabulary, is_report_folder, read_folder
+
+    if is_report_folder(path):
+        findings = getattr(args, "findings", None)
+        vocab = FindingVocabulary.load(findings) if findings is not None else None
+        return read_folder(path, name, vocabulary=vocab, size=getattr(args, "image_size", 32))
     f = data_file(path, name)
     ds = load_dataset(f)
     if labels_for is not None:
@@ -55,6 +64,14 @@ def load_split(path: Path, name: str, *, labels_for: str | None = None) -> MedDa
                 f"{f}: no 'labels' array (the findings each image shows, (N, 4) 0/1); {labels_for} scores or "
                 "trains answers against them, so an unlabeled file is refused (build-index needs none)")
     return ds
+
+
+def check_findings(ds: MedDataset, rs, what: str) -> None:
+    """The data's findings must be those the index was built with (one line otherwise)."""
+    width = rs.index.label_width()
+    if ds.n_findings != width:
+        raise ValueError(f"{what}: the data have {ds.n_findings} findings but the index was built with {width}; "
+                         "give build-index and this command the same --findings file")
 
 
 def _model_metrics(run: RunResult, test: MedDataset, rs, fixed, ctx, args: argparse.Namespace) -> None:
@@ -83,13 +100,14 @@ def _model_metrics(run: RunResult, test: MedDataset, rs, fixed, ctx, args: argpa
 def evaluate(args: argparse.Namespace) -> int:
     """``evaluate``: retrieval metrics of ``--index`` on DATA's test split and, with ``--model``, the VLM
     without RAG, with fixed-k RAG and with adaptive RAG."""
-    test = load_split(args.data, "test", labels_for="evaluate")
+    test = load_split(args.data, "test", labels_for="evaluate", args=args)
     set_torch_threads(args.threads)
     from .data import vqa_items
     from .metrics import context_precision, recall_at_k
     from .rag import RetrievalSystem
 
     rs = RetrievalSystem.load(args.index)
+    check_findings(test, rs, "evaluate")
     run = RunResult.start(PACKAGE, "evaluate", seed=args.seed, config={"data": str(args.data), "index": str(args.index), "k": args.k,
                                                                     "rule": args.rule, "gamma": args.gamma,
                                                                     "threshold": args.threshold})
@@ -143,15 +161,16 @@ def ask(args: argparse.Namespace) -> int:
     from iclr25.utils.endpoint import api_key_from_env
 
     api_key = api_key_from_env(args.api_key_env) if args.endpoint is not None else None
-    test = load_split(args.data, "test", labels_for="ask")
+    test = load_split(args.data, "test", labels_for="ask", args=args)
     set_torch_threads(args.threads)
-    from .data import DOMAINS, question, vqa_items
+    from .data import DOMAINS, vqa_items
     from .experiments import conflict_set
     from .hf import rag_prompt
     from .rag import RetrievalSystem
 
-    predict = _predictor(args, api_key)
     rs = RetrievalSystem.load(args.index)
+    check_findings(test, rs, "ask")
+    predict = _predictor(args, api_key)
     run = RunResult.start(PACKAGE, "ask", seed=args.seed, config={
         "data": str(args.data), "index": str(args.index), "endpoint": args.endpoint, "model": args.model,
         "hf_path": None if args.hf_path is None else str(args.hf_path), "k": args.k, "gamma": args.gamma,
@@ -168,7 +187,7 @@ def ask(args: argparse.Namespace) -> int:
     items, cimages, stated = items[inside], cimages[inside], stated[inside]
 
     def prompts(idx: np.ndarray, with_reports: bool) -> list[str]:
-        return [rag_prompt(question(int(test.domains[img[i]]), int(fnd[i])),
+        return [rag_prompt(test.question(img[i], fnd[i]),
                            ctx.reports[img[i]] if with_reports else [], domain=DOMAINS[int(test.domains[img[i]])])
                 for i in idx]
 
@@ -210,13 +229,13 @@ def _conflict_metrics(run: RunResult, stated: np.ndarray, replies: np.ndarray) -
 def hf_eval(hf, test: MedDataset, contexts: list[list[str]], pick: np.ndarray, *, seed: int) -> dict[str, float]:
     """VQA accuracy of ``hf`` on the questions ``pick`` with and without the reports, and the copy rate on
     those of them whose reports a real same-domain image contradicts."""
-    from .data import question, vqa_items
+    from .data import vqa_items
     from .experiments import conflict_set
     from .metrics import copying
     from .preference import answer
 
     img, fnd, ans = vqa_items(test)
-    qs = [question(int(test.domains[img[i]]), int(fnd[i])) for i in pick]
+    qs = [test.question(img[i], fnd[i]) for i in pick]
     ctx = [contexts[img[i]] for i in pick]
     a0, _ = answer(hf, test.images[img[pick]], [[] for _ in pick], qs)
     a1, _ = answer(hf, test.images[img[pick]], ctx, qs)
@@ -227,7 +246,7 @@ def hf_eval(hf, test: MedDataset, contexts: list[list[str]], pick: np.ndarray, *
     inside = np.isin(items, pick)
     items, cimages, stated = items[inside], cimages[inside], stated[inside]
     if len(items):
-        cq = [question(int(test.domains[img[i]]), int(fnd[i])) for i in items]
+        cq = [test.question(img[i], fnd[i]) for i in items]
         ac, _ = answer(hf, cimages, [contexts[img[i]] for i in items], cq)
         out["copy_rate"] = copying(stated, ac)["copy_rate"]
         out["conflicts"] = float(len(items))

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from .data import DOMAINS, MedDataset, Splits, generate_splits, question, read_report, vqa_items
+from .data import DOMAINS, MedDataset, Splits, generate_splits, read_report, vqa_items
 from .metrics import (
     context_precision,
     copying,
@@ -124,7 +124,7 @@ def _contexts_agreeing(ds: MedDataset, db: MedDataset, img: np.ndarray, fnd: np.
     retriever that is usually right, which teaches the model to lean on its context)."""
     by = {}
     for d in range(len(DOMAINS)):
-        for f in range(4):
+        for f in range(db.report_labels.shape[1]):
             for v in (0, 1):
                 by[d, f, v] = np.flatnonzero((db.domains == d) & (db.report_labels[:, f] == v))
     out = []
@@ -148,7 +148,7 @@ def sft_examples(ds: MedDataset, db: MedDataset, *, k_max: int = 3, agreement: f
     img, fnd, ans = vqa_items(ds)
     ctx = _contexts_agreeing(ds, db, img, fnd, k_max, agreement, rng)
     ctx = [[] if rng.random() < no_context else c for c in ctx]
-    qs = [question(int(ds.domains[i]), int(f)) for i, f in zip(img, fnd, strict=True)]
+    qs = [ds.question(i, f) for i, f in zip(img, fnd, strict=True)]
     vqa = Examples(ds.images[img], ctx, qs, ["yes" if a else "no" for a in ans])
     n_rep = int(round(report_fraction * len(vqa)))
     ri = rng.choice(len(ds), n_rep, replace=n_rep > len(ds))
@@ -162,16 +162,18 @@ def sft_examples(ds: MedDataset, db: MedDataset, *, k_max: int = 3, agreement: f
 def _vqa_set(ds: MedDataset, contexts: list[list[str]]) -> Examples:
     img, fnd, ans = vqa_items(ds)
     return Examples(ds.images[img], [contexts[i] for i in img],
-                    [question(int(ds.domains[i]), int(f)) for i, f in zip(img, fnd, strict=True)],
+                    [ds.question(i, f) for i, f in zip(img, fnd, strict=True)],
                     ["yes" if a else "no" for a in ans])
 
 
-def stated_answers(domains: Any, contexts: Sequence[Sequence[str]], findings: Any) -> np.ndarray:
+def stated_answers(domains: Any, contexts: Sequence[Sequence[str]], findings: Any, *, vocabulary: Any = None
+                   ) -> np.ndarray:
     """What the kept reports state about the asked finding, by majority of the reports that state it (read
-    back with :func:`~iclr25.mmed_rag.data.read_report`): (N,) 1, 0, or −1 when none states it or they tie."""
+    back with :func:`~iclr25.mmed_rag.data.read_report`, or ``vocabulary.read`` for the user's findings): (N,) 1,
+    0, or −1 when none states it or they tie."""
     out = np.full(len(contexts), -1, np.int64)
     for n, (d, ctx, f) in enumerate(zip(np.asarray(domains), contexts, np.asarray(findings), strict=True)):
-        said = [int(read_report(int(d), r)[int(f)]) for r in ctx]
+        said = [int((read_report(int(d), r) if vocabulary is None else vocabulary.read(r))[int(f)]) for r in ctx]
         said = [v for v in said if v >= 0]
         if said and 2 * sum(said) != len(said):
             out[n] = int(2 * sum(said) > len(said))
@@ -189,11 +191,11 @@ def conflict_set(ds: MedDataset, contexts: Sequence[Sequence[str]], *, seed: int
     indices kept, the replacement images and s.
     """
     img, fnd, _ = vqa_items(ds)
-    stated = stated_answers(ds.domains[img], [contexts[i] for i in img], fnd)
+    stated = stated_answers(ds.domains[img], [contexts[i] for i in img], fnd, vocabulary=ds.vocabulary)
     rng = np.random.default_rng(seed + 11)
     swap = np.full(len(img), -1)
     for d in range(len(DOMAINS)):
-        for f in range(4):
+        for f in range(ds.labels.shape[1]):
             for v in (0, 1):
                 pool = np.flatnonzero((ds.domains == d) & (ds.labels[:, f] == 1 - v))
                 sel = np.flatnonzero((ds.domains[img] == d) & (fnd == f) & (stated == v))
@@ -316,7 +318,7 @@ def reference_votes(test: MedDataset, db: MedDataset, ctx_fixed: Any, ctx_gap: A
     img, fnd, ans = vqa_items(test)
     out = {}
     for name, ctx in (("fixed_k", ctx_fixed), ("gap", ctx_gap)):
-        said = stated_answers(test.domains[img], [ctx.reports[i] for i in img], fnd)
+        said = stated_answers(test.domains[img], [ctx.reports[i] for i in img], fnd, vocabulary=test.vocabulary)
         out[f"acc_retrieval_vote_{name}"] = float((_vote_or_prior(said, majority) == ans).mean())
     q = test.images.reshape(len(test), -1).astype(np.float64)
     x = db.images.reshape(len(db), -1).astype(np.float64)

@@ -333,6 +333,11 @@ class DomainIndex:
         self._shards[domain] = (idx, reports, labels, doms)
         return self
 
+    def label_width(self) -> int:
+        """Findings per report in the shards' labels (4 built in; the vocabulary's count for the user's data)."""
+        widths = {s[2].shape[1] for s in self._shards.values() if s[2].ndim == 2}
+        return widths.pop() if len(widths) == 1 else 4
+
     def shard(self, domain: str) -> VectorIndex:
         if domain not in self._shards:
             raise ValueError(f"unknown domain {domain!r}; this index has shards {', '.join(self._shards) or '(none)'}")

@@ -82,9 +82,9 @@ class RetrievalSystem:
             retrievers["pooled"] = train_retriever(train, vocab, desc="retriever pooled", seed=seed + 1, **kw)
         else:
             for di, d in enumerate(DOMAINS):
-                tr, dbd = train.domain(d), db.domain(d)
-                if len(tr) and len(dbd):
-                    retrievers[d] = train_retriever(tr, vocab, desc=f"retriever {d}", seed=seed + 1 + di, **kw)
+                if np.any(train.domains == di) and np.any(db.domains == di):  # a domain absent from the data: none
+                    retrievers[d] = train_retriever(train.domain(d), vocab, desc=f"retriever {d}", seed=seed + 1 + di,
+                                                    **kw)
         return cls(vocab, router, retrievers, DomainIndex(), cfg).reindex(db)
 
     def reindex(self, db: MedDataset) -> RetrievalSystem:
@@ -120,7 +120,8 @@ class RetrievalSystem:
         k_eff = min([k_max] + [len(self.index.shard(s)) for s in self.index.domains])
         scores = np.zeros((n, k_eff), np.float32)
         ids = np.zeros((n, k_eff), np.int64)
-        labels = np.zeros((n, k_eff, 4), np.int64)
+        width = self.index.label_width()
+        labels = np.zeros((n, k_eff, width), np.int64)
         rdoms = np.zeros((n, k_eff), np.int64)
         reports: list[list[str]] = [[] for _ in range(n)]
         groups = {"pooled": np.arange(n)} if self.config.pooled else {
