@@ -18,8 +18,10 @@ if TYPE_CHECKING:
     from .control import heuristics as heuristics
     from .control import solve as solve
     from .digits import DigitsResult as DigitsResult
+    from .digits import compare_protocols as compare_protocols
     from .digits import digits_tasks as digits_tasks
     from .digits import run_digits as run_digits
+    from .digits import tasks_from_arrays as tasks_from_arrays
     from .model import Problem as Problem
     from .model import State as State
     from .model import initial_state as initial_state
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
     from .schedule import sequential as sequential
     from .sgd import SimulationResult as SimulationResult
     from .sgd import simulate as simulate
+    from .userdata import read_tasks as read_tasks
 
 __version__ = _version("iclr25-cl-optimal-control")
 

@@ -22,6 +22,7 @@ DESCRIPTION = """Optimal task-selection protocols for continual learning (Mori, 
   demo                          the optimal protocol at gamma = 0.5 vs the heuristics, ODE and a finite-N check
   solve --gamma G --out F.json  solve the control problem (Pontryagin or direct), write the schedule as JSON
   simulate F.json               run a schedule file in finite-N online SGD, compare with the ODE
+  simulate --data X.npz         the optimal protocol at your two tasks' measured gamma vs heuristics, in SGD
   repro                         reduced-scale reproduction (forgetting vs gamma, schedules, SGD, digits, casadi)
 
 Schedule file (JSON, written by `solve`): {"schedule": {"u": [[u_old, u_new], ...], "eta_factor": [...]},
@@ -118,6 +119,14 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
     from .schedule import load_schedule  # noqa: PLC0415
 
+    if args.data is not None:
+        return _simulate_data(args)
+    if args.schedule is None:
+        raise ValueError("simulate needs a schedule file (from `solve`) or --data X.npz")
+    if args.problem is not None:
+        raise ValueError("--problem applies to --data; a schedule file carries its own problem")
+    if args.n is None:
+        args.n = 2000
     if args.n < 8 or args.n > 10 ** 6:
         raise ValueError(f"--n must be in [8, 1000000], got {args.n}")
     if args.seeds < 1 or args.seeds > 10 ** 4:
@@ -174,6 +183,61 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return run.publish(out)
 
 
+def _simulate_data(args: argparse.Namespace) -> int:
+    """``simulate --data X.npz``: gamma measured on the user's two tasks, the optimal protocol solved on the ODE at
+    that gamma, then theory vs sequential vs the best constant mix in online SGD on the data (as for digits)."""
+    from iclr25.utils.results import RunResult  # noqa: PLC0415
+
+    if args.schedule is not None:
+        raise ValueError("--data solves the protocol at the data's measured gamma: drop the schedule file")
+    if args.n is not None:
+        raise ValueError("--data fixes N to the number of features: drop --n")
+    if args.seeds < 1 or args.seeds > 10 ** 4:
+        raise ValueError(f"--seeds must be in [1, 10000], got {args.seeds}")
+    if args.ewc != 0:
+        raise ValueError("--ewc applies to the teacher-student simulation, not to --data")
+    from .userdata import read_tasks  # noqa: PLC0415
+
+    base = _problem_from_args(args)  # --problem FILE: the other Problem fields; gamma is measured
+    tasks, used = read_tasks(args.data, seed=args.seed, force=args.force)
+    print(f"--data {used}")
+    problem = base.replace(gamma=tasks.gamma)
+    d = tasks.X_train.shape[1]
+    grid = 11
+    steps = problem.alpha_f * d * (grid + 2)  # the theory schedule, sequential and the constant-mix grid
+    width = args.seeds * problem.n_hidden * d
+    check_size(f"--data {args.data} (N = {d}) with --seeds {args.seeds}", bytes_needed=8.0 * 4 * width,
+               seconds_needed=steps * (2e-5 + 5e-9 * width), force=args.force)
+    run = RunResult.start("iclr25-cl-optimal-control", "simulate", seed=args.seed,
+                          config={"data": str(args.data), "n_features": d, "n_train": int(tasks.X_train.shape[0]),
+                                  "n_test": int(tasks.X_test.shape[0]), "seeds": args.seeds,
+                                  "gamma_measured": tasks.gamma, "gamma_raw": tasks.gamma_raw,
+                                  "problem": problem.to_dict(), "constant_mix_grid": grid})
+    from iclr25.utils.device import describe_device  # noqa: PLC0415
+
+    from .digits import compare_protocols  # noqa: PLC0415
+    from .ode import resolve_device  # noqa: PLC0415
+    from .schedule import save_schedule  # noqa: PLC0415
+
+    dev = resolve_device(args.device)
+    run.machine["device"] = describe_device(dev) + " (the ODE; SGD is numpy on the CPU)"
+    res = compare_protocols(tasks, problem=problem, n_seeds=args.seeds, seed=args.seed, grid=grid, device=dev)
+    seq = res.errors["sequential"]
+    for k, v in res.errors.items():
+        run.add(f"test error {k}", v, higher_is_better=False)
+        run.add(f"test error {k} (std over seeds)", res.errors_std[k])
+    run.add("theory / sequential test error", res.errors["theory (optimal on the ODE)"] / seq if seq else float("nan"),
+            higher_is_better=False)
+    run.add("best constant replay fraction", res.best_mix)
+    run.add("theory replay share", res.theory_schedule.replay_fraction())
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    save_schedule(out / "schedule.json", res.theory_schedule, problem, gamma_measured=tasks.gamma,
+                  data=str(args.data))
+    print(f"wrote {out / 'schedule.json'} (the optimal protocol at gamma = {tasks.gamma:.3f})")
+    return run.publish(out)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser, sub, d, r = ucli.method_commands("cl-optimal-control", DESCRIPTION, demo=cmd_demo, demo_help=DEMO_HELP,
                                              repro=cmd_repro, repro_help=REPRO_HELP, quick=True, jax_cache="ICLR25_CLOC_JAX_CACHE")
@@ -196,12 +260,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                help="schedule file written (JSON: the schedule, the problem, the costs)")
 
     m = ucli.add_command(sub, "simulate", cmd_simulate, seed=True, overwrite="write over a previous run in --out", force=True, help="run a schedule file in finite-N online SGD, compare with the ODE")
-    m.add_argument("schedule", type=Path, help="schedule JSON file (from `solve`)")
-    m.add_argument("--n", type=int, default=2000, help="input dimension N (default 2000)")
+    m.add_argument("schedule", type=Path, nargs="?", default=None, help="schedule JSON file (from `solve`)")
+    m.add_argument("--data", type=Path, default=None,
+                   help="your two tasks as .npz (features (n, d); labels (n, 2) of ±1, or (n,) classes with task_a "
+                        "and task_b; optional test mask): the protocol is solved at their measured gamma")
+    m.add_argument("--n", type=int, default=None, help="input dimension N (default 2000; with --data: d)")
+    m.add_argument("--problem", type=Path, default=None,
+                   help="with --data: JSON file with Problem fields (alpha_1, alpha_f, eta, ...; gamma is measured)")
     m.add_argument("--seeds", type=int, default=10, help="number of independent runs (default 10)")
     m.add_argument("--ewc", type=float, default=0.0, help="EWC strength on the control window (default 0)")
     add_output(m, "--out", kind="folder", default="results/cl-optimal-control-simulate",
-               run_files=("results.json", "sgd_vs_ode.png"), help="folder for results.json and sgd_vs_ode.png")
+               run_files=("results.json", "sgd_vs_ode.png", "schedule.json"),
+               help="folder for results.json and sgd_vs_ode.png (with --data: results.json and schedule.json)")
     for p in (d, r, s, m):  # where JAX computes the ODEs and the solvers (SGD is numpy on the CPU)
         add_device_argument(p)
     return ucli.run_main(parser, argv)

@@ -26,7 +26,8 @@ from scipy.special import erf
 from .model import Problem
 from .schedule import Schedule
 
-__all__ = ["DigitsTasks", "DigitsResult", "digits_tasks", "train_digits", "run_digits"]
+__all__ = ["DigitsTasks", "DigitsResult", "digits_tasks", "tasks_from_arrays", "train_digits", "run_digits",
+           "compare_protocols"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +40,7 @@ class DigitsTasks:
     y_test: np.ndarray      # (2, n_test)
     gamma_raw: float
     gamma: float
-    shared: int
+    shared: int | None      # digits: positive classes in common; None for a user's data
 
 
 def digits_tasks(shared: int = 3, *, test_size: float = 0.3, ridge: float = 10.0, seed: int = 0) -> DigitsTasks:
@@ -55,18 +56,25 @@ def digits_tasks(shared: int = 3, *, test_size: float = 0.3, ridge: float = 10.0
     perm = rng.permutation(len(digit))
     n_test = int(round(test_size * len(digit)))
     te, tr = perm[:n_test], perm[n_test:]
-    mu, sd = X[tr].mean(0), X[tr].std(0)
-    sd[sd == 0] = 1.0
-    Xs = (X - mu) / sd
     pos_a = np.arange(5)
     pos_b = np.concatenate([pos_a[:shared], np.arange(5, 10)[: 5 - shared]])
     y = np.stack([np.where(np.isin(digit, pos_a), 1.0, -1.0), np.where(np.isin(digit, pos_b), 1.0, -1.0)])
+    return tasks_from_arrays(X, y, tr, te, ridge=ridge, shared=int(shared))
+
+
+def tasks_from_arrays(X: np.ndarray, y: np.ndarray, tr: np.ndarray, te: np.ndarray, *, ridge: float = 10.0,
+                      shared: int | None = None) -> DigitsTasks:
+    """Two tasks from features ``X`` (n, d) and ±1 labels ``y`` (2, n): standardised with the training rows'
+    statistics, gamma measured as the cosine of the two tasks' ridge probes (the digits construction)."""
+    mu, sd = X[tr].mean(0), X[tr].std(0)
+    sd[sd == 0] = 1.0
+    Xs = (X - mu) / sd
     A = Xs[tr]
     G = A.T @ A + ridge * np.eye(A.shape[1])
     w = np.linalg.solve(G, A.T @ y[:, tr].T).T        # (2, 64) ridge probes
     g_raw = float(w[0] @ w[1] / (np.linalg.norm(w[0]) * np.linalg.norm(w[1])))
     return DigitsTasks(X_train=Xs[tr], X_test=Xs[te], y_train=y[:, tr], y_test=y[:, te], gamma_raw=g_raw,
-                       gamma=float(np.clip(g_raw, 0.0, 1.0)), shared=int(shared))
+                       gamma=float(np.clip(g_raw, 0.0, 1.0)), shared=shared)
 
 
 def _g(z: np.ndarray) -> np.ndarray:
@@ -135,10 +143,17 @@ def run_digits(shared: int = 3, *, problem: Problem | None = None, n_seeds: int 
     """The digits transfer: estimate gamma, solve the ODE control problem at that gamma (on ``device``, as in
     :func:`~iclr25.cl_optimal_control.solve`), and compare the theory schedule with sequential training and
     constant mixes (a grid) in online SGD on the real data (numpy, on the CPU)."""
+    return compare_protocols(digits_tasks(shared, seed=seed), problem=problem, n_seeds=n_seeds, seed=seed,
+                             grid=grid, time_scale=time_scale, device=device)
+
+
+def compare_protocols(tasks: DigitsTasks, *, problem: Problem | None = None, n_seeds: int = 10, seed: int = 0,
+                      grid: int = 11, time_scale: float = 1.0, device: Any = None) -> DigitsResult:
+    """Solve the control problem at the tasks' measured gamma, then compare the theory schedule with sequential
+    training and constant mixes in online SGD on the tasks' data (as :func:`run_digits` does on digits)."""
     from .control import solve  # noqa: PLC0415
     from .schedule import constant_mix, sequential  # noqa: PLC0415
 
-    tasks = digits_tasks(shared, seed=seed)
     problem = (problem or Problem()).replace(gamma=tasks.gamma)
     res = solve(problem, "pmp", seed=seed, show_progress=False, device=device)
     errs: dict[str, Any] = {}
