@@ -7,6 +7,8 @@ from iclr25.utils.testing import parametrize_with_checks
 FILE_COMMANDS = [
     ["train", "--data", "{file}.npz", "--epochs", "1", "--out", "{out}"],
     ["train", "--data", "{file}.npz", "--test-data", "{file}.npz", "--epochs", "1", "--out", "{out}"],
+    ["train", "--data", "{file}.h5", "--epochs", "1", "--out", "{out}"],  # PDEBench HDF5 (issue 64)
+    ["train", "--data", "{file}.mat", "--epochs", "1", "--out", "{out}"],  # FNO .mat
 ]
 
 
