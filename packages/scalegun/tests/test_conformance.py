@@ -8,6 +8,8 @@ FILE_COMMANDS = [
      "--requests", "{file}.req", "--out", "{out}.json"],
     ["unlearn", "--graph", "{file}.npz", "--features", "{file}.npy", "--labels", "{file}.npy",
      "--train", "{file}.npy", "--requests", "{file}.txt", "--out", "{out}.json", "--mode", "cgu"],
+    ["convert", "{file}.npz", "--out", "{out}"],  # Amazon-style CSR .npz (issue 64)
+    ["unlearn", "--data", "{file}", "--requests", "{file}.txt", "--out", "{out}.json"],
 ]
 
 

@@ -109,8 +109,10 @@ def _converted(args: argparse.Namespace):
     clash = [f for f in ("graph", "features", "labels", "train", "mmap") if getattr(args, f) is not None]
     if clash:
         raise ValueError(f"--data {d} holds the graph, features, labels and split; drop --{clash[0]}")
+    if d.exists() and not d.is_dir():
+        raise DataFileError(d, "not a folder written by `iclr25 scalegun convert` (--data takes that folder)")
     if not d.is_dir():
-        raise FileNotFoundError(f"--data {d}: no such folder (write it with `iclr25 scalegun convert`)")
+        raise FileNotFoundError(f"{d}: no such folder (write it with `iclr25 scalegun convert`)")
     missing = [f for f in DATA_FILES if not (d / f).is_file()]
     if missing:
         raise DataFileError(d, f"missing {missing[0]}: not a folder written by `iclr25 scalegun convert`")
