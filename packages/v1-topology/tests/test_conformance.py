@@ -9,6 +9,8 @@ FILE_COMMANDS = [
     ["analyze", "{file}.npz", "--out", "{out}.json"],
     ["train", "--species", "{file}.json", "--out", "{out}"],
     ["train", "--species", "cat", "--images", "{file}.npy", "--out", "{out}"],
+    ["train", "--species", "cat", "--images", "{file}.png", "--out", "{out}"],  # issue 64
+    ["train", "--species", "cat", "--images", "{file}.iml", "--out", "{out}"],
 ]
 
 
