@@ -124,3 +124,51 @@ def test_openmm_build_is_l_alanine_and_copies_feel_vacuum_forces():
     # platform is not bitwise reproducible, so no equality of two runs is asserted
     a = simulate_alanine(2, 3, seed=5, desc=None)["angles"]
     assert a.shape == (2, 3, 2) and np.all(np.isfinite(a)) and np.all(a[..., 0] < 0)
+
+
+def test_gbsa_system_from_openmmtools_files_copies_feel_its_forces(tmp_path, capsys):
+    # issue 63: alanine dipeptide in OBC GBSA implicit solvent from the files openmmtools' wheel ships (extra
+    # `solvent`), as openmmtools' AlanineDipeptideImplicit builds it; the replica system gives each copy exactly
+    # the one-molecule, no-cutoff forces
+    openmm = pytest.importorskip("openmm")
+    import importlib.util
+
+    if importlib.util.find_spec("openmmtools") is None:
+        pytest.skip("the optional extra `solvent` (openmmtools' data files) is not installed")
+    from openmm import unit
+
+    from iclr25.bopito.alanine import (
+        GBSA_PHI_ATOMS,
+        GBSA_PSI_ATOMS,
+        MDConfig,
+        _replica_context,
+        build_alanine_gbsa,
+    )
+    from iclr25.bopito.cli import main
+
+    system, top, pos = build_alanine_gbsa()
+    names = [(a.residue.name, a.name) for a in top.atoms()]
+    assert [names[i] for i in GBSA_PHI_ATOMS] == [("ACE", "C"), ("ALA", "N"), ("ALA", "CA"), ("ALA", "C")]
+    assert [names[i] for i in GBSA_PSI_ATOMS] == [("ALA", "N"), ("ALA", "CA"), ("ALA", "C"), ("NME", "N")]
+    assert any(isinstance(f, openmm.CustomGBForce) for f in system.getForces())  # the OBC GB term
+    cfg = MDConfig(solvent="gbsa")
+    ctx, _, _, homes = _replica_context(3, cfg, 0)
+    ctx.setPositions(np.concatenate([pos + h for h in homes]) * unit.nanometer)
+    kj = unit.kilojoule_per_mole / unit.nanometer
+    f_rep = ctx.getState(getForces=True).getForces(asNumpy=True).value_in_unit(kj)
+    ref = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("Reference"))
+    ref.setPositions(pos * unit.nanometer)
+    f_one = ref.getState(getForces=True).getForces(asNumpy=True).value_in_unit(kj)
+    for k in range(3):
+        np.testing.assert_allclose(f_rep[22 * k: 22 * (k + 1)], f_one, atol=1e-3 * np.abs(f_one).max())
+    assert np.abs(f_one).max() > 1.0  # not trivially zero
+    # the command end to end at a tiny size: finite angles, L-alanine's phi < 0 kept over 4 ps
+    out = tmp_path / "gbsa.npz"
+    rc = main(["alanine-md", "--solvent", "gbsa", "--out", str(out), "--n-eq", "2", "--eq-frames", "2",
+               "--n-short", "2", "--short-frames", "2", "--burn-in", "0", "--platform", "CPU"])
+    assert rc == 0, capsys.readouterr().err
+    d = load_data(out)
+    assert d.equilibrium.shape == (2, 2, 2) and d.short.shape == (2, 2, 2)
+    assert np.all(np.isfinite(d.equilibrium)) and np.all(d.equilibrium[..., 0] < 0)
+    assert "GBSA" in d.meta["system"] and d.meta["md"]["solvent"] == "gbsa"
+    assert d.meta["command"].endswith("--solvent gbsa")

@@ -41,11 +41,18 @@ from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
 __all__ = ["MDConfig", "AlanineData", "build_alanine_dipeptide", "simulate_alanine", "dihedrals", "featurize",
-           "angles_from_features", "openmm_platform", "load_shipped", "load_alanine", "load_data", "save_data", "generate_data", "PHI_ATOMS", "PSI_ATOMS", "FEATURE_BOX", "SHIPPED"]
+           "angles_from_features", "openmm_platform", "load_shipped", "load_alanine", "load_data", "save_data", "generate_data", "PHI_ATOMS", "PSI_ATOMS", "FEATURE_BOX", "SHIPPED", "SOLVENTS",
+           "build_alanine_gbsa", "gbsa_files"]
 
 #: atom indices (in the built topology) of φ and ψ
 PHI_ATOMS = (4, 6, 8, 10)
 PSI_ATOMS = (6, 8, 10, 16)
+#: φ and ψ in the topology of openmmtools' alanine-dipeptide-gbsa files (Amber's atom order)
+GBSA_PHI_ATOMS = (4, 6, 8, 14)
+GBSA_PSI_ATOMS = (6, 8, 14, 16)
+#: ``MDConfig.solvent``: the built molecule in vacuum (Amber ff14SB, the shipped data) or openmmtools'
+#: alanine-dipeptide-gbsa system (Amber ff96, OBC GBSA implicit solvent, as ``AlanineDipeptideImplicit``)
+SOLVENTS = ("vacuum", "gbsa")
 #: the models' box for (sin φ, cos φ, sin ψ, cos ψ)
 FEATURE_BOX = ((-1.05, 1.05),) * 4
 #: the compressed dihedral data set shipped in the wheel
@@ -61,7 +68,22 @@ class MDConfig:
     friction: float = 1.0  # 1/ps
     timestep_fs: float = 2.0
     steps_per_frame: int = 500  # 1 ps per frame
-    forcefield: str = "amber14-all.xml"
+    forcefield: str = "amber14-all.xml"  # vacuum only; gbsa: the prmtop's Amber ff96 with OBC1 (mbondi2 radii)
+    solvent: str = "vacuum"  # one of SOLVENTS
+
+    def __post_init__(self) -> None:
+        if self.solvent not in SOLVENTS:
+            raise ValueError(f"solvent must be one of {', '.join(SOLVENTS)}, got {self.solvent!r}")
+
+    def dihedral_atoms(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """φ and ψ atom indices in this solvent's topology."""
+        return (PHI_ATOMS, PSI_ATOMS) if self.solvent == "vacuum" else (GBSA_PHI_ATOMS, GBSA_PSI_ATOMS)
+
+    def describe(self) -> str:
+        if self.solvent == "vacuum":
+            return "alanine dipeptide (Ace-Ala-NMe), Amber ff14SB, vacuum"
+        return ("alanine dipeptide (Ace-Ala-NMe), Amber ff96, OBC GBSA implicit solvent (openmmtools' "
+                "alanine-dipeptide-gbsa prmtop/crd, OBC1 as its AlanineDipeptideImplicit)")
 
 
 def _require_openmm() -> Any:
@@ -179,18 +201,121 @@ def angles_from_features(f: Any) -> np.ndarray:
     return np.stack([np.arctan2(a[..., 0], a[..., 1]), np.arctan2(a[..., 2], a[..., 3])], axis=-1)
 
 
+def gbsa_files() -> tuple[Path, Path]:
+    """``(prmtop, crd)`` of alanine dipeptide in OBC GBSA shipped in openmmtools' wheel
+    (``openmmtools/data/alanine-dipeptide-gbsa``), found without importing openmmtools (extra ``solvent``)."""
+    import importlib.util  # noqa: PLC0415
+
+    spec = importlib.util.find_spec("openmmtools")
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    for f in folders:
+        d = Path(f) / "data" / "alanine-dipeptide-gbsa"
+        prmtop, crd = d / "alanine-dipeptide.prmtop", d / "alanine-dipeptide.crd"
+        if prmtop.is_file() and crd.is_file():
+            return prmtop, crd
+    raise ImportError("alanine dipeptide in implicit solvent (--solvent gbsa) reads openmmtools' "
+                      "alanine-dipeptide-gbsa files: pip install 'iclr25-bopito[solvent]'")
+
+
+def _gbsa_system(nonbonded: str = "cutoff") -> tuple[Any, Any, np.ndarray]:
+    """openmmtools' alanine-dipeptide-gbsa: ``(system, topology, crd positions in nm)``, the system as
+    ``AlanineDipeptideImplicit`` builds it (OBC1, bonds to hydrogen constrained), with ``nonbonded`` "cutoff"
+    (CutoffNonPeriodic, 2 nm, reaction-field dielectric 1: for the replica system) or "none" (NoCutoff)."""
+    openmm = _require_openmm()
+    from openmm import app, unit  # noqa: PLC0415
+
+    prmtop_path, crd_path = gbsa_files()
+    prmtop = app.AmberPrmtopFile(str(prmtop_path))
+    kw: dict[str, Any] = ({"nonbondedMethod": app.CutoffNonPeriodic, "nonbondedCutoff": 2.0 * unit.nanometer}
+                          if nonbonded == "cutoff" else {"nonbondedMethod": app.NoCutoff})
+    system = prmtop.createSystem(implicitSolvent=app.OBC1, constraints=app.HBonds, **kw)
+    for f in system.getForces():
+        if isinstance(f, openmm.NonbondedForce):
+            f.setReactionFieldDielectric(1.0)  # constant shift per pair: the no-cutoff forces exactly
+    pos = app.AmberInpcrdFile(str(crd_path)).getPositions(asNumpy=True).value_in_unit(unit.nanometer)
+    return system, prmtop.topology, np.asarray(pos, dtype=np.float64)
+
+
+def build_alanine_gbsa() -> tuple[Any, Any, np.ndarray]:
+    """openmmtools' alanine dipeptide in OBC GBSA: ``(system, topology, positions)`` (nm, ``(22, 3)``, the crd
+    structure energy-minimised with the no-cutoff system)."""
+    openmm = _require_openmm()
+    from openmm import unit  # noqa: PLC0415
+
+    system, top, pos = _gbsa_system("none")
+    ctx = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("Reference"))
+    ctx.setPositions(pos * unit.nanometer)
+    ctx.applyConstraints(1e-6)
+    openmm.LocalEnergyMinimizer.minimize(ctx, 1.0, 2000)
+    pos = ctx.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.nanometer)
+    return system, top, np.asarray(pos, dtype=np.float64)
+
+
+def _replicate(system: Any, n_copies: int) -> Any:
+    """``n_copies`` of a one-molecule ``system`` in one OpenMM ``System`` (particles of copy k at k·n + i); the
+    copies share no term (placed 10 nm apart, beyond the 2 nm cutoff, they do not interact). The centre-of-mass
+    remover is dropped (it would couple the copies)."""
+    openmm = _require_openmm()
+    n = system.getNumParticles()
+    out = openmm.System()
+    for k in range(n_copies):
+        for i in range(n):
+            out.addParticle(system.getParticleMass(i))
+        for c in range(system.getNumConstraints()):
+            i, j, d = system.getConstraintParameters(c)
+            out.addConstraint(i + k * n, j + k * n, d)
+    for f in system.getForces():
+        if isinstance(f, openmm.CMMotionRemover):
+            continue
+        g = openmm.XmlSerializer.clone(f)
+        for k in range(1, n_copies):
+            o = k * n
+            if isinstance(f, openmm.HarmonicBondForce):
+                for b in range(f.getNumBonds()):
+                    i, j, r0, kb = f.getBondParameters(b)
+                    g.addBond(i + o, j + o, r0, kb)
+            elif isinstance(f, openmm.HarmonicAngleForce):
+                for b in range(f.getNumAngles()):
+                    i, j, m, a0, ka = f.getAngleParameters(b)
+                    g.addAngle(i + o, j + o, m + o, a0, ka)
+            elif isinstance(f, openmm.PeriodicTorsionForce):
+                for b in range(f.getNumTorsions()):
+                    i, j, m, q, per, ph, kt = f.getTorsionParameters(b)
+                    g.addTorsion(i + o, j + o, m + o, q + o, per, ph, kt)
+            elif isinstance(f, openmm.NonbondedForce):
+                for i in range(n):
+                    g.addParticle(*f.getParticleParameters(i))
+                for e in range(f.getNumExceptions()):
+                    i, j, qq, sig, eps = f.getExceptionParameters(e)
+                    g.addException(i + o, j + o, qq, sig, eps)
+            elif isinstance(f, openmm.CustomGBForce):
+                for i in range(n):
+                    g.addParticle(f.getParticleParameters(i))
+                for e in range(f.getNumExclusions()):
+                    i, j = f.getExclusionParticles(e)
+                    g.addExclusion(i + o, j + o)
+            else:  # pragma: no cover - the prmtop's system has only the forces above
+                raise ValueError(f"cannot replicate an OpenMM {type(f).__name__}")
+        out.addForce(g)
+    return out
+
+
 def _replica_context(n_copies: int, config: MDConfig, seed: int, platform: str = "CPU"
                      ) -> tuple[Any, Any, np.ndarray, np.ndarray]:
     openmm = _require_openmm()
     from openmm import app, unit  # noqa: PLC0415
 
-    ff, top, pos = build_alanine_dipeptide(config)
-    mod = app.Modeller(top, pos * unit.nanometer)
     homes = _SPACING_NM * np.stack(np.unravel_index(np.arange(n_copies), (64, 64, 64)), axis=1).astype(float)
-    for k in range(1, n_copies):
-        mod.add(top, (pos + homes[k]) * unit.nanometer)
-    system = ff.createSystem(mod.topology, nonbondedMethod=app.CutoffNonPeriodic,
-                             nonbondedCutoff=2.0 * unit.nanometer, constraints=app.HBonds)
+    if config.solvent == "gbsa":
+        _, _, pos = build_alanine_gbsa()
+        system = _replicate(_gbsa_system("cutoff")[0], n_copies)
+    else:
+        ff, top, pos = build_alanine_dipeptide(config)
+        mod = app.Modeller(top, pos * unit.nanometer)
+        for k in range(1, n_copies):
+            mod.add(top, (pos + homes[k]) * unit.nanometer)
+        system = ff.createSystem(mod.topology, nonbondedMethod=app.CutoffNonPeriodic,
+                                 nonbondedCutoff=2.0 * unit.nanometer, constraints=app.HBonds)
     for i in reversed(range(system.getNumForces())):
         f = system.getForce(i)
         if isinstance(f, openmm.NonbondedForce):
@@ -245,6 +370,7 @@ def simulate_alanine(n_traj: int, n_frames: int, *, start: Any = None, burn_in: 
     ctx.applyConstraints(1e-6)
     ctx.setVelocitiesToTemperature(config.temperature * unit.kelvin, seed + 1)
     n_atoms = pos.shape[0]
+    phi_atoms, psi_atoms = config.dihedral_atoms()
     out = np.empty((n_traj, n_frames, 2), dtype=np.float32)
     snaps = []
     for f in progress(range(burn_in + n_frames), desc=desc):
@@ -252,8 +378,8 @@ def simulate_alanine(n_traj: int, n_frames: int, *, start: Any = None, burn_in: 
         st = ctx.getState(getPositions=True)
         x = st.getPositions(asNumpy=True).value_in_unit(unit.nanometer).reshape(n_traj, n_atoms, 3)
         if f >= burn_in:
-            out[:, f - burn_in, 0] = dihedrals(x, PHI_ATOMS)
-            out[:, f - burn_in, 1] = dihedrals(x, PSI_ATOMS)
+            out[:, f - burn_in, 0] = dihedrals(x, phi_atoms)
+            out[:, f - burn_in, 1] = dihedrals(x, psi_atoms)
             if snapshot_every and (f - burn_in + 1) % snapshot_every == 0:
                 snaps.append(x - x.mean(axis=1, keepdims=True))
         # back to the home cells (a rigid translation per copy: the dynamics do not change)
@@ -348,7 +474,7 @@ def generate_data(*, n_eq: int, eq_frames: int, n_short: int, short_frames: int,
     t1 = time.time()
     sh = simulate_alanine(n_short, short_frames, start=pool[pick], seed=seed + 1, config=config,
                           desc="short MD" if desc else None, platform=platform)
-    meta = {"system": "alanine dipeptide (Ace-Ala-NMe), Amber ff14SB, vacuum", "md": dataclasses.asdict(config),
+    meta = {"system": config.describe(), "md": dataclasses.asdict(config),
             "frame_ps": config.timestep_fs * config.steps_per_frame / 1000.0, "seed": seed,
             "n_eq": n_eq, "eq_frames": eq_frames, "n_short": n_short, "short_frames": short_frames,
             "burn_in_frames": burn_in, "short_starts": f"equilibrium-run frames (every {snap}-th), at random",

@@ -401,11 +401,14 @@ def sample_cmd(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------- alanine-md
 PLATFORMS = ("auto", "CPU", "CUDA", "OpenCL", "Reference")
-_MD_NS_PER_CPU_S = 0.15  # molecule-ns of alanine dipeptide (vacuum, 2 fs) per CPU second with many copies
+# molecule-ns of alanine dipeptide (2 fs) per CPU second with many copies: vacuum; OBC GBSA (50 copies x 20 ps,
+# 58 s CPU on this machine kind under load 2, 2026-12-05)
+_MD_NS_PER_CPU_S = {"vacuum": 0.15, "gbsa": 0.017}
 
 
 def alanine_md_cmd(args: argparse.Namespace) -> int:
-    """Needs the extra `md` (OpenMM). Ace-Ala-NMe built offline, Amber ff14SB in vacuum, Langevin 300 K, 2 fs,
+    """Needs the extra `md` (OpenMM). Ace-Ala-NMe built offline, Amber ff14SB in vacuum (or, --solvent gbsa,
+    openmmtools' alanine-dipeptide-gbsa files: Amber ff96 in OBC GBSA, extra `solvent`), Langevin 300 K, 2 fs,
     frames of 1 ps. Writes an .npz with equilibrium (n_eq, eq_frames, 2) and short (n_short, short_frames, 2)
     angles in radians (int16, 1e-4 rad) and meta (JSON). The defaults made the data set shipped in the wheel.
     """
@@ -417,22 +420,28 @@ def alanine_md_cmd(args: argparse.Namespace) -> int:
         _positive_int(getattr(args, flag), "--" + flag.replace("_", "-"))
     _positive_int(args.burn_in, "--burn-in", minimum=0)
     out = args.out
+    config = MDConfig(solvent=args.solvent)
+    if args.solvent == "gbsa":
+        from .alanine import gbsa_files
+
+        gbsa_files()  # openmmtools' files missing: one line, before any work
     platform = openmm_platform(args.platform)  # a platform OpenMM lacks is one line, before any work
     ns = (args.n_eq * (args.eq_frames + args.burn_in) + args.n_short * args.short_frames) / 1000.0
     check_size(f"--n-eq {args.n_eq} --eq-frames {args.eq_frames} --n-short {args.n_short} "
                f"--short-frames {args.short_frames}",
                bytes_needed=2000.0 * (args.n_eq + args.n_short) + 16.0 * (args.n_eq * args.eq_frames
                                                                           + args.n_short * args.short_frames),
-               seconds_needed=ns / _MD_NS_PER_CPU_S, force=args.force)
-    print(f"alanine dipeptide MD on OpenMM's {platform} platform: {ns:.1f} ns in all (about "
-          f"{ns / _MD_NS_PER_CPU_S / 60:.0f} min on one CPU core)")
+               seconds_needed=ns / _MD_NS_PER_CPU_S[args.solvent], force=args.force)
+    print(f"alanine dipeptide MD ({args.solvent}) on OpenMM's {platform} platform: {ns:.1f} ns in all (about "
+          f"{ns / _MD_NS_PER_CPU_S[args.solvent] / 60:.0f} min on one CPU core)")
     t0 = time.time()
     data = generate_data(n_eq=args.n_eq, eq_frames=args.eq_frames, n_short=args.n_short,
-                         short_frames=args.short_frames, burn_in=args.burn_in, seed=args.seed, config=MDConfig(),
+                         short_frames=args.short_frames, burn_in=args.burn_in, seed=args.seed, config=config,
                          platform=platform)
     data.meta["command"] = (f"iclr25 bopito alanine-md --out {out.name} --n-eq {args.n_eq} --eq-frames "
                             f"{args.eq_frames} --n-short {args.n_short} --short-frames {args.short_frames} "
-                            f"--burn-in {args.burn_in} --seed {args.seed}")
+                            f"--burn-in {args.burn_in} --seed {args.seed}"
+                            + (f" --solvent {args.solvent}" if args.solvent != "vacuum" else ""))
     import openmm
 
     data.meta["openmm"] = openmm.__version__
@@ -501,6 +510,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     a.add_argument("--platform", default="auto", choices=PLATFORMS,
                    help="OpenMM platform: auto (CUDA when OpenMM has it, else CPU), CPU (one thread), CUDA, OpenCL "
                         "or Reference (default auto); a platform OpenMM lacks is an error")
+    a.add_argument("--solvent", default="vacuum", choices=["vacuum", "gbsa"],
+                   help="vacuum (the built molecule, Amber ff14SB: the shipped data; default) or gbsa (openmmtools' "
+                        "alanine-dipeptide-gbsa files, Amber ff96 in OBC GBSA implicit solvent, about 7x slower; "
+                        "extra 'solvent')")
     add_output(a, "--out", kind="file", required=True, suffixes=(".npz",),
                help="the φ/ψ data set: equilibrium and short trajectories (int16) and meta")
     a.add_argument("--n-eq", type=int, default=32, help="equilibrium runs (default 32)")
