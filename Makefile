@@ -31,8 +31,9 @@ help:
 	@echo "make repro PKG=slug   the package's reduced-scale reproduction into $(OUT)/<slug>-repro (quiet_run.py"
 	@echo "                      too; ARGS=--overwrite to write over a previous one)"
 	@echo "make claims-table [PKG=slug]  rewrite README claims tables from the committed claims.json files"
-	@echo "make claims-fresh [PKG=slug] [RUNG=test]  re-decide every claim at fresh seeds (from the date and"
-	@echo "                      version) into packages/<slug>/claims-fresh.json; names every changed verdict"
+	@echo "make claims-fresh [PKG=slug] [RUNG=test] [SIDE=1]  re-decide every claim at fresh seeds (from the date and"
+	@echo "                      version) into packages/<slug>/claims-fresh.json; names every changed verdict;"
+	@echo "                      SIDE=1 also each side rung with a committed docs/<rung>/claims.json"
 	@echo "make hardware-table   rewrite INSTALL.md's what-runs-where table from the registries' paper rungs"
 	@echo "make gpu-check [PKG=slug]  on a GPU machine: test-rung claims with --device cpu and cuda, a table in"
 	@echo "                      benchmarks/gpu/ (without a GPU: one line, exit 0)"
@@ -67,7 +68,7 @@ claims-table:
 # every claim re-decided at new seeds, outside the make test gate (the dashboard shows the latest verdicts)
 RUNG ?= test
 claims-fresh: uv
-	$(PYTHON) ci/claims_fresh.py $(PKG) --rung $(RUNG)
+	$(PYTHON) ci/claims_fresh.py $(PKG) --rung $(RUNG) $(if $(SIDE),--side-rungs)
 
 hardware-table: uv
 	$(PYTHON) ci/hardware_table.py

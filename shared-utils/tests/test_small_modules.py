@@ -52,6 +52,10 @@ def test_compare_detects_the_faster_callable():
     assert "speed-up" in table and "×" in table
     run = bench.to_run_result("iclr25-utils", [c])
     assert run.metrics[0].timing and run.metrics[0].peer == pytest.approx(c.peer.median)
+    # its wall time is the benchmark's (issue 65: it timed its own conversion, 35-72 µs, in 13 scripts)
+    assert run.wall_time_s == pytest.approx(sum(c.ours.times) + sum(c.peer.times)) and run.wall_time_s > 0.06
+    t0 = time.perf_counter() - 5.0
+    assert bench.to_run_result("iclr25-utils", [c], t0=t0).wall_time_s >= 5.0
 
 
 @pytest.mark.parametrize("kw", [{"warmup": -1}, {"repeats": 0}, {"repeats": 1.5}])
@@ -146,10 +150,12 @@ def test_argparse_number_types_name_the_flag():
             parse(text)
 
 
-def test_load_local_model_names_the_flag_and_folder(tmp_path):
+def test_load_local_model_names_the_flag_and_folder(tmp_path, monkeypatch):
     import importlib.util
 
     from iclr25.utils.hf import load_local_model
+
+    real = importlib.util.find_spec
 
     with pytest.raises(FileNotFoundError, match=r"--model .*nope: no such folder"):
         load_local_model(tmp_path / "nope", flag="--model")
@@ -168,6 +174,12 @@ def test_load_local_model_names_the_flag_and_folder(tmp_path):
     else:
         with pytest.raises(ValueError, match="--hf-path .*: cannot load a model"):
             load_local_model(tmp_path)
+    # placement (issue 59): an unknown --device-map and a missing accelerate are one line each, before any weights
+    with pytest.raises(ValueError, match=r"--device-map must be one of auto, got 'balanced'"):
+        load_local_model(tmp_path, device_map="balanced")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "accelerate" else real(name, *a))
+    with pytest.raises(ImportError, match=r"--device-map auto needs accelerate: pip install accelerate"):
+        load_local_model(tmp_path, device_map="auto")
 
 
 def test_memory_readings_track_an_allocation():

@@ -17,6 +17,7 @@ from iclr25.bopito import ModelConfig, ScoreModel, sample, sample_chain, sample_
 from iclr25.bopito.cli import main
 from iclr25.bopito.training import _Adam
 from iclr25.utils.device import check_device_conformance, torch_device
+from iclr25.utils.testing import check_numpy_lint
 
 META = torch.device("meta")
 SRC = Path(__file__).parents[1] / "src" / "iclr25" / "bopito"
@@ -126,11 +127,7 @@ def test_an_absent_device_or_platform_is_one_line_naming_the_flag(tmp_path, caps
 
 
 def test_no_numpy_on_a_tensor_that_may_be_on_the_device():
-    # lint: a torch tensor reaches numpy only through .cpu() (numpy arrays have no .numpy())
-    bad = [f"{p.name}:{i}: {line.strip()}" for p in sorted(SRC.glob("*.py"))
-           for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-           for m in re.finditer(r"\.numpy\(\)", line) if not line[:m.start()].endswith(".cpu()")]
-    assert not bad, "\n".join(bad)
+    check_numpy_lint(SRC)  # a tensor reaches numpy only through .cpu()
 
 
 def test_paper_rung_runs_one_step_on_the_cpu():

@@ -3,7 +3,6 @@ and the AdamW update), greedy generation and the CoT-prompt scoring with everyth
 meta stand-in); ``--device cpu`` and ``--device auto`` giving the same numbers here; an absent device as one line;
 no ``.numpy()`` on a tensor that may be on the device; one step of the paper rung (its smoke run)."""
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -111,11 +110,9 @@ def test_an_absent_device_is_one_line_naming_the_flag(tmp_path, capsys):
 
 
 def test_no_numpy_on_a_tensor_that_may_be_on_the_device():
-    # lint: a torch tensor reaches numpy only through .cpu() (numpy arrays have no .numpy())
-    bad = [f"{p.name}:{i}: {line.strip()}" for p in sorted(SRC.rglob("*.py"))
-           for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-           for m in re.finditer(r"\.numpy\(\)", line) if not line[:m.start()].endswith(".cpu()")]
-    assert not bad, "\n".join(bad)
+    from iclr25.utils.testing import check_numpy_lint
+
+    check_numpy_lint(SRC)  # a tensor reaches numpy only through .cpu()
 
 
 def test_paper_rung_smoke_runs_one_step_on_the_cpu(monkeypatch):

@@ -3,7 +3,6 @@ non-CPU device (torch's meta stand-in), ``--device cpu`` and ``--device auto`` g
 ``.numpy()`` on a tensor that may be on the device, and one step of the paper rung."""
 
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +15,7 @@ from iclr25.memno import MODEL_NAMES, PDEDataset, evaluate, make_model, rollout,
 from iclr25.memno.cli import main
 from iclr25.utils.device import check_device_conformance, torch_device
 from iclr25.utils.results import RunResult
+from iclr25.utils.testing import check_numpy_lint
 
 META = torch.device("meta")
 SRC = Path(__file__).parents[1] / "src" / "iclr25" / "memno"
@@ -86,11 +86,7 @@ def test_an_absent_device_is_one_line_naming_the_flag(tmp_path, capsys):
 
 
 def test_no_numpy_on_a_tensor_that_may_be_on_the_device():
-    # lint: a torch tensor reaches numpy only through .cpu() (numpy arrays have no .numpy())
-    bad = [f"{p.name}:{i}: {line.strip()}" for p in sorted(SRC.glob("*.py"))
-           for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-           for m in re.finditer(r"\.numpy\(\)", line) if not line[:m.start()].endswith(".cpu()")]
-    assert not bad, "\n".join(bad)
+    check_numpy_lint(SRC)  # a tensor reaches numpy only through .cpu()
 
 
 def test_paper_rung_runs_one_step_on_the_cpu():

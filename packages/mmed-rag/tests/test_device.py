@@ -4,7 +4,6 @@ absent device in one line, the HF adapter's ``--dtype``/``--device-map`` checks,
 may be on the device, and one step of the paper rung (``--smoke``)."""
 
 import json
-import re
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +16,7 @@ from iclr25.mmed_rag.cli import main
 from iclr25.mmed_rag.preference import PreferencePairs, train_dpo, train_sft
 from iclr25.mmed_rag.vlm import VLMConfig, encode_prompts
 from iclr25.utils.device import check_device_conformance
-from iclr25.utils.testing import check_paper_rung
+from iclr25.utils.testing import check_numpy_lint, check_paper_rung
 
 META = torch.device("meta")
 SRC = Path(__file__).parents[1] / "src" / "iclr25" / "mmed_rag"
@@ -104,11 +103,7 @@ def test_hf_device_map_needs_accelerate_in_one_line(tmp_path, monkeypatch):
 
 
 def test_no_numpy_on_a_tensor_that_may_be_on_the_device():
-    # lint: a torch tensor reaches numpy only through .cpu() (numpy arrays have no .numpy())
-    bad = [f"{p.name}:{i}: {line.strip()}" for p in sorted(SRC.glob("*.py"))
-           for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-           for m in re.finditer(r"\.numpy\(\)", line) if not line[:m.start()].endswith(".cpu()")]
-    assert not bad, "\n".join(bad)
+    check_numpy_lint(SRC)  # a tensor reaches numpy only through .cpu()
 
 
 def test_paper_rung_smoke_and_its_data_in_one_line(monkeypatch):

@@ -3,7 +3,6 @@ mode switching) and a baseline's with everything on a non-CPU device (torch's me
 ``--device auto`` giving the same numbers here, no ``.numpy()`` on a tensor that may be on the device, and one step
 of the paper rung."""
 
-import re
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +15,7 @@ from iclr25.ms_gode.data import save_task
 from iclr25.ms_gode.model import LGODE, ModelConfig, TaskTensors
 from iclr25.utils.device import check_device_conformance, torch_device
 from iclr25.utils.results import RunResult
+from iclr25.utils.testing import check_numpy_lint
 
 META = torch.device("meta")
 SRC = Path(__file__).parents[1] / "src" / "iclr25" / "ms_gode"
@@ -94,11 +94,7 @@ def test_device_cpu_and_auto_give_the_same_numbers_and_say_where(tiny_task, tmp_
 
 
 def test_no_numpy_on_a_tensor_that_may_be_on_the_device():
-    # lint: a torch tensor reaches numpy only through .cpu() (numpy arrays have no .numpy())
-    bad = [f"{p.name}:{i}: {line.strip()}" for p in sorted(SRC.glob("*.py"))
-           for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-           for m in re.finditer(r"\.numpy\(\)", line) if not line[:m.start()].endswith(".cpu()")]
-    assert not bad, "\n".join(bad)
+    check_numpy_lint(SRC)  # a tensor reaches numpy only through .cpu()
 
 
 def test_paper_rung_runs_one_step_on_the_cpu(monkeypatch, capsys):

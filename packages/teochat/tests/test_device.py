@@ -4,7 +4,6 @@ giving the same numbers here, an absent device in one line, no ``.numpy()`` on a
 device, the HF adapter's ``--dtype``/``--device-map`` checks, and one step of the paper rung."""
 
 import functools
-import re
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from iclr25.teochat.model import ModelConfig, TinyTEOChat
 from iclr25.teochat.specialist import train_specialist
 from iclr25.utils.device import check_device_conformance, torch_device
 from iclr25.utils.results import RunResult
-from iclr25.utils.testing import check_paper_rung
+from iclr25.utils.testing import check_numpy_lint, check_paper_rung
 
 META = torch.device("meta")
 SRC = Path(__file__).parents[1] / "src" / "iclr25" / "teochat"
@@ -116,11 +115,7 @@ def test_hf_dtype_and_device_map_are_checked_in_one_line(tmp_path, capsys, monke
 
 
 def test_no_numpy_on_a_tensor_that_may_be_on_the_device():
-    # lint: a torch tensor reaches numpy only through .cpu() (numpy arrays have no .numpy())
-    bad = [f"{p.name}:{i}: {line.strip()}" for p in sorted(SRC.glob("*.py"))
-           for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-           for m in re.finditer(r"\.numpy\(\)", line) if not line[:m.start()].endswith(".cpu()")]
-    assert not bad, "\n".join(bad)
+    check_numpy_lint(SRC)  # a tensor reaches numpy only through .cpu()
 
 
 def test_paper_rung_smoke_and_its_data_in_one_line(monkeypatch):

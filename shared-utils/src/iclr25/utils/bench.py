@@ -116,8 +116,19 @@ def format_table(rows: Sequence[Measurement | Comparison]) -> str:
 
 
 def to_run_result(package: str, rows: Sequence[Measurement | Comparison], *, command: str = "bench",
-                  config: dict[str, Any] | None = None, seed: int | None = 0):
-    """Collect measurements into a :class:`~iclr25.utils.results.RunResult` (timing metrics, seconds)."""
+                  config: dict[str, Any] | None = None, seed: int | None = 0, t0: float | None = None):
+    """Collect measurements into a :class:`~iclr25.utils.results.RunResult` (timing metrics, seconds).
+
+    Its ``wall_time_s`` is the benchmark's, never this conversion's: from ``t0`` (a ``time.perf_counter()``
+    taken when the benchmark began) when given, else from the command's start inside a command line
+    (:func:`iclr25.utils.cli.run_main`), else the sum of every timed call in ``rows`` (a lower bound: warm-up
+    calls and set-up are not in it).
+
+    >>> m = Measurement("solve", (0.5, 0.25, 0.25))
+    >>> to_run_result("iclr25-utils", [m]).wall_time_s
+    1.0
+    """
+    from . import results
     from .results import RunResult
 
     run = RunResult.start(package, command, seed=seed, config=config)
@@ -127,7 +138,14 @@ def to_run_result(package: str, rows: Sequence[Measurement | Comparison], *, com
                     higher_is_better=False, timing=True)
         else:
             run.add(f"{r.name} s", r.median, unit="s", higher_is_better=False, timing=True)
-    return run.finish()
+    if t0 is not None:
+        run.wall_time_s = time.perf_counter() - t0
+    elif results._COMMAND_T0 is not None:
+        run.finish()
+    else:
+        run.wall_time_s = sum(sum(m.times) for r in rows
+                              for m in ((r.ours, r.peer) if isinstance(r, Comparison) else (r,)))
+    return run
 
 
 def cache_dir(name: str) -> Path:

@@ -8,12 +8,16 @@ the folder in one line.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from pathlib import Path
 from typing import Any
 
-__all__ = ["load_local_model", "read_model_config"]
+__all__ = ["DEVICE_MAPS", "load_local_model", "read_model_config"]
+
+#: the ``--device-map`` values ``from_pretrained`` takes here (``accelerate`` places the layers itself)
+DEVICE_MAPS = ("auto",)
 
 
 def read_model_config(path: str | os.PathLike[str], *, flag: str = "--hf-path", what: str = "model") -> dict:
@@ -46,7 +50,8 @@ def read_model_config(path: str | os.PathLike[str], *, flag: str = "--hf-path", 
 
 def load_local_model(path: str | os.PathLike[str], model_class: str = "AutoModelForCausalLM", *,
                      flag: str = "--hf-path", extra: str | None = None, what: str = "model",
-                     tokenizer: bool = True) -> tuple[Any, Any]:
+                     tokenizer: bool = True, dtype: Any = None, device_map: str | None = None,
+                     device: Any = None) -> tuple[Any, Any]:
     """``(tokenizer, model)`` from a local Hugging Face folder, in eval mode; ``tokenizer`` is ``None`` when
     ``tokenizer=False``.
 
@@ -58,15 +63,28 @@ def load_local_model(path: str | os.PathLike[str], model_class: str = "AutoModel
         extra: the install hint for ``transformers``, e.g. ``"iclr25-llm-regret[hf]"``.
         what: what the folder should hold, for error messages (``"LLaVA model"``).
         tokenizer: also load ``AutoTokenizer`` from the same folder.
+        dtype: the weights' torch dtype, given to ``from_pretrained`` (``None``: as the folder loads, float32 for
+            most), so a 7B model loads in 14 GB in ``torch.bfloat16``. Resolve a user's ``--dtype`` with
+            :func:`iclr25.utils.device.torch_dtype` first (it refuses half precision on the CPU).
+        device_map: ``"auto"``: ``from_pretrained`` places the layers over the visible GPUs (and the CPU)
+            itself, which needs ``accelerate``; it overrides ``device``. ``None``: load, then move to ``device``.
+        device: where the model goes when ``device_map`` is ``None`` (``None``: left where it loads, the CPU).
 
     Raises:
         FileNotFoundError: ``path`` is not a folder, or has no ``config.json``.
         ValueError: ``config.json`` is not a JSON object (:func:`read_model_config`).
-        ImportError: ``transformers`` is not installed (the message says what to install).
+        ValueError: ``device_map`` is not ``"auto"`` or ``None``.
+        ImportError: ``transformers`` is not installed, or ``accelerate`` for a ``device_map`` (the message says
+            what to install).
         ValueError: the folder's files do not load as that class.
     """
     p = Path(path)
     read_model_config(p, flag=flag, what=what)
+    if device_map is not None and device_map not in DEVICE_MAPS:
+        raise ValueError(f"--device-map must be one of {', '.join(DEVICE_MAPS)}, got {device_map!r}")
+    if device_map is not None and importlib.util.find_spec("accelerate") is None:
+        raise ImportError(f"--device-map {device_map} needs accelerate: pip install accelerate (or drop "
+                          "--device-map and use --device)")
     try:
         import transformers  # noqa: PLC0415 - an optional extra of the packages that call this
     except ImportError as exc:
@@ -75,11 +93,19 @@ def load_local_model(path: str | os.PathLike[str], model_class: str = "AutoModel
     cls = getattr(transformers, model_class, None)
     if cls is None:
         raise ValueError(f"transformers has no class {model_class!r} (model_class=)")
+    kw: dict[str, Any] = {}
+    if dtype is not None:  # transformers >= 4.56 calls it dtype (torch_dtype before)
+        major, minor = (int(x) for x in transformers.__version__.split(".")[:2])
+        kw["dtype" if (major, minor) >= (4, 56) else "torch_dtype"] = dtype
+    if device_map is not None:
+        kw["device_map"] = device_map
     try:
         tok = transformers.AutoTokenizer.from_pretrained(p, local_files_only=True) if tokenizer else None
-        model = cls.from_pretrained(p, local_files_only=True)
+        model = cls.from_pretrained(p, local_files_only=True, **kw)
     except (OSError, ValueError, KeyError) as exc:
         first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
         raise ValueError(f"{flag} {p}: cannot load a {what} ({first})") from None
+    if device_map is None and device is not None:
+        model = model.to(device)
     model.eval()
     return tok, model

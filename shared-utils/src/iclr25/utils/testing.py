@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
 __all__ = ["package_checks", "one_error_line", "parametrize_with_checks", "readme_quickstart", "run_python", "help_probe",
            "check_file_inputs", "check_out_policy", "check_demo_headline", "children_cpu_seconds",
-           "StubChatServer", "stub_chat_server", "deny_writes", "check_paper_rung"]
+           "StubChatServer", "stub_chat_server", "deny_writes", "check_paper_rung", "check_numpy_lint"]
 
 DEMO_BUDGET_S = 60.0
 #: Modules that ``iclr25 <slug> --help`` must not import (seconds of start-up each).
@@ -493,6 +493,36 @@ def check_paper_rung(registry: ClaimRegistry, *, rung: str = "paper", claim_ids:
     bad = {cid: v for cid, v in values.items() if not math.isfinite(v)}
     assert not bad, f"{registry.package}: the smoke run of rung {rung!r} gave non-finite values {bad}"
     return values
+
+
+_NUMPY_CALL = re.compile(r"\.numpy\(\)")
+
+
+def check_numpy_lint(src: str | os.PathLike[str]) -> None:
+    """A package's lint that a torch tensor reaches numpy only through ``.cpu()`` (issue 59): ``x.numpy()`` fails
+    for a tensor on a GPU, ``x.cpu().numpy()`` works on every device (numpy arrays and memory maps have no
+    ``.numpy()``, so the rule costs nothing there). Scans every ``*.py`` under ``src`` (sub-packages too) and
+    fails listing ``file:line: code`` for each offending call.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "ok.py").write_text("y = x.detach().cpu().numpy()\\n")
+    >>> check_numpy_lint(d)
+    >>> _ = (d / "bad.py").write_text("y = x.numpy()\\n")
+    >>> check_numpy_lint(d)
+    Traceback (most recent call last):
+    ...
+    AssertionError: .numpy() on a tensor that may be on the device (use .cpu().numpy()):
+    bad.py:1: y = x.numpy()
+    """
+    root = Path(src)
+    if not root.is_dir():
+        raise AssertionError(f"check_numpy_lint: {root} is not a folder")
+    bad = [f"{p.relative_to(root)}:{i}: {line.strip()}" for p in sorted(root.rglob("*.py"))
+           for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+           for m in _NUMPY_CALL.finditer(line) if not line[:m.start()].endswith(".cpu()")]
+    if bad:
+        raise AssertionError(".numpy() on a tensor that may be on the device (use .cpu().numpy()):\n" + "\n".join(bad))
 
 
 def deny_writes(monkeypatch, folder) -> None:

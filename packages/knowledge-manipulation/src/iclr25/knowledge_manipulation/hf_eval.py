@@ -24,16 +24,13 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from iclr25.utils.hf import DEVICE_MAPS  # ``--device-map`` values (``auto``: accelerate places the layers)
+
 from .biography import Population, render_bio
 from .tasks import QA, answer_label, build_task, parse_task
 from .training import EvalResult, chance_level
 
 __all__ = ["HFCausalLM", "ParityCheck", "build_prompt", "check_causal_lm_folder", "evaluate_hf", "parity_check"]
-
-
-#: ``--device-map`` values: ``auto`` spreads a model too large for one device over the GPUs (and the CPU) with
-#: ``accelerate``
-DEVICE_MAPS = ("auto",)
 
 
 @dataclasses.dataclass
@@ -63,12 +60,9 @@ class HFCausalLM:
             raise ValueError(f"--device-map must be one of {', '.join(DEVICE_MAPS)}, got {self.device_map!r}")
         dev = torch_device(self.device)
         dtype = None if self.dtype is None else torch_dtype(self.dtype, None if self.device_map else dev)
-        if self.device_map is None and dtype is None:  # the folder as it loads, then moved (as before on the CPU)
-            self.tokenizer, model = load_local_model(self.path, "AutoModelForCausalLM", flag="--hf-path",
-                                                     extra="iclr25-knowledge-manipulation[hf]")
-            self.model = model.to(dev)
-        else:
-            self.tokenizer, self.model = _load_placed(self.path, dtype, self.device_map, dev)
+        self.tokenizer, self.model = load_local_model(self.path, "AutoModelForCausalLM", flag="--hf-path",
+                                                      extra="iclr25-knowledge-manipulation[hf]", what="causal LM", dtype=dtype,
+                                                      device_map=self.device_map, device=dev)
 
     @property
     def input_device(self):
@@ -86,37 +80,6 @@ class HFCausalLM:
         with torch.no_grad():
             out = self.model.generate(**enc, max_new_tokens=self.max_new_tokens, do_sample=False, pad_token_id=pad)
         return self.tokenizer.decode(out[0, enc["input_ids"].shape[1]:].cpu(), skip_special_tokens=True)
-
-
-def _load_placed(path, dtype, device_map, device):
-    """``(tokenizer, model)`` of a local folder loaded by ``from_pretrained`` with ``dtype`` (a torch dtype or
-    ``None``) and ``device_map`` (``"auto"`` or ``None``: then moved to ``device``), in eval mode; the checks and
-    one-line errors of :func:`iclr25.utils.hf.load_local_model`."""
-    import importlib.util
-    from pathlib import Path
-
-    p = Path(path)
-    if device_map is not None and importlib.util.find_spec("accelerate") is None:
-        raise ImportError(f"--device-map {device_map} needs accelerate: pip install accelerate (or drop "
-                          "--device-map and use --device)")
-    try:
-        import transformers
-    except ImportError as exc:
-        raise ImportError("--hf-path needs transformers: pip install 'iclr25-knowledge-manipulation[hf]'") from exc
-    # transformers >= 4.56 calls it dtype (torch_dtype before)
-    major, minor = (int(x) for x in transformers.__version__.split(".")[:2])
-    kw: dict = {("dtype" if (major, minor) >= (4, 56) else "torch_dtype"): dtype} if dtype is not None else {}
-    if device_map is not None:
-        kw["device_map"] = device_map
-    try:
-        tok = transformers.AutoTokenizer.from_pretrained(p, local_files_only=True)
-        model = transformers.AutoModelForCausalLM.from_pretrained(p, local_files_only=True, **kw)
-    except (OSError, ValueError, KeyError) as exc:
-        first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
-        raise ValueError(f"--hf-path {p}: cannot load a causal LM ({first})") from None
-    if device_map is None:
-        model = model.to(device)
-    return tok, model.eval()
 
 
 def check_causal_lm_folder(path: str | os.PathLike[str], flag: str = "--hf-path") -> None:
