@@ -38,16 +38,6 @@ def flow():
     return _flow()
 
 
-@pytest.fixture(autouse=True)
-def _meta_masks():
-    # boolean-mask indexing (the loss mask, the long-range edge sets) has a data-dependent size, which torch's meta
-    # stand-in cannot know: let it assume every element is selected (shapes stay consistent; values are not read)
-    from torch.fx.experimental import _config
-
-    with _config.patch(meta_nonzero_assume_all_nonzero=True):
-        yield
-
-
 def test_forward_on_a_non_cpu_device():
     def build(d):
         torch.manual_seed(0)
