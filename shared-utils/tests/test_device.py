@@ -89,6 +89,15 @@ def test_jax_device(monkeypatch):
     assert dev.describe_device(gpus[1]) == "gpu:1 (H100)"
     with pytest.raises(ValueError, match="only 2 GPU"):
         dev.jax_device("cuda:5")
+    assert dev.jax_device(gpus[1]) is gpus[1] and dev.jax_gpus() == gpus  # a jax.Device is taken as it is
+
+    def no_gpu_backend(kind=None):
+        if kind == "gpu":
+            raise RuntimeError("Unknown backend: 'gpu' requested, but no platforms that are instances of gpu")
+        return [cpu]
+
+    jax.devices = no_gpu_backend  # a CPU-only jaxlib raises instead of returning []
+    assert dev.jax_gpus() == []
 
 
 def test_to_cpu_walks_containers():

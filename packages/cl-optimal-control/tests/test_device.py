@@ -15,15 +15,10 @@ from iclr25.cl_optimal_control import Problem, solve
 from iclr25.cl_optimal_control.claims import REGISTRY
 from iclr25.cl_optimal_control.cli import main
 from iclr25.cl_optimal_control.ode import resolve_device
+from iclr25.utils.device import jax_gpus
+from iclr25.utils.testing import check_paper_rung
 
 TINY = ["--alpha-1", "1", "--alpha-f", "2", "--dt", "0.05", "--n-intervals", "10"]  # the solve doctest's problem
-
-
-def _gpu() -> bool:
-    try:
-        return bool(jax.devices("gpu"))
-    except RuntimeError:
-        return False
 
 
 def test_device_cpu_and_auto_give_the_same_numbers_and_say_where(tmp_path, capsys):
@@ -54,7 +49,7 @@ def test_the_python_api_takes_a_device():
 
 
 def test_an_absent_device_is_one_line_naming_the_flag(tmp_path, capsys):
-    if not _gpu():
+    if not jax_gpus():
         assert main(["solve", *TINY, "--device", "cuda", "--out", str(tmp_path / "s.json")]) == 2
         err = capsys.readouterr().err.strip()
         assert "--device cuda" in err and len(err.splitlines()) == 1
@@ -69,13 +64,9 @@ def test_an_absent_device_is_one_line_naming_the_flag(tmp_path, capsys):
 def test_paper_rung_runs_one_step_on_the_cpu(monkeypatch):
     # what `iclr25 claims cl-optimal-control --rung paper --smoke --device cpu` measures, in this process (the
     # programs are compiled already): every claim of the rung, one solver iteration each
-    monkeypatch.setenv("ICLR25_SMOKE", "1")
     monkeypatch.setenv("ICLR25_DEVICE", "cpu")
-    ids = REGISTRY.claims_at("paper")
-    assert {"optimal-beats-heuristics", "focus-on-new-task", "final-revision"} <= set(ids)
-    for cid in ids:
-        m = REGISTRY.measure(cid, REGISTRY.rung_seeds("paper")[0], "paper")
-        assert math.isfinite(getattr(m, "value", m)), (cid, m)
+    values = check_paper_rung(REGISTRY)  # every claim finite, in a smoke run (ICLR25_SMOKE=1)
+    assert {"optimal-beats-heuristics", "focus-on-new-task", "final-revision"} <= set(values)
 
 
 def test_paper_rung_states_its_cost_and_is_refused_here():

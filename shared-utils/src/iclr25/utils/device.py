@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["DEVICE_HELP", "DTYPES", "DEVICE_ENV", "add_device_argument", "parse_device", "default_device",
+__all__ = ["DEVICE_HELP", "DTYPES", "DEVICE_ENV", "add_device_argument", "parse_device", "default_device", "jax_gpus",
            "accelerator_present", "device_scope", "torch_device", "torch_generator",
            "torch_dtype", "jax_device", "to_cpu", "describe_device", "check_device_conformance"]
 
@@ -167,11 +167,25 @@ def torch_dtype(name: str | None, device: Any = None, *, needs_float64: bool = F
     return getattr(torch, name)
 
 
-def jax_device(spec: Any = "auto", *, flag: str = "--device") -> Any:
-    """The JAX device for ``spec``: ``auto`` is JAX's default device (a GPU with a CUDA jaxlib, else the CPU);
-    ``cuda``/``cuda:N`` the N-th GPU; ``cpu`` the CPU. Use it as ``with jax.default_device(jax_device(spec)):``."""
+def jax_gpus() -> list[Any]:
+    """The GPUs JAX sees (``[]`` with a CPU-only jaxlib, or none present)."""
     import jax  # noqa: PLC0415
 
+    try:
+        return list(jax.devices("gpu"))
+    except RuntimeError:
+        return []
+
+
+def jax_device(spec: Any = "auto", *, flag: str = "--device") -> Any:
+    """The JAX device for ``spec``: ``auto`` is JAX's default device (a GPU with a CUDA jaxlib, else the CPU);
+    ``cuda``/``cuda:N`` the N-th GPU; ``cpu`` the CPU; a ``jax.Device`` as given; ``None``: ``$ICLR25_DEVICE``,
+    else ``auto``. Use it as ``with jax.default_device(jax_device(spec)):``. An absent device is a one-line
+    ``ValueError`` naming ``flag``."""
+    import jax  # noqa: PLC0415
+
+    if hasattr(spec, "platform") and hasattr(spec, "id"):  # a jax.Device
+        return spec
     s = parse_device(default_device() if spec is None else spec, flag=flag)
     if s == "auto":
         return jax.devices()[0]
@@ -179,10 +193,7 @@ def jax_device(spec: Any = "auto", *, flag: str = "--device") -> Any:
         return jax.devices("cpu")[0]
     if s == "mps":
         raise ValueError(f"{flag} mps: JAX has no MPS backend here; use --device cpu or auto")
-    try:
-        gpus = jax.devices("gpu")
-    except RuntimeError:
-        gpus = []
+    gpus = jax_gpus()
     if not gpus:
         raise ValueError(f"{flag} {s}: JAX sees no GPU (install a CUDA jaxlib: pip install 'jax[cuda12]'); use "
                          "--device cpu or auto")

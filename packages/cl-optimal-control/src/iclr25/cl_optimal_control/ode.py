@@ -52,8 +52,6 @@ def on_device(device: Any = None) -> Any:
 
 def resolve_device(device: Any = None) -> Any:
     """The ``jax.Device`` of a ``device`` argument (:func:`on_device`); a ``jax.Device`` is returned as it is."""
-    if isinstance(device, jax.Device):
-        return device
     from iclr25.utils.device import jax_device  # noqa: PLC0415
 
     return jax_device(device)

@@ -330,8 +330,6 @@ def resolve_device(device: Any = None) -> Any:
     """The ``jax.Device`` of a ``device`` argument: ``"auto"`` (the GPU when a CUDA jaxlib sees one, else the
     CPU), ``"cpu"``, ``"cuda"``, ``"cuda:N"`` or a ``jax.Device``; ``None``: ``$ICLR25_DEVICE``, else ``auto``. An
     absent device is a one-line ValueError naming ``--device``."""
-    if isinstance(device, jax.Device):
-        return device
     from iclr25.utils.device import jax_device  # noqa: PLC0415
 
     return jax_device(device)

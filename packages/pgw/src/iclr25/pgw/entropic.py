@@ -44,8 +44,6 @@ def resolve_device(device: Any = None) -> Any:
     """The JAX device of a ``device=`` argument: a JAX device as given, else
     :func:`iclr25.utils.device.jax_device` (``None``: ``$ICLR25_DEVICE`` or ``auto``, JAX's default device: a GPU
     with a CUDA jaxlib, else the CPU; ``"cuda"`` without a GPU is a one-line ``ValueError`` naming ``--device``)."""
-    if hasattr(device, "platform") and hasattr(device, "id"):
-        return device
     from iclr25.utils.device import jax_device  # noqa: PLC0415
 
     return jax_device(device)
