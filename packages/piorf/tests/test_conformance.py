@@ -7,6 +7,7 @@ from iclr25.utils.testing import parametrize_with_checks
 FILE_COMMANDS = [
     ["rewire", "{file}.npz", "--out", "{out}.npz"],
     ["rewire", "{file}.npz", "--method", "digl"],
+    ["rewire", "{file}.tfrecord", "--out", "{out}.npz"],  # MeshGraphNets' format (issue 64)
 ]
 
 

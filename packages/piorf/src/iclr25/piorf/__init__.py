@@ -1,7 +1,8 @@
 """iclr25.piorf: physics-informed Ollivier-Ricci rewiring (PIORF) for mesh graph neural network simulators.
 
 Curvature (:func:`ollivier_ricci`), the PIORF rewiring (:func:`rewire`) and its baselines (:func:`sdrf`,
-:func:`fosr`, :func:`borf`, :func:`digl`), a lattice-Boltzmann cylinder-flow data set (:func:`cylinder_flow`),
+:func:`fosr`, :func:`borf`, :func:`digl`), a lattice-Boltzmann cylinder-flow data set (:func:`cylinder_flow`), MeshGraphNets' TFRecord data sets
+(:func:`load_meshgraphnets`, no TensorFlow),
 a MeshGraphNet in plain torch (:class:`MeshGraphNet`, :func:`train`) and over-squashing diagnostics.
 """
 
@@ -33,6 +34,9 @@ from .mechanism import long_range_task as long_range_task
 from .mesh import NodeType as NodeType
 from .mesh import TriangleMesh as TriangleMesh
 from .mesh import channel_mesh as channel_mesh
+from .meshgraphnets import load_flow_data as load_flow_data
+from .meshgraphnets import load_meshgraphnets as load_meshgraphnets
+from .meshgraphnets import write_meshgraphnets as write_meshgraphnets
 from .metrics import HoldFirstFrame as HoldFirstFrame
 from .metrics import PairedTest as PairedTest
 from .metrics import RolloutErrors as RolloutErrors
@@ -70,6 +74,7 @@ __all__ = [
     "sdrf", "fosr", "borf", "digl", "BASELINES",
     "spectral_gap", "effective_resistance",
     "cylinder_flow", "FlowDataset", "Trajectory", "load_trajectory", "save_trajectory",
+    "load_meshgraphnets", "write_meshgraphnets", "load_flow_data",
     "simulate_cylinder", "CylinderFlowSolution", "strouhal", "channel_mesh", "TriangleMesh", "NodeType",
     "MeshGraphNet", "train", "TrainConfig", "Simulator", "Rollout", "REWIRINGS",
     "rollout_errors", "RolloutErrors", "HoldFirstFrame", "TimeMean", "shedding_period", "paired_test", "PairedTest",

@@ -23,8 +23,9 @@ decided at the repro rung only: at the test rung's scale they missed at 3 of 10 
 
 ``paper`` (seeds 0, 1, 2; for a GPU: ``iclr25 claims piorf --rung paper --estimate``): the three main claims (and
 ``models-beat-trivial``) in the paper's configuration: MeshGraphNets with 15 blocks of width 128, 10M Adam steps
-(lr 1e-4 to 1e-6), one frame a step, on the user's CylinderFlow trajectories (``$ICLR25_PIORF_DATA``: a folder with
-``train/`` and ``test/`` of trajectory ``.npz`` files, :func:`~iclr25.piorf.load_trajectory`), rollout RMSE over
+(lr 1e-4 to 1e-6), one frame a step, on the user's CylinderFlow trajectories (``$ICLR25_PIORF_DATA``: MeshGraphNets' folder, ``meta.json`` +
+``train.tfrecord``/``test.tfrecord``, or ``train/`` and ``test/`` of trajectory ``.npz`` files:
+:func:`~iclr25.piorf.load_flow_data`), rollout RMSE over
 whole test trajectories; ``rewiring-is-cheap`` on the data's own mesh. The device is ``$ICLR25_DEVICE``
 (``iclr25 claims piorf --device``), else ``auto``; ``--smoke`` runs it for one step on a 3-step rollout.
 """
@@ -54,8 +55,9 @@ REGISTRY = ClaimRegistry(
              "the whole rollout. Estimated, not measured on a GPU: ~6 ms a step (launch-bound small graph; PIORF "
              "adds a copy of the velocity to the CPU and its rewiring each step), so ~17 h per model plus ~10 min "
              "of rollouts; on the package's CPU a step of this model takes ~0.1 s (about 300 core-hours a model)",
-        data=f"${DATA_ENV}: a folder with train/ and test/ holding one .npz per trajectory (pos, cells, node_type, "
-             "velocity, pressure: MeshGraphNets' CylinderFlow, converted from its TFRecords; not shipped)")})
+        data=f"${DATA_ENV}: MeshGraphNets' CylinderFlow folder as published (meta.json, train.tfrecord, "
+             "test.tfrecord; read without TensorFlow), or a folder with train/ and test/ holding one .npz per "
+             "trajectory (pos, cells, node_type, velocity, pressure); not shipped")})
 
 #: The paper rung's model and optimiser (Pfaff et al. 2021; PIORF's reference code): one frame per step.
 PAPER_MODEL = {"steps": 10_000_000, "layers": 15, "latent": 128, "lr": 1e-4, "lr_final": 1e-6}
@@ -257,17 +259,14 @@ def _resistance(seed: int, rung: str) -> dict[str, Measurement | float]:
 # ------------------------------------------------------------------------------------------ the paper rung
 @functools.cache
 def _paper_data_at(folder: str):
-    from pathlib import Path  # noqa: PLC0415
+    from .meshgraphnets import load_flow_data  # noqa: PLC0415
 
-    from .datasets import FlowDataset, load_trajectory  # noqa: PLC0415
-
-    root, out = Path(folder), []
+    out = []
     for part in ("train", "test"):
-        files = sorted((root / part).glob("*.npz"))
-        if not files:
-            raise ValueError(f"${DATA_ENV}={folder}: no {part}/*.npz trajectories (one .npz per trajectory: pos, "
-                             "cells, node_type, velocity, pressure; see iclr25 piorf generate for the format)")
-        out.append(FlowDataset(tuple(load_trajectory(f) for f in files), {"source": str(root / part)}))
+        try:  # MeshGraphNets' own folder (meta.json + PART.tfrecord) or PART/*.npz
+            out.append(load_flow_data(folder, part))
+        except FileNotFoundError as exc:
+            raise ValueError(f"${DATA_ENV}={folder}: {exc}") from None
     return tuple(out)
 
 
@@ -275,8 +274,9 @@ def _paper_data():
     """The user's CylinderFlow (train, test) from ``$ICLR25_PIORF_DATA`` (a missing folder is one line)."""
     folder = os.environ.get(DATA_ENV, "").strip()
     if not folder:
-        raise ValueError(f"rung 'paper' needs the CylinderFlow trajectories: set {DATA_ENV} to a folder with train/ "
-                         "and test/ of trajectory .npz files (MeshGraphNets' data, converted; not shipped)")
+        raise ValueError(f"rung 'paper' needs the CylinderFlow trajectories: set {DATA_ENV} to MeshGraphNets' "
+                         "cylinder_flow folder (meta.json, train.tfrecord, test.tfrecord) or a folder with train/ and "
+                         "test/ of trajectory .npz files (not shipped)")
     return _paper_data_at(folder)
 
 

@@ -1,4 +1,4 @@
-"""Command line of ``iclr25 piorf``: ``demo``, ``repro``, ``generate``, ``rewire``, ``train``."""
+"""Command line of ``iclr25 piorf``: ``demo``, ``repro``, ``generate``, ``rewire``, ``train``, ``evaluate``."""
 
 from __future__ import annotations
 
@@ -65,8 +65,11 @@ def _generated_paths(out: Path, n: int) -> list[Path]:
 
 
 def _rewired_default(args: argparse.Namespace) -> Path:
-    """``rewire``'s default output: ``MESH-rewired.npz`` beside the input mesh."""
-    return Path(args.mesh).with_name(Path(args.mesh).stem + "-rewired.npz")
+    """``rewire``'s default output: ``MESH-rewired.npz`` beside the input mesh (``SPLIT-K-rewired.npz`` for
+    trajectory K of a ``.tfrecord``)."""
+    mesh = Path(args.mesh)
+    tag = f"-{args.trajectory}" if mesh.suffix.lower() == ".tfrecord" else ""
+    return mesh.with_name(f"{mesh.stem}{tag}-rewired.npz")
 
 
 #: The files ``demo`` and ``repro`` write at the top of --out: a previous run holding any of them is kept without
@@ -173,10 +176,12 @@ def _check_data_args(args: argparse.Namespace, *, min_trajectories: int = 1) -> 
                bytes_needed=4.0 * n * t * MESH_NODES * 3 * 8, force=args.force)
 
 
-def _check_model_size(args: argparse.Namespace, steps: int, layers: int, latent: int, models: int = 1) -> None:
+def _check_model_size(args: argparse.Namespace, steps: int, layers: int, latent: int, models: int = 1,
+                      nodes: int = MESH_NODES) -> None:
+    scale = max(1.0, nodes / MESH_NODES)  # the step time grows with the mesh beyond the generator's
     check_size(f"--train-steps {steps} ({models} model(s), {layers} blocks, width {latent})",
-               seconds_needed=models * steps * STEP_S * (layers / 4) * (latent / 64) ** 2,
-               bytes_needed=4.0 * (layers * 12 * latent**2 + MESH_NODES * 8 * latent * layers) * 4,
+               seconds_needed=models * steps * STEP_S * scale * (layers / 4) * (latent / 64) ** 2,
+               bytes_needed=4.0 * (layers * 12 * latent**2 + nodes * 8 * latent * layers) * 4,
                force=args.force)
 
 
@@ -207,8 +212,8 @@ def generate(args: argparse.Namespace) -> int:
 
 
 def rewire_cmd(args: argparse.Namespace) -> int:
-    """Read a .npz with pos and cells or edge_index (and optionally velocity (T,N,2)), compute Ollivier-Ricci
-    curvature (alpha=0.5) and rewire. Writes edge_index, long_range, added, removed, bottleneck,
+    """Read a .npz with pos and cells or edge_index (and optionally velocity (T,N,2)), or trajectory --trajectory
+    of a MeshGraphNets .tfrecord (meta.json beside it), compute Ollivier-Ricci curvature (alpha=0.5) and rewire. Writes edge_index, long_range, added, removed, bottleneck,
     node_curvature to OUT (default: MESH-rewired.npz)."""
     _check_ratio(args.ratio)
     _positive_int(args.top_k, "--top-k")
@@ -220,7 +225,13 @@ def rewire_cmd(args: argparse.Namespace) -> int:
     from .diagnostics import spectral_gap  # noqa: PLC0415
     from .rewiring import rewire  # noqa: PLC0415
 
-    traj = load_trajectory(args.mesh)
+    if Path(args.mesh).suffix.lower() == ".tfrecord":  # one trajectory of a MeshGraphNets file, meta.json beside it
+        from .meshgraphnets import read_record  # noqa: PLC0415
+
+        _positive_int(args.trajectory, "--trajectory", 0)
+        traj = read_record(args.mesh, args.trajectory)
+    else:
+        traj = load_trajectory(args.mesh)
     if not -traj.n_steps <= args.frame < traj.n_steps:
         raise ValueError(f"--frame must be in [{-traj.n_steps}, {traj.n_steps - 1}] for {args.mesh} "
                          f"({traj.n_steps} frames), got {args.frame}")
@@ -238,50 +249,166 @@ def rewire_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
-def train_cmd(args: argparse.Namespace) -> int:
-    run = RunResult.start(PACKAGE, "train", seed=args.seed)
-    # every argument is checked before the (minutes of) simulation and training
-    _check_data_args(args, min_trajectories=2)  # at least one trajectory to train on and one to test on
+def _check_model_args(args: argparse.Namespace) -> None:
     check_seed(args.seed, "--seed")
-    check_seed(args.data_seed, "--data-seed")
     _positive_int(args.train_steps, "--train-steps")
     _positive_int(args.layers, "--layers")
     _positive_int(args.latent, "--latent")
     _positive_int(args.top_k, "--top-k")
-    if args.top_k >= MESH_NODES:  # the generator's mesh has MESH_NODES nodes: say so before simulating
-        raise ValueError(f"--top-k must be below the mesh's {MESH_NODES} nodes, got {args.top_k}")
-    _check_model_size(args, args.train_steps, args.layers, args.latent)
-    if isinstance(args.horizon, bool) or not isinstance(args.horizon, int) or not 1 <= args.horizon < args.steps:
-        raise ValueError(f"--horizon must be an integer in [1, --steps - 1 = {args.steps - 1}] (a rollout from the "
-                         f"first of --steps {args.steps} frames), got {args.horizon}")
+    if args.data is not None:
+        for flag in ("max_trajectories", "frames"):
+            if getattr(args, flag) is not None:
+                _positive_int(getattr(args, flag), "--" + flag.replace("_", "-"), 2 if flag == "frames" else 1)
+        if args.train_split == args.eval_split:
+            raise ValueError(f"--train-split and --eval-split must differ (the test trajectories are held out), got "
+                             f"{args.train_split!r} twice")
+
+
+def _check_horizon(horizon: object, frames: int, what: str | None = None) -> None:
+    """``what``: the data's shortest test trajectory (``--data``); ``None``: the simulated ``--steps``."""
+    if isinstance(horizon, bool) or not isinstance(horizon, int) or not 1 <= horizon < frames:
+        if what is None:
+            raise ValueError(f"--horizon must be an integer in [1, --steps - 1 = {frames - 1}] (a rollout from the "
+                             f"first of --steps {frames} frames), got {horizon}")
+        raise ValueError(f"--horizon must be an integer in [1, {frames - 1}] ({what} has {frames} frames), got "
+                         f"{horizon}")
+
+
+def _flow_data(args: argparse.Namespace, run: RunResult, models: int = 1):
+    """The (train, test) trajectories: the user's ``--data`` folder, else LBM cylinder flow; every remaining
+    argument that depends on the data (horizon, --top-k, the model's size) is checked before training."""
+    if args.data is None:
+        from .datasets import cylinder_flow  # noqa: PLC0415
+
+        n_test = max(1, args.n_trajectories // 5)
+        run.config.update({"n_trajectories": args.n_trajectories, "n_train": args.n_trajectories - n_test,
+                           "n_test": n_test, "steps": args.steps, "data_seed": args.data_seed})
+        ds = cylinder_flow(args.n_trajectories, args.steps, seed=args.data_seed, show_progress=True)
+        return ds.split(args.n_trajectories - n_test)
+    from .meshgraphnets import load_flow_data  # noqa: PLC0415
+
+    kw = {"max_trajectories": args.max_trajectories, "frames": args.frames, "force": args.force}
+    tr = load_flow_data(args.data, args.train_split, **kw)
+    te = load_flow_data(args.data, args.eval_split, **kw)
+    shortest = min(t.n_steps for t in te.trajectories)
+    _check_horizon(args.horizon, shortest, f"the shortest {args.eval_split} trajectory")
+    nodes = [t.n_nodes for t in (*tr.trajectories, *te.trajectories)]
+    if args.top_k >= min(nodes):
+        raise ValueError(f"--top-k must be below the smallest mesh's {min(nodes)} nodes, got {args.top_k}")
+    _check_model_size(args, args.train_steps, args.layers, args.latent, models=models, nodes=max(nodes))
+    run.config.update({"data": str(args.data), "format": tr.config["format"], "train_split": args.train_split,
+                       "eval_split": args.eval_split, "n_train": len(tr), "n_test": len(te),
+                       "max_trajectories": args.max_trajectories, "frames": args.frames})
+    print(f"read {len(tr)} {args.train_split} and {len(te)} {args.eval_split} trajectories from {args.data} "
+          f"({tr.config['format']}; {min(nodes)}-{max(nodes)} nodes, {shortest}+ frames)")
+    return tr, te
+
+
+def _check_training_args(args: argparse.Namespace, models: int = 1) -> None:
+    given = [f"--{f.replace('_', '-')}" for f in ("max_trajectories", "frames") if getattr(args, f) is not None]
+    if args.data is None and given:
+        raise ValueError(f"{' and '.join(given)} only apply to --data (the simulated data set is sized by "
+                         "--n-trajectories and --steps)")
+    if args.data is None:
+        _check_data_args(args, min_trajectories=2)  # at least one trajectory to train on and one to test on
+        check_seed(args.data_seed, "--data-seed")
+    _check_model_args(args)
+    if args.data is None:
+        if args.top_k >= MESH_NODES:  # the generator's mesh has MESH_NODES nodes: say so before simulating
+            raise ValueError(f"--top-k must be below the mesh's {MESH_NODES} nodes, got {args.top_k}")
+        _check_model_size(args, args.train_steps, args.layers, args.latent, models=models)
+        _check_horizon(args.horizon, args.steps)
+
+
+def _errors(sim, te, horizon: int, out: Path) -> dict[str, float]:
+    from .metrics import rollout_errors  # noqa: PLC0415
+
+    m = rollout_errors(sim, te, [h for h in (1, 5, 10) if h < horizon] + [horizon])
+    errors = m.as_dict(1e3)
+    bad = [k for k, v in errors.items() if v is not None and not math.isfinite(v)]
+    if bad:  # a diverged model is not a result: nothing is written
+        raise ValueError(f"training diverged ({', '.join(bad)} not finite); nothing written to --out {out}")
+    return errors
+
+
+def train_cmd(args: argparse.Namespace) -> int:
+    run = RunResult.start(PACKAGE, "train", seed=args.seed)
+    # every argument is checked before the (minutes of) simulation and training
+    _check_training_args(args)
     ucli.set_torch_threads(args.threads)
     dev = _device(args, run)
     _numpy_pot()
-    from .datasets import cylinder_flow  # noqa: PLC0415
     from .figures import training_figure  # noqa: PLC0415
-    from .metrics import rollout_errors  # noqa: PLC0415
     from .training import TrainConfig, train  # noqa: PLC0415
 
     cfg = TrainConfig(steps=args.train_steps, layers=args.layers, latent=args.latent, partner=args.partner,
                       top_k=args.top_k, separate_long_range=args.separate_long_range)
-    n_test = max(1, args.n_trajectories // 5)
-    run.config = {"rewiring": args.rewiring, **vars(cfg), "n_trajectories": args.n_trajectories,
-                  "n_train": args.n_trajectories - n_test, "n_test": n_test, "steps": args.steps,
-                  "horizon": args.horizon, "data_seed": args.data_seed}
-    ds = cylinder_flow(args.n_trajectories, args.steps, seed=args.data_seed, show_progress=True)
-    tr, te = ds.split(args.n_trajectories - n_test)
+    run.config = {"rewiring": args.rewiring, **vars(cfg), "horizon": args.horizon}
+    tr, te = _flow_data(args, run)
     sim = train(tr, rewiring=args.rewiring, config=cfg, seed=args.seed, show_progress=True, device=dev)
-    m = rollout_errors(sim, te, [h for h in (1, 5, 10) if h < args.horizon] + [args.horizon])
-    errors = m.as_dict(1e3)
-    bad = [k for k, v in errors.items() if v is not None and not math.isfinite(v)]
-    if bad:  # a diverged model is not a result: nothing is written
-        raise ValueError(f"training diverged ({', '.join(bad)} not finite); nothing written to --out {args.out}")
-    for k, v in errors.items():
+    for k, v in _errors(sim, te, args.horizon, args.out).items():
         run.add(f"{k} x1e3", v, higher_is_better=False)
     run.add("train step s", sim.step_seconds, unit="s", timing=True)
     args.out.mkdir(parents=True, exist_ok=True)
     roll = sim.rollout(te[0], args.horizon)
     run.add_figure(training_figure(args.out / "training.png", sim.losses, roll.rmse_velocity), relative_to=args.out)
+    return run.publish(args.out)
+
+
+#: The files ``evaluate`` writes at the top of its --out folder.
+EVALUATE_FILES = ("results.json", "table.md")
+LABELS = {"none": "MGN", "piorf": "MGN+PIORF", "sdrf": "MGN+SDRF", "fosr": "MGN+FoSR", "borf": "MGN+BORF",
+          "digl": "MGN+DIGL"}
+
+
+def _methods(text: str) -> list[str]:
+    from .training import REWIRINGS  # noqa: PLC0415
+
+    methods = [m.strip() for m in str(text).split(",") if m.strip()]
+    bad = [m for m in methods if m not in REWIRINGS]
+    if not methods or bad or len(set(methods)) != len(methods):
+        raise ValueError(f"--methods must be distinct names from {', '.join(REWIRINGS)}, comma-separated, got "
+                         f"{text!r}")
+    return methods
+
+
+def evaluate_cmd(args: argparse.Namespace) -> int:
+    """Train MGN and MGN with each rewiring of --methods on the same trajectories, seed and budget (the user's
+    --data folder, or LBM cylinder flow) and compare their rollout RMSE on the held-out split, beside the two
+    trivial predictors (hold the first frame; the test trajectory's own time-mean field)."""
+    run = RunResult.start(PACKAGE, "evaluate", seed=args.seed)
+    methods = _methods(args.methods)
+    _check_training_args(args, models=len(methods))
+    ucli.set_torch_threads(args.threads)
+    dev = _device(args, run)
+    _numpy_pot()
+    from .metrics import HoldFirstFrame, TimeMean  # noqa: PLC0415
+    from .training import TrainConfig, train  # noqa: PLC0415
+
+    cfg = TrainConfig(steps=args.train_steps, layers=args.layers, latent=args.latent, partner=args.partner,
+                      top_k=args.top_k, separate_long_range=args.separate_long_range)
+    run.config = {"methods": methods, **vars(cfg), "horizon": args.horizon}
+    tr, te = _flow_data(args, run, models=len(methods))
+    rows = {}
+    for method in methods:
+        sim = train(tr, rewiring=method, config=cfg, seed=args.seed, show_progress=True, device=dev)
+        rows[LABELS[method]] = _errors(sim, te, args.horizon, args.out)
+    for name, pred in (("hold first frame", HoldFirstFrame()), ("time-mean field", TimeMean())):
+        rows[name] = _errors(pred, te, args.horizon, args.out)
+    key = f"rmse_{args.horizon}"
+    mgn = rows["MGN"][key] if "MGN" in rows else None
+    for label, errs in rows.items():
+        for k, v in errs.items():
+            peer = mgn if k == key and label in LABELS.values() and label != "MGN" and mgn is not None else None
+            run.add(f"{k} x1e3, {label}", v, peer=peer, peer_name="MGN (same data, seed, budget)" if peer else None,
+                    higher_is_better=False)
+    cols = list(rows["hold first frame"])
+    table = ["| model | " + " | ".join(f"{c} x1e3" for c in cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    table += [f"| {label} | " + " | ".join(f"{errs[c]:.2f}" for c in cols) + " |" for label, errs in rows.items()]
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "table.md").write_text("\n".join(table) + "\n")
+    run.notes = (f"one seed ({args.seed}); rollout RMSE over {len(te)} {run.config.get('eval_split', 'test')} "
+                 "trajectories; a difference between models at one seed is not a claim (see claims.json)")
     return run.publish(args.out)
 
 
@@ -305,9 +432,36 @@ def repro(args: argparse.Namespace) -> int:
         return run_repro(args)
 
 
-def _add_data_args(p: argparse.ArgumentParser, steps: int = 100, n: int = 10) -> None:
+def _add_data_args(p, steps: int = 100, n: int = 10) -> None:
     p.add_argument("--n-trajectories", type=int, default=n, help=f"trajectories to simulate (default: {n})")
-    p.add_argument("--steps", type=int, default=steps, help=f"frames per trajectory (default: {steps})")
+    p.add_argument("--steps", type=int, default=steps, help=f"frames per simulated trajectory (default: {steps})")
+
+
+def _add_training_args(t: argparse.ArgumentParser) -> None:
+    d = t.add_argument_group("data (without --data: LBM cylinder flow is simulated)")
+    d.add_argument("--data", type=Path, default=None,
+                   help="the user's trajectories: a MeshGraphNets folder (meta.json, train/valid/test.tfrecord: "
+                        "CylinderFlow, Airfoil) or a folder with train/ and test/ of trajectory .npz files")
+    d.add_argument("--train-split", default="train", help="split trained on with --data (default: train)")
+    d.add_argument("--eval-split", default="test", help="split evaluated with --data (default: test)")
+    d.add_argument("--max-trajectories", type=int, default=None,
+                   help="with --data: read at most this many trajectories of each split (default: all)")
+    d.add_argument("--frames", type=int, default=None,
+                   help="with --data: keep the first FRAMES frames of each trajectory (default: all)")
+    _add_data_args(d)
+    d.add_argument("--data-seed", type=int, default=0, help="seed of the simulated data set (default: 0)")
+    t.add_argument("--train-steps", type=int, default=1000, help="optimiser steps (default: 1000)")
+    t.add_argument("--layers", type=int, default=4, help="message-passing blocks (default: 4; paper 15)")
+    t.add_argument("--latent", type=int, default=64, help="latent width (default: 64; paper 128)")
+    t.add_argument("--partner", choices=PARTNER_RULES, default="feature-difference", help="PIORF partner rule")
+    t.add_argument("--top-k", type=int, default=1, help="spread PIORF's partners over the top-k nodes (default: 1)")
+    t.add_argument("--separate-long-range", action="store_true", help="own MLPs for long-range edges")
+    t.add_argument("--horizon", type=int, default=16,
+                   help="longest rollout horizon evaluated (RMSE@1/5/10 below it too), at most the test "
+                        "trajectories' frames - 1 (default: 16, about one shedding period)")
+    t.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
+    ucli.add_force_argument(t)
+    add_device_argument(t)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -328,7 +482,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     g.add_argument("--re-max", type=float, default=160.0, help="highest Reynolds number (default: 160)")
 
     r = ucli.add_command(sub, "rewire", rewire_cmd, seed="seed of the projection / stochastic baselines (default: 0)", help="rewire a mesh .npz with PIORF or a baseline")
-    r.add_argument("mesh", type=Path, help="input .npz (e.g. from 'iclr25 piorf generate')")
+    r.add_argument("mesh", type=Path, help="input .npz (e.g. from 'iclr25 piorf generate') or a MeshGraphNets "
+                   ".tfrecord with its meta.json beside it")
+    r.add_argument("--trajectory", type=int, default=0, help="the record of a .tfrecord input (default: 0)")
     r.add_argument("--ratio", type=float, default=0.03, help="fraction of nodes rewired (default: 0.03)")
     r.add_argument("--partner", choices=PARTNER_RULES, default="feature-difference",
                    help="partner rule (default: feature-difference, the reference code's)")
@@ -339,25 +495,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_output(r, "--out", kind="file", default=_rewired_default, suffixes=(".npz",),
                help="the rewired graph .npz written (default: MESH-rewired.npz beside the input mesh)")
 
-    train_help = "train a MeshGraphNet with a rewiring on generated cylinder flow and report rollout RMSE"
+    train_help = "train a MeshGraphNet with a rewiring on generated cylinder flow or --data and report rollout RMSE"
     t = ucli.add_command(sub, "train", train_cmd, help=train_help, description=train_help,
                          seed="random seed (default: 0)")
     add_output(t, "--out", kind="folder", default="results/piorf-train", run_files=TRAIN_FILES,
                help="run folder for results.json and training.png")
     t.add_argument("--rewiring", default="piorf", choices=("none", "piorf", "sdrf", "fosr", "borf", "digl"),
                    help="rewiring (default: piorf)")
-    _add_data_args(t)
-    t.add_argument("--data-seed", type=int, default=0, help="seed of the data set (default: 0)")
-    t.add_argument("--train-steps", type=int, default=1000, help="optimiser steps (default: 1000)")
-    t.add_argument("--layers", type=int, default=4, help="message-passing blocks (default: 4; paper 15)")
-    t.add_argument("--latent", type=int, default=64, help="latent width (default: 64; paper 128)")
-    t.add_argument("--partner", choices=PARTNER_RULES, default="feature-difference", help="PIORF partner rule")
-    t.add_argument("--top-k", type=int, default=1, help="spread PIORF's partners over the top-k nodes (default: 1)")
-    t.add_argument("--separate-long-range", action="store_true", help="own MLPs for long-range edges")
-    t.add_argument("--horizon", type=int, default=16,
-                   help="longest rollout horizon evaluated (RMSE@1/5/10 below it too), at most --steps - 1 "
-                        "(default: 16, about one shedding period)")
-    t.add_argument("--threads", type=int, default=1, help="torch threads (default: 1)")
-    ucli.add_force_argument(t)
-    add_device_argument(t)
+    _add_training_args(t)
+
+    e = ucli.add_command(sub, "evaluate", evaluate_cmd, seed="random seed of every model (default: 0)",
+                         help="train MGN and MGN+rewirings on the same data and compare their rollout RMSE")
+    add_output(e, "--out", kind="folder", default="results/piorf-evaluate", run_files=EVALUATE_FILES,
+               help="run folder for results.json and table.md")
+    e.add_argument("--methods", default="none,piorf",
+                   help="rewirings compared, comma-separated: none (plain MGN), piorf, sdrf, fosr, borf, digl "
+                        "(default: none,piorf)")
+    _add_training_args(e)
     return ucli.run_main(parser, argv)

@@ -59,7 +59,9 @@ class Trajectory:
     pressure
         ``(T, N)`` pressure frames.
     reynolds
-        Reynolds number of the run.
+        Reynolds number of the run (NaN when the data do not say: MeshGraphNets' files).
+    density
+        ``(T, N)`` density frames (MeshGraphNets' Airfoil) or ``None``; kept, not modelled.
     """
 
     pos: np.ndarray
@@ -69,6 +71,7 @@ class Trajectory:
     velocity: np.ndarray
     pressure: np.ndarray
     reynolds: float
+    density: np.ndarray | None = None
 
     @property
     def n_nodes(self) -> int:
@@ -115,9 +118,10 @@ def cache_dir() -> Path:
 
 def save_trajectory(path: str | os.PathLike[str], traj: Trajectory) -> Path:
     """Write a trajectory as ``.npz`` atomically (a failed write leaves no file)."""
+    extra = {} if traj.density is None else {"density": traj.density}
     return save_npz(path, format=np.array(_FORMAT), pos=traj.pos, cells=traj.cells, edge_index=traj.edge_index,
                     node_type=traj.node_type, velocity=traj.velocity, pressure=traj.pressure,
-                    reynolds=np.array(traj.reynolds))
+                    reynolds=np.array(traj.reynolds), **extra)
 
 
 def load_trajectory(path: str | os.PathLike[str]) -> Trajectory:
@@ -134,10 +138,11 @@ def load_trajectory(path: str | os.PathLike[str]) -> Trajectory:
     d = read_npz(p, what="mesh or trajectory")
     if "pos" not in d or ("cells" not in d and "edge_index" not in d):
         raise DataFileError(p, f"needs arrays 'pos' and 'cells' or 'edge_index', has {sorted(d)}")
-    for name in ("pos", "cells", "edge_index", "node_type", "velocity", "pressure", "reynolds"):
+    for name in ("pos", "cells", "edge_index", "node_type", "velocity", "pressure", "reynolds", "density"):
         if name in d and d[name].dtype.kind not in "fiub":
             raise DataFileError(p, f"'{name}' must be a numeric array, got dtype {d[name].dtype}")
-    for name, limit in (("pos", 1e150), ("velocity", FLOAT32_MAX_ABS), ("pressure", FLOAT32_MAX_ABS)):
+    for name, limit in (("pos", 1e150), ("velocity", FLOAT32_MAX_ABS), ("pressure", FLOAT32_MAX_ABS),
+                        ("density", FLOAT32_MAX_ABS)):
         if name in d and d[name].dtype.kind == "f":
             try:  # velocity and pressure are float32: larger entries overflow there
                 check_real(d[name], f"'{name}'", max_abs=limit)
@@ -170,7 +175,12 @@ def load_trajectory(path: str | os.PathLike[str]) -> Trajectory:
     reynolds = np.asarray(d.get("reynolds", np.nan), dtype=np.float64)
     if reynolds.size != 1:
         raise DataFileError(p, f"'reynolds' must be one number, got shape {reynolds.shape}")
-    return Trajectory(pos, cells.astype(np.int64), ei, node_type, vel, prs, float(reynolds.reshape(())))
+    den = None
+    if "density" in d:
+        den = np.asarray(d["density"], dtype=np.float32)
+        if den.shape != prs.shape or not np.all(np.isfinite(den)):
+            raise DataFileError(p, f"'density' must be finite with pressure's shape {prs.shape}, got {den.shape}")
+    return Trajectory(pos, cells.astype(np.int64), ei, node_type, vel, prs, float(reynolds.reshape(())), den)
 
 
 def _interpolate(sol, mesh: TriangleMesh, scale: float, u_ref: float) -> tuple[np.ndarray, np.ndarray]:
