@@ -1,4 +1,4 @@
-"""Command line of ``iclr25 teochat``: ``demo``, ``generate``, ``train``, ``chat`` and ``repro``."""
+"""Command line of ``iclr25 teochat``: ``demo``, ``generate``, ``train``, ``evaluate``, ``chat`` and ``repro``."""
 
 from __future__ import annotations
 
@@ -241,14 +241,23 @@ def train(args: argparse.Namespace) -> int:
     check_size(f"--steps {args.steps} --batch-size {args.batch_size} --d-model {args.d_model}",
                seconds_needed=_train_seconds(args.steps, args.batch_size, args.d_model), force=args.force)
     _check_manifest_slot(args.out)
-    from .sequences import load_dataset  # noqa: PLC0415
+    if (args.data is None) == (args.xbd is None):
+        raise ValueError("give exactly one of --data FILE.npz (from `iclr25 teochat generate`) or --xbd DIR (xBD's "
+                         "images/ and labels/)")
+    if args.data is not None:
+        from .sequences import load_dataset  # noqa: PLC0415
 
-    seqs = load_dataset(args.data)  # errors name the file before any work
+        seqs = load_dataset(args.data)  # errors name the file before any work
+    else:
+        from .xbd import read_xbd  # noqa: PLC0415
+
+        seqs = read_xbd(args.xbd, size=args.size)
+    source = args.data if args.data is not None else args.xbd
     if len(seqs) < 2:
-        raise ValueError(f"{args.data}: needs at least 2 sequences (train and test), got {len(seqs)}")
+        raise ValueError(f"{source}: needs at least 2 sequences (train and test), got {len(seqs)}")
     ucli.set_torch_threads(args.threads)
     run = RunResult.start(PACKAGE, "train", seed=args.seed,
-                          config={"data": str(args.data), "steps": args.steps, "batch_size": args.batch_size,
+                          config={"data": str(source), "xbd": args.xbd is not None, "steps": args.steps, "batch_size": args.batch_size,
                                   "lr": args.lr, "references": not args.no_references,
                                   "last_frame": args.last_frame, "d_model": args.d_model})
     _record_device(run, args)
@@ -266,10 +275,11 @@ def train(args: argparse.Namespace) -> int:
     tr = [seqs[i] for i in perm[n_test:]]
     cfg = TrainConfig(steps=args.steps, batch_size=args.batch_size, lr=args.lr, references=not args.no_references,
                       last_frame=args.last_frame)
-    asst = train_assistant(tr, make_examples(tr, seed=args.seed), config=cfg, seed=args.seed,
+    tasks = XBD_TASKS if args.xbd is not None else None
+    asst = train_assistant(tr, make_examples(tr, seed=args.seed, tasks=tasks), config=cfg, seed=args.seed,
                            model_config=ModelConfig(vocab_size=_vocab_size(), image_size=tr[0].size,
                                                     d_model=args.d_model), device=args.torch_device)
-    test_ex = make_examples(test, seed=args.seed + 1)
+    test_ex = make_examples(test, seed=args.seed + 1, tasks=tasks)
     scores = evaluate_predictions(test_ex, asst.predict(test_ex, test))
     for task, v in scores.scores.items():
         run.add(f"{task} ({'pixel F1' if task in ('loc', 'sre', 'det1') else 'score'})", v, higher_is_better=True)
@@ -282,6 +292,52 @@ def train(args: argparse.Namespace) -> int:
     write_manifest(args.out, ["model.pt", "results.json"], meta={"format": "iclr25-teochat/1"})
     print(run.to_markdown())
     print(f"model: {args.out / 'model.pt'}")
+    return 0
+
+
+#: the questions `train --xbd` trains on and `evaluate --xbd` asks: change localisation (the damaged buildings),
+#: damage classification per building and referring expressions by damage level
+XBD_TASKS = ("loc", "damage", "sre")
+
+
+@_on_device
+def evaluate(args: argparse.Namespace) -> int:
+    """Score a checkpoint from `train` on an xBD-format folder (--xbd: images/<id>_pre_disaster.png,
+    images/<id>_post_disaster.png, labels/<id>_post_disaster.json): change localisation pixel F1, damage
+    inverse-prevalence F1 and referring-expression pixel F1, each beside the trivial answers; OUT/results.json."""
+    from .assistant import Assistant  # noqa: PLC0415
+    from .conversation import make_examples  # noqa: PLC0415
+    from .experiments import trivial_localisation  # noqa: PLC0415
+    from .metrics import damage_f1, evaluate_predictions  # noqa: PLC0415
+    from .xbd import read_xbd  # noqa: PLC0415
+
+    check_seed(args.seed, "--seed")
+    ucli.set_torch_threads(args.threads)
+    asst = Assistant.load(args.model, device=args.torch_device)
+    seqs = read_xbd(args.xbd, size=asst.model.cfg.image_size)
+    ex = make_examples(seqs, seed=args.seed, tasks=XBD_TASKS)
+    if not ex:
+        raise ValueError(f"--xbd {args.xbd}: no building with a damage subtype, nothing to ask")
+    run = RunResult.start(PACKAGE, "evaluate", seed=args.seed,
+                          config={"model": str(args.model), "xbd": str(args.xbd), "pairs": len(seqs),
+                                  "questions": len(ex), "image_size": asst.model.cfg.image_size})
+    _record_device(run, args)
+    scores = evaluate_predictions(ex, asst.predict(ex, seqs))
+    names = {"loc": "change localisation pixel F1", "damage": "damage inverse-prevalence F1",
+             "sre": "referring expression pixel F1"}
+    for task in XBD_TASKS:
+        if task in scores.scores:
+            run.add(f"{names[task]} ({scores.counts[task]} questions)", scores.scores[task], higher_is_better=True)
+    for name, v in trivial_localisation(ex, seqs).items():
+        run.add(f"change localisation pixel F1, trivial answer: {name}", v, higher_is_better=True)
+    dmg = [e for e in ex if e.task == "damage"]
+    if dmg:
+        const = damage_f1(["no_damage"] * len(dmg), [e.answer for e in dmg], [e.region for e in dmg])
+        run.add("damage inverse-prevalence F1, trivial answer: no_damage for every building", const.inv_weighted_f1,
+                higher_is_better=True)
+    args.out.mkdir(parents=True, exist_ok=True)
+    run.finish().save(args.out / "results.json")
+    print(run.to_markdown())
     return 0
 
 
@@ -377,7 +433,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_output(p, "--out", kind="folder", default="data", run_files=GENERATE_FILES,
                help="folder for sequences.npz, conversations.jsonl and results.json")
     p = ucli.add_command(sub, "train", train, seed="random seed (default: 0)", overwrite="replace a previous model.pt/results.json in --out", force=True, help="train a tiny TEOChat on a generated data set (.npz) and score it")
-    p.add_argument("--data", type=Path, required=True, help="sequences.npz written by `iclr25 teochat generate`")
+    p.add_argument("--data", type=Path, default=None, help="sequences.npz written by `iclr25 teochat generate`")
+    p.add_argument("--xbd", type=Path, default=None,
+                   help="instead of --data: a folder in xBD's layout (images/<id>_pre_disaster.png, "
+                        "images/<id>_post_disaster.png, labels/<id>_post_disaster.json with WKT polygons and damage "
+                        "subtypes); trains on localisation, damage and referring questions")
+    p.add_argument("--size", type=ucli.positive_int("--size"), default=32,
+                   help="with --xbd: frame size in pixels the images are resized to (default: 32)")
     add_output(p, "--out", kind="folder", default="results/teochat-model", run_files=TRAIN_FILES,
                help="folder for model.pt (the checkpoint chat --model loads), results.json and their manifest.json")
     p.add_argument("--steps", type=ucli.positive_int("--steps"), default=600, help="training steps (default: 600)")
@@ -387,6 +449,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--no-references", action="store_true", help="no 'image i :' references (Video-LLaVA style)")
     p.add_argument("--last-frame", action="store_true", help="show only the latest frame (single-image baseline)")
     p.add_argument("--test-fraction", type=float, default=0.1, help="held-out sequences (default: 0.1)")
+    _threads(p)
+    p = ucli.add_command(sub, "evaluate", evaluate, seed="seed of the questions' draws (default: 0)",
+                         overwrite="replace a previous results.json in --out",
+                         help="score a checkpoint from `train` on an xBD-format folder (localisation, damage)")
+    p.add_argument("--model", type=Path, required=True, help="a .pt checkpoint from `iclr25 teochat train`")
+    p.add_argument("--xbd", type=Path, required=True,
+                   help="a folder in xBD's layout (images/<id>_pre_disaster.png, images/<id>_post_disaster.png, "
+                        "labels/<id>_post_disaster.json)")
+    add_output(p, "--out", kind="folder", default="results/teochat-evaluate", run_files=("results.json",),
+               help="folder for results.json")
     _threads(p)
     p = ucli.add_command(sub, "chat", chat, help="ask a question about your own dated image sequence")
     p.add_argument("--sequence", type=Path, required=True, help="folder of dated images")
