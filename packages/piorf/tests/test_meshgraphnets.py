@@ -157,6 +157,7 @@ def _copy(src, dst):
     ("meta", "meta.json: missing field 'trajectory_length'"),
     ("feature", "meta.json: missing feature 'velocity'"),
     ("shape", "train.tfrecord: record 0: "),
+    ("gzip", "train.tfrecord: a gzip-compressed file; decompress it first"),
 ])
 def test_malformed_files_are_one_line_naming_them(folders, tmp_path, capsys, damage, message):
     d = _copy(folders[0], tmp_path / "d")
@@ -168,6 +169,10 @@ def test_malformed_files_are_one_line_naming_them(folders, tmp_path, capsys, dam
         raw[0] ^= 1
     elif damage == "truncate":
         raw = raw[:-10]
+    elif damage == "gzip":
+        import gzip
+
+        raw = gzip.compress(bytes(raw))
     elif damage == "meta":
         del meta["trajectory_length"]
     elif damage == "feature":
@@ -184,16 +189,18 @@ def test_malformed_files_are_one_line_naming_them(folders, tmp_path, capsys, dam
 
 
 def test_sizes_that_cannot_fit_are_refused_with_an_estimate(folders, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("iclr25.utils.memory.available_memory_bytes", lambda: 1000.0)
+    # 100 kB: more than a 1-block, width-1 model needs (93 kB), less than the trajectories (> 130 kB)
+    monkeypatch.setattr("iclr25.utils.memory.available_memory_bytes", lambda: 100_000.0)
     for folder in folders:
-        assert main(["evaluate", "--data", str(folder), "--out", str(tmp_path / "run")]) == 2
+        assert main(["evaluate", "--data", str(folder), "--layers", "1", "--latent", "1",
+                     "--out", str(tmp_path / "run")]) == 2
         err = one_line(capsys.readouterr().err)
         assert "trajectories) needs about" in err and "of memory" in err and "--force" in err
     assert main(["train", "--data", str(folders[0]), "--horizon", "6", "--out", str(tmp_path / "run"),
                  "--force"]) == 2
     assert "--horizon must be an integer in [1, 5] (the shortest test trajectory has 6 frames), got 6" in \
         one_line(capsys.readouterr().err)
-    assert main(["train", "--data", str(tmp_path / "nothing"), "--out", str(tmp_path / "run")]) == 2
+    assert main(["train", "--data", str(tmp_path / "nothing"), "--force", "--out", str(tmp_path / "run")]) == 2
     assert "nothing: no such folder" in one_line(capsys.readouterr().err)
     assert main(["evaluate", "--frames", "1000000000000", "--out", str(tmp_path / "run")]) == 2
     assert "--frames only apply to --data" in one_line(capsys.readouterr().err)

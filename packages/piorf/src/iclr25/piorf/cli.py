@@ -212,9 +212,10 @@ def generate(args: argparse.Namespace) -> int:
 
 
 def rewire_cmd(args: argparse.Namespace) -> int:
-    """Read a .npz with pos and cells or edge_index (and optionally velocity (T,N,2)), or trajectory --trajectory
-    of a MeshGraphNets .tfrecord (meta.json beside it), compute Ollivier-Ricci curvature (alpha=0.5) and rewire. Writes edge_index, long_range, added, removed, bottleneck,
-    node_curvature to OUT (default: MESH-rewired.npz)."""
+    """Read a .npz with pos and cells or edge_index (and optionally velocity (T,N,2)), or trajectory
+    --trajectory of a MeshGraphNets .tfrecord (meta.json beside it), compute Ollivier-Ricci curvature
+    (alpha=0.5) and rewire. Writes edge_index, long_range, added, removed, bottleneck, node_curvature to OUT
+    (default: MESH-rewired.npz)."""
     _check_ratio(args.ratio)
     _positive_int(args.top_k, "--top-k")
     check_seed(args.seed, "--seed")
@@ -313,11 +314,14 @@ def _check_training_args(args: argparse.Namespace, models: int = 1) -> None:
         _check_data_args(args, min_trajectories=2)  # at least one trajectory to train on and one to test on
         check_seed(args.data_seed, "--data-seed")
     _check_model_args(args)
+    if args.data is None and args.top_k >= MESH_NODES:  # the generator's mesh: say so before simulating
+        raise ValueError(f"--top-k must be below the mesh's {MESH_NODES} nodes, got {args.top_k}")
+    # with --data, checked again with the data's mesh size once it is read
+    _check_model_size(args, args.train_steps, args.layers, args.latent, models=models)
     if args.data is None:
-        if args.top_k >= MESH_NODES:  # the generator's mesh has MESH_NODES nodes: say so before simulating
-            raise ValueError(f"--top-k must be below the mesh's {MESH_NODES} nodes, got {args.top_k}")
-        _check_model_size(args, args.train_steps, args.layers, args.latent, models=models)
         _check_horizon(args.horizon, args.steps)
+    elif isinstance(args.horizon, bool) or not isinstance(args.horizon, int) or args.horizon < 1:
+        raise ValueError(f"--horizon must be an integer >= 1, got {args.horizon}")
 
 
 def _errors(sim, te, horizon: int, out: Path) -> dict[str, float]:

@@ -128,6 +128,9 @@ def scan_records(path: str | os.PathLike[str]) -> list[tuple[int, int]]:
             if len(head) < 12:
                 raise _frame_error(p, k, off, f"truncated header ({len(head)} of 12 bytes)")
             length, lcrc = struct.unpack("<QI", head)
+            if k == 0 and head[:2] == b"\x1f\x8b" and _masked(crc32c(head[:8])) != lcrc:
+                raise DataFileError(p, "a gzip-compressed file; decompress it first (gunzip -c FILE > "
+                                       "train.tfrecord): MeshGraphNets' files are uncompressed TFRecords")
             if _masked(crc32c(head[:8])) != lcrc:
                 raise _frame_error(p, k, off, "bad crc of the length")
             if off + 12 + length + 4 > size:
@@ -407,7 +410,7 @@ def read_trajectory(data: bytes, meta: dict, *, path: str | os.PathLike[str] = "
 
     def static(name: str, cols: int) -> np.ndarray:
         a = arr[name]
-        a = a[0] if feats[name]["type"] == "static" else a[0]  # a dynamic mesh field: its first frame
+        a = a[0] if a.ndim == 3 else a  # static [1, N, k]; a dynamic mesh field: its first frame
         if a.ndim == 1:
             a = a[:, None]
         if a.ndim != 2 or a.shape[1] != cols:
