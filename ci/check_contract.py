@@ -51,6 +51,16 @@ PENDING_CLAIMS: set[str] = set()
 #: Packages not yet on the user's GPU and at the paper's scale (issue 59: ``--device``, the paper rung, its README
 #: section): reported on stderr, not failed, until they are.
 PENDING_DEVICE: set[str] = set()
+#: A README a researcher reads in a minute (issue 66): at most this many words outside code blocks, with
+#: "Your own data" and "How to cite" (the paper's BibTeX) sections; ladders, ablations and regime tables go to the
+#: package's EVIDENCE.md (its "Evidence" page on the site).
+README_MAX_WORDS = 1500
+README_GUIDE_SECTIONS = ("Your own data", "How to cite")
+#: Packages whose README is not yet cut to that shape (issue 66): reported on stderr, not failed, until they are.
+PENDING_README: set[str] = {
+    "augood", "bopito", "cl-optimal-control", "knowledge-manipulation", "llm-regret", "memno",
+    "mmed-rag", "ms-gode", "next-mol", "overtraining", "pgw", "piorf", "rxnflow", "scalegun", "sdds", "teochat",
+    "v1-topology", "weighted-lowrank"}
 #: The README section that says how to run a package on a GPU and at the paper's scale (issue 59).
 PAPER_SCALE_HEADING = re.compile(r"^#{2,3} .*paper's scale", re.M | re.I)
 BENCH_SCRIPT = re.compile(r"benchmarks/([A-Za-z0-9_]+\.py)")
@@ -92,6 +102,11 @@ def check_package(pkg: Path) -> list[tuple[str, str]]:
 
     version = _check_pyproject(pkg, slug, module, bad)
     _check_readme(pkg, bad)
+    for problem in readme_length_problems(pkg):
+        if slug in PENDING_README:
+            print(f"packages/{slug}: [readme-length] (pending, issue 66) {problem}", file=sys.stderr)
+        else:
+            bad("readme-length", problem)
     if version is not None:
         _check_changelog(pkg, version, bad)
     _check_init(pkg, module, bad)
@@ -422,6 +437,35 @@ def _check_readme(pkg: Path, bad) -> None:
     expected = [s for s in README_SECTIONS if s in order]
     if order != expected:
         bad("readme", f"README.md sections out of order: {order}; expected {expected}")
+
+
+def readme_words(text: str) -> int:
+    """The words a reader reads in a README: whitespace-separated tokens outside fenced code blocks and HTML
+    comments (tables count)."""
+    text = re.sub(r"^```.*?^```", "", text, flags=re.S | re.M)
+    return len(re.sub(r"<!--.*?-->", "", text, flags=re.S).split())
+
+
+def readme_length_problems(pkg: Path) -> list[str]:
+    """A short README (issue 66): at most README_MAX_WORDS words, a "Your own data" section, and "How to cite"
+    with the paper's BibTeX; the ladders and ablations it links to live in EVIDENCE.md."""
+    path = pkg / "README.md"
+    if not path.is_file():
+        return []
+    text = path.read_text(encoding="utf-8")
+    probs = []
+    n = readme_words(text)
+    if n > README_MAX_WORDS:
+        probs.append(f"README.md has {n} words (at most {README_MAX_WORDS}): move ladders, ablations and regime "
+                     "tables to EVIDENCE.md (the package's Evidence page) and link them")
+    heads = {ln[3:].strip() for ln in text.splitlines() if ln.startswith("## ")}
+    for section in README_GUIDE_SECTIONS:
+        if section not in heads:
+            probs.append(f"README.md lacks the section '## {section}'")
+    cite = text.split("\n## How to cite", 1)[1] if "\n## How to cite" in text else ""
+    if "How to cite" in heads and not re.search(r"```bibtex\s*\n\s*@\w+\{", cite):
+        probs.append("README.md's '## How to cite' has no ```bibtex block with the paper's entry")
+    return probs
 
 
 def _check_changelog(pkg: Path, version: str, bad) -> None:

@@ -76,20 +76,27 @@ def heading_anchors(markdown: str) -> set[str]:
 
 
 def ladder_problems(pkg: Path, report: dict) -> list[str]:
-    """Every claim's ``ladder`` resolves: a README anchor that is a heading, or a file of the package."""
+    """Every claim's ``ladder`` resolves: a heading of the README or of EVIDENCE.md (where a short README's ladders
+    and ablations move, issue 66: ``README.md#x`` still resolves when section x moved there), or a file of the
+    package (``EVIDENCE.md#x``: a heading of that file)."""
     probs = []
-    readme = pkg / "README.md"
-    anchors = heading_anchors(readme.read_text(encoding="utf-8")) if readme.is_file() else set()
+    anchors = {name: heading_anchors((pkg / name).read_text(encoding="utf-8")) if (pkg / name).is_file() else set()
+               for name in ("README.md", "EVIDENCE.md")}
     for c in report.get("claims", []):
         target, _, anchor = (c.get("ladder") or "").partition("#")
         if not c.get("ladder"):
+            continue
+        if target == "EVIDENCE.md" and anchor:
+            if anchor not in anchors["EVIDENCE.md"]:
+                probs.append(f"claim {c.get('id')!r}: its ladder {c['ladder']!r} is no heading of EVIDENCE.md")
             continue
         if target not in ("", "README.md"):
             if not (pkg / target).exists():
                 probs.append(f"claim {c.get('id')!r}: its ladder {c['ladder']!r} names no file of the package")
             continue
-        if anchor not in anchors:
-            probs.append(f"claim {c.get('id')!r}: its ladder {c['ladder']!r} is no heading of README.md")
+        if anchor not in anchors["README.md"] | anchors["EVIDENCE.md"]:
+            probs.append(f"claim {c.get('id')!r}: its ladder {c['ladder']!r} is no heading of README.md or "
+                         "EVIDENCE.md")
     return probs
 
 

@@ -58,6 +58,12 @@ def run(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path | None =
     return rc, time.perf_counter() - t0, out
 
 
+def venv_size_mb(venv: Path) -> float:
+    """What a family's install costs on disk (MB): the bytes of every file in the venv (links not followed), so
+    the README's install sizes are measured by this check rather than typed."""
+    return sum(f.lstat().st_size for f in venv.rglob("*") if f.is_file() and not f.is_symlink()) / 1e6
+
+
 def check_family(fam: str, slugs: list[str], *, root: Path, python: str, demo: bool, keep: bool) -> list[dict]:
     venv = root / ".venvs" / f"_pip-{fam}"
     shutil.rmtree(venv, ignore_errors=True)
@@ -75,14 +81,16 @@ def check_family(fam: str, slugs: list[str], *, root: Path, python: str, demo: b
     rc, t_install, out = run([*pip, "./shared-utils", *[f"./packages/{s}" for s in slugs]], cwd=root)
     if rc:
         return [{"slug": s, "family": fam, "step": "pip install", "ok": False, "log": out} for s in slugs]
+    venv_mb = venv_size_mb(venv)
     print(f"[{fam}] pip install of {len(slugs)} package(s): {t_install:.0f} s"
-          + (f" (after {TORCH_FIRST}: {t_torch:.0f} s)" if t_torch else ""), flush=True)
+          + (f" (after {TORCH_FIRST}: {t_torch:.0f} s)" if t_torch else "")
+          + f"; the venv holds {venv_mb:.0f} MB", flush=True)
     env = {**os.environ, "ICLR25_QUIET": "1", "MPLBACKEND": "Agg"}
     env.pop("VIRTUAL_ENV", None)
     iclr25 = str(venv / "bin" / "iclr25")
     with tempfile.TemporaryDirectory(prefix="iclr25-pip-check-") as tmp:
         for slug in slugs:
-            row = {"slug": slug, "family": fam, "install_s": t_install, "ok": True, "log": ""}
+            row = {"slug": slug, "family": fam, "install_s": t_install, "venv_mb": round(venv_mb), "ok": True, "log": ""}
             rc, row["help_s"], out = run([iclr25, slug, "--help"], env=env, cwd=Path(tmp))
             if rc or "demo" not in out:
                 row.update(ok=False, step="--help", log=out)

@@ -152,3 +152,7 @@ def test_a_headline_names_its_main_claim_and_a_failed_sanity_check_never_holds(t
     assert again.headlines[0].claim == "beats-autoregressive" and again.headlines[0].sane is False
     index = write_demo_index(tmp_path, {"utils": again}).read_text()
     assert "**failed its own sanity check**" in index and "`beats-autoregressive` (claims.json not found" in index
+    # the index says what the demos cost on this machine (the root README points there instead of a guess)
+    again.wall_time_s = 12.5
+    index = write_demo_index(tmp_path, {"utils": again, "other": "failed: no such method"}).read_text()
+    assert "1 demo(s) ran in 12 s together (0.2 min; the slowest 12.5 s), one process each" in index

@@ -757,6 +757,11 @@ def write_demo_index(out: Path, runs: dict[str, RunResult | str]) -> Path:
             lines.append("| " + " | ".join(cell(c) for c in (
                 name if first else "", run.version if first else "", f"{m.name} {arrow}", ours, base, verdict,
                 _committed_cell(m, claims), wall if first else "", figs if first else "")) + " |")
+    walls = [r.wall_time_s for r in runs.values() if isinstance(r, RunResult) and r.wall_time_s is not None]
+    if walls:  # what `make demo` costs on this machine, measured (the root README points here, not to a guess)
+        total = sum(walls)
+        lines += ["", f"{len(walls)} demo(s) ran in {total:.0f} s together ({total / 60:.1f} min; the slowest "
+                  f"{max(walls):.1f} s), one process each, on this machine."]
     for name, run in runs.items():
         if isinstance(run, RunResult):
             lines += ["", f"## {name}", "", run.to_markdown()]

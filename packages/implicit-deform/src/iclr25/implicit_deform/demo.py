@@ -73,7 +73,7 @@ def _demo(out: Path, seed: int, train: bool, run: RunResult) -> RunResult:
     if not m.holds:
         run.headline_note = ("main claim intermediate-beats-straight-line does not hold here: the demo's seconds-scale "
                              "'test' preset (1000 iterations) is below the 'repro' preset at which claims.json decides "
-                             "it (README scale ladder)")
+                             "it (the scale ladder on the Evidence page, EVIDENCE.md)")
     run.add("Hausdorff (mean over t), ours vs straight line", s_ours.mean("hausdorff"), peer=s_line.mean("hausdorff"),
             peer_name="straight line (dense GT corr.)", higher_is_better=False)
     for field, label in (("chamfer", "Chamfer"), ("hausdorff", "Hausdorff")):
