@@ -26,6 +26,18 @@ def new_package():
     return _load("new_package")
 
 
+@pytest.fixture(scope="session")
+def claims_table():
+    if str(CI) not in sys.path:  # claims_fresh imports its siblings (claims_table, run_package_tests) by name
+        sys.path.insert(0, str(CI))
+    return _load("claims_table")
+
+
+@pytest.fixture(scope="session")
+def claims_fresh(claims_table):
+    return _load("claims_fresh")
+
+
 @pytest.fixture
 def fake_root(tmp_path):
     """A repository skeleton with the template, in a temporary folder."""

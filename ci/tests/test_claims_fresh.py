@@ -1,20 +1,7 @@
 """``ci/claims_fresh.py`` (``make claims-fresh [SIDE=1]``): which reports a fresh run re-decides."""
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load():
-    sys.path.insert(0, str(ROOT / "ci"))
-    spec = importlib.util.spec_from_file_location("claims_fresh", ROOT / "ci" / "claims_fresh.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["claims_fresh"] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _report(path: Path, rung: str, schema: int = 2) -> None:
@@ -22,13 +9,12 @@ def _report(path: Path, rung: str, schema: int = 2) -> None:
     path.write_text(json.dumps({"schema": schema, "rung": rung, "claims": [{"id": "c"}]}))
 
 
-def test_side_rungs_are_the_registry_side_reports_only(tmp_path):
-    cf = _load()
+def test_side_rungs_are_the_registry_side_reports_only(tmp_path, claims_fresh):
     pkg = tmp_path / "packages" / "demo"
     _report(pkg / "claims.json", "repro")  # the package's own report: re-decided by --rung
     _report(pkg / "docs" / "cot" / "claims.json", "cot")  # a side rung: re-decided with --side-rungs
     _report(pkg / "benchmarks" / "budget" / "claims.json", "budget")
     _report(pkg / "docs" / "prinz" / "claims.json", "repro")  # another system's report: its own command
     _report(pkg / "docs" / "old" / "claims.json", "ladder", schema=1)  # an old ladder report: not read
-    got = [(rung, folder.relative_to(pkg).as_posix()) for rung, folder in cf.side_rungs(tmp_path, "demo")]
+    got = [(rung, folder.relative_to(pkg).as_posix()) for rung, folder in claims_fresh.side_rungs(tmp_path, "demo")]
     assert got == [("budget", "benchmarks/budget"), ("cot", "docs/cot")]

@@ -1,23 +1,8 @@
 """``ci/claims_table.py``: a claim's ladder resolves in the README or, once a short README moved it, EVIDENCE.md."""
 
-import importlib.util
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load():
-    sys.path.insert(0, str(ROOT / "ci"))
-    spec = importlib.util.spec_from_file_location("claims_table", ROOT / "ci" / "claims_table.py")
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules["claims_table"] = mod
-    spec.loader.exec_module(mod)
-    return mod
-
-
-def test_ladders_resolve_in_the_readme_or_the_evidence_page(tmp_path):
-    ct = _load()
+def test_ladders_resolve_in_the_readme_or_the_evidence_page(tmp_path, claims_table):
+    ct = claims_table
     (tmp_path / "README.md").write_text("# p\n\n## Results\n")
     (tmp_path / "EVIDENCE.md").write_text("# Evidence\n\n## Regime ladder\n")
     (tmp_path / "docs").mkdir()
