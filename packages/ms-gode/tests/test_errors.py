@@ -14,6 +14,7 @@ from iclr25.ms_gode import (
     ap_mse,
     load_task,
     observe,
+    simulate_oscillators,
     simulate_springs,
     simulate_system,
 )
@@ -81,6 +82,13 @@ def test_bad_parameters():
         af_mse(np.zeros((2, 3)))
     with pytest.raises(ValueError, match="unknown species"):
         MassActionNetwork("x", ("A",), (Reaction(("A",), ("B",), "k"),), {"k": 1.0}, {"A": 1.0})
+    with pytest.raises(ValueError, match="omega must be a finite number > 0"):
+        simulate_oscillators(3, omega=float("inf"))
+    with pytest.raises(ValueError, match="dt must be a finite number > 0"):
+        simulate_oscillators(3, omega=1.0, dt=0.0)
+    learner = MSGODE(4)
+    with pytest.raises(ValueError, match="needs at least one learned task"):
+        learner.selection_check([])  # no task learned: nothing to check
 
 
 def test_bad_files(tmp_path):

@@ -67,7 +67,9 @@ def test_cli_simulate_train_predict(tmp_path, capsys):
     assert main(["predict", "--model", str(tmp_path / "model"), str(tmp_path / "b.npz"), "--out",
                  str(tmp_path / "pred.npz")]) == 0
     report = capsys.readouterr().out
-    assert '"mode"' in report and '"unknown"' in report
+    assert '"mode"' in report and '"unknown"' in report and '"separable"' in report
+    # train checked mode switching on every task's validation trajectories and kept the check with the model
+    assert "validation trajectories given their own sub-network" in (tmp_path / "model" / "results.json").read_text()
     with np.load(tmp_path / "pred.npz") as z:
         assert z["prediction"].shape[:2] == (8, 3)
     # the model folder is whole or refused (issue 57): state.npz from another save, or a save cut short

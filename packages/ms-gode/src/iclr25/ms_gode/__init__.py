@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .simulators import ran_network as ran_network
     from .simulators import simulate_charged as simulate_charged
     from .simulators import simulate_egfr as simulate_egfr
+    from .simulators import simulate_oscillators as simulate_oscillators
     from .simulators import simulate_ran as simulate_ran
     from .simulators import simulate_springs as simulate_springs
     from .simulators import simulate_system as simulate_system

@@ -86,7 +86,9 @@ def run_repro(seed: int, rung: str = "repro") -> dict[str, Any]:
     from .experiments import run_repro as _run  # noqa: PLC0415
 
     if rung != "paper":
-        return _run(seed)
+        r = _run(seed)
+        _FULL_REPRO[seed] = r
+        return r
     from .pretrained import PretrainScale  # noqa: PLC0415
 
     scale = PretrainScale(**PAPER)
@@ -95,6 +97,23 @@ def run_repro(seed: int, rung: str = "repro") -> dict[str, Any]:
         return _run(seed, scale=scale, methods=("finetune",), baseline_lr=PAPER["lr"], n_test_batches=1,
                     n_tasks=1, device=default_device())
     return _run(seed, scale=scale, methods=COMPARED_METHODS, baseline_lr=PAPER["lr"], device=default_device())
+
+
+#: full repro runs of this process by seed: near-zero-forgetting reads them when present (no second training)
+_FULL_REPRO: dict[int, dict[str, Any]] = {}
+
+
+def _forgetting_run(seed: int, rung: str) -> dict[str, Any]:
+    """What ``near-zero-forgetting`` needs: MS-GODE and fine-tuning only (the other baselines train independently
+    with their own seeds, so their absence changes neither number). A full run of the same seed made in this
+    process serves it; the paper rung always runs in full."""
+    if rung == "paper":
+        return run_repro(seed, rung)
+    if seed in _FULL_REPRO:
+        return _FULL_REPRO[seed]
+    from .experiments import run_repro as _run  # noqa: PLC0415
+
+    return _run(seed, methods=("finetune",))
 
 
 @functools.lru_cache(maxsize=16)
@@ -127,7 +146,8 @@ def run_checkpoint(seed: int) -> dict[str, Any]:
     from .pretrained import learner_for_seed, measure  # noqa: PLC0415
 
     learner, source = learner_for_seed(seed)
-    return {**measure(learner, seed=seed), "source": source}
+    # the test rung decides mode switching and the unknown flags only: no extrapolation MSEs (half the time)
+    return {**measure(learner, seed=seed, errors=False), "source": source}
 
 
 _PER_SEED = "16 fresh test batches of 10 trajectories per task, 3 tasks: 48 decisions"
@@ -181,8 +201,9 @@ def _physics(seed: int, rung: str) -> dict[str, Any]:
     else:
         r = run_checkpoint(seed)
         drift = forgetting_drift(seed)
-    # the no-model rival reads the checkpoint rung's training sets: beside the test and repro rungs only
-    rival = {"centroid_no_model": centroid_rival(seed)} if rung != "paper" else {}
+    # the no-model rival reads the checkpoint rung's training sets; mode-switching is decided at the repro rung
+    # only, so the test rung skips the rival's simulations
+    rival = {"centroid_no_model": centroid_rival(seed)} if rung == "repro" else {}
     ex = {"ci95_low": r["mode_ci95"][0], "ci95_high": r["mode_ci95"][1], **rival,
           **{f"task{j + 1}": a for j, a in enumerate(r["mode_per_task"])}}
     return {"oracle-no-forgetting": drift,
@@ -192,12 +213,6 @@ def _physics(seed: int, rung: str) -> dict[str, Any]:
 
 
 @REGISTRY.measures(
-    Claim("near-zero-forgetting", kind="main",
-          statement="MS-GODE with mode switching forgets far less than fine-tuning (AF-MSE at most a tenth of "
-                    "fine-tuning's)",
-          paper="AF-MSE ≈ 0",
-          metric="|AF-MSE| with mode switching, fresh test tasks", baseline="0.1 × fine-tune AF-MSE",
-          direction="lower", rule="every_seed", rungs=("repro", "paper")),
     Claim("ap-mse-vs-baselines", kind="main",
           statement="MS-GODE has the lowest AP-MSE of the continual learners (fine-tune, EWC, replay, LwF)",
           paper="best AP-MSE of the CL methods",
@@ -213,7 +228,20 @@ def _ranking(seed: int, rung: str) -> dict[str, Measurement]:
     r = run_repro(seed, rung)
     b = r["baselines"]
     best = min((k for k in BASELINE_METHODS if k in b), key=lambda k: b[k]["ap_mse"])
-    return {"near-zero-forgetting": Measurement(abs(r["af_mse"]), reference=0.1 * b["finetune"]["af_mse"],
-                                                extra={"finetune_af_mse": b["finetune"]["af_mse"]}),
-            "ap-mse-vs-baselines": Measurement(r["ap_mse"], reference=b[best]["ap_mse"],
+    return {"ap-mse-vs-baselines": Measurement(r["ap_mse"], reference=b[best]["ap_mse"],
                                                extra={**{f"{k}_ap_mse": v["ap_mse"] for k, v in b.items()}})}
+
+
+@REGISTRY.measures(
+    Claim("near-zero-forgetting", kind="main",
+          statement="MS-GODE with mode switching forgets far less than fine-tuning (AF-MSE at most a tenth of "
+                    "fine-tuning's)",
+          paper="AF-MSE ≈ 0",
+          metric="|AF-MSE| with mode switching, fresh test tasks", baseline="0.1 × fine-tune AF-MSE",
+          direction="lower", rule="every_seed", rungs=("repro", "paper")),
+)
+def _forgetting(seed: int, rung: str) -> dict[str, Measurement]:
+    r = _forgetting_run(seed, rung)
+    ft = r["baselines"]["finetune"]["af_mse"]
+    return {"near-zero-forgetting": Measurement(abs(r["af_mse"]), reference=0.1 * ft,
+                                                extra={"finetune_af_mse": ft})}

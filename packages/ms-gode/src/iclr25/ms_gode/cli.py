@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -279,6 +280,7 @@ def train_cmd(args: argparse.Namespace) -> int:
             raise ValueError(f"{p}: needs at least 2 trajectories (a training and a validation part), got {len(t)}")
     ucli.set_torch_threads(args.threads)
     dev = _device(args, run)
+
     from iclr25.utils.seeding import seed_everything  # noqa: PLC0415
 
     from .continual import MSGODE, TrainConfig  # noqa: PLC0415
@@ -299,6 +301,10 @@ def train_cmd(args: argparse.Namespace) -> int:
         run.add(f"{p.name}: validation MSE (mode switching)", ev.mse, higher_is_better=False)
         run.add(f"{p.name}: final training loss", log.losses[-1], higher_is_better=False)
         run.add(f"{p.name}: unknown threshold (self-prediction MSE)", learner.thresholds[-1])
+    # can mode switching tell the tasks apart? each task's validation trajectories, one at a time, every mask
+    check = learner.selection_check([t.split((1 - args.valid_fraction, args.valid_fraction))[1] for t in tasks])
+    for p, own in zip(args.tasks, check.per_task, strict=True):
+        run.add(f"{p.name}: validation trajectories given their own sub-network", own, higher_is_better=True)
     run.finish()
     args.out.mkdir(parents=True, exist_ok=True)
     start_save(args.out)
@@ -308,6 +314,8 @@ def train_cmd(args: argparse.Namespace) -> int:
     print(run.to_markdown())
     print(f"wrote {args.out / 'state.npz'} ({(args.out / 'state.npz').stat().st_size} bytes), manifest.json and "
           "results.json")
+    if not check.separable:
+        print(check.line(), file=sys.stderr)
     return 0
 
 
@@ -352,8 +360,12 @@ def predict_cmd(args: argparse.Namespace) -> int:
     sel = learner.select_mode(task)
     pred, _ = learner.predict(task, task_id=sel.best)
     report = {"mode": sel.best, "task": learner.task_names[sel.best], "unknown": sel.unknown,
-              "self_prediction_losses": sel.losses, "self_prediction_mses": sel.mses, "threshold": sel.threshold}
+              "separable": None if learner.check is None else learner.check.separable,
+              "self_prediction_losses": sel.losses, "self_prediction_mses": sel.mses,
+              "do_nothing_mse": sel.trivial_mse, "threshold": sel.threshold}
     print(json.dumps(report, indent=1))
+    if learner.check is not None and not learner.check.separable:
+        print(f"{args.model}: {learner.check.line()}", file=sys.stderr)
     if args.out is not None:
         frames = np.nonzero(task.target_mask.any(axis=(0, 1)))[0]
         unit, origin = task.params.get("time_unit"), task.params.get("time_origin")

@@ -44,7 +44,7 @@ from .model import LGODE, ModelConfig, TaskTensors
 from .trajectories import TaskData
 
 __all__ = ["TrainConfig", "TrainLog", "ModeSelection", "Evaluation", "MSGODE", "Baseline", "BASELINES",
-           "ap_mse", "af_mse", "SequenceResult", "run_sequence", "make_learner", "METHODS"]
+           "ap_mse", "af_mse", "SequenceResult", "do_nothing_mse", "SELECTION_BAR", "SelectionCheck", "run_sequence", "make_learner", "METHODS"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,6 +86,11 @@ class TrainLog:
         return self.seconds / max(1, self.epochs)
 
 
+#: mode switching is trusted when every learned task's validation trajectories are given their own sub-network
+#: at least this often (:meth:`MSGODE.selection_check`; issue 44's bar for the physics claim)
+SELECTION_BAR = 0.9
+
+
 @dataclasses.dataclass(frozen=True)
 class ModeSelection:
     """Mode switching of one batch: the per-mask self-prediction losses and MSEs, the chosen mask, and whether
@@ -96,6 +101,46 @@ class ModeSelection:
     best: int
     unknown: bool
     threshold: float | None
+    #: the self-prediction MSE of the best do-nothing rule on the same targets (:func:`do_nothing_mse`)
+    trivial_mse: float | None = None
+
+    @property
+    def relative_gap(self) -> float:
+        """``(second smallest - smallest) / smallest`` of the per-mask self-prediction MSEs (inf with one mask)."""
+        m = sorted(self.mses)
+        return float("inf") if len(m) < 2 else float((m[1] - m[0]) / max(m[0], 1e-12))
+
+
+@dataclasses.dataclass(frozen=True)
+class SelectionCheck:
+    """Whether mode switching tells the learned tasks apart (:meth:`MSGODE.selection_check`): on each task's
+    validation trajectories, the fraction given their own sub-network and the mean self-prediction loss of
+    every mask (``losses[task][mask]``)."""
+
+    per_task: tuple[float, ...]
+    losses: tuple[tuple[float, ...], ...]
+    mses: tuple[tuple[float, ...], ...]
+    do_nothing_mse: tuple[float, ...]
+    task_names: tuple[str, ...]
+    bar: float = SELECTION_BAR
+
+    @property
+    def separable(self) -> bool:
+        return all(f >= self.bar for f in self.per_task)
+
+    def line(self) -> str:
+        """One line for a user: empty when separable, else which task goes where, with the per-mask losses."""
+        if self.separable:
+            return ""
+        bad = [j for j, f in enumerate(self.per_task) if f < self.bar]
+        parts = [f"{self.task_names[j]}: {self.per_task[j]:.0%} to its own sub-network, per-mask losses "
+                 f"{[round(x, 1) for x in self.losses[j]]} (MSEs {[round(x, 4) for x in self.mses[j]]}, do-nothing "
+                 f"{self.do_nothing_mse[j]:.4f})" for j in bad]
+        return ("tasks not separable by the criterion (self-prediction on the observed window): "
+                + "; ".join(parts) + f"; below {self.bar:.0%}, the chosen mode is not evidence of the task")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {**dataclasses.asdict(self), "separable": self.separable}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -109,6 +154,35 @@ class Evaluation:
 
     def mode_accuracy(self, true_task: int) -> float:
         return float(np.mean([m == true_task for m in self.modes])) if self.modes else float("nan")
+
+
+def do_nothing_mse(task: TaskData, idx: Sequence[int] | np.ndarray, cut: int | None = None) -> dict[str, float]:
+    """The self-prediction sub-problem of mode switching (observations before frame ``cut``, default
+    ``n_obs // 2``, predict the observations in ``[cut, n_obs)``) answered without a model, averaged per
+    trajectory as the model's MSE: ``hold_last`` (each object's last observed value), ``window_mean`` (its
+    mean over the observed first part) and ``zero`` (the middle of the scaled range); ``best`` is the
+    smallest. A sub-network that is not below ``best`` has learned nothing about the batch that mode
+    switching could use."""
+    idx = np.asarray(idx, dtype=np.int64)
+    cut = max(1, task.n_obs // 2) if cut is None else int(cut)
+    v = task.values[idx].astype(np.float64)  # (B, N, T, D)
+    obs = task.obs_mask[idx].copy()
+    enc = obs.copy()
+    enc[:, :, cut:] = False
+    tgt = obs
+    tgt[:, :, :cut] = False
+    last = np.argmax(np.where(enc, np.arange(enc.shape[2]), -1), axis=2)  # (B, N) last observed frame
+    hold = np.take_along_axis(v, last[:, :, None, None], axis=2)  # (B, N, 1, D)
+    cnt_e = np.maximum(enc.sum(axis=2), 1)[:, :, None, None]
+    mean = (v * enc[..., None]).sum(axis=2, keepdims=True) / cnt_e
+    w = np.broadcast_to(tgt[..., None], v.shape)
+    per_traj_cnt = np.maximum(w.sum(axis=(1, 2, 3)), 1)
+    out = {}
+    for name, guess in (("hold_last", hold), ("window_mean", mean), ("zero", np.zeros_like(hold))):
+        sq = ((v - guess) ** 2 * w).sum(axis=(1, 2, 3)) / per_traj_cnt
+        out[name] = float(sq.mean())
+    out["best"] = min(out.values())
+    return out
 
 
 def _check_task(task: Any, name: str = "task") -> TaskData:
@@ -241,6 +315,7 @@ class MSGODE(_TensorCache):
         self.criterion, self.unknown_factor = criterion, float(unknown_factor)
         self.thresholds: list[float | None] = []
         self.task_names: list[str] = []
+        self.check: SelectionCheck | None = None
         self._tensors: dict[int, TaskTensors] = {}
 
     @property
@@ -314,11 +389,32 @@ class MSGODE(_TensorCache):
         crit = self._criterion(losses, mses)
         best = int(np.argmin(crit))
         thr = self.thresholds[best]
-        return ModeSelection(losses, mses, best, thr is not None and mses[best] > thr, thr)
+        return ModeSelection(losses, mses, best, thr is not None and mses[best] > thr, thr,
+                             do_nothing_mse(task, idx)["best"])
 
     def _criterion(self, losses: Sequence[float], mses: Sequence[float]) -> np.ndarray:
         """What mode switching minimises, per mask."""
         return np.asarray(losses if self.criterion == "loss" else mses, dtype=float)
+
+    def selection_check(self, valid: Sequence[TaskData], *, batch_size: int = 1) -> SelectionCheck:
+        """Mode switching on each learned task's validation set (``valid[j]`` for task j, every mask a
+        candidate, batches of ``batch_size`` trajectories; default one at a time): how often each task gets its
+        own sub-network, and every mask's mean self-prediction loss. Kept as ``self.check`` and exported with
+        the state, so ``predict`` can say when the tasks were not separable."""
+        if self.n_tasks == 0:
+            raise ValueError("selection_check() needs at least one learned task (call fit_task first)")
+        if len(valid) != self.n_tasks:
+            raise ValueError(f"valid must hold one validation set per learned task ({self.n_tasks}), got {len(valid)}")
+        per, losses, mses, triv = [], [], [], []
+        for j, va in enumerate(valid):
+            sels = [self.select_mode(va, idx) for idx in _batches(len(_check_task(va, f"valid[{j}]")), batch_size,
+                                                                  None)]
+            per.append(float(np.mean([s.best == j for s in sels])))
+            losses.append(tuple(float(x) for x in np.mean([s.losses for s in sels], axis=0)))
+            mses.append(tuple(float(x) for x in np.mean([s.mses for s in sels], axis=0)))
+            triv.append(float(np.mean([s.trivial_mse for s in sels])))
+        self.check = SelectionCheck(tuple(per), tuple(losses), tuple(mses), tuple(triv), tuple(self.task_names))
+        return self.check
 
     def evaluate(self, task: TaskData, *, task_id: int | None = None, n_masks: int | None = None,
                  batch_size: int | None = None) -> Evaluation:
@@ -373,6 +469,7 @@ class MSGODE(_TensorCache):
                 "config": dataclasses.asdict(self.config), "train": dataclasses.asdict(self.train_config),
                 "criterion": self.criterion, "unknown_factor": self.unknown_factor, "seed": self.seed,
                 "n_tasks": self.n_tasks, "thresholds": self.thresholds, "task_names": self.task_names,
+                "selection_check": None if self.check is None else dataclasses.asdict(self.check),
                 "n_linear": len(lin), "n_norms": len(norms)}
         arrays["meta"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
         with atomic_path(p) as tmp:
@@ -397,6 +494,10 @@ class MSGODE(_TensorCache):
             for name in meta["task_names"]:
                 self.add_task(name)
             self.thresholds = list(meta["thresholds"])
+            chk = meta.get("selection_check")
+            if chk is not None:
+                self.check = SelectionCheck(**{k: tuple(tuple(x) if isinstance(x, list) else x for x in v)
+                                               if isinstance(v, list) else v for k, v in chk.items()})
             lin = [m for m in self.model.modules() if isinstance(m, MaskLinear)]
             norms = [m for m in self.model.modules() if isinstance(m, TaskLayerNorm)]
             if len(lin) != meta["n_linear"] or len(norms) != meta["n_norms"]:

@@ -155,8 +155,11 @@ def make_task(spec: dict[str, Any], n_sims: int, *, n_frames: int | None = None,
     traj = simulate_system(system, n_sims, seed=seed, n_frames=n_frames, **spec)
     task = observe(traj, n_obs=n_obs, sample_percent=sample_percent, n_targets=n_targets, name=name, seed=seed)
     if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_task(task, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            save_task(task, path)
+        except OSError:
+            pass  # a cache that cannot be written (read-only home, full disk) only costs the next call a simulation
     return task
 
 

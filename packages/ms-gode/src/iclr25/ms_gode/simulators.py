@@ -27,7 +27,7 @@ from .trajectories import Trajectories
 __all__ = [
     "Trajectories", "simulate_springs", "simulate_charged", "springs_energy", "MassActionNetwork", "Reaction",
     "egfr_network", "ran_network", "simulate_network", "simulate_egfr", "simulate_ran", "SYSTEMS",
-    "simulate_system",
+    "simulate_system", "simulate_oscillators",
 ]
 
 DT = 1e-3
@@ -430,3 +430,25 @@ def simulate_system(system: str, n_sims: int, *, seed: int = 0, **kwargs: Any) -
     if system not in makers:
         raise ValueError(f"system must be one of {list(makers)}, got {system!r}")
     return makers[system](n_sims, seed=seed, **kwargs)
+
+
+def simulate_oscillators(n_sims: int, *, omega: float, n_objects: int = 3, n_frames: int = 60,
+                         dt: float | None = None, seed: int = 0) -> Trajectories:
+    """Uncoupled harmonic oscillators as a user would hand them over (issue 62's two-oscillator arrays):
+    ``x = A cos(omega t + phi)``, ``v = -A omega sin(omega t + phi)`` per object with ``A ~ U[0.5, 1.5]`` and
+    ``phi ~ U[0, 2 pi)``, built by :meth:`Trajectories.from_arrays` (positions and velocities, no edges).
+    ``dt=None`` leaves the times out (frame numbers ``0, 1, ...``, the from_arrays default: ``omega`` is then
+    in radians per frame); a number gives frames ``dt`` apart (``omega`` in radians per unit of time)."""
+    n_sims = _check_int("n_sims", n_sims, 1)
+    n_objects = _check_int("n_objects", n_objects, 1)
+    n_frames = _check_int("n_frames", n_frames, 3)
+    omega = _check_pos("omega", omega)
+    rng = np.random.default_rng(check_seed(seed))
+    t = np.arange(n_frames, dtype=np.float64) * (1.0 if dt is None else _check_pos("dt", dt))
+    amp = rng.uniform(0.5, 1.5, (n_sims, n_objects, 1))
+    phase = rng.uniform(0.0, 2 * np.pi, (n_sims, n_objects, 1))
+    x = amp * np.cos(omega * t + phase)
+    v = -amp * omega * np.sin(omega * t + phase)
+    return Trajectories.from_arrays(positions=x[..., None], velocities=v[..., None],
+                                    times=None if dt is None else t, edges=[], system=f"oscillators-w{omega:g}",
+                                    params={"omega": omega, "dt": dt, "seed": seed})
