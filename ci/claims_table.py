@@ -47,18 +47,48 @@ def table_problems(pkg: Path, *, write: bool = False) -> list[str]:
         report = _claims.load_report(report_path)
     except ValueError as exc:
         return [str(exc)]
+    readme, evidence = pkg / "README.md", pkg / "EVIDENCE.md"
+    # a short README (issue 66) shows its main claims; every claim's row is in EVIDENCE.md's table
+    short = evidence.is_file() and _claims.TABLE_BEGIN in evidence.read_text(encoding="utf-8")
+    link = _ladder_link(pkg)
+    tables = {readme: _claims.render_table(
+        report, kinds=("main",) if short else None, ladder_link=link,
+        more="Every claim, secondary and sanity too: [the table on the Evidence page](EVIDENCE.md#every-claim)."
+        if short else "")}
+    if short:
+        tables[evidence] = _claims.render_table(report, ladder_link=link)
+    probs = []
+    for path, table in tables.items():
+        text = path.read_text(encoding="utf-8")
+        try:
+            new = _claims.replace_table(text, table)
+        except ValueError as exc:
+            probs.append(f"{path.name}: {exc}")
+            continue
+        if new == text:
+            continue
+        if write:
+            path.write_text(new, encoding="utf-8")
+            continue
+        probs.append(f"{path.name}: the claims table differs from {_claims.CLAIMS_FILE}; run `make claims-table`")
+    return probs
+
+
+def _ladder_link(pkg: Path):
+    """A claim's ``ladder`` as a link that works from the README and EVIDENCE.md (both at the package's root):
+    ``README.md#x`` whose section x moved to EVIDENCE.md links there."""
+    evidence = pkg / "EVIDENCE.md"
     readme = pkg / "README.md"
-    text = readme.read_text(encoding="utf-8")
-    try:
-        new = _claims.replace_table(text, _claims.render_table(report))
-    except ValueError as exc:
-        return [f"README.md: {exc}"]
-    if new == text:
-        return []
-    if write:
-        readme.write_text(new, encoding="utf-8")
-        return []
-    return [f"README.md: the claims table differs from {_claims.CLAIMS_FILE}; run `make claims-table`"]
+    ev = heading_anchors(evidence.read_text(encoding="utf-8")) if evidence.is_file() else set()
+    rd = heading_anchors(readme.read_text(encoding="utf-8")) if readme.is_file() else set()
+
+    def link(ladder: str) -> str:
+        target, _, anchor = ladder.partition("#")
+        if target in ("", "README.md") and anchor and anchor not in rd and anchor in ev:
+            return f"EVIDENCE.md#{anchor}"
+        return ladder
+
+    return link
 
 
 def heading_anchors(markdown: str) -> set[str]:

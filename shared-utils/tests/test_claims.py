@@ -172,6 +172,22 @@ def test_seed_free_claims_are_decided_once_and_say_so():
     assert "seed-free: decided once" in table
 
 
+def test_a_short_readme_table_keeps_the_main_claims_and_links_moved_ladders():
+    # issue 66: the README shows its main claims, says where the rest are; a ladder moved to EVIDENCE.md links there
+    reg = ClaimRegistry("iclr25-utils", seeds={"test": (0, 1, 2)})
+
+    @reg.measures(base(id="m", kind="main", expect="fails", ladder="README.md#l"), base(id="s", kind="sanity"))
+    def _m(seed, rung):
+        return {"m": Measurement(0.4, reference=0.5), "s": Measurement(0.9, reference=0.5)}
+
+    data = reg.run("test").to_dict()
+    short = render_table(data, kinds=("main",), ladder_link=lambda x: x.replace("README", "EVIDENCE"),
+                         more="The rest: EVIDENCE.md.")
+    assert "**m**" in short and "**s**" not in short and "sanity: 1 of 1" in short and "The rest: EVIDENCE.md." in short
+    assert "([ladder](EVIDENCE.md#l))" in short
+    assert "**s**" in render_table(data) and "([ladder](README.md#l))" in render_table(data)
+
+
 def test_a_dead_measurement_never_holds_and_a_dead_declared_fail_fails_its_test():
     c = base(margin=0.0)
     ms = {s: Measurement(0.9, 0.5, alive=s != 1) for s in range(3)}

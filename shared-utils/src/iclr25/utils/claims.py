@@ -1086,18 +1086,25 @@ def by_kind(claims: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return sorted(claims, key=lambda c: order.get(c.get("kind", ""), len(KINDS)))
 
 
-def render_table(report: Mapping[str, Any]) -> str:
-    """The README's claims table made from a loaded ``claims.json``: main claims first, kinds counted apart."""
+def render_table(report: Mapping[str, Any], *, kinds: Sequence[str] | None = None,
+                 ladder_link: Callable[[str], str] | None = None, more: str = "") -> str:
+    """The README's claims table made from a loaded ``claims.json``: main claims first, kinds counted apart.
+
+    ``kinds`` keeps only those kinds' rows (a short README shows its ``main`` claims; the head still counts every
+    kind, and ``more`` says where the rest are); ``ladder_link`` maps a claim's ``ladder`` to the link written
+    (a ladder that moved from the README to the package's EVIDENCE.md)."""
     c0 = by_kind(report["claims"])
     rungs = sorted({c.get("rung", report.get("rung", "")) for c in c0})
     load = report.get("load_at_start")
     head = (f"Claims of `{report['package']} {report['version']}`, rung `{'`, `'.join(rungs)}`, "
             f"{report['created'][:10]}" + (f", load {load[0]:.2f} at start" if load else "")
             + (f", `{report['command']}`" if report.get("command") else "") + ". "
-            + f"**{kind_counts(c0)}.**")
+            + f"**{kind_counts(c0)}.**" + (f" {more}" if more else ""))
     lines = [head, "", "| kind | claim | verdict | paper | metric | ours (per seed) | reference (per seed) | rule |",
              "|---|---|---|---|---|---|---|---|"]
     for c in c0:
+        if kinds is not None and c.get("kind") not in kinds:
+            continue
         arrow = "↑" if c["direction"] == "higher" else "↓"
         ref_name = c["baseline"] if c.get("baseline") is not None else "threshold"
         per = ", ".join(_fmt(v) for v in c["values"])
@@ -1107,7 +1114,7 @@ def render_table(report: Mapping[str, Any]) -> str:
         rule = ("every seed" if c["rule"] == "every_seed" else "95 % CI of mean") + \
             (f", margin {_fmt(c['margin'])}" if c.get("margin") else "")
         verdict = c["verdict"] + (" (expected)" if c.get("expect") == "fails" and c["verdict"] != "holds" else "") \
-            + (f" ([ladder]({c['ladder']}))" if c.get("ladder") else "")
+            + (f" ([ladder]({ladder_link(c['ladder']) if ladder_link else c['ladder']}))" if c.get("ladder") else "")
         if c.get("dead_reason"):
             verdict += f"; not alive: {c['dead_reason']}"
         lines.append("| " + " | ".join(_cell(x) for x in (
