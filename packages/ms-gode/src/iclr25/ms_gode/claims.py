@@ -61,7 +61,7 @@ PAPER = {"n_train": 20_000, "n_valid": 2_000, "epochs": 20, "batch_size": 10, "l
          "ode_hidden": 128, "augment": 64}
 
 
-def forgetting_drift(seed: int, *, n_train: int = 8, epochs: int = 2) -> float:
+def forgetting_drift(seed: int, *, n_train: int = 6, epochs: int = 2) -> float:
     """``max_j |a_Kj - a_jj|`` with the oracle mask over a tiny physics sequence trained at ``seed``."""
     from .data import task_sequence  # noqa: PLC0415
     from .pretrained import PRETRAIN, TEST_SEED_OFFSET, train_pretrained  # noqa: PLC0415
