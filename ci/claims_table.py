@@ -195,6 +195,38 @@ def committed_problems(pkg: Path, version: str | None) -> list[str]:
     return probs
 
 
+def uncalibrated_problems(pkg: Path) -> list[str]:
+    """Every committed claim expected to hold whose margin was not set on calibration seeds (issue 58): it depends
+    on the seed and its id is in none of the package's ``claims-calibration*.json`` files (the test rung's and
+    every other rung's), in ``claims.json`` or a side report. Read from the committed files alone."""
+    import json  # noqa: PLC0415
+
+    calibrated: set[str] = set()
+    for path in pkg.glob("claims-calibration*.json"):
+        try:
+            calibrated |= {c.get("id") for c in json.loads(path.read_text(encoding="utf-8")).get("claims", [])}
+        except (OSError, ValueError, AttributeError):
+            continue
+    reports = []
+    if (pkg / _claims.CLAIMS_FILE).is_file():
+        try:
+            reports.append((pkg / _claims.CLAIMS_FILE, json.loads((pkg / _claims.CLAIMS_FILE).read_text(encoding="utf-8"))))
+        except (OSError, ValueError):
+            pass
+    probs, seen = [], set()
+    for path, report in reports + side_reports(pkg):
+        for c in report.get("claims", []):
+            rung = c.get("rung", report.get("rung", ""))
+            if (c.get("expect", "holds") != "holds" or c.get("seed_free") or c.get("id") in calibrated
+                    or (c.get("id"), rung) in seen):
+                continue
+            seen.add((c.get("id"), rung))
+            probs.append(f"{path.relative_to(pkg)}: claim {c.get('id')!r} (rung {rung!r}) was never calibrated: set its "
+                         f"margin on calibration seeds with `iclr25 claims {pkg.name} --calibrate --rung {rung} --only "
+                         f"{c.get('id')} --out packages/{pkg.name}`")
+    return probs
+
+
 ROOT_BEGIN = "<!-- main-claims:begin (generated from each package's claims.json by `make claims-table`; do not edit) -->"
 ROOT_END = "<!-- main-claims:end -->"
 

@@ -1,5 +1,6 @@
 """Each rule of ci/check_contract.py, shown failing on a bad fixture package with its message."""
 
+import json
 import re
 
 import pytest
@@ -75,6 +76,8 @@ CASES = {
                         "[changelog] CHANGELOG.md has no entry '## [0.2.0]'"),
     "changelog-newest": (lambda p: _edit(p / "CHANGELOG.md", "## [0.1.0]", "## [0.2.0] - x\n- y\n\n## [0.1.0]"),
                          "[changelog] CHANGELOG.md's newest entry is 0.2.0"),
+    "uncalibrated": (lambda p: (p / "claims.json").write_text(json.dumps({"claims": [{"id": "c", "rung": "repro"}]})),
+                     "[calibration] claims.json: claim 'c' (rung 'repro') was never calibrated"),
     "claims-json": (lambda p: (p / f"{MOD}/claims.py").write_text("REGISTRY = None\n"),
                     "[claims] has a claims registry but no committed claims.json"),
     "machine-path": (lambda p: _edit(p / "README.md", "## Limitations", "Run `" + "/work" + "/tools/heavy make repro`.\n\n"
