@@ -12,7 +12,7 @@ OUT ?= results
 UV_SPEC := uv>=0.13.9,<0.14
 
 .PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check pip-check test-packages sweeps \
-        notebooks docs docs-serve bench bench-check repro new clean claims-table claims-fresh gpu-check hardware-table
+        notebooks docs docs-serve bench bench-check repro new clean claims-table claims-fresh gpu-check hardware-table figure-check
 
 help:
 	@echo "make setup            install uv when missing (into .venvs/_uv, never into the system Python), then"
@@ -35,6 +35,7 @@ help:
 	@echo "                      version) into packages/<slug>/claims-fresh.json; names every changed verdict;"
 	@echo "                      SIDE=1 also each side rung with a committed docs/<rung>/claims.json"
 	@echo "make hardware-table   rewrite INSTALL.md's what-runs-where table from the registries' paper rungs"
+	@echo "make figure-check [PKG=slug]  run the demos and list figures without a title, axis labels or colour bar"
 	@echo "make gpu-check [PKG=slug]  on a GPU machine: test-rung claims with --device cpu and cuda, a table in"
 	@echo "                      benchmarks/gpu/ (without a GPU: one line, exit 0)"
 	@echo "make lint | lock | new PKG=slug | clean"
@@ -72,6 +73,10 @@ claims-fresh: uv
 
 hardware-table: uv
 	$(PYTHON) ci/hardware_table.py
+
+# every demo's figures checked for a title, axis labels and colour bars (issue 66), outside the make test gate
+figure-check: uv
+	$(PYTHON) ci/figure_check.py $(PKG)
 
 # on a machine with an NVIDIA GPU: every package's test-rung claims with --device cpu and cuda, one table in
 # benchmarks/gpu/ (without a GPU: one line, exit 0)

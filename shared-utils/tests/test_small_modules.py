@@ -105,6 +105,39 @@ def test_savefig_atomic(tmp_path):
     assert sorted(x.name for x in tmp_path.iterdir()) == ["f.png"]
 
 
+def test_figure_problems_are_logged_or_refused(tmp_path, monkeypatch):
+    # issue 66: a figure says what it shows; colour that carries a value has a colour bar
+    import numpy as np
+
+    fig, (a, b, c) = plotting.subplots(1, 3)
+    a.imshow(np.eye(3))
+    b.scatter([0, 1], [1, 0], c=[0.2, 0.8])
+    c.imshow(np.zeros((3, 3, 3)))  # an RGB picture with its axes off: nothing to label
+    c.axis("off")
+    probs = plotting.figure_problems(fig)
+    assert probs == ["no title (fig.suptitle or an axes title) says what the figure shows",
+                     "panel 1: colour carries a value but there is no colour bar",
+                     "panel 2: no x-axis label", "panel 2: no y-axis label",
+                     "panel 2: points coloured by value with neither a colour bar nor a legend"]
+    fig.suptitle("three panels")
+    fig.colorbar(a.images[0], ax=a)
+    fig.colorbar(b.collections[0], ax=b)
+    b.set(xlabel="x (m)", ylabel="y (m)")
+    assert plotting.figure_problems(fig) == []
+    log = tmp_path / "figures.log"
+    monkeypatch.setenv(plotting.FIGURE_LOG_ENV, str(log))
+    fig, ax = plotting.subplots()
+    ax.plot([0, 1])
+    plotting.savefig(fig, tmp_path / "bare.png")
+    assert log.read_text().splitlines()[0] == "bare.png: no title (fig.suptitle or an axes title) says what the figure shows"
+    monkeypatch.setenv(plotting.FIGURE_CHECK_ENV, "strict")
+    fig, ax = plotting.subplots()
+    ax.plot([0, 1])
+    with pytest.raises(ValueError, match="strict.png: no title"):
+        plotting.savefig(fig, tmp_path / "strict.png")
+    assert not (tmp_path / "strict.png").exists()
+
+
 def test_peer_env_builds_once_and_reuses(tmp_path):
     import subprocess
 

@@ -1,4 +1,7 @@
-"""Consistent figures (extra ``iclr25-utils[plot]``): matplotlib on the Agg backend, one style, atomic saves."""
+"""Consistent figures (extra ``iclr25-utils[plot]``): matplotlib on the Agg backend, one style, atomic saves, and
+a check of what a reader needs (:func:`figure_problems`: a title, axis labels, a colour bar where colour carries
+a value), which :func:`savefig` records when ``$ICLR25_FIGURE_LOG`` names a file (``make figure-check``) and
+enforces when ``$ICLR25_FIGURE_CHECK=strict``."""
 
 from __future__ import annotations
 
@@ -8,7 +11,12 @@ from typing import Any
 
 from ._atomic import atomic_path
 
-__all__ = ["subplots", "savefig", "show", "STYLE"]
+__all__ = ["subplots", "savefig", "show", "figure_problems", "STYLE", "FIGURE_LOG_ENV", "FIGURE_CHECK_ENV"]
+
+#: a file :func:`savefig` appends each saved figure's problems to (one ``path: problem`` line each)
+FIGURE_LOG_ENV = "ICLR25_FIGURE_LOG"
+#: ``strict``: :func:`savefig` refuses a figure with problems (a ``ValueError`` listing them)
+FIGURE_CHECK_ENV = "ICLR25_FIGURE_CHECK"
 
 STYLE: dict[str, Any] = {
     "figure.dpi": 100,
@@ -42,11 +50,61 @@ def subplots(nrows: int = 1, ncols: int = 1, *, size: tuple[float, float] = (4.0
     return plt.subplots(nrows, ncols, figsize=(size[0] * ncols, size[1] * nrows), **kwargs)
 
 
+def _is_colorbar(ax: Any) -> bool:
+    return getattr(ax, "_colorbar", None) is not None or ax.get_label() == "<colorbar>"
+
+
+def figure_problems(fig: Any) -> list[str]:
+    """What a reader of ``fig`` would miss (issue 66), one line each: no title saying what it shows (a suptitle or
+    an axes title); a panel that draws data with no label on an axis it shows; an image or mesh whose colour
+    carries a value (a colour map, not RGB) without a colour bar; scattered points coloured by value with neither a
+    colour bar nor a legend. Panels with their axes turned off (pictures, molecule drawings) need no labels.
+
+    >>> fig, ax = subplots()
+    >>> _ = ax.plot([0, 1], [1, 0])
+    >>> figure_problems(fig)
+    ['no title (fig.suptitle or an axes title) says what the figure shows', 'panel 1: no x-axis label', 'panel 1: no y-axis label']
+    >>> _ = ax.set(title="loss per epoch", xlabel="epoch", ylabel="loss")
+    >>> figure_problems(fig)
+    []
+    """
+    probs: list[str] = []
+    axes = [ax for ax in fig.axes if ax.get_visible() and not _is_colorbar(ax)]
+    sup = getattr(fig, "_suptitle", None)
+    if not ((sup is not None and sup.get_text().strip()) or any(ax.get_title().strip() for ax in axes)):
+        probs.append("no title (fig.suptitle or an axes title) says what the figure shows")
+    for i, ax in enumerate(axes, 1):
+        name = f"panel {i}" + (f" ({ax.get_title().strip()!r})" if ax.get_title().strip() else "")
+        has_data = bool(ax.lines or ax.collections or ax.patches or ax.images)
+        if ax.axison and has_data and not ax.images:
+            if ax.xaxis.get_visible() and not ax.get_xlabel().strip():
+                probs.append(f"{name}: no x-axis label")
+            if ax.yaxis.get_visible() and not ax.get_ylabel().strip():
+                probs.append(f"{name}: no y-axis label")
+        valued = [im for im in ax.images if getattr(im.get_array(), "ndim", 3) == 2]
+        valued += [c for c in ax.collections if type(c).__name__ in ("QuadMesh", "PolyCollection", "TriMesh")
+                   and c.get_array() is not None]
+        if any(getattr(m, "colorbar", None) is None for m in valued):
+            probs.append(f"{name}: colour carries a value but there is no colour bar")
+        points = [c for c in ax.collections if type(c).__name__ == "PathCollection" and c.get_array() is not None]
+        if any(getattr(m, "colorbar", None) is None for m in points) and ax.get_legend() is None:
+            probs.append(f"{name}: points coloured by value with neither a colour bar nor a legend")
+    return probs
+
+
 def savefig(fig: Any, path: str | os.PathLike[str], *, close: bool = True, **kwargs: Any) -> Path:
-    """Save ``fig`` atomically (PNG unless the suffix says otherwise) and close it."""
+    """Save ``fig`` atomically (PNG unless the suffix says otherwise) and close it. Its
+    :func:`figure_problems` are appended to the file ``$ICLR25_FIGURE_LOG`` names, when set, and refuse the save
+    when ``$ICLR25_FIGURE_CHECK`` is ``strict``."""
     p = Path(path)
     if not p.suffix:
         raise ValueError(f"path must have a file suffix such as .png, got {str(p)!r}")
+    problems = figure_problems(fig) if (os.environ.get(FIGURE_LOG_ENV) or os.environ.get(FIGURE_CHECK_ENV)) else []
+    if problems and os.environ.get(FIGURE_CHECK_ENV, "").strip().lower() == "strict":
+        raise ValueError(f"{p.name}: " + "; ".join(problems))
+    if problems and os.environ.get(FIGURE_LOG_ENV):
+        with open(os.environ[FIGURE_LOG_ENV], "a", encoding="utf-8") as log:
+            log.writelines(f"{p.name}: {line}\n" for line in problems)
     with atomic_path(p) as tmp:
         fig.savefig(tmp, format=p.suffix.lstrip(".").lower(), **kwargs)
     if close:
