@@ -164,7 +164,8 @@ def plot_case_study(study: CaseStudy, path: str | Path) -> Path:
     ax.patch.set_visible(False)
     h1, l1 = ax.get_legend_handles_labels()
     h2, l2 = hist_ax.get_legend_handles_labels()
-    ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="lower right", framealpha=0.9)
+    # below the axes, never over the bars or the curves (issue 66: the legend covered the bars)
+    ax.legend(h1 + h2, l1 + l2, fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=3)
     ax.set_title(f"GOOD curves on {study.dataset} (dotted: random split)", fontsize=9)
     return savefig(fig, path)
 
