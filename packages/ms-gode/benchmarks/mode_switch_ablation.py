@@ -179,9 +179,22 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def markdown(doc: dict) -> str:
+    """The docs page: what was run, then the table (:func:`table`)."""
+    return ("# Mode switching on simple user arrays: ablation of the causes (issue 62)\n\n"
+            f"Written by `{doc['command']}` on {doc['date']} ({doc['cpu_seconds']} s CPU) from "
+            "`mode_switch_ablation.json` beside this file; the cells and the fixture are described in "
+            "`benchmarks/mode_switch_ablation.py`. Per-task selection: the fraction of each task's decisions (8 fresh "
+            "batches of 5 per task for the oscillators, the claim's 16 batches of 10 per task for physics; "
+            "per-trajectory cells decide each trajectory alone) given the task's own sub-network; 'beats "
+            "do-nothing': decisions whose chosen sub-network self-predicts better than holding the last observation, "
+            "the first part's mean or zero.\n\n" + table(doc["rows"]) + "\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--render", action="store_true", help="only rewrite DIR/mode_switch_ablation.md from the JSON")
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--epochs", type=int, default=16)
     ap.add_argument("--physics-seeds", type=int, nargs="*", default=[0, 1, 2])
@@ -189,9 +202,12 @@ def main() -> None:
                     "cells (scaling, epochs, lr, ODE step)")
     ap.add_argument("--retrain-seeds", type=int, nargs="*", default=[0, 1], help="seeds that get the retrained cells")
     args = ap.parse_args()
+    path = args.out / "mode_switch_ablation.json"
+    if args.render:
+        (args.out / "mode_switch_ablation.md").write_text(markdown(json.loads(path.read_text())), encoding="utf-8")
+        return
     torch.set_num_threads(1)
     args.out.mkdir(parents=True, exist_ok=True)
-    path = args.out / "mode_switch_ablation.json"
     rows: list[dict] = []
     t0 = time.process_time()
 
@@ -214,6 +230,7 @@ def main() -> None:
         write()
         print(f"[{time.process_time() - t0:.0f}s] physics seed {seed}", flush=True)
     print(table(rows))
+    (args.out / "mode_switch_ablation.md").write_text(markdown(json.loads(path.read_text())), encoding="utf-8")
 
 
 if __name__ == "__main__":
