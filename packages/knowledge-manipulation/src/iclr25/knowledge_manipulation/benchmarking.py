@@ -68,9 +68,18 @@ def _tokens_per_s(step, n_tokens: int, seconds: float) -> float:
 
 
 def throughput(*, n_layers: int = 2, d_model: int = 64, n_heads: int = 4, vocab_size: int = 1200,
-               batch_size: int = 8, seq_len: int = 128, seconds: float = 4.0, seed: int = 0) -> dict[str, float]:
+               batch_size: int = 8, seq_len: int = 128, seconds: float = 4.0, rounds: int = 3,
+               seed: int = 0) -> dict[str, float]:
     """Tokens/s of one AdamW training step for ours (packed: document masks and per-document positions)
-    and for the two ``torch.nn`` baselines, on random tokens of the same batch shape."""
+    and for the two ``torch.nn`` baselines, on random tokens of the same batch shape.
+
+    The models take turns: ``rounds`` rounds of ``seconds / rounds`` each, the order rotated every round, and each
+    model's rate is its median over the rounds, so no side always runs first, on a cooler cache or a quieter
+    machine (issue 65: 0.7 timed each model once, one after the other)."""
+    import statistics  # noqa: PLC0415
+
+    if rounds < 1:
+        raise ValueError(f"rounds must be >= 1, got {rounds}")
     cfg = GPTConfig(vocab_size=vocab_size, n_layers=n_layers, d_model=d_model, n_heads=n_heads, max_len=seq_len)
     g = torch.Generator().manual_seed(seed)
     ids = torch.randint(3, vocab_size, (batch_size, seq_len), generator=g)
@@ -80,7 +89,7 @@ def throughput(*, n_layers: int = 2, d_model: int = 64, n_heads: int = 4, vocab_
     models = {"ours (RoPE, packed)": RotaryGPT(cfg, seed=seed),
               "torch.nn.TransformerDecoder": TorchBaselineLM(cfg, "decoder"),
               "torch.nn.TransformerEncoder (causal)": TorchBaselineLM(cfg, "encoder")}
-    out = {}
+    steps = {}
     for name, net in models.items():
         opt = torch.optim.AdamW(net.parameters(), lr=1e-3)
         call = (lambda x, n=net: n(x[:, :-1], pos[:, :-1], doc[:, :-1])) if isinstance(net, RotaryGPT) \
@@ -93,6 +102,14 @@ def throughput(*, n_layers: int = 2, d_model: int = 64, n_heads: int = 4, vocab_
             loss.backward()
             opt.step()
 
-        out[name] = _tokens_per_s(step, batch_size * (seq_len - 1), seconds)
+        steps[name] = step
+    names = list(models)
+    rates: dict[str, list[float]] = {name: [] for name in names}
+    for r in range(rounds):
+        for name in names[r % len(names):] + names[:r % len(names)]:
+            rates[name].append(_tokens_per_s(steps[name], batch_size * (seq_len - 1), seconds / rounds))
+    out = {}
+    for name, net in models.items():
+        out[name] = float(statistics.median(rates[name]))
         out[f"params {name}"] = float(sum(p.numel() for p in net.parameters()))
     return out
