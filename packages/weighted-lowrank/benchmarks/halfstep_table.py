@@ -73,17 +73,26 @@ def problem(n: int, k: int, kind: str, density: float, seed: int = 0):
     return as_weighted_matrix(M, W), F
 
 
-def time_cell(n: int, k: int, kind: str, density: float, threads: int) -> dict:
+def time_cell(n: int, k: int, kind: str, density: float, threads: int, repeats: int = 3) -> dict:
+    """One half-step of each solver on one problem, ``repeats`` times each, the two sides alternating (sketch
+    first on even repeats, exact first on odd ones); the times are medians (issue 65: 0.5 timed each once, the
+    sketch always first)."""
     A, F = problem(n, k, kind, density)
     nnz = A.w.nnz if A.sparse else n * n
-    out: dict = {"n": n, "k": k, "W": kind, "nnz": int(nnz), "status": "measured"}
+    out: dict = {"n": n, "k": k, "W": kind, "nnz": int(nnz), "status": "measured", "repeats": repeats}
+    times: dict[str, list[float]] = {"sketch": [], "exact": []}
     with threadpool_limits(threads, user_api="blas"):
-        t0 = time.perf_counter()
-        res = solve_sketch(A, F, SolverConfig("sketch", sketch_size=4 * k), np.random.default_rng(1))
-        out["sketch_s"] = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        ex = solve_exact(A, F)
-        out["exact_s"] = time.perf_counter() - t0
+        for i in range(repeats):
+            for side in (("sketch", "exact") if i % 2 == 0 else ("exact", "sketch")):
+                t0 = time.perf_counter()
+                if side == "sketch":
+                    res = solve_sketch(A, F, SolverConfig("sketch", sketch_size=4 * k), np.random.default_rng(1))
+                else:
+                    ex = solve_exact(A, F)
+                times[side].append(time.perf_counter() - t0)
+    out["sketch_s"] = float(np.median(times["sketch"]))
+    out["exact_s"] = float(np.median(times["exact"]))
+    out["sketch_runs_s"], out["exact_runs_s"] = times["sketch"], times["exact"]
     out["steps"] = int(res.steps)
     out["max_abs_diff"] = float(np.max(np.abs(res.X - ex.X)) / max(np.max(np.abs(ex.X)), 1e-300))
     del A, res, ex
@@ -127,6 +136,7 @@ def main() -> None:
     ap.add_argument("--measure", nargs="+", default=DEFAULT_MEASURE,
                     help="cells to measure, kind:n:k1,k2,... (default: %(default)s)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--repeats", type=int, default=3, help="alternating runs per side and cell, medians (default 3)")
     ap.add_argument("--kinds", nargs="+", default=["dense", "sparse"])
     ap.add_argument("--from-cells", type=Path, nargs="+", default=None,
                     help="rebuild the table from the cells-partial.json of earlier runs and/or the cells.jsonl "
@@ -148,7 +158,7 @@ def main() -> None:
                     cell = done[(kind, n, k)]
                 elif (kind, n, k) in measure and not args.from_cells:
                     t0 = time.perf_counter()
-                    cell = time_cell(n, k, kind, args.density, args.threads)
+                    cell = time_cell(n, k, kind, args.density, args.threads, args.repeats)
                     print(f"measured {kind} n={n} k={k}: exact {cell['exact_s']:.2f} s, sketch {cell['sketch_s']:.2f} s, "
                           f"steps {cell['steps']} (cell {time.perf_counter() - t0:.1f} s)", flush=True)
                     with atomic_write(args.out / "cells-partial.json") as fh:  # survives a killed run
