@@ -1,11 +1,12 @@
 """The half-step timing table: exact (Z built once) against the sketched solver, dense and sparse W.
 
     python benchmarks/halfstep_table.py --out results/halfstep-table [--ns 4000 8000 16000]
-        [--ks 64 128 192 256] [--density 0.05] [--measure dense:4000:64,128 ...] [--threads 1]
+        [--ks 64 128 192 256] [--density 0.05] [--measure dense:4000:64,128 ...] [--threads 1] [--repeats 3]
 
 For every cell (n = d, k, dense W ~ U(0.5, 1.5) or a W with a random ``density`` pattern and U(0.5, 1.5)
 weights on it) ONE half-step (all n row regressions against a factor near the truth, as in the middle of a
-run) of each solver is timed, with BLAS on ``--threads`` threads for both. The cells named by ``--measure``
+run) of each solver is timed ``--repeats`` times, the two alternating, and the medians kept, with BLAS on
+``--threads`` threads for both. The cells named by ``--measure``
 (``kind:n:k,k,...``) are measured; the other cells are PREDICTED: flops of the model
 divided by the GFLOP/s each solver reached on the measured compute-bound cells of the same weight kind (k >= 128),
 with the median measured step count. Printed: the table (measured and predicted ratio beside the pure flop-model
