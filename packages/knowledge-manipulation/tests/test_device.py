@@ -131,3 +131,17 @@ def test_paper_rung_smoke_runs_one_step_on_the_cpu(monkeypatch):
     assert GPTConfig(vocab_size=1218, n_layers=12, d_model=768, n_heads=12).non_embedding_params == 85_019_136
     est = REGISTRY.costs["paper"].explain("paper", 3)
     assert "about 5 GPU-hours per seed" in est and "one 80 GB GPU" in est
+
+
+def test_a_gpu_run_is_not_refused_by_the_cpu_time_estimate(tmp_path, capsys, monkeypatch):
+    # issue 59: --device cuda needed --force for a paper-size run, judged by the CPU-time estimate; now only its
+    # memory is checked (here no GPU is visible, so the run then stops naming --device, before any work)
+    big = ["train", "--n", "1000", "--epochs", "1000", "--layers", "6", "--d-model", "512", "--out", str(tmp_path / "m")]
+    assert main([*big, "--device", "cpu"]) == 2
+    assert "would take about" in capsys.readouterr().err
+    if not torch.cuda.is_available():
+        assert main([*big, "--device", "cuda"]) == 2
+        err = capsys.readouterr().err
+        assert "would take about" not in err and "--device cuda" in err
+    assert not (tmp_path / "m").exists()
+

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["DEVICE_HELP", "DTYPES", "DEVICE_ENV", "add_device_argument", "parse_device", "default_device", "jax_gpus",
+__all__ = ["DEVICE_HELP", "DTYPES", "DEVICE_ENV", "add_device_argument", "parse_device", "default_device", "jax_gpus", "on_accelerator",
            "accelerator_present", "device_scope", "torch_device", "torch_generator",
            "torch_dtype", "jax_device", "to_cpu", "describe_device", "check_device_conformance"]
 
@@ -91,6 +91,22 @@ def accelerator_present() -> bool:
         except RuntimeError:
             return False
     return False
+
+
+def on_accelerator(spec: Any = None) -> bool:
+    """Whether a ``--device`` value sends the work to an accelerator: ``cuda``, ``cuda:N`` and ``mps`` do,
+    ``cpu`` does not, ``auto`` does when one is present (:func:`accelerator_present`); ``None`` reads
+    ``$ICLR25_DEVICE``. For the size guards (``check_size(..., on_accelerator=...)``), before any work.
+
+    >>> on_accelerator("cpu"), on_accelerator("cuda:1")
+    (False, True)
+    """
+    if spec is not None and not isinstance(spec, str):  # a torch.device or jax Device
+        return getattr(spec, "type", getattr(spec, "platform", "cpu")) != "cpu"
+    s = parse_device(default_device() if spec is None else spec)
+    if s == "auto":
+        return accelerator_present()
+    return s != "cpu"
 
 
 def _device_type(spec: str) -> str:

@@ -116,11 +116,17 @@ def format_seconds(s: float) -> str:
 
 
 def check_size(what: str, *, bytes_needed: float | None = None, seconds_needed: float | None = None,
-               force: bool = False, max_seconds: float = MAX_SECONDS, available_bytes: float | None = None) -> None:
+               force: bool = False, max_seconds: float = MAX_SECONDS, available_bytes: float | None = None,
+               on_accelerator: bool = False) -> None:
     """Refuse (``SizeError``) a request whose estimate cannot finish here, unless ``force``.
 
     ``what`` names the request and its flags (``"--T 1000000000000"``); the estimates are rough (an order of
     magnitude is enough to refuse 10^12). Memory is compared with ``MemAvailable``; time with ``max_seconds``.
+    ``on_accelerator``: the work runs on a GPU (``--device cuda``, or ``auto`` with one present), where a CPU
+    time estimate says nothing: only the memory is checked (issue 59: a paper-scale run on a GPU needed
+    ``--force``).
+
+    >>> check_size("--epochs 10**6", seconds_needed=1e9, on_accelerator=True)  # not judged by CPU time
 
     >>> check_size("--n 10", bytes_needed=80)
     >>> try:
@@ -140,7 +146,7 @@ def check_size(what: str, *, bytes_needed: float | None = None, seconds_needed: 
             raise SizeError(f"{what} needs about {format_bytes(bytes_needed)} of memory, more than the "
                             f"{format_bytes(available_bytes)} available here; choose smaller sizes "
                             "(or pass --force to try anyway)")
-    if seconds_needed is not None and seconds_needed > max_seconds:
+    if seconds_needed is not None and seconds_needed > max_seconds and not on_accelerator:
         raise SizeError(f"{what} would take about {format_seconds(seconds_needed)} on this machine (the limit is "
                         f"{format_seconds(max_seconds)}); choose smaller sizes (or pass --force to run it anyway)")
 

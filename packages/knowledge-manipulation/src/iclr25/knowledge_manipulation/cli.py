@@ -74,6 +74,16 @@ def _train_estimate(n: float, epochs: float, layers: int, d: int, batch_size: fl
     return tokens * _BYTES_PER_TOKEN + 16.0 * params + batch, 6.0 * params * tokens / _FLOPS
 
 
+def _on_accelerator(args: argparse.Namespace) -> bool:
+    """Whether ``--device`` sends the training to a GPU (an absent one is refused later, naming --device)."""
+    from iclr25.utils.device import on_accelerator
+
+    try:
+        return on_accelerator(getattr(args, "device", None))
+    except ValueError:
+        return False
+
+
 def _check_before_work(name: str, args: argparse.Namespace) -> None:
     """Output paths and sizes, checked before any work or heavy import (one line, exit 2; --force skips sizes)."""
     force = getattr(args, "force", False)
@@ -93,14 +103,15 @@ def _check_before_work(name: str, args: argparse.Namespace) -> None:
     elif name == "train":
         sizes = (f"--epochs {args.epochs} --layers {args.layers} --d-model {args.d_model} --heads {args.heads} "
                  f"--batch-size {args.batch_size}")
+        gpu = _on_accelerator(args)  # a GPU run is not judged by the CPU-time estimate, only by memory
         if args.people is None:
             b, sec = _train_estimate(float(args.n), args.epochs, args.layers, args.d_model, args.batch_size,
                                      args.heads)
-            check_size(f"--n {args.n} {sizes}", bytes_needed=b, seconds_needed=sec, force=force)
+            check_size(f"--n {args.n} {sizes}", bytes_needed=b, seconds_needed=sec, force=force, on_accelerator=gpu)
         else:  # the population is sized once the file is read (train below); the model and epochs already,
             # at the smallest population worth training (100 people)
             b, sec = _train_estimate(100.0, args.epochs, args.layers, args.d_model, args.batch_size, args.heads)
-            check_size(sizes, bytes_needed=b, seconds_needed=sec, force=force)
+            check_size(sizes, bytes_needed=b, seconds_needed=sec, force=force, on_accelerator=gpu)
     elif name == "evaluate":
         if args.parity is not None:
             if args.hf_path is None:
@@ -110,7 +121,7 @@ def _check_before_work(name: str, args: argparse.Namespace) -> None:
             parse_parity(args.parity)
         if args.model is not None and args.epochs is not None:
             check_size(f"--epochs {args.epochs}", seconds_needed=_train_estimate(1000.0, args.epochs, 2, 64)[1],
-                       force=force)
+                       force=force, on_accelerator=_on_accelerator(args))
         if args.hf_path is not None and args.people is None:
             check_size(f"--n {args.n}", bytes_needed=2000.0 * args.n, seconds_needed=1e-4 * args.n, force=force)
         if args.hf_path is None and (args.dtype is not None or args.device_map is not None):
@@ -197,7 +208,7 @@ def train(args: argparse.Namespace) -> int:
         b, sec = _train_estimate(float(len(pop)), args.epochs, args.layers, args.d_model, args.batch_size,
                                  args.heads)
         check_size(f"--people {args.people} ({len(pop)} people) --epochs {args.epochs} --batch-size "
-                   f"{args.batch_size}", bytes_needed=b, seconds_needed=sec)
+                   f"{args.batch_size}", bytes_needed=b, seconds_needed=sec, on_accelerator=_on_accelerator(args))
     ucli.set_torch_threads(args.threads)
     from .experiments import ExperimentConfig, pretrain, retrieval_accuracy, save_pretrained
     from .training import TrainConfig
