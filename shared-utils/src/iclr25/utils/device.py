@@ -96,14 +96,18 @@ def accelerator_present() -> bool:
 def on_accelerator(spec: Any = None) -> bool:
     """Whether a ``--device`` value sends the work to an accelerator: ``cuda``, ``cuda:N`` and ``mps`` do,
     ``cpu`` does not, ``auto`` does when one is present (:func:`accelerator_present`); ``None`` reads
-    ``$ICLR25_DEVICE``. For the size guards (``check_size(..., on_accelerator=...)``), before any work.
+    ``$ICLR25_DEVICE``. For the size guards (``check_size(..., on_accelerator=...)``), before any work; a value
+    that is not a device is not an accelerator (the command refuses it where it resolves the device).
 
-    >>> on_accelerator("cpu"), on_accelerator("cuda:1")
-    (False, True)
+    >>> on_accelerator("cpu"), on_accelerator("cuda:1"), on_accelerator("gpu")
+    (False, True, False)
     """
     if spec is not None and not isinstance(spec, str):  # a torch.device or jax Device
         return getattr(spec, "type", getattr(spec, "platform", "cpu")) != "cpu"
-    s = parse_device(default_device() if spec is None else spec)
+    try:
+        s = parse_device(default_device() if spec is None else spec)
+    except ValueError:
+        return False
     if s == "auto":
         return accelerator_present()
     return s != "cpu"

@@ -105,8 +105,12 @@ def cmd_fit(args: argparse.Namespace) -> int:
                                               * c.chunk),
                            sdf_iters=max(c.chunk, int(round(c.sdf_iters * args.iters_scale / c.chunk)) * c.chunk),
                            finetune_iters=int(round(c.finetune_iters * args.iters_scale / c.chunk)) * c.chunk)
+    from iclr25.utils.device import on_accelerator  # noqa: PLC0415
+
+    # --preset paper on a GPU is not judged by the CPU-time estimate (an absent GPU is refused later)
+    gpu = on_accelerator(getattr(args, "device", None))
     check_size(f"--preset {args.preset} --iters-scale {args.iters_scale:g} ({config.total_iters} iterations)",
-               seconds_needed=estimated_fit_seconds(config), force=args.force)
+               seconds_needed=estimated_fit_seconds(config), force=args.force, on_accelerator=gpu)
     pair = load_pair(args.source, args.target, args.corr, n_points=args.n_points, seed=seed)
     for name, pts in (("SRC", pair.source_points), ("TGT", pair.target_points)):
         if len(pts) < config.knn + 1:

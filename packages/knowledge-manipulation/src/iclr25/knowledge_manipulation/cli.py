@@ -78,10 +78,7 @@ def _on_accelerator(args: argparse.Namespace) -> bool:
     """Whether ``--device`` sends the training to a GPU (an absent one is refused later, naming --device)."""
     from iclr25.utils.device import on_accelerator
 
-    try:
-        return on_accelerator(getattr(args, "device", None))
-    except ValueError:
-        return False
+    return on_accelerator(getattr(args, "device", None))
 
 
 def _check_before_work(name: str, args: argparse.Namespace) -> None:

@@ -90,8 +90,12 @@ def check_train_sizes(args: argparse.Namespace) -> None:
     per_step = 1e-3 + cells * (1e-6 if args.model == "transformer" else 1e-7)
     width = 64 if args.model == "transformer" else args.d
     bytes_needed = 8.0 * 12 * float(batch) * args.N * args.T * (args.d + width)
+    from iclr25.utils.device import on_accelerator  # noqa: PLC0415
+
+    # a GPU run is not judged by the CPU-time estimate, only by memory (an absent one is refused later)
+    gpu = on_accelerator(getattr(args, "device", None))
     check_size(f"--steps {args.steps} --T {args.T} --d {args.d} --N {args.N}", bytes_needed=bytes_needed,
-               seconds_needed=args.steps * per_step, force=args.force)
+               seconds_needed=args.steps * per_step, force=args.force, on_accelerator=gpu)
 
 
 def check_llm_options(args: argparse.Namespace) -> None:
