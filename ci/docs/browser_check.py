@@ -8,7 +8,10 @@ two package pages (a package's overview and another's API reference) and fails w
 - the page logs a console error or throws an uncaught exception;
 - a resource fails to load (a 404, or any request that leaves 127.0.0.1: the site must work offline);
 - the API page has no API section (no ``.doc-object`` rendered by mkdocstrings), or shows raw TeX;
-- the claims dashboard has no table of claims, or a notebook page shows no figure (a rendered ``<img>``);
+- the claims dashboard has no table of claims, or its first column (the verdict) is not inside the window, or a
+  notebook page shows no figure (a rendered ``<img>``);
+- text overflows horizontally (issue 66): the page is wider than the window, a paragraph, list item or heading
+  reaches past the window's right edge, or a code block cuts its lines at the frame;
 
 and saves a screenshot of each page. Without a Chromium on PATH (Debian's ``chromium`` package) it fails with
 ``--require`` (``make docs`` passes it; ``.ci/run`` installs Chromium when it is missing) and otherwise says so and
@@ -73,7 +76,7 @@ class Browser:
         self.proc = subprocess.Popen(
             [exe, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
              "--no-first-run", "--no-default-browser-check", "--disable-extensions", "--hide-scrollbars",
-             f"--remote-debugging-port={self.port}", f"--user-data-dir={self.profile}", "--window-size=1280,1000",
+             f"--remote-debugging-port={self.port}", f"--user-data-dir={self.profile}", "--window-size=1400,1000",
              "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.time() + 30
         targets = None
@@ -157,6 +160,11 @@ def problems_of(events: list[dict], base: str) -> list[str]:
     return sorted(set(out))
 
 
+def overflow_problems(info: dict) -> list[str]:
+    """What a reader would see cut off or scrolled sideways on a page (``check_page``'s ``overflow`` list)."""
+    return [f"horizontal overflow: {o}" for o in info.get("overflow") or []]
+
+
 def check_page(b: Browser, base: str, path: str, shot: Path, *, need_api: bool, need_table: bool = False,
                need_image: bool = False) -> dict:
     b.events.clear()
@@ -171,7 +179,24 @@ def check_page(b: Browser, base: str, path: str, shot: Path, *, need_api: bool, 
         rawMath: (document.body.innerText.match(/\.\. math::|:math:`|\\frac\{/g) || []).length,
         tableRows: document.querySelectorAll('article table tbody tr, .md-content table tbody tr').length,
         images: [...document.querySelectorAll('img')].filter(e => e.naturalWidth > 0 && e.getBoundingClientRect().height > 0).length,
-        h1: (document.querySelector('h1') || {}).textContent || ''})""")
+        h1: (document.querySelector('h1') || {}).textContent || '',
+        verdictRight: (() => { const td = document.querySelector('.md-content table tbody td');
+                               return td ? td.getBoundingClientRect().right : null; })(),
+        width: document.documentElement.clientWidth,
+        overflow: (() => {
+            const W = document.documentElement.clientWidth, out = [];
+            const name = e => e.tagName.toLowerCase() + ' "' + e.textContent.trim().slice(0, 50) + '"';
+            if (document.documentElement.scrollWidth > W + 1)
+                out.push('the page is ' + document.documentElement.scrollWidth + ' px wide in a ' + W + ' px window');
+            for (const e of document.querySelectorAll('.md-content pre'))
+                if (e.scrollWidth > e.clientWidth + 1) out.push('code cut at the frame: ' + name(e));
+            for (const e of document.querySelectorAll('.md-content p, .md-content li, .md-content h1, .md-content h2, .md-content h3'))
+                if (!e.closest('table') && e.getBoundingClientRect().right > W + 1) out.push('text past the window: ' + name(e));
+            return out.slice(0, 5); })()})""")
+    if need_table:  # the screenshot shows the main claims' table with its verdict column, not the page's top
+        b.evaluate("(() => { const h = [...document.querySelectorAll('h2')].find(e => "
+                   "e.textContent.startsWith('Main claims')); if (h) h.scrollIntoView({block: 'start'}); })()")
+        time.sleep(0.3)
     if need_image:  # the screenshot shows the first figure, not the top of a long page
         b.evaluate("(() => { const i = [...document.querySelectorAll('img')].find(e => e.naturalWidth > 0);"
                    " if (i) i.scrollIntoView({block: 'center'}); })()")
@@ -186,6 +211,10 @@ def check_page(b: Browser, base: str, path: str, shot: Path, *, need_api: bool, 
         probs.append("no table rows on the page (the claims dashboard must list claims)")
     if need_image and not info["images"]:
         probs.append("no rendered figure (<img>) on the page")
+    if need_table and info["verdictRight"] is not None and info["verdictRight"] > info["width"]:
+        probs.append(f"the dashboard's verdict column ends at {info['verdictRight']:.0f} px, outside the "
+                     f"{info['width']} px window")
+    probs += overflow_problems(info)
     if info["rawMath"]:
         probs.append(f"{info['rawMath']} equations left as raw reStructuredText/TeX")
     return {"page": path, "title": info["title"], "h1": info["h1"].strip(), "api_objects": info["api"],
@@ -198,8 +227,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--site", type=Path, default=ROOT / "build" / "docs" / "site")
     ap.add_argument("--shots", type=Path, default=ROOT / "build" / "docs" / "screenshots")
     ap.add_argument("--pages", nargs="*", default=None,
-                    help="pages to load (default: the home page, the claims dashboard, pgw's overview, bopito's "
-                         "API reference, and every notebook)")
+                    help="pages to load (default: the home page, the claims dashboard, the install page, pgw's "
+                         "overview, bopito's API reference, every Evidence page, and every notebook)")
     ap.add_argument("--require", action="store_true", help="fail when no Chromium is installed")
     args = ap.parse_args(argv)
     exe = next((shutil.which(n) for n in BROWSERS if shutil.which(n)), None)
@@ -211,7 +240,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     notebooks = sorted(p.parent.name for p in (args.site / "notebooks").glob("*/index.html"))
     pages = args.pages if args.pages is not None else (
-        ["", "claims/", "packages/pgw/", "packages/bopito/api/"] + [f"notebooks/{n}/" for n in notebooks])
+        ["", "claims/", "install/", "packages/pgw/", "packages/bopito/api/"]
+        + sorted(f"packages/{e.parent.parent.name}/evidence/" for e in (args.site / "packages").glob("*/evidence/index.html"))
+        + [f"notebooks/{n}/" for n in notebooks])
     results = []
     with serve(args.site) as base:
         b = Browser(exe)

