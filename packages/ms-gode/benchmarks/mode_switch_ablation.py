@@ -220,15 +220,16 @@ def main() -> None:
         tmp.write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
         tmp.replace(path)
 
-    for axis in AXES:
-        for seed in args.seeds:
+    # seed by seed (both axes, then the physics checkpoint): a run cut short still covers every system
+    for seed in sorted(set(args.seeds) | set(args.physics_seeds)):
+        for axis in AXES if seed in args.seeds else ():
             rows += user_rows(seed, axis, args.epochs, axis in args.retrain_axes and seed in args.retrain_seeds)
             write()
             print(f"[{time.process_time() - t0:.0f}s] {axis} seed {seed}", flush=True)
-    for seed in args.physics_seeds:
-        rows += physics_rows(seed)
-        write()
-        print(f"[{time.process_time() - t0:.0f}s] physics seed {seed}", flush=True)
+        if seed in args.physics_seeds:
+            rows += physics_rows(seed)
+            write()
+            print(f"[{time.process_time() - t0:.0f}s] physics seed {seed}", flush=True)
     print(table(rows))
     (args.out / "mode_switch_ablation.md").write_text(markdown(json.loads(path.read_text())), encoding="utf-8")
 
