@@ -28,6 +28,7 @@ dihedral data set (:func:`load_shipped`), works without it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import io
 import math
 import time
@@ -238,17 +239,23 @@ def _gbsa_system(nonbonded: str = "cutoff") -> tuple[Any, Any, np.ndarray]:
 
 def build_alanine_gbsa() -> tuple[Any, Any, np.ndarray]:
     """openmmtools' alanine dipeptide in OBC GBSA: ``(system, topology, positions)`` (nm, ``(22, 3)``, the crd
-    structure energy-minimised with the no-cutoff system)."""
+    structure energy-minimised with the no-cutoff system on the Reference platform, once per process)."""
+    system, top, _ = _gbsa_system("none")
+    return system, top, _gbsa_minimised().copy()
+
+
+@functools.lru_cache(maxsize=1)
+def _gbsa_minimised() -> np.ndarray:
     openmm = _require_openmm()
     from openmm import unit  # noqa: PLC0415
 
-    system, top, pos = _gbsa_system("none")
+    system, _, pos = _gbsa_system("none")
     ctx = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("Reference"))
     ctx.setPositions(pos * unit.nanometer)
     ctx.applyConstraints(1e-6)
     openmm.LocalEnergyMinimizer.minimize(ctx, 1.0, 2000)
     pos = ctx.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.nanometer)
-    return system, top, np.asarray(pos, dtype=np.float64)
+    return np.asarray(pos, dtype=np.float64)
 
 
 def _replicate(system: Any, n_copies: int) -> Any:
