@@ -55,6 +55,7 @@ def test_vocabulary_reads_negations():
     assert v.read(REPORTS[1]).tolist() == [0, 0, 1]
     assert v.labels(REPORTS).tolist() == [[1, 0, 0], [0, 0, 1], [0, 1, 0], [0, 0, 0]]
     assert v.question(1) == "is there pneumothorax ?"
+    assert v.read("No effusion but a small right pneumothorax.").tolist() == [0, 1, -1]
 
 
 def test_the_three_layouts(tmp_path):

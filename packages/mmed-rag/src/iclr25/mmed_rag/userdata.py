@@ -23,9 +23,9 @@ has no ``test`` split. Images are read with Pillow, converted to RGB and resized
 Findings: a JSON vocabulary ``{"effusion": ["pleural effusion", "effusion"], ...}``. A report states a finding
 when one of its phrases occurs in a sentence (whole words, case-insensitive); it states its absence when a
 negation cue (``no``, ``not``, ``without``, ``negative for``, ``free of``, ``absence of``, ``resolved``) comes
-before the phrase in that sentence. A report that states neither counts as absent in ``labels`` (what the image
-is taken to show; the common convention for report-derived labels) and is read as "nothing stated" when a
-retrieved report is read back. With no vocabulary, :data:`DEFAULT_VOCABULARY` (the package's four radiology
+before the phrase in that sentence with no "but", "however", "although", "though", "except" or "yet" between
+them. A report that states neither counts as absent in ``labels`` (what the image is taken to show; the common
+convention for report-derived labels) and is read as "nothing stated" when a retrieved report is read back. With no vocabulary, :data:`DEFAULT_VOCABULARY` (the package's four radiology
 findings). The yes/no question about a finding is ``"is there <finding> ?"``.
 
 References: Chen et al., *Generating Radiology Reports via Memory-driven Transformer* (R2Gen), EMNLP 2020
@@ -55,6 +55,7 @@ __all__ = ["FindingVocabulary", "DEFAULT_VOCABULARY", "read_folder", "folder_lay
 DEFAULT_VOCABULARY = {"opacity": ["opacity", "opacities"], "cardiomegaly": ["cardiomegaly", "heart is enlarged"],
                       "effusion": ["pleural effusion", "effusion", "effusions"], "nodule": ["nodule", "nodules"]}
 _NEGATIONS = ("no", "not", "without", "negative for", "free of", "absence of", "resolved", "neither", "nor")
+_TERMINATORS = ("but", "however", "although", "though", "except", "yet")
 _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 
@@ -119,6 +120,10 @@ class FindingVocabulary:
                     if at < 0:
                         continue
                     before = s[:at + 1]
+                    for t in _TERMINATORS:  # "no effusion but a small pneumothorax": the cue ends at "but"
+                        cut = before.rfind(f" {t} ")
+                        if cut >= 0:
+                            before = before[cut + len(t) + 1:]
                     neg = any(f" {c} " in before for c in _NEGATIONS)
                     seen[j, 0 if neg else 1] = True
         out = np.full(len(self), -1, np.int64)
