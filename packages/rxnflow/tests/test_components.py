@@ -85,3 +85,57 @@ def test_pocket_proxy_is_pocket_specific():
     assert r(small_polar) == pytest.approx(-0.1 * min(0.0, s["polar"][small_polar]))
     with pytest.raises(ValueError, match="pocket"):
         parse_reward("pocket:nowhere")
+
+
+def test_training_optimizer_is_torch_adam_with_lambdalr_bit_for_bit():
+    """train() steps with its own Adam (torch.optim imports torch._dynamo, ~2 s of CPU per process): two parameter
+    groups, weight decay, a parameter without a gradient in some steps, gradient clipping and the step-wise
+    learning-rate decay give exactly the parameters of torch.optim.Adam(foreach=True) + LambdaLR."""
+    import torch
+
+    from iclr25.rxnflow.gflownet import _Adam
+
+    def make():
+        torch.manual_seed(0)
+        return torch.nn.Sequential(torch.nn.Linear(5, 7), torch.nn.SiLU(), torch.nn.Linear(7, 3)), torch.nn.Linear(2, 1)
+
+    (a1, z1), (a2, z2) = make(), make()
+    ref = torch.optim.Adam([{"params": list(a1.parameters()), "lr": 1e-3}, {"params": list(z1.parameters()), "lr": 1e-2}],
+                           weight_decay=1e-8, eps=1e-8, foreach=True)
+    sched = torch.optim.lr_scheduler.LambdaLR(ref, lambda s: 2 ** (-s / 7))
+    ours = _Adam([list(a2.parameters()), list(z2.parameters())], [1e-3, 1e-2], weight_decay=1e-8, eps=1e-8)
+    g = torch.Generator().manual_seed(1)
+    for step in range(25):
+        x, c = torch.randn(4, 5, generator=g), torch.randn(4, 2, generator=g)
+        for a, z, opt in ((a1, z1, ref), (a2, z2, ours)):
+            opt.zero_grad()
+            loss = (a(x) ** 2).mean() + (0 if step % 3 == 0 else (z(c) ** 2).mean())
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(list(a.parameters()) + list(z.parameters()), 0.5)
+            if opt is ref:
+                ref.step()
+                sched.step()
+            else:
+                ours.step(lr_scale=2 ** (-step / 7))
+    pairs = list(zip([*a1.parameters(), *z1.parameters()], [*a2.parameters(), *z2.parameters()], strict=True))
+    assert all(torch.equal(p, q) for p, q in pairs)
+    assert not torch.equal(next(a1.parameters()), make()[0][0].weight)  # it moved
+
+
+def test_partition_estimates_are_sums_over_draw_subsets_draws():
+    """partition_estimates unrolls draw_subsets for speed: the same random stream, subsets and weights."""
+    from iclr25.rxnflow.estimator import draw_subsets, partition_estimates
+
+    rng0 = np.random.default_rng(3)
+    fixed, spaces = rng0.normal(size=4), [rng0.normal(size=n) for n in (900, 40, 7)]
+    for rho, n_mc, min_sampling in ((0.05, 1, 1), (0.2, 2, 10), (1.0, 1, 1)):
+        rng = np.random.default_rng(11)
+        want = []
+        for _ in range(30):
+            acc = 0.0
+            for _ in range(n_mc):
+                sub = draw_subsets([len(s) for s in spaces], rho, rng, min_sampling=min_sampling)
+                acc += sum(np.exp(w) * np.exp(s)[i].sum() for s, i, w in zip(spaces, sub.index, sub.log_weight))
+            want.append(np.exp(fixed).sum() + acc / n_mc)
+        got = partition_estimates(spaces, fixed, rho, 30, n_mc=n_mc, min_sampling=min_sampling, seed=11)
+        np.testing.assert_array_equal(got, want)

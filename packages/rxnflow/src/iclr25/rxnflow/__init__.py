@@ -19,6 +19,11 @@ if TYPE_CHECKING:
     from .blocks import moses_blocks as moses_blocks
     from .blocks import read_blocks as read_blocks
     from .blocks import toy_blocks as toy_blocks
+    from .docking import VinaOracle as VinaOracle
+    from .docking import ligand_box as ligand_box
+    from .docking import receptor_pdbqt as receptor_pdbqt
+    from .docking import t4_lysozyme as t4_lysozyme
+    from .docking import vina_reward as vina_reward
     from .doctor import DoctorReport as DoctorReport
     from .doctor import doctor as doctor
     from .estimator import Subsets as Subsets
@@ -70,6 +75,8 @@ _EXPORTS = {
     "BlockLibrary": "blocks", "builtin_blocks": "blocks", "load_blocks": "blocks", "moses_blocks": "blocks",
     "read_blocks": "blocks", "toy_blocks": "blocks",
     "DoctorReport": "doctor", "doctor": "doctor",
+    "VinaOracle": "docking", "ligand_box": "docking", "receptor_pdbqt": "docking", "t4_lysozyme": "docking",
+    "vina_reward": "docking",
     "Subsets": "estimator", "draw_subsets": "estimator", "importance_weights": "estimator",
     "log_partition_estimate": "estimator", "partition_estimates": "estimator", "subset_size": "estimator",
     "RxnFlow": "gflownet", "Sample": "gflownet", "TrainConfig": "gflownet", "TrainResult": "gflownet",

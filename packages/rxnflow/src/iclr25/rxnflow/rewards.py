@@ -2,8 +2,8 @@
 
 ``parse_reward("qed*sa")`` builds a product; ``"logp[1,3]"`` is a window reward (1 inside [lo, hi], a Gaussian
 decay of width (hi - lo)/2 outside). The SA reward is ``(10 - SA)/9`` (reference ``tasks``), SA from RDKit's
-Contrib ``sascorer``. Docking (:class:`VinaReward`) needs ``vina`` and ``meeko`` installed and is never used in
-tests.
+Contrib ``sascorer``. Docking (:class:`VinaReward`, :mod:`iclr25.rxnflow.docking`) needs the ``docking`` extra
+(``vina``, ``meeko``).
 """
 
 from __future__ import annotations
@@ -187,38 +187,20 @@ def pocket_reward(pocket: str | Pocket):
 
 
 class VinaReward:
-    """``-0.1 * min(0, Vina score)`` (kcal/mol) of a molecule docked into a receptor with AutoDock Vina.
-
-    Needs ``pip install vina meeko`` (not declared: vina builds from source on some platforms), a receptor ``.pdbqt`` and a box
-    (center and size in Å). CPU docking takes seconds per ligand, so it is for small runs; never in tests.
+    """``-0.1 * min(0, Vina score)`` (kcal/mol) of a molecule docked into a receptor with AutoDock Vina: a
+    :class:`~iclr25.rxnflow.docking.VinaOracle` (maps computed once, scores cached by SMILES, CPU time per call
+    kept in ``self.oracle``). Needs the ``docking`` extra (``pip install "iclr25-rxnflow[docking]"``), a receptor
+    ``.pdbqt`` (:func:`~iclr25.rxnflow.docking.receptor_pdbqt` writes one from a PDB) and a box (center and size
+    in Angstrom). CPU docking takes about a second per ligand at ``exhaustiveness=1``, so it is for small runs.
     """
 
     def __init__(self, receptor: str, center: Sequence[float], size: Sequence[float] = (22.5, 22.5, 22.5), *,
                  exhaustiveness: int = 8, seed: int = 0):
-        try:
-            import meeko  # noqa: F401
-            import vina  # noqa: F401
-        except ImportError:
-            raise ImportError("VinaReward needs AutoDock Vina and meeko: pip install vina meeko") from None
-        if len(center) != 3 or len(size) != 3:
-            raise ValueError("center and size must be 3 numbers (x, y, z) each")
-        self.receptor, self.center, self.size = receptor, list(center), list(size)
-        self.exhaustiveness, self.seed = exhaustiveness, seed
+        from .docking import VinaOracle, vina_reward
+
+        self.oracle = VinaOracle(receptor, center, size, exhaustiveness=exhaustiveness, seed=seed)
+        self._fn = vina_reward(self.oracle)
+        self.__name__ = "vina"
 
     def __call__(self, mol: Chem.Mol) -> float:
-        from meeko import MoleculePreparation, PDBQTWriterLegacy
-        from rdkit.Chem import AllChem
-        from vina import Vina
-
-        mh = Chem.AddHs(mol)
-        AllChem.EmbedMolecule(mh, randomSeed=self.seed)
-        setup = MoleculePreparation().prepare(mh)[0]
-        pdbqt, ok, err = PDBQTWriterLegacy.write_string(setup)
-        if not ok:
-            return 0.0
-        v = Vina(sf_name="vina", seed=self.seed, verbosity=0)
-        v.set_receptor(self.receptor)
-        v.set_ligand_from_string(pdbqt)
-        v.compute_vina_maps(center=self.center, box_size=self.size)
-        v.dock(exhaustiveness=self.exhaustiveness, n_poses=1)
-        return -0.1 * min(0.0, float(v.energies(n_poses=1)[0][0]))
+        return self._fn(mol)
