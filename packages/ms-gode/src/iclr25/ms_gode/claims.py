@@ -238,7 +238,12 @@ def _ranking(seed: int, rung: str) -> dict[str, Measurement]:
                     "fine-tuning's)",
           paper="AF-MSE ≈ 0",
           metric="|AF-MSE| with mode switching, fresh test tasks", baseline="0.1 × fine-tune AF-MSE",
-          direction="lower", rule="every_seed", rungs=("repro", "paper")),
+          direction="lower", rule="every_seed", rungs=("repro", "paper"),
+          note="issue 58 calibration at seeds 100-104 (docs/near_zero_forgetting_calibration_repro.json, written by "
+               "`iclr25 claims ms-gode --calibrate --rung repro --only near-zero-forgetting --seeds 100-104`): "
+               "improvements 0.0148, -0.0222, 0.0089, 0.0158, 0.0085 (seed 101: mode switching sends the charged "
+               "task elsewhere, |AF-MSE| 0.040 against 0.018), max margin -0.028: 'every seed' at 3 new seeds is "
+               "not robust; margin 0 pending a rule / expect decision and a repro regeneration"),
 )
 def _forgetting(seed: int, rung: str) -> dict[str, Measurement]:
     r = _forgetting_run(seed, rung)
