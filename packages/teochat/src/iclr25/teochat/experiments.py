@@ -14,7 +14,8 @@ from .metrics import TaskScores, evaluate_predictions, pixel_f1
 from .synth import SCENES, EOSequence, generate_sequences
 
 __all__ = ["REPRO_SCENES", "REPRO_TASKS", "ExperimentData", "make_data", "evaluate", "TRIVIAL_LOCALISATION",
-           "trivial_localisation", "single_frame_oracle", "answer_prior"]
+           "trivial_localisation", "single_frame_oracle", "answer_prior", "question_prior", "question_prior_answers",
+           "question_template"]
 
 #: The trivial answerers of change localisation ("identify the buildings that changed"), scored beside every
 #: model: every building visible in the last frame (no look at the earlier frames), every building visible in
@@ -119,3 +120,43 @@ def answer_prior(train: Sequence[Example], test: Sequence[Example], task: str) -
         return float("nan")
     top = Counter(tr).most_common(1)[0][0]
     return sum(a == top for a in te) / len(te)
+
+
+def question_template(question: str) -> str:
+    """The question with its boxes replaced by ``<box>``: what a prior that reads no pixel may condition on."""
+    import re  # noqa: PLC0415
+
+    return re.sub(r"\[[0-9, ]+\]", "<box>", question)
+
+
+def question_prior_answers(data: ExperimentData, task: str) -> list[str]:
+    """The question / frame-count prior's answers to the test questions of ``task`` (:func:`question_prior`)."""
+    from collections import Counter  # noqa: PLC0415
+
+    by: dict[tuple[str, int], Counter[str]] = {}
+    by_q: dict[str, Counter[str]] = {}
+    for e in data.train:
+        if e.task == task:
+            q = question_template(e.question)
+            by.setdefault((q, data.train_seqs[e.seq].n_frames), Counter())[e.answer] += 1
+            by_q.setdefault(q, Counter())[e.answer] += 1
+    test = [e for e in data.test if e.task == task]
+    if not by:
+        return [""] * len(test)
+    prior = sum(by_q.values(), Counter()).most_common(1)[0][0]
+    out = []
+    for e in test:
+        q = question_template(e.question)
+        c = by.get((q, data.test_seqs[e.seq].n_frames)) or by_q.get(q)
+        out.append(c.most_common(1)[0][0] if c else prior)
+    return out
+
+
+def question_prior(data: ExperimentData, task: str) -> float:
+    """Accuracy on ``task`` of the question / frame-count prior: the most common training answer among the
+    questions of the same template (:func:`question_template`) on sequences with as many frames (the prompt says
+    how many), else the most common answer of the template, else the answer prior. It reads no pixel."""
+    test = [e for e in data.test if e.task == task]
+    if not test or not any(e.task == task for e in data.train):
+        return float("nan")
+    return sum(a == e.answer for a, e in zip(question_prior_answers(data, task), test, strict=True)) / len(test)

@@ -93,18 +93,20 @@ def write_repro(run: RunResult, results: Mapping[int, ReproResult], out: Path,
     run.add_figure(fig, relative_to=out)
     seed_note = f"seeds {', '.join(str(s) for s in seeds)}"
     lines = [f"Per seed ({seed_note}):", "",
-             "| task (metric) | TEOChat-tiny | no references | last frame only | shuffled frames | answer prior |",
-             "|---|---|---|---|---|---|"]
+             "| task (metric) | TEOChat-tiny | no references | last frame only | shuffled frames | answer prior | "
+             "question / frame-count prior |",
+             "|---|---|---|---|---|---|---|"]
     for task, label in _ROWS:
         cells = [_per_seed([results[s].scores[m].get(task) for s in seeds])
                  for m in ("teochat", "no_references", "last_frame", "teochat (shuffled frames)")]
         prior = _per_seed([results[s].prior.get(task) for s in seeds])
-        lines.append(f"| {label} | " + " | ".join(cells) + f" | {prior} |")
+        qprior = _per_seed([results[s].question_prior.get(task) for s in seeds])
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {prior} | {qprior} |")
     lines.append(f"| change localisation, siamese specialist (pixel F1) | "
-                 f"{_per_seed([results[s].specialist_loc_f1 for s in seeds])} | | | | |")
+                 f"{_per_seed([results[s].specialist_loc_f1 for s in seeds])} | | | | | |")
     for name in first.trivial:
         lines.append(f"| change localisation, trivial: {name} | {_per_seed([results[s].trivial[name] for s in seeds])}"
-                     " | | | | |")
+                     " | | | | | |")
     lines += ["", "| box parse failures | TEOChat-tiny | no references | last frame only |", "|---|---|---|---|"]
     for task in ("loc", "sre", "det1", "damage"):
         lines.append(f"| {task} | " + " | ".join(

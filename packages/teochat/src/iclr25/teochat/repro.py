@@ -21,7 +21,15 @@ from typing import Any
 
 from .assistant import Assistant, TrainConfig, train_assistant
 from .conversation import ORDER_TASKS
-from .experiments import REPRO_TASKS, answer_prior, evaluate, make_data, trivial_localisation
+from .experiments import (
+    REPRO_TASKS,
+    answer_prior,
+    evaluate,
+    make_data,
+    question_prior,
+    question_prior_answers,
+    trivial_localisation,
+)
 from .metrics import pixel_f1, shuffled_label_chance
 from .model import ModelConfig
 from .specialist import train_specialist
@@ -54,6 +62,12 @@ class ReproResult:
     trivial: dict[str, float] = dataclasses.field(default_factory=dict)
     #: accuracy of the answer prior (the most common training answer) per classification task
     prior: dict[str, float] = dataclasses.field(default_factory=dict)
+    #: accuracy of the question / frame-count prior (:func:`~iclr25.teochat.experiments.question_prior`) per
+    #: QA-style task (issue 60)
+    question_prior: dict[str, float] = dataclasses.field(default_factory=dict)
+    #: accuracy of TEOChat and the last-frame model on the test questions the question prior answers wrongly
+    #: (``tre_teochat_where_prior_wrong``, ...; and their share, ``tre_prior_wrong_share``)
+    beyond_prior: dict[str, float] = dataclasses.field(default_factory=dict)
 
 
 def run_repro(*, n_train: int = REPRO_RUNG["n_train"], n_test: int = REPRO_RUNG["n_test"],
@@ -78,6 +92,7 @@ def run_repro(*, n_train: int = REPRO_RUNG["n_train"], n_test: int = REPRO_RUNG[
                       "loc_parse_failures": s.parse_failures.get("loc", float("nan"))})
 
     scores, fails = {}, {}
+    all_preds: dict[str, list[str]] = {}
     runs = {"teochat": TrainConfig(steps=steps, batch_size=batch_size, lr=lr),
             "no_references": TrainConfig(steps=steps, batch_size=batch_size, lr=lr, references=False),
             "last_frame": TrainConfig(steps=steps, batch_size=batch_size, lr=lr, last_frame=True)}
@@ -94,6 +109,7 @@ def run_repro(*, n_train: int = REPRO_RUNG["n_train"], n_test: int = REPRO_RUNG[
         s, preds = evaluate(asst, data)
         seconds[f"eval {name}"] = time.perf_counter() - t1
         scores[name], fails[name] = s.scores, s.parse_failures
+        all_preds[name] = preds
         if name == "teochat":
             main, preds_main = asst, preds
             ms_per_seq = 1000 * seconds[f"eval {name}"] / len(data.test)
@@ -125,8 +141,19 @@ def run_repro(*, n_train: int = REPRO_RUNG["n_train"], n_test: int = REPRO_RUNG[
            "seed": seed, "train_examples": len(data.train), "test_examples": len(data.test)}
     trivial = trivial_localisation(loc_ex, data.test_seqs)
     prior = {t: answer_prior(data.train, data.test, t) for t in ("tsc", "qa", "rqa", "tre", "rtqa")}
+    qprior = {t: question_prior(data, t) for t in ("tsc", "qa", "rqa", "tre", "rtqa")}
+    beyond: dict[str, float] = {}
+    for t in ("tre", "rtqa"):
+        guess = question_prior_answers(data, t)
+        idx = [i for i, e in enumerate(data.test) if e.task == t]
+        wrong = [i for i, g in zip(idx, guess, strict=True) if g != data.test[i].answer]
+        beyond[f"{t}_prior_wrong_share"] = len(wrong) / len(idx) if idx else float("nan")
+        for name in ("teochat", "last_frame"):
+            beyond[f"{t}_{name}_where_prior_wrong"] = (
+                sum(all_preds[name][i].strip() == data.test[i].answer for i in wrong) / len(wrong)
+                if wrong else float("nan"))
     return ReproResult(scores, fails, rungs, chance, spec_f1, main.tokens_per_s, ms_per_seq, seconds, cfg, example,
-                       trivial, prior)
+                       trivial, prior, qprior, beyond)
 
 
 def _vocab_size() -> int:
