@@ -70,9 +70,10 @@ def test_experiment_runs_on_the_slice() -> None:
     """The benchmark's code path at toy size: DMT-mini trained 2 steps on 4 molecules' DFT geometries."""
     recs = read_qm9_csv(SLICE)
     res = qm9_experiment([r for r in recs if r.index != 39], seed=0, ladder=[1],
-                         recipe={"n_train": 4, "n_test": 2, "steps": 2, "sample_steps": 3},
+                         recipe={"n_train": 4, "n_test": 2, "steps": 2, "sample_steps": 3, "batch_size": 4},
                          issue_records=[r for r in recs if r.index == 39], device="cpu")
     assert res["n_train"] + res["n_test"] == 6 and 39 not in res["test_indices"]
+    assert res["skipped_test"]["etkdg_cannot_embed"] == 0
     assert set(res["ladder"]) == {"1", "2"}
     for row in res["methods"].values():
         assert np.isfinite(row["mat_r"]) and 0 <= row["cov_r"] <= 1
