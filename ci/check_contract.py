@@ -50,7 +50,7 @@ PENDING_LAYOUT: set[str] = set()
 PENDING_CLAIMS: set[str] = set()
 #: Packages with claims expected to hold whose margins were not yet set on calibration seeds (issue 58; the repro-only
 #: claims): reported on stderr, not failed, until they are.
-PENDING_CALIBRATION: set[str] = {"bopito", "ms-gode", "teochat"}
+PENDING_CALIBRATION: set[str] = {"bopito", "ms-gode"}
 #: Packages not yet on the user's GPU and at the paper's scale (issue 59: ``--device``, the paper rung, its README
 #: section): reported on stderr, not failed, until they are.
 PENDING_DEVICE: set[str] = set()
@@ -62,7 +62,7 @@ README_GUIDE_SECTIONS = ("Your own data", "How to cite")
 #: Packages whose README is not yet cut to that shape (issue 66): reported on stderr, not failed, until they are.
 PENDING_README: set[str] = {
     "bopito", "cl-optimal-control", "memno",
-    "mmed-rag", "next-mol", "piorf", "rxnflow", "scalegun", "teochat",
+    "mmed-rag", "next-mol", "piorf", "rxnflow", "scalegun", 
     "v1-topology"}
 #: The README section that says how to run a package on a GPU and at the paper's scale (issue 59).
 PAPER_SCALE_HEADING = re.compile(r"^#{2,3} .*paper's scale", re.M | re.I)
