@@ -322,7 +322,7 @@ class MedDataset:
     Attributes: ``images`` float32 (N, 3, H, W) in [0, 1]; ``domains`` int64 (N,); ``labels`` int64 (N, 4)
     (what the image shows); ``report_labels`` int64 (N, 4) (what the report says: ``labels`` with
     ``label_noise`` flips); ``reports`` tuple of N strings; ``vocabulary``: None for the built-in four findings
-    of each domain, else a :class:`~iclr25.mmed_rag.userdata.FindingVocabulary` of F findings (the user's own
+    of each domain, else a :class:`~iclr25.mmed_rag.vocabulary.FindingVocabulary` of F findings (the user's own
     data; ``labels`` and ``report_labels`` are then (N, F)).
     """
 
@@ -398,7 +398,7 @@ class MedDataset:
         try:
             vocab = None
             if "vocabulary" in arrays:
-                from .userdata import FindingVocabulary
+                from .vocabulary import FindingVocabulary
 
                 vocab = FindingVocabulary.from_mapping(json.loads(str(arrays["vocabulary"])))
             labels = arrays.get("labels", np.zeros((n, 4 if vocab is None else len(vocab)), np.int64))
