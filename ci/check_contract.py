@@ -60,7 +60,7 @@ PENDING_DEVICE: set[str] = set()
 README_MAX_WORDS = 1500
 README_GUIDE_SECTIONS = ("Your own data", "How to cite")
 #: Packages whose README is not yet cut to that shape (issue 66): reported on stderr, not failed, until they are.
-PENDING_README: set[str] = {"bopito", "next-mol"}
+PENDING_README: set[str] = {"bopito"}
 #: The README section that says how to run a package on a GPU and at the paper's scale (issue 59).
 PAPER_SCALE_HEADING = re.compile(r"^#{2,3} .*paper's scale", re.M | re.I)
 BENCH_SCRIPT = re.compile(r"benchmarks/([A-Za-z0-9_]+\.py)")
