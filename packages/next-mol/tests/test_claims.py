@@ -239,10 +239,12 @@ def test_readme_three_d_table_is_made_from_claims_json():
 
     pkg = Path(__file__).resolve().parents[1]
     report = json.loads((pkg / "claims.json").read_text(encoding="utf-8"))
-    readme = (pkg / "README.md").read_text(encoding="utf-8")
-    assert TABLE_3D_BEGIN in readme
-    assert replace_three_d_table(readme, report) == readme, (
-        "README's 3D table differs from claims.json: python -m iclr25.next_mol.claims README.md claims.json")
+    # the table lives on the Evidence page since the README was cut (issue 66); in the README before that
+    doc = next(p for p in (pkg / "EVIDENCE.md", pkg / "README.md")
+               if p.is_file() and TABLE_3D_BEGIN in p.read_text(encoding="utf-8"))
+    text = doc.read_text(encoding="utf-8")
+    assert replace_three_d_table(text, report) == text, (
+        f"{doc.name}'s 3D table differs from claims.json: python -m iclr25.next_mol.claims {doc.name} claims.json")
 
 
 # ----------------------------------------------------------------------------------------- 3. token -> atom map
