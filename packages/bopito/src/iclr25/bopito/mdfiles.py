@@ -262,7 +262,7 @@ def load_md_trajectories(paths: Sequence[str | os.PathLike[str]], top: str | os.
     angles: list[np.ndarray] = []
     dts: list[float | None] = []
     phi = psi = None
-    for p, suffix in files:
+    for p, _suffix in files:
         t = topology
         if t is None:  # an .h5 with its own topology
             t = _h5_topology(_require_mdtraj(), p)
