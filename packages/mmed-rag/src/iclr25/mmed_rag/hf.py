@@ -217,12 +217,8 @@ def load_hf_vlm(path: str | os.PathLike[str], *, flag: str = "--hf-path", device
         raise ValueError(f"--device-map must be one of {', '.join(DEVICE_MAPS)}, got {device_map!r}")
     dev = torch_device(device)
     tdtype = None if dtype is None else torch_dtype(dtype, None if device_map else dev)
-    if device_map is None and tdtype is None:  # the folder as it loads (float32), then moved
-        tok, model = load_local_model(path, "LlavaForConditionalGeneration", flag=flag,
-                                      extra="iclr25-mmed-rag[hf]", what="LLaVA model")
-        model = model.to(dev)
-    else:
-        tok, model = _load_placed(path, tdtype, device_map, dev, flag=flag)
+    tok, model = load_local_model(path, "LlavaForConditionalGeneration", flag=flag, extra="iclr25-mmed-rag[hf]",
+                                  what="LLaVA model", dtype=tdtype, device_map=device_map, device=dev)
     p = Path(path)
     proc = None
     if (p / "preprocessor_config.json").is_file():
@@ -336,31 +332,3 @@ def train_dpo_hf(policy: HFVLM, pairs: Any, *, steps: int = 50, batch_size: int 
         "loss": float(h[:, 0].mean()), "reward_accuracy": float(h[:, 1].mean()), "margin": float(h[:, 2].mean()),
         "first_loss": hist[0][0], "mode": "lora" if use_lora else "full", "parameters": n_params}
 
-
-def _load_placed(path: Any, dtype: Any, device_map: str | None, device: Any, *, flag: str = "--hf-path"
-                 ) -> tuple[Any, Any]:
-    """``(tokenizer, model)`` of a local LLaVA folder loaded by ``from_pretrained`` with ``dtype`` (a torch dtype
-    or ``None``) and ``device_map`` (``"auto"`` or ``None``: then moved to ``device``), in eval mode."""
-    import importlib.util
-
-    p = Path(path)
-    if device_map is not None and importlib.util.find_spec("accelerate") is None:
-        raise ImportError(f"--device-map {device_map} needs accelerate: pip install accelerate (or drop "
-                          "--device-map and use --device)")
-    try:
-        import transformers
-    except ImportError as exc:
-        raise ImportError(f"{flag} needs transformers: pip install 'iclr25-mmed-rag[hf]'") from exc
-    major, minor = (int(x) for x in transformers.__version__.split(".")[:2])  # >= 4.56 calls it dtype
-    kw: dict[str, Any] = {("dtype" if (major, minor) >= (4, 56) else "torch_dtype"): dtype} if dtype is not None else {}
-    if device_map is not None:
-        kw["device_map"] = device_map
-    try:
-        tok = transformers.AutoTokenizer.from_pretrained(p, local_files_only=True)
-        model = transformers.LlavaForConditionalGeneration.from_pretrained(p, local_files_only=True, **kw)
-    except (OSError, ValueError, KeyError) as exc:
-        first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
-        raise ValueError(f"{flag} {p}: cannot load it ({first})") from None
-    if device_map is None:
-        model = model.to(device)
-    return tok, model.eval()

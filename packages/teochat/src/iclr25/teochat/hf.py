@@ -81,12 +81,9 @@ class HFLlavaAssistant:
             raise ValueError(f"--device-map must be one of {', '.join(DEVICE_MAPS)}, got {device_map!r}")
         dev = torch_device(device)
         tdtype = None if dtype is None else torch_dtype(dtype, None if device_map else dev)
-        if device_map is None and tdtype is None:  # the folder as it loads (float32), then moved
-            self.tokenizer, model = load_local_model(path, "LlavaForConditionalGeneration", flag="--hf-model",
-                                                     extra="iclr25-teochat[hf]", what="LLaVA model")
-            self.model = model.to(dev)
-        else:
-            self.tokenizer, self.model = _load_placed(path, tdtype, device_map, dev)
+        self.tokenizer, self.model = load_local_model(path, "LlavaForConditionalGeneration", flag="--hf-model",
+                                                      extra="iclr25-teochat[hf]", what="LLaVA model", dtype=tdtype,
+                                                      device_map=device_map, device=dev)
         cfg = self.model.config
         vc = cfg.vision_config
         self.image_size = int(vc.image_size)
@@ -170,32 +167,3 @@ class HFLlavaAssistant:
             frames = chron[list(e.frames)] if e.frames is not None else chron
             out.append(self.ask(frames, e.question))
         return out
-
-
-def _load_placed(path, dtype, device_map, device):
-    """``(tokenizer, model)`` of a local LLaVA folder loaded by ``from_pretrained`` with ``dtype`` (a torch dtype
-    or ``None``) and ``device_map`` (``"auto"`` or ``None``: then moved to ``device``), in eval mode."""
-    import importlib.util
-
-    p = Path(path)
-    if device_map is not None and importlib.util.find_spec("accelerate") is None:
-        raise ImportError(f"--device-map {device_map} needs accelerate: pip install accelerate (or drop "
-                          "--device-map and use --device)")
-    try:
-        import transformers
-    except ImportError as exc:
-        raise ImportError("--hf-model needs transformers: pip install 'iclr25-teochat[hf]'") from exc
-    # transformers >= 4.56 calls it dtype (torch_dtype before)
-    major, minor = (int(x) for x in transformers.__version__.split(".")[:2])
-    kw: dict = {("dtype" if (major, minor) >= (4, 56) else "torch_dtype"): dtype} if dtype is not None else {}
-    if device_map is not None:
-        kw["device_map"] = device_map
-    try:
-        tok = transformers.AutoTokenizer.from_pretrained(p, local_files_only=True)
-        model = transformers.LlavaForConditionalGeneration.from_pretrained(p, local_files_only=True, **kw)
-    except (OSError, ValueError, KeyError) as exc:
-        first = (str(exc).splitlines() or [type(exc).__name__])[0][:200]
-        raise ValueError(f"--hf-model {p}: cannot load a LLaVA model ({first})") from None
-    if device_map is None:
-        model = model.to(device)
-    return tok, model.eval()
