@@ -136,6 +136,14 @@ def test_figure_problems_are_logged_or_refused(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="strict.png: no title"):
         plotting.savefig(fig, tmp_path / "strict.png")
     assert not (tmp_path / "strict.png").exists()
+    # panels that share an axis with a labelled panel are read through its label
+    monkeypatch.delenv(plotting.FIGURE_CHECK_ENV)
+    fig, (a, b) = plotting.subplots(1, 2, sharey=True)
+    for ax in (a, b):
+        ax.plot([0, 1], [1, 0])
+        ax.set(xlabel="epoch", title="loss")
+    a.set_ylabel("loss")
+    assert plotting.figure_problems(fig) == []
 
 
 def test_peer_env_builds_once_and_reuses(tmp_path):

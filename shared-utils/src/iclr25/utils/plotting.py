@@ -77,9 +77,12 @@ def figure_problems(fig: Any) -> list[str]:
         name = f"panel {i}" + (f" ({ax.get_title().strip()!r})" if ax.get_title().strip() else "")
         has_data = bool(ax.lines or ax.collections or ax.patches or ax.images)
         if ax.axison and has_data and not ax.images:
-            if ax.xaxis.get_visible() and not ax.get_xlabel().strip():
+            # a panel sharing an axis with a labelled one (sharex/sharey) is read through that label
+            shared_x = any(o.get_xlabel().strip() for o in ax.get_shared_x_axes().get_siblings(ax) if o is not ax)
+            shared_y = any(o.get_ylabel().strip() for o in ax.get_shared_y_axes().get_siblings(ax) if o is not ax)
+            if ax.xaxis.get_visible() and not ax.get_xlabel().strip() and not shared_x:
                 probs.append(f"{name}: no x-axis label")
-            if ax.yaxis.get_visible() and not ax.get_ylabel().strip():
+            if ax.yaxis.get_visible() and not ax.get_ylabel().strip() and not shared_y:
                 probs.append(f"{name}: no y-axis label")
         valued = [im for im in ax.images if getattr(im.get_array(), "ndim", 3) == 2]
         valued += [c for c in ax.collections if type(c).__name__ in ("QuadMesh", "PolyCollection", "TriMesh")
