@@ -1,10 +1,10 @@
-"""Ablation of the alanine-dipeptide kinetics and interpolation claims (README "Alanine ablation"): the
+"""Ablation of the alanine-dipeptide kinetics and interpolation claims (the Evidence page, "Alanine ablation"): the
 measures of ``repro --system alanine`` at one ladder rung (100 short trajectories, seeds 0, 1, 2), re-run with
 one cause changed at a time (training steps, network width, DDIM steps per transition), beside the MSM peer.
 
-    python benchmarks/alanine_ablation.py --out docs/alanine-ablation --readme README.md
+    python benchmarks/alanine_ablation.py --out docs/alanine-ablation --readme EVIDENCE.md
 
-Writes ``details.json`` and ``table.md`` to ``--out`` (and, with ``--readme``, the table between the README's
+Writes ``details.json`` and ``table.md`` to ``--out`` (and, with ``--readme``, the table between the file's
 ``<!-- alanine-ablation:begin/end -->`` markers). About 8 minutes on one core; not part of the tests.
 """
 
@@ -24,7 +24,7 @@ from iclr25.utils.bench import benchmark_parser
 
 def main() -> None:
     ap = benchmark_parser(__doc__, out="results/bopito-alanine-ablation", raw=True)
-    ap.add_argument("--readme", type=Path, default=None, help="also write the table into this README")
+    ap.add_argument("--readme", type=Path, default=None, help="also write the table into this file (the package's EVIDENCE.md)")
     args = ap.parse_args()
     if args.out.is_file():
         raise SystemExit(f"--out {args.out} is a file; give a folder")

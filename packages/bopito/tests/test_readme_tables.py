@@ -1,4 +1,5 @@
-"""The README's experiment tables are made from the files `repro` wrote (docs/), never typed by hand."""
+"""The experiment tables (on the Evidence page, EVIDENCE.md, since the README was cut: issue 66) are made from the
+files `repro` wrote (docs/), never typed by hand."""
 
 import json
 from pathlib import Path
@@ -23,7 +24,7 @@ ROOT = Path(__file__).parents[1]
                                                         ("alanine-ablation", "alanine-ablation", alanine_ablation_table)])
 def test_readme_table_is_made_from_the_committed_run(name, folder, render):
     details = json.loads((ROOT / "docs" / folder / "details.json").read_text(encoding="utf-8"))
-    assert readme_section(ROOT / "README.md", name) == render(details)
+    assert readme_section(ROOT / "EVIDENCE.md", name) == render(details)
     # the file the command wrote beside details.json holds the same table
     md = (ROOT / "docs" / folder / ("tables.md" if folder in ("alanine", "prinz") else "table.md")).read_text("utf-8")
     assert md.strip("\n") == render(details)
@@ -45,9 +46,10 @@ def test_readme_prose_quotes_no_measured_number():
     import re
 
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    limitations = text[text.index("## Limitations"):]
-    # (up to the next section: "GPU and the paper's scale" quotes the paper rung's --estimate, not a measurement)
-    alanine_prose = text[text.index("<!-- alanine-tables:end -->"):text.index("## GPU and the paper's scale")]
+    limitations = text[text.index("## Limitations"):text.index("## How to cite")]
+    evidence = (ROOT / "EVIDENCE.md").read_text(encoding="utf-8")
+    start = evidence.index("<!-- alanine-tables:end -->")
+    alanine_prose = evidence[start:evidence.index("\n## ", start)]  # up to the next section
     for part in (limitations, alanine_prose):
         part = re.sub(r"<!-- (\S+):begin.*?<!-- \1:end -->", "", part, flags=re.S)
         found = re.findall(r"\d+\.\d+|\d+(?:\.\d+)?\s?%", part.replace("0.9996", ""))

@@ -525,7 +525,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="prinz (default: the Prinz ladder and claims, about 7 min), alanine (the alanine-dipeptide "
                         "ladder and claims on the shipped MD, no MD run) or triple-well (the 2-D triple-well table)")
     r.add_argument("--readme", type=Path, default=None,
-                   help="also write the tables into this README, between its <!-- prinz-tables:begin/end -->, "
+                   help="also write the tables into this file (the package's EVIDENCE.md), between its "
+                        "<!-- prinz-tables:begin/end -->, "
                         "<!-- triple-well-table:begin/end --> or <!-- alanine-tables:begin/end --> markers")
     r.add_argument("--data", type=Path, default=None,
                    help="with --system alanine: a data set from `alanine-md` instead of the shipped one")
