@@ -29,7 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "ci"))
-from run_package_tests import sync_one, venv_for  # noqa: E402
+from run_package_tests import chosen_slugs, sync_one, venv_for  # noqa: E402
 
 
 def slugs_with_registry(root: Path) -> list[str]:
@@ -82,13 +82,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="also every side rung with a committed report (docs/<rung>/claims.json)")
     ap.add_argument("--json", type=Path, default=ROOT / "build" / "claims-fresh.json")
     args = ap.parse_args(argv)
-    known = slugs_with_registry(ROOT)
-    bad = [s for s in args.slugs if s not in known]
-    if bad:
-        print(f"claims_fresh: error: no claims registry in {bad}; packages with one: {known}", file=sys.stderr)
+    slugs = chosen_slugs(args.slugs, slugs_with_registry(ROOT), prog="claims_fresh", what="no claims registry in")
+    if slugs is None:
         return 2
     rows = []
-    for slug in args.slugs or known:
+    for slug in slugs:
         print(f"== {slug}: iclr25 claims {slug} --fresh --rung {args.rung}", flush=True)
         rows.append(run_one(ROOT, slug, args.rung))
         for rung, folder in side_rungs(ROOT, slug) if args.side_rungs else []:

@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "ci"))
+from run_package_tests import chosen_slugs  # noqa: E402
 
 
 def check(slug: str) -> dict:
@@ -49,12 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, default=ROOT / "build" / "figure-check.json")
     args = ap.parse_args(argv)
     known = sorted(p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file())
-    bad = [s for s in args.slugs if s not in known]
-    if bad:
-        print(f"figure_check: error: no package {bad}; packages: {known}", file=sys.stderr)
+    slugs = chosen_slugs(args.slugs, known, prog="figure_check", what="no package")
+    if slugs is None:
         return 2
     rows = []
-    for slug in args.slugs or known:
+    for slug in slugs:
         print(f"== {slug}: iclr25 {slug} demo (figures checked)", flush=True)
         rows.append(check(slug))
     print("\n| package | demo figures | problems | status |\n|---|---|---|---|")

@@ -24,6 +24,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def chosen_slugs(requested: list[str], known: list[str], *, prog: str, what: str) -> list[str] | None:
+    """The packages a ci script runs over: ``requested`` (all ``known`` when empty), or None after one line on
+    stderr naming the unknown ones (the caller exits 2)."""
+    bad = [s for s in requested if s not in known]
+    if bad:
+        print(f"{prog}: error: {what} {bad}; known: {known}", file=sys.stderr)
+        return None
+    return list(requested) or list(known)
+
+
 def venv_for(root: Path, name: str) -> Path:
     return root / ".venvs" / name
 

@@ -19,16 +19,6 @@ def stub():
         yield server
 
 
-@pytest.fixture(scope="module")
-def data_index(tmp_path_factory):
-    root = tmp_path_factory.mktemp("ask")
-    data, index = root / "data", root / "index"
-    assert main(["generate", "--out", str(data), "--n-train", "8", "--n-db", "8", "--n-test", "4"]) == 0
-    assert main(["build-index", str(data), "--out", str(index), "--steps", "2", "--router-steps", "2",
-                 "--backend", "numpy"]) == 0
-    return data, index
-
-
 def test_ask_an_endpoint_end_to_end(stub, data_index, tmp_path, monkeypatch):
     data, index = data_index
     monkeypatch.setenv("STUB_KEY", "sk-test")

@@ -5,7 +5,6 @@ a no-retrieval prompt that names no reference reports."""
 import json
 
 import numpy as np
-import pytest
 
 from iclr25.mmed_rag.cli import main
 from iclr25.mmed_rag.hf import rag_prompt
@@ -13,16 +12,6 @@ from iclr25.mmed_rag.selection import gap_select, select_contexts
 from iclr25.utils.testing import stub_chat_server
 
 COPY = "copy rate (follows the reports against a contradicting real image, balanced)"
-
-
-@pytest.fixture(scope="module")
-def data_index(tmp_path_factory):
-    root = tmp_path_factory.mktemp("i61")
-    data, index = root / "data", root / "index"
-    assert main(["generate", "--out", str(data), "--n-train", "8", "--n-db", "8", "--n-test", "4"]) == 0
-    assert main(["build-index", str(data), "--out", str(index), "--steps", "2", "--router-steps", "2",
-                 "--backend", "numpy"]) == 0
-    return data, index
 
 
 def _metrics(folder):

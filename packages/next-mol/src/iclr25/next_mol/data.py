@@ -54,11 +54,17 @@ def load_moses(split: str = "train", n: int | None = None, *, seed: int = 0, sou
             raise ValueError(f"max_heavy_atoms must be >= 1, got {max_heavy_atoms}")
         smiles = [s for s in smiles if (m := Chem.MolFromSmiles(s)) is not None
                   and m.GetNumHeavyAtoms() <= max_heavy_atoms]
+    return draw(smiles, n, seed, what=f"MOSES {split} molecules")
+
+
+def draw(items: list, n: int | None, seed: int, *, what: str) -> list:
+    """``n`` of ``items`` drawn without replacement with ``seed`` (all, in order, when ``n`` is None); ``what``
+    names the items in the error for an ``n`` that is not a positive integer or is more than there are."""
     if n is None:
-        return smiles
+        return items
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
-    if n > len(smiles):
-        raise ValueError(f"n={n} is more than the {len(smiles)} MOSES {split} molecules available")
-    idx = np.random.default_rng(seed).choice(len(smiles), size=n, replace=False)
-    return [smiles[i] for i in idx]
+    if n > len(items):
+        raise ValueError(f"n={n} is more than the {len(items)} {what} available")
+    idx = np.random.default_rng(seed).choice(len(items), size=n, replace=False)
+    return [items[i] for i in idx]

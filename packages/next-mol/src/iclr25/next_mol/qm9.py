@@ -33,6 +33,7 @@ import numpy as np
 
 from .chem import Molecule, prepare
 from .conformers import Ensemble
+from .data import draw
 
 __all__ = ["QM9Record", "qm9_files", "read_qm9_csv", "load_qm9", "qm9_ensembles", "dft_heavy_coords", "split_qm9",
            "qm9_experiment", "QM9_PROPERTIES", "QM9_RECIPE"]
@@ -137,14 +138,7 @@ def load_qm9(n: int | None = None, *, seed: int = 0, paths: Sequence[str | os.Pa
     records = [r for p in files for r in read_qm9_csv(p)]
     skip = set(int(i) for i in exclude)
     records = [r for r in records if r.n_heavy >= min_heavy_atoms and r.index not in skip]
-    if n is None:
-        return records
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValueError(f"n must be a positive integer, got {n!r}")
-    if n > len(records):
-        raise ValueError(f"n={n} is more than the {len(records)} QM9 molecules available")
-    idx = np.random.default_rng(seed).choice(len(records), size=n, replace=False)
-    return [records[i] for i in idx]
+    return draw(records, n, seed, what="QM9 molecules")
 
 
 def _skeleton(mol):

@@ -136,6 +136,13 @@ class _Buckets:
         self.files = [open(tmp / f"bucket{i}.bin", "wb") for i in range(self.k)]  # noqa: SIM115
         self.paths = [tmp / f"bucket{i}.bin" for i in range(self.k)]
 
+    def __enter__(self) -> _Buckets:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for f in self.files:  # also when a malformed file stops the reading
+            f.close()
+
     def add(self, u: np.ndarray, v: np.ndarray) -> None:
         keep = u != v  # self loops dropped (one per node is added)
         u, v = u[keep], v[keep]
@@ -256,9 +263,8 @@ def read_ogb(folder: str | os.PathLike[str], out: str | os.PathLike[str], *, spl
     _check_sizes(f"converting {d} ({n} nodes, {m} edges, {f} features)", n=n, m=m, f=f, out=out, force=force)
     splits, split = _ogb_split(d, split)
     with _staging(out) as tmp:
-        buckets = _Buckets(tmp, n, 2 * m)
         seen = 0
-        try:
+        with _Buckets(tmp, n, 2 * m) as buckets:
             for e in _csv_blocks(edge_p, dtype=np.int64, what="node ids"):
                 if e.shape[1] != 2:
                     raise DataFileError(edge_p, f"rows must be 'u,v' (2 columns), got {e.shape[1]}")
@@ -267,9 +273,6 @@ def read_ogb(folder: str | os.PathLike[str], out: str | os.PathLike[str], *, spl
                 buckets.add(e[:, 0], e[:, 1])
                 seen += len(e)
             nnz = buckets.write_csr(tmp)
-        finally:
-            for fh in buckets.files:
-                fh.close()
         w = _NpyWriter(tmp / "features.npy", (n, f))
         try:
             for block in _csv_blocks(feat_p, dtype=np.float64, what="features"):
@@ -380,8 +383,7 @@ def read_amazon_npz(path: str | os.PathLike[str], out: str | os.PathLike[str], *
                  force=force)
     y = _labels(np.asarray(a["labels"]), n, p)
     with _staging(out) as tmp:
-        buckets = _Buckets(tmp, n, 2 * m)
-        try:
+        with _Buckets(tmp, n, 2 * m) as buckets:
             step = 1 << 22
             r0 = 0
             while r0 < n:
@@ -396,9 +398,6 @@ def read_amazon_npz(path: str | os.PathLike[str], out: str | os.PathLike[str], *
                 buckets.add(rows[nz], cols[nz])
                 r0 = r1
             nnz = buckets.write_csr(tmp)
-        finally:
-            for fh in buckets.files:
-                fh.close()
         w = _NpyWriter(tmp / "features.npy", (n, f))
         try:
             rows_per = max(1, (1 << 23) // (8 * f))
