@@ -24,8 +24,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from iclr25.utils.hf import DEVICE_MAPS  # ``--device-map`` values (``auto``: accelerate places the layers)
-
 from .biography import Population, render_bio
 from .tasks import QA, answer_label, build_task, parse_task
 from .training import EvalResult, chance_level
@@ -56,8 +54,6 @@ class HFCausalLM:
         from iclr25.utils.hf import load_local_model
 
         check_causal_lm_folder(self.path)
-        if self.device_map is not None and self.device_map not in DEVICE_MAPS:
-            raise ValueError(f"--device-map must be one of {', '.join(DEVICE_MAPS)}, got {self.device_map!r}")
         dev = torch_device(self.device)
         dtype = None if self.dtype is None else torch_dtype(self.dtype, None if self.device_map else dev)
         self.tokenizer, self.model = load_local_model(self.path, "AutoModelForCausalLM", flag="--hf-path",

@@ -20,8 +20,6 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils.hf import DEVICE_MAPS  # ``--device-map`` values (``auto``: accelerate places the layers)
-
 __all__ = ["build_prompt", "build_bandit_prompt", "repair_prompt", "parse_policy", "ParsedPolicy", "LLMAgent",
            "ParseFailureError", "OpenAIChat", "HFCausalLM", "replay_transcript", "read_transcript",
            "ON_PARSE_FAILURE", "MAX_PARSE_FAILURE_RATE"]
@@ -355,8 +353,6 @@ class HFCausalLM:
         from iclr25.utils.hf import load_local_model
 
         _check_generation(self.max_new_tokens, self.temperature)
-        if self.device_map is not None and self.device_map not in DEVICE_MAPS:
-            raise ValueError(f"--device-map must be one of {', '.join(DEVICE_MAPS)}, got {self.device_map!r}")
         dev = torch_device(self.device)
         dtype = None if self.dtype is None else torch_dtype(self.dtype, None if self.device_map else dev)
         self.tokenizer, self.model = load_local_model(self.path, "AutoModelForCausalLM", flag="--hf-path",

@@ -16,13 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from iclr25.utils.hf import DEVICE_MAPS  # ``--device-map`` values (``auto``: accelerate places the layers)
+
 from .dpo import DPOOutput, dpo_loss, sequence_logps
 
 __all__ = ["HFVLM", "load_hf_vlm", "rag_prompt", "MODALITY", "train_dpo_hf", "DEVICE_MAPS"]
 
-#: ``--device-map`` values: ``auto`` places a model too large for one GPU over the GPUs (and the CPU) with
-#: ``accelerate`` (optional)
-DEVICE_MAPS = ("auto",)
 
 MODALITY = {"radiology": "chest x ray", "pathology": "pathology", "ophthalmology": "fundus"}
 
@@ -213,8 +212,6 @@ def load_hf_vlm(path: str | os.PathLike[str], *, flag: str = "--hf-path", device
                          "LlavaForConditionalGeneration)")
     from iclr25.utils.device import torch_device, torch_dtype
 
-    if device_map is not None and device_map not in DEVICE_MAPS:
-        raise ValueError(f"--device-map must be one of {', '.join(DEVICE_MAPS)}, got {device_map!r}")
     dev = torch_device(device)
     tdtype = None if dtype is None else torch_dtype(dtype, None if device_map else dev)
     tok, model = load_local_model(path, "LlavaForConditionalGeneration", flag=flag, extra="iclr25-mmed-rag[hf]",

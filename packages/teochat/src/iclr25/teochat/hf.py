@@ -26,7 +26,10 @@ from pathlib import Path
 
 import numpy as np
 
-from iclr25.utils.hf import read_model_config
+from iclr25.utils.hf import (
+    DEVICE_MAPS,  # ``--device-map`` values (``auto``: accelerate places the layers)
+    read_model_config,
+)
 
 from .conversation import IMAGE, Example, build_prompt
 from .sequences import resize_frames
@@ -34,9 +37,6 @@ from .synth import EOSequence
 
 __all__ = ["DEVICE_MAPS", "HFLlavaAssistant", "check_llava_folder"]
 
-#: ``--device-map`` values: ``auto`` places a model too large for one device over the GPUs (and the CPU) with
-#: ``accelerate``
-DEVICE_MAPS = ("auto",)
 
 _CLIP_MEAN = (0.48145466, 0.4578275, 0.40821073)
 _CLIP_STD = (0.26862954, 0.26130258, 0.27577711)
@@ -77,8 +77,6 @@ class HFLlavaAssistant:
         from iclr25.utils.hf import load_local_model
 
         check_llava_folder(path)
-        if device_map is not None and device_map not in DEVICE_MAPS:
-            raise ValueError(f"--device-map must be one of {', '.join(DEVICE_MAPS)}, got {device_map!r}")
         dev = torch_device(device)
         tdtype = None if dtype is None else torch_dtype(dtype, None if device_map else dev)
         self.tokenizer, self.model = load_local_model(path, "LlavaForConditionalGeneration", flag="--hf-model",
