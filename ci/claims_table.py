@@ -50,7 +50,7 @@ def table_problems(pkg: Path, *, write: bool = False) -> list[str]:
     readme, evidence = pkg / "README.md", pkg / "EVIDENCE.md"
     # a short README (issue 66) shows its main claims; every claim's row is in EVIDENCE.md's table
     short = evidence.is_file() and _claims.TABLE_BEGIN in evidence.read_text(encoding="utf-8")
-    link = _ladder_link(pkg)
+    link = ladder_link(pkg)
     tables = {readme: _claims.render_table(
         report, kinds=("main",) if short else None, ladder_link=link,
         more="Every claim, secondary and sanity too: [the table on the Evidence page](EVIDENCE.md#every-claim)."
@@ -74,9 +74,9 @@ def table_problems(pkg: Path, *, write: bool = False) -> list[str]:
     return probs
 
 
-def _ladder_link(pkg: Path):
+def ladder_link(pkg: Path):
     """A claim's ``ladder`` as a link that works from the README and EVIDENCE.md (both at the package's root):
-    ``README.md#x`` whose section x moved to EVIDENCE.md links there."""
+    ``README.md#x`` whose section x moved to EVIDENCE.md links there. Also what the site's dashboard links to."""
     evidence = pkg / "EVIDENCE.md"
     readme = pkg / "README.md"
     ev = heading_anchors(evidence.read_text(encoding="utf-8")) if evidence.is_file() else set()

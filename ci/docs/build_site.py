@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from claims_table import heading_anchors  # noqa: E402 - one slugify for the contract's ladder check and the site
+from claims_table import ladder_link  # noqa: E402 - one ladder rule (and slugify) for the contract and the site
 
 from check_contract import STATUS_OF  # noqa: E402 - one status table for the contract and the site
 from griffe_math import NOT_API  # noqa: E402 - the modules that are not part of a package's API (pages and links)
@@ -193,11 +193,6 @@ See the [contributor guide](contributing.md).
 """
 
 
-def _heading_anchors(markdown: str) -> set[str]:
-    """The anchors Python-Markdown's toc gives the headings of ``markdown`` (its default slugify)."""
-    return heading_anchors(markdown)
-
-
 def _mark(ok: bool) -> str:
     return "✓" if ok else "✗"
 
@@ -240,17 +235,16 @@ def _count_badge(n_hold: int, n: int, n_unexpected: int = 0) -> str:
     return f'<span class="iclr25-v {cls}">{n_hold} of {n}</span>'
 
 
-def _ladder_link(p: Package, c: dict, anchors: dict[str, set[str]]) -> str:
-    """Where a claim's ladder is: the package page (README) or its Evidence page holding the anchor, or a file."""
+def _ladder_link(p: Package, c: dict, link) -> str:
+    """Where a claim's ladder is on the site: the package page (README) or its Evidence page holding the anchor
+    (``link``: :func:`claims_table.ladder_link` of the package), or a file of the package."""
     if not c.get("ladder"):
         return ""
-    target, _, anchor = c["ladder"].partition("#")
-    if target in ("", "README.md", "EVIDENCE.md"):
-        for name, page in (("README.md", "index.md"), ("EVIDENCE.md", "evidence.md")):
-            if anchor in anchors.get(name, set()) and (target != "EVIDENCE.md" or name == "EVIDENCE.md"):
-                return f" ([ladder](packages/{p.slug}/{page}#{anchor}))"
-        return f" ([ladder](packages/{p.slug}/index.md))"
-    return f" (ladder: {posixpath.basename(target)} in the package)"  # a file, not a page: short, so the column stays narrow
+    target, _, anchor = link(c["ladder"]).partition("#")
+    page = {"": "index.md", "README.md": "index.md", "EVIDENCE.md": "evidence.md"}.get(target)
+    if page is None:  # a file, not a page: short, so the column stays narrow
+        return f" (ladder: {posixpath.basename(target)} in the package)"
+    return f" ([ladder](packages/{p.slug}/{page}" + (f"#{anchor}" if anchor else "") + "))"
 
 
 def _cell(x: object) -> str:
@@ -279,8 +273,7 @@ def dashboard_page(pkgs: list[Package]) -> str:
         version = report.get("version", "?")
         if version != p.version:
             stale.append(f"{p.slug} (claims.json from {version}, package {p.version})")
-        anchors = {name: _heading_anchors((p.folder / name).read_text(encoding="utf-8"))
-                   for name in ("README.md", "EVIDENCE.md") if (p.folder / name).is_file()}
+        link = ladder_link(p.folder)
         pkg_counts = {k: [0, 0, 0] for k in KIND_TITLES}  # hold, claims, verdicts other than expected
         fresh_same = fresh_n = 0
         for c in report["claims"]:
@@ -295,7 +288,7 @@ def dashboard_page(pkgs: list[Package]) -> str:
                 per_seed += " (seed-free: decided once)"
             ref = c["baseline"] if c.get("baseline") is not None else f"threshold {_num(c['threshold'])}"
             refs = ", ".join(_num(v) for v in c["references"]) if c.get("baseline") is not None else ""
-            verdict = _badge(holds, c.get("expect", "holds")) + _ladder_link(p, c, anchors)
+            verdict = _badge(holds, c.get("expect", "holds")) + _ladder_link(p, c, link)
             if c.get("dead_reason"):
                 verdict += f"; not alive: {c['dead_reason']}"
             arrow = "↑" if c["direction"] == "higher" else "↓"
