@@ -22,8 +22,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["DEVICE_HELP", "DTYPES", "DEVICE_ENV", "add_device_argument", "parse_device", "default_device", "jax_gpus", "on_accelerator",
-           "accelerator_present", "device_scope", "torch_device", "torch_generator",
+__all__ = ["DEVICE_HELP", "DTYPES", "DEVICE_ENV", "add_device_argument", "parse_device", "default_device",
+           "jax_gpus", "on_accelerator", "accelerator_present", "device_scope", "torch_device", "torch_generator",
            "torch_dtype", "jax_device", "to_cpu", "describe_device", "check_device_conformance"]
 
 DEVICE_HELP = ("where to compute: auto (the accelerator when one is present, else the CPU), cpu, cuda, cuda:N or "
