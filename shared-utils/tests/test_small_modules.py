@@ -136,6 +136,12 @@ def test_figure_problems_are_logged_or_refused(tmp_path, monkeypatch):
     with pytest.raises(ValueError, match="strict.png: no title"):
         plotting.savefig(fig, tmp_path / "strict.png")
     assert not (tmp_path / "strict.png").exists()
+    fig, ax = plotting.subplots()  # show() too: the gallery runs with the strict check
+    ax.plot([0, 1])
+    with pytest.raises(ValueError, match="shown figure: no title"):
+        plotting.show(fig)
+    ax.set(title="t", xlabel="x", ylabel="y")
+    assert plotting.show(fig)[:4] == b"\x89PNG"
     # panels that share an axis with a labelled panel are read through its label
     monkeypatch.delenv(plotting.FIGURE_CHECK_ENV)
     fig, (a, b) = plotting.subplots(1, 2, sharey=True)

@@ -95,6 +95,16 @@ def figure_problems(fig: Any) -> list[str]:
     return probs
 
 
+def _check_figure(fig: Any, name: str) -> None:
+    """Log ``fig``'s problems to ``$ICLR25_FIGURE_LOG`` as ``name: problem`` lines; raise under strict."""
+    problems = figure_problems(fig) if (os.environ.get(FIGURE_LOG_ENV) or os.environ.get(FIGURE_CHECK_ENV)) else []
+    if problems and os.environ.get(FIGURE_CHECK_ENV, "").strip().lower() == "strict":
+        raise ValueError(f"{name}: " + "; ".join(problems))
+    if problems and os.environ.get(FIGURE_LOG_ENV):
+        with open(os.environ[FIGURE_LOG_ENV], "a", encoding="utf-8") as log:
+            log.writelines(f"{name}: {line}\n" for line in problems)
+
+
 def savefig(fig: Any, path: str | os.PathLike[str], *, close: bool = True, **kwargs: Any) -> Path:
     """Save ``fig`` atomically (PNG unless the suffix says otherwise) and close it. Its
     :func:`figure_problems` are appended to the file ``$ICLR25_FIGURE_LOG`` names, when set, and refuse the save
@@ -102,12 +112,7 @@ def savefig(fig: Any, path: str | os.PathLike[str], *, close: bool = True, **kwa
     p = Path(path)
     if not p.suffix:
         raise ValueError(f"path must have a file suffix such as .png, got {str(p)!r}")
-    problems = figure_problems(fig) if (os.environ.get(FIGURE_LOG_ENV) or os.environ.get(FIGURE_CHECK_ENV)) else []
-    if problems and os.environ.get(FIGURE_CHECK_ENV, "").strip().lower() == "strict":
-        raise ValueError(f"{p.name}: " + "; ".join(problems))
-    if problems and os.environ.get(FIGURE_LOG_ENV):
-        with open(os.environ[FIGURE_LOG_ENV], "a", encoding="utf-8") as log:
-            log.writelines(f"{p.name}: {line}\n" for line in problems)
+    _check_figure(fig, p.name)
     with atomic_path(p) as tmp:
         fig.savefig(tmp, format=p.suffix.lstrip(".").lower(), **kwargs)
     if close:
@@ -117,9 +122,12 @@ def savefig(fig: Any, path: str | os.PathLike[str], *, close: bool = True, **kwa
 
 def show(fig: Any, *, close: bool = True) -> Any:
     """Show ``fig`` in a notebook as a PNG image, whatever matplotlib backend is active (Agg included), and
-    return the ``IPython.display.Image``; outside IPython it only returns the PNG bytes."""
+    return the ``IPython.display.Image``; outside IPython it only returns the PNG bytes. Like :func:`savefig`, its
+    :func:`figure_problems` go to ``$ICLR25_FIGURE_LOG`` and refuse it under ``$ICLR25_FIGURE_CHECK=strict`` (the
+    gallery runs that way)."""
     import io  # noqa: PLC0415
 
+    _check_figure(fig, "shown figure")
     buf = io.BytesIO()
     fig.savefig(buf, format="png")
     if close:
