@@ -12,7 +12,7 @@ OUT ?= results
 UV_SPEC := uv>=0.13.9,<0.14
 
 .PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check pip-check test-packages sweeps \
-        notebooks docs docs-serve bench bench-check repro new clean claims-table claims-fresh gpu-check hardware-table figure-check
+        notebooks gallery docs docs-serve bench bench-check repro new clean claims-table claims-fresh gpu-check hardware-table figure-check
 
 help:
 	@echo "make setup            install uv when missing (into .venvs/_uv, never into the system Python), then"
@@ -22,7 +22,8 @@ help:
 	@echo "                      check, then each package's tests in its own environment (only PKG's when set)"
 	@echo "make sweeps           the input/output/safety and size sweeps over every command (after make test's"
 	@echo "                      environments exist; part of make test)"
-	@echo "make docs             run the notebooks on a Jupyter kernel, build the site (mkdocs --strict) into"
+	@echo "make gallery          run every package's examples/gallery/ scripts on kernels, for the site's gallery"
+	@echo "make docs             run the notebooks and the gallery on Jupyter kernels, build the site (strict) into"
 	@echo "                      build/docs/site, open it in headless Chromium when installed (part of make test)"
 	@echo "make docs-serve       serve the built site on http://127.0.0.1:8000"
 	@echo "make bench PKG=slug   the package's side-by-side benchmarks (each through ci/quiet_run.py: waits for"
@@ -118,8 +119,15 @@ notebooks: uv
 	  --no-default-groups --group notebooks
 	.venvs/_notebooks/bin/python ci/run_notebooks.py
 
+# packages/*/examples/gallery/NN_*.py executed on kernels of the notebooks environment (two at a time), for the
+# site's example gallery
+gallery: uv
+	@UV_PROJECT_ENVIRONMENT=.venvs/_notebooks $(UV) sync --frozen --quiet --exact --compile-bytecode --all-packages \
+	  --no-default-groups --group notebooks
+	.venvs/_notebooks/bin/python ci/run_gallery.py
+
 # the documentation site: tests of its tooling, the strict build, then the browser check
-docs: notebooks
+docs: notebooks gallery
 	@UV_PROJECT_ENVIRONMENT=.venvs/_docs $(UV) sync --frozen --quiet --exact --no-install-workspace \
 	  --no-default-groups --only-group docs
 	.venvs/_docs/bin/python -m pytest -q -p no:cacheprovider ci/docs/tests

@@ -22,7 +22,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def execute(script: Path, out_dir: Path, *, timeout: int) -> tuple[Path, float]:
+def execute(script: Path, out_dir: Path, *, timeout: int, ipc_dir: str | None = None) -> tuple[Path, float]:
+    """Run ``script`` on a fresh kernel; ``ipc_dir``: a folder of its own for the kernel's sockets (kernels started
+    at the same time from one folder would otherwise race for the same socket names)."""
     import jupytext  # noqa: PLC0415 - the notebooks dependency group
     import nbformat  # noqa: PLC0415
     from jupyter_client.manager import KernelManager  # noqa: PLC0415
@@ -32,6 +34,8 @@ def execute(script: Path, out_dir: Path, *, timeout: int) -> tuple[Path, float]:
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     t0 = time.perf_counter()
     km = KernelManager(kernel_name="python3", transport="ipc")  # a local socket, not TCP on localhost
+    if ipc_dir is not None:
+        km.ip = str(Path(ipc_dir) / "kernel-ipc")
     client = NotebookClient(nb, km=km, timeout=timeout, kernel_name="python3", allow_errors=False,
                             resources={"metadata": {"path": str(ROOT)}})
     client.execute()

@@ -9,7 +9,7 @@ two package pages (a package's overview and another's API reference) and fails w
 - a resource fails to load (a 404, or any request that leaves 127.0.0.1: the site must work offline);
 - the API page has no API section (no ``.doc-object`` rendered by mkdocstrings), or shows raw TeX;
 - the claims dashboard has no table of claims, or its first column (the verdict) is not inside the window, or a
-  notebook page shows no figure (a rendered ``<img>``);
+  notebook page, the gallery or one of its examples shows no figure (a rendered ``<img>``);
 - text overflows horizontally (issue 66): the page is wider than the window, a paragraph, list item or heading
   reaches past the window's right edge, or a code block cuts its lines at the frame;
 
@@ -228,7 +228,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--shots", type=Path, default=ROOT / "build" / "docs" / "screenshots")
     ap.add_argument("--pages", nargs="*", default=None,
                     help="pages to load (default: the home page, the claims dashboard, the install page, pgw's "
-                         "overview, bopito's API reference, every Evidence page, and every notebook)")
+                         "overview, bopito's API reference, every Evidence page, every notebook, the gallery "
+                         "and each of its examples)")
     ap.add_argument("--require", action="store_true", help="fail when no Chromium is installed")
     args = ap.parse_args(argv)
     exe = next((shutil.which(n) for n in BROWSERS if shutil.which(n)), None)
@@ -239,10 +240,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"browser check: {args.site} has no index.html; run make docs first", file=sys.stderr)
         return 2
     notebooks = sorted(p.parent.name for p in (args.site / "notebooks").glob("*/index.html"))
+    examples = sorted(p.parent.relative_to(args.site).as_posix() for p in (args.site / "gallery").glob("*/*/index.html"))
+    gallery = ["gallery/"] if (args.site / "gallery" / "index.html").is_file() else []
     pages = args.pages if args.pages is not None else (
         ["", "claims/", "install/", "packages/pgw/", "packages/bopito/api/"]
         + sorted(f"packages/{e.parent.parent.name}/evidence/" for e in (args.site / "packages").glob("*/evidence/index.html"))
-        + [f"notebooks/{n}/" for n in notebooks])
+        + [f"notebooks/{n}/" for n in notebooks] + gallery + [f"{e}/" for e in examples])
     results = []
     with serve(args.site) as base:
         b = Browser(exe)
@@ -252,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
                 results.append(check_page(b, base, path, args.shots / f"{name}.png",
                                           need_api=path.rstrip("/").endswith("api"),
                                           need_table=path.strip("/") == "claims",
-                                          need_image=path.startswith("notebooks/")))
+                                          need_image=path.startswith(("notebooks/", "gallery/"))))
         finally:
             b.close()
     bad = 0

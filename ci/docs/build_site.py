@@ -14,6 +14,9 @@ Everything on the site is generated from the tree, so it cannot drift from it:
 - the install-and-hardware page (``INSTALL.md``: CPU and CUDA wheels, ``--device``, the paper rung), the
   contributor guide (``CONTRIBUTING.md``) and the notebooks executed by ``ci/run_notebooks.py``
   (``build/notebooks/*.ipynb``, rendered with their outputs; each must show at least one figure);
+- the example gallery executed by ``ci/run_gallery.py`` (``build/gallery/<slug>/NN_*.ipynb``): a Gallery page of
+  thumbnails per package, each example a page with its code, printed output and figure, listed in its package's
+  section too;
 - the reproducibility dashboard (``claims.md``): every claim of every package from its committed
   ``claims.json``: the paper's statement and number, our value per seed with the verdict per seed, the rule, the
   verdict, and the link to the scale ladder / ablation of a claim that does not reproduce.
@@ -158,12 +161,14 @@ def package_table(pkgs: list[Package]) -> str:
     return "\n".join(rows)
 
 
-def home_page(pkgs: list[Package], notebooks: list[Path], page_of: dict[Path, str]) -> str:
+def home_page(pkgs: list[Package], notebooks: list[Path], page_of: dict[Path, str], *, gallery: bool = False) -> str:
     readme = rewrite_links((ROOT / "README.md").read_text(), ROOT, page_of, "", set())
     intro = readme.split("\n## ", 1)[0].split("\n", 1)[1].strip()
     commands = re.search(r"## Two commands\n(.*?)\n## ", readme, re.S)
     nb = "\n".join(f"- [{_title_of_notebook(n)}](notebooks/{n.name})" for n in notebooks) or "- (none built)"
     methods = [p for p in pkgs if p.slug != "utils"]
+    gal = ("## Example gallery\nShort examples, one concept each, on built-in data, executed when the site is built: "
+           "[the gallery](gallery/index.md).\n\n") if gallery else ""
     return f"""# iclr25
 
 {intro}
@@ -185,7 +190,7 @@ Executed on a Jupyter kernel when the site is built; each composes two or more m
 
 {nb}
 
-## Install and hardware
+{gal}## Install and hardware
 CPU and CUDA wheels, JAX on a GPU, `--device`, the paper rung and clusters: [install and hardware](install.md).
 
 ## Contributing
@@ -434,7 +439,38 @@ def _title_of_notebook(path: Path) -> str:
     return path.stem
 
 
-def write_sources(src: Path, pkgs: list[Package], notebooks: list[Path]) -> list[dict]:
+def gallery_page(gallery: list[dict], pkgs: list[Package]) -> str:
+    """The Gallery: per package a grid of cards (thumbnail, title, seconds), each linking to its example's page."""
+    dist = {p.slug: p.distribution for p in pkgs}
+    total = sum(r["seconds"] for r in gallery)
+    lines = ["# Example gallery", "",
+             f"{len(gallery)} short examples of {len({r['package'] for r in gallery})} packages: one concept each, on "
+             "built-in data, executed by the documentation build (`ci/run_gallery.py`, "
+             f"{total:.0f} s of kernel time for all on 2 CPU cores). Each page shows the code, what it printed and its "
+             "figure; the source is `packages/<slug>/examples/gallery/` and runs as a plain script.", ""]
+    for slug in sorted({r["package"] for r in gallery}):
+        lines += [f"## {dist.get(slug, slug)} {{#{slug}}}", "", '<div class="grid cards" markdown>', ""]
+        for r in (r for r in gallery if r["package"] == slug):
+            nb = r["notebook"]
+            lines += [f"-   [![{r['title']}]({r['thumbnail']})]({nb})", "",
+                      f"    [**{r['title']}**]({nb}) · {r['seconds']:.1f} s", ""]
+        lines += ["</div>", "",
+                  f"[{dist.get(slug, slug)} overview](../packages/{slug}/index.md)", ""]
+    return "\n".join(lines)
+
+
+def read_gallery(folder: Path) -> list[dict]:
+    """The examples ``ci/run_gallery.py`` ran (``gallery.json``), those whose notebook and thumbnail exist."""
+    index = folder / "gallery.json"
+    if not index.is_file():
+        return []
+    recs = json.loads(index.read_text())["examples"]
+    return [r for r in recs if "error" not in r and (folder / r["notebook"]).is_file()
+            and (folder / r["thumbnail"]).is_file()]
+
+
+def write_sources(src: Path, pkgs: list[Package], notebooks: list[Path], gallery: list[dict] | None = None,
+                  gallery_dir: Path | None = None) -> list[dict]:
     if src.exists():
         shutil.rmtree(src)
     src.mkdir(parents=True)
@@ -473,6 +509,9 @@ def write_sources(src: Path, pkgs: list[Package], notebooks: list[Path]) -> list
         pages = [{"Overview": f"packages/{p.slug}/index.md"}]
         if evidence.is_file():
             pages.append({"Evidence": f"packages/{p.slug}/evidence.md"})
+        examples = [r for r in gallery or [] if r["package"] == p.slug]
+        if examples:
+            pages.append({"Gallery": [{r["title"]: f"gallery/{r['notebook']}"} for r in examples]})
         pkg_nav.append({p.distribution: [*pages, {"API reference": f"packages/{p.slug}/api.md"},
                                          {"Changelog": f"packages/{p.slug}/changelog.md"}]})
     nav.append({"Packages": pkg_nav})
@@ -481,6 +520,14 @@ def write_sources(src: Path, pkgs: list[Package], notebooks: list[Path]) -> list
         for n in notebooks:
             shutil.copy2(n, src / "notebooks" / n.name)
         nav.append({"Notebooks": [{_title_of_notebook(n): f"notebooks/{n.name}"} for n in notebooks]})
+    if gallery:
+        for r in gallery:
+            for rel in (r["notebook"], r["thumbnail"]):
+                dest = src / "gallery" / rel
+                dest.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(gallery_dir / rel, dest)
+        (src / "gallery" / "index.md").write_text(gallery_page(gallery, pkgs))
+        nav.insert(1, {"Example gallery": "gallery/index.md"})
     (src / "assets").mkdir(exist_ok=True)
     for name in ASSETS:
         shutil.copy2(HERE / "assets" / name, src / "assets" / name)
@@ -495,7 +542,7 @@ def write_sources(src: Path, pkgs: list[Package], notebooks: list[Path]) -> list
         pkgs, "How to cite", "How to cite",
         "Cite the paper whose method you used; each entry is the paper's own BibTeX as its package README gives it.",
         page_of))
-    (src / "index.md").write_text(home_page(pkgs, notebooks, page_of))
+    (src / "index.md").write_text(home_page(pkgs, notebooks, page_of, gallery=bool(gallery)))
     install = (ROOT / "INSTALL.md").read_text()
     (src / "install.md").write_text(rewrite_links(install, ROOT, page_of, "", set()))
     nav.insert(1, {"Install and hardware": "install.md"})
@@ -533,7 +580,7 @@ def mkdocs_config(src: Path, site: Path, pkgs: list[Package], nav: list[dict]) -
                             "separate_signature": True, "show_if_no_docstring": False,
                             "merge_init_into_class": True,
                             "extensions": [f"{HERE / 'griffe_math.py'}:RstMath"]}}}}},
-            {"mkdocs-jupyter": {"execute": False, "include": ["notebooks/*.ipynb"], "include_source": True,
+            {"mkdocs-jupyter": {"execute": False, "include": ["notebooks/*.ipynb", "gallery/*/*.ipynb"], "include_source": True,
                                 "ignore_h1_titles": False}},
         ],
     }
@@ -547,12 +594,12 @@ def _page_text(html_text: str) -> str:
     return " ".join(text.split())
 
 
-def check_notebook_outputs(site: Path, notebooks: list[Path]) -> list[str]:
+def check_notebook_outputs(site: Path, notebooks: list[Path], section: str = "notebooks") -> list[str]:
     """Every line a notebook printed when it ran must be on its page of the site (what the reader sees is
-    what the kernel printed)."""
+    what the kernel printed). ``section``: the site folder of the pages (``gallery/<slug>`` for examples)."""
     problems = []
     for n in notebooks:
-        page = site / "notebooks" / n.stem / "index.html"
+        page = site / section / n.stem / "index.html"
         if not page.is_file():
             problems.append(f"notebook {n.name} has no page {page.relative_to(site)}")
             continue
@@ -581,13 +628,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "docs")
     ap.add_argument("--notebooks", type=Path, default=ROOT / "build" / "notebooks",
                     help="folder of executed notebooks (.ipynb) to render (default build/notebooks)")
+    ap.add_argument("--gallery", type=Path, default=ROOT / "build" / "gallery",
+                    help="folder the gallery was executed into by ci/run_gallery.py (default build/gallery)")
     ap.add_argument("--no-build", action="store_true", help="write the sources and mkdocs.yml only")
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     pkgs = packages()
     notebooks = sorted(args.notebooks.glob("*.ipynb")) if args.notebooks.is_dir() else []
     src, site = args.out / "src", args.out / "site"
-    nav = write_sources(src, pkgs, notebooks)
+    gallery = read_gallery(args.gallery)
+    nav = write_sources(src, pkgs, notebooks, gallery, args.gallery)
     cfg = mkdocs_config(src, site, pkgs, nav)
     cfg_path = args.out / "mkdocs.yml"
     cfg_path.write_text(json.dumps(cfg, indent=1))  # JSON is YAML
@@ -610,12 +660,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"docs: no API page for {missing}", file=sys.stderr)
         return 1
     mismatched = check_notebook_outputs(site, notebooks)
+    for slug in sorted({r["package"] for r in gallery}):
+        mismatched += check_notebook_outputs(site, [args.gallery / r["notebook"] for r in gallery
+                                                    if r["package"] == slug], section=f"gallery/{slug}")
     if mismatched:
         for m in mismatched:
             print(f"docs: {m}", file=sys.stderr)
         return 1
     pages = sorted(site.rglob("index.html"))
-    print(f"docs: {len(pages)} pages, {len(pkgs)} packages, {len(notebooks)} notebooks (their printed output checked on their pages) in "
+    print(f"docs: {len(pages)} pages, {len(pkgs)} packages, {len(notebooks)} notebooks and {len(gallery)} gallery "
+          f"examples (their printed output checked on their pages) in "
           f"{time.perf_counter() - t0:.1f} s -> {site.relative_to(ROOT) if site.is_relative_to(ROOT) else site}")
     return 0
 

@@ -220,3 +220,27 @@ def test_inline_math_that_starts_a_line_does_not_split_a_parameter_description()
     html = markdown.markdown(text)
     assert html.count("<p>") == 1, html
     assert html.count("<math") == 2
+
+
+def test_gallery_keeps_examples_that_ran_and_links_their_cards(tmp_path):
+    sys.path.insert(0, str(HERE.parent))
+    import run_gallery  # noqa: PLC0415
+
+    script = tmp_path / "01_demo.py"
+    script.write_text("# %% [markdown]\n# # Curvature finds the bottleneck\n# Text.\n\n# %%\nprint(1)\n")
+    assert run_gallery.title_of(script) == "Curvature finds the bottleneck"
+    for name in ("01_ok", "02_failed", "03_lost"):
+        (tmp_path / "piorf").mkdir(exist_ok=True)
+        if name != "03_lost":
+            (tmp_path / "piorf" / f"{name}.ipynb").write_text("{}")
+        (tmp_path / "piorf" / f"{name}.png").write_bytes(b"\x89PNG")
+    recs = [{"package": "piorf", "name": n, "title": n.upper(), "seconds": 1.5, "notebook": f"piorf/{n}.ipynb",
+             "thumbnail": f"piorf/{n}.png"} for n in ("01_ok", "02_failed", "03_lost")]
+    recs[1]["error"] = "shows no figure"
+    (tmp_path / "gallery.json").write_text(json.dumps({"examples": recs}))
+    kept = build.read_gallery(tmp_path)
+    assert [r["name"] for r in kept] == ["01_ok"]  # failed or missing examples are not shown
+    pkg = build.read_package(build.ROOT / "packages" / "piorf")
+    page = build.gallery_page(kept, [pkg])
+    assert "## iclr25-piorf {#piorf}" in page and "[![01_OK](piorf/01_ok.png)](piorf/01_ok.ipynb)" in page
+    assert "1.5 s" in page and "../packages/piorf/index.md" in page

@@ -120,9 +120,10 @@ def savefig(fig: Any, path: str | os.PathLike[str], *, close: bool = True, **kwa
     return p
 
 
-def show(fig: Any, *, close: bool = True) -> Any:
-    """Show ``fig`` in a notebook as a PNG image, whatever matplotlib backend is active (Agg included), and
-    return the ``IPython.display.Image``; outside IPython it only returns the PNG bytes. Like :func:`savefig`, its
+def show(fig: Any, *, close: bool = True) -> bytes | None:
+    """Show ``fig`` in a notebook as a PNG image, whatever matplotlib backend is active (Agg included), and return
+    None (so that ``show(fig)`` as a cell's last line does not show it twice); outside IPython it only returns the
+    PNG bytes. Like :func:`savefig`, its
     :func:`figure_problems` go to ``$ICLR25_FIGURE_LOG`` and refuse it under ``$ICLR25_FIGURE_CHECK=strict`` (the
     gallery runs that way)."""
     import io  # noqa: PLC0415
@@ -137,6 +138,5 @@ def show(fig: Any, *, close: bool = True) -> Any:
         from IPython.display import Image, display  # noqa: PLC0415
     except ImportError:
         return data
-    img = Image(data=data, format="png")
-    display(img)
-    return img
+    display(Image(data=data, format="png"))
+    return None
