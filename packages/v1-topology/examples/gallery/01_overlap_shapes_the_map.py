@@ -8,8 +8,8 @@
 # %%
 import numpy as np
 
-from iclr25.v1_topology import maps, measure_orientation_map, preset_config, train
 from iclr25.utils.plotting import show, subplots
+from iclr25.v1_topology import maps, measure_orientation_map, preset_config, train
 
 results = {}
 for species in ("macaque", "mouse"):

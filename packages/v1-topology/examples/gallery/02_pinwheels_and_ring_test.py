@@ -9,8 +9,8 @@
 # %%
 import numpy as np
 
-from iclr25.v1_topology import gaussian_random_field, maps, salt_and_pepper_map
 from iclr25.utils.plotting import show, subplots
+from iclr25.v1_topology import gaussian_random_field, maps, salt_and_pepper_map
 
 smooth = gaussian_random_field(64, 10.0, seed=0)  # complex z: preferred orientation = arg(z) / 2
 salt = salt_and_pepper_map(64, seed=0)  # independent orientations (radians), like rodent V1
