@@ -5,8 +5,8 @@
 # person's birth month *even*? Fine-tuned on the 50 train people's answers, the model is scored on the 50 test
 # people it never saw an answer for: without CoT, with CoT ("October, so even") in training and inference, and
 # fine-tuned without CoT but given the true month in the prompt (CoT at inference only, scored as a forced
-# choice between the labels). Bars: accuracy per
-# condition beside the majority label. Two 30-epoch fine-tunes of a tiny rotary GPT, one seed.
+# choice between the labels). Bars: accuracy per condition beside the majority label. Two 30-epoch fine-tunes
+# of a tiny rotary GPT, one seed.
 
 # %%
 import torch
