@@ -1,5 +1,5 @@
 # %% [markdown]
-# # How close is the test set? Random, scaffold and CCPart splits
+# # How close is the test set? Random, scaffold, CCPart splits
 #
 # Three ways to hold out 20% of a solubility set, judged by each test molecule's highest Tanimoto similarity to
 # any training or validation molecule. Random and scaffold splits leave near-duplicates across the split;
