@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Beyond the training lags: the Boltzmann prior keeps samples unbiased
+# # Long lags: the Boltzmann prior keeps BoPITO unbiased
 #
 # ITO and BoPITO learn the transition density p(x_N | x_0, N) of the Prinz potential from 100 trajectories of
 # 200 frames, with lags up to N_max = 100. At lag 10 both match the exact density; at lag 5000, 50× beyond

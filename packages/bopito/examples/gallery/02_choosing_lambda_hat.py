@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Choosing λ̂: the slowest eigenvalue, estimated from short trajectories
+# # Choosing λ̂ from short trajectories
 #
 # BoPITO weighs its dynamic score by λ̂^N, so the model hands over to the Boltzmann prior at the pace of the
 # system's slowest process. λ̂ is the slowest transfer-operator eigenvalue per frame; `estimate_lambda` gets it
