@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Intermediate shapes: the fitted level set against the SDF blend
+# # Intermediate shapes: fitted level set against SDF blend
 #
 # A bar twisted by 90° about its long axis: the shipped fit of f(x, t) and v(x) (5 % sparse correspondences)
 # against the exact intermediate shape and the SDF blend (1 − t)·f_0 + t·f_1 of the exact end shapes, the
