@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Month parity needs chain of thought, in training and at inference
+# # Parity of a stored month needs chain of thought
 #
 # The shipped Stage A model (seed 0) has stored the birth dates of 100 people and retrieves them for all. Is a
 # person's birth month *even*? Fine-tuned on the 50 train people's answers, the model is scored on the 50 test
