@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Regret curves: which learners are no-regret, and where FTL fails
+# # Regret curves: who is no-regret, and where FTL fails
 #
 # A learner is no-regret when its average regret Regret_t / t goes to zero. Hedge, FTPL, Follow-the-Leader and
 # EXP3 (bandit feedback: it sees only the loss of the action it played) play the paper's loss families, 20

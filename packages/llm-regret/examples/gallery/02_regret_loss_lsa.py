@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Training on the regret-loss turns linear self-attention into online gradient descent
+# # The regret-loss turns linear self-attention into OGD
 #
 # The paper's unsupervised regret-loss trains a sequence model to play well on loss sequences without any
 # expert policy to imitate. Its theorem: for one layer of linear self-attention, Gaussian losses and the
