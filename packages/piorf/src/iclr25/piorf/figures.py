@@ -23,24 +23,35 @@ def _integer_x(ax: Any) -> None:
 def flow_figure(path: str | os.PathLike[str], traj: Any, frame: int, rewirings: Mapping[str, Any],
                 title: str) -> Path:
     """One panel per rewiring: mesh over the speed ``|v|`` of ``frame``, added edges in red, bottleneck nodes."""
+    from matplotlib.colors import Normalize  # noqa: PLC0415 - matplotlib is imported with the first figure
+
     from iclr25.utils.plotting import savefig, subplots  # noqa: PLC0415
 
-    fig, axes = subplots(len(rewirings), 1, size=(11.0, 2.6))
+    fig, axes = subplots(len(rewirings), 1, size=(11.0, 2.1), sharex=True, layout="constrained")
     axes = np.atleast_1d(axes)
     speed = np.linalg.norm(traj.velocity[frame], axis=1)
-    tpc = None
+    norm = Normalize(float(speed.min()), float(speed.max()))  # one colour scale for every panel
+    meshes = []
     for ax, (name, rw) in zip(axes, rewirings.items(), strict=True):
-        tpc = ax.tripcolor(traj.pos[:, 0], traj.pos[:, 1], traj.cells, speed, shading="gouraud", cmap="viridis")
+        meshes.append(ax.tripcolor(traj.pos[:, 0], traj.pos[:, 1], traj.cells, speed, shading="gouraud",
+                                   cmap="viridis", norm=norm))
         ax.triplot(traj.pos[:, 0], traj.pos[:, 1], traj.cells, lw=0.15, color="w", alpha=0.5)
         for a, b in rw.added:
             ax.plot(traj.pos[[a, b], 0], traj.pos[[a, b], 1], color="tab:red", lw=0.9)
         if len(rw.bottleneck):
             ax.scatter(*traj.pos[rw.bottleneck].T, s=10, color="tab:orange", zorder=3, label="bottleneck nodes")
-            ax.legend(loc="upper right", fontsize=7)
         ax.set_aspect("equal")
         ax.set_title(f"{name}: {rw.n_added} added edges", fontsize=9)
+        ax.set_ylabel("y / D")
         ax.grid(False)
-    fig.colorbar(tpc, ax=list(axes), label="|v| / u_max", shrink=0.8)
+    # one key for the marks of every panel, in the first panel's corner (the flow there is far downstream)
+    axes[0].plot([], [], color="tab:red", lw=0.9, label="added edges")
+    handles, labels = axes[0].get_legend_handles_labels()
+    axes[0].legend(handles[::-1], labels[::-1], loc="upper right", fontsize=7, frameon=True, framealpha=0.85)
+    axes[-1].set_xlabel("x / D (D: cylinder diameter; flow left to right)")
+    cb = fig.colorbar(meshes[-1], ax=list(axes), label="speed |v| / U_ref (peak inflow speed)", shrink=0.8)
+    for m in meshes:  # the one colour bar is every panel's key: one norm, one colour map
+        m.colorbar = cb
     fig.suptitle(title, fontsize=10)
     return savefig(fig, path)
 
