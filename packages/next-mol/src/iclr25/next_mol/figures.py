@@ -10,49 +10,77 @@ import numpy as np
 
 from iclr25.utils.plotting import savefig, subplots
 
-from .metrics import rmsd_matrix
+from .metrics import _symmetry_perms, kabsch_rmsd, rmsd_matrix
 
 __all__ = ["plot_conformers", "plot_ladder"]
 
 
 def _align_to(ref: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``x`` centred and rotated onto ``ref`` (Kabsch, no reflection), in ``ref``'s centred frame."""
     a, b = ref - ref.mean(0), x - x.mean(0)
     U, _, Vt = np.linalg.svd(b.T @ a)
     d = np.sign(np.linalg.det(U @ Vt))
     return b @ (U @ np.diag([1, 1, d]) @ Vt)
 
 
+def _best_match(mol, ref: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """``x`` with its atoms renumbered by the graph symmetry that brings it closest to ``ref`` (the permutation
+    :func:`~.metrics.rmsd_matrix` minimises over), so that the drawn overlay is the one the RMSD scores."""
+    perms = _symmetry_perms(mol)
+    return x[perms[int(np.argmin(kabsch_rmsd(ref[None], x[perms])))]]
+
+
 def plot_conformers(path: str | os.PathLike[str], molecule, panels: Mapping[str, np.ndarray],
-                    reference: np.ndarray, *, title: str = "") -> Path:
-    """One panel per method: its conformers (grey) overlaid on the reference conformers (colour), each aligned to
-    the first reference, drawn as bond sticks in the plane of the reference's two main axes; the panel title gives
-    MAT-R."""
+                    reference: np.ndarray, *, title: str = "", n_references: int = 3) -> Path:
+    """One row per method, one column per reference conformer (the first ``n_references``): the reference (black)
+    and the method's conformer closest to it (colour), superposed as MAT-R scores them (best RMSD over rotations
+    and the molecule's symmetry), drawn as bond sticks in the plane of the reference's two main axes (Angstrom).
+    Each panel gives that RMSD; the row's first panel the method's MAT-R (the mean of these minima over every
+    reference)."""
     mol = molecule.mol
     bonds = [(b.GetBeginAtomIdx(), b.GetEndAtomIdx()) for b in mol.GetBonds()]
-    r0 = reference[0] - reference[0].mean(0)
-    _, _, axes = np.linalg.svd(r0)
-    fig, ax = subplots(1, len(panels), size=(3.2 * len(panels), 3.2))
-    ax = np.atleast_1d(ax)
-    for a, (name, confs) in zip(ax, panels.items(), strict=True):
-        mat = rmsd_matrix(mol, reference, confs).min(1).mean()
-        for c in confs:
-            p = _align_to(r0, c) @ axes[:2].T
-            for i, j in bonds:
-                a.plot(p[[i, j], 0], p[[i, j], 1], color="0.6", lw=0.8, alpha=0.6)
-        for k, c in enumerate(reference):
-            p = _align_to(r0, c) @ axes[:2].T
-            for i, j in bonds:
-                a.plot(p[[i, j], 0], p[[i, j], 1], color=f"C{k % 10}", lw=1.6)
-        a.plot([], [], color="0.6", lw=0.8, label="generated")
-        a.plot([], [], color="C0", lw=1.6, label="reference (one colour each)")
-        a.legend(fontsize=6, loc="lower right")
-        a.set_title(f"{name}\nMAT-R {mat:.2f} Å", fontsize=9)
-        a.set_aspect("equal")
-        a.set_xticks([])
-        a.set_yticks([])
-    if title:
-        fig.suptitle(title, fontsize=8)
-    fig.tight_layout()
+    refs = np.asarray(reference)[:n_references]
+    drawn = {}  # (method, reference) -> (reference 2-D, closest conformer 2-D, its RMSD); MAT-R per method
+    mats = {}
+    for name, confs in panels.items():
+        confs = np.asarray(confs)
+        R = rmsd_matrix(mol, np.asarray(reference), confs)  # (references, generated)
+        mats[name] = R.min(1).mean()
+        for j, ref in enumerate(refs):
+            r0 = ref - ref.mean(0)
+            _, _, axes = np.linalg.svd(r0)  # the reference's main axes: its widest projection
+            k = int(np.argmin(R[j]))
+            g = _align_to(r0, _best_match(mol, r0, confs[k]))
+            drawn[name, j] = (r0 @ axes[:2].T, g @ axes[:2].T, R[j, k])
+    pts = np.concatenate([np.concatenate(v[:2]) for v in drawn.values()])
+    lo, hi = pts.min(0) - 0.4, pts.max(0) + 0.4
+    aspect = float((hi[1] - lo[1]) / (hi[0] - lo[0]))  # equal axes: the panels take the molecule's shape
+    fig, ax = subplots(len(panels), len(refs), size=(2.9, 2.9 * aspect + 0.7), squeeze=False, sharex=True,
+                       sharey=True, layout="constrained")
+    for i, name in enumerate(panels):
+        colour = f"C{i}"
+        for j in range(len(refs)):
+            a = ax[i, j]
+            q, g, rmsd = drawn[name, j]
+            for u, v in bonds:
+                a.plot(q[[u, v], 0], q[[u, v], 1], color="k", lw=2.2, solid_capstyle="round", zorder=2)
+                a.plot(g[[u, v], 0], g[[u, v], 1], color=colour, lw=1.3, alpha=0.9, zorder=3)
+            a.scatter(*q.T, s=9, color="k", zorder=2)
+            a.scatter(*g.T, s=6, color=colour, zorder=3)
+            head = f"{name} (MAT-R {mats[name]:.2f} Å)\n" if j == 0 else f"{name}\n"
+            a.set_title(f"{head}reference {j + 1}: RMSD {rmsd:.2f} Å", fontsize=8)
+            a.set_xlim(lo[0], hi[0])
+            a.set_ylim(lo[1], hi[1])
+            a.set_aspect("equal", adjustable="box")
+            if i == len(panels) - 1:
+                a.set_xlabel("main axis 1 (Å)")
+            if j == 0:
+                a.set_ylabel("main axis 2 (Å)")
+        ax[i, 0].plot([], [], color="k", lw=2.2, label="reference")
+        ax[i, 0].plot([], [], color=colour, lw=1.3, label=f"closest {name}")
+        ax[i, 0].legend(fontsize=6, loc="best")
+    fig.suptitle((f"{title}\n" if title else "") + "each reference conformer (black) and the generated one "
+                 "closest to it (colour)", fontsize=9)
     return savefig(fig, path)
 
 

@@ -453,7 +453,7 @@ def _figures(out: Path, run: RunResult, data, main: dict[str, Any], lad1: list[d
     e0 = data.test[best]
     fig = plot_conformers(out / "conformers.png", e0.molecule,
                           {"DMT-mini": g_dmt[best], "RDKit ETKDG": g_etkdg[best]}, e0.coords,
-                          title=f"{e0.molecule.smiles}: generated (grey) vs pseudo-GEOM references (colour)")
+                          title=f"{e0.molecule.smiles}: pseudo-GEOM references")
     run.add_figure(fig, relative_to=out)
     fig = plot_ladder(out / "ladder_fcd.png", {"SELFIES LM": ([r["steps"] for r in lad1], [r["fcd"] for r in lad1])},
                       xlabel="LM training steps", ylabel="FCD vs MOSES test",
