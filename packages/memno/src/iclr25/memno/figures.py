@@ -14,27 +14,46 @@ __all__ = ["plot_rollout", "plot_ratio", "plot_repro"]
 
 
 def plot_rollout(path: str | os.PathLike[str], truth: np.ndarray, preds: Mapping[str, np.ndarray],
-                 per_step: Mapping[str, np.ndarray], *, t: np.ndarray, x: np.ndarray) -> Path:
-    """Space-time plots of one test trajectory (truth and each model's predictions) and nRMSE per step."""
+                 per_step: Mapping[str, np.ndarray], *, t: np.ndarray, x: np.ndarray, title: str = "",
+                 caption: str = "") -> Path:
+    """Space-time plots of one test trajectory (truth and each model's one-step predictions, one colour bar for
+    all) and nRMSE per step; ``title`` says what the figure shows, ``caption`` (under the panels) what a panel shows
+    that the headline does not (the rollout curves)."""
     n = 1 + len(preds) + 1
-    fig, axes = subplots(1, n, size=(3.4, 3.0), layout="constrained")
+    fig, axes = subplots(1, n, size=(3.4, 3.2), layout="constrained")
     vmax = float(np.abs(truth).max())
-    panels = [("observed truth", truth), *((f"{k} one-step", v) for k, v in preds.items())]
-    for ax, (title, field) in zip(axes, panels, strict=False):
-        ax.imshow(field, aspect="auto", origin="lower", cmap="RdBu_r", vmin=-vmax, vmax=vmax,
-                  extent=(x[0], x[-1], t[0], t[-1]))
-        ax.set_title(title)
-        ax.set_xlabel("x")
-        ax.set_ylabel("t")
+    panels = [("observed truth", truth), *((f"{k} one-step prediction", v) for k, v in preds.items())]
+    ims = []
+    for i, (ax, (name, field)) in enumerate(zip(axes, panels, strict=False)):
+        ims.append(ax.imshow(field, aspect="auto", origin="lower", cmap="RdBu_r", vmin=-vmax, vmax=vmax,
+                             extent=(x[0], x[-1], t[0], t[-1])))
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("x (nondimensional)")
+        if i == 0:
+            ax.set_ylabel("t (nondimensional)")
+        else:  # the same time axis as the truth's
+            ax.sharey(axes[0])
+            ax.tick_params(labelleft=False)
+        ax.grid(False)
+    cb = fig.colorbar(ims[0], ax=list(axes[:len(panels)]), shrink=0.9)
+    cb.ax.set_title("u(x, t)", fontsize=9)
+    for im in ims:  # one colour scale (-max|u|, max|u|) for the truth and every prediction: one key
+        im.colorbar = cb
     ax = axes[-1]
     colours: dict[str, str] = {}
     for name, err in per_step.items():
         # one colour per model (first word of the label), dashed for rollouts
         c = colours.setdefault(name.split()[0], f"C{len(colours)}")
         ax.plot(t[1:], err, label=name, color=c, ls="--" if "rollout" in name else "-")
-    ax.set_xlabel("t")
-    ax.set_ylabel("nRMSE")
-    ax.legend()
+    ax.set_title("error per step: one-step vs rollout", fontsize=9)
+    ax.set_xlabel("t (nondimensional)")
+    ax.set_ylabel("nRMSE (error / norm of truth)")
+    ax.legend(fontsize=7)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    if caption:
+        fig.get_layout_engine().set(h_pad=0.1)
+        fig.text(0.5, -0.02, caption, ha="center", va="top", fontsize=8, wrap=True)
     return savefig(fig, path)
 
 
