@@ -32,7 +32,7 @@ def table(rows: list[dict], cols: list[str]) -> str:
 
 def progress_figure(runs, path: Path, *, title: str = "") -> Path:
     """Normalised hidden margin, training / held-out accuracy against epoch, with E₀ marked (one line per run)."""
-    fig, axes = subplots(1, 3, size=(3.3, 2.8))
+    fig, axes = subplots(1, 3, size=(3.3, 2.8), layout="constrained")
     for k, hp in enumerate(runs):
         r = hp.run
         ep = np.maximum(r.epochs, 0.8)
@@ -43,10 +43,12 @@ def progress_figure(runs, path: Path, *, title: str = "") -> Path:
         for ax in axes:
             ax.axvline(hp.E0, color="0.6", lw=0.6, ls=":")
             ax.axvline(hp.end_epoch, color="0.8", lw=0.6, ls="--")
-    for ax, name in zip(axes, ("normalised hidden SVM margin", "training accuracy (behaviour)",
-                               "held-out accuracy"), strict=True):
+    for ax, name, ylabel in zip(axes, ("hidden SVM margin", "training accuracy (behaviour)", "held-out accuracy"),
+                                ("margin (RMS-normalised features)", "accuracy (fraction correct)",
+                                 "accuracy (fraction correct)"), strict=True):
         ax.set_xscale("log")
-        ax.set_xlabel("epoch")
+        ax.set_xlabel("epoch (log scale)")
+        ax.set_ylabel(ylabel)
         ax.set_title(name, fontsize=9)
     if len(runs) > 1:
         axes[0].legend(fontsize=6)
