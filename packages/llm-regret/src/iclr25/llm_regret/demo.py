@@ -56,7 +56,8 @@ def demo(args: argparse.Namespace) -> int:
             higher_is_better=False)
     run.add("regret-loss LSA: relative distance of bV to -cI", lsa[0]["rel_distance"], higher_is_better=False)
     run.add_figure(regret_figure(curves, ("uniform", "sine_trend", "alternating"),
-                                  ("hedge", "ftpl", "ftl", "uniform"), args.out / "regret_curves.png", T),
+                                  ("hedge", "ftpl", "ftl", "uniform"), args.out / "regret_curves.png", T,
+                                  n_seeds=n_seeds),
                    relative_to=args.out)
     run.finish().save(args.out / "results.json")
     print(table(rows, ["family", "agent", "regret_over_T", "p", "beta", "beta_low", "beta_high"]))

@@ -31,17 +31,21 @@ def table(rows: list[dict], cols: list[str]) -> str:
     return "\n".join(lines)
 
 
-def regret_figure(curves: dict, families, agents, path: Path, T: int) -> Path:
-    """Regret_t / t (mean over seeds) against t, one panel per loss family, one line per agent."""
-    fig, axes = subplots(1, len(families), size=(3.0, 2.6))
+def regret_figure(curves: dict, families, agents, path: Path, T: int, *, n_seeds: int | None = None) -> Path:
+    """Regret_t / t (mean over seeds) against t, one panel per loss family, one line per agent; every panel has its
+    own y scale and label, the title says what a falling line means."""
+    fig, axes = subplots(1, len(families), size=(3.2, 2.9), layout="constrained")
     axes = np.atleast_1d(axes)
     t = np.arange(1, T + 1)
     for ax, fam in zip(axes, families, strict=True):
         for name in agents:
             ax.plot(t, curves[(fam, name)] / t, label=name, lw=1.2)
-        ax.set_title(fam, fontsize=9)
-        ax.set_xlabel("round t")
+        ax.set_title(f"losses: {fam}", fontsize=9)
+        ax.set_xlabel("round t (log scale)")
         ax.set_xscale("log")
-    axes[0].set_ylabel("Regret_t / t (mean over seeds)")
-    axes[-1].legend(fontsize=7)
+        ax.set_ylabel("average regret Regret_t / t")
+    axes[-1].legend(fontsize=7, title="agent", title_fontsize=7)
+    seeds = f"mean over {n_seeds} seeds" if n_seeds else "mean over seeds"
+    fig.suptitle(f"Average regret per round, T = {T} ({seeds}; loss per round in [0, 1]): falling to 0 means "
+                 "no regret", fontsize=9)
     return savefig(fig, path)
