@@ -62,7 +62,9 @@ def _demo(out: Path, seed: int, dev: object) -> RunResult:
                               "Pontryagin sweep is a local method")
     seq = integrate(problem, sequential(problem), seed=seed)
     save_schedule(out / "schedule.json", res.schedule, problem, cost=res.cost, method="pmp")
-    run.add_figure(plot_schedules(out / "optimal_schedule.png", [("gamma = 0.5", problem, res, seq)]),
+    run.add_figure(plot_schedules(out / "optimal_schedule.png", [("γ = 0.5", problem, res, seq)],
+                                  title=f"Optimal replay (Pontryagin): final cost J {res.cost:.3g} vs sequential "
+                                        f"{heur['sequential'][1]:.3g} (ODE)"),
                    relative_to=out)
     run.add_figure(plot_sgd_vs_ode(out / "sgd_vs_ode.png", res.trajectory, sims["optimal"],
                                    title="optimal schedule, N=500, 4 seeds"), relative_to=out)

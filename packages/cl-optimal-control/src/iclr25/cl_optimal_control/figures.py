@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -18,21 +19,32 @@ def _window(problem: Any, n: int) -> np.ndarray:
     return edges
 
 
-def plot_schedules(path: str | os.PathLike[str], items: list[tuple[str, Any, Any, Any]]) -> Path:
+ALPHA_LABEL = r"training time $\alpha$ (SGD steps / input dimension $N$)"
+
+
+def plot_schedules(path: str | os.PathLike[str], items: list[tuple[str, Any, Any, Any]], *, title: str = "") -> Path:
     """One column per ``(label, problem, SolveResult, Trajectory of the sequential protocol)``: the optimal
-    replay share ``u_old(alpha)`` (and learning-rate factor) on top, the task errors below."""
-    fig, axes = subplots(2, len(items), size=(3.6 * len(items), 5.4), squeeze=False)
+    replay share ``u_old(alpha)`` (and learning-rate factor) on top, the task errors below, both panels of a
+    column on the same training-time axis ``[0, alpha_f]`` (task 1 alone on ``[0, alpha_1]``, shaded, where the
+    schedule does not act)."""
+    fig, axes = subplots(2, len(items), size=(5.6, 3.0), squeeze=False, sharex="col", layout="constrained")
     for j, (label, problem, res, seq) in enumerate(items):
         ax = axes[0, j]
         edges = _window(problem, res.schedule.n_intervals)
-        ax.stairs(res.schedule.u[:, 0], edges, label="replay of task 1, $u_1$", color="C3", linewidth=2)
+        for a in axes[:, j]:
+            a.axvspan(0.0, problem.alpha_1, color="0.92", lw=0, zorder=0)
+        ax.stairs(res.schedule.u[:, 0], edges, label="replay of task 1, $u_1$", color="C3", linewidth=2,
+                  baseline=None)
         if np.any(res.schedule.eta_factor != 1.0):
-            ax.stairs(res.schedule.eta_factor, edges, label=r"$\eta/\eta_0$", color="C2")
+            ax.stairs(res.schedule.eta_factor, edges, label=r"$\eta/\eta_0$", color="C2", baseline=None)
+        ax.text(problem.alpha_1 / 2, 0.5, "task 1\nalone", ha="center", va="center", fontsize=7, color="0.4")
         ax.set_ylim(-0.05, 1.05)
-        ax.set_title(label)
-        ax.set_xlabel(r"$\alpha$")
+        ax.set_xlim(0.0, problem.alpha_f)
+        ax.set_title(f"{label}: optimal schedule", fontsize=9)
+        ax.set_ylabel("share of steps on task 1" + (r", $\eta/\eta_0$" if np.any(res.schedule.eta_factor != 1.0)
+                                                    else ""))
         if j == 0:
-            ax.legend(fontsize=7, loc="upper left")
+            ax.legend(fontsize=7, loc="best")
         ax = axes[1, j]
         tr = res.trajectory
         for t in range(tr.errors.shape[1]):
@@ -40,11 +52,13 @@ def plot_schedules(path: str | os.PathLike[str], items: list[tuple[str, Any, Any
             ax.plot(seq.alpha, seq.errors[:, t], color=f"C{t}", linestyle=":", label=f"task {t + 1} (sequential)")
         ax.axvline(problem.alpha_1, color="0.6", linewidth=0.8)
         ax.set_yscale("log")
-        ax.set_xlabel(r"$\alpha$")
+        ax.set_xlabel(ALPHA_LABEL)
+        ax.set_title(f"{label}: generalisation error per task", fontsize=9)
+        ax.set_ylabel(r"error $\epsilon_t$ (log scale)")
         if j == 0:
-            ax.set_ylabel(r"$\epsilon_t$")
             ax.legend(fontsize=7)
-    fig.tight_layout()
+    if title:
+        fig.suptitle("\n".join(textwrap.wrap(title, 75)), fontsize=10)
     return savefig(fig, path)
 
 
@@ -57,8 +71,8 @@ def plot_sgd_vs_ode(path: str | os.PathLike[str], traj: Any, sim: Any, *, title:
         ax.fill_between(sim.alpha, m[:, t] - s[:, t], m[:, t] + s[:, t], color=f"C{t}", alpha=0.25)
         ax.plot(sim.alpha, m[:, t], color=f"C{t}", linestyle="--", label=f"task {t + 1} SGD")
     ax.set_yscale("log")
-    ax.set_xlabel(r"$\alpha$")
-    ax.set_ylabel(r"$\epsilon_t$")
+    ax.set_xlabel(ALPHA_LABEL)
+    ax.set_ylabel(r"error $\epsilon_t$ (log scale)")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
