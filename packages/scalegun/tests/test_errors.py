@@ -328,6 +328,7 @@ def test_bounds_figure_legend_outside_and_no_retrain_note_without_retrains(tmp_p
         assert f"{retrains} retrain" in ax.get_xlabel()
         r = fig.canvas.get_renderer()
         assert ax.get_legend().get_window_extent(r).x0 >= ax.get_window_extent(r).x1  # beside, not on the lines
+        assert plotting.figure_problems(fig) == []  # a title and axis labels (issue 66)
         ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
         assert all(float(t).is_integer() for t in ticks), ticks
         plt.close(fig)
