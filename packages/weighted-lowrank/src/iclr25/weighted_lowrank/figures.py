@@ -20,7 +20,7 @@ def plot_errors(ax: Any, curves: dict[str, list[float]], title: str, *, ylabel: 
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # rounds are whole numbers: no 2.5 / 7.5 ticks
     ax.set_xlabel("round")
     if ylabel:
-        ax.set_ylabel("recovery error ‖M* − XYᵀ‖_F / ‖M*‖_F")
+        ax.set_ylabel("recovery error\n‖M* − XYᵀ‖_F / ‖M*‖_F")
     ax.set_title(title, fontsize=9)
     ax.legend()
 
@@ -29,9 +29,11 @@ def plot_demo(path: Path, curves: dict[str, dict[str, list[float]]], *, n: int, 
     """The demo's figure: one panel of :func:`plot_errors` per noise level (``curves[title][solver]``)."""
     from iclr25.utils.plotting import savefig, subplots
 
-    fig, axes = subplots(1, 2, size=(4.2, 3.3))
-    for i, (ax, (title, c)) in enumerate(zip(axes, curves.items(), strict=True)):
-        plot_errors(ax, c, f"n={n}, d={d}, k={k}, dense W, {title}", ylabel=i == 0)
+    fig, axes = subplots(1, 2, size=(4.2, 3.3), layout="constrained")
+    for ax, (title, c) in zip(axes, curves.items(), strict=True):
+        plot_errors(ax, c, title)  # every panel its own y label: the two noise levels have different scales
+    fig.suptitle(f"Weighted low-rank recovery error per alternating round (n={n}, d={d}, k={k}, dense W)",
+                 fontsize=10)
     return savefig(fig, path)
 
 
