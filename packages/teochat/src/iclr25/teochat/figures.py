@@ -28,6 +28,7 @@ def plot_sequence_boxes(path: str | os.PathLike[str], seq: EOSequence, truth: st
                         title: str = "", other: str | None = None, other_label: str = "baseline") -> Path:
     """The chronological frames, each with the true (green, solid) and predicted (magenta, dashed) boxes, and
     a second model's boxes (``other``: cyan, dotted) if given; an unparseable answer is named in the legend."""
+    import re  # noqa: PLC0415
     import textwrap  # noqa: PLC0415
 
     chron, dates = seq.chronological(), [seq.dates[i] for i in seq.order]
@@ -49,7 +50,9 @@ def plot_sequence_boxes(path: str | os.PathLike[str], seq: EOSequence, truth: st
     handles, labels = axes[-1].get_legend_handles_labels()
     if handles:
         fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=len(handles), frameon=False)
-    fig.suptitle("\n".join(textwrap.wrap(title or f"{seq.scene}: changed buildings", 60)), fontsize=8)
+    # the questions are tokenised text ("... changed ?"): no space before punctuation in the title
+    title = re.sub(r"\s+([?.,:;!)])", r"\1", title or f"{seq.scene}: changed buildings")
+    fig.suptitle("\n".join(textwrap.wrap(title, 60)), fontsize=8)
     fig.subplots_adjust(top=0.78, bottom=0.12, wspace=0.08)
     return savefig(fig, path)
 
