@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Streaming MemNO: the same predictions at a constant cost per frame
+# # Streaming MemNO: same predictions, constant cost per frame
 #
 # MemNO's S4 memory is a linear recurrence, so a model that ran over the history once can take each new frame in
 # O(1) (`init_state`, `step`) instead of re-running the whole history (`forward`, a causal convolution over time).
