@@ -12,7 +12,7 @@ OUT ?= results
 UV_SPEC := uv>=0.13.9,<0.14
 
 .PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check pip-check test-packages sweeps \
-        notebooks gallery docs docs-serve bench bench-check repro new clean claims-table claims-fresh gpu-check hardware-table figure-check
+        notebooks gallery own-data-check docs docs-serve bench bench-check repro new clean claims-table claims-fresh gpu-check hardware-table figure-check
 
 help:
 	@echo "make setup            install uv when missing (into .venvs/_uv, never into the system Python), then"
@@ -22,6 +22,7 @@ help:
 	@echo "                      check, then each package's tests in its own environment (only PKG's when set)"
 	@echo "make sweeps           the input/output/safety and size sweeps over every command (after make test's"
 	@echo "                      environments exist; part of make test)"
+	@echo "make own-data-check   each README's 'Your own data' commands on files in the papers' data formats"
 	@echo "make gallery          run every package's examples/gallery/ scripts on kernels, for the site's gallery"
 	@echo "make docs             run the notebooks and the gallery on Jupyter kernels, build the site (strict) into"
 	@echo "                      build/docs/site, open it in headless Chromium when installed (part of make test)"
@@ -118,6 +119,11 @@ notebooks: uv
 	@UV_PROJECT_ENVIRONMENT=.venvs/_notebooks $(UV) sync --frozen --quiet --exact --compile-bytecode --all-packages \
 	  --no-default-groups --group notebooks
 	.venvs/_notebooks/bin/python ci/run_notebooks.py
+
+# each README's "Your own data" commands, verbatim, on files in the paper datasets' formats (issue 64; after
+# test-packages built the environments)
+own-data-check:
+	$(PYTHON) ci/own_data_check.py
 
 # packages/*/examples/gallery/NN_*.py executed on kernels of the notebooks environment (two at a time), for the
 # site's example gallery
