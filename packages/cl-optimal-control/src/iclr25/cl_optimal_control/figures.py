@@ -58,7 +58,7 @@ def plot_schedules(path: str | os.PathLike[str], items: list[tuple[str, Any, Any
         if j == 0:
             ax.legend(fontsize=7)
     if title:
-        fig.suptitle("\n".join(textwrap.wrap(title, 75)), fontsize=10)
+        fig.suptitle("\n".join(textwrap.wrap(title, 80)), fontsize=10)
     return savefig(fig, path)
 
 
