@@ -79,8 +79,10 @@ def plot_conformers(path: str | os.PathLike[str], molecule, panels: Mapping[str,
         ax[i, 0].plot([], [], color="k", lw=2.2, label="reference")
         ax[i, 0].plot([], [], color=colour, lw=1.3, label=f"closest {name}")
         ax[i, 0].legend(fontsize=6, loc="best")
-    fig.suptitle((f"{title}\n" if title else "") + "each reference conformer (black) and the generated one "
-                 "closest to it (colour)", fontsize=9)
+    n_ref = len(reference)
+    shown = f"the first {len(refs)} of {n_ref} reference conformers" if len(refs) < n_ref else "each reference conformer"
+    fig.suptitle((f"{title}\n" if title else "") + f"{shown} (black) with the generated conformer closest to it "
+                 f"(colour)\nMAT-R = the mean of these RMSDs over all {n_ref} references", fontsize=9)
     return savefig(fig, path)
 
 
