@@ -43,9 +43,8 @@ def plot_repro(path: Path, conv: dict[str, dict[str, Any]], rows: list[dict[str,
     from iclr25.utils.plotting import savefig, subplots
 
     fig, axes = subplots(1, 4, size=(3.6, 3.2))
-    for i, (ax, (name, c)) in enumerate(zip(axes[:3], conv.items(), strict=True)):
-        plot_errors(ax, {s: c[s]["errors"] for s in ("exact", "sketch")}, f"n=d=1000, k=16, {name}",
-                    ylabel=i == 0)
+    for ax, (name, c) in zip(axes[:3], conv.items(), strict=True):  # every panel its own y label (issue 66)
+        plot_errors(ax, {s: c[s]["errors"] for s in ("exact", "sketch")}, f"n=d=1000, k=16, {name}")
     ax = axes[3]
     kk = [r["k"] for r in rows]
     for solver in ("exact", "sketch", "pcg"):
