@@ -1,7 +1,7 @@
 # %% [markdown]
 # # New building blocks, no retraining
 # RxnFlow embeds every building block from its fingerprint, so blocks added after training enter the action space
-# at once. A policy trained briefly on a 60-block toy library (40 trajectory-balance steps: enough to see it)
+# at once. A policy trained briefly on a 60-block toy library (25 trajectory-balance steps: enough to see it)
 # gets 20 amines it never saw; the figure compares their first-step probabilities with the known amines' and
 # counts how often sampled molecules use them.
 
@@ -16,7 +16,7 @@ torch.set_num_threads(1)
 torch.manual_seed(0)
 space = toy_space(20, 30, n_other=10, seed=0)  # 20 electrophiles, 30 amines, 10 others; 4 amine couplings
 model = RxnFlow(space, "qed", beta=4.0, seed=0)
-train(model, TrainConfig(steps=40, batch_size=32, rho=0.2, min_sampling=5, beta=4.0), seed=0, show_progress=False)
+train(model, TrainConfig(steps=25, batch_size=32, rho=0.2, min_sampling=5, beta=4.0), seed=0, show_progress=False)
 
 known = list(space.blocks.smiles)
 new = [s for s in builtin_blocks(kinds=["amine"], seed=0).smiles if s not in set(known)][:20]
