@@ -1,5 +1,5 @@
 # %% [markdown]
-# # What one removal costs: local push against exact re-propagation
+# # What one removal costs: local push vs re-propagation
 # ScaleGUN updates the propagated embeddings by a local push, so a removed edge touches only the rows near it;
 # CGU re-propagates the whole graph and retraining also refits the model. The figure shows, on a 20,000-node
 # power-law graph, the seconds per single-edge request of the three modes and how many embedding rows each
