@@ -1,5 +1,5 @@
 # %% [markdown]
-# # Matrix completion: how many entries does alternating minimisation need?
+# # Matrix completion: how many entries are enough?
 # A rank-4 300 x 200 matrix (noise 1e-3) is observed on a random fraction p of its entries (a 0/1 mask is the
 # weight matrix W). The figure shows the recovery error of weighted alternating minimisation against p, beside
 # its own starting point, the rank-4 SVD of the rescaled observed matrix: with 7 % of the entries or fewer both
