@@ -58,13 +58,15 @@ def progress_figure(runs, path: Path, *, title: str = "") -> Path:
 
 
 def analysis_figure(res, path: Path) -> Path:
-    fig, axes = subplots(1, 3, size=(3.3, 2.8))
+    """``analyze``'s figure: accuracies, the normalised margin per day and which probes were decoded right."""
+    fig, axes = subplots(1, 3, size=(3.3, 2.8), layout="constrained")
     x = np.arange(len(res.days))
     axes[0].plot(x, res.behaviour, "o-", label="behaviour")
     axes[0].plot(x, res.decoding_accuracy, "s-", label="decoding (CV)")
     axes[0].plot(x, res.probe_accuracy, "^-", label="probe decoding")
     axes[0].legend(fontsize=6)
     axes[0].set_title("accuracy", fontsize=9)
+    axes[0].set_ylabel("accuracy (fraction correct)")
     axes[1].plot(x, res.signed_margin, "o-", label="margin (hard; soft where not separable)")
     if res.non_separable_days:
         ns = list(res.non_separable_days)
@@ -74,9 +76,15 @@ def analysis_figure(res, path: Path) -> Path:
     rho = "n/a" if not math.isfinite(res.margin_trend.rho) else f"{res.margin_trend.rho:.2f}"
     pv = "n/a" if not math.isfinite(res.margin_trend.p_value) else f"{res.margin_trend.p_value:.3g}"
     axes[1].set_title(f"normalised margin (rho {rho}, p {pv})", fontsize=8)
+    axes[1].set_ylabel("margin (RMS-normalised features)")
     if res.probe_correct.size:
-        axes[2].imshow(res.probe_correct.T, aspect="auto", cmap="Greys_r", interpolation="nearest")
+        from matplotlib.colors import ListedColormap  # noqa: PLC0415 - matplotlib came with subplots
+
+        im = axes[2].imshow(res.probe_correct.T.astype(float), aspect="auto", cmap=ListedColormap(["k", "w"]),
+                            interpolation="nearest", vmin=0, vmax=1)
         axes[2].set_ylabel("probe stimulus")
+        cb = fig.colorbar(im, ax=axes[2], ticks=[0.25, 0.75])  # two colours: decoded wrong, decoded right
+        cb.ax.set_yticklabels(["wrong", "right"], fontsize=7)
     axes[2].set_title("probe decoded right (white)", fontsize=9)
     for ax in axes:
         ax.axvline(res.reference_day, color="0.6", lw=0.6, ls=":")
