@@ -21,7 +21,9 @@ for p in ps:
     spectral.append(prob.recovery_error((U[:, :k] * s[:k]) @ Vt[:k]))
     res = weighted_low_rank(prob.M, prob.W, k, n_iter=15, truth=prob.truth, seed=0)
     altmin.append(res.recovery_errors[-1])
-    print(f"p = {p:.2f}: recovery error, rank-k SVD {spectral[-1]:.3f}, alternating minimisation {altmin[-1]:.2e}")
+print("p:                      ", "  ".join(f"{p:8.2f}" for p in ps))
+print("error, rank-4 SVD:      ", "  ".join(f"{e:8.2e}" for e in spectral))
+print("error, alternating min.:", "  ".join(f"{e:8.2e}" for e in altmin))
 
 # %%
 fig, ax = subplots(1, 1, size=(5.0, 3.4))
