@@ -10,7 +10,8 @@ paper's test batch of 10 trajectories of one system):
   against issue 44's 0.9;
 - ``unseen-system-flagged``: batches of a system never learned (stiff springs, k = 4) flagged unknown;
 - ``known-not-flagged``: test batches of the learned tasks flagged unknown (false alarms), against 0.25;
-- ``near-zero-forgetting`` (``repro`` rung): AF-MSE of MS-GODE with mode switching against 0.1 × fine-tuning's;
+- ``near-zero-forgetting`` (``repro`` rung; also ``long``, where it is to move): AF-MSE of MS-GODE with mode
+  switching against 0.1 × fine-tuning's;
 - ``ap-mse-vs-baselines`` (``repro`` rung): AP-MSE of MS-GODE against the best of fine-tune / EWC / replay /
   LwF (the paper: best AP among the continual learners), with joint training's beside it.
 
@@ -20,6 +21,13 @@ such as the calibration seeds 100-109 and fresh seeds, gets a checkpoint trained
 measures zero forgetting on a tiny sequence trained in the test; ``repro`` (seeds 0, 1, 2) retrains every model
 from scratch at the same rung, the baselines included, and decides ``mode-switching`` (issue 58: not robust at
 calibration seeds, so decided by the mean's interval on models trained here). Ladders are in the README.
+
+``long`` (seeds 0, 1, 2): ``near-zero-forgetting`` alone, MS-GODE and fine-tuning trained at the repro rung's
+data and sizes but :data:`LONG_EPOCHS` epochs per task instead of 16 (issue 58: at 16 epochs mode switching sends
+a whole task to another sub-network at some calibration seeds, and forgetting follows; the budget ladder 8 / 16 /
+24 is in ``docs/ladder_ranking.json``). Its calibration is in ``docs/near_zero_forgetting_calibration_long.json``;
+the claim moves there (``rungs=("long", "paper")``, side report ``docs/long/claims.json``) once its margin
+calibrates, with ``claims.json`` regenerated at ``repro``.
 
 ``paper`` (seeds 0, 1, 2; for a GPU: ``iclr25 claims ms-gode --rung paper --estimate``): the repro rung's claims at
 the paper's configuration: hidden 64, ODE hidden 128, 64 augmented dimensions, AdamW lr 5e-4, 20 epochs per task of
@@ -37,11 +45,11 @@ from typing import Any
 from iclr25.utils.claims import Claim, ClaimRegistry, Measurement, RungCost, smoke_run
 from iclr25.utils.device import default_device
 
-__all__ = ["REGISTRY", "BASELINE_METHODS", "PAPER", "centroid_rival", "forgetting_drift", "run_checkpoint",
-           "run_repro"]
+__all__ = ["REGISTRY", "BASELINE_METHODS", "LONG_EPOCHS", "PAPER", "centroid_rival", "forgetting_drift",
+           "run_checkpoint", "run_repro"]
 
 REGISTRY = ClaimRegistry(
-    "iclr25-ms-gode", seeds={"test": (0, 1, 2), "repro": (0, 1, 2), "paper": (0, 1, 2)},
+    "iclr25-ms-gode", seeds={"test": (0, 1, 2), "repro": (0, 1, 2), "long": (0, 1, 2), "paper": (0, 1, 2)},
     costs={"paper": RungCost(
         gpu_hours=10, memory_gb=4, hardware="one CUDA GPU of any size",
         what="the physics sequence (springs, charged, springs; 5 objects, 120 frames) with 20,000 training and "
@@ -99,6 +107,12 @@ def run_repro(seed: int, rung: str = "repro") -> dict[str, Any]:
     return _run(seed, scale=scale, methods=COMPARED_METHODS, baseline_lr=PAPER["lr"], device=default_device())
 
 
+#: the rungs of every claim but near-zero-forgetting (the ``long`` rung is that one's alone)
+_RUNGS = ("test", "repro", "paper")
+
+#: epochs per task of the ``long`` rung (the repro rung's 16 is :data:`~iclr25.ms_gode.pretrained.PRETRAIN`'s)
+LONG_EPOCHS = 24
+
 #: full repro runs of this process by seed: near-zero-forgetting reads them when present (no second training)
 _FULL_REPRO: dict[int, dict[str, Any]] = {}
 
@@ -109,10 +123,12 @@ def _forgetting_run(seed: int, rung: str) -> dict[str, Any]:
     process serves it; the paper rung always runs in full."""
     if rung == "paper":
         return run_repro(seed, rung)
-    if seed in _FULL_REPRO:
-        return _FULL_REPRO[seed]
     from .experiments import run_repro as _run  # noqa: PLC0415
 
+    if rung == "long":
+        return _run(seed, LONG_EPOCHS, methods=("finetune",))
+    if seed in _FULL_REPRO:
+        return _FULL_REPRO[seed]
     return _run(seed, methods=("finetune",))
 
 
@@ -159,7 +175,7 @@ _PER_SEED = "16 fresh test batches of 10 trajectories per task, 3 tasks: 48 deci
                     "task's error exactly unchanged",
           paper="near-zero forgetting (AF-MSE ≈ 0)",
           metric="max_j |a_Kj − a_jj|, test MSE with the oracle mask, physics sequence",
-          direction="lower", threshold=1e-6, rule="every_seed",
+          direction="lower", threshold=1e-6, rule="every_seed", rungs=_RUNGS,
           note="0.0 exactly at every seed measured (0-4, every rung since 0.1): frozen weights, per-task scores "
                "and LayerNorms; 1e-6 allows float reordering"),
     Claim("mode-switching", kind="main",
@@ -181,7 +197,7 @@ _PER_SEED = "16 fresh test batches of 10 trajectories per task, 3 tasks: 48 deci
           statement="a system never learned is flagged unknown (best self-prediction error above the chosen "
                     "mask's calibrated threshold, 1.5 × its worst validation batch)",
           metric="fraction of unseen-system batches (stiff springs k = 4, 4 batches of 10) flagged unknown",
-          direction="higher", threshold=0.5, rule="every_seed", expect="fails",
+          direction="higher", threshold=0.5, rule="every_seed", expect="fails", rungs=_RUNGS,
           ladder="README.md#unknown-system-check",
           note="bar: more than half of the unseen batches at every seed, set before any run and never moved. "
                "Ladder (8 / 16 / 24 epochs per task, seeds 0-2) and the ablation of its causes (factor 1.0-3.0, "
@@ -191,7 +207,7 @@ _PER_SEED = "16 fresh test batches of 10 trajectories per task, 3 tasks: 48 deci
     Claim("known-not-flagged", kind="sanity",
           statement="test batches of the learned systems are not flagged unknown (few false alarms)",
           metric=f"fraction of known-task test batches flagged unknown ({_PER_SEED})",
-          direction="lower", threshold=0.25, rule="every_seed",
+          direction="lower", threshold=0.25, rule="every_seed", rungs=_RUNGS,
           note="0.25: at most 12 of 48 batches"),
 )
 def _physics(seed: int, rung: str) -> dict[str, Any]:
@@ -238,15 +254,22 @@ def _ranking(seed: int, rung: str) -> dict[str, Measurement]:
                     "fine-tuning's)",
           paper="AF-MSE ≈ 0",
           metric="|AF-MSE| with mode switching, fresh test tasks", baseline="0.1 × fine-tune AF-MSE",
-          direction="lower", rule="every_seed", rungs=("repro", "paper"),
+          direction="lower", rule="every_seed", rungs=("repro", "long", "paper"),
           note="issue 58 calibration at seeds 100-104 (docs/near_zero_forgetting_calibration_repro.json, written by "
                "`iclr25 claims ms-gode --calibrate --rung repro --only near-zero-forgetting --seeds 100-104`): "
                "improvements 0.0148, -0.0222, 0.0089, 0.0158, 0.0085 (seed 101: mode switching sends the charged "
                "task elsewhere, |AF-MSE| 0.040 against 0.018), max margin -0.028: 'every seed' at 3 new seeds is "
-               "not robust; margin 0 pending a rule / expect decision and a repro regeneration"),
+               "not robust at 16 epochs per task. At the long rung (24 epochs per task; "
+               "docs/near_zero_forgetting_calibration_long.json, `iclr25 claims ms-gode --calibrate --rung long "
+               "--only near-zero-forgetting --seeds 100-104`) every calibration seed holds (improvements 0.0140, "
+               "0.0169, 0.0038, 0.0236, 0.0131; |AF-MSE| 0 at seed 101) but 5 seeds give max margin "
+               "-0.0009, still below margin 0: pending >= 10 calibration seeds there, then the move to that rung "
+               "and a repro regeneration. Margin 0 kept"),
 )
 def _forgetting(seed: int, rung: str) -> dict[str, Measurement]:
     r = _forgetting_run(seed, rung)
     ft = r["baselines"]["finetune"]["af_mse"]
     return {"near-zero-forgetting": Measurement(abs(r["af_mse"]), reference=0.1 * ft,
-                                                extra={"finetune_af_mse": ft})}
+                                                extra={"finetune_af_mse": ft,
+                                                       "mode_fraction": r["mode_fraction"],
+                                                       "charged_mode_fraction": r["mode_per_task"][1]})}
