@@ -86,7 +86,7 @@ def test_vina_oracle_docks_caches_and_estimates(tmp_path):
     from iclr25.rxnflow import VinaOracle, VinaReward, parse_reward
 
     rec = receptor_pdbqt(_cup_pdb(tmp_path / "cup.pdb"), tmp_path / "cup.pdbqt")
-    oracle = VinaOracle(rec, (0.0, 0.0, -1.0), (12.0, 12.0, 12.0), exhaustiveness=1, seed=0)
+    oracle = VinaOracle(rec, (0.0, 0.0, -1.0), (10.0, 10.0, 10.0), exhaustiveness=1, seed=0)
     benzene, toluene = oracle.score("c1ccccc1"), oracle.score("Cc1ccccc1")
     assert math.isfinite(benzene) and math.isfinite(toluene)
     assert toluene < 0 and benzene < 0  # buried in a hydrophobic cup
@@ -94,9 +94,9 @@ def test_vina_oracle_docks_caches_and_estimates(tmp_path):
     assert oracle.score("not a smiles") is None
     assert all(t > 0 for t in oracle.cpu_per_call[:2]) and oracle.setup_cpu_s > 0
     assert oracle.estimate(100) == pytest.approx(100 * np.mean(oracle.cpu_per_call))
-    again = VinaOracle(rec, (0.0, 0.0, -1.0), (12.0, 12.0, 12.0), exhaustiveness=1, seed=0)
+    again = VinaOracle(rec, (0.0, 0.0, -1.0), (10.0, 10.0, 10.0), exhaustiveness=1, seed=0)
     assert [again.score("c1ccccc1"), again.score("Cc1ccccc1")] == [benzene, toluene]  # same seed and order
-    reward = parse_reward(VinaReward(str(rec), (0.0, 0.0, -1.0), (12.0, 12.0, 12.0), exhaustiveness=1))
+    reward = parse_reward(VinaReward(str(rec), (0.0, 0.0, -1.0), (10.0, 10.0, 10.0), exhaustiveness=1))
     assert reward("Cc1ccccc1") == pytest.approx(-0.1 * toluene)
     with pytest.raises(ValueError, match="center and size"):
         VinaOracle(rec, (0.0, float("nan"), 0.0))

@@ -18,6 +18,7 @@ the cost of a step over a 1.2M-block library. The device is ``$ICLR25_DEVICE`` (
 from __future__ import annotations
 
 import functools
+import math
 import os
 
 import numpy as np
@@ -189,8 +190,10 @@ def _trained_toy(seed: int, steps: int, device: str):
           metric="|log(mean first-block probability of 20 unseen amines / that of the known amines)|",
           direction="lower", threshold=1.609, rule="every_seed", rungs=("repro",),
           note="threshold log 5 (a factor of 5 either way): the bound of the package's test "
-               "test_blocks_added_after_training_are_sampled, set before this claim was registered; largely true "
-               "by construction (blocks enter the policy only through their fingerprints)"),
+               "test_blocks_added_after_training_are_sampled, set before this claim was registered; calibration "
+               "seeds 100-104 at the repro rung: 0.12-0.27, max_margin 1.29 >= margin 0 "
+               "(claims-calibration-repro.json); largely true by construction (blocks enter the policy only through "
+               "their fingerprints)"),
 )
 def _toy(seed: int, rung: str) -> dict[str, Measurement | float]:
     from .gflownet import RxnFlow  # noqa: PLC0415
@@ -220,17 +223,27 @@ def _toy(seed: int, rung: str) -> dict[str, Measurement | float]:
 
 
 # ------------------------------------------------------------------------------ large action spaces
+#: the subsampling-scales bound: a 3x speed-up (the issue's, fixed before the claim was measured), decided on the
+#: log of the ratio (a speed ratio's spread is multiplicative)
+SPEEDUP_BOUND = 3.0
+
+
 @REGISTRY.measures(Claim(
     "subsampling-scales", kind="main",
     statement="action-space subsampling makes a training step over a large block library much cheaper than the "
               "full softmax (the paper's 1.2M blocks 'without significant computational overhead')",
     paper="1.2M blocks x 71 templates without significant overhead (abstract); exp5 action-space-size ablation",
-    metric="s/step of the full softmax (rho = 1) / s/step at rho = 0.02, 10,000 blocks (paper rung: 1.2M), batch 64, "
-           "fresh process",
-    direction="higher", threshold=3.0, rule="every_seed", rungs=("repro", "paper"),
-    note="threshold 3x: the issue's speed bound (rho = 0.1 >= 3x rho = 1), fixed before this claim was measured; "
-         "each seed draws its own synthetic library, policy and subsets; timings on the shared 2-core machine"))
-def _scaling(seed: int, rung: str) -> dict[str, float]:
+    metric="ln(speed-up), speed-up = s/step of the full softmax (rho = 1) / s/step at rho = 0.02, 10,000 blocks "
+           "(paper rung: 1.2M), batch 64, fresh process; ln 3 = 1.10, ln 10 = 2.30 (the x-fold speed-up: extra "
+           "'speedup' in claims.json)",
+    direction="higher", threshold=math.log(SPEEDUP_BOUND), rule="every_seed", rungs=("repro", "paper"),
+    note="bound 3x (ln 3): the issue's speed bound (rho = 0.1 >= 3x rho = 1), fixed before this claim was "
+         "measured and unchanged (a seed holds exactly when its speed-up is above 3x); decided on the log of the "
+         "ratio because a speed ratio's spread is multiplicative; calibration seeds 100-104 at the repro rung: "
+         "8.1-11.6x (ln 2.09-2.45), max_margin 0.90 >= margin 0 on the log scale (claims-calibration-repro.json); "
+         "each seed draws its own synthetic library, policy and subsets; wall-clock timings on the shared 2-core "
+         "machine"))
+def _scaling(seed: int, rung: str) -> dict[str, Measurement]:
     from .scaling import scale_row, step_cost  # noqa: PLC0415
 
     if rung == "paper" and smoke_run():  # one step on a small library, in this process
@@ -243,7 +256,10 @@ def _scaling(seed: int, rung: str) -> dict[str, float]:
         steps = PAPER["scale_steps"] if rung == "paper" else 10
         sub = scale_row(n, 0.02, steps, seed=seed)
         full = scale_row(n, 1.0, steps, seed=seed)
-    return {"subsampling-scales": float(full["s_per_step"] / sub["s_per_step"])}
+    speedup = float(full["s_per_step"] / sub["s_per_step"])
+    return {"subsampling-scales": Measurement(math.log(speedup), extra={
+        "speedup": speedup, "s_per_step_full": float(full["s_per_step"]),
+        "s_per_step_rho_0.02": float(sub["s_per_step"])})}
 
 
 # ------------------------------------------------------------------------------ pocket-specific optimisation
@@ -261,7 +277,8 @@ _POCKET_RUNG = {"repro": {"blocks": 600, "steps": 100, "k": 30}}
     direction="lower", baseline="enumerate-and-rank, same number of distinct oracle calls", margin=0.0,
     rule="mean_ci", rungs=("repro", "paper"),
     note="margin 0 (better than the baseline at all, decided by the 95 % interval of the mean over seeds 0-4; "
-         "no margin tuned on any seed); 600 built-in blocks, 11 templates, <= 3 blocks, beta 16, 100 TB steps "
+         "no margin tuned on any seed); calibration seeds 100-104 at the repro rung: gains 0.27-0.42, max_margin "
+         "0.18 >= margin 0 (claims-calibration-repro.json); 600 built-in blocks, 11 templates, <= 3 blocks, beta 16, 100 TB steps "
          "of 64 at rho = 0.1; the proxy is a descriptor surrogate of docking (iclr25.rxnflow.pocket), not Vina"))
 def _pocket(seed: int, rung: str) -> dict[str, Measurement]:
     import torch  # noqa: PLC0415

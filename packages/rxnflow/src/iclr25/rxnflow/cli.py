@@ -28,7 +28,7 @@ PACKAGE = "iclr25-rxnflow"
 
 DEMO = {"n_electrophiles": 20, "n_amines": 30, "n_other": 10, "templates": "toy", "beta": 4.0, "steps": 200,
         "batch_size": 64, "rho": 0.1, "min_sampling": 5, "n_samples": 150, "reward": "qed",
-        "pocket": "mixed", "pocket_blocks": 300, "pocket_steps": 40, "pocket_k": 20}
+        "pocket": "mixed", "pocket_blocks": 200, "pocket_steps": 20, "pocket_k": 20}
 
 
 def _check_run_folder(args: argparse.Namespace, files: tuple[str, ...]) -> None:
