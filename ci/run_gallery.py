@@ -87,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("slugs", nargs="*", help="packages (default: every package with examples/gallery/)")
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "gallery")
     ap.add_argument("--limit", type=int, default=30, help="seconds per example (default 30, the issue's bound)")
-    ap.add_argument("--budget", type=float, default=480.0,
-                    help="seconds for all examples together, summed over the kernels; more fails (default 480)")
+    ap.add_argument("--budget", type=float, default=600.0,
+                    help="seconds for all examples together, summed over the kernels; more fails (default 600)")
     ap.add_argument("--jobs", type=int, default=2, help="kernels at a time (default 2)")
     args = ap.parse_args(argv)
     known = {p.name for p in (ROOT / "packages").iterdir() if p.is_dir()}
