@@ -150,6 +150,13 @@ def test_figure_problems_are_logged_or_refused(tmp_path, monkeypatch):
         ax.set(xlabel="epoch", title="loss")
     a.set_ylabel("loss")
     assert plotting.figure_problems(fig) == []
+    # one colour bar serves panels drawn on the same colour map and limits, not a panel on other limits
+    fig, (a, b, c) = plotting.subplots(1, 3)
+    ims = [ax.imshow([[0.0, 1.0], [2.0, 3.0]], vmin=0, vmax=vmax, cmap="viridis") for ax, vmax in
+           ((a, 3), (b, 3), (c, 5))]
+    fig.colorbar(ims[0], ax=[a, b], label="speed")
+    a.set_title("fields")
+    assert plotting.figure_problems(fig) == ["panel 3: colour carries a value but there is no colour bar"]
 
 
 def test_peer_env_builds_once_and_reuses(tmp_path):

@@ -54,11 +54,18 @@ def _is_colorbar(ax: Any) -> bool:
     return getattr(ax, "_colorbar", None) is not None or ax.get_label() == "<colorbar>"
 
 
+def _scale(m: Any) -> tuple:
+    """What a colour bar of ``m`` would show: its colour map and limits."""
+    norm = getattr(m, "norm", None)
+    cmap = getattr(m, "cmap", None)
+    return (getattr(cmap, "name", None), type(norm).__name__, getattr(norm, "vmin", None), getattr(norm, "vmax", None))
+
+
 def figure_problems(fig: Any) -> list[str]:
     """What a reader of ``fig`` would miss (issue 66), one line each: no title saying what it shows (a suptitle or
     an axes title); a panel that draws data with no label on an axis it shows; an image or mesh whose colour
-    carries a value (a colour map, not RGB) without a colour bar; scattered points coloured by value with neither a
-    colour bar nor a legend. Panels with their axes turned off (pictures, molecule drawings) need no labels.
+    carries a value (a colour map, not RGB) without a colour bar (one bar serves every panel drawn on its colour map
+    and limits); scattered points coloured by value with neither a colour bar nor a legend. Panels with their axes turned off (pictures, molecule drawings) need no labels.
 
     >>> fig, ax = subplots()
     >>> _ = ax.plot([0, 1], [1, 0])
@@ -70,6 +77,12 @@ def figure_problems(fig: Any) -> list[str]:
     """
     probs: list[str] = []
     axes = [ax for ax in fig.axes if ax.get_visible() and not _is_colorbar(ax)]
+    # one colour bar serves every mappable drawn on the same scale (colour map and limits) in the figure
+    scales = {_scale(m) for ax in axes for m in (*ax.images, *ax.collections) if getattr(m, "colorbar", None)}
+
+    def has_bar(m: Any) -> bool:
+        return getattr(m, "colorbar", None) is not None or _scale(m) in scales
+
     sup = getattr(fig, "_suptitle", None)
     if not ((sup is not None and sup.get_text().strip()) or any(ax.get_title().strip() for ax in axes)):
         probs.append("no title (fig.suptitle or an axes title) says what the figure shows")
@@ -87,10 +100,10 @@ def figure_problems(fig: Any) -> list[str]:
         valued = [im for im in ax.images if getattr(im.get_array(), "ndim", 3) == 2]
         valued += [c for c in ax.collections if type(c).__name__ in ("QuadMesh", "PolyCollection", "TriMesh")
                    and c.get_array() is not None]
-        if any(getattr(m, "colorbar", None) is None for m in valued):
+        if not all(has_bar(m) for m in valued):
             probs.append(f"{name}: colour carries a value but there is no colour bar")
         points = [c for c in ax.collections if type(c).__name__ == "PathCollection" and c.get_array() is not None]
-        if any(getattr(m, "colorbar", None) is None for m in points) and ax.get_legend() is None:
+        if not all(has_bar(m) for m in points) and ax.get_legend() is None:
             probs.append(f"{name}: points coloured by value with neither a colour bar nor a legend")
     return probs
 
