@@ -224,6 +224,10 @@ ALANINE_SCALES = {
                           batch_size=512, n_eval=1500, chain_steps=200, n_chains=160, chain_lag=1, msm_lag=1,
                           int_max_lag=2, int_steps=1500, int_n_fit=600),
 }
+#: rung "alanine-eq" (claims.py): the long-lag equilibrium claim alone at the alanine rung's scale and models, on 100
+#: short trajectories only (no other ladder rungs, kinetics chains or interpolation models), so 20 seeds are affordable
+ALANINE_SCALES["alanine-eq"] = dataclasses.replace(ALANINE_SCALES["alanine"], ladder=(100,), chain_steps=0,
+                                                   int_max_lag=0)
 
 
 def _x_start() -> np.ndarray:

@@ -764,6 +764,7 @@ def repro_alanine(args: argparse.Namespace) -> int:
     """``repro --system alanine``: the alanine-dipeptide ladder and claims on the shipped MD (or ``--data``)."""
     import dataclasses
 
+    from iclr25.utils.device import default_device
     from iclr25.utils.seeding import seed_everything
 
     from .alanine import load_data, load_shipped
@@ -780,7 +781,8 @@ def repro_alanine(args: argparse.Namespace) -> int:
     seeds = tuple(args.seed + s for s in (0, 1, 2))
     load0, cpu0 = os.getloadavg(), _cpu_seconds()
     if args.data is None and seeds == REGISTRY.rung_seeds("alanine"):
-        res = measure_alanine(seeds, "alanine")  # the registry's claims below reuse these models
+        # the registry's claims below reuse these models: the same cache key (their device is default_device())
+        res = measure_alanine(seeds, "alanine", default_device())
     else:
         res = run_alanine(data, seeds, sc, desc=True)
     res = {**res, "run": {"command": "iclr25 bopito repro --system alanine"
