@@ -122,12 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     n_pkgs = len({r["package"] for r in recs})
     print(f"gallery: {len(recs) - len(failed)} of {len(recs)} examples of {n_pkgs} packages ran in {total:.1f} s "
           f"of kernel time ({wall:.1f} s wall, {args.jobs} at a time; budget {args.budget:.0f} s)")
-    if failed:
-        return 1
-    if total > args.budget:
-        print(f"gallery: over the budget of {args.budget:.0f} s", file=sys.stderr)
-        return 1
-    return 0
+    from run_notebooks import verdict  # noqa: PLC0415 - one rule for the notebooks and the gallery
+
+    return verdict("gallery", failed, total, args.budget)
 
 
 if __name__ == "__main__":

@@ -83,10 +83,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"notebooks: {s.relative_to(ROOT)} ran in {dt:.1f} s -> {out.relative_to(ROOT)}")
     print(f"notebooks: {len(scripts) - len(failed)} of {len(scripts)} ran on a python3 kernel in {total:.1f} s "
           f"(budget {args.budget:.0f} s)")
+    return verdict("notebooks", failed, total, args.budget)
+
+
+def verdict(label: str, failed: list, total: float, budget: float) -> int:
+    """The exit code of a run of kernels: 1 when any failed or all together ran over ``budget`` seconds."""
     if failed:
         return 1
-    if total > args.budget:
-        print(f"notebooks: over the budget of {args.budget:.0f} s", file=sys.stderr)
+    if total > budget:
+        print(f"{label}: over the budget of {budget:.0f} s", file=sys.stderr)
         return 1
     return 0
 
