@@ -2,8 +2,9 @@
 """Open the built documentation site in a real browser (headless Chromium) and fail on what a reader would see
 broken.
 
-It serves ``build/docs/site`` on 127.0.0.1, then, through the Chrome DevTools protocol, loads the home page and
-two package pages (a package's overview and another's API reference) and fails when
+It serves ``build/docs/site`` on 127.0.0.1, then, through the Chrome DevTools protocol, loads the home page, the
+dashboard, the install page, every package's overview and Evidence page, an API reference, the notebooks, the
+gallery and its examples, and fails when
 
 - the page logs a console error or throws an uncaught exception;
 - a resource fails to load (a 404, or any request that leaves 127.0.0.1: the site must work offline);
@@ -227,9 +228,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--site", type=Path, default=ROOT / "build" / "docs" / "site")
     ap.add_argument("--shots", type=Path, default=ROOT / "build" / "docs" / "screenshots")
     ap.add_argument("--pages", nargs="*", default=None,
-                    help="pages to load (default: the home page, the claims dashboard, the install page, pgw's "
-                         "overview, bopito's API reference, every Evidence page, every notebook, the gallery "
-                         "and each of its examples)")
+                    help="pages to load (default: the home page, the claims dashboard, the install page, every "
+                         "package's overview and Evidence page, bopito's API reference, every notebook, the "
+                         "gallery and each of its examples)")
     ap.add_argument("--require", action="store_true", help="fail when no Chromium is installed")
     args = ap.parse_args(argv)
     exe = next((shutil.which(n) for n in BROWSERS if shutil.which(n)), None)
@@ -243,7 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     examples = sorted(p.parent.relative_to(args.site).as_posix() for p in (args.site / "gallery").glob("*/*/index.html"))
     gallery = ["gallery/"] if (args.site / "gallery" / "index.html").is_file() else []
     pages = args.pages if args.pages is not None else (
-        ["", "claims/", "install/", "packages/pgw/", "packages/bopito/api/"]
+        ["", "claims/", "install/", "packages/bopito/api/"]
+        + sorted(f"packages/{e.parent.name}/" for e in (args.site / "packages").glob("*/index.html"))
         + sorted(f"packages/{e.parent.parent.name}/evidence/" for e in (args.site / "packages").glob("*/evidence/index.html"))
         + [f"notebooks/{n}/" for n in notebooks] + gallery + [f"{e}/" for e in examples])
     results = []
