@@ -36,9 +36,7 @@ def plot_rollout(path: str | os.PathLike[str], truth: np.ndarray, preds: Mapping
             ax.tick_params(labelleft=False)
         ax.grid(False)
     cb = fig.colorbar(ims[0], ax=list(axes[:len(panels)]), shrink=0.9)
-    cb.ax.set_title("u(x, t)", fontsize=9)
-    for im in ims:  # one colour scale (-max|u|, max|u|) for the truth and every prediction: one key
-        im.colorbar = cb
+    cb.ax.set_title("u(x, t)", fontsize=9)  # one scale (-max|u|, max|u|) for the truth and every prediction
     ax = axes[-1]
     colours: dict[str, str] = {}
     for name, err in per_step.items():

@@ -49,9 +49,8 @@ def flow_figure(path: str | os.PathLike[str], traj: Any, frame: int, rewirings: 
     handles, labels = axes[0].get_legend_handles_labels()
     axes[0].legend(handles[::-1], labels[::-1], loc="upper right", fontsize=7, frameon=True, framealpha=0.85)
     axes[-1].set_xlabel("x / D (D: cylinder diameter; flow left to right)")
-    cb = fig.colorbar(meshes[-1], ax=list(axes), label="speed |v| / U_ref (peak inflow speed)", shrink=0.8)
-    for m in meshes:  # the one colour bar is every panel's key: one norm, one colour map
-        m.colorbar = cb
+    # one norm and one colour map: this bar is every panel's key (figure_problems reads it so)
+    fig.colorbar(meshes[-1], ax=list(axes), label="speed |v| / U_ref (peak inflow speed)", shrink=0.8)
     fig.suptitle(title, fontsize=10)
     return savefig(fig, path)
 
