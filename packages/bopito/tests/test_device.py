@@ -15,8 +15,8 @@ import torch
 
 from iclr25.bopito import ModelConfig, ScoreModel, sample, sample_chain, sample_equilibrium, train
 from iclr25.bopito.cli import main
-from iclr25.bopito.training import _Adam
 from iclr25.utils.device import check_device_conformance, torch_device
+from iclr25.utils.optim import Adam
 from iclr25.utils.testing import check_numpy_lint
 
 META = torch.device("meta")
@@ -66,12 +66,13 @@ def test_one_training_step_and_the_samplers_on_a_non_cpu_device(kind):
 
 
 def test_adam_state_lives_beside_the_parameters():
-    # the hand-written Adam (no torch._dynamo import) makes its moments with zeros_like: on the parameters' device
+    # the shared Adam (iclr25.utils.optim, no torch._dynamo import) makes its moments with zeros_like: on the
+    # parameters' device
     p = torch.nn.Parameter(torch.zeros(3, device=META))
     p.grad = torch.ones(3, device=META)
-    opt = _Adam([p], lr=1e-3)
+    opt = Adam([p], lr=1e-3)
     opt.step()
-    _, m, v = opt.state[0]
+    _, m, v = opt.state[id(p)]
     assert m.device == v.device == META
 
 

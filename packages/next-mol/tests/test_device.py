@@ -98,7 +98,8 @@ def test_transfer_step_on_a_non_cpu_device():
 
 
 def test_adamw_state_lives_beside_the_parameters():
-    # the hand-written AdamW (no torch._dynamo import) makes its moments with zeros_like: on the parameters' device
+    # the shared AdamW (iclr25.utils.optim, no torch._dynamo import) makes its moments with zeros_like: on the
+    # parameters' device
     p = torch.nn.Parameter(torch.zeros(3, device=META))
     p.grad = torch.ones(3, device=META)
     opt = AdamW([p], lr=1e-3)

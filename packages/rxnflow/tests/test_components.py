@@ -88,12 +88,13 @@ def test_pocket_proxy_is_pocket_specific():
 
 
 def test_training_optimizer_is_torch_adam_with_lambdalr_bit_for_bit():
-    """train() steps with its own Adam (torch.optim imports torch._dynamo, ~2 s of CPU per process): two parameter
+    """train() steps with the shared Adam (iclr25.utils.optim: torch.optim imports torch._dynamo, ~2 s of CPU per
+    process), as train() builds it: two parameter
     groups, weight decay, a parameter without a gradient in some steps, gradient clipping and the step-wise
     learning-rate decay give exactly the parameters of torch.optim.Adam(foreach=True) + LambdaLR."""
     import torch
 
-    from iclr25.rxnflow.gflownet import _Adam
+    from iclr25.utils.optim import Adam
 
     def make():
         torch.manual_seed(0)
@@ -103,7 +104,8 @@ def test_training_optimizer_is_torch_adam_with_lambdalr_bit_for_bit():
     ref = torch.optim.Adam([{"params": list(a1.parameters()), "lr": 1e-3}, {"params": list(z1.parameters()), "lr": 1e-2}],
                            weight_decay=1e-8, eps=1e-8, foreach=True)
     sched = torch.optim.lr_scheduler.LambdaLR(ref, lambda s: 2 ** (-s / 7))
-    ours = _Adam([list(a2.parameters()), list(z2.parameters())], [1e-3, 1e-2], weight_decay=1e-8, eps=1e-8)
+    ours = Adam([{"params": list(a2.parameters()), "lr": 1e-3}, {"params": list(z2.parameters()), "lr": 1e-2}],
+                lr=1e-3, weight_decay=1e-8, eps=1e-8)
     g = torch.Generator().manual_seed(1)
     for step in range(25):
         x, c = torch.randn(4, 5, generator=g), torch.randn(4, 2, generator=g)

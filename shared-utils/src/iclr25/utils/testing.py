@@ -525,6 +525,48 @@ def check_numpy_lint(src: str | os.PathLike[str]) -> None:
         raise AssertionError(".numpy() on a tensor that may be on the device (use .cpu().numpy()):\n" + "\n".join(bad))
 
 
+def check_adam_matches_torch(steps: int = 25) -> None:
+    """:class:`iclr25.utils.optim.Adam` equals ``torch.optim.Adam`` and ``torch.optim.AdamW`` bit for bit on the
+    CPU: two parameter groups (one with its own learning rate and weight decay), a ``LambdaLR`` schedule, a
+    parameter that gets no gradient at some steps, ``steps`` updates. A torch package's suite calls it in one line
+    (it imports ``torch.optim``, about 2 s of CPU, so once per suite)."""
+    import torch  # noqa: PLC0415
+
+    from .optim import Adam  # noqa: PLC0415
+
+    def lam(k: int) -> float:
+        return 1.0 / (1 + 0.1 * k)
+
+    for decoupled in (False, True):
+        gen = torch.Generator().manual_seed(0)
+        shapes = [(5, 3), (3,), (4, 2, 2)]
+        init = [torch.randn(s, generator=gen, dtype=torch.float64) for s in shapes]
+        ours = [torch.nn.Parameter(t.clone()) for t in init]
+        ref = [torch.nn.Parameter(t.clone()) for t in init]
+
+        def groups(ps: list) -> list[dict]:
+            return [{"params": ps[:2]}, {"params": ps[2:], "lr": 3e-2, "weight_decay": 0.0}]
+
+        cls = torch.optim.AdamW if decoupled else torch.optim.Adam
+        opt_ref = cls(groups(ref), lr=1e-2, betas=(0.9, 0.98), eps=1e-7, weight_decay=0.05, foreach=True)
+        sched = torch.optim.lr_scheduler.LambdaLR(opt_ref, lam)
+        opt = Adam(groups(ours), lr=1e-2, betas=(0.9, 0.98), eps=1e-7, weight_decay=0.05, decoupled=decoupled,
+                   lr_lambda=lam)
+        for k in range(steps):
+            x = torch.randn(5, generator=gen, dtype=torch.float64)
+            for ps, o in ((ours, opt), (ref, opt_ref)):
+                o.zero_grad()
+                use = ps if k % 3 else ps[:2]  # the last parameter has no gradient every third step
+                loss = sum(((x[: p.shape[0]].reshape(-1, *([1] * (p.dim() - 1))) * p) ** 2).sum().sin() for p in use)
+                loss.backward()
+                o.step()
+            sched.step()
+        for a, b in zip(ours, ref, strict=True):
+            if not torch.equal(a.detach(), b.detach()):
+                raise AssertionError(f"iclr25.utils.optim.Adam(decoupled={decoupled}) differs from "
+                                     f"{cls.__name__}: max |diff| {(a - b).abs().max().item():.3g}")
+
+
 def deny_writes(monkeypatch, folder) -> None:
     """Make the output checks of :mod:`iclr25.utils.outputs` see ``folder`` as not writable, also as root (root
     writes into a mode-0555 folder, so a chmod alone cannot test "an output below a read-only folder")."""

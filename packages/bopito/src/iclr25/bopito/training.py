@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from iclr25.utils.device import torch_generator
+from iclr25.utils.optim import Adam
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
@@ -87,41 +88,6 @@ def _stack_data(data: Any, K: int, dim: int) -> tuple[torch.Tensor, torch.Tensor
     return torch.as_tensor(buf), n_traj, n_frames
 
 
-class _Adam:
-    """Adam as ``torch.optim.Adam(params, lr=lr)`` computes it on CPU tensors (its single-tensor update: betas
-    0.9/0.999, eps 1e-8, no weight decay), written out: bit-for-bit the same parameters, without the import of
-    ``torch._dynamo`` that torch.optim's first use costs (about 1.5 s of CPU in every process that trains).
-    The moments are created with ``zeros_like`` of each parameter, so on the parameter's device and dtype; the
-    step count is a Python number (no tensor on the CPU)."""
-
-    def __init__(self, params: Sequence[torch.Tensor], *, lr: float, betas: tuple[float, float] = (0.9, 0.999),
-                 eps: float = 1e-8) -> None:
-        self.params, self.lr, self.betas, self.eps = list(params), float(lr), betas, eps
-        self.state: dict[int, tuple[list[float], torch.Tensor, torch.Tensor]] = {}
-
-    def zero_grad(self) -> None:
-        for p in self.params:
-            p.grad = None
-
-    @torch.no_grad()
-    def step(self) -> None:
-        b1, b2 = self.betas
-        for i, p in enumerate(self.params):
-            if p.grad is None:
-                continue
-            if i not in self.state:
-                self.state[i] = ([0.0], torch.zeros_like(p, memory_format=torch.preserve_format),
-                                 torch.zeros_like(p, memory_format=torch.preserve_format))
-            count, m, v = self.state[i]
-            count[0] += 1.0
-            g = p.grad
-            m.lerp_(g, 1 - b1)
-            v.mul_(b2).addcmul_(g, g, value=1 - b2)
-            step_size = self.lr / (1 - b1 ** count[0])
-            denom = (v.sqrt() / (1 - b2 ** count[0]) ** 0.5).add_(self.eps)
-            p.addcdiv_(m, denom, value=-step_size)
-
-
 def train(model: ScoreModel, data: Any, *, steps: int = 2000, batch_size: int = 512, lr: float = 1e-3,
           ema: float = 0.99, seed: int = 0, desc: str | None = None, device: Any = None) -> TrainResult:
     """Train ``model`` (every ensemble member on its own data) with the ε-loss of the module docstring, on
@@ -163,7 +129,7 @@ def train(model: ScoreModel, data: Any, *, steps: int = 2000, batch_size: int = 
     abar = model.schedule.alpha_bars.to(device=dev, dtype=torch.float32)
     T = model.schedule.n_steps
     params = [p for p in model.net.parameters()]
-    opt = _Adam(params, lr=lr)
+    opt = Adam(params, lr=lr)  # torch.optim.Adam's update without importing torch._dynamo (iclr25.utils.optim)
     shadow = [p.detach().clone() for p in params]
     B = int(batch_size)
     kidx = torch.arange(K, device=dev)[:, None].expand(K, B)

@@ -39,6 +39,7 @@ import torch
 
 from iclr25.utils.device import to_cpu, torch_device
 from iclr25.utils.io import atomic_path, atomic_write
+from iclr25.utils.optim import Adam
 from iclr25.utils.progress import progress
 
 from .blocks import BlockLibrary, read_blocks
@@ -463,59 +464,6 @@ def _choose(W: np.ndarray, groups: Sequence[np.ndarray], rng: np.random.Generato
     return out
 
 
-class _Adam:
-    """``torch.optim.Adam(groups, weight_decay=, eps=, foreach=True)`` with the learning rate of each step scaled as
-    ``LambdaLR`` would, in the same tensor operations in the same order (training is the same bit for bit, checked
-    by ``tests/test_components.py``), without ``torch.optim``: building any ``torch.optim`` optimizer imports
-    ``torch._dynamo``, about 2 s of CPU in every process that trains, more than a short training run itself."""
-
-    def __init__(self, groups: Sequence[Sequence[torch.Tensor]], lrs: Sequence[float], *,
-                 betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8, weight_decay: float = 0.0):
-        self.groups = [(list(ps), float(lr)) for ps, lr in zip(groups, lrs, strict=True)]
-        self.beta1, self.beta2 = betas
-        self.eps, self.weight_decay = eps, weight_decay
-        self.state: dict[int, tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = {}
-
-    def zero_grad(self) -> None:
-        for params, _ in self.groups:
-            for p in params:
-                p.grad = None
-
-    @torch.no_grad()
-    def step(self, lr_scale: float = 1.0) -> None:
-        b1, b2 = self.beta1, self.beta2
-        for params, base_lr in self.groups:
-            lr = base_lr * lr_scale
-            live = [p for p in params if p.grad is not None]  # as torch: a parameter without a gradient waits
-            if not live:
-                continue
-            for p in live:
-                if id(p) not in self.state:
-                    self.state[id(p)] = (torch.tensor(0.0, dtype=torch.float32),
-                                         torch.zeros_like(p, memory_format=torch.preserve_format),
-                                         torch.zeros_like(p, memory_format=torch.preserve_format))
-            steps = [self.state[id(p)][0] for p in live]
-            avgs = [self.state[id(p)][1] for p in live]
-            sqs = [self.state[id(p)][2] for p in live]
-            grads = [p.grad for p in live]
-            if steps[0].is_cpu:
-                torch._foreach_add_(steps, torch.tensor(1.0, device="cpu"), alpha=1.0)
-            else:
-                torch._foreach_add_(steps, 1)
-            if self.weight_decay != 0:
-                grads = torch._foreach_add(grads, live, alpha=self.weight_decay)
-            torch._foreach_lerp_(avgs, grads, 1 - b1)
-            torch._foreach_mul_(sqs, b2)
-            torch._foreach_addcmul_(sqs, grads, grads, 1 - b2)
-            bias1 = [1 - b1 ** s.item() for s in steps]
-            bias2 = [1 - b2 ** s.item() for s in steps]
-            step_size = [(lr / bc) * -1 for bc in bias1]
-            denom = torch._foreach_sqrt(sqs)
-            torch._foreach_div_(denom, [bc ** 0.5 for bc in bias2])
-            torch._foreach_add_(denom, self.eps)
-            torch._foreach_addcdiv_(live, avgs, denom, step_size)
-
-
 def train(model: RxnFlow, config: TrainConfig | None = None, *, seed: int = 0,
           eval_fn: Callable[[RxnFlow], Any] | None = None, eval_at: Sequence[float] = (),
           eval_by: str = "steps", show_progress: bool = True, desc: str = "rxnflow", device: Any = None
@@ -540,8 +488,9 @@ def train(model: RxnFlow, config: TrainConfig | None = None, *, seed: int = 0,
     pol = model.policy
     z_params = list(pol.log_z.parameters())
     z_ids = {id(p) for p in z_params}
-    opt = _Adam([[p for p in pol.parameters() if id(p) not in z_ids], z_params], [cfg.lr, cfg.lr_z],
-                weight_decay=cfg.weight_decay, eps=1e-8)
+    # torch.optim.Adam + LambdaLR, bit for bit, without importing torch._dynamo (iclr25.utils.optim)
+    opt = Adam([{"params": [p for p in pol.parameters() if id(p) not in z_ids], "lr": cfg.lr},
+                {"params": z_params, "lr": cfg.lr_z}], lr=cfg.lr, weight_decay=cfg.weight_decay, eps=1e-8)
     model.beta = cfg.beta if cfg.beta_range is None else model.beta
     losses, logzs, rewards, evals = [], [], [], []
     pending = sorted(float(x) for x in eval_at)
