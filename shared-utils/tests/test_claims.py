@@ -529,3 +529,69 @@ def test_claims_seeds_in_parallel_on_local_dask_and_ray(tmp_path, monkeypatch, c
     assert os.getpid() not in pids
     assert ucli._cmd_claims(methods, "toypar", "repro", None, None, None, backend="local",
                             address="tcp://x:1") == 2
+
+
+@pytest.mark.parametrize("backend", ["local", "dask"])
+def test_every_repro_runs_its_seeds_on_a_backend(tmp_path, monkeypatch, capsys, backend):
+    """``iclr25 <slug> repro --backend {local,dask}`` (every package's repro, from ``method_commands``) measures
+    the registry's repro seeds in worker processes first, and the reproduction then decides the same claims as
+    a run without ``--backend``; a package that adds the options itself keeps them; no registry is one line."""
+    import os
+    import sys
+
+    from iclr25.utils import cli as ucli
+
+    pytest.importorskip({"local": "joblib", "dask": "distributed"}[backend])
+    pkg = tmp_path / "site" / "iclr25" / "toypar"
+    pkg.mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "claims.py").write_text(_TOY_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path / "site"))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")]))
+    import iclr25
+
+    monkeypatch.setattr(iclr25, "__path__", [*iclr25.__path__, str(tmp_path / "site" / "iclr25")])
+
+    def repro(args):
+        from iclr25.toypar.claims import REGISTRY
+
+        REGISTRY.run("repro").publish(args.out)
+        return 0
+
+    def fresh_modules():
+        for m in [m for m in sys.modules if m.startswith("iclr25.toypar")]:
+            monkeypatch.delitem(sys.modules, m)
+
+    outs = {}
+    for label, extra in (("serial", []), ("par", ["--backend", backend, "--workers", "2"])):
+        fresh_modules()
+        parser, *_ = ucli.method_commands("toypar", "toy", demo="os:getcwd", demo_help="d", repro=repro,
+                                          repro_help="r")
+        outs[label] = tmp_path / label
+        outs[label].mkdir()
+        args = parser.parse_args(["repro", "--out", str(outs[label]), *extra])
+        assert args.func(args) == 0
+    assert f"measured 4 repro seed task(s) on --backend {backend}" in capsys.readouterr().out
+    a, b = (json.loads((outs[k] / "claims.json").read_text()) for k in ("serial", "par"))
+    for ca, cb in zip(a["claims"], b["claims"], strict=True):
+        assert (ca["values"], ca["verdict"]) == (cb["values"], cb["verdict"])
+    assert os.getpid() not in {x["pid"] for x in b["claims"][0]["extra"]}
+    assert os.getpid() in {x["pid"] for x in a["claims"][0]["extra"]}
+    # a package whose repro takes --backend itself (pgw) keeps it: nothing is measured before its handler
+    parser, _, _, rp = ucli.method_commands("toypar", "toy", demo="os:getcwd", demo_help="d", repro=lambda a: 0,
+                                            repro_help="r")
+    from iclr25.utils.parallel import add_backend_arguments
+
+    add_backend_arguments(rp)
+    args = parser.parse_args(["repro", "--out", str(tmp_path / "own"), "--backend", backend])
+    assert args.func(args) == 0 and "measured" not in capsys.readouterr().out
+    # no registry: one line naming --backend
+    parser, *_ = ucli.method_commands("nosuchpkg", "toy", demo="os:getcwd", demo_help="d", repro=lambda a: 0,
+                                      repro_help="r")
+    args = parser.parse_args(["repro", "--out", str(tmp_path / "none"), "--backend", "local"])
+    with pytest.raises(ValueError, match="^--backend: iclr25 nosuchpkg repro has no claims registry"):
+        args.func(args)
+    for bad, says in ((["--address", "tcp://x:1"], "^--address names a cluster"), (["--workers", "2"], "^--workers is")):
+        args = parser.parse_args(["repro", "--out", str(tmp_path / "none"), *bad])
+        with pytest.raises(ValueError, match=says):
+            args.func(args)

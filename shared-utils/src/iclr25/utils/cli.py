@@ -105,14 +105,52 @@ def method_commands(slug: str, description: str, *, demo: Callable[[argparse.Nam
         enable_jax_compilation_cache(slug, jax_cache)
     parser, sub = method_parser(slug, description)
     d = add_run_command(sub, "demo", demo, help=demo_help, default_out=f"results/{slug}", run_files=demo_files)
-    r = add_run_command(sub, "repro", repro, help=repro_help, default_out=f"results/{slug}-repro",
-                        run_files=repro_files)
+    r = add_run_command(sub, "repro", _repro_on_backend(slug, repro), help=repro_help,
+                        default_out=f"results/{slug}-repro", run_files=repro_files)
+    from .parallel import add_backend_arguments  # noqa: PLC0415
+
+    add_backend_arguments(r, own=False)
     if train is not None:
         d.add_argument("--train", action="store_true", help=train)
     if quick:
         r.add_argument("--quick", action="store_true",
                        help=quick if isinstance(quick, str) else "a much smaller run, for smoke tests")
     return MethodCommands(parser, sub, d, r)
+
+
+def _repro_on_backend(slug: str, repro: Callable[[argparse.Namespace], int | None] | str
+                      ) -> Callable[[argparse.Namespace], int | None]:
+    """``repro``'s handler, which with ``--backend`` first measures the package's registered repro claims at
+    their seeds on that backend (:meth:`~.claims.ClaimRegistry.prefetch`: local processes, a Dask or a Ray
+    cluster), so that the reproduction then decides them from those measurements. Each seed is the same
+    computation in a worker as in this process, so the results are those of a run without ``--backend``; the
+    reproduction's other steps (figures, tables) run here as before. A package without a claims registry says
+    so in one line."""
+
+    def handler(args: argparse.Namespace) -> int | None:
+        if not getattr(args, "backend_own", True) and getattr(args, "backend", None) in (None, "local"):
+            if getattr(args, "address", None) is not None:
+                raise ValueError("--address names a cluster: give it with --backend dask or ray")
+            if getattr(args, "workers", None) is not None and args.backend is None:
+                raise ValueError("--workers is the number of parallel workers of --backend: give --backend too")
+        if getattr(args, "backend", None) is not None and not getattr(args, "backend_own", True):
+            from .parallel import cluster  # noqa: PLC0415
+
+            module = f"iclr25.{slug.replace('-', '_')}.claims"
+            try:
+                registry = importlib.import_module(module).REGISTRY
+            except (ImportError, AttributeError):
+                raise ValueError(f"--backend: iclr25 {slug} repro has no claims registry ({module}.REGISTRY) "
+                                 "whose seeds could run in parallel") from None
+            if not registry.claims_at("repro"):
+                raise ValueError(f"--backend: iclr25 {slug} has no claims at the repro rung to run in parallel")
+            with cluster(args.backend, address=args.address, workers=args.workers) as (engine, n_jobs):
+                n = registry.prefetch("repro", registry.rung_seeds("repro"), backend=engine, n_jobs=n_jobs)
+            print(f"measured {n} repro seed task(s) on --backend {args.backend}"
+                  + (f" at {args.address}" if args.address else ""), flush=True)
+        return (load_handler(repro) if isinstance(repro, str) else repro)(args)
+
+    return handler
 
 
 def load_handler(spec: str) -> Callable[[argparse.Namespace], int | None]:

@@ -117,9 +117,14 @@ def _check_dask_client() -> None:
                          "this machine, or Client('tcp://scheduler:8786') for a cluster") from None
 
 
-def add_backend_arguments(parser) -> None:
+def add_backend_arguments(parser, *, own: bool = True) -> None:
     """``--backend {local,dask,ray}``, ``--address`` and ``--workers`` for a command whose seeds or cells are
-    independent (``iclr25 claims``, a package's ``repro``)."""
+    independent (``iclr25 claims``, a package's ``repro``). ``own``: the command runs its work on the backend
+    itself (every ``repro`` already has the options from :func:`iclr25.utils.cli.method_commands`, which
+    measures its registry's seeds there first; a package that adds them again takes them over)."""
+    parser.set_defaults(backend_own=own)
+    if "--backend" in getattr(parser, "_option_string_actions", {}):
+        return
     parser.add_argument("--backend", default=None, choices=BACKEND_CHOICES,
                         help="run independent seeds/cells in parallel: local processes, a Dask cluster or a Ray "
                              "cluster (default: one after another in this process)")
