@@ -41,6 +41,7 @@ def test_generate_then_conformers_then_sdf(tmp_path, tiny_lm):
     assert all(m.HasProp("sane") and m.HasProp("bonds_from_3d") for m in mols)
     assert [int(m.GetProp("bonds_from_3d")) for m in mols] == [int(x) for s in sets for x in s.graph_ok]
     assert [int(m.GetProp("sane")) for m in mols] == [int(x) for s in sets for x in s.sane]
+    assert [m.GetProp("sanity") == "ok" for m in mols] == [bool(x) for s in sets for x in s.sane]
 
 
 def test_checkpoints_round_trip(tmp_path, tiny_lm):

@@ -71,7 +71,7 @@ def test_experiment_runs_on_the_slice() -> None:
     recs = read_qm9_csv(SLICE)
     res = qm9_experiment([r for r in recs if r.index != 39], seed=0, ladder=[1],
                          recipe={"n_train": 4, "n_test": 2, "steps": 2, "sample_steps": 3, "batch_size": 4},
-                         issue_records=[r for r in recs if r.index == 39], device="cpu")
+                         issue_records=[r for r in recs if r.index == 39], ablation=True, device="cpu")
     assert res["n_train"] + res["n_test"] == 6 and 39 not in res["test_indices"]
     assert res["skipped_test"]["etkdg_cannot_embed"] == 0
     assert set(res["ladder"]) == {"1", "2"}
@@ -79,6 +79,41 @@ def test_experiment_runs_on_the_slice() -> None:
         assert np.isfinite(row["mat_r"]) and 0 <= row["cov_r"] <= 1
     assert res["methods"]["RDKit ETKDG + MMFF94"]["mat_r"] < 1.0  # MMFF minima of small molecules are near DFT
     assert res["issue_molecules"]["shipped"]["of"] == 4
+    confs = res["issue_molecules"]["shipped"]["conformers"]
+    assert len(confs) == 4 and all((c["reason"] == "ok") == c["sane"] for c in confs)
+    assert {"DMT-mini (QM9 DFT) + MMFF94", "DMT-mini (QM9 DFT), 2x sampler steps"} <= set(res["methods"])
+    for row in res["methods"].values():  # the mean RMSD of all conformers is never below the best one's
+        assert row["rmsd"] >= row["mat_r"] - 1e-9
+
+
+def test_sanity_reasons_name_each_failure() -> None:
+    """DFT geometries pass; a collapsed diatomic, a squeezed cyclopropane bond, a stretched butane bond and two
+    non-bonded atoms pushed together each get their category; "ok" exactly when :func:`sanity` passes."""
+    from iclr25.next_mol.metrics import sanity_reasons
+
+    ens = {e.molecule.smiles: e for e in qm9_ensembles(read_qm9_csv(SLICE))[0]}
+    for e in ens.values():
+        assert [w.category for w in sanity_reasons(e.molecule, e.coords)] == [""]
+    ethyne = ens["C#C"]
+    collapsed = ethyne.coords * 0.02
+    (w,) = sanity_reasons(ethyne.molecule, collapsed)
+    assert w.category == "diatomic" and "bond C0-C1 0.02 A" in w.text
+    ring = ens["C1CC1"].coords.copy()
+    ring[0, 1] = ring[0, 0] + 0.3 * (ring[0, 1] - ring[0, 0])
+    assert sanity_reasons(ens["C1CC1"].molecule, ring)[0].category == "3-membered ring"
+    butane = ens["CCCC"]
+    far, near = butane.coords.copy(), butane.coords.copy()
+    far[0, 0] = far[0, 1] + 1.5 * (far[0, 0] - far[0, 1])
+    near[0, 0] = near[0, 1] + 0.6 * (near[0, 0] - near[0, 1])
+    clash = butane.coords.copy()
+    clash[0, 3] = clash[0, 0] + np.array([0.9, 0.0, 0.0])
+    X = np.concatenate([far, near, clash, butane.coords])
+    got = sanity_reasons(butane.molecule, X)
+    assert [w.category for w in got[:2]] == ["long bond", "short bond"]
+    assert "non-bonded C0-C3 0.90 A" in got[2].text and got[3].text == "ok"
+    assert [w.text == "ok" for w in got] == sanity(butane.molecule, X).sane.tolist()
+    with pytest.raises(ValueError, match=r"coords must be \(k, 4, 3\)"):
+        sanity_reasons(butane.molecule, X[:, :2])
 
 
 @pytest.mark.skipif(importlib.util.find_spec("qm9pack") is None, reason="the optional extra [qm9] (qm9pack)")

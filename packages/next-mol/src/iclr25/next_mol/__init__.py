@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from .dmt import kabsch_rotation as kabsch_rotation
     from .dmt import random_rotations as random_rotations
     from .experiments import fit_lm as fit_lm
+    from .geom import read_geom_msgpack as read_geom_msgpack
+    from .geom import read_sdf_ensembles as read_sdf_ensembles
     from .lm import CausalLM as CausalLM
     from .lm import LMConfig as LMConfig
     from .lm import LMTrainResult as LMTrainResult
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
     from .metrics import DeNovo as DeNovo
     from .metrics import GeometryDistances as GeometryDistances
     from .metrics import Sanity as Sanity
+    from .metrics import SanityReason as SanityReason
     from .metrics import cov_mat as cov_mat
     from .metrics import cov_mat_from_rmsd as cov_mat_from_rmsd
     from .metrics import de_novo_metrics as de_novo_metrics
@@ -63,6 +66,7 @@ if TYPE_CHECKING:
     from .metrics import graph_from_3d as graph_from_3d
     from .metrics import rmsd_matrix as rmsd_matrix
     from .metrics import sanity as sanity
+    from .metrics import sanity_reasons as sanity_reasons
     from .metrics import stereo_matches as stereo_matches
     from .pipeline import ConformerSet as ConformerSet
     from .pipeline import generate_smiles as generate_smiles
@@ -102,8 +106,9 @@ _EXPORTS = {
     "random_token_strings": "lm", "sample_lm": "lm", "to_selfies_corpus": "lm", "train_lm": "lm",
     "CovMat": "metrics", "DeNovo": "metrics", "Sanity": "metrics", "cov_mat": "metrics",
     "cov_mat_from_rmsd": "metrics", "de_novo_metrics": "metrics", "fcd": "metrics", "rmsd_matrix": "metrics",
-    "sanity": "metrics", "stereo_matches": "metrics", "GeometryDistances": "metrics",
+    "sanity": "metrics", "SanityReason": "metrics", "sanity_reasons": "metrics", "stereo_matches": "metrics", "GeometryDistances": "metrics",
     "geometry_distances": "metrics", "graph_from_3d": "metrics",
+    "read_geom_msgpack": "geom", "read_sdf_ensembles": "geom",
     "ConformerSet": "pipeline", "generate_smiles": "pipeline", "predict_conformers": "pipeline",
     "redraw_flipped": "pipeline", "to_rdkit": "pipeline", "write_sdf": "pipeline",
     "QM9Record": "qm9", "load_qm9": "qm9", "qm9_ensembles": "qm9", "read_qm9_csv": "qm9",

@@ -167,9 +167,15 @@ def _report(out: Path, sets, k: int) -> None:
     n_all = sum(len(cs.sane) for cs in sets)
     n_bad = n_all - sum(int(cs.sane.sum()) for cs in sets)
     n_graph = sum(len(cs.graph_ok) - int(cs.graph_ok.sum()) for cs in sets if cs.graph_ok is not None)
+    cats: dict[str, int] = {}
+    for cs in sets:
+        for why in cs.reasons or ():
+            if why != "ok":
+                cats[why.split(":")[0]] = cats.get(why.split(":")[0], 0) + 1
+    why = " (" + ", ".join(f"{c} {n}" for c, n in sorted(cats.items(), key=lambda x: -x[1])) + ")" if cats else ""
     print(f"wrote {out}: {len(sets)} molecules x {k} conformers"
-          + (f"; {n_bad} of {n_all} conformers FAIL the bond-length/clash checks (SDF property sane=0)"
-             if n_bad else "; all pass the bond-length/clash checks (SDF property sane=1)")
+          + (f"; {n_bad} of {n_all} conformers FAIL the bond-length/clash checks{why} (SDF properties sane=0, "
+             "sanity=why)" if n_bad else "; all pass the bond-length/clash checks (SDF property sane=1)")
           + (f"; the bonds perceived from {n_graph} of {n_all} are not the molecule's (bonds_from_3d=0)"
              if n_graph else ""))
 
@@ -222,7 +228,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def _sdf_out(p: argparse.ArgumentParser) -> None:
     add_output(p, "--out", kind="file", required=True, suffixes=(".sdf",),
-               help="the conformers as SDF (properties smiles, conformer, sane, bonds_from_3d)")
+               help="the conformers as SDF (properties smiles, conformer, sane, sanity, bonds_from_3d)")
 
 
 def _sampling(p: argparse.ArgumentParser, k_default: int) -> None:

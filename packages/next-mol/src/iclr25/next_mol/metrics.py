@@ -12,8 +12,8 @@ import numpy as np
 
 from .chem import Molecule
 
-__all__ = ["rmsd_matrix", "CovMat", "cov_mat", "cov_mat_from_rmsd", "DeNovo", "de_novo_metrics", "fcd",
-           "Sanity", "sanity", "stereo_matches", "kabsch_rmsd",
+__all__ = ["SANITY_CATEGORIES", "rmsd_matrix", "CovMat", "cov_mat", "cov_mat_from_rmsd", "DeNovo", "de_novo_metrics", "fcd",
+           "Sanity", "sanity", "SanityReason", "sanity_reasons", "stereo_matches", "kabsch_rmsd",
            "GeometryDistances", "geometry_distances", "graph_from_3d"]
 
 
@@ -260,6 +260,73 @@ def sanity(molecule: Molecule, coords: np.ndarray, reference: np.ndarray | None 
     else:
         err = np.full(len(coords), np.nan)
     return Sanity(bonds_ok, no_clash, err)
+
+
+@dataclasses.dataclass(frozen=True)
+class SanityReason:
+    """Why one conformer fails :func:`sanity` (``category`` ``""`` and ``text`` ``"ok"`` when it passes).
+
+    ``category``: ``"diatomic"`` (two heavy atoms: the one bond is the whole geometry), ``"3-membered ring"``
+    (a failing bond in a 3-ring), else the worst defect: ``"collapsed bond"`` (< 0.5 A), ``"short bond"``,
+    ``"long bond"`` or ``"clash"``. ``text`` names each failing atom pair with its length and RDKit's bounds."""
+
+    category: str
+    text: str
+
+
+#: the categories of :class:`SanityReason`, in the order they are assigned
+SANITY_CATEGORIES = ("diatomic", "3-membered ring", "collapsed bond", "short bond", "long bond", "clash")
+
+
+def sanity_reasons(molecule: Molecule, coords: np.ndarray) -> list[SanityReason]:
+    """Per conformer of ``coords`` ``(k, n, 3)``, why it fails the bond-length/clash check of :func:`sanity`
+    (same bounds: bonds inside [0.75 lower, 1.25 upper], non-bonded pairs >= 0.75 lower, RDKit's
+    distance-geometry bounds)."""
+    from rdkit.Chem import rdDistGeom  # noqa: PLC0415
+
+    mol = molecule.mol
+    coords = np.asarray(coords, dtype=np.float64)
+    n = mol.GetNumAtoms()
+    if coords.ndim != 3 or coords.shape[1:] != (n, 3):
+        raise ValueError(f"coords must be (k, {n}, 3), got {coords.shape}")
+    bm = rdDistGeom.GetMoleculeBoundsMatrix(mol)
+    ring3 = {frozenset(r[i] for i in (a, (a + 1) % 3)) for r in mol.GetRingInfo().AtomRings() if len(r) == 3
+             for a in range(3)}
+    bonds = {frozenset((b.GetBeginAtomIdx(), b.GetEndAtomIdx())) for b in mol.GetBonds()}
+    sym = [a.GetSymbol() for a in mol.GetAtoms()]
+    out = []
+    for X in coords:
+        D = np.linalg.norm(X[:, None] - X[None], axis=-1)
+        bad, kinds, in_ring3 = [], [], False
+        for i in range(n):
+            for j in range(i + 1, n):
+                d, lo, hi = D[i, j], bm[j, i], bm[i, j]
+                if frozenset((i, j)) in bonds:
+                    if d < 0.75 * lo:
+                        kind = "collapsed bond" if d < 0.5 else "short bond"
+                    elif d > 1.25 * hi:
+                        kind = "long bond"
+                    else:
+                        continue
+                    in_ring3 |= frozenset((i, j)) in ring3
+                    bad.append(f"bond {sym[i]}{i}-{sym[j]}{j} {d:.2f} A outside [{0.75 * lo:.2f}, {1.25 * hi:.2f}]")
+                elif d < 0.75 * lo:
+                    kind = "clash"
+                    bad.append(f"non-bonded {sym[i]}{i}-{sym[j]}{j} {d:.2f} A < {0.75 * lo:.2f}")
+                else:
+                    continue
+                kinds.append(kind)
+        if not bad:
+            out.append(SanityReason("", "ok"))
+            continue
+        if n == 2:
+            cat = "diatomic"
+        elif in_ring3:
+            cat = "3-membered ring"
+        else:
+            cat = min(kinds, key=SANITY_CATEGORIES.index)
+        out.append(SanityReason(cat, "; ".join(bad)))
+    return out
 
 
 def stereo_matches(molecule: Molecule, coords: np.ndarray) -> np.ndarray:

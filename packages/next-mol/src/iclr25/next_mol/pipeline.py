@@ -17,7 +17,7 @@ from .chem import Molecule, prepare_many
 from .diffusion import SAMPLERS, graphs_of, sample_conformers
 from .dmt import DMT
 from .lm import CausalLM, decode_to_smiles, sample_lm
-from .metrics import graph_from_3d, sanity, stereo_matches
+from .metrics import graph_from_3d, sanity, sanity_reasons, stereo_matches
 from .tokenizer import Tokenizer
 
 __all__ = ["ConformerSet", "generate_smiles", "predict_conformers", "redraw_flipped", "to_rdkit", "write_sdf"]
@@ -33,6 +33,8 @@ class ConformerSet:
     sane: np.ndarray         # (k,) bool: bond lengths and no internal clash
     resampled: int           # conformers redrawn because their stereo flipped
     graph_ok: np.ndarray | None = None  # (k,) bool: bonds perceived from the coordinates = the intended graph
+    #: (k,) why each conformer fails the bond-length/clash check ("ok" when it passes; :func:`sanity_reasons`)
+    reasons: tuple[str, ...] | None = None
 
 
 def generate_smiles(lm: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: float = 1.0,
@@ -116,8 +118,12 @@ def predict_conformers(dmt: DMT, smiles: Sequence[str], k: int, *, steps: int = 
                                               device=device)
     else:
         oks, redrawn = [np.ones(k, dtype=bool) for _ in molecules], [0] * len(molecules)
-    return [ConformerSet(m, c, ok, sanity(m, c).sane, r, graph_from_3d(m, c))
+    return [ConformerSet(m, c, ok, sanity(m, c).sane, r, graph_from_3d(m, c), _reason_texts(m, c))
             for m, c, ok, r in zip(molecules, coords, oks, redrawn, strict=True)]
+
+
+def _reason_texts(molecule: Molecule, coords: np.ndarray) -> tuple[str, ...]:
+    return tuple("ok" if not w.category else f"{w.category}: {w.text}" for w in sanity_reasons(molecule, coords))
 
 
 def to_rdkit(conformers: ConformerSet, *, add_hydrogens: bool = False):
@@ -139,8 +145,9 @@ def to_rdkit(conformers: ConformerSet, *, add_hydrogens: bool = False):
 
 def write_sdf(path: str | os.PathLike[str], sets: Sequence[ConformerSet], *, add_hydrogens: bool = False) -> Path:
     """All conformers to one SDF file (atomically), with properties ``smiles``, ``conformer``, ``stereo_ok``,
-    ``sane`` (0: the conformer fails the bond-length/clash checks) and, when known, ``bonds_from_3d`` (0: the
-    bonds perceived from its coordinates are not the molecule's)."""
+    ``sane`` (0: the conformer fails the bond-length/clash checks) and, when known, ``sanity`` (why it fails:
+    the category and each failing atom pair, ``ok`` when it passes) and ``bonds_from_3d`` (0: the bonds perceived
+    from its coordinates are not the molecule's)."""
     from rdkit import Chem  # noqa: PLC0415
 
     p = Path(path)
@@ -155,6 +162,8 @@ def write_sdf(path: str | os.PathLike[str], sets: Sequence[ConformerSet], *, add
             mol.SetIntProp("conformer", j)
             mol.SetIntProp("stereo_ok", int(cs.stereo_ok[j]))
             mol.SetIntProp("sane", int(cs.sane[j]))
+            if cs.reasons is not None:
+                mol.SetProp("sanity", cs.reasons[j])
             if cs.graph_ok is not None:
                 mol.SetIntProp("bonds_from_3d", int(cs.graph_ok[j]))
             blocks.append(Chem.MolToMolBlock(mol, confId=conf.GetId()) + _props(mol) + "$$$$\n")
@@ -164,5 +173,5 @@ def write_sdf(path: str | os.PathLike[str], sets: Sequence[ConformerSet], *, add
 
 
 def _props(mol) -> str:
-    keys = ("smiles", "conformer", "stereo_ok", "sane", "bonds_from_3d")
+    keys = ("smiles", "conformer", "stereo_ok", "sane", "sanity", "bonds_from_3d")
     return "".join(f">  <{k}>\n{mol.GetProp(k)}\n\n" for k in keys if mol.HasProp(k))

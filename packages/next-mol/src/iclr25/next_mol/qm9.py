@@ -35,7 +35,8 @@ from .chem import Molecule, prepare
 from .conformers import Ensemble
 from .data import draw
 
-__all__ = ["QM9Record", "qm9_files", "read_qm9_csv", "load_qm9", "qm9_ensembles", "dft_heavy_coords", "split_qm9",
+__all__ = ["QM9Record", "qm9_files", "read_qm9_csv", "load_qm9", "qm9_ensembles", "dft_heavy_coords",
+           "heavy_coords_in_order", "heavy_atom_index", "mean_rmsd", "mmff_relax", "split_qm9",
            "qm9_experiment", "QM9_PROPERTIES", "QM9_RECIPE"]
 
 QM9_FILES = ("qm9_part1.csv", "qm9_part2.csv", "qm9_part3.csv")
@@ -141,6 +142,12 @@ def load_qm9(n: int | None = None, *, seed: int = 0, paths: Sequence[str | os.Pa
     return draw(records, n, seed, what="QM9 molecules")
 
 
+@dataclasses.dataclass(frozen=True)
+class _Geometry:
+    elements: tuple[str, ...]
+    coords: np.ndarray
+
+
 def _skeleton(mol):
     """Elements and connectivity only: every bond single, nothing aromatic (bond orders are not compared)."""
     from rdkit import Chem  # noqa: PLC0415
@@ -162,10 +169,28 @@ def _skeleton(mol):
 def dft_heavy_coords(record: QM9Record, molecule: Molecule) -> np.ndarray:
     """The DFT geometry's heavy atoms in ``molecule``'s atom order ``(n_heavy, 3)``; ``ValueError`` when the
     bonds perceived from the DFT coordinates are not the molecule's graph."""
+    return heavy_coords_in_order(record.elements, record.coords, molecule,
+                                 where=f"QM9 {record.index} {record.smiles!r}")
+
+
+def heavy_coords_in_order(elements: Sequence[str], coords: np.ndarray, molecule: Molecule, *,
+                          where: str = "geometry") -> np.ndarray:
+    """The heavy atoms of a geometry given as ``elements`` and ``coords`` ``(n_atoms, 3)`` (hydrogens included,
+    any atom order) in ``molecule``'s atom order ``(n_heavy, 3)``, by matching the molecule's graph onto the bonds
+    perceived from the coordinates (bond orders ignored); ``ValueError`` naming ``where`` when they differ."""
+    X = np.asarray(coords, dtype=np.float64)
+    return X[heavy_atom_index(elements, X, molecule, where=where)]
+
+
+def heavy_atom_index(elements: Sequence[str], coords: np.ndarray, molecule: Molecule, *,
+                     where: str = "geometry") -> np.ndarray:
+    """``idx`` with ``coords[idx]`` the heavy atoms in ``molecule``'s atom order (see
+    :func:`heavy_coords_in_order`): computed once, it serves every conformer stored in the same atom order."""
     from rdkit import Chem  # noqa: PLC0415
     from rdkit.Chem import rdDetermineBonds  # noqa: PLC0415
     from rdkit.Geometry import Point3D  # noqa: PLC0415
 
+    record = _Geometry(tuple(elements), np.asarray(coords, dtype=np.float64))
     heavy = [i for i, e in enumerate(record.elements) if e != "H"]
     rw = Chem.RWMol()
     for e in record.elements:
@@ -177,14 +202,14 @@ def dft_heavy_coords(record: QM9Record, molecule: Molecule) -> np.ndarray:
     try:
         rdDetermineBonds.DetermineConnectivity(rw, useHueckel=False)
     except (RuntimeError, ValueError) as exc:
-        raise ValueError(f"QM9 {record.index}: no connectivity from the DFT coordinates ({exc})") from None
+        raise ValueError(f"{where}: no connectivity from the coordinates ({exc})") from None
     n_h = [sum(nb.GetAtomicNum() == 1 for nb in rw.GetAtomWithIdx(i).GetNeighbors()) for i in heavy]
     target = Chem.RWMol(rw)
     for i in sorted(set(range(len(record.elements))) - set(heavy), reverse=True):
         target.RemoveAtom(i)
     target = _skeleton(target.GetMol())
     pattern = _skeleton(molecule.mol)
-    bad = ValueError(f"QM9 {record.index} {record.smiles!r}: the DFT geometry's bonds are not the SMILES' graph")
+    bad = ValueError(f"{where}: the bonds perceived from the coordinates are not the SMILES' graph")
     if target.GetNumAtoms() != pattern.GetNumAtoms() or target.GetNumBonds() != pattern.GetNumBonds():
         raise bad
     matches = target.GetSubstructMatches(pattern, uniquify=False, useChirality=False, maxMatches=1000)
@@ -206,7 +231,7 @@ def dft_heavy_coords(record: QM9Record, molecule: Molecule) -> np.ndarray:
         mid = 0.5 * (bm[ij[:, 0], ij[:, 1]] + bm[ij[:, 1], ij[:, 0]])
         err = [np.sum((np.linalg.norm(X[m[ij[:, 0]]] - X[m[ij[:, 1]]], axis=1) - mid) ** 2) for m in good]
         good = good[[int(np.argmin(err))]]
-    return X[good[0]]
+    return np.asarray(heavy)[good[0]]
 
 
 def qm9_ensembles(records: Sequence[QM9Record], *, min_heavy_atoms: int = 2) -> tuple[list[Ensemble], dict]:
@@ -252,21 +277,62 @@ def split_qm9(records: Sequence[QM9Record], n_train: int, n_test: int, *, seed: 
     return [pool[i] for i in order[:n_train]], [pool[i] for i in order[n_train:n_train + n_test]]
 
 
-def _row(scores) -> dict[str, float]:
-    return {"mat_r": scores.mean.mat_r, "cov_r": scores.mean.cov_r, "mat_r_median": scores.median.mat_r,
-            "sane": scores.fraction_sane, "bonds_ok": scores.fraction_bonds_ok, "no_clash": scores.fraction_no_clash,
-            "seconds_per_conformer": scores.seconds_per_conformer}
+def _row(scores, generated=None, test=None) -> dict[str, float]:
+    row = {"mat_r": scores.mean.mat_r, "cov_r": scores.mean.cov_r, "mat_r_median": scores.median.mat_r,
+           "sane": scores.fraction_sane, "bonds_ok": scores.fraction_bonds_ok, "no_clash": scores.fraction_no_clash,
+           "bond_error": scores.bond_error, "seconds_per_conformer": scores.seconds_per_conformer}
+    if generated is not None and test is not None:
+        row["rmsd"] = mean_rmsd(test, generated)
+    return row
+
+
+def mean_rmsd(test: Sequence[Ensemble], generated: Sequence[np.ndarray]) -> float:
+    """The mean over molecules of the mean RMSD (A, heavy atoms, symmetry-aware) of every generated conformer
+    to the molecule's one reference (its DFT geometry); MAT-R takes the best conformer instead of the mean."""
+    from .metrics import rmsd_matrix  # noqa: PLC0415
+
+    return float(np.mean([rmsd_matrix(e.molecule.mol, e.coords, g).mean() for e, g in
+                          zip(test, generated, strict=True)]))
+
+
+def mmff_relax(molecule: Molecule, coords: np.ndarray, *, max_iters: int = 500) -> np.ndarray:
+    """Conformers ``coords`` ``(k, n, 3)`` (heavy atoms) minimised with MMFF94 after RDKit places the hydrogens:
+    what ETKDG + MMFF94 does to ETKDG's conformers, applied to DMT's (the ablation of local geometry). A molecule
+    MMFF has no parameters for is returned unchanged."""
+    from rdkit import Chem  # noqa: PLC0415
+    from rdkit.Chem import rdForceFieldHelpers  # noqa: PLC0415
+    from rdkit.Geometry import Point3D  # noqa: PLC0415
+
+    X = np.array(coords, dtype=np.float64)
+    mol = Chem.Mol(molecule.mol)
+    mol.RemoveAllConformers()
+    for xyz in X:
+        conf = Chem.Conformer(mol.GetNumAtoms())
+        for j, p in enumerate(xyz):
+            conf.SetAtomPosition(j, Point3D(*map(float, p)))
+        mol.AddConformer(conf, assignId=True)
+    molh = Chem.AddHs(mol, addCoords=True)
+    if not rdForceFieldHelpers.MMFFHasAllMoleculeParams(molh):
+        return X
+    rdForceFieldHelpers.MMFFOptimizeMoleculeConfs(molh, numThreads=1, maxIters=max_iters)
+    n = mol.GetNumAtoms()  # AddHs appends the hydrogens: the heavy atoms keep their indices
+    out = np.stack([c.GetPositions()[:n] for c in molh.GetConformers()])
+    return np.where(np.isfinite(out), out, X)
 
 
 def qm9_experiment(records: Sequence[QM9Record], *, seed: int = 0, recipe: dict | None = None,
-                   ladder: Sequence[int] = (), issue_records: Sequence[QM9Record] = (), device=None) -> dict:
+                   ladder: Sequence[int] = (), issue_records: Sequence[QM9Record] = (), shipped: bool = True,
+                   ablation: bool = False, device=None) -> dict:
     """One seed of the QM9 conformer benchmark: DMT-mini trained on the DFT geometries of ``n_train`` QM9
     molecules against RDKit ETKDG, ETKDG + MMFF94 and the shipped (MOSES-trained) DMT-mini, on the DFT geometry
     of ``n_test`` held-out molecules: MAT-R and COV-R (``delta``) of 2K conformers (K = 1 reference) as
     :func:`~iclr25.next_mol.experiments.evaluate_conformers` computes them, and the bond-length/clash check.
     ``ladder``: training steps at which the QM9 DMT-mini is also scored. ``issue_records``: molecules whose
     :data:`ISSUE_K` conformers from :func:`~iclr25.next_mol.pipeline.predict_conformers` are checked with both
-    models (the issue's sanity-failure count)."""
+    models (the issue's sanity-failure count, with each failing conformer's reason, :func:`sanity_reasons`).
+    ``shipped``: score the shipped DMT-mini too. ``ablation``: also the QM9 DMT-mini's conformers minimised with
+    MMFF94 (:func:`mmff_relax`) and sampled with twice the sampler steps. Every method row holds MAT-R, COV-R,
+    the mean RMSD to the DFT geometry (:func:`mean_rmsd`), the median bond-length error and the sanity check."""
     import time  # noqa: PLC0415
 
     from .diffusion import graphs_of, pos_std_of  # noqa: PLC0415
@@ -299,7 +365,8 @@ def qm9_experiment(records: Sequence[QM9Record], *, seed: int = 0, recipe: dict 
     holder: dict = {}
 
     def at(step: int) -> None:
-        rungs[step] = _row(evaluate_conformers(holder["model"], data, **ev)[0])
+        sc, g = evaluate_conformers(holder["model"], data, **ev)
+        rungs[step] = _row(sc, g, test)
 
     from .diffusion import make_dmt  # noqa: PLC0415
 
@@ -308,26 +375,52 @@ def qm9_experiment(records: Sequence[QM9Record], *, seed: int = 0, recipe: dict 
     dmt, info = fit_dmt(data, steps=r["steps"], seed=seed, batch_size=r["batch_size"], lr=r["lr"],
                         model=holder["model"], callback=at, callback_steps=[s for s in ladder if s < r["steps"]],
                         device=device)
-    shipped, _ = load_shipped_dmt()
-    methods = {"DMT-mini (QM9 DFT)": _row(evaluate_conformers(dmt, data, **ev)[0]),
-               "DMT-mini (shipped, MOSES)": _row(evaluate_conformers(shipped, data, **ev)[0]),
-               "RDKit ETKDG": _row(evaluate_conformers("etkdg", data, **ev)[0]),
-               "RDKit ETKDG + MMFF94": _row(evaluate_conformers("etkdg+mmff", data, **ev)[0])}
+    from .experiments import _score  # noqa: PLC0415
+
+    def row(source, **kw) -> tuple[dict[str, float], list[np.ndarray]]:
+        sc, g = evaluate_conformers(source, data, **{**ev, **kw})
+        return _row(sc, g, test), g
+
+    methods: dict[str, dict[str, float]] = {}
+    methods["DMT-mini (QM9 DFT)"], g_dmt = row(dmt)
+    shipped_model = load_shipped_dmt()[0] if shipped or issue_records else None
+    if shipped:
+        methods["DMT-mini (shipped, MOSES)"] = row(shipped_model)[0]
+    methods["RDKit ETKDG"] = row("etkdg")[0]
+    methods["RDKit ETKDG + MMFF94"] = row("etkdg+mmff")[0]
+    if ablation:
+        t1 = time.perf_counter()
+        relaxed = [mmff_relax(e.molecule, g) for e, g in zip(test, g_dmt, strict=True)]
+        methods["DMT-mini (QM9 DFT) + MMFF94"] = _row(_score(test, relaxed, time.perf_counter() - t1, r["delta"]),
+                                                      relaxed, test)
+        methods["DMT-mini (QM9 DFT), 2x sampler steps"] = row(dmt, steps=2 * r["sample_steps"])[0]
     rungs[r["steps"]] = methods["DMT-mini (QM9 DFT)"]
     dft_sane = float(np.mean([sanity(e.molecule, e.coords).sane[0] for e in test]))
     issue = {}
     if issue_records:
         smiles = [x.smiles for x in issue_records]
-        for name, model in (("shipped", shipped), ("qm9", dmt)):
+        for name, model in (("shipped", shipped_model), ("qm9", dmt)):
             sets = predict_conformers(model, smiles, ISSUE_K, steps=r["sample_steps"], seed=seed, device=device)
             fails = int(sum((~s.sane).sum() for s in sets))
             issue[name] = {"fail": fails, "of": ISSUE_K * len(sets),
-                           "fail_by_heavy_atoms": _by_size(sets)}
+                           "fail_by_heavy_atoms": _by_size(sets), "conformers": _reasons(sets, issue_records)}
     return {"seed": seed, "n_train": len(train), "n_test": len(test), "skipped_train": skip_tr,
             "skipped_test": skip_te, "test_indices": [x.index for x in te_rec], "pos_std": data.pos_std,
             "final_loss": info["final_loss"], "val_rmsd": info["val_rmsd"], "methods": methods,
             "ladder": {str(k): rungs[k] for k in sorted(rungs)}, "dft_reference_sane": dft_sane,
             "issue_molecules": issue, "seconds": time.perf_counter() - t0}
+
+
+def _reasons(sets, records) -> list[dict]:
+    """Each conformer of ``sets``: its molecule, whether it passes the check and, when not, why."""
+    from .metrics import sanity_reasons  # noqa: PLC0415
+
+    out = []
+    for s, rec in zip(sets, records, strict=True):
+        for k, why in enumerate(sanity_reasons(s.molecule, s.coords)):
+            out.append({"qm9_index": rec.index, "smiles": s.molecule.smiles, "heavy_atoms": s.molecule.n_atoms,
+                        "conformer": k, "sane": bool(s.sane[k]), "category": why.category, "reason": why.text})
+    return out
 
 
 def _by_size(sets) -> dict[str, list[int]]:
