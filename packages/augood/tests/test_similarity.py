@@ -27,6 +27,46 @@ def test_matches_rdkit_bulk(kind, bulk, small_sim):
     np.testing.assert_allclose(ours, ref, atol=1e-6)
 
 
+def test_thresholded_matrix_is_rdkit_bulk_tanimoto_thresholded(small_sim):
+    """Issue 65: at the default threshold (0.30) the sparse output is exactly RDKit's BulkTanimotoSimilarity with
+    the pairs below 0.30 (in float32) dropped: the same pairs, the same float32 values."""
+    smiles = small_sim[3][:200]
+    ref = _rdkit_dense(smiles, DataStructs.BulkTanimotoSimilarity).astype(np.float32)
+    np.fill_diagonal(ref, 0.0)
+    ref[ref < np.float32(0.3)] = 0.0
+    ours = similarity_matrix(smiles)
+    assert ours.has_sorted_indices and ours.nnz == np.count_nonzero(ref) > 0
+    np.testing.assert_array_equal(ours.toarray(), ref)
+    cross = similarity_matrix(smiles[:60], smiles[60:])
+    np.testing.assert_array_equal(cross.toarray(), ref[:60, 60:])
+
+
+@pytest.mark.parametrize("kind", ["tanimoto", "dice", "cosine"])
+def test_wide_fingerprints_use_int16_counts_and_match_brute_force(monkeypatch, kind):
+    """Sets of more than 255 on-bits take the int16 path; tiny sub-tiles exercise the candidate bounds."""
+    from iclr25.augood import allpairs
+
+    rng = np.random.default_rng(3)
+    bits = rng.random((120, 2048)) < rng.uniform(0.05, 0.3, size=(120, 1))  # 100 to 600 on-bits per row
+    assert bits.sum(axis=1).max() > 255
+    assert allpairs._count_dtype(bits.sum(axis=1)) is np.int16
+    x = bits.astype(np.float64)
+    inter, a = x @ x.T, x.sum(axis=1)
+    ref = {"tanimoto": inter / (a[:, None] + a[None, :] - inter), "dice": 2 * inter / (a[:, None] + a[None, :]),
+           "cosine": inter / np.sqrt(a[:, None] * a[None, :])}[kind].astype(np.float32)
+    np.fill_diagonal(ref, 0.0)
+    monkeypatch.setattr(allpairs, "SUBTILE", 7)
+    monkeypatch.setattr(allpairs, "BLOCK_ROWS", 16)
+    monkeypatch.setattr(allpairs, "TILE_COLS", 50)
+    for thr in (0.0, 0.15, 0.3):
+        got = similarity_matrix(bits.astype(np.uint8), kind=kind, min_threshold=thr)
+        np.testing.assert_allclose(got.toarray(), np.where(ref >= np.float32(thr), ref, 0), rtol=1e-6, atol=0)
+        resorted = got.copy()
+        resorted.has_sorted_indices = False
+        resorted.sort_indices()  # the flag set by the two counting sorts is true
+        np.testing.assert_array_equal(resorted.indices, got.indices)
+
+
 def test_maccs_matches_rdkit():
     fps = [MACCSkeys.GenMACCSKeys(Chem.MolFromSmiles(s)) for s in SMILES]
     ref = np.array([DataStructs.BulkTanimotoSimilarity(f, fps) for f in fps])

@@ -4,8 +4,8 @@ the smallest threshold a CCPart sweep needs), with a memory estimate checked bef
 
 The fingerprint kernel (:mod:`iclr25.augood.allpairs`) is a blocked sparse-by-dense integer product: with
 binary fingerprints ``a`` and ``b``, ``|a ∧ b| = a · b``. The product was measured against RDKit's
-``BulkTanimotoSimilarity`` and a bit-packed ``uint64`` popcount kernel (``benchmarks/similarity_kernels.py``)
-and is the fastest of the three on ECFP4-2048 (see the README).
+``BulkTanimotoSimilarity`` and a bit-packed ``uint64`` popcount kernel at the same threshold
+(``benchmarks/similarity_kernels.py``, written to ``benchmarks/similarity_kernels.json``).
 """
 
 from __future__ import annotations
@@ -337,6 +337,36 @@ def resolve_min_threshold(min_threshold: Any, thresholds: Any) -> float:
 DEFAULT_MIN_THRESHOLD = 0.30
 
 
+def coo_to_csr(pairs: list[np.ndarray], shape: tuple[int, int]) -> sp.csr_matrix:
+    """CSR with sorted column indices from coordinate lists ``pairs = [rows, cols, vals]`` without duplicates
+    (emptied here, so that they are freed after the first pass), by two stable counting sorts (by column, then
+    by row: two O(nnz) passes of scipy's ``coo_tocsr``/``csr_tocsc``) instead of a sort of every row."""
+    from scipy.sparse import _sparsetools
+
+    n, m = int(shape[0]), int(shape[1])
+    rows, cols, vals = pairs
+    pairs.clear()
+    nnz = int(vals.size)
+    idx = np.int64 if max(n, m, nnz) > np.iinfo(np.int32).max else np.int32
+    rows = np.asarray(rows, dtype=idx)
+    cols = np.asarray(cols, dtype=idx)
+    # pass 1: group by column (the transpose as CSR), rows within a column in input order
+    t_ptr = np.empty(m + 1, dtype=idx)
+    t_ind = np.empty(nnz, dtype=idx)
+    t_val = np.empty(nnz, dtype=vals.dtype)
+    _sparsetools.coo_tocsr(m, n, nnz, cols, rows, vals, t_ptr, t_ind, t_val)
+    del rows, cols, vals
+    # pass 2: group by row, walking the columns in increasing order: every row's columns come out sorted
+    ptr = np.empty(n + 1, dtype=idx)
+    ind = np.empty(nnz, dtype=idx)
+    val = np.empty(nnz, dtype=t_val.dtype)
+    _sparsetools.csr_tocsc(m, n, t_ptr, t_ind, t_val, ptr, ind, val)
+    del t_ptr, t_ind, t_val
+    out = sp.csr_matrix((val, ind, ptr), shape=(n, m))
+    out.has_sorted_indices = True
+    return out
+
+
 def symmetric_csr(pairs: list[np.ndarray], n: int) -> sp.csr_matrix:
     """The symmetric ``n × n`` CSR matrix of unordered pairs ``pairs = [rows, cols, vals]`` (emptied here, so
     that the pair lists are freed while the matrix is built)."""
@@ -347,10 +377,9 @@ def symmetric_csr(pairs: list[np.ndarray], n: int) -> sp.csr_matrix:
     del rows, cols
     v = np.concatenate([vals, vals])
     del vals
-    out = sp.coo_matrix((v, (r, c)), shape=(n, n)).tocsr()
+    coo = [r, c, v]
     del r, c, v
-    out.sort_indices()
-    return out
+    return coo_to_csr(coo, (n, n))
 
 
 def similarity_matrix(items: Any, targets: Any = None, *, kind: str = "tanimoto", fingerprint: str = "ecfp4",
@@ -445,11 +474,7 @@ def _fingerprint_matrix(q: sp.csr_matrix, t: sp.csr_matrix | None, kind: str, mi
     pairs = list(all_pairs(q, t, kind, min_threshold, n_jobs=n_jobs, backend=backend, desc="similarity"))
     if t is None:
         return symmetric_csr(pairs, n)
-    rows, cols, vals = pairs
-    del pairs
-    out = sp.coo_matrix((vals, (rows, cols)), shape=(n, m)).tocsr()
-    out.sort_indices()
-    return out
+    return coo_to_csr(pairs, (n, m))
 
 
 def max_similarity(queries: Any, targets: Any, *, kind: str = "tanimoto", fingerprint: str = "ecfp4",
