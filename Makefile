@@ -12,7 +12,7 @@ OUT ?= results
 UV_SPEC := uv>=0.13.9,<0.14
 
 .PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check pip-check test-packages sweeps \
-        notebooks gallery own-data-check docs docs-serve bench bench-check repro new clean claims-table claims-fresh gpu-check hardware-table figure-check
+        notebooks gallery own-data-check docs docs-serve bench bench-check repro new clean claims-table speed-tables claims-fresh gpu-check hardware-table figure-check
 
 help:
 	@echo "make setup            install uv when missing (into .venvs/_uv, never into the system Python), then"
@@ -33,6 +33,8 @@ help:
 	@echo "make repro PKG=slug   the package's reduced-scale reproduction into $(OUT)/<slug>-repro (quiet_run.py"
 	@echo "                      too; ARGS=--overwrite to write over a previous one)"
 	@echo "make claims-table [PKG=slug]  rewrite README claims tables from the committed claims.json files"
+	@echo "make speed-tables [PKG=slug]  rewrite the speed-table blocks of READMEs and EVIDENCE.md from their"
+	@echo "                      benchmark JSONs (make contract fails on a stale block or a README ratio typed by hand)"
 	@echo "make claims-fresh [PKG=slug] [RUNG=test] [SIDE=1]  re-decide every claim at fresh seeds (from the date and"
 	@echo "                      version) into packages/<slug>/claims-fresh.json; names every changed verdict;"
 	@echo "                      SIDE=1 also each side rung with a committed docs/<rung>/claims.json"
@@ -67,6 +69,10 @@ contract:
 # README claims tables rewritten from each package's committed claims.json (make test checks they agree)
 claims-table:
 	$(PYTHON) ci/claims_table.py $(PKG)
+
+# speed-table blocks rewritten from their benchmark JSONs (issue 65; make contract checks them, and README ratios)
+speed-tables:
+	$(PYTHON) ci/speed_tables.py $(PKG) --report
 
 # every claim re-decided at new seeds, outside the make test gate (the dashboard shows the latest verdicts)
 RUNG ?= test

@@ -78,6 +78,8 @@ CASES = {
                          "[changelog] CHANGELOG.md's newest entry is 0.2.0"),
     "uncalibrated": (lambda p: (p / "claims.json").write_text(json.dumps({"claims": [{"id": "c", "rung": "repro"}]})),
                      "[calibration] claims.json: claim 'c' (rung 'repro') was never calibrated"),
+    "typed-ratio": (lambda p: _edit(p / "README.md", "## Limitations", "Ours is 2.5× faster than the peer.\n\n"
+                                    "## Limitations"), "[ratios] README.md:"),
     "claims-json": (lambda p: (p / f"{MOD}/claims.py").write_text("REGISTRY = None\n"),
                     "[claims] has a claims registry but no committed claims.json"),
     "machine-path": (lambda p: _edit(p / "README.md", "## Limitations", "Run `" + "/work" + "/tools/heavy make repro`.\n\n"
@@ -189,3 +191,33 @@ def test_typing_only_imports_and_one_way_imports_are_no_circle(contract, new_pac
     (mod / "beta.py").write_text("from iclr25.good_pkg.alpha import TYPE_CHECKING as B\n")
     rc, out = run(contract, fake_root, capsys)
     assert rc == 0, out
+
+
+def test_speed_table_block_regenerates_and_a_hand_edit_fails(tmp_path, monkeypatch):
+    """A speed-table block is rewritten from its JSON by `make speed-tables`; editing its ratio by hand, or
+    re-measuring without regenerating, fails the [ratios] rule; dimensions, code and the paper's ratios pass."""
+    import speed_tables
+
+    pkg = tmp_path / "packages" / "toy"
+    (pkg / "benchmarks").mkdir(parents=True)
+    rec = {"kind": "speed-table", "command": "python benchmarks/x.py", "repeats": 3, "note": "",
+           "machine": {"cpu": "CPU", "cores": 2, "blas": "openblas"}, "load_start": 0.4, "load_end": 0.5,
+           "date": "2026-12-05 12:00 UTC",
+           "rows": [{"case": "n = 10", "ours": "ours", "ours_s": 0.5, "peer": "peer", "peer_s": 1.5}]}
+    (pkg / "benchmarks" / "x.json").write_text(json.dumps(rec))
+    begin = speed_tables.SPEED_BEGIN.format(src="benchmarks/x.json")
+    (pkg / "README.md").write_text(f"# toy\n\nA 32×32 sheet; the paper's 10× speed-up; `a 2x flag`.\n\n"
+                                   f"{begin}\nold\n{speed_tables.SPEED_END}\n")
+    assert speed_tables.ratio_problems(pkg) == ["README.md: the speed table from benchmarks/x.json differs from "
+                                                "the JSON (run `make speed-tables`; never edit a ratio by hand)"]
+    speed_tables.block_problems(pkg, write=True)
+    text = (pkg / "README.md").read_text()
+    assert "**3.00×**" in text and speed_tables.ratio_problems(pkg) == []
+    (pkg / "README.md").write_text(text.replace("**3.00×**", "**4.00×**"))
+    assert "differs from the JSON" in speed_tables.ratio_problems(pkg)[0]
+    (pkg / "README.md").write_text(text)
+    rec["rows"][0]["peer_s"] = 2.0
+    (pkg / "benchmarks" / "x.json").write_text(json.dumps(rec))
+    assert "differs from the JSON" in speed_tables.ratio_problems(pkg)[0]
+    (pkg / "README.md").write_text(text + "\nOurs is 1.9x faster.\n")
+    assert any("the ratio '1.9x' is typed by hand" in p for p in speed_tables.ratio_problems(pkg))

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["cache_dir", "Measurement", "Comparison", "measure", "compare", "format_table", "to_run_result", "peer_env",
-           "benchmark_parser", "write_record"]
+           "benchmark_parser", "write_record", "speed_record", "speed_table", "cpu_model", "blas_info"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -217,3 +217,92 @@ def write_record(path: str | os.PathLike[str], record: dict[str, Any], *, load_s
     with atomic_write(path) as f:
         json.dump(full, f, indent=1)
     return path
+
+
+def cpu_model() -> str:
+    """The processor's model name (``/proc/cpuinfo``; ``platform.processor()`` elsewhere)."""
+    import platform  # noqa: PLC0415
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def blas_info() -> str:
+    """numpy's BLAS library and the kernel it picked for this CPU (``threadpoolctl`` where installed, e.g.
+    ``openblas 0.3.27 SkylakeX``), else the BLAS numpy was built with; ``"unknown"`` without numpy."""
+    try:
+        import numpy as np  # noqa: PLC0415
+    except ImportError:
+        return "unknown"
+    try:
+        from threadpoolctl import threadpool_info  # noqa: PLC0415
+
+        for lib in threadpool_info():
+            if lib.get("user_api") == "blas":
+                return " ".join(str(lib[k]) for k in ("internal_api", "version", "architecture") if lib.get(k))
+    except ImportError:
+        pass
+    try:
+        blas = np.show_config(mode="dicts")["Build Dependencies"]["blas"]
+        return f"{blas.get('name', 'blas')} {blas.get('version', '')}".strip()
+    except Exception:  # noqa: BLE001 - an old numpy prints its config instead of returning it
+        return "unknown"
+
+
+def speed_record(rows: Sequence[dict[str, Any]], *, command: str, repeats: int, note: str = "") -> dict[str, Any]:
+    """A side-by-side speed table for :func:`write_record` (which adds the load and the date) and
+    :func:`speed_table`: ``rows`` of ``{"case", "ours", "ours_s", "peer", "peer_s"}`` (seconds, medians of
+    ``repeats`` alternating runs), with this machine's processor, cores and BLAS kernel. The ratio is never
+    stored: :func:`speed_table` computes ``peer_s / ours_s`` from the times, so a README's ratio cannot drift
+    from them (``make speed-tables`` regenerates the README blocks; ``make contract`` checks them)."""
+    keys = ("case", "ours", "ours_s", "peer", "peer_s")
+    for r in rows:
+        missing = [k for k in keys if k not in r]
+        if missing:
+            raise ValueError(f"speed_record: a row lacks {missing}: {r!r}")
+        if not (float(r["ours_s"]) > 0 and float(r["peer_s"]) > 0):
+            raise ValueError(f"speed_record: times must be > 0 seconds: {r!r}")
+    return {"kind": "speed-table", "command": command, "repeats": int(repeats), "note": note,
+            "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "blas": blas_info()},
+            "rows": [{k: r[k] for k in keys} | {k: v for k, v in r.items() if k not in keys} for r in rows]}
+
+
+def _secs(x: float) -> str:
+    return f"{x:.3g} s" if x >= 1e-3 else f"{x * 1e6:.3g} µs"
+
+
+def speed_table(record: dict[str, Any]) -> str:
+    """The Markdown of a :func:`speed_record` (as written by :func:`write_record`): one row per case with both
+    times and ``peer / ours`` (above 1: ours is faster), then one line saying where and when it was measured.
+
+    >>> rec = {"kind": "speed-table", "command": "python benchmarks/x.py", "repeats": 3, "note": "",
+    ...        "machine": {"cpu": "CPU", "cores": 2, "blas": "openblas"}, "load_start": 0.5, "load_end": 0.7,
+    ...        "date": "2026-12-05 12:00 UTC",
+    ...        "rows": [{"case": "n = 10", "ours": "ours", "ours_s": 0.5, "peer": "peer", "peer_s": 1.0}]}
+    >>> print(speed_table(rec))
+    | case | ours | time | peer | time | peer / ours |
+    |---|---|---|---|---|---|
+    | n = 10 | ours | 0.5 s | peer | 1 s | **2.00×** |
+    <BLANKLINE>
+    Medians of 3 alternating runs; CPU, 2 cores, openblas; load 0.50 → 0.70; 2026-12-05 12:00 UTC; `python benchmarks/x.py`.
+    """
+    if record.get("kind") != "speed-table":
+        raise ValueError("speed_table: not a speed record (kind 'speed-table'; see speed_record)")
+    lines = ["| case | ours | time | peer | time | peer / ours |", "|---|---|---|---|---|---|"]
+    for r in record["rows"]:
+        ratio = float(r["peer_s"]) / float(r["ours_s"])
+        lines.append(f"| {r['case']} | {r['ours']} | {_secs(float(r['ours_s']))} | {r['peer']} | "
+                     f"{_secs(float(r['peer_s']))} | **{ratio:.2f}×** |")
+    m = record.get("machine", {})
+    load = (f"load {record['load_start']:.2f} → {record['load_end']:.2f}"
+            if record.get("load_start") is not None and record.get("load_end") is not None else "load not recorded")
+    tail = (f"Medians of {record.get('repeats', '?')} alternating runs; {m.get('cpu', '?')}, {m.get('cores', '?')} "
+            f"cores, {m.get('blas', '?')}; {load}; {record.get('date', '?')}; `{record.get('command', '?')}`.")
+    if record.get("note"):
+        tail += " " + record["note"]
+    return "\n".join(lines) + "\n\n" + tail
