@@ -195,3 +195,26 @@ def test_sparse_sketch_takes_short_rows_exactly_and_sketches_the_rest():
                        np.random.default_rng(0))
     assert res.steps > 0  # the long rows were sketched and refined
     np.testing.assert_allclose(res.X, solve_exact(A, F).X, rtol=1e-8, atol=1e-10)
+
+
+def test_row_by_row_lapack_inverse_from_rank_64():
+    """From k = LAPACK_ROW_K the sketched Gram matrices are inverted row by row (potrf + potri): the same
+    preconditioner and sketch-and-solve start as the batched Cholesky path, and a row with fewer than k weights
+    (singular Gram) still falls back to QR."""
+    k = regression.LAPACK_ROW_K
+    M, W, F = _problem(n=5, d=900, k=k)
+    A = as_weighted_matrix(M, W)
+    sk = HalfStepSketch("countsketch", F, 2 * k, np.random.default_rng(0))
+    T, Sb = sk.apply(A, slice(0, 5))
+    assert T.flags.c_contiguous
+    inv, x0 = regression._sketch_preconditioner(A, slice(0, 5), sk, 0.0)
+    assert isinstance(inv, regression.ExplicitInverse)
+    G = T.transpose(0, 2, 1) @ T
+    g = np.random.default_rng(1).normal(size=(5, k))
+    np.testing.assert_allclose(inv.precondition(g), np.linalg.solve(G, g[:, :, None])[:, :, 0], rtol=1e-8, atol=1e-12)
+    x_ss = np.array([np.linalg.lstsq(T[i], Sb[i], rcond=None)[0] for i in range(5)])
+    np.testing.assert_allclose(x0, x_ss, rtol=1e-7, atol=1e-10)
+    W2 = W.copy()
+    W2[0, k // 2:] = 0.0  # row 0: k/2 weights, a singular sketched Gram
+    inv2, _ = regression._sketch_preconditioner(as_weighted_matrix(M, W2), slice(0, 5), sk, 0.0)
+    assert isinstance(inv2, LowerInverse)

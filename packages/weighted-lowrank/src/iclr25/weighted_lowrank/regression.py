@@ -368,7 +368,46 @@ class LowerInverse:
         return self.apply(np.broadcast_to(np.eye(self.k), (B, self.k, self.k)).copy())
 
 
-def _apply_parts(parts: list[tuple[int, LowerInverse]], g: np.ndarray) -> np.ndarray:
+#: From this rank on, the sketched Gram matrices are factored and inverted row by row by LAPACK (``potrf`` +
+#: ``potri``, one call each per row: the per-call overhead is small against ``k^3`` flops) into the explicit
+#: ``P_i = G_i^{-1}``; below it, by numpy's batched Cholesky and :class:`LowerInverse` (measured at k = 128:
+#: 0.13 s -> 0.03 s for 100 rows, 1 thread).
+LAPACK_ROW_K = 64
+
+
+class ExplicitInverse:
+    """The stack ``(B, k, k)`` of explicit symmetric preconditioners ``P_i = G_i^{-1}``."""
+
+    def __init__(self, P: np.ndarray) -> None:
+        self.P = P
+
+    def precondition(self, g: np.ndarray) -> np.ndarray:
+        """``P g`` row by row, for ``g`` of shape ``(B, k)``."""
+        return np.matmul(self.P, g[:, :, None])[:, :, 0]
+
+
+def _row_inverses(G: np.ndarray) -> ExplicitInverse | None:
+    """``G_i^{-1}`` for every symmetric positive definite ``G_i`` of the stack (LAPACK ``potrf`` + ``potri`` per
+    row), or None when one is not numerically positive definite."""
+    from scipy.linalg import lapack
+
+    B, k, _ = G.shape
+    P = np.empty_like(G)
+    for i in range(B):
+        # G_i is symmetric, so its C-ordered buffer is its own Fortran-ordered transpose: no copies
+        c, info = lapack.dpotrf(G[i].T, lower=0, clean=0)
+        if info != 0:
+            return None
+        inv, info = lapack.dpotri(c, lower=0, overwrite_c=1)
+        if info != 0:
+            return None
+        P[i] = inv.T  # the upper (Fortran) triangle holds G_i^{-1}: the lower one of the C view
+    iu = np.triu_indices(k, 1)
+    P[:, iu[0], iu[1]] = P[:, iu[1], iu[0]]
+    return ExplicitInverse(P)
+
+
+def _apply_parts(parts: list[tuple[int, LowerInverse | ExplicitInverse]], g: np.ndarray) -> np.ndarray:
     """``P g`` for a block of rows whose factors come in consecutive parts of ``rows`` rows each."""
     out = np.empty_like(g)
     a = 0
@@ -379,14 +418,15 @@ def _apply_parts(parts: list[tuple[int, LowerInverse]], g: np.ndarray) -> np.nda
 
 
 def _sketch_preconditioner(A: WeightedMatrix, b: slice, sk: HalfStepSketch,
-                           reg: float) -> tuple[LowerInverse, np.ndarray]:
+                           reg: float) -> tuple[LowerInverse | ExplicitInverse, np.ndarray]:
     """``L_i^{-1}`` with ``L_i L_i^T = (S A_i)^T S A_i + λ I`` (so ``P_i = L_i^{-T} L_i^{-1}``), and the
     sketch-and-solve start ``x_0 = P_i (S A_i)^T S b_i``.
 
     ``L_i^T`` is the R of ``QR([S A_i; sqrt(λ) I])`` up to the signs of its rows, at half the flops of
     Householder QR; a block whose sketched Gram matrices are not numerically positive definite (rows with
-    fewer than ``k`` positive weights) falls back to QR. ``x_0`` solves the sketched problem
-    ``min ‖S A_i x - S b_i‖² + λ‖x‖²``.
+    fewer than ``k`` positive weights) falls back to QR. From ``k = LAPACK_ROW_K`` on, a block whose Gram
+    matrices all factor is inverted explicitly row by row instead (:func:`_row_inverses`). ``x_0`` solves the
+    sketched problem ``min ‖S A_i x - S b_i‖² + λ‖x‖²``.
     """
     T, Sb = sk.apply(A, b)
     B, _, k = T.shape
@@ -395,6 +435,11 @@ def _sketch_preconditioner(A: WeightedMatrix, b: slice, sk: HalfStepSketch,
         G = np.matmul(T.transpose(0, 2, 1), T)
         if reg:
             G[:, idx, idx] += reg
+        if k >= LAPACK_ROW_K and not np.any(G[:, idx, idx] <= 0):
+            inv = _row_inverses(G)
+            if inv is not None:
+                Tb = np.matmul(T.transpose(0, 2, 1)[:, :, : Sb.shape[1]], Sb[:, :, None])[:, :, 0]
+                return inv, inv.precondition(Tb)
         try:
             L = np.linalg.cholesky(G)
         except np.linalg.LinAlgError:
