@@ -24,7 +24,7 @@ from iclr25.utils.io import DataFileError, read_npz, save_npz
 from iclr25.utils.seeding import check_seed
 
 __all__ = ["DOMAINS", "FINDINGS", "MedDataset", "generate", "generate_splits", "render", "make_report",
-           "question", "vqa_items", "check_images", "domain_index", "load_dataset", "read_report"]
+           "question", "vqa_items", "check_images", "domain_index", "load_dataset", "read_report", "harmonize"]
 
 DOMAINS = ("radiology", "pathology", "ophthalmology")
 FINDINGS = {
@@ -268,6 +268,21 @@ def render(domain: str | int, labels: Any, contrast: Any, *, size: int = 32, see
     return np.clip(out, 0.0, 1.0)
 
 
+def harmonize(images: Any) -> np.ndarray:
+    """Remove what colour and brightness say about the domain: each image to grey (the channel mean, copied to
+    the three channels), then its grey levels replaced by their rank among its pixels, scaled to [0, 1]
+    (histogram equalisation). Every image then has the same grey-level histogram (mean 0.5 and the same spread,
+    up to ties), so a router cannot tell the domains apart by mean colour or brightness; they differ only in
+    structure (lungs, nuclei, a fundus disc), and a finding stays visible as far as it changes the order of grey
+    levels (brighter or darker than its surroundings)."""
+    x = check_images(images).mean(axis=1)
+    n, h, w = x.shape
+    flat = x.reshape(n, -1)
+    rank = np.argsort(np.argsort(flat, axis=1, kind="stable"), axis=1, kind="stable")
+    out = (rank / max(h * w - 1, 1)).astype(np.float32).reshape(n, 1, h, w)
+    return np.repeat(out, 3, axis=1)
+
+
 def make_report(domain: str | int, labels: Any, *, rng: np.random.Generator | None = None) -> str:
     """The templated report of one image: ``"<intro> . <finding 1> . ... . <finding 4> ."``."""
     name = DOMAINS[domain_index(domain)]
@@ -415,11 +430,12 @@ def load_dataset(path: str | os.PathLike[str]) -> MedDataset:
 
 def generate(n_per_domain: int = 300, *, size: int = 32, prevalence: float = 0.3,
              contrast: tuple[float, float] = (0.15, 1.0), label_noise: float = 0.0,
-             domains: tuple[str, ...] = DOMAINS, seed: int = 0) -> MedDataset:
+             domains: tuple[str, ...] = DOMAINS, harmonized: bool = False, seed: int = 0) -> MedDataset:
     """Generate ``n_per_domain`` images of each domain with findings, contrasts and templated reports.
 
     Each finding is present with probability ``prevalence`` and, when present, has visibility
-    c ~ U(contrast). Each written report label is flipped with probability ``label_noise``.
+    c ~ U(contrast). Each written report label is flipped with probability ``label_noise``. ``harmonized``:
+    every image through :func:`harmonize` (grey, same mean and contrast: the domain is not in the colour).
     """
     if not isinstance(n_per_domain, int) or n_per_domain < 1:
         raise ValueError(f"n_per_domain must be an integer >= 1, got {n_per_domain!r}")
@@ -437,6 +453,8 @@ def generate(n_per_domain: int = 300, *, size: int = 32, prevalence: float = 0.3
         labels = (rng.random((n_per_domain, 4)) < prevalence).astype(np.int64)
         c = rng.uniform(lo, hi, (n_per_domain, 4)).astype(np.float32)
         imgs = render(di, labels, c, size=size, seed=int(rng.integers(2 ** 31)))
+        if harmonized:
+            imgs = harmonize(imgs)
         flips = (rng.random((n_per_domain, 4)) < label_noise).astype(np.int64)
         rep_labels = labels ^ flips
         reports = tuple(make_report(di, rl, rng=rng) for rl in rep_labels)
@@ -459,10 +477,11 @@ class Splits:
 
 def generate_splits(n_train: int = 600, n_db: int = 300, n_test: int = 200, *, size: int = 32,
                     contrast: tuple[float, float] = (0.15, 1.0), label_noise: float = 0.1, prevalence: float = 0.3,
-                    seed: int = 0) -> Splits:
+                    harmonized: bool = False, seed: int = 0) -> Splits:
     """Three independent splits per domain; the DB's reports carry ``label_noise`` (train and test do not).
-    ``prevalence``: each finding's probability (0.5: balanced yes/no answers, the answer prior at 0.5)."""
-    kw = dict(size=size, contrast=contrast, prevalence=prevalence)
+    ``prevalence``: each finding's probability (0.5: balanced yes/no answers, the answer prior at 0.5);
+    ``harmonized``: grey images of equal mean and contrast (:func:`harmonize`)."""
+    kw = dict(size=size, contrast=contrast, prevalence=prevalence, harmonized=harmonized)
     return Splits(generate(n_train, seed=seed, **kw),
                   generate(n_db, label_noise=label_noise, seed=seed + 1, **kw),
                   generate(n_test, seed=seed + 2, **kw))

@@ -40,7 +40,7 @@ from .vlm import REPORT_QUESTION, TinyVLM, VLMConfig, generate_reports, noise_im
 
 __all__ = ["PipelineConfig", "PipelineResult", "run_pipeline", "run_retrieval", "retrieval_metrics", "sft_examples", "vqa_eval",
            "stated_answers", "conflict_set", "mismatched_images", "CM_IMAGES", "RUNGS", "train_rag_pt",
-           "evaluate_system", "REFERENCES", "strongest_reference", "reference_votes"]
+           "evaluate_system", "REFERENCES", "strongest_reference", "reference_votes", "image_references"]
 
 #: How the unrelated image x_v* of the cross-modality pairs D_cm is built (:func:`mismatched_images`).
 CM_IMAGES = ("mismatch", "conflict", "noise")
@@ -54,7 +54,9 @@ class PipelineConfig:
     ``cm_image``: the rejected image of the D_cm pairs (:data:`CM_IMAGES`, :func:`mismatched_images`);
     ``copy_ablation``: also train RAG-PT with D_cm built from each other kind of image and with no D_cm
     (metrics ``*_dcm_<kind>`` and ``*_no_dcm``); ``prevalence``: each finding's probability in the generated
-    data (0.5: balanced yes/no answers, so the answer prior is 0.5)."""
+    data (0.5: balanced yes/no answers, so the answer prior is 0.5); ``harmonized``: grey, histogram-equalised
+    images (:func:`~iclr25.mmed_rag.data.harmonize`: the domain is not in the colour); ``image_only_steps``: the
+    training steps of the image-only supervised reference (:mod:`iclr25.mmed_rag.supervised`; 0: not trained)."""
 
     def __post_init__(self) -> None:
         if self.cm_image not in CM_IMAGES:
@@ -91,6 +93,8 @@ class PipelineConfig:
     copy_ablation: bool = False
     pooled_baseline: bool = True
     n_report_eval: int = 30
+    harmonized: bool = False
+    image_only_steps: int = 0
 
 
 #: The scale ladder's budgets (XS < S < M), shared by ``repro`` (single-seed tables) and the claims registry
@@ -292,6 +296,7 @@ REFERENCES = {
     "acc_retrieval_vote_fixed_k": "retrieval vote (majority of the fixed-k retrieved reports, no VLM)",
     "acc_retrieval_vote_gap": "retrieval vote (majority of the gap-rule reports MMed-RAG reads, no VLM)",
     "acc_pixel_nn": "raw-pixel nearest-neighbour vote (k database images, no training)",
+    "acc_image_only": "image-only supervised CNN (trained on the training images' labels, no reports)",
     "acc_no_rag": "SFT model without retrieval",
     "acc_sft_fixed_k": "SFT model + fixed-k retrieval (standard RAG)",
     "acc_sft_gap": "SFT model + gap rule",
@@ -558,13 +563,31 @@ def _examples(cfg: PipelineConfig, test: MedDataset, rag_pt: TinyVLM, ctx_gap: A
             if cfg.n_report_eval else [""] * len(ex)}
 
 
+def _splits(cfg: PipelineConfig, seed: int) -> Splits:
+    return generate_splits(cfg.n_train, cfg.n_db, cfg.n_test, size=cfg.size, contrast=cfg.contrast,
+                           label_noise=cfg.label_noise, prevalence=cfg.prevalence, harmonized=cfg.harmonized,
+                           seed=seed)
+
+
+def image_references(cfg: PipelineConfig, sp: Splits, *, seed: int = 0) -> dict[str, float]:
+    """The image-only references of ``sp.test``: the accuracy of a supervised CNN trained on ``sp.train``'s
+    images and labels for ``cfg.image_only_steps`` steps (``acc_image_only``; absent when 0 steps) and the
+    domain accuracy of a mean-colour classifier (``mean_colour_domain_accuracy``; chance is 1/3)."""
+    from .supervised import fit_image_only, image_only_accuracy, mean_colour_domain_accuracy
+
+    out = {"mean_colour_domain_accuracy": mean_colour_domain_accuracy(sp.train, sp.test)}
+    if cfg.image_only_steps:
+        model = fit_image_only(sp.train, steps=cfg.image_only_steps, seed=seed)
+        out["acc_image_only"] = image_only_accuracy(model, sp.test)
+    return out
+
+
 def run_retrieval(cfg: PipelineConfig, *, seed: int = 0) -> dict[str, float]:
     """The retrieval stage of :func:`run_pipeline` alone (same data, same seeds, same order, so the same
     retrieval metrics): router, per-domain retrievers, the pooled baseline when ``cfg.pooled_baseline``, and
     fixed-k vs gap-rule context precision. For claims that need no trained VLM (the test rung, calibration)."""
     torch.manual_seed(seed)
-    sp = generate_splits(cfg.n_train, cfg.n_db, cfg.n_test, size=cfg.size, contrast=cfg.contrast,
-                         label_noise=cfg.label_noise, prevalence=cfg.prevalence, seed=seed)
+    sp = _splits(cfg, seed)
     M: dict[str, float] = {}
     clock = _Clock(M)
     _retrieval_step(cfg, sp, M, seed=seed, minilm_model=None)
@@ -583,8 +606,7 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
     cfg = cfg or PipelineConfig()
     say = log or (lambda *_: None)
     torch.manual_seed(seed)
-    sp = generate_splits(cfg.n_train, cfg.n_db, cfg.n_test, size=cfg.size, contrast=cfg.contrast,
-                         label_noise=cfg.label_noise, prevalence=cfg.prevalence, seed=seed)
+    sp = _splits(cfg, seed)
     M: dict[str, float] = {}
     clock = _Clock(M)
     rs, ctx_fixed, ctx_gap = _retrieval_step(cfg, sp, M, seed=seed, minilm_model=minilm_model)
@@ -614,6 +636,8 @@ def run_pipeline(cfg: PipelineConfig | None = None, *, seed: int = 0, log: Any =
     if cfg.copy_ablation:
         _copy_ablation(cfg, sft, pairs, mine_set, mine_vqa, gap_set, conflict, M, seed=seed)
         clock.lap("copy_ablation")
+    M.update(image_references(cfg, sp, seed=seed))  # last: its seeding changes nothing above
+    clock.lap("image_only")
     return PipelineResult(M, stats, sp, rs, sft, rag_pt, _examples(cfg, sp.test, rag_pt, ctx_gap))
 
 

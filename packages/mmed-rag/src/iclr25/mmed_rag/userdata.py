@@ -18,7 +18,10 @@ Layouts read (``read_folder``; checked in this order):
   image path) and ``domain`` (radiology / pathology / ophthalmology; default ``--domain``).
 
 The retrieval database (``db``) is the training split (as in the paper); ``val`` is read as ``test`` when a layout
-has no ``test`` split. Images are read with Pillow, converted to RGB and resized to ``size`` × ``size``.
+has no ``test`` split. Images are read with Pillow, converted to RGB and resized to ``size`` × ``size``. DICOM
+(``.dcm``, e.g. MIMIC-CXR's ``files/pXX/p<subject>/s<study>/<dicom>.dcm`` where no ``.jpg`` is there) is read with
+pydicom (the ``dicom`` extra): the first frame, rescale slope/intercept applied, MONOCHROME1 inverted, scaled by its
+own minimum and maximum to [0, 1] (grey copied to RGB).
 
 Findings: a JSON vocabulary ``{"effusion": ["pleural effusion", "effusion"], ...}``. A report states a finding
 when one of its phrases occurs in a sentence (whole words, case-insensitive); it states its absence when a
@@ -54,7 +57,8 @@ __all__ = ["FindingVocabulary", "DEFAULT_VOCABULARY", "read_folder", "folder_lay
 #: The package's four radiology findings as a vocabulary (the default for a folder of chest X-rays).
 DEFAULT_VOCABULARY = {"opacity": ["opacity", "opacities"], "cardiomegaly": ["cardiomegaly", "heart is enlarged"],
                       "effusion": ["pleural effusion", "effusion", "effusions"], "nodule": ["nodule", "nodules"]}
-_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".dcm", ".dicom")
+_DICOM_SUFFIXES = (".dcm", ".dicom")
 
 
 class UserDataError(ValueError):
@@ -129,7 +133,10 @@ def _mimic(root: Path, split_csv: Path) -> list[tuple[str, Path, str, str | None
         if not report.is_file():
             raise UserDataError(f"{report}: the report of study {study} is missing (MIMIC-CXR's files/ tree)")
         split = {"validate": "val"}.get(r["split"].strip(), r["split"].strip())
-        out.append((split, folder / f"s{study}" / f"{r['dicom_id'].strip()}.jpg",
+        image = folder / f"s{study}" / f"{r['dicom_id'].strip()}.jpg"
+        if not image.is_file() and image.with_suffix(".dcm").is_file():  # MIMIC-CXR's DICOM tree
+            image = image.with_suffix(".dcm")
+        out.append((split, image,
                     report.read_text(encoding="utf-8", errors="replace"), None))
     return out
 
@@ -189,11 +196,40 @@ def _entries(root: Path) -> list[tuple[str, Path, str, str | None]]:
                         "mimic-cxr-2.0.0-split.csv or reports.csv/.json here")
 
 
+def _dicom_pixels(path: Path) -> np.ndarray:
+    """A DICOM file's first frame as float (H, W) or (H, W, 3) in [0, 1] (pydicom, the ``dicom`` extra)."""
+    try:
+        import pydicom
+    except ImportError:
+        raise UserDataError(f"{path}: reading DICOM needs pydicom (pip install 'iclr25-mmed-rag[dicom]')") from None
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: image listed in the reports file is missing")
+    try:
+        ds = pydicom.dcmread(path)
+        arr = np.asarray(ds.pixel_array, dtype=np.float64)
+    except Exception as exc:  # pydicom raises many kinds (InvalidDicomError, missing pixel data, codecs)
+        raise UserDataError(f"{path}: cannot read the DICOM image ({type(exc).__name__}: {exc})") from exc
+    rgb = int(getattr(ds, "SamplesPerPixel", 1)) == 3
+    if arr.ndim == (4 if rgb else 3):  # several frames: the first
+        arr = arr[0]
+    if arr.ndim != (3 if rgb else 2):
+        raise UserDataError(f"{path}: DICOM pixel data of shape {arr.shape} is not one 2-D image")
+    arr = arr * float(getattr(ds, "RescaleSlope", 1) or 1) + float(getattr(ds, "RescaleIntercept", 0) or 0)
+    if str(getattr(ds, "PhotometricInterpretation", "")).upper() == "MONOCHROME1":
+        arr = arr.max() - arr
+    lo, hi = float(arr.min()), float(arr.max())
+    return (arr - lo) / (hi - lo) if hi > lo else np.zeros_like(arr)
+
+
 def _load_image(path: Path, size: int) -> np.ndarray:
     from PIL import Image, UnidentifiedImageError
 
     if path.suffix.lower() not in _IMAGE_SUFFIXES:
-        raise UserDataError(f"{path}: not a PNG or JPEG file (DICOM is not read; convert it first)")
+        raise UserDataError(f"{path}: not a PNG, JPEG or DICOM (.dcm) file")
+    if path.suffix.lower() in _DICOM_SUFFIXES:
+        pix = np.round(_dicom_pixels(path) * 255).astype(np.uint8)
+        im = Image.fromarray(pix).convert("RGB").resize((size, size), Image.BILINEAR)
+        return np.asarray(im, dtype=np.float32).transpose(2, 0, 1) / 255.0
     try:
         with Image.open(path) as im:
             im = im.convert("RGB").resize((size, size), Image.BILINEAR)
