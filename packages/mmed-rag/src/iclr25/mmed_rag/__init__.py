@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .data import domain_index as domain_index
     from .data import generate as generate
     from .data import generate_splits as generate_splits
+    from .data import harmonize as harmonize
     from .data import load_dataset as load_dataset
     from .data import make_report as make_report
     from .data import question as question
@@ -77,6 +78,10 @@ if TYPE_CHECKING:
     from .vlm import TinyVLM as TinyVLM
     from .vlm import VLMConfig as VLMConfig
     from .vlm import encode_prompts as encode_prompts
+    from .supervised import ImageOnlyModel as ImageOnlyModel
+    from .supervised import fit_image_only as fit_image_only
+    from .supervised import image_only_accuracy as image_only_accuracy
+    from .supervised import mean_colour_domain_accuracy as mean_colour_domain_accuracy
     from .vlm import generate_reports as generate_reports
     from .vlm import noise_images as noise_images
     from .vlm import yes_probability as yes_probability
@@ -85,7 +90,7 @@ __version__ = _version("iclr25-mmed-rag")
 
 _EXPORTS = {
     **{n: "data" for n in ("DOMAINS", "FINDINGS", "MedDataset", "Splits", "check_images", "domain_index",
-                           "generate", "generate_splits", "load_dataset", "make_report", "question", "read_report",
+                           "generate", "generate_splits", "harmonize", "load_dataset", "make_report", "question", "read_report",
                            "render", "vqa_items")},
     **{n: "dpo" for n in ("DPOOutput", "dpo_loss", "sequence_logps")},
     "EndpointVLM": "endpoint",
@@ -96,6 +101,8 @@ _EXPORTS = {
     **{n: "selection" for n in ("RULES", "Selection", "fixed_select", "gap_select", "ratio_select",
                                 "select_contexts", "to_positive")},
     "Vocab": "text",
+    **{n: "supervised" for n in ("ImageOnlyModel", "fit_image_only", "image_only_accuracy",
+                                 "mean_colour_domain_accuracy")},
     **{n: "experiments" for n in ("PipelineConfig", "PipelineResult", "evaluate_system", "run_pipeline")},
     **{n: "metrics" for n in ("context_precision", "copying", "harm_rate", "noise_accuracy", "recall_at_k",
                               "report_finding_accuracy", "report_metrics", "vqa_metrics")},
