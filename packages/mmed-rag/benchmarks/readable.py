@@ -1,8 +1,9 @@
 """Issue 61's readable regime (rung ``readable`` of the claims registry): the ladder, the cause ablation and the
 tables of ``docs/readable``.
 
-    python benchmarks/readable.py --run sft250,sft1500,no-context --seed 0   # ladder runs + cause ablation
-    python benchmarks/readable.py                                             # rebuild the tables only
+    python benchmarks/readable.py --ladder 200,600,1500 --seed 0   # SFT-budget ladder + cause ablation
+    python benchmarks/readable.py --run dpo300 --seed 0            # one whole pipeline with one knob changed
+    python benchmarks/readable.py                                  # rebuild the tables only
 
 The rung itself (seeds 0-2, every reference beside MMed-RAG, the two RAG claims) is decided by
 ``iclr25 claims mmed-rag --rung readable --out packages/mmed-rag/docs/readable`` (``docs/readable/claims.json``) and
@@ -14,6 +15,10 @@ calibrated at seeds 100-102 by ``--calibrate --rung readable --seeds 100-102``
 - ``no-context``: SFT without any retrieved report (``sft_no_context=1``): can the VLM's own image tower read the
   findings when it has no report to copy (its ``image_reading_sft`` beside the image-only CNN's accuracy);
 - ``dpo<N>``: N DPO steps (the rung trains 100): the budget of RAG-PT on the mined pairs.
+
+``--ladder B1,B2,...`` trains the retrieval stage once and then, from the same starting weights, the SFT model at
+each SFT budget and at the rung's budget without contexts (``no-context``), each followed by mining, DPO and the
+evaluation of the rung (the rung's own budget reproduces its seed's numbers): ``docs/readable/runs/ladder-seed<S>.json``.
 
 The tables (``references.md``: every reference vs MMed-RAG per seed; ``ladder.md``: ladder + ablation) are built
 from those files only.
@@ -79,6 +84,53 @@ def run(name: str, seed: int) -> dict:
     return rec
 
 
+def ladder(budgets: list[int], seed: int) -> dict:
+    """The SFT-budget ladder and the no-context ablation at ``seed``, sharing one retrieval stage (module doc)."""
+    import torch
+    from importlib.metadata import version
+
+    from iclr25.mmed_rag import experiments as E
+    from iclr25.mmed_rag.claims import READABLE
+    from iclr25.utils.io import atomic_write
+    from iclr25.utils.seeding import seed_everything
+
+    cfg = READABLE
+    seed_everything(seed)
+    load = os.getloadavg()
+    t0, c0 = time.perf_counter(), time.process_time()
+    torch.manual_seed(seed)  # as run_pipeline: same data, retrieval and SFT starting weights
+    sp = E._splits(cfg, seed)
+    base: dict[str, float] = {}
+    rs, ctx_fixed, ctx_gap = E._retrieval_step(cfg, sp, base, seed=seed, minilm_model=None)
+    state = torch.get_rng_state()
+    sft_set, mine_set = E._split_for_mining(cfg, sp.train)
+    mc = rs.retrieve(mine_set.images, k_max=cfg.k, rule="gap", gamma=cfg.gamma)
+    majority = E._majority_answer(sp.train)
+    variants = [(f"sft{b}", dataclasses.replace(cfg, sft_steps=b)) for b in budgets]
+    variants.append(("no-context", dataclasses.replace(cfg, sft_no_context=1.0)))
+    runs = {}
+    for name, c in variants:
+        torch.set_rng_state(state)
+        M = dict(base)
+        sft = E._sft_step(c, sft_set, sp.db, rs, seed=seed)
+        pairs, _, _ = E._mining_step(c, sft, mine_set, mc, M, seed=seed)
+        rag_pt, _ = E._dpo_from(c, sft, pairs.only(c.dpo_kinds, c.dpo_tasks), seed=seed)
+        E._vqa_step(sp.test, majority, sft, rag_pt, ctx_fixed, ctx_gap, M, seed=seed, db=sp.db)
+        runs[name] = {"change": _knob(name), "metrics": {k: float(v) for k, v in M.items()}}
+        print(f"{name}: " + ", ".join(f"{k} {M[k]:.3f}" for k in (*ROWS, "image_reading_sft") if k in M), flush=True)
+    img = E.image_references(cfg, sp, seed=seed)
+    for r in runs.values():
+        r["metrics"].update(img)
+    rec = {"seed": seed, "budgets": budgets, "version": version("iclr25-mmed-rag"),
+           "command": f"python benchmarks/readable.py --ladder {','.join(map(str, budgets))} --seed {seed}",
+           "load_at_start": list(load), "seconds": {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0},
+           "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "runs": runs}
+    (OUT / "runs").mkdir(parents=True, exist_ok=True)
+    with atomic_write(OUT / "runs" / f"ladder-seed{seed}.json") as f:
+        json.dump(rec, f, indent=1)
+    return rec
+
+
 def _f(v) -> str:
     return "–" if v is None else f"{v:.3f}"
 
@@ -120,21 +172,24 @@ def references_md() -> str:
 
 def ladder_md() -> str:
     seeds, extra, _ = _side()
-    runs = {p.stem: json.loads(p.read_text()) for p in sorted((OUT / "runs").glob("*.json"))} \
-        if (OUT / "runs").is_dir() else {}
     cols = []  # (label, metrics)
-    for name, rec in sorted(runs.items(), key=lambda kv: (kv[1]["name"] != "sft250", kv[0])):
-        cols.append((f"{rec['name']} (seed {rec['seed']})", rec["metrics"]))
+    files = sorted((OUT / "runs").glob("*.json")) if (OUT / "runs").is_dir() else []
+    for p in files:
+        rec = json.loads(p.read_text())
+        if "runs" in rec:  # a ladder file
+            for name, r in rec["runs"].items():
+                cols.append((f"{name} (seed {rec['seed']})", r["metrics"]))
+        else:
+            cols.append((f"{rec['name']} (seed {rec['seed']})", rec["metrics"]))
     if 0 in seeds:
-        cols.insert(1 if cols and cols[0][0].startswith("sft250") else 0, ("rung: sft600, dpo100 (seed 0)",
-                                                                           extra[seeds.index(0)]))
+        cols.append(("rung readable, seed 0 (sft600)", extra[seeds.index(0)]))
     keys = (*ROWS, "image_reading_sft", "image_reading_mmed_rag", "copy_rate_mmed_rag")
     lines = ["# Rung readable: ladder and cause ablation (issue 61)", "",
              "Generated by `python benchmarks/readable.py` from `runs/*.json` and `claims.json` here (do not edit). "
-             "Each column trains the whole pipeline of rung `readable` at seed 0 with one knob changed: `sft<N>` N "
-             "SFT steps on retrieved contexts (the rung: 600), `dpo<N>` N DPO steps (the rung: 100), `no-context` "
-             "SFT without any retrieved report (can the VLM's image tower read the findings when there is nothing "
-             "to copy?). \"Own eyes\": the model's answers without reports on images that contradict the retrieved "
+             "Each column trains the pipeline of rung `readable` at seed 0 with one knob changed (the ladder shares "
+             "one retrieval stage and the SFT starting weights): `sft<N>` N SFT steps on retrieved contexts (the "
+             "rung: 600), `dpo<N>` N DPO steps (the rung: 100), `no-context` SFT at the rung's budget without any "
+             "retrieved report (can the VLM's image tower read the findings when there is nothing to copy?). \"Own eyes\": the model's answers without reports on images that contradict the retrieved "
              "reports (1 = always reads the image right).", "",
              "| metric | " + " | ".join(c[0] for c in cols) + " |", "|---|" + "---|" * len(cols)]
     for k in keys:
@@ -145,6 +200,7 @@ def ladder_md() -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", default="", help="comma-separated runs: sft<N>, dpo<N>, no-context (default: none)")
+    ap.add_argument("--ladder", default="", help="comma-separated SFT budgets of the ladder (default: none)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
@@ -152,6 +208,8 @@ def main() -> None:
     from iclr25.utils.io import atomic_write
 
     set_torch_threads(args.threads)
+    if args.ladder:
+        ladder([int(b) for b in args.ladder.split(",")], args.seed)
     for name in filter(None, args.run.split(",")):
         rec = run(name, args.seed)
         m = rec["metrics"]
