@@ -5,8 +5,8 @@
 
 The issue's check: 4 conformers of each of the first 39 QM9 molecules (``head -40 qm9_part1.csv``) through
 ``predict_conformers`` (what ``iclr25 next-mol conformers`` runs), before (the shipped DMT-mini, trained on MOSES
-pseudo-GEOM ensembles) and after (DMT-mini trained 1,000 steps on the DFT geometries of 2,000 other QM9 molecules,
-the ``qm9`` claims rung's model). Each failing conformer gets its category and failing atom pairs
+pseudo-GEOM ensembles) and after (DMT-mini trained 1,000 steps on the DFT geometries of 2,000 other QM9 molecules:
+the ``qm9`` claims rung's recipe, on a draw that leaves the 39 molecules out). Each failing conformer gets its category and failing atom pairs
 (:func:`iclr25.next_mol.metrics.sanity_reasons`, the SDF property ``sanity``).
 """
 

@@ -126,3 +126,22 @@ def test_slice_is_qm9packs_format() -> None:
         head = [next(f).rstrip("\n") for _ in range(40)]
     assert head[0] == mine[0]
     assert mine[1:7] == [head[i] for i in (1, 4, 16, 17, 30, 39)]
+
+
+def test_qm9_rung_without_qm9pack_is_one_import_error(monkeypatch) -> None:
+    """Without the qm9 extra the claims rung stops at once with the install command (the command line prints an
+    ImportError as one line), before any training."""
+    import importlib.metadata
+
+    from iclr25.next_mol import claims
+
+    def missing(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(importlib.metadata, "distribution", missing)
+    claims._qm9_records.cache_clear()
+    try:
+        with pytest.raises(ImportError, match=r"pip install 'iclr25-next-mol\[qm9\]'"):
+            claims.REGISTRY.measure("dmt-beats-etkdg-qm9-dft", 0, "qm9")
+    finally:
+        claims._qm9_records.cache_clear()
