@@ -74,6 +74,16 @@ def markdown(report: dict, cal: dict | None) -> str:
                    + f" | {r:.3f} | {e['etkdg_mmff']:.3f} |")
     out.append("| mean | " + " | ".join(_mean([e[f"dmt_at_{k}_steps"] for e in ex]) for k in steps)
                + f" | {_mean(c['references'])} | {_mean([e['etkdg_mmff'] for e in ex])} |")
+    longer = PKG / "docs" / "qm9" / "ladder_longer.json"
+    if longer.is_file():
+        lo = json.loads(longer.read_text(encoding="utf-8"))
+        ks = sorted(lo["ladder"], key=int)
+        out += [f"\nOne seed further (`{lo['command']}`, {lo['date']}; the claim's seed-{lo['seed']} draw and "
+                "recipe, trained longer; its cosine learning-rate schedule spans the longer run):\n",
+                "| seed | " + " | ".join(f"{k} steps" for k in ks) + " | ETKDG | ETKDG + MMFF94 |",
+                "|---|" + "---|" * (len(ks) + 2),
+                f"| {lo['seed']} | " + " | ".join(f"{lo['ladder'][k]:.3f}" for k in ks)
+                + f" | {lo['etkdg']:.3f} | {lo['etkdg_mmff']:.3f} |"]
     out += ["\n## Ablation\n",
             "At the final budget, one change at a time to DMT-mini's conformers: twice the sampler steps (sampling "
             "error), and an MMFF94 minimisation of each of DMT's conformers with hydrogens placed by RDKit (local "
