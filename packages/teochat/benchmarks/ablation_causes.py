@@ -60,7 +60,7 @@ def main() -> None:
         for key in rows:
             label, n_train, mkw = ROWS[key]
             if n_train not in cache:
-                cache[n_train] = make_data(n_train, 160, seed=seed, tasks=["loc"])
+                cache[n_train] = make_data(n_train, 160, seed=seed, tasks=["loc"], balanced_looks=False)
             data = cache[n_train]
             loc = [e for e in data.test if e.task == "loc"]
             trivial = trivial_localisation(loc, data.test_seqs)

@@ -99,7 +99,8 @@ def main() -> None:
     def data_of(seed: int, tasks=REPRO_TASKS):
         key = (seed, tuple(tasks))
         if key not in cache:
-            cache[key] = make_data(REPRO_RUNG["n_train"], REPRO_RUNG["n_test"], seed=seed, tasks=tasks)
+            cache[key] = make_data(REPRO_RUNG["n_train"], REPRO_RUNG["n_test"], seed=seed, tasks=tasks,
+                                        balanced_looks=False)
         return cache[key]
 
     def emit(row: dict) -> None:

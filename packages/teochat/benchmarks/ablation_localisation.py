@@ -39,7 +39,7 @@ def main() -> None:
     for name, mkw, tkw, n_train, tasks in rows:
         key = (n_train, tasks)
         if key not in cache:
-            cache[key] = make_data(n_train, 320, seed=0, tasks=tasks)
+            cache[key] = make_data(n_train, 320, seed=0, tasks=tasks, balanced_looks=False)
         data = cache[key]
         t0 = time.perf_counter()
         mcfg = ModelConfig(vocab_size=v, **{"d_model": 64, "n_layers": 2, **mkw})

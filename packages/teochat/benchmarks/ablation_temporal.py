@@ -35,7 +35,7 @@ def main() -> None:
     args = parse_checked(ap)
     torch.set_num_threads(1)
     v = len(Vocabulary())
-    data = make_data(1200, 160, seed=args.seed, tasks=["loc", "det1"])
+    data = make_data(1200, 160, seed=args.seed, tasks=["loc", "det1"], balanced_looks=False)
     loc = [e for e in data.test if e.task == "loc"]
     trivial = trivial_localisation(loc, data.test_seqs)
     rows = [("ladder configuration (d=64, 2 layers, 16 tokens/frame, lr 3e-3, loc only)", {}, {}, ("loc",)),

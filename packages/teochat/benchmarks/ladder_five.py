@@ -93,12 +93,14 @@ def main() -> None:
     for row in args.rows.split(","):
         for seed in seeds:
             if row == "ladder":
-                data = make_data(REPRO_RUNG["n_train"], REPRO_RUNG["n_test"], seed=seed, tasks=REPRO_TASKS)
+                data = make_data(REPRO_RUNG["n_train"], REPRO_RUNG["n_test"], seed=seed, tasks=REPRO_TASKS,
+                                 balanced_looks=False)
                 for steps in (250, 1000):
                     for model in MODELS:
                         train_and_score(row, seed, data, model, steps, REPRO_TASKS)
             elif row == "budget":
-                data = make_data(REPRO_RUNG["n_train"], REPRO_RUNG["n_test"], seed=seed, tasks=BUDGET_TASKS)
+                data = make_data(REPRO_RUNG["n_train"], REPRO_RUNG["n_test"], seed=seed, tasks=BUDGET_TASKS,
+                                 balanced_looks=False)
                 for model in ("teochat", "last_frame"):
                     train_and_score(row, seed, data, model, REPRO_RUNG["steps"], BUDGET_TASKS)
             else:

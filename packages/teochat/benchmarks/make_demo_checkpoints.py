@@ -111,7 +111,7 @@ def _run_info(args: argparse.Namespace, seeds: list[int], ladder: list[int], tas
 def _seed_data(args: argparse.Namespace, seed: int, tasks: list[str]) -> tuple:
     """(test data, training sequences, training questions, test ``loc`` questions, trivial F1s, oracle F1)."""
     data = make_data(1 if args.train_data == "fresh" else args.n_train, args.n_test, seed=seed,
-                     tasks=sorted(set(tasks) | {"loc"}))
+                     tasks=sorted(set(tasks) | {"loc"}), balanced_looks=False)
     if args.train_data == "fresh":
         train_seqs = generate_sequences(args.n_train, seed=seed + 20_000, scenes=TRAIN_SCENES)
         train = make_examples(train_seqs, seed=seed, tasks=tasks)

@@ -40,7 +40,7 @@ from iclr25.utils.io import DataFileError, atomic_write
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
-from .conversation import TASKS, Example, Vocabulary, build_prompt
+from .conversation import IMAGE, TASKS, Example, Vocabulary, build_prompt
 from .model import ModelConfig, TinyTEOChat
 from .synth import EOSequence
 
@@ -67,6 +67,10 @@ class TrainConfig:
     last_frame: bool = False
     task_balanced: bool = True
     balance_answers: tuple[str, ...] = ()
+    #: with ``last_frame``: the prompt says how many frames the sequence has and that the image shown is the
+    #: last of them (issue 60: a last-frame model that is not told the count is a straw man on questions whose
+    #: answer depends on it)
+    frame_count: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "balance_answers", tuple(self.balance_answers))  # a list when read from JSON
@@ -90,11 +94,18 @@ def frames_to_tensor(frames: Sequence[np.ndarray]) -> torch.Tensor:
 
 
 def example_inputs(e: Example, seq: EOSequence, *, references: bool = True, last_frame: bool = False,
-                   perm: np.ndarray | None = None) -> tuple[str, np.ndarray]:
-    """The prompt and the frames shown for one example (chronological unless ``perm`` reorders them)."""
+                   perm: np.ndarray | None = None, frame_count: bool = False) -> tuple[str, np.ndarray]:
+    """The prompt and the frames shown for one example (chronological unless ``perm`` reorders them);
+    ``frame_count`` (with ``last_frame``): the prompt names the number of frames and shows the last one as
+    ``image T``."""
     chron = seq.chronological()
     if e.frames is not None:
         return build_prompt(1, e.question, references=references, single=True), chron[list(e.frames)]
+    if last_frame and frame_count and len(chron) > 1:
+        t = len(chron)
+        img = f"image {t} : {IMAGE}" if references else IMAGE
+        return (f"user : these are {t} satellite images in chronological order : {img} {e.question} assistant :",
+                chron[-1:])
     if last_frame:
         return build_prompt(1, e.question, references=references, single=True), chron[-1:]
     if perm is not None:
@@ -167,7 +178,7 @@ class Assistant:
                 while np.all(perm == np.arange(seq.n_frames)):
                     perm = rng.permutation(seq.n_frames)
             p, f = example_inputs(e, seq, references=self.config.references, last_frame=self.config.last_frame,
-                                  perm=perm)
+                                  perm=perm, frame_count=self.config.frame_count)
             prompts.append(p)
             frames.append(f)
         with torch.no_grad():
@@ -282,9 +293,10 @@ def sample_weights(examples: Sequence[Example], config: TrainConfig) -> np.ndarr
 def train_assistant(sequences: Sequence[EOSequence], examples: Sequence[Example], *,
                     config: TrainConfig = TrainConfig(), model_config: ModelConfig | None = None, seed: int = 0,
                     callback: Callable[[int, Assistant], None] | None = None, callback_steps: Sequence[int] = (),
-                    desc: str = "train", device: str | torch.device | None = None) -> Assistant:
-    """Train a tiny TEOChat from scratch on ``examples`` (answer-only loss) on ``device`` (``None``:
-    ``$ICLR25_DEVICE``, else ``auto``), return the :class:`Assistant`.
+                    desc: str = "train", device: str | torch.device | None = None,
+                    init: Assistant | None = None) -> Assistant:
+    """Train a tiny TEOChat from scratch (or from ``init``'s weights: same model configuration) on ``examples``
+    (answer-only loss) on ``device`` (``None``: ``$ICLR25_DEVICE``, else ``auto``), return the :class:`Assistant`.
 
     ``callback(step, assistant)`` is called after each step in ``callback_steps`` (e.g. for a ladder of
     training steps from one run).
@@ -300,10 +312,15 @@ def train_assistant(sequences: Sequence[EOSequence], examples: Sequence[Example]
     if cfg.vocab_size != len(vocab):
         raise ValueError(f"model_config.vocab_size must be {len(vocab)}, got {cfg.vocab_size}")
     dev = torch_device(device)
-    model = TinyTEOChat(cfg, vocab.image, vocab.number_span).to(dev)  # initialised on the CPU, then moved
+    model = TinyTEOChat(cfg, vocab.image, vocab.number_span)  # initialised on the CPU, then moved
+    if init is not None:
+        if init.model.cfg != cfg:
+            raise ValueError(f"init's model configuration {init.model.cfg} differs from model_config {cfg}")
+        model.load_state_dict({k: v.detach().cpu() for k, v in init.model.state_dict().items()})
+    model = model.to(dev)
     n_tok = cfg.tokens_per_frame
-    inputs = [example_inputs(e, sequences[e.seq], references=config.references, last_frame=config.last_frame)
-              for e in examples]
+    inputs = [example_inputs(e, sequences[e.seq], references=config.references, last_frame=config.last_frame,
+                             frame_count=config.frame_count) for e in examples]
     rows = [_encode(vocab, p, e.answer, n_tok) for (p, _), e in zip(inputs, examples, strict=True)]
     w = sample_weights(examples, config)
     decay = [p for n, p in model.named_parameters() if p.ndim >= 2 and "embed" not in n and "pos" not in n]

@@ -43,10 +43,15 @@ class ExperimentData:
 
 
 def make_data(n_train: int, n_test: int, *, seed: int = 0, size: int = 32,
-              scenes: tuple[str, ...] = REPRO_SCENES, tasks: Sequence[str] | None = None) -> ExperimentData:
-    """Disjoint train/test sequences (different seeds) and the questions of ``tasks`` (default: all) on them."""
-    tr = generate_sequences(n_train, seed=seed, size=size, scenes=scenes)
-    te = generate_sequences(n_test, seed=seed + 10_000, size=size, scenes=scenes)
+              scenes: tuple[str, ...] = REPRO_SCENES, tasks: Sequence[str] | None = None,
+              balanced_looks: bool = False) -> ExperimentData:
+    """Disjoint train/test sequences (different seeds) and the questions of ``tasks`` (default: all) on them.
+
+    ``balanced_looks`` (the default since 0.8, issue 60; :func:`~iclr25.teochat.synth.generate_sequences`): no
+    first- or last-frame look marks a change; ``False`` draws the 0.5-0.7 generator's sequences (the shipped
+    localisation checkpoints, the ``scene`` and ``budget`` rungs)."""
+    tr = generate_sequences(n_train, seed=seed, size=size, scenes=scenes, balanced_looks=balanced_looks)
+    te = generate_sequences(n_test, seed=seed + 10_000, size=size, scenes=scenes, balanced_looks=balanced_looks)
     return ExperimentData(tr, te, make_examples(tr, seed=seed, tasks=tasks),
                           make_examples(te, seed=seed + 1, tasks=tasks))
 

@@ -26,10 +26,13 @@ from .assistant import Assistant
 
 __all__ = ["PRETRAINED", "load_pretrained", "pretrained_info", "weights_folder"]
 
-#: name -> file in ``iclr25/teochat/weights``
-PRETRAINED = {"temporal": "demo-temporal.npz", "last_frame": "demo-last-frame.npz"}
+#: name -> file in ``iclr25/teochat/weights``: ``multitask`` is the one assistant for every task type (issue 60,
+#: ``benchmarks/make_multitask_checkpoint.py``, record ``weights/multitask.json``); ``temporal`` and
+#: ``last_frame`` are the task-specific localisation checkpoints (change localisation + single-image detection)
+PRETRAINED = {"temporal": "demo-temporal.npz", "last_frame": "demo-last-frame.npz",
+              "multitask": "demo-multitask.npz"}
 #: every part of the shipped weights (listed in ``weights/manifest.json``)
-PARTS = (*PRETRAINED.values(), "demo.json")
+PARTS = (*PRETRAINED.values(), "demo.json", "multitask.json")
 
 
 def weights_folder() -> Path:
@@ -54,7 +57,8 @@ def pretrained_info() -> dict[str, Any]:
 
 
 def load_pretrained(name: str = "temporal") -> Assistant:
-    """A shipped checkpoint: ``"temporal"`` (TEOChat: every frame, image references) or ``"last_frame"``."""
+    """A shipped checkpoint: ``"multitask"`` (TEOChat for every task type), or a task-specific localisation one:
+    ``"temporal"`` (every frame, image references) or ``"last_frame"``."""
     if name not in PRETRAINED:
         raise ValueError(f"name must be one of {sorted(PRETRAINED)}, got {name!r}")
     return Assistant.load(_verified() / PRETRAINED[name])
