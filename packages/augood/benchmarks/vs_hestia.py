@@ -180,8 +180,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--venv", type=Path, default=cache_dir("augood-hestia-venv"),
                    help="hestia-good's own venv (default: $XDG_CACHE_HOME/iclr25/augood-hestia-venv)")
     p.add_argument("--skip-parity", action="store_true")
+    p.add_argument("--speed-json", type=Path, default=HERE / "vs_hestia.json",
+                   help="the speed record EVIDENCE.md's table is generated from (default: benchmarks/vs_hestia.json)")
     args = p.parse_args(argv)
-    from iclr25.utils.bench import format_table, to_run_result
+    import os
+
+    from iclr25.utils.bench import format_table, speed_record, to_run_result, write_record
+
+    load_start = os.getloadavg()[0]
 
     py = ensure_venv(args.venv)
     args.out.mkdir(parents=True, exist_ok=True)
@@ -200,6 +206,14 @@ def main(argv: list[str] | None = None) -> int:
             timing=True)
     run.add("speed-up", comp.speedup, unit="x", higher_is_better=True, timing=True)
     run.save(args.out / "vs_hestia.json")
+    rec = speed_record([{"case": f"sweep on {args.n:,} MOSES molecules (similarity ≥ 0.3, CCPart at 14 λ, AU-GOOD "
+                                 "of 2,000)", "ours": "augood", "ours_s": round(comp.ours.median, 3),
+                         "peer": "hestia-good 1.2.2", "peer_s": round(comp.peer.median, 3),
+                         "ours_runs_s": list(comp.ours.times), "peer_runs_s": list(comp.peer.times),
+                         "peak_rss_mb": {"ours": peak_o, "peer": peak_h}}],
+                       command="python benchmarks/vs_hestia.py" + (f" --n {args.n}" if args.n != 10_000 else ""),
+                       repeats=args.repeats, note="Each run a fresh process, both single-threaded (hestia threads=1).")
+    write_record(args.speed_json, rec, load_start=load_start)
     table = format_table([comp])
     text = "\n".join([*lines, "", f"End-to-end sweep on {args.n} MOSES molecules (similarity at min_threshold 0.3 + "
                       "CCPart at 14 thresholds + AU-GOOD of 2,000 deployment molecules), fresh process per run:", "",
