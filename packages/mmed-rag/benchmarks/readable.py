@@ -108,7 +108,11 @@ def ladder(budgets: list[int], seed: int) -> dict:
     majority = E._majority_answer(sp.train)
     variants = [(f"sft{b}", dataclasses.replace(cfg, sft_steps=b)) for b in budgets]
     variants.append(("no-context", dataclasses.replace(cfg, sft_no_context=1.0)))
-    runs = {}
+    img = E.image_references(cfg, sp, seed=seed)  # first (its own seeding; the SFT starting state is restored)
+    rec = {"seed": seed, "budgets": budgets, "version": version("iclr25-mmed-rag"),
+           "command": f"python benchmarks/readable.py --ladder {','.join(map(str, budgets))} --seed {seed}",
+           "load_at_start": list(load), "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "runs": {}}
+    (OUT / "runs").mkdir(parents=True, exist_ok=True)
     for name, c in variants:
         torch.set_rng_state(state)
         M = dict(base)
@@ -116,18 +120,12 @@ def ladder(budgets: list[int], seed: int) -> dict:
         pairs, _, _ = E._mining_step(c, sft, mine_set, mc, M, seed=seed)
         rag_pt, _ = E._dpo_from(c, sft, pairs.only(c.dpo_kinds, c.dpo_tasks), seed=seed)
         E._vqa_step(sp.test, majority, sft, rag_pt, ctx_fixed, ctx_gap, M, seed=seed, db=sp.db)
-        runs[name] = {"change": _knob(name), "metrics": {k: float(v) for k, v in M.items()}}
+        M.update(img)
+        rec["runs"][name] = {"change": _knob(name), "metrics": {k: float(v) for k, v in M.items()}}
+        rec["seconds"] = {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0}
+        with atomic_write(OUT / "runs" / f"ladder-seed{seed}.json") as f:  # after every variant (a cut run keeps them)
+            json.dump(rec, f, indent=1)
         print(f"{name}: " + ", ".join(f"{k} {M[k]:.3f}" for k in (*ROWS, "image_reading_sft") if k in M), flush=True)
-    img = E.image_references(cfg, sp, seed=seed)
-    for r in runs.values():
-        r["metrics"].update(img)
-    rec = {"seed": seed, "budgets": budgets, "version": version("iclr25-mmed-rag"),
-           "command": f"python benchmarks/readable.py --ladder {','.join(map(str, budgets))} --seed {seed}",
-           "load_at_start": list(load), "seconds": {"wall": time.perf_counter() - t0, "cpu": time.process_time() - c0},
-           "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "runs": runs}
-    (OUT / "runs").mkdir(parents=True, exist_ok=True)
-    with atomic_write(OUT / "runs" / f"ladder-seed{seed}.json") as f:
-        json.dump(rec, f, indent=1)
     return rec
 
 
@@ -198,16 +196,21 @@ def ladder_md() -> str:
 
 
 def main() -> None:
+    global OUT
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run", default="", help="comma-separated runs: sft<N>, dpo<N>, no-context (default: none)")
     ap.add_argument("--ladder", default="", help="comma-separated SFT budgets of the ladder (default: none)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=OUT, help="folder of claims.json, runs/ and the tables "
+                    "(default docs/readable)")
     args = ap.parse_args()
     from iclr25.utils.cli import set_torch_threads
     from iclr25.utils.io import atomic_write
 
     set_torch_threads(args.threads)
+    OUT = args.out
+    OUT.mkdir(parents=True, exist_ok=True)
     if args.ladder:
         ladder([int(b) for b in args.ladder.split(",")], args.seed)
     for name in filter(None, args.run.split(",")):
