@@ -192,7 +192,35 @@ def ladder_md() -> str:
              "| metric | " + " | ".join(c[0] for c in cols) + " |", "|---|" + "---|" * len(cols)]
     for k in keys:
         lines.append(f"| {SHORT[k]} | " + " | ".join(_f(c[1].get(k)) for c in cols) + " |")
+    lines += ["", *_causes(cols)]
     return "\n".join(lines) + "\n"
+
+
+def _causes(cols: list) -> list[str]:
+    """The causes the ladder's numbers point at, in words computed from them."""
+    by = {label.split(" ")[0]: m for label, m in cols}
+    ladder = sorted(((int(k[3:]), m) for k, m in by.items() if re.fullmatch(r"sft\d+", k)), key=lambda t: t[0])
+    out = []
+    if "no-context" in by:
+        m = by["no-context"]
+        gap = m["acc_image_only"] - m["acc_no_rag"]
+        out.append(f"- **The image tower** (no-context SFT, no report ever given): the VLM answers {_f(m['acc_no_rag'])} "
+                   f"from the image alone vs {_f(m['acc_image_only'])} for the image-only CNN on the same images; "
+                   + ("it does not learn to read the findings from next-token SFT at this budget, so the VLM's "
+                      "weakness is not only copying the reports." if gap > 0.1 else
+                      "it reads the findings about as well as the CNN."))
+    if ladder:
+        vote = ladder[0][1]["acc_retrieval_vote_gap"]
+        seq = ", ".join(f"{b}: {_f(m['acc_sft_gap'])}" for b, m in ladder)
+        below = all(m["acc_sft_gap"] < vote for _, m in ladder)
+        out.append(f"- **Using the reports** (SFT + gap rule by SFT steps, {seq}) vs the majority of the same reports "
+                   f"with no VLM, {_f(vote)}: " + ("below it at every budget" if below else "not below it at every budget")
+                   + (f"; the gap goes from {_f(vote - ladder[0][1]['acc_sft_gap'])} to "
+                      f"{_f(vote - ladder[-1][1]['acc_sft_gap'])} over the ladder." if len(ladder) > 1 else "."))
+        pt = ", ".join(f"{b}: {m['acc_mmed_rag'] - m['acc_sft_gap']:+.3f}" for b, m in ladder)
+        out.append(f"- **RAG-PT** (MMed-RAG minus SFT + gap rule, same contexts, by SFT steps): {pt}; the own-eyes rows "
+                   "say whether DPO on the mined pairs moved the model towards the image.")
+    return out
 
 
 def main() -> None:
