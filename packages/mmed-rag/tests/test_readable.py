@@ -35,8 +35,8 @@ def test_harmonized_domains_defeat_the_mean_colour_classifier():
 
 
 def test_image_only_cnn_reads_visible_findings():
-    train = generate(40, contrast=(1.0, 1.0), prevalence=0.5, harmonized=True, seed=4)
-    model = fit_image_only(train, steps=120, seed=0)
+    train = generate(20, contrast=(1.0, 1.0), prevalence=0.5, harmonized=True, seed=4)
+    model = fit_image_only(train, steps=40, batch_size=32, seed=0)
     assert image_only_accuracy(model, train) > 0.7  # the answer prior is ~0.5 here
     p = model.yes_probability(train.images[:3], train.domains[:3], [0, 1, 2])
     assert p.shape == (3,) and np.all((p > 0) & (p < 1))
