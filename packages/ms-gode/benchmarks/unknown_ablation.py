@@ -13,9 +13,13 @@ largest one on the chosen sub-network's validation batches. One cause changed at
 - the signal itself: AUROC of the ratio (best self-prediction MSE / validation maximum) between unseen and
   known batches (0.5 = no threshold separates them, 1.0 = one does);
 - the scaling of the unseen set: min-max scaled by its own ranges (the package's rule for every task set) or by
-  the ranges of task 1's training set (springs in the same box, k = 0.1), which keeps how fast it moves.
+  the ranges of task 1's training set (springs in the same box, k = 0.1), which keeps how fast it moves;
+- the criterion mode switching minimises: the self-prediction loss (``criterion="loss"``, the paper's and the
+  claim's) or its MSE (``criterion="mse"``); both read from the same per-batch self-predictions, so the chosen
+  sub-network (and with it the threshold the batch is held to) is the only difference.
 
-Writes DIR/unknown_ablation.json (one row per budget and seed) and prints the markdown tables.
+Writes DIR/NAME.json (``--name``, default ``unknown_ablation``; one row per budget and seed) and prints the
+markdown tables.
 """
 
 from __future__ import annotations
@@ -54,13 +58,22 @@ def _rescale(task, ref):
     return dataclasses.replace(task, values=(2 * (raw - rlo) / (rhi - rlo) - 1).astype(np.float32))
 
 
-def _selected(learner, task, n_batches: int) -> list[tuple[int, float]]:
-    """Per batch: the chosen sub-network and its self-prediction MSE (the same for every threshold below)."""
-    out = []
-    for b in range(n_batches):
-        sel = learner.select_mode(task, np.arange(b * TEST_BATCH_SIZE, (b + 1) * TEST_BATCH_SIZE))
-        out.append((sel.best, sel.mses[sel.best]))
-    return out
+def _selected(learner, task, n_batches: int, criterion: str = "loss") -> list[tuple[int, float]]:
+    """Per batch: the sub-network chosen by ``criterion`` and its self-prediction MSE (the same for every
+    threshold below)."""
+    return [_pick(sel, criterion) for sel in _selections(learner, task, n_batches)]
+
+
+def _selections(learner, task, n_batches: int) -> list:
+    """Mode switching on each test batch of ``task``: every mask's self-prediction loss and MSE."""
+    return [learner.select_mode(task, np.arange(b * TEST_BATCH_SIZE, (b + 1) * TEST_BATCH_SIZE))
+            for b in range(n_batches)]
+
+
+def _pick(sel, criterion: str) -> tuple[int, float]:
+    crit = sel.losses if criterion == "loss" else sel.mses
+    best = int(np.argmin(crit))
+    return best, sel.mses[best]
 
 
 def _ratios(selected: list[tuple[int, float]], val_max: list[float]) -> list[float]:
@@ -84,11 +97,13 @@ def one(seed: int, epochs: int) -> dict:
     train0 = task_sequence("physics", PRETRAIN.n_train + PRETRAIN.n_valid, seed=seed)[0]
     unseen_rs = _rescale(unseen, train0)
     row = {"seed": seed, "epochs": epochs, "source": source}
-    sel_known = [s for te in tests for s in _selected(learner, te, TEST_BATCHES)]
-    sel_unseen = _selected(learner, unseen, 8)
-    for name, val in (("claim", val_claim), ("fresh10", val_fresh)):
-        known = _ratios(sel_known, val)
-        uns = _ratios(sel_unseen, val)
+    raw_known = [s for te in tests for s in _selections(learner, te, TEST_BATCHES)]
+    raw_unseen = _selections(learner, unseen, 8)  # computed once: the criterion only changes the argmin
+    sel = {c: ([_pick(s, c) for s in raw_known], [_pick(s, c) for s in raw_unseen]) for c in ("loss", "mse")}
+    for name, val, crit in (("claim", val_claim, "loss"), ("fresh10", val_fresh, "loss"),
+                            ("criterion_mse", val_claim, "mse")):
+        known = _ratios(sel[crit][0], val)
+        uns = _ratios(sel[crit][1], val)
         row[name] = {"known": known, "unseen": uns, "auroc": _auroc(uns, known),
                      **{f"f{f}": {"unseen_flagged": float(np.mean(np.asarray(uns) > f)),
                                   "unseen_flagged_claim4": float(np.mean(np.asarray(uns[:4]) > f)),
@@ -121,6 +136,16 @@ def tables(rows: list[dict]) -> str:
         cells.append(per_seed(lambda r: r["rescaled"]["unseen_flagged_f1.5"])(e) + "; "
                      + per_seed(lambda r: r["rescaled"]["auroc"])(e))
         lines.append(f"| {e} | " + " | ".join(cells) + " |")
+    if all("criterion_mse" in r for r in rows):
+        lines += ["", "The criterion mode switching minimises (factor 1.5, 2 validation batches; unseen flagged of 8 / "
+                  f"known flagged of 48, then AUROC; per seed {', '.join(map(str, seeds))}):", "",
+                  "| epochs per task | criterion loss (the claim's) | criterion mse | AUROC, loss | AUROC, mse |",
+                  "|---|---|---|---|---|"]
+        for e in budgets:
+            cells = [per_seed(lambda r, v=v: r[v]["f1.5"]["unseen_flagged"])(e) + " / "
+                     + per_seed(lambda r, v=v: r[v]["f1.5"]["known_flagged"])(e) for v in ("claim", "criterion_mse")]
+            cells += [per_seed(lambda r, v=v: r[v]["auroc"])(e) for v in ("claim", "criterion_mse")]
+            lines.append(f"| {e} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
@@ -129,7 +154,12 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--epochs", type=int, nargs="+", default=[8, 16, 24])
+    ap.add_argument("--name", default="unknown_ablation", help="the output file's name, without .json")
+    ap.add_argument("--render", action="store_true", help="print the tables of DIR/NAME.json, measure nothing")
     args = ap.parse_args()
+    if args.render:
+        print(tables(json.loads((args.out / f"{args.name}.json").read_text())["rows"]))
+        return
     args.out.mkdir(parents=True, exist_ok=True)
     rows = []
     for e in args.epochs:
@@ -138,10 +168,11 @@ def main() -> None:
             print(f"epochs {e} seed {s}: {rows[-1]['cpu_s']:.0f} s CPU", flush=True)
             # written after every row, so a run cut short keeps what it measured ("complete": false)
             meta = {"command": "python benchmarks/unknown_ablation.py --out DIR --epochs "
-                               + " ".join(map(str, args.epochs)) + " --seeds " + " ".join(map(str, args.seeds)),
+                               + " ".join(map(str, args.epochs)) + " --seeds " + " ".join(map(str, args.seeds))
+                               + ("" if args.name == "unknown_ablation" else f" --name {args.name}"),
                     "date": time.strftime("%Y-%m-%dT%H:%MZ", time.gmtime()),
                     "complete": len(rows) == len(args.epochs) * len(args.seeds)}
-            (args.out / "unknown_ablation.json").write_text(json.dumps({**meta, "rows": rows}, indent=1) + "\n")
+            (args.out / f"{args.name}.json").write_text(json.dumps({**meta, "rows": rows}, indent=1) + "\n")
     print(tables(rows))
 
 
