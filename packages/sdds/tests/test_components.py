@@ -106,10 +106,11 @@ def test_autoregressive_log_probs_are_normalised():
     model = MADE(9, 8, key=jax.random.key(0))
     # non-zero direct connections, so that the masks matter
     model = eqx.tree_at(lambda m: m.wd, model, jax.random.normal(jax.random.key(1), (9, 9)))
-    lq = np.asarray(_log_prob(model, _all_states(9)), np.float64)
+    log_prob = eqx.filter_jit(_log_prob)  # one compilation, not one per operation
+    lq = np.asarray(log_prob(model, _all_states(9)), np.float64)
     assert np.exp(lq).sum() == pytest.approx(1.0, abs=1e-5)
     s = AutoregressiveSampler(model, e).sample(64, key=jax.random.key(0))
-    np.testing.assert_allclose(s.log_q, np.asarray(_log_prob(model, s.x.astype(np.float32))), atol=1e-4)
+    np.testing.assert_allclose(s.log_q, np.asarray(log_prob(model, s.x.astype(np.float32))), atol=1e-4)
 
 
 def test_gnn_sampler_checkpoint_round_trip(tmp_path, small_mis):
@@ -146,7 +147,8 @@ def test_symmetric_network_is_equivariant_to_the_global_flip():
     e = IsingEnergy(3)
     model = make_model(SamplerConfig(symmetric=True, hidden=8, n_layers=1), e, jax.random.key(0))
     x = np.random.default_rng(0).integers(0, 2, 9).astype(np.float32)
-    (l1, v1), (l2, v2) = model(x, 3, 12, None, None), model(1 - x, 3, 12, None, None)
+    forward = eqx.filter_jit(lambda m, s: m(s, 3, 12, None, None))  # one compilation, not one per operation
+    (l1, v1), (l2, v2) = forward(model, x), forward(model, 1 - x)
     np.testing.assert_allclose(np.asarray(l1), -np.asarray(l2), atol=1e-6)
     assert abs(float(v1) - float(v2)) < 1e-6
 
@@ -160,10 +162,14 @@ def test_lattice_cnn_input_layer_is_the_periodic_conv_of_spin_and_time_embedding
 
     model = LatticeCNN(5, hidden=8, n_layers=0, key=jax.random.key(0))
     s = 2.0 * jax.random.bernoulli(jax.random.key(1), 0.5, (25,)).astype(jnp.float32) - 1.0
-    temb = jnp.broadcast_to(time_embedding(3, 12), (25, N_TIME))
-    h = jax.nn.silu(model.inp(jnp.concatenate([s[:, None], temb], axis=-1)))
-    logits, _ = model._core(s, 3, 12)
-    expected = (h @ model.out.weight.T + model.out.bias)[:, 0]
+
+    @eqx.filter_jit  # one compilation, not one per operation
+    def both(model, s):
+        temb = jnp.broadcast_to(time_embedding(3, 12), (25, N_TIME))
+        h = jax.nn.silu(model.inp(jnp.concatenate([s[:, None], temb], axis=-1)))
+        return model._core(s, 3, 12)[0], (h @ model.out.weight.T + model.out.bias)[:, 0]
+
+    logits, expected = both(model, s)
     np.testing.assert_allclose(np.asarray(logits), np.asarray(expected), rtol=1e-5, atol=1e-6)
 
 
