@@ -57,7 +57,7 @@ PENDING_CALIBRATION: set[str] = {"ms-gode"}
 PENDING_DEVICE: set[str] = set()
 #: Packages whose README still types a measured ratio by hand (issue 65: a speed table generated from a benchmark
 #: JSON, ci/speed_tables.py): reported on stderr, not failed, until they are.
-PENDING_RATIOS: set[str] = {"weighted-lowrank"}
+PENDING_RATIOS: set[str] = set()
 #: A README a researcher reads in a minute (issue 66): at most this many words (code included), with
 #: "Your own data" and "How to cite" (the paper's BibTeX) sections; ladders, ablations and regime tables go to the
 #: package's EVIDENCE.md (its "Evidence" page on the site).
