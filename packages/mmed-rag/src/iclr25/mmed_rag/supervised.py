@@ -52,8 +52,8 @@ class ImageOnlyModel(torch.nn.Module):
         for s in range(0, len(x), batch_size):
             logit = self(x[s:s + batch_size])
             idx = torch.arange(len(logit))
-            out.append(torch.sigmoid(logit[idx, torch.as_tensor(d[s:s + batch_size]),
-                                           torch.as_tensor(f[s:s + batch_size])]).numpy())
+            p = torch.sigmoid(logit[idx, torch.as_tensor(d[s:s + batch_size]), torch.as_tensor(f[s:s + batch_size])])
+            out.append(p.cpu().numpy())
         return np.concatenate(out) if out else np.zeros(0)
 
 
