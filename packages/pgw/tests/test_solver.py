@@ -15,7 +15,7 @@ from iclr25.pgw import (
     svm_accuracy,
 )
 from iclr25.pgw.datasets import CLASS_NAMES, shapes_ii
-from iclr25.pgw.entropic import entropic_pgw_pairs
+from iclr25.pgw.entropic import entropic_pgw, entropic_pgw_batch, entropic_pgw_pairs, lockstep_blocks
 from iclr25.pgw.frank_wolfe import line_search, tensor_product
 
 from conftest import random_space
@@ -92,6 +92,47 @@ def test_entropic_pairwise_buckets_and_refills_without_changing_values(rng):
         one = pgw(spaces[i].C, spaces[j].C, spaces[i].p, spaces[j].p, 1.0, method="entropic").distance
         assert D[i, j] == pytest.approx(one, rel=5e-4), (i, j)
         assert d == pytest.approx(one, rel=5e-4), (i, j)
+
+
+def test_lockstep_blocks_counts_the_longest_lane_of_every_step():
+    # pair 0: 2 steps of 3 and 1 blocks; pair 1: 1 step of 5 blocks, then its frozen lane runs 2 per step
+    useful, executed = lockstep_blocks(np.array([[3, 1, 0], [5, 0, 0]]), np.array([2, 1]), np.array([1, 2]))
+    assert useful == 9 and executed == 2 * (5 + 2)
+
+
+def test_entropic_batch_drops_finished_pairs_and_keeps_every_pairs_result():
+    """The compact schedule (issue 65) gives each pair of a batch the result of its own solve (each pair stops
+    on its own criterion), as the lock-step batch does, and reports the share of executed Sinkhorn blocks that
+    did a pair's work. In float64 the three agree to rounding; the pairs need different numbers of blocks, so
+    the lock-step batch wastes blocks the compact one does not run."""
+    import jax
+
+    rng = np.random.default_rng(3)
+    B = 4
+    a = [random_space(rng, n=12) for _ in range(B)]
+    b = [random_space(rng, n=15) for _ in range(B)]
+    lam = np.linspace(0.3, 2.0, B)
+    args = (np.stack([s.C for s in a]), np.stack([s.C for s in b]), np.stack([s.p for s in a]),
+            np.stack([s.p for s in b]), lam)
+    with jax.enable_x64(True):
+        st_c, st_l = {}, {}
+        comp = entropic_pgw_batch(*args, epsilon=1e-2, pairs_per_slot=2, sync_every=2, stats=st_c)
+        lock = entropic_pgw_batch(*args, epsilon=1e-2, schedule="lockstep", stats=st_l)
+        alone = [entropic_pgw(a[k].C, b[k].C, a[k].p, b[k].p, float(lam[k]), epsilon=1e-2) for k in range(B)]
+    assert np.array_equal(comp.n_iter, lock.n_iter) and np.array_equal(comp.converged, lock.converged)
+    assert len(set(comp.n_iter.tolist())) > 1  # the pairs stop at different steps
+    for k in range(B):
+        assert comp.distance[k] == pytest.approx(lock.distance[k], rel=1e-9)
+        assert comp.distance[k] == pytest.approx(alone[k].distance, rel=1e-9)
+        assert alone[k].n_iter == comp.n_iter[k]
+    assert np.allclose(comp.plan, lock.plan, atol=1e-12)
+    # the same useful work; 4 pairs in 2 slots, refilled, then compacted to 1
+    assert st_c["useful_blocks"] == st_l["useful_blocks"] == sum(st_c["pair_blocks"])
+    assert st_c["slot_counts"] == [2, 1]
+    assert st_l["useful_share"] < st_c["useful_share"] <= 1.0
+    assert st_c["executed_blocks"] < st_l["executed_blocks"]
+    with pytest.raises(ValueError, match="schedule"):
+        entropic_pgw_batch(*args, schedule="fast")
 
 
 def test_shapes_ii_sizes_labels_and_determinism():

@@ -124,8 +124,11 @@ def _fw_update(G, LG, K, S, L, lam, const, tol):
 
 
 def _solve_one(C1, C2, p, q, lam, eps, G0, max_iter, tol, n_inner, block_size=10, sinkhorn_tol=1e-5,
-               C1sq=None, C2sq=None):
-    """Frank-Wolfe with a Sinkhorn oracle for one pair (traced; vmapped over the batch)."""
+               C1sq=None, C2sq=None, record=False):
+    """Frank-Wolfe with a Sinkhorn oracle for one pair (traced; vmapped over the batch in lock-step by
+    ``schedule="lockstep"``). With ``record`` it also returns the Sinkhorn blocks of every Frank-Wolfe step
+    (``max_iter`` entries, 0 after the last step) and the blocks a Sinkhorn solve from the final state takes
+    (what a finished pair's frozen lane runs again at every later step of a lock-step batch)."""
     import jax
     import jax.numpy as jnp
 
@@ -150,34 +153,56 @@ def _solve_one(C1, C2, p, q, lam, eps, G0, max_iter, tol, n_inner, block_size=10
             _, _, err, k = state
             return jnp.logical_and(k < n_blocks, err > sinkhorn_tol)
 
-        f, g, _, _ = jax.lax.while_loop(go_on, block, (f, g, jnp.asarray(jnp.inf, K.dtype), 0))
-        return f, g, jnp.exp((f[:, None] + g[None, :] - K) / eps)
+        f, g, _, k = jax.lax.while_loop(go_on, block, (f, g, jnp.asarray(jnp.inf, K.dtype), 0))
+        return f, g, jnp.exp((f[:, None] + g[None, :] - K) / eps), k
 
     def cond(state):
-        _, _, _, _, it, done = state
+        _, _, _, _, it, done = state[:6]
         return jnp.logical_and(it < max_iter, jnp.logical_not(done))
 
     def body(state):
-        G, LG, f, g, it, _ = state
+        G, LG, f, g, it, _ = state[:6]
         K = _extended_gradient(LG, G, lam)
-        f, g, S = sinkhorn(K, f, g)
+        f, g, S, k = sinkhorn(K, f, g)
         G, LG, done = _fw_update(G, LG, K, S, L, lam, const, tol)
-        return G, LG, f, g, it + 1, done
+        out = (G, LG, f, g, it + 1, done)
+        return out + (state[6].at[it].set(k),) if record else out
 
     f0 = jnp.zeros(n + 1, G0.dtype)
     g0 = jnp.zeros(m + 1, G0.dtype)
     state = (G0, L(G0), f0, g0, jnp.asarray(0, jnp.int32), jnp.asarray(False))
-    G, _, _, _, it, done = jax.lax.while_loop(cond, body, state)
-    return G, it, done
+    if record:
+        state = state + (jnp.zeros(max_iter, jnp.int32),)
+    state = jax.lax.while_loop(cond, body, state)
+    G, LG, f, g, it, done = state[:6]
+    if not record:
+        return G, it, done
+    _, _, _, again = sinkhorn(_extended_gradient(LG, G, lam), f, g)
+    return G, it, done, state[6], again
 
 
 @functools.cache
-def _batched_solver(max_iter: int, n_inner: int):
+def _batched_solver(max_iter: int, n_inner: int, record: bool = False):
     import jax
 
-    fn = functools.partial(_solve_one, max_iter=max_iter, n_inner=n_inner)
+    fn = functools.partial(_solve_one, max_iter=max_iter, n_inner=n_inner, record=record)
     return jax.jit(jax.vmap(lambda C1, C2, p, q, lam, eps, G0, tol: fn(C1, C2, p, q, lam, eps, G0, tol=tol),
                             in_axes=(0, 0, 0, 0, 0, 0, 0, None)))
+
+
+def lockstep_blocks(steps: np.ndarray, n_iter: np.ndarray, again: np.ndarray) -> tuple[int, int]:
+    """Useful and executed Sinkhorn blocks of a lock-step batch (``jit(vmap(...))`` of the per-pair solver),
+    from each pair's blocks per Frank-Wolfe step ``steps`` (B, max_iter), its steps ``n_iter`` and the blocks
+    its frozen lane runs once it is done (``again``): a vmapped ``while_loop`` runs while any lane's
+    condition holds, so every one of the B lanes executes, at each outer step, as many blocks as the longest
+    inner loop among the lanes, finished lanes included. Useful blocks are those of the pairs' own steps."""
+    steps, n_iter, again = np.asarray(steps), np.asarray(n_iter), np.asarray(again)
+    B = len(n_iter)
+    executed = 0
+    for s in range(int(n_iter.max(initial=0))):
+        live = n_iter > s
+        executed += B * int(max(steps[live, s].max(initial=0), again[~live].max(initial=0)))
+    return int(steps.sum()), executed
 
 
 def cost_scale(C1: np.ndarray, C2: np.ndarray, p: np.ndarray, q: np.ndarray, lam: np.ndarray) -> np.ndarray:
@@ -204,8 +229,9 @@ def _check_options(epsilon: Any, max_iter: Any, tol: Any, inner_iter: Any) -> tu
 
 def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilon: float = DEFAULT_EPSILON,
                        max_iter: int = DEFAULT_MAX_ITER, tol: float = DEFAULT_TOL,
-                       inner_iter: int = DEFAULT_INNER, G0s: Any = None, device: Any = None
-                       ) -> EntropicBatchResult:
+                       inner_iter: int = DEFAULT_INNER, G0s: Any = None, device: Any = None,
+                       schedule: str = "compact", pairs_per_slot: int = 4, sync_every: int = 4,
+                       stats: dict | None = None) -> EntropicBatchResult:
     """Entropic PGW of a batch of B pairs of equal sizes, one ``jit(vmap(...))`` call.
 
     .. math::
@@ -238,6 +264,23 @@ def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilo
     device : str or jax.Device, optional
         Where the solver runs (:func:`resolve_device`; ``None``: ``$ICLR25_DEVICE`` or ``auto``); the results are
         numpy arrays on the host whatever the device.
+    schedule : {"compact", "lockstep"}
+        ``"compact"`` (default): the pairs run in slots that advance one Sinkhorn block (10 iterations) per
+        tick, each on its own schedule; every ``sync_every`` ticks finished pairs leave, queued pairs take
+        their slots, and once the queue is empty the busy slots are compacted into the smallest power of two
+        that holds them (so at most log2(slots) + 1 compilations per shape). ``"lockstep"``: one
+        ``jit(vmap(...))`` call (0.5.0 and before), where every pair runs as many Sinkhorn blocks per step as
+        the slowest pair of the batch and finished pairs run on until the last one stops. Both give every pair
+        the iterations of its own solve (each stops on its own criterion).
+    pairs_per_slot : int
+        The compact schedule runs ``ceil(B / pairs_per_slot)`` slots, rounded up to a power of two (default 4:
+        on a CPU a slot-tick costs about the same at 1 to 16 slots, and queued pairs keep the slots busy; on an
+        accelerator 1 runs every pair at once).
+    sync_every : int
+        Ticks between the host's looks at the slots (collect, refill, compact).
+    stats : dict, optional
+        Receives ``useful_blocks`` (Sinkhorn blocks of the pairs' own solves), ``executed_blocks`` (blocks
+        run, lanes or slots times steps), ``useful_share`` (their ratio) and ``slot_counts``.
 
     Returns
     -------
@@ -277,12 +320,29 @@ def entropic_pgw_batch(C1s: Any, C2s: Any, ps: Any, qs: Any, lam: Any, *, epsilo
         G0s = as_real_array(G0s, "G0s")
         if G0s.shape != (B, C1s.shape[1], C2s.shape[1]):
             raise ValueError(f"G0s must have shape {(B, C1s.shape[1], C2s.shape[1])}, got {G0s.shape}")
+    if schedule not in ("compact", "lockstep"):
+        raise ValueError(f"schedule must be 'compact' or 'lockstep', got {schedule!r}")
+    sync_every = as_int(sync_every, "sync_every", 1)
+    n_slots = _pow2(math.ceil(B / as_int(pairs_per_slot, "pairs_per_slot", 1)))
     eps = epsilon * cost_scale(C1s, C2s, ps, qs, lam_arr)
     with jax.default_device(dev):
         dt = jnp.asarray(1.0).dtype
-        solver = _batched_solver(max_iter, inner_iter)
-        G, it, done = solver(*(jnp.asarray(x, dt) for x in (C1s, C2s, ps, qs, lam_arr, eps, G0s)), tol)
-        G, it, done = np.asarray(G, dtype=np.float64), np.asarray(it), np.asarray(done)
+        if schedule == "lockstep":
+            solver = _batched_solver(max_iter, inner_iter, stats is not None)
+            out = solver(*(jnp.asarray(x, dt) for x in (C1s, C2s, ps, qs, lam_arr, eps, G0s)), tol)
+            G, it, done = np.asarray(out[0], dtype=np.float64), np.asarray(out[1]), np.asarray(out[2])
+            if stats is not None:
+                useful, executed = lockstep_blocks(np.asarray(out[3]), it, np.asarray(out[4]))
+                stats.update(schedule="lockstep", slot_counts=[B], useful_blocks=useful, executed_blocks=executed)
+        else:
+            A = tuple(jnp.asarray(x, dt) for x in (C1s, C1s * C1s, ps, G0s))
+            Bs = tuple(jnp.asarray(x, dt) for x in (C2s, C2s * C2s, qs))
+            G, it, done, counts = _compact_batch(A, Bs, lam_arr, eps, tol, dt, max_iter, inner_iter,
+                                                 n_slots, sync_every)
+            if stats is not None:
+                stats.update(schedule="compact", **counts)
+    if stats is not None:
+        stats["useful_share"] = stats["useful_blocks"] / stats["executed_blocks"] if stats["executed_blocks"] else 1.0
     transport, penalty, mass = _objective_np(C1s, C2s, ps, qs, lam_arr, G)
     G.setflags(write=False)
     return EntropicBatchResult(np.sqrt(np.maximum(transport + penalty, 0.0)), transport, penalty, G, mass, it, done)
@@ -336,14 +396,17 @@ def _slot_machine(max_iter: int, n_inner: int, block_size: int = 10, sinkhorn_to
     n_blocks = max(1, n_inner // block_size)
 
     def pair(A, B, i, j):
-        CsA, CsqA, PsA = A
-        CsB, CsqB, PsB = B
+        CsA, CsqA, PsA = A[:3]
+        CsB, CsqB, PsB = B[:3]
         return CsA[i], CsB[j], CsqA[i], CsqB[j], PsA[i], PsB[j]
 
     def init_one(A, B, i, j, lam):
         C1, C2, C1sq, C2sq, p, q = pair(A, B, i, j)
         mp, mq = p.sum(), q.sum()
-        G = p[:, None] * q[None, :] * (jnp.minimum(mp, mq) / (mp * mq))
+        if len(A) > 3:  # initial plans given (entropic_pgw_batch's G0s), indexed like the A-spaces
+            G = A[3][i]
+        else:
+            G = p[:, None] * q[None, :] * (jnp.minimum(mp, mq) / (mp * mq))
         LG = tensor_product(C1, C2, G, C1sq=C1sq, C2sq=C2sq)
         n, m = G.shape
         zero = jnp.asarray(0, jnp.int32)
@@ -373,8 +436,8 @@ def _slot_machine(max_iter: int, n_inner: int, block_size: int = 10, sinkhorn_to
                       jnp.logical_or(s.converged, jnp.logical_and(step, stop)),
                       s.ticks + active.astype(jnp.int32))
 
-    init = jax.vmap(init_one, in_axes=(None, None, 0, 0, None))
-    tick = jax.vmap(tick_one, in_axes=(None, None, 0, 0, 0, None, 0, None))
+    init = jax.vmap(init_one, in_axes=(None, None, 0, 0, 0))
+    tick = jax.vmap(tick_one, in_axes=(None, None, 0, 0, 0, 0, 0, None))
 
     @jax.jit
     def refill(A, B, slots, mask, live, i, j, lam):
@@ -383,7 +446,7 @@ def _slot_machine(max_iter: int, n_inner: int, block_size: int = 10, sinkhorn_to
         return jax.tree_util.tree_map(lambda a, b: jnp.where(mask.reshape(mask.shape + (1,) * (a.ndim - 1)), a, b),
                                       new, slots)
 
-    @functools.partial(jax.jit, static_argnums=8)
+    @jax.jit
     def run(A, B, slots, i, j, lam, eps, tol, n_ticks):
         def cond(c):
             s, t = c
@@ -478,7 +541,7 @@ def entropic_pgw_pairs(spaces: list[MMSpace], pairs: list[tuple[int, int]], lam:
         for k, (i, j) in enumerate(idx):
             groups.setdefault((int(sizes[i]), int(sizes[j])), []).append(k)
         refill, run = _slot_machine(max_iter, inner_iter)
-        job = _PairJob(idx, local, cmax2, mass, lam, jnp.asarray(lam, dt), float(tol), epsilon, dt, max_iter,
+        job = _PairJob(idx, local, cmax2, mass, lam, float(tol), epsilon, dt, max_iter,
                        inner_iter, sync_every, refill, run)
         out = np.empty(len(idx))
         counts = {"ticks": 0, "slot_ticks": 0, "busy_ticks": 0, "refills": 0, "compile_s": 0.0}
@@ -511,7 +574,6 @@ class _PairJob:
     cmax2: np.ndarray
     mass: np.ndarray
     lam: float
-    lam_d: Any
     tol: float
     epsilon: float
     dt: Any
@@ -536,6 +598,7 @@ def _run_group(job: _PairJob, ks: list[int], n_slots: int, bucket_a: tuple, buck
     slot_pair = np.full(n_slots, -1)
     si, sj, seps = np.zeros(n_slots, np.int64), np.zeros(n_slots, np.int64), np.ones(n_slots)
     slots = run_group = None
+    lam_d = jnp.full((n_slots,), job.lam, job.dt)
     while True:
         free = np.flatnonzero(slot_pair < 0)
         take = min(len(free), len(queue))
@@ -556,18 +619,18 @@ def _run_group(job: _PairJob, ks: list[int], n_slots: int, bucket_a: tuple, buck
             counts["refills"] += take if slots is not None else 0
             if slots is None:  # a first fill builds the state's shapes
                 slots = _empty_slots(n_slots, Na, Nb, job.dt)
-            slots = job.refill(A, B, slots, jnp.asarray(mask), jnp.asarray(live), si_d, sj_d, job.lam_d)
+            slots = job.refill(A, B, slots, jnp.asarray(mask), jnp.asarray(live), si_d, sj_d, lam_d)
         if np.all(slot_pair < 0):
             return counts
         if run_group is None:  # compiled ahead of time, so that stats can tell compilation apart
             key = (job.max_iter, job.inner_iter, job.sync_every, str(job.dt), n_slots, A[0].shape, B[0].shape)
             if key not in _COMPILED:
                 t0 = time.perf_counter()
-                _COMPILED[key] = job.run.lower(A, B, slots, si_d, sj_d, job.lam_d, seps_d, job.tol,
-                                               job.sync_every).compile()
+                _COMPILED[key] = job.run.lower(A, B, slots, si_d, sj_d, lam_d, seps_d, job.tol,
+                                               np.int32(job.sync_every)).compile()
                 counts["compile_s"] += time.perf_counter() - t0
             run_group = _COMPILED[key]
-        slots, t = run_group(A, B, slots, si_d, sj_d, job.lam_d, seps_d, job.tol)
+        slots, t = run_group(A, B, slots, si_d, sj_d, lam_d, seps_d, job.tol, np.int32(job.sync_every))
         t = int(t)
         counts["ticks"] += t
         counts["slot_ticks"] += t * n_slots
@@ -580,6 +643,85 @@ def _run_group(job: _PairJob, ks: list[int], n_slots: int, bucket_a: tuple, buck
             out[slot_pair[fin]] = np.sqrt(np.maximum(transport + penalty, 0.0))
             slot_pair[fin] = -1
             bar.update(fin.size)
+
+
+def _pow2(k: int) -> int:
+    """The smallest power of two >= k (>= 1)."""
+    return 1 << max(0, int(k) - 1).bit_length()
+
+
+@functools.cache
+def _compactor():
+    import jax
+
+    return jax.jit(lambda slots, keep: jax.tree_util.tree_map(lambda a: a[keep], slots))
+
+
+def _compact_batch(A: tuple, B: tuple, lam: np.ndarray, eps: np.ndarray, tol: float, dt: Any, max_iter: int,
+                   inner_iter: int, n_slots: int, sync_every: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict]:
+    """The pairs of a batch (pair k: A-arrays and B-arrays at index k) in the slots of :func:`_slot_machine`:
+    ``n_slots`` slots (a power of two) take the first pairs, and after every ``sync_every`` ticks the host
+    collects the finished pairs, refills their slots from the queue and, once the queue is empty and at most
+    half the slots are busy, compacts the busy slots into the smallest power of two that holds them (one
+    compilation per slot count: at most log2(n_slots) + 1). Every pair runs exactly the iterations of its own
+    solve. Returns the plans (float64), Frank-Wolfe steps, convergence flags and the counts
+    (``useful_blocks``: Sinkhorn blocks of the pairs' own solves; ``executed_blocks``: slots x ticks run)."""
+    import jax
+    import jax.numpy as jnp
+
+    n_pairs = len(lam)
+    refill, run = _slot_machine(max_iter, inner_iter)
+    compact = _compactor()
+    Na, Nb = A[0].shape[1], B[0].shape[1]
+    G_out = np.empty((n_pairs, Na, Nb))
+    it_out = np.zeros(n_pairs, np.int64)
+    conv_out = np.zeros(n_pairs, bool)
+    blocks_out = np.zeros(n_pairs, np.int64)
+    counts = {"useful_blocks": 0, "executed_blocks": 0, "chunks": 0, "compactions": 0, "slot_counts": [n_slots]}
+    queue = list(range(n_pairs))
+    slot_pair = np.full(n_slots, -1)
+    si, slam, seps = np.zeros(n_slots, np.int64), np.ones(n_slots), np.ones(n_slots)
+    slots = _empty_slots(n_slots, Na, Nb, dt)
+    per_slot = None  # the slots' pair indices, penalties and epsilons on the device, sent when they change
+    while True:
+        free = np.flatnonzero(slot_pair < 0)
+        take = min(len(free), len(queue))
+        if take:
+            mask = np.zeros(n_slots, bool)
+            mask[free[:take]] = True
+            for s_, k in zip(free[:take], queue[:take]):
+                slot_pair[s_], si[s_], slam[s_], seps[s_] = k, k, lam[k], eps[k]
+            del queue[:take]
+            per_slot = (jnp.asarray(si), jnp.asarray(slam, dt), jnp.asarray(seps, dt))
+            slots = refill(A, B, slots, jnp.asarray(mask), jnp.asarray(mask), per_slot[0], per_slot[0], per_slot[1])
+        busy = np.flatnonzero(slot_pair >= 0)
+        if busy.size == 0:
+            counts["pair_blocks"] = blocks_out.tolist()
+            return G_out, it_out, conv_out, counts
+        if not queue and busy.size <= n_slots // 2:
+            n_slots = _pow2(busy.size)
+            keep = np.concatenate([busy, np.full(n_slots - busy.size, np.flatnonzero(slot_pair < 0)[0])])
+            slots = compact(slots, jnp.asarray(keep))
+            slot_pair, si, slam, seps = slot_pair[keep], si[keep], slam[keep], seps[keep]
+            slot_pair[busy.size:] = -1
+            per_slot = (jnp.asarray(si), jnp.asarray(slam, dt), jnp.asarray(seps, dt))
+            counts["compactions"] += 1
+            counts["slot_counts"].append(n_slots)
+        # one slot left and nothing queued: nothing to compact or refill, so it runs to its end in one call
+        n_ticks = max_iter * max(1, inner_iter // 10) if n_slots == 1 and not queue else sync_every
+        slots, t = run(A, B, slots, per_slot[0], per_slot[0], per_slot[1], per_slot[2], tol, np.int32(n_ticks))
+        t, done = jax.device_get((t, slots.done))
+        counts["chunks"] += 1
+        counts["executed_blocks"] += int(t) * n_slots
+        fin = np.flatnonzero(done & (slot_pair >= 0))
+        if fin.size:
+            k = slot_pair[fin]
+            G_out[k] = np.asarray(slots.G, dtype=np.float64)[fin]
+            it_out[k] = np.asarray(slots.it)[fin]
+            conv_out[k] = np.asarray(slots.converged)[fin]
+            blocks_out[k] = np.asarray(slots.ticks)[fin]
+            counts["useful_blocks"] += int(blocks_out[k].sum())
+            slot_pair[fin] = -1
 
 
 def _bucket_arrays(spaces: list[MMSpace], sizes: np.ndarray, dt: Any) -> tuple[dict, np.ndarray, dict, dict]:
