@@ -217,8 +217,8 @@ def _causes(cols: list) -> list[str]:
         below = all(m["acc_sft_gap"] < vote for _, m in ladder)
         out.append(f"- **Using the reports** (SFT + gap rule by SFT steps, {seq}) vs the majority of the same reports "
                    f"with no VLM, {_f(vote)}: " + ("below it at every budget" if below else "not below it at every budget")
-                   + (f"; the gap goes from {_f(vote - ladder[0][1]['acc_sft_gap'])} to "
-                      f"{_f(vote - ladder[-1][1]['acc_sft_gap'])} over the ladder." if len(ladder) > 1 else "."))
+                   + "; the gap by SFT steps: " + ", ".join(f"{b}: {_f(vote - m['acc_sft_gap'])}" for b, m in ladder)
+                   + ".")
         pt = ", ".join(f"{b}: {m['acc_mmed_rag'] - m['acc_sft_gap']:+.3f}" for b, m in ladder)
         out.append(f"- **RAG-PT** (MMed-RAG minus SFT + gap rule, same contexts, by SFT steps): {pt}; the own-eyes rows "
                    "say whether DPO on the mined pairs moved the model towards the image.")
