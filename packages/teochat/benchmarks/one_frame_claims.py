@@ -1,12 +1,12 @@
 """The ladder and cause ablation of the one-frame claims (issue 60), generated from the repro rung's claims on the
-balanced generator (``benchmarks/balanced-repro/claims.json``: written by ``iclr25 claims teochat --rung repro``
+balanced generator (``benchmarks/balanced-repro/record-claims.json``: written by ``iclr25 claims teochat --rung repro``
 with the code of ``benchmarks/balanced-repro/code.patch`` applied; not the package's committed claims yet, see
 that folder's README) and ``benchmarks/multitask.json`` (the shipped multi-task checkpoint, scored on seed 0's
 test split, the same split as the repro's seed 0): no training here.
 
-    python benchmarks/one_frame_claims.py --docs docs
+    python benchmarks/one_frame_claims.py --out docs --overwrite
 
-Writes ``one-frame-claims.md`` (``--docs``), the anchor of the claims' ``ladder=``.
+Writes ``one-frame-claims.md`` (``--out``).
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+
+from _outputs import add_out, parse_checked  # the sibling module (benchmarks/ is the script's folder)
 
 from iclr25.utils.io import atomic_write
 
@@ -33,9 +35,9 @@ def _f(x: float | None) -> str:
 def table(claims: dict, multitask: dict | None) -> str:
     seeds = None
     lines = [f"# The one-frame claims: ladder and cause ablation (issue 60; generated from "
-             "benchmarks/balanced-repro/claims.json, "
+             "benchmarks/balanced-repro/record-claims.json, "
              f"`{claims['command']}`, iclr25-teochat {claims['version']}, and benchmarks/multitask.json by "
-             "`python benchmarks/one_frame_claims.py --docs docs`; do not edit)", "",
+             "`python benchmarks/one_frame_claims.py --out docs --overwrite`; do not edit)", "",
              "Balanced generator (no first- or last-frame look marks a change more than half the time). Per claim "
              "and seed: TEOChat (500 steps, the repro's nine-task recipe) against each one-frame reference (rules "
              "chosen on the training split, reported on the test split; the last-frame model is told the frame "
@@ -81,14 +83,14 @@ def table(claims: dict, multitask: dict | None) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--claims", type=Path, default=HERE / "benchmarks" / "balanced-repro" / "claims.json")
+    ap.add_argument("--claims", type=Path, default=HERE / "benchmarks" / "balanced-repro" / "record-claims.json")
     ap.add_argument("--multitask", type=Path, default=HERE / "benchmarks" / "multitask.json")
-    ap.add_argument("--docs", type=Path, default=HERE / "docs")
-    args = ap.parse_args()
+    add_out(ap, "--out", "results/teochat-one-frame-claims", ("one-frame-claims.md",))
+    args = parse_checked(ap)
     claims = json.loads(args.claims.read_text(encoding="utf-8"))
     mt = json.loads(args.multitask.read_text(encoding="utf-8")) if args.multitask.is_file() else None
-    args.docs.mkdir(parents=True, exist_ok=True)
-    with atomic_write(args.docs / "one-frame-claims.md") as f:
+    args.out.mkdir(parents=True, exist_ok=True)
+    with atomic_write(args.out / "one-frame-claims.md") as f:
         f.write(table(claims, mt))
     print(table(claims, mt))
 
