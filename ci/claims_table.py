@@ -20,19 +20,23 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load_claims_module():
-    """``iclr25/utils/claims.py`` loaded by path (standard library only), before any environment exists."""
+def load_utils_module(name: str):
+    """``iclr25/utils/<name>.py`` loaded by path, once (standard library only at import), before any environment
+    exists: the ci scripts read claims and benchmark records with the same code the packages write them with."""
     import importlib.util  # noqa: PLC0415
 
-    path = ROOT / "shared-utils" / "src" / "iclr25" / "utils" / "claims.py"
-    spec = importlib.util.spec_from_file_location("_iclr25_claims", path)
+    key = f"_iclr25_{name}"
+    if key in sys.modules:
+        return sys.modules[key]
+    path = ROOT / "shared-utils" / "src" / "iclr25" / "utils" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(key, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up by name
     spec.loader.exec_module(module)
     return module
 
 
-_claims = _load_claims_module()
+_claims = load_utils_module("claims")
 
 
 def table_problems(pkg: Path, *, write: bool = False) -> list[str]:

@@ -33,6 +33,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "ci"))
 
 #: a ratio: a number directly followed by × (or an x ending the word), not followed by another number
 RATIO = re.compile(r"(?<![\w.×])(\d+(?:\.\d+)?)\s?(?:×|x\b)(?!\s?\d)")
@@ -47,17 +48,9 @@ DOCS = ("README.md", "EVIDENCE.md")
 
 
 def _bench_module():
-    """``iclr25/utils/bench.py`` loaded by path (standard library only at import), once."""
-    import importlib.util  # noqa: PLC0415
+    from claims_table import load_utils_module  # noqa: PLC0415 - ci/ is on the path of every ci script
 
-    if "_iclr25_bench" in sys.modules:
-        return sys.modules["_iclr25_bench"]
-    path = ROOT / "shared-utils" / "src" / "iclr25" / "utils" / "bench.py"
-    spec = importlib.util.spec_from_file_location("_iclr25_bench", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up by name
-    spec.loader.exec_module(module)
-    return module
+    return load_utils_module("bench")
 
 
 def render(pkg: Path, src: str) -> str:

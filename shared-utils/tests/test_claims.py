@@ -494,6 +494,28 @@ def _m(seed, rung):
 '''
 
 
+def _toy_package(tmp_path, monkeypatch) -> None:
+    """``iclr25.toypar`` (its ``claims.py`` is ``_TOY_MODULE``) importable here and in worker processes, freshly
+    imported (no registry cache left from an earlier run)."""
+    import os
+    import sys
+
+    site = tmp_path / "site"
+    pkg = site / "iclr25" / "toypar"
+    if not pkg.is_dir():
+        pkg.mkdir(parents=True)
+        (pkg / "__init__.py").write_text("")
+        (pkg / "claims.py").write_text(_TOY_MODULE)
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]))
+    import iclr25
+
+    if str(site / "iclr25") not in iclr25.__path__:
+        monkeypatch.setattr(iclr25, "__path__", [*iclr25.__path__, str(site / "iclr25")])
+    for m in [m for m in sys.modules if m.startswith("iclr25.toypar")]:
+        monkeypatch.delitem(sys.modules, m)
+
+
 @pytest.mark.parametrize("backend", ["local", "dask", "ray"])
 def test_claims_seeds_in_parallel_on_local_dask_and_ray(tmp_path, monkeypatch, capsys, backend):
     """``iclr25 claims --backend {local,dask,ray}`` measures the seeds in worker processes (a local Dask cluster
@@ -504,17 +526,7 @@ def test_claims_seeds_in_parallel_on_local_dask_and_ray(tmp_path, monkeypatch, c
     from iclr25.utils import cli as ucli
 
     pytest.importorskip({"local": "joblib", "dask": "distributed", "ray": "ray"}[backend])
-    pkg = tmp_path / "site" / "iclr25" / "toypar"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "claims.py").write_text(_TOY_MODULE)
-    monkeypatch.syspath_prepend(str(tmp_path / "site"))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")]))
-    import iclr25
-
-    monkeypatch.setattr(iclr25, "__path__", [*iclr25.__path__, str(tmp_path / "site" / "iclr25")])
-    for m in [m for m in sys.modules if m.startswith("iclr25.toypar")]:
-        monkeypatch.delitem(sys.modules, m)
+    _toy_package(tmp_path, monkeypatch)
     methods = [ucli.MethodEntry("toypar", "iclr25-toypar", "0.1.0", "", None)]
     serial, par = tmp_path / "serial", tmp_path / "par"
     assert ucli._cmd_claims(methods, "toypar", "repro", None, serial, None) == 0
@@ -537,20 +549,10 @@ def test_every_repro_runs_its_seeds_on_a_backend(tmp_path, monkeypatch, capsys, 
     the registry's repro seeds in worker processes first, and the reproduction then decides the same claims as
     a run without ``--backend``; a package that adds the options itself keeps them; no registry is one line."""
     import os
-    import sys
 
     from iclr25.utils import cli as ucli
 
     pytest.importorskip({"local": "joblib", "dask": "distributed"}[backend])
-    pkg = tmp_path / "site" / "iclr25" / "toypar"
-    pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "claims.py").write_text(_TOY_MODULE)
-    monkeypatch.syspath_prepend(str(tmp_path / "site"))
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path / "site"), os.environ.get("PYTHONPATH", "")]))
-    import iclr25
-
-    monkeypatch.setattr(iclr25, "__path__", [*iclr25.__path__, str(tmp_path / "site" / "iclr25")])
 
     def repro(args):
         from iclr25.toypar.claims import REGISTRY
@@ -558,13 +560,9 @@ def test_every_repro_runs_its_seeds_on_a_backend(tmp_path, monkeypatch, capsys, 
         REGISTRY.run("repro").publish(args.out)
         return 0
 
-    def fresh_modules():
-        for m in [m for m in sys.modules if m.startswith("iclr25.toypar")]:
-            monkeypatch.delitem(sys.modules, m)
-
     outs = {}
     for label, extra in (("serial", []), ("par", ["--backend", backend, "--workers", "2"])):
-        fresh_modules()
+        _toy_package(tmp_path, monkeypatch)
         parser, *_ = ucli.method_commands("toypar", "toy", demo="os:getcwd", demo_help="d", repro=repro,
                                           repro_help="r")
         outs[label] = tmp_path / label
