@@ -5,23 +5,10 @@ Per fresh seed (three seeds drawn from ``"iclr25-teochat references"``, the vers
 data (2400 training / 240 test sequences of the nine-task mix): TEOChat and the same model on the last frame only
 (the repro's recipe: 500 steps x 16 questions, d=64, 2 layers; TEOChat is the one multi-task model), and the
 shipped localisation checkpoints, each task scored beside references that no model is needed for. Every rule is
-chosen on the *training* split of the seed (the dev split) and reported on its test split:
-
-- ``question prior``: the most common training answer per question template (boxes blanked) and number of frames
-  (the prompt says how many): reads no pixel (QA-style tasks);
-- ``one frame (annotations)``: the best rule over what the last frame shows, read from the annotated look of each
-  footprint (cleared lot, foundation, roof, half rubble, rubble; minor damage is drawn as an intact roof of
-  another colour, visible only against an earlier frame, so one frame sees a roof there) and, for questions about
-  the whole scene, the set of looks in it and whether the road is flooded: for box answers the best set of looks
-  (every footprint whose look is in the set, no box cap), for a class answer the most common training answer per
-  (question template, frame count, look);
-- ``one frame (pixels)``: the same with each footprint's look read from the last frame's pixels (the majority
-  look of the 5 training footprints nearest in mean colour and spread inside the footprint) instead of the
-  annotations;
-- ``every building`` without the 4-box cap (and with it, as the models answer), for box tasks;
-- ``two-frame pixel difference``: the classic non-learned change detector, every footprint whose mean absolute
-  difference between the first and the last frame (each frame's mean colour removed) is above a threshold chosen
-  on the training split (change localisation).
+chosen on the *training* split of the seed (the dev split) and reported on its test split: the references of
+:mod:`iclr25.teochat.references` (its docstring lists them: the question / frame-count
+prior, the best one-frame rule from annotations and from pixels, every building with and without the box cap, the
+two-frame pixel difference).
 
 The headline margin per task is TEOChat minus the strongest one-frame reference *on the test split* (the
 strongest after the fact: the margin is not flattered), pooled over the seeds, with a 95 % bootstrap interval
