@@ -398,6 +398,20 @@ def test_repro_only_claims_calibrate_one_at_a_time_into_the_rungs_file(tmp_path,
         warnings.simplefilter("error")
         reg.pytest_committed_test(tmp_path)()
     capsys.readouterr()
+    # calibrating r1 again at new seeds joins them to its entry (max margin over all 8 seeds, as one run gives);
+    # at seeds it already has, the new entry replaces it
+    assert ucli._cmd_claims(methods, "toyrepro", "repro", "108-110", tmp_path, None, mode="calibrate",
+                            only="r1") == 0
+    assert "r1: joined with the seeds already in claims-calibration-repro.json (8 seeds in all)" in \
+        capsys.readouterr().out
+    cal = load_calibration(tmp_path / "claims-calibration-repro.json")
+    r1 = next(e for e in cal["claims"] if e["id"] == "r1")
+    once = reg.calibrate("repro", [100, 101, 102, 103, 104, 108, 109, 110], only=["r1"]).claims[0]
+    assert {k: r1[k] for k in once} == once and check_calibration(cal) == []
+    assert ucli._cmd_claims(methods, "toyrepro", "repro", "100-102", tmp_path, None, mode="calibrate",
+                            only="r1") == 0
+    r1 = next(e for e in load_calibration(tmp_path / "claims-calibration-repro.json")["claims"] if e["id"] == "r1")
+    assert r1["seeds"] == [100, 101, 102]
     # errors: an unknown id, --only without --calibrate; each one line
     assert ucli._cmd_claims(methods, "toyrepro", "repro", None, tmp_path, None, mode="calibrate", only="nope") == 2
     assert ucli._cmd_claims(methods, "toyrepro", "repro", None, tmp_path, None, only="r1") == 2

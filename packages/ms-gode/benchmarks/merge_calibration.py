@@ -1,5 +1,9 @@
 """One claim's calibration over the seeds of several ``iclr25 claims --calibrate`` runs (issue 58).
 
+Kept as the record of how ``claims-calibration-long.json`` (0.7.0) was made. Since iclr25-utils 0.13,
+``iclr25 claims ms-gode --calibrate --only ID --seeds NEW --out DIR`` joins new seeds to the claim's entry itself
+(same version, rule, margin; ``CalibrationReport.merged``), which gives the same entry.
+
     python benchmarks/merge_calibration.py --rung long --only near-zero-forgetting FILE1 FILE2 ... --out DIR
 
 ``iclr25 claims ms-gode --calibrate --only ID --out DIR`` keeps the *other* claims of an existing calibration file

@@ -922,17 +922,40 @@ class CalibrationReport:
     def merged(self, previous: Mapping[str, Any] | None, keep: Iterable[str]) -> CalibrationReport:
         """This report plus the entries of ``previous`` (a loaded calibration file of the same package and rung)
         for the claims in ``keep`` that this report did not measure; the seeds are the union. Each entry keeps
-        its own seeds, values and max margin, so the file is still checked entry by entry."""
+        its own seeds, values and max margin, so the file is still checked entry by entry.
+
+        A claim measured here *and* in ``previous`` at other seeds, by the same version with the same rule,
+        direction, margin and expect, is extended: its seeds, values and improvements are joined and its mean,
+        sd and max margin recomputed over all of them (calibration seeds 100-104 in one session, 105-109 in the
+        next, without measuring the first ones again). At shared seeds, or after any change, the new entry
+        replaces the old one."""
         if not previous or previous.get("rung") != self.rung or previous.get("package") != self.package \
                 or previous.get("n_decide") != self.n_decide:
             return self
         mine = {e["id"] for e in self.claims}
         keep = set(keep) - mine
         old = [e for e in previous.get("claims", []) if e.get("id") in keep]
-        if not old:
+        before = {e.get("id"): e for e in previous.get("claims", [])} if previous.get("version") == self.version \
+            else {}
+        claims = [self._extended(e, before.get(e["id"])) for e in self.claims]
+        if not old and claims == self.claims:
             return self
-        seeds = tuple(sorted(set(self.seeds) | {s for e in old for s in e.get("seeds", [])}))
-        return dataclasses.replace(self, seeds=seeds, claims=old + self.claims)
+        seeds = tuple(sorted({s for e in old + claims for s in e.get("seeds", [])} | set(self.seeds)))
+        return dataclasses.replace(self, seeds=seeds, claims=old + claims)
+
+    def _extended(self, new: dict[str, Any], prev: Mapping[str, Any] | None) -> dict[str, Any]:
+        fields = ("kind", "rule", "direction", "margin", "expect", "seed_free")
+        if (prev is None or new.get("seed_free") or any(prev.get(f) != new.get(f) for f in fields)
+                or new.get("mean") is None or prev.get("mean") is None
+                or set(prev.get("seeds", [])) & set(new.get("seeds", []))):
+            return new
+        cols = ("seeds", "values", "references", "alive_per_seed", "improvements")
+        rows = sorted([*zip(*(prev[c] for c in cols), strict=True), *zip(*(new[c] for c in cols), strict=True)])
+        joined = {c: [r[i] for r in rows] for i, c in enumerate(cols)}
+        imp = [float(d) for d in joined["improvements"]]
+        mm = max_margin(new["rule"], imp, self.n_decide)
+        return {**new, **joined, "mean": _json_float(statistics.fmean(imp)), "sd": _json_float(statistics.stdev(imp)),
+                "max_margin": _json_float(mm), "ok": _calibration_ok(new["expect"], new["margin"], mm)}
 
     def explain(self) -> str:
         rows = [f"calibration of {self.package} {self.version} at rung {self.rung!r}, seeds "

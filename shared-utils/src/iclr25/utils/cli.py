@@ -674,15 +674,21 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
               file=sys.stderr)
         return 1
     if mode == "calibrate":
-        print(cal.explain())
         if out is not None:
             path = out / calibration_file(rung)
-            if only_ids and path.is_file():  # keep the other claims' calibration (they were not re-measured)
+            if path.is_file():  # keep the other claims' calibration, extend a claim's at new seeds
                 try:
+                    n_before = {e["id"]: len(e.get("seeds", [])) for e in cal.claims}
                     cal = cal.merged(load_calibration(path), registry.claims_at(rung))
+                    for e in cal.claims:
+                        if e["id"] in n_before and len(e.get("seeds", [])) > n_before[e["id"]]:
+                            print(f"{e['id']}: joined with the seeds already in {path.name} ({len(e['seeds'])} "
+                                  "seeds in all)")
                 except ValueError as exc:
                     print(f"iclr25 claims: error: {error_line(exc)}", file=sys.stderr)
                     return 2
+        print(cal.explain())
+        if out is not None:
             print(f"wrote {cal.save(path)}")
         bad = cal.uncalibrated()
         if bad:
