@@ -32,3 +32,11 @@ def test_set_lr_and_lr_scale_change_the_step():
     (w3 ** 2).sum().backward()
     o3.step(lr_scale=2.0)
     assert torch.equal(w3, w2)
+
+
+def test_the_docstring_example():
+    w = torch.nn.Parameter(torch.ones(2))
+    opt = Adam([w], lr=0.1)
+    (w ** 2).sum().backward()
+    opt.step()
+    assert [round(x, 4) for x in w.tolist()] == [0.9, 0.9]
