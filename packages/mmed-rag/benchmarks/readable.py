@@ -86,8 +86,9 @@ def run(name: str, seed: int) -> dict:
 
 def ladder(budgets: list[int], seed: int) -> dict:
     """The SFT-budget ladder and the no-context ablation at ``seed``, sharing one retrieval stage (module doc)."""
-    import torch
     from importlib.metadata import version
+
+    import torch
 
     from iclr25.mmed_rag import experiments as E
     from iclr25.mmed_rag.claims import READABLE

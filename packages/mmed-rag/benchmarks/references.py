@@ -34,9 +34,8 @@ SHORT = {"acc_answer_prior": "answer prior", "acc_retrieval_vote_fixed_k": "retr
 
 
 def run_seed(seed: int, out: Path, command: str) -> dict:
-    from importlib.metadata import version
-
     import dataclasses
+    from importlib.metadata import version
 
     from iclr25.mmed_rag.checkpoint import DEMO_CONFIG
     from iclr25.mmed_rag.experiments import run_pipeline

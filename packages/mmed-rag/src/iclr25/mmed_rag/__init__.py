@@ -74,14 +74,14 @@ if TYPE_CHECKING:
     from .selection import ratio_select as ratio_select
     from .selection import select_contexts as select_contexts
     from .selection import to_positive as to_positive
-    from .text import Vocab as Vocab
-    from .vlm import TinyVLM as TinyVLM
-    from .vlm import VLMConfig as VLMConfig
-    from .vlm import encode_prompts as encode_prompts
     from .supervised import ImageOnlyModel as ImageOnlyModel
     from .supervised import fit_image_only as fit_image_only
     from .supervised import image_only_accuracy as image_only_accuracy
     from .supervised import mean_colour_domain_accuracy as mean_colour_domain_accuracy
+    from .text import Vocab as Vocab
+    from .vlm import TinyVLM as TinyVLM
+    from .vlm import VLMConfig as VLMConfig
+    from .vlm import encode_prompts as encode_prompts
     from .vlm import generate_reports as generate_reports
     from .vlm import noise_images as noise_images
     from .vlm import yes_probability as yes_probability
