@@ -128,14 +128,13 @@ def _repro_on_backend(slug: str, repro: Callable[[argparse.Namespace], int | Non
     so in one line."""
 
     def handler(args: argparse.Namespace) -> int | None:
-        if not getattr(args, "backend_own", True) and getattr(args, "backend", None) in (None, "local"):
-            if getattr(args, "address", None) is not None:
+        backend = None if getattr(args, "backend_own", True) else args.backend
+        if backend in (None, "local") and not getattr(args, "backend_own", True):
+            if args.address is not None:
                 raise ValueError("--address names a cluster: give it with --backend dask or ray")
-            if getattr(args, "workers", None) is not None and args.backend is None:
+            if args.workers is not None and backend is None:
                 raise ValueError("--workers is the number of parallel workers of --backend: give --backend too")
-        if getattr(args, "backend", None) is not None and not getattr(args, "backend_own", True):
-            from .parallel import cluster  # noqa: PLC0415
-
+        if backend is not None:
             module = f"iclr25.{slug.replace('-', '_')}.claims"
             try:
                 registry = importlib.import_module(module).REGISTRY
@@ -144,13 +143,23 @@ def _repro_on_backend(slug: str, repro: Callable[[argparse.Namespace], int | Non
                                  "whose seeds could run in parallel") from None
             if not registry.claims_at("repro"):
                 raise ValueError(f"--backend: iclr25 {slug} has no claims at the repro rung to run in parallel")
-            with cluster(args.backend, address=args.address, workers=args.workers) as (engine, n_jobs):
-                n = registry.prefetch("repro", registry.rung_seeds("repro"), backend=engine, n_jobs=n_jobs)
-            print(f"measured {n} repro seed task(s) on --backend {args.backend}"
-                  + (f" at {args.address}" if args.address else ""), flush=True)
+            _measure_on_backend(registry, "repro", registry.rung_seeds("repro"), backend=backend,
+                                address=args.address, workers=args.workers, what="repro seed")
         return (load_handler(repro) if isinstance(repro, str) else repro)(args)
 
     return handler
+
+
+def _measure_on_backend(registry: Any, rung: str, seeds: Sequence[int], *, backend: str, address: str | None,
+                        workers: int | None, claim_ids: Sequence[str] | None = None, what: str = "seed") -> int:
+    """Measure ``registry``'s claims at ``rung`` and ``seeds`` on ``backend`` (:class:`~.parallel.cluster`) into
+    its cache, for ``iclr25 claims --backend`` and every ``repro --backend``; says how many tasks ran."""
+    from .parallel import cluster  # noqa: PLC0415
+
+    with cluster(backend, address=address, workers=workers) as (engine, n_jobs):
+        n = registry.prefetch(rung, seeds, claim_ids=claim_ids, backend=engine, n_jobs=n_jobs)
+    print(f"measured {n} {what} task(s) on --backend {backend}" + (f" at {address}" if address else ""), flush=True)
+    return n
 
 
 def load_handler(spec: str) -> Callable[[argparse.Namespace], int | None]:
@@ -641,13 +650,10 @@ def _cmd_claims(methods: list[MethodEntry], name: str, rung: str, seeds: str | N
         (f" --only {','.join(only_ids)}" if only_ids else "")
     try:
         if backend is not None and mode in ("decide", "fresh", "calibrate"):
-            from .parallel import cluster  # noqa: PLC0415
-
             at = (registry.fresh_seeds(rung) if mode == "fresh" else chosen if chosen is not None else
                   registry.calibration_seeds(rung) if mode == "calibrate" else registry.rung_seeds(rung))
-            with cluster(backend, address=address, workers=workers) as (engine, n_jobs):
-                n = registry.prefetch(rung, at, claim_ids=only_ids, backend=engine, n_jobs=n_jobs)
-            print(f"measured {n} seed task(s) on --backend {backend}" + (f" at {address}" if address else ""))
+            _measure_on_backend(registry, rung, at, backend=backend, address=address, workers=workers,
+                                claim_ids=only_ids)
         if mode == "calibrate":
             cal = registry.calibrate(rung, chosen, only=only_ids, command=command)
         elif mode == "fresh":
