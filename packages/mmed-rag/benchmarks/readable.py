@@ -134,11 +134,30 @@ def _f(v) -> str:
     return "–" if v is None else f"{v:.3f}"
 
 
-def _side() -> tuple[list[int], list[dict], dict]:
-    rep = json.loads((OUT / "claims.json").read_text())
+def _side(path: Path | None = None) -> tuple[list[int], list[dict], dict]:
+    rep = json.loads((path or OUT / "claims.json").read_text())
     c = {x["id"]: x for x in rep["claims"]}
     first = next(iter(c.values()))
     return first["seeds"], first["extra"], c
+
+
+TABLE_ROWS = (*ROWS, "image_reading_sft", "image_reading_mmed_rag", "copy_rate_mmed_rag", "precision_fixed_k",
+              "router_accuracy", "mean_colour_domain_accuracy")
+
+
+def _table(seeds: list[int], extra: list[dict]) -> list[str]:
+    lines = ["| method | " + " | ".join(f"seed {s}" for s in seeds) + " | mean |", "|---|" + "---|" * (len(seeds) + 1)]
+    for k in TABLE_ROWS:
+        vals = [e.get(k) for e in extra]
+        ok = [v for v in vals if v is not None]
+        lines.append(f"| {SHORT[k]} | " + " | ".join(_f(v) for v in vals) + f" | {_f(sum(ok) / len(ok)) if ok else '–'} |")
+    return lines
+
+
+def _verdicts(claims: dict, seeds: list[int]) -> list[str]:
+    return [f"- `{cid}` ({c['statement']}): MMed-RAG {', '.join(_f(v) for v in c['values'])} vs the strongest such "
+            f"reference {', '.join(_f(v) for v in c['references'])}; holds at {sum(c['holds_per_seed'])} of "
+            f"{len(seeds)} seeds: **{c['verdict']}** (expected {c['expect']})." for cid, c in claims.items()]
 
 
 def references_md() -> str:
@@ -149,23 +168,29 @@ def references_md() -> str:
              "histogram-equalised images (every image the same grey-level histogram), findings of contrast 0.7-1, "
              "database reports wrong on 15 % of findings, balanced answers; 300 training, 150 database and 60 test "
              "images per domain (720 yes/no questions), 600 SFT and 100 DPO steps. VQA accuracy per seed:", "",
-             "| method | " + " | ".join(f"seed {s}" for s in seeds) + " | mean |", "|---|" + "---|" * (len(seeds) + 1)]
-    for k in (*ROWS, "image_reading_sft", "image_reading_mmed_rag", "copy_rate_mmed_rag", "precision_fixed_k",
-              "router_accuracy", "mean_colour_domain_accuracy"):
-        vals = [e.get(k) for e in extra]
-        ok = [v for v in vals if v is not None]
-        lines.append(f"| {SHORT[k]} | " + " | ".join(_f(v) for v in vals) + f" | {_f(sum(ok) / len(ok)) if ok else '–'} |")
-    lines.append("")
-    for cid, c in claims.items():
-        lines.append(f"- `{cid}` ({c['statement']}): MMed-RAG {', '.join(_f(v) for v in c['values'])} vs the "
-                     f"strongest such reference {', '.join(_f(v) for v in c['references'])}; holds at "
-                     f"{sum(c['holds_per_seed'])} of {len(seeds)} seeds: **{c['verdict']}** (expected {c['expect']}).")
+             *_table(seeds, extra), "", *_verdicts(claims, seeds)]
     cal = HERE / "claims-calibration-readable.json"
     if cal.is_file():
         cd = json.loads(cal.read_text())
+        lines += ["", f"## Calibration seeds {', '.join(map(str, cd['seeds']))}", "",
+                  f"From `claims-calibration-readable.json` (`{cd.get('command', '')}`), measured before the fresh "
+                  "seeds below; the margins (0: any gain) and the rule (every seed) stay as declared. `max margin`: "
+                  "the largest margin with which the claim would pass at 3 decision seeds with probability >= 95 % "
+                  "(negative: it cannot pass at any margin >= 0).", "",
+                  "| claim | MMed-RAG per seed | strongest reference per seed | mean gain | max margin |",
+                  "|---|---|---|---|---|"]
         for c in cd["claims"]:
-            lines.append(f"- calibration seeds {', '.join(map(str, c['seeds']))} of `{c['id']}`: MMed-RAG "
-                         f"{', '.join(_f(v) for v in c['values'])} vs {', '.join(_f(v) for v in c['references'])}.")
+            lines.append(f"| `{c['id']}` | {', '.join(_f(v) for v in c['values'])} | "
+                         f"{', '.join(_f(v) for v in c['references'])} | {_f(c.get('mean'))} | "
+                         f"{_f(c.get('max_margin'))} |")
+    fresh = OUT / "fresh" / "claims.json"
+    if fresh.is_file():
+        fseeds, fextra, fclaims = _side(fresh)
+        cmd = json.loads(fresh.read_text()).get("command", "")
+        lines += ["", f"## Fresh seeds {', '.join(map(str, fseeds))}", "",
+                  f"Seeds the package never used before (decision 0-2, calibration above, demo test splits 1000+), "
+                  f"decided after the calibration with the same rules: `fresh/claims.json` (`{cmd}`).", "",
+                  *_table(fseeds, fextra), "", *_verdicts(fclaims, fseeds)]
     return "\n".join(lines) + "\n"
 
 

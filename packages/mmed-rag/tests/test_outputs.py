@@ -208,11 +208,12 @@ def test_shipped_checkpoint_folder_is_verified(tmp_path):
     verify_system_files(DEMO_CHECKPOINT, required=True)  # the committed manifest matches the committed files
     copy = tmp_path / "checkpoints"
     shutil.copytree(CHECKPOINTS, copy)
-    meta = json.loads((copy / "demo-seed0.json").read_text())
+    name = DEMO_CHECKPOINT.name
+    meta = json.loads((copy / f"{name}.json").read_text())
     meta["seed"] = 5
-    (copy / "demo-seed0.json").write_text(json.dumps(meta))
-    with pytest.raises(CheckpointError, match="demo-seed0.json is not the file"):
-        load_system(copy / "demo-seed0")
+    (copy / f"{name}.json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError, match=f"{name}.json is not the file"):
+        load_system(copy / name)
 
 
 # ------------------------------------------------------------------ the API key is written nowhere

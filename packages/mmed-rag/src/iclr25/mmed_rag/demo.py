@@ -70,6 +70,20 @@ def _add_metrics(run: RunResult, m: dict[str, float]) -> list[str]:
     return failed
 
 
+def _checkpoint_runs() -> dict[str, float]:
+    """MMed-RAG's accuracy of every run of the demo checkpoint's command, by seed (``checkpoints/demo-runs.json``,
+    written by ``python benchmarks/make_demo_checkpoint.py --summary``; empty when it is absent)."""
+    import json
+
+    from .checkpoint import CHECKPOINTS
+
+    path = CHECKPOINTS / "demo-runs.json"
+    if not path.is_file():
+        return {}
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return {str(r["seed"]): float(r["metrics"]["acc_mmed_rag"]) for r in doc["runs"]}
+
+
 def run_demo(out: Path, *, seed: int = 0) -> RunResult:
     """Evaluate the shipped trained system (:data:`iclr25.mmed_rag.checkpoint.DEMO_CHECKPOINT`: router,
     per-domain retrievers, the SFT model and its RAG-PT model) on fresh test images drawn with ``seed`` into
@@ -81,9 +95,10 @@ def run_demo(out: Path, *, seed: int = 0) -> RunResult:
     seed_everything(seed)
     ts = load_system(DEMO_CHECKPOINT)
     cfg = ts.config
+    runs = _checkpoint_runs()
     run = RunResult.start(PACKAGE, "demo", seed=seed, config={
         "checkpoint": DEMO_CHECKPOINT.name, "checkpoint_seed": ts.meta["seed"], "test_per_domain": DEMO_TEST,
-        "checkpoint_command": ts.meta["command"], "pipeline_config": dataclasses.asdict(cfg)})
+        "checkpoint_command": ts.meta["command"], "checkpoint_runs": runs, "pipeline_config": dataclasses.asdict(cfg)})
     from ._device import ran_on
 
     run.machine["device"] = ran_on()
@@ -97,8 +112,13 @@ def run_demo(out: Path, *, seed: int = 0) -> RunResult:
     ctx_gap = ts.system.retrieve(test.images, k_max=cfg.k, rule="gap", gamma=cfg.gamma)
     run.add_figure(plot_examples(_examples(dataclasses.replace(cfg, n_report_eval=0), test, ts.rag_pt, ctx_gap),
                                  out / "examples.png"), relative_to=out)
+    of_runs = ""
+    if runs:
+        of_runs = ("; the median of {} runs of that command by MMed-RAG's accuracy on each run's own held-out split, "
+                   "not the best: {}").format(len(runs), ", ".join(f"{a:.3f} (seed {s})" for s, a in runs.items()))
     run.notes = (f"the shipped checkpoint {DEMO_CHECKPOINT.name} (made by `{ts.meta['command']}`, seed "
-                 f"{ts.meta['seed']}, {ts.meta['seconds']['wall']:.0f} s of training) evaluated on {3 * DEMO_TEST} "
+                 f"{ts.meta['seed']}, {ts.meta['seconds']['wall']:.0f} s of training{of_runs}) evaluated on "
+                 f"{3 * DEMO_TEST} "
                  f"fresh test images ({12 * DEMO_TEST} yes/no questions, balanced: findings at prevalence "
                  f"{cfg.prevalence}). Copy rate: on questions whose image is replaced by a real image of the same "
                  "domain that shows the opposite of what the retrieved reports state, the rate at which the answer "
