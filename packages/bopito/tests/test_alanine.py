@@ -172,3 +172,45 @@ def test_gbsa_system_from_openmmtools_files_copies_feel_its_forces(tmp_path, cap
     assert np.all(np.isfinite(d.equilibrium)) and np.all(d.equilibrium[..., 0] < 0)
     assert "GBSA" in d.meta["system"] and d.meta["md"]["solvent"] == "gbsa"
     assert d.meta["command"].endswith("--solvent gbsa")
+
+
+def test_tip3p_system_from_openmmtools_files_runs_a_short_trajectory(tmp_path, capsys):
+    # issue 63: alanine dipeptide in explicit water from openmmtools' alanine-dipeptide-explicit files (extra
+    # `solvent`), built as its AlanineDipeptideExplicit (PME 0.9 nm switched from 0.75 nm, dispersion correction,
+    # rigid TIP3P); one molecule per context, a reduced-length path
+    openmm = pytest.importorskip("openmm")
+    import importlib.util
+
+    if importlib.util.find_spec("openmmtools") is None:
+        pytest.skip("the optional extra `solvent` (openmmtools' data files) is not installed")
+    from iclr25.bopito.alanine import (
+        GBSA_PHI_ATOMS,
+        GBSA_PSI_ATOMS,
+        MDConfig,
+        _explicit_system,
+        simulate_alanine,
+    )
+    from iclr25.bopito.cli import main
+
+    system, top, pos, box = _explicit_system()
+    names = [(a.residue.name, a.name) for a in top.atoms()]
+    assert len(names) == 2269 and sum(r.name == "HOH" for r in top.residues()) == 749
+    assert [names[i] for i in GBSA_PHI_ATOMS] == [("ACE", "C"), ("ALA", "N"), ("ALA", "CA"), ("ALA", "C")]
+    assert [names[i] for i in GBSA_PSI_ATOMS] == [("ALA", "N"), ("ALA", "CA"), ("ALA", "C"), ("NME", "N")]
+    nb = [f for f in system.getForces() if isinstance(f, openmm.NonbondedForce)][0]
+    assert nb.getNonbondedMethod() == openmm.NonbondedForce.PME and nb.getUseDispersionCorrection()
+    assert abs(nb.getCutoffDistance()._value - 0.9) < 1e-9 and abs(nb.getSwitchingDistance()._value - 0.75) < 1e-9
+    assert system.getNumConstraints() >= 3 * 749  # rigid waters (3 each) and the peptide's X-H bonds
+    # 2 short trajectories of 2 frames of 0.02 ps each from the files' (equilibrated) box (MDConfig's steps per
+    # frame shortened for the test): finite angles, L-alanine's phi < 0 kept, the trajectories differ (own velocities)
+    cfg = MDConfig(solvent="tip3p", steps_per_frame=10)
+    r = simulate_alanine(2, 2, start=np.stack([pos, pos]), seed=3, config=cfg, desc=None, snapshot_every=2)
+    a = r["angles"]
+    assert a.shape == (2, 2, 2) and np.all(np.isfinite(a)) and np.all(a[..., 0] < 0)
+    assert not np.allclose(a[0], a[1])
+    assert r["snapshots"].shape == (2, 1, 2269, 3)
+    # the command refuses an impossible size in one line before any work (the estimate uses TIP3P's speed)
+    rc = main(["alanine-md", "--solvent", "tip3p", "--out", str(tmp_path / "w.npz"), "--n-eq", "1000",
+               "--eq-frames", "100000", "--platform", "CPU"])
+    err = capsys.readouterr().err
+    assert rc == 2 and len(err.strip().splitlines()) == 1 and not (tmp_path / "w.npz").exists()

@@ -3,13 +3,14 @@ dihedral features, and `iclr25 bopito train DATA --top PDB` end to end. The fixt
 itself: a heavy-atom alanine-dipeptide PDB and a few frames of known φ/ψ."""
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 md = pytest.importorskip("mdtraj")  # the optional extra `traj`
 
-from iclr25.bopito.alanine import _heavy_atom_pdb, featurize  # noqa: E402
+from iclr25.bopito.alanine import _heavy_atom_pdb, dihedrals, featurize  # noqa: E402
 from iclr25.bopito.mdfiles import backbone_dihedrals, load_md_trajectories, load_topology  # noqa: E402
 from iclr25.utils.io import DataFileError  # noqa: E402
 
@@ -135,3 +136,39 @@ def test_cli_bad_md_input_is_one_line(fixture, tmp_path, capsys):
         rc, out = _cli(capsys, "train", *args, "--out", tmp_path / "m", "--steps", "2")
         assert rc == 2 and want in out.err and len(out.err.strip().splitlines()) == 1, out.err
     assert not (tmp_path / "m").exists()
+
+
+DATA = Path(__file__).parent / "data"
+
+
+def test_cli_train_on_real_allatom_xtc_and_pdb(tmp_path, capsys):
+    # issue 63, in exactly the users' format: an all-atom PDB (22 atoms with hydrogens, ACE-ALA-NME, the layout of
+    # mdshare's alanine-dipeptide-nowater.pdb) and an .xtc of real MD frames 1 ps apart (openmmtools' GBSA system,
+    # written by tests/data/make_md_fixture.py and shipped here)
+    xtc, pdb = DATA / "ala2-gbsa.xtc", DATA / "ala2-allatom.pdb"
+    tr = load_md_trajectories([xtc], pdb)
+    assert tr.x.shape == (1, 40, 4) and tr.frame_dt == 1.0
+    # the features are (sin, cos) of the backbone φ, ψ that the package's own dihedral code gives on the raw
+    # coordinates (Amber's atom order: φ = C(ACE) N CA C, ψ = N CA C N(NME))
+    names = [(a.residue.name, a.name) for a in md.load_topology(str(pdb)).atoms]
+    phi_atoms = tuple(names.index(k) for k in (("ACE", "C"), ("ALA", "N"), ("ALA", "CA"), ("ALA", "C")))
+    psi_atoms = tuple(names.index(k) for k in (("ALA", "N"), ("ALA", "CA"), ("ALA", "C"), ("NME", "N")))
+    xyz = md.load(str(xtc), top=str(pdb)).xyz
+    want = featurize(np.stack([dihedrals(xyz, phi_atoms), dihedrals(xyz, psi_atoms)], -1))
+    np.testing.assert_allclose(tr.x[0], want, atol=1e-5)
+    # real MD: L-alanine's φ stays negative and the frames move (not one repeated structure)
+    phi = np.arctan2(tr.x[0, :, 0], tr.x[0, :, 1])
+    assert np.all(phi < 0) and np.ptp(phi) > 0.2
+    tiny = ("--steps", "3", "--width", "8", "--depth", "1", "--n-diffusion", "10", "--batch-size", "8")
+    rc, out = _cli(capsys, "train", xtc, "--top", pdb, "--stride", "2", "--out", tmp_path / "m",
+                   "--lambda-hat", "0.95", *tiny)
+    assert rc == 0, out.err
+    assert "read 1 trajectory file(s): 20 frames each (2 ps apart), 4 features" in out.out
+    cfg = json.loads((tmp_path / "m" / "config.json").read_text())
+    assert cfg["config"]["kind"] == "bopito" and cfg["config"]["dim"] == 4 and cfg["config"]["max_lag"] == 19
+    np.save(tmp_path / "x0.npy", tr.x[0, :3])
+    rc, out = _cli(capsys, "sample", "--model", tmp_path / "m", "--lag", "5", "--x0", tmp_path / "x0.npy",
+                   "--steps", "3", "--out", tmp_path / "s.npz")
+    assert rc == 0, out.err
+    with np.load(tmp_path / "s.npz") as z:
+        assert z["x"].shape == (3, 4) and np.all(np.isfinite(z["x"]))

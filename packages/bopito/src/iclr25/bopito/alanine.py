@@ -21,6 +21,14 @@ Platform (issue 59): ``platform="auto"`` runs on OpenMM's CUDA platform when Ope
 on its CPU platform with one thread (the shipped data's); ``CPU``, ``CUDA``, ``OpenCL`` and ``Reference`` name one
 (:func:`openmm_platform`; a platform OpenMM lacks is a one-line error naming ``--platform``).
 
+Solvent (issue 63): ``MDConfig(solvent="gbsa")`` is openmmtools' alanine-dipeptide-gbsa system (Amber ff96, OBC1
+implicit solvent; many copies in one ``System`` as in vacuum); ``solvent="tip3p"`` is openmmtools'
+alanine-dipeptide-explicit system (Amber ff96 in a 3.3 nm box of 749 TIP3P waters, 2269 atoms, PME with a 0.9 nm
+cutoff switched from 0.75 nm and the dispersion correction, as ``AlanineDipeptideExplicit``; NVT at the box of the
+files), one molecule per OpenMM ``Context``, the trajectories run one after another (about 40x slower per
+molecule-ns than GBSA on one CPU core: a reduced-length path). Both read the files shipped in openmmtools' wheel
+without importing it (extra ``solvent``). A small GBSA data set ships too (:func:`load_shipped` ``("gbsa")``).
+
 OpenMM is an optional dependency (extra ``md``): everything else in this package, including the shipped
 dihedral data set (:func:`load_shipped`), works without it.
 """
@@ -43,21 +51,25 @@ from iclr25.utils.seeding import check_seed
 
 __all__ = ["MDConfig", "AlanineData", "build_alanine_dipeptide", "simulate_alanine", "dihedrals", "featurize",
            "angles_from_features", "openmm_platform", "load_shipped", "load_alanine", "load_data", "save_data", "generate_data", "PHI_ATOMS", "PSI_ATOMS", "FEATURE_BOX", "SHIPPED", "SOLVENTS",
-           "build_alanine_gbsa", "gbsa_files"]
+           "build_alanine_gbsa", "build_alanine_explicit", "gbsa_files", "SHIPPED_SETS"]
 
 #: atom indices (in the built topology) of φ and ψ
 PHI_ATOMS = (4, 6, 8, 10)
 PSI_ATOMS = (6, 8, 10, 16)
-#: φ and ψ in the topology of openmmtools' alanine-dipeptide-gbsa files (Amber's atom order)
+#: φ and ψ in the topology of openmmtools' alanine-dipeptide-gbsa and -explicit files (Amber's atom order; the
+#: explicit files' waters come after the peptide's 22 atoms)
 GBSA_PHI_ATOMS = (4, 6, 8, 14)
 GBSA_PSI_ATOMS = (6, 8, 14, 16)
-#: ``MDConfig.solvent``: the built molecule in vacuum (Amber ff14SB, the shipped data) or openmmtools'
-#: alanine-dipeptide-gbsa system (Amber ff96, OBC GBSA implicit solvent, as ``AlanineDipeptideImplicit``)
-SOLVENTS = ("vacuum", "gbsa")
+#: ``MDConfig.solvent``: the built molecule in vacuum (Amber ff14SB, the shipped data), openmmtools'
+#: alanine-dipeptide-gbsa system (Amber ff96, OBC GBSA implicit solvent, as ``AlanineDipeptideImplicit``) or its
+#: alanine-dipeptide-explicit system (Amber ff96, TIP3P water, PME, as ``AlanineDipeptideExplicit``)
+SOLVENTS = ("vacuum", "gbsa", "tip3p")
 #: the models' box for (sin φ, cos φ, sin ψ, cos ψ)
 FEATURE_BOX = ((-1.05, 1.05),) * 4
 #: the compressed dihedral data set shipped in the wheel
 SHIPPED = Path(__file__).with_name("data") / "alanine_dihedrals.npz"
+#: the shipped data sets by solvent (``load_shipped(solvent)``): vacuum, and OBC GBSA implicit solvent
+SHIPPED_SETS = {"vacuum": SHIPPED, "gbsa": Path(__file__).with_name("data") / "alanine_gbsa_dihedrals.npz"}
 _SPACING_NM = 10.0
 
 
@@ -83,6 +95,10 @@ class MDConfig:
     def describe(self) -> str:
         if self.solvent == "vacuum":
             return "alanine dipeptide (Ace-Ala-NMe), Amber ff14SB, vacuum"
+        if self.solvent == "tip3p":
+            return ("alanine dipeptide (Ace-Ala-NMe), Amber ff96, TIP3P explicit water (openmmtools' "
+                    "alanine-dipeptide-explicit prmtop/crd, 749 waters, PME 0.9 nm, NVT, as its "
+                    "AlanineDipeptideExplicit)")
         return ("alanine dipeptide (Ace-Ala-NMe), Amber ff96, OBC GBSA implicit solvent (openmmtools' "
                 "alanine-dipeptide-gbsa prmtop/crd, OBC1 as its AlanineDipeptideImplicit)")
 
@@ -202,20 +218,122 @@ def angles_from_features(f: Any) -> np.ndarray:
     return np.stack([np.arctan2(a[..., 0], a[..., 1]), np.arctan2(a[..., 2], a[..., 3])], axis=-1)
 
 
-def gbsa_files() -> tuple[Path, Path]:
-    """``(prmtop, crd)`` of alanine dipeptide in OBC GBSA shipped in openmmtools' wheel
-    (``openmmtools/data/alanine-dipeptide-gbsa``), found without importing openmmtools (extra ``solvent``)."""
+def gbsa_files(solvent: str = "gbsa") -> tuple[Path, Path]:
+    """``(prmtop, crd)`` of alanine dipeptide in OBC GBSA (``solvent="gbsa"``) or in TIP3P water (``"tip3p"``)
+    shipped in openmmtools' wheel (``openmmtools/data/alanine-dipeptide-gbsa`` or ``-explicit``), found without
+    importing openmmtools (extra ``solvent``)."""
     import importlib.util  # noqa: PLC0415
 
+    folder = {"gbsa": "alanine-dipeptide-gbsa", "tip3p": "alanine-dipeptide-explicit"}.get(solvent)
+    if folder is None:
+        raise ValueError(f"solvent must be gbsa or tip3p, got {solvent!r}")
     spec = importlib.util.find_spec("openmmtools")
     folders = list(spec.submodule_search_locations or []) if spec is not None else []
     for f in folders:
-        d = Path(f) / "data" / "alanine-dipeptide-gbsa"
+        d = Path(f) / "data" / folder
         prmtop, crd = d / "alanine-dipeptide.prmtop", d / "alanine-dipeptide.crd"
         if prmtop.is_file() and crd.is_file():
             return prmtop, crd
-    raise ImportError("alanine dipeptide in implicit solvent (--solvent gbsa) reads openmmtools' "
-                      "alanine-dipeptide-gbsa files: pip install 'iclr25-bopito[solvent]'")
+    what = "implicit solvent" if solvent == "gbsa" else "explicit water"
+    raise ImportError(f"alanine dipeptide in {what} (--solvent {solvent}) reads openmmtools' {folder} files: pip "
+                      "install 'iclr25-bopito[solvent]'")
+
+
+def _explicit_system() -> tuple[Any, Any, np.ndarray, Any]:
+    """openmmtools' alanine-dipeptide-explicit: ``(system, topology, crd positions in nm, box vectors)``, the
+    system as ``AlanineDipeptideExplicit`` builds it (PME, 0.9 nm cutoff switched from 0.75 nm, dispersion
+    correction, Ewald tolerance 5e-4, rigid TIP3P, bonds to hydrogen constrained)."""
+    openmm = _require_openmm()
+    from openmm import app, unit  # noqa: PLC0415
+
+    prmtop_path, crd_path = gbsa_files("tip3p")
+    prmtop = app.AmberPrmtopFile(str(prmtop_path))
+    system = prmtop.createSystem(nonbondedMethod=app.PME, nonbondedCutoff=0.9 * unit.nanometer,
+                                 constraints=app.HBonds, rigidWater=True)
+    for f in system.getForces():
+        if isinstance(f, openmm.NonbondedForce):
+            f.setUseDispersionCorrection(True)
+            f.setEwaldErrorTolerance(5e-4)
+            f.setUseSwitchingFunction(True)
+            f.setSwitchingDistance(0.75 * unit.nanometer)
+    crd = app.AmberInpcrdFile(str(crd_path))
+    box = crd.getBoxVectors(asNumpy=True)
+    system.setDefaultPeriodicBoxVectors(box[0], box[1], box[2])
+    pos = crd.getPositions(asNumpy=True).value_in_unit(unit.nanometer)
+    return system, prmtop.topology, np.asarray(pos, dtype=np.float64), box
+
+
+def build_alanine_explicit() -> tuple[Any, Any, np.ndarray]:
+    """openmmtools' alanine dipeptide in TIP3P water: ``(system, topology, positions)`` (nm, ``(2269, 3)``, the crd
+    structure energy-minimised with this system (100 iterations on the one-thread CPU platform), once per process)."""
+    system, top, _, _ = _explicit_system()
+    return system, top, _explicit_minimised().copy()
+
+
+@functools.lru_cache(maxsize=1)
+def _explicit_minimised() -> np.ndarray:
+    openmm = _require_openmm()
+    from openmm import unit  # noqa: PLC0415
+
+    system, _, pos, _ = _explicit_system()
+    ctx = openmm.Context(system, openmm.VerletIntegrator(0.001), openmm.Platform.getPlatformByName("CPU"),
+                         {"Threads": "1"})
+    ctx.setPositions(pos * unit.nanometer)
+    ctx.applyConstraints(1e-6)
+    openmm.LocalEnergyMinimizer.minimize(ctx, 10.0, 100)  # the files' box is equilibrated: 100 iterations
+    pos = ctx.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.nanometer)
+    return np.asarray(pos, dtype=np.float64)
+
+
+def _simulate_explicit(n_traj: int, n_frames: int, start: Any, burn_in: int, seed: int, config: MDConfig,
+                       snapshot_every: int, desc: str | None, platform: str) -> dict[str, np.ndarray]:
+    """:func:`simulate_alanine` for ``solvent="tip3p"``: one molecule in its water box per ``Context``, the
+    trajectories one after another (each from its start, fresh velocities at ``seed + 1 + i``)."""
+    openmm = _require_openmm()
+    from openmm import unit  # noqa: PLC0415
+
+    system, _, pos, box = _explicit_system()
+    if start is None:
+        pos = _explicit_minimised()
+        x0 = np.broadcast_to(pos, (n_traj, *pos.shape))
+    else:
+        x0 = np.asarray(start, dtype=np.float64)
+        if x0.shape != (n_traj, *pos.shape) or not np.all(np.isfinite(x0)):
+            raise ValueError(f"start must be finite positions of shape ({n_traj}, {pos.shape[0]}, 3) nm, "
+                             f"got {x0.shape}")
+    integ = openmm.LangevinMiddleIntegrator(config.temperature * unit.kelvin, config.friction / unit.picosecond,
+                                            config.timestep_fs * unit.femtosecond)
+    integ.setRandomNumberSeed(int(seed) % (2**31 - 1) + 1)
+    try:
+        ctx = openmm.Context(system, integ, openmm.Platform.getPlatformByName(platform),
+                             _platform_properties(platform))
+    except Exception as exc:  # noqa: BLE001 - OpenMM raises its own OpenMMException (no driver, no device)
+        raise ValueError(f"--platform {platform}: OpenMM cannot run on it here "
+                         f"({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})") from None
+    phi_atoms, psi_atoms = config.dihedral_atoms()
+    out = np.empty((n_traj, n_frames, 2), dtype=np.float32)
+    snaps: list[list[np.ndarray]] = [[] for _ in range(n_traj)]
+    t0 = time.time()
+    for i in progress(range(n_traj), desc=desc):
+        ctx.setPeriodicBoxVectors(box[0], box[1], box[2])
+        ctx.setPositions(x0[i] * unit.nanometer)
+        ctx.applyConstraints(1e-6)
+        ctx.setVelocitiesToTemperature(config.temperature * unit.kelvin, int(seed) % (2**31 - 2) + 1 + i)
+        for f in range(burn_in + n_frames):
+            integ.step(config.steps_per_frame)
+            if f < burn_in:
+                continue
+            x = ctx.getState(getPositions=True).getPositions(asNumpy=True).value_in_unit(unit.nanometer)
+            x = np.asarray(x, dtype=np.float64)  # unwrapped: the peptide stays whole
+            out[i, f - burn_in, 0] = dihedrals(x, phi_atoms)
+            out[i, f - burn_in, 1] = dihedrals(x, psi_atoms)
+            if snapshot_every and (f - burn_in + 1) % snapshot_every == 0:
+                snaps[i].append(x)
+    res = {"angles": out, "seconds": np.float64(time.time() - t0)}
+    if snapshot_every:
+        res["snapshots"] = (np.stack([np.stack(s) for s in snaps]) if snaps[0]
+                            else np.empty((n_traj, 0, pos.shape[0], 3)))
+    return res
 
 
 def _gbsa_system(nonbonded: str = "cutoff") -> tuple[Any, Any, np.ndarray]:
@@ -352,7 +470,8 @@ def simulate_alanine(n_traj: int, n_frames: int, *, start: Any = None, burn_in: 
     Returns ``{"angles": (n_traj, n_frames, 2) φ, ψ in radians, "seconds": wall}`` and, with
     ``snapshot_every = s > 0``, ``"snapshots": (n_traj, n_frames // s, 22, 3)`` positions (nm, centred) of
     every s-th saved frame. ``platform``: OpenMM's platform (:func:`openmm_platform`; ``"auto"`` allowed), CPU
-    by default.
+    by default. With ``config.solvent == "tip3p"`` the positions are the whole water box's (``(n_traj, 2269, 3)``,
+    unwrapped) and the trajectories run one after another.
     """
     openmm = _require_openmm()
     platform = openmm_platform(platform)
@@ -363,6 +482,9 @@ def simulate_alanine(n_traj: int, n_frames: int, *, start: Any = None, burn_in: 
         raise ValueError(f"n_traj must be a positive integer, got {n_traj!r}")
     if isinstance(n_frames, bool) or not isinstance(n_frames, int | np.integer) or n_frames < 1:
         raise ValueError(f"n_frames must be a positive integer, got {n_frames!r}")
+    if config.solvent == "tip3p":
+        return _simulate_explicit(int(n_traj), int(n_frames), start, int(burn_in), seed, config, snapshot_every,
+                                  desc, platform)
     t0 = time.time()
     ctx, integ, pos, homes = _replica_context(int(n_traj), config, seed, platform)
     if start is None:
@@ -453,9 +575,12 @@ def load_data(path: str | Path) -> AlanineData:
     return AlanineData(eq, sh, meta)
 
 
-def load_shipped() -> AlanineData:
-    """The dihedral data set shipped in the wheel (made by ``iclr25 bopito alanine-md``; see its ``meta``)."""
-    return load_data(SHIPPED)
+def load_shipped(solvent: str = "vacuum") -> AlanineData:
+    """A dihedral data set shipped in the wheel (made by ``iclr25 bopito alanine-md``; see its ``meta``):
+    ``"vacuum"`` (default) or ``"gbsa"`` (OBC GBSA implicit solvent, smaller: see its ``meta["command"]``)."""
+    if solvent not in SHIPPED_SETS:
+        raise ValueError(f"solvent must be one of {', '.join(SHIPPED_SETS)} (the shipped sets), got {solvent!r}")
+    return load_data(SHIPPED_SETS[solvent])
 
 
 def load_alanine(path: str | Path | None = None) -> AlanineData:

@@ -402,13 +402,15 @@ def sample_cmd(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------------------------- alanine-md
 PLATFORMS = ("auto", "CPU", "CUDA", "OpenCL", "Reference")
 # molecule-ns of alanine dipeptide (2 fs) per CPU second with many copies: vacuum; OBC GBSA (50 copies x 20 ps,
-# 58 s CPU on this machine kind under load 2, 2026-12-05)
-_MD_NS_PER_CPU_S = {"vacuum": 0.15, "gbsa": 0.017}
+# 58 s CPU on this machine kind under load 2, 2026-12-05); TIP3P water, one molecule per context (2269 atoms, PME:
+# about 10 ms of CPU per 2-fs step, 2026-12-05, under load; the measurement is in docs/alanine-gbsa/tip3p-cost.json)
+_MD_NS_PER_CPU_S = {"vacuum": 0.15, "gbsa": 0.017, "tip3p": 0.0002}
 
 
 def alanine_md_cmd(args: argparse.Namespace) -> int:
     """Needs the extra `md` (OpenMM). Ace-Ala-NMe built offline, Amber ff14SB in vacuum (or, --solvent gbsa,
-    openmmtools' alanine-dipeptide-gbsa files: Amber ff96 in OBC GBSA, extra `solvent`), Langevin 300 K, 2 fs,
+    openmmtools' alanine-dipeptide-gbsa files: Amber ff96 in OBC GBSA; --solvent tip3p, its
+    alanine-dipeptide-explicit files: Amber ff96 in TIP3P water, PME; extra `solvent`), Langevin 300 K, 2 fs,
     frames of 1 ps. Writes an .npz with equilibrium (n_eq, eq_frames, 2) and short (n_short, short_frames, 2)
     angles in radians (int16, 1e-4 rad) and meta (JSON). The defaults made the data set shipped in the wheel.
     """
@@ -421,10 +423,10 @@ def alanine_md_cmd(args: argparse.Namespace) -> int:
     _positive_int(args.burn_in, "--burn-in", minimum=0)
     out = args.out
     config = MDConfig(solvent=args.solvent)
-    if args.solvent == "gbsa":
+    if args.solvent in ("gbsa", "tip3p"):
         from .alanine import gbsa_files
 
-        gbsa_files()  # openmmtools' files missing: one line, before any work
+        gbsa_files(args.solvent)  # openmmtools' files missing: one line, before any work
     platform = openmm_platform(args.platform)  # a platform OpenMM lacks is one line, before any work
     ns = (args.n_eq * (args.eq_frames + args.burn_in) + args.n_short * args.short_frames) / 1000.0
     check_size(f"--n-eq {args.n_eq} --eq-frames {args.eq_frames} --n-short {args.n_short} "
@@ -510,9 +512,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     a.add_argument("--platform", default="auto", choices=PLATFORMS,
                    help="OpenMM platform: auto (CUDA when OpenMM has it, else CPU), CPU (one thread), CUDA, OpenCL "
                         "or Reference (default auto); a platform OpenMM lacks is an error")
-    a.add_argument("--solvent", default="vacuum", choices=["vacuum", "gbsa"],
-                   help="vacuum (the built molecule, Amber ff14SB: the shipped data; default) or gbsa (openmmtools' "
+    a.add_argument("--solvent", default="vacuum", choices=["vacuum", "gbsa", "tip3p"],
+                   help="vacuum (the built molecule, Amber ff14SB: the shipped data; default), gbsa (openmmtools' "
                         "alanine-dipeptide-gbsa files, Amber ff96 in OBC GBSA implicit solvent, about 7x slower; "
+                        "extra 'solvent') or tip3p (openmmtools' alanine-dipeptide-explicit files, Amber ff96 in 749 "
+                        "TIP3P waters with PME, one molecule per context: far slower, for reduced lengths or a GPU; "
                         "extra 'solvent')")
     add_output(a, "--out", kind="file", required=True, suffixes=(".npz",),
                help="the φ/ψ data set: equilibrium and short trajectories (int16) and meta")
