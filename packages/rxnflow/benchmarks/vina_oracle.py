@@ -3,8 +3,8 @@ scores of the bound ligand (p-xylene), two small aromatics and RxnFlow-space mol
 built-in library, <= 2 blocks), one CPU thread.
 
 The receptor and the bound ligand are the files that ``openmmtools``' wheel ships
-(``openmmtools/data/T4-lysozyme-L99A-implicit``: ``receptor.pdb`` with hydrogens, ``ligand.mol2``); install it
-with ``pip install --no-deps openmmtools`` (it is never imported) beside the ``docking`` extra:
+(``openmmtools/data/T4-lysozyme-L99A-implicit``: ``receptor.pdb`` with hydrogens, ``ligand.mol2``; MIT), bundled
+with the package since 0.6.0 (``iclr25/rxnflow/data/t4l_l99a``); the ``docking`` extra is all it needs:
 
     python benchmarks/vina_oracle.py --out docs        # writes docs/vina_t4l.json
 """

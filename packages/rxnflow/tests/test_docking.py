@@ -1,7 +1,7 @@
 """AutoDock Vina docking (the ``docking`` extra) on a tiny receptor the test writes: receptor typing, the box, the
 oracle's cache and CPU-time estimate, and the reward."""
 
-import importlib.metadata
+import json
 import math
 
 import numpy as np
@@ -71,13 +71,11 @@ def test_box_around_a_bound_ligand(tmp_path):
     assert center == (2.0, 2.0, 5.0) and size == (12.0, 12.0, 14.0)
 
 
-def test_t4_lysozyme_missing_wheel_is_one_line(monkeypatch):
-    def missing(name):
-        raise importlib.metadata.PackageNotFoundError(name)
-
-    monkeypatch.setattr(importlib.metadata, "distribution", missing)
-    with pytest.raises(FileNotFoundError, match="openmmtools"):
-        t4_lysozyme()
+def test_t4_lysozyme_is_bundled():
+    t = t4_lysozyme()
+    assert t.receptor_pdb.is_file() and t.ligand.is_file() and "openmmtools" in t.source
+    assert np.allclose(t.center, (42.32, 45.43, 18.17), atol=0.01)  # the bound p-xylene's centre
+    assert min(t.size) >= 16.0
 
 
 def test_vina_oracle_docks_caches_and_estimates(tmp_path):
@@ -92,6 +90,7 @@ def test_vina_oracle_docks_caches_and_estimates(tmp_path):
     assert toluene < 0 and benzene < 0  # buried in a hydrophobic cup
     assert oracle.score("c1ccccc1") == benzene and len(oracle.cpu_per_call) == 2  # cached: no second docking
     assert oracle.score("not a smiles") is None
+    assert oracle.score("OB(O)c1ccccc1") is None  # boron: no AutoDock type, refused by Vina
     assert all(t > 0 for t in oracle.cpu_per_call[:2]) and oracle.setup_cpu_s > 0
     assert oracle.estimate(100) == pytest.approx(100 * np.mean(oracle.cpu_per_call))
     again = VinaOracle(rec, (0.0, 0.0, -1.0), (10.0, 10.0, 10.0), exhaustiveness=1, seed=0)
@@ -104,3 +103,139 @@ def test_vina_oracle_docks_caches_and_estimates(tmp_path):
         VinaOracle(rec, (0.0, 0.0, 0.0), exhaustiveness=0)
     with pytest.raises(FileNotFoundError, match="PDBQT"):
         VinaOracle(tmp_path / "none.pdbqt", (0.0, 0.0, 0.0))
+
+
+# ------------------------------------------------------------------------------------------- command line
+@pytest.fixture(scope="module")
+def cup(tmp_path_factory):
+    """The cup receptor as a PDB, and a library of tiny blocks (amines and acids: amide couplings; small ligands
+    dock in a fraction of a second)."""
+    d = tmp_path_factory.mktemp("vina")
+    _cup_pdb(d / "cup.pdb")
+    (d / "blocks.smi").write_text("\n".join(["CN", "CCN", "CC(=O)O", "OC(=O)C1CC1", "CCOC(C)=O"]) + "\n")
+    (d / "t.txt").write_text("amide [C;!$(C-[#7]):1](=[O:2])[OX2H1].[NX3;H2,H1;!$(N-C=[O,S,N]):3]>>[C:1](=[O:2])[N:3]\n")
+    return d
+
+
+def _vina_argv(cup, *extra):
+    return ["--reward", "vina", "--receptor", str(cup / "cup.pdb"), "--center", "0,0,-1", "--box", "10,10,10",
+            *extra]
+
+
+def test_cli_train_and_sample_with_vina_and_its_cache(cup, tmp_path, capsys):
+    pytest.importorskip("vina")
+    pytest.importorskip("meeko")
+    from iclr25.rxnflow.cli import main
+
+    model, cache = tmp_path / "m", tmp_path / "scores.json"
+    assert main(["train", "--blocks", str(cup / "blocks.smi"), "--templates", str(cup / "t.txt"), "--steps", "1",
+                 "--batch-size", "3", "--min-sampling", "1", "--out", str(model),
+                 *_vina_argv(cup, "--vina-cache", str(cache))]) == 0
+    out = capsys.readouterr().out
+    first = out.splitlines()[0]
+    assert first.startswith("vina: about") and "CPU per oracle call" in first  # the estimate, before any docking
+    res = json.loads((model / "results.json").read_text())
+    per = {m["name"]: m["value"] for m in res["metrics"]}
+    assert per["Vina oracle calls"] >= 1 and per["Vina CPU seconds per oracle call"] > 0
+    scores = json.loads(cache.read_text())["scores"]
+    assert scores and all(v is None or v < 0 for v in scores.values())  # small ligands in a hydrophobic cup
+    with pytest.raises(ValueError, match="Vina reward"):  # the receptor is not saved with the model
+        from iclr25.rxnflow import load_model
+
+        load_model(model)
+    smi = tmp_path / "s.smi"
+    assert main(["sample", "--model", str(model), "--n", "3", "--out", str(smi),
+                 *_vina_argv(cup, "--vina-cache", str(cache))]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(scores)} cached scores" in out
+    assert len(json.loads(cache.read_text())["scores"]) >= len(scores)
+    assert main(["sample", "--model", str(model), "--n", "3", "--reward", "qed", "--out", str(tmp_path / "q.smi")]) == 0
+    # a cache of another box is refused in one line naming the flag
+    capsys.readouterr()
+    assert main(["sample", "--model", str(model), "--n", "2", "--out", str(tmp_path / "x.smi"),
+                 "--reward", "vina", "--receptor", str(cup / "cup.pdb"), "--center", "0,0,0", "--box", "10,10,10",
+                 "--vina-cache", str(cache)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--vina-cache" in err[0]
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["--reward", "vina", "--center", "1,2"], "--center"),
+    (["--reward", "vina", "--center", "1,nan,2"], "--center"),
+    (["--reward", "vina", "--box", "10,0,10"], "--box"),
+    (["--reward", "vina", "--exhaustiveness", "0"], "--exhaustiveness"),
+    (["--reward", "vina", "--receptor", "{d}/none.pdb", "--center", "0,0,0"], "--receptor"),
+    (["--reward", "vina", "--receptor", "{d}/blocks.smi", "--center", "0,0,0"], "--receptor"),
+    (["--reward", "vina", "--receptor", "{d}/cup.pdb"], "--center"),
+    (["--reward", "qed", "--receptor", "{d}/cup.pdb"], "--receptor"),
+    (["--reward", "vina", "--vina-cache", "{d}"], "--vina-cache"),
+    (["--reward", "vina", "--steps", "2000", "--batch-size", "64"], "--reward vina (128000 Vina calls)"),
+])
+def test_cli_vina_bad_input_is_one_line_naming_the_argument(cup, tmp_path, capsys, argv, flag):
+    from iclr25.rxnflow.cli import main
+
+    argv = [a.replace("{d}", str(cup)) for a in argv]
+    out = tmp_path / "m"
+    capsys.readouterr()
+    try:
+        rc = main(["train", "--blocks", str(cup / "blocks.smi"), "--templates", str(cup / "t.txt"), "--out", str(out),
+                   *argv])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1, err  # one line, no traceback
+    except SystemExit as exc:  # refused by argparse (usage, then the one error line)
+        rc, err = exc.code, capsys.readouterr().err.strip().splitlines()[-1:]
+    assert rc == 2 and flag in err[0], err
+    assert not out.exists()
+
+
+def test_parse_reward_vina_says_what_it_needs():
+    from iclr25.rxnflow import parse_reward
+
+    with pytest.raises(ValueError, match="receptor"):
+        parse_reward("vina")
+
+
+# ------------------------------------------------------------------------ fragments and the docking claim
+def test_brics_fragments_and_the_fragment_ga_respect_the_budget():
+    from rdkit import Chem
+    from rdkit.Chem import Crippen
+
+    from iclr25.rxnflow.fragments import brics_fragments, cap, fragment_ga
+
+    frags = brics_fragments(["CCOC(=O)c1ccccc1", "CN(C)c1ccc(F)cc1", "O=C(NC1CC1)c1ccncc1", "CCCCN"])
+    assert frags and all("*" in f for f in frags)
+    assert cap(Chem.MolFromSmiles("[16*]c1ccccc1")) == "c1ccccc1"
+    calls = []
+
+    def score(smi):
+        calls.append(smi)
+        return -Crippen.MolLogP(Chem.MolFromSmiles(smi))
+
+    run = fragment_ga(frags, score, 25, seed=0, max_heavy=20)
+    assert len(run.smiles) == len(set(run.smiles)) == len(calls) == 25
+    assert all(Chem.MolFromSmiles(s).GetNumHeavyAtoms() <= 20 and "*" not in s for s in run.smiles)
+    assert run.smiles == fragment_ga(frags, lambda s: -Crippen.MolLogP(Chem.MolFromSmiles(s)), 25, seed=0,
+                                     max_heavy=20).smiles  # same seed, same molecules
+    with pytest.raises(ValueError, match="budget"):
+        fragment_ga(frags, score, 0)
+    with pytest.raises(ValueError, match="BRICS"):
+        brics_fragments(["C", "CC"])
+
+
+def test_docking_comparison_runs_on_the_cup_at_equal_oracle_calls(cup):
+    pytest.importorskip("vina")
+    pytest.importorskip("meeko")
+    from iclr25.rxnflow import SynthesisSpace, load_blocks, load_templates
+    from iclr25.rxnflow.docking import Target
+    from iclr25.rxnflow.pocket import docking_comparison
+
+    target = Target("cup", cup / "cup.pdb", cup / "cup.pdb", (0.0, 0.0, -1.0), (10.0, 10.0, 10.0), "the test")
+    space = SynthesisSpace(load_blocks(str(cup / "blocks.smi")), load_templates(str(cup / "t.txt")), max_len=2)
+    c = docking_comparison(3, seed=0, target=target, space=space, rxnflow_kw={"batch_size": 2, "min_sampling": 1})
+    assert set(c.runs) == {"RxnFlow", "random synthesis", "fragment GA"}
+    assert all(len(r.smiles) == 3 for r in c.runs.values())  # equal oracle calls
+    m = c.metrics()
+    assert all(math.isfinite(v["top_k_vina"]) and v["top_k_vina"] < 0 for v in m.values())
+    assert m["RxnFlow"]["replay"] == 1.0 and m["random synthesis"]["replay"] == 1.0  # routes replay in RDKit
+    assert m["fragment GA"]["replay"] == 0.0  # no route
+    assert 0 < len(c.cpu_per_call) <= 9 and all(t > 0 for t in c.cpu_per_call)  # shared cache: <= 3 x 3 dockings

@@ -3,8 +3,9 @@
 A GFlowNet that assembles molecules from building blocks with reaction templates (every sample carries a
 replayable synthesis route), trained with trajectory balance on a subsampled action space with importance-
 weighted partition estimates; block embeddings come from fingerprints, so new blocks need no retraining.
-Also: template and block libraries with a library doctor, QED/SA/window rewards, and the enumerable toy
-experiment of the paper's appendix.
+Also: template and block libraries with a library doctor, QED/SA/window rewards, the enumerable toy
+experiment of the paper's appendix, and pocket-specific optimisation with AutoDock Vina (the ``docking`` extra)
+against a BRICS fragment GA and random synthesis at equal oracle calls.
 """
 
 from importlib.metadata import version as _version
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from .blocks import moses_blocks as moses_blocks
     from .blocks import read_blocks as read_blocks
     from .blocks import toy_blocks as toy_blocks
+    from .docking import Target as Target
     from .docking import VinaOracle as VinaOracle
     from .docking import ligand_box as ligand_box
     from .docking import receptor_pdbqt as receptor_pdbqt
@@ -32,6 +34,8 @@ if TYPE_CHECKING:
     from .estimator import log_partition_estimate as log_partition_estimate
     from .estimator import partition_estimates as partition_estimates
     from .estimator import subset_size as subset_size
+    from .fragments import brics_fragments as brics_fragments
+    from .fragments import fragment_ga as fragment_ga
     from .gflownet import RxnFlow as RxnFlow
     from .gflownet import Sample as Sample
     from .gflownet import TrainConfig as TrainConfig
@@ -42,11 +46,16 @@ if TYPE_CHECKING:
     from .model import RxnFlowPolicy as RxnFlowPolicy
     from .output import write_samples as write_samples
     from .pocket import POCKETS as POCKETS
+    from .pocket import DockingComparison as DockingComparison
+    from .pocket import MethodRun as MethodRun
     from .pocket import Pocket as Pocket
     from .pocket import PocketRun as PocketRun
+    from .pocket import docking_comparison as docking_comparison
+    from .pocket import docking_space as docking_space
     from .pocket import pocket_reward as pocket_reward
     from .pocket import pocket_vs_screening as pocket_vs_screening
     from .pocket import proxy_score as proxy_score
+    from .pocket import top_k_docking as top_k_docking
     from .rewards import Reward as Reward
     from .rewards import VinaReward as VinaReward
     from .rewards import parse_reward as parse_reward
@@ -76,7 +85,8 @@ _EXPORTS = {
     "read_blocks": "blocks", "toy_blocks": "blocks",
     "DoctorReport": "doctor", "doctor": "doctor",
     "VinaOracle": "docking", "ligand_box": "docking", "receptor_pdbqt": "docking", "t4_lysozyme": "docking",
-    "vina_reward": "docking",
+    "vina_reward": "docking", "Target": "docking",
+    "brics_fragments": "fragments", "fragment_ga": "fragments",
     "Subsets": "estimator", "draw_subsets": "estimator", "importance_weights": "estimator",
     "log_partition_estimate": "estimator", "partition_estimates": "estimator", "subset_size": "estimator",
     "RxnFlow": "gflownet", "Sample": "gflownet", "TrainConfig": "gflownet", "TrainResult": "gflownet",
@@ -84,7 +94,8 @@ _EXPORTS = {
     "PolicyConfig": "model", "RxnFlowPolicy": "model",
     "write_samples": "output",
     "POCKETS": "pocket", "Pocket": "pocket", "PocketRun": "pocket", "pocket_reward": "pocket",
-    "pocket_vs_screening": "pocket", "proxy_score": "pocket",
+    "pocket_vs_screening": "pocket", "proxy_score": "pocket", "DockingComparison": "pocket", "MethodRun": "pocket",
+    "docking_comparison": "pocket", "docking_space": "pocket", "top_k_docking": "pocket",
     "Reward": "rewards", "VinaReward": "rewards", "parse_reward": "rewards",
     "replay_route": "routes", "verify_route": "routes",
     "SynthesisSpace": "space",

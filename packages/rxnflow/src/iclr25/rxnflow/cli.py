@@ -151,6 +151,100 @@ def _input_file(flag: str, spec: str, named: tuple[str, ...], what: str) -> None
         raise FileNotFoundError(f"{p}: no such {what} file ({flag}; or one of {', '.join(named)})")
 
 
+def _triple(flag: str, positive: bool = False):
+    """An argparse ``type=`` for ``x,y,z`` (three finite numbers, each > 0 when ``positive``)."""
+    import math
+
+    def parse(text: str) -> tuple[float, float, float]:
+        try:
+            vals = tuple(float(v) for v in text.split(","))
+        except ValueError:
+            vals = ()
+        if len(vals) != 3 or not all(math.isfinite(v) for v in vals) or (positive and min(vals) <= 0):
+            raise argparse.ArgumentTypeError(f"{flag} must be three {'positive ' if positive else ''}finite numbers "
+                                             f"x,y,z (Angstrom), got {text!r}")
+        return vals  # type: ignore[return-value]
+
+    return parse
+
+
+def _vina_args(args: argparse.Namespace) -> bool:
+    """Check the docking options before any work: ``True`` when the reward is AutoDock Vina. Your own --receptor
+    needs --center; the options are refused with another reward."""
+    vina = str(args.reward).strip().lower() == "vina" if args.reward is not None else False
+    given = [f for f, v in (("--receptor", args.receptor), ("--center", args.center), ("--box", args.box),
+                            ("--vina-cache", args.vina_cache)) if v is not None]
+    if not vina:
+        if given:
+            raise ValueError(f"{given[0]} is only used with --reward vina (got --reward {args.reward})")
+        return False
+    if args.receptor is not None:
+        p = Path(args.receptor)
+        if not p.is_file():
+            raise FileNotFoundError(f"{p}: no such receptor file (--receptor: a protein .pdb with hydrogens, or "
+                                    ".pdbqt)")
+        if p.suffix.lower() not in (".pdb", ".pdbqt"):
+            raise ValueError(f"--receptor {p}: expected a .pdb (with hydrogens) or .pdbqt file")
+        if args.center is None:
+            raise ValueError("--center x,y,z is needed with your own --receptor (the pocket's centre, Angstrom)")
+    if args.vina_cache is not None and Path(args.vina_cache).is_dir():
+        raise ValueError(f"--vina-cache {args.vina_cache} is a folder; give a .json file (read if it exists, "
+                         "then written)")
+    return True
+
+
+def _vina_estimate(args: argparse.Namespace, n_calls: int, what: str) -> None:
+    """Print the CPU estimate per oracle call before any work and refuse (``--force`` overrides) ``n_calls``
+    Vina calls that cannot finish."""
+    from .docking import estimate_cpu_s
+
+    per = estimate_cpu_s(1, args.exhaustiveness)
+    print(f"vina: about {per:.1f} s CPU per oracle call at exhaustiveness {args.exhaustiveness} (one thread; "
+          f"bigger ligands take longer); {what}: at most {n_calls} calls, about {per * n_calls / 60:.1f} CPU-min",
+          flush=True)
+    check_size(f"{what} with --reward vina ({n_calls} Vina calls)", seconds_needed=per * n_calls, force=args.force)
+
+
+def _vina_reward(args: argparse.Namespace):
+    """The Vina reward of --receptor/--center/--box (default: T4 lysozyme L99A, bundled), with its score cache
+    (--vina-cache)."""
+    import tempfile
+
+    from .docking import VinaOracle, receptor_pdbqt, t4_lysozyme, vina_reward
+    from .rewards import Reward
+
+    if args.receptor is None:
+        t = t4_lysozyme()
+        receptor, center, size = t.receptor_pdb, args.center or t.center, args.box or t.size
+    else:
+        receptor, center, size = Path(args.receptor), args.center, args.box or (20.0, 20.0, 20.0)
+    with tempfile.TemporaryDirectory() as tmp:
+        rec = receptor if receptor.suffix.lower() == ".pdbqt" else receptor_pdbqt(receptor, Path(tmp) / "r.pdbqt")
+        oracle = VinaOracle(rec, center, size, exhaustiveness=args.exhaustiveness, seed=args.seed)
+        oracle.receptor = Path(receptor)  # the cache key: the user's file
+    if args.vina_cache is not None and Path(args.vina_cache).is_file():
+        n = oracle.load_cache(args.vina_cache, flag="--vina-cache")
+        print(f"vina: {n} cached scores from {args.vina_cache}")
+    return Reward("vina", vina_reward(oracle)), oracle
+
+
+def _vina_done(args: argparse.Namespace, oracle, run=None) -> None:
+    """Save the score cache (--vina-cache) and report the measured CPU time per oracle call."""
+    import numpy as np
+
+    if args.vina_cache is not None:
+        from iclr25.utils.io import naming_write_errors
+
+        with naming_write_errors(args.vina_cache):
+            oracle.save_cache(args.vina_cache)
+    if oracle.cpu_per_call:
+        per = float(np.mean(oracle.cpu_per_call))
+        print(f"vina: {len(oracle.cpu_per_call)} oracle calls, {per:.2f} s CPU per call (mean)")
+        if run is not None:
+            run.add("Vina CPU seconds per oracle call", per, unit="s", higher_is_better=False, timing=True)
+            run.add("Vina oracle calls", float(len(oracle.cpu_per_call)))
+
+
 def train_cmd(args: argparse.Namespace) -> int:
     """Train RxnFlow with trajectory balance. --blocks: .smi (SMILES [name] a line) or .csv (smiles column),
     or 'builtin'. --templates: text file with 'NAME SMARTS' or 'SMARTS' a line ('#' comments), a datamol-style
@@ -164,16 +258,20 @@ def train_cmd(args: argparse.Namespace) -> int:
             raise ValueError(f"--beta-range must be two finite numbers LO HI with 0 <= LO < HI, got {lo} {hi}")
     if args.min_len > args.max_len:
         raise ValueError(f"--min-len {args.min_len} is larger than --max-len {args.max_len}")
+    vina = _vina_args(args)
     check_size(f"--steps {args.steps} --batch-size {args.batch_size}",
                seconds_needed=float(args.steps) * args.batch_size * _S_PER_TRAJECTORY,
                bytes_needed=float(args.batch_size) * args.max_len * 1e6, force=args.force)
+    if vina:
+        _vina_estimate(args, args.steps * args.batch_size, f"--steps {args.steps} --batch-size {args.batch_size}")
     from iclr25.utils.results import RunResult
 
     run = RunResult.start(PACKAGE, "train", seed=args.seed, config={
         "blocks": str(args.blocks), "templates": str(args.templates), "reward": args.reward, "steps": args.steps,
         "batch_size": args.batch_size, "rho": args.rho, "min_sampling": args.min_sampling, "beta": args.beta,
         "beta_range": args.beta_range, "max_len": args.max_len, "min_len": args.min_len, "lr": args.lr,
-        "lr_z": args.lr_z, "pb": args.pb})
+        "lr_z": args.lr_z, "pb": args.pb, "receptor": None if args.receptor is None else str(args.receptor),
+        "center": args.center, "box": args.box, "exhaustiveness": args.exhaustiveness})
     ucli.set_torch_threads(args.threads)
     dev = _device(args, run)
     from .blocks import load_blocks
@@ -185,7 +283,7 @@ def train_cmd(args: argparse.Namespace) -> int:
     cfg = TrainConfig(steps=args.steps, batch_size=args.batch_size, rho=args.rho, min_sampling=args.min_sampling,
                       beta=args.beta, beta_range=tuple(args.beta_range) if args.beta_range else None, lr=args.lr,
                       lr_z=args.lr_z, pb=args.pb, time_budget_s=args.time_budget)
-    reward = parse_reward(args.reward)
+    reward = None if vina else parse_reward(args.reward)
     blocks = load_blocks(args.blocks)
     templates = load_templates(args.templates)
     try:
@@ -193,6 +291,9 @@ def train_cmd(args: argparse.Namespace) -> int:
                                allow_dead=args.allow_dead_templates)
     except ValueError as exc:
         raise ValueError(str(exc).replace("or pass allow_dead", "or pass --allow-dead-templates")) from None
+    oracle = None
+    if vina:
+        reward, oracle = _vina_reward(args)
     model = RxnFlow(space, reward, beta=args.beta, seed=args.seed, device=dev)
     res = train(model, cfg, seed=args.seed)
     import numpy as np
@@ -206,6 +307,8 @@ def train_cmd(args: argparse.Namespace) -> int:
     run.add("log Z", float(res.log_z[-1]))
     run.add("mean reward of the last 50 batches", float(res.mean_reward[-50:].mean()), higher_is_better=True)
     run.add("training steps/s", res.steps_per_s, unit="1/s", higher_is_better=True, timing=True)
+    if oracle is not None:
+        _vina_done(args, oracle, run)
     from iclr25.utils.io import naming_write_errors
 
     with naming_write_errors(args.out / "results.json"):
@@ -221,8 +324,11 @@ def sample_cmd(args: argparse.Namespace) -> int:
     retraining. --out: .sdf (routes as JSON in the 'route' SD property), .json or .smi."""
     if args.add_blocks is not None and not Path(args.add_blocks).is_file():
         raise FileNotFoundError(f"{args.add_blocks}: no such building-block file (--add-blocks)")
+    vina = _vina_args(args)
     check_size(f"--n {args.n}", seconds_needed=float(args.n) * _S_PER_TRAJECTORY,
                bytes_needed=float(args.n) * 2e4, force=args.force)
+    if vina:
+        _vina_estimate(args, args.n, f"--n {args.n}")
     from .blocks import read_blocks
 
     new = read_blocks(args.add_blocks) if args.add_blocks is not None else None  # validate before loading
@@ -235,7 +341,12 @@ def sample_cmd(args: argparse.Namespace) -> int:
     from .gflownet import load_model
     from .output import write_samples
 
-    model = load_model(args.model, device=dev)
+    oracle = None
+    if vina:
+        reward, oracle = _vina_reward(args)
+    else:
+        reward = args.reward
+    model = load_model(args.model, device=dev, reward=reward)
     if new is not None:
         model = model.with_blocks(new)
     samples = model.sample(args.n, rho=args.rho, beta=args.beta, seed=args.seed)
@@ -245,6 +356,8 @@ def sample_cmd(args: argparse.Namespace) -> int:
         path, n_ok = write_samples(args.out, samples)
     print(f"wrote {path}: {len(samples)} molecules, {n_ok} with a route that replays; mean reward "
           f"{sum(s.reward for s in samples) / len(samples):.3f}")
+    if oracle is not None:
+        _vina_done(args, oracle)
     return 0
 
 
@@ -271,7 +384,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     t.add_argument("--blocks", default="builtin", help="building blocks file or 'builtin' (default builtin)")
     t.add_argument("--templates", default="builtin", help="templates file, or builtin|toy|datamol (default builtin)")
     t.add_argument("--reward", default="qed", help="qed, sa, PROP[lo,hi] (logp, tpsa, mw, hbd, hba, rotb, heavy), "
-                                                    "or a product like 'qed*sa' (default qed)")
+                                                    "a product like 'qed*sa', or vina (AutoDock Vina docking, "
+                                                    "the docking extra; see --receptor) (default qed)")
     add_output(t, "--out", kind="folder", default="results/rxnflow-model", run_files=MODEL_FILES,
                inputs=("blocks", "templates"),
                help="model folder: model.pt, blocks.smi, templates.txt, manifest.json (written last) and results.json")
@@ -296,6 +410,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     s.add_argument("--add-blocks", type=Path, default=None, help="extra building blocks (.smi/.csv)")
     s.add_argument("--rho", type=_rho("--rho"), default=1.0, help="subsampling ratio while sampling (default 1: exact)")
     s.add_argument("--beta", type=ucli.positive_float("--beta"), default=None, help="β condition (default: the training β)")
+    s.add_argument("--reward", default=None, help="score the samples with this reward (same names as train; "
+                                                  "default: the model's own; a Vina-trained model needs --reward vina)")
     add_output(s, "--out", kind="file", default="mols.sdf", suffixes=(".sdf", ".json", ".smi"),
                help="the samples with their routes: .sdf (route in an SD property), .json or .smi")
     dc = ucli.add_command(sub, "doctor", doctor_cmd, help="check a block library against templates")
@@ -303,6 +419,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     dc.add_argument("--templates", default="builtin", help="templates file or builtin|toy|datamol (default builtin)")
     add_output(dc, "--json", kind="file", inputs=("blocks", "templates"), help="also write the report as JSON here")
     dc.add_argument("--strict", action="store_true", help="exit 1 when problems are found")
+    for p in (t, s):
+        g = p.add_argument_group("docking (--reward vina; pip install \"iclr25-rxnflow[docking]\")")
+        g.add_argument("--receptor", default=None, help="protein .pdb with hydrogens (or .pdbqt); default: T4 "
+                       "lysozyme L99A, bundled (openmmtools' files), with its ligand's box")
+        g.add_argument("--center", type=_triple("--center"), default=None, metavar="X,Y,Z",
+                       help="box centre in Angstrom (needed with --receptor; default: the T4L ligand's centre; a "
+                            "negative first number: --center=-1.5,2,3)")
+        g.add_argument("--box", type=_triple("--box", positive=True), default=None, metavar="SX,SY,SZ",
+                       help="box edges in Angstrom (default: the T4L ligand's box, 20,20,20 with --receptor)")
+        g.add_argument("--exhaustiveness", type=ucli.positive_int("--exhaustiveness"), default=1,
+                       help="Vina exhaustiveness (default 1: about 1.5 s CPU a ligand)")
+        g.add_argument("--vina-cache", type=Path, default=None, metavar="FILE.json",
+                       help="Vina scores by SMILES: read if it exists (same receptor, box, exhaustiveness, seed), "
+                            "written after the run")
     for p in (d, r, t, s):
         p.add_argument("--threads", type=int, default=1, help="torch intra-op threads (default 1)")
         add_device_argument(p)

@@ -9,9 +9,8 @@ that meeko imports). Pieces:
   ``NA``, ``OA``, ``SA``, polar hydrogens ``HD``; non-polar hydrogens dropped). Vina's scoring reads only the types
   and coordinates, so the charge column is 0.
 - :func:`ligand_box`: the box around a bound ligand (its centre, its extent plus padding).
-- :func:`t4_lysozyme`: T4 lysozyme L99A with its bound p-xylene, read from the files that ``openmmtools``' wheel
-  ships (``openmmtools/data/T4-lysozyme-L99A-implicit``; ``pip install --no-deps openmmtools`` is enough, it is
-  never imported, nothing is downloaded at run time).
+- :func:`t4_lysozyme`: T4 lysozyme L99A with its bound p-xylene: the files that ``openmmtools``' wheel ships
+  (``openmmtools/data/T4-lysozyme-L99A-implicit``, MIT), bundled with this package (nothing is downloaded).
 - :class:`VinaOracle`: Vina maps computed once per receptor and box; each new SMILES gets an RDKit conformer,
   meeko's PDBQT and one Vina docking run (``exhaustiveness``, one CPU thread); scores are cached by SMILES, and the
   CPU time of every call is kept (:attr:`VinaOracle.cpu_per_call`, :meth:`VinaOracle.estimate`).
@@ -21,7 +20,6 @@ that meeko imports). Pieces:
 from __future__ import annotations
 
 import dataclasses
-import importlib.metadata
 import math
 import time
 from collections.abc import Sequence
@@ -29,9 +27,21 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["receptor_pdbqt", "ligand_box", "t4_lysozyme", "Target", "VinaOracle", "vina_reward", "DOCKING_HINT"]
+__all__ = ["receptor_pdbqt", "ligand_box", "t4_lysozyme", "Target", "VinaOracle", "vina_reward", "DOCKING_HINT",
+           "CPU_S_PER_CALL", "estimate_cpu_s"]
 
 DOCKING_HINT = 'pip install "iclr25-rxnflow[docking]" (vina, meeko, gemmi)'
+
+#: CPU seconds of one Vina call (embedding, meeko, docking) at exhaustiveness 1 on one thread, rounded up from the
+#: docking claim's calls on T4 lysozyme L99A (1.31-1.65 s mean per seed at calibration seeds 100-102; the decision
+#: seeds' in docs/docking/claims.json, ``cpu_s_per_call``); larger ligands and larger boxes take longer
+CPU_S_PER_CALL = 1.5
+
+
+def estimate_cpu_s(n_calls: int, exhaustiveness: int = 1) -> float:
+    """Rough CPU seconds of ``n_calls`` distinct Vina calls (:data:`CPU_S_PER_CALL`, linear in
+    ``exhaustiveness``), before any call was timed; :meth:`VinaOracle.estimate` uses the calls it made."""
+    return float(n_calls) * CPU_S_PER_CALL * max(1, exhaustiveness)
 
 #: aromatic ring atoms of the standard residues (AutoDock type A)
 _AROMATIC = {"PHE": {"CG", "CD1", "CD2", "CE1", "CE2", "CZ"}, "TYR": {"CG", "CD1", "CD2", "CE1", "CE2", "CZ"},
@@ -179,22 +189,23 @@ class Target:
     source: str
 
 
+#: where the bundled T4 lysozyme L99A files came from (openmmtools' wheel; MIT, its license beside them)
+T4L_SOURCE = "openmmtools 0.27.0 (MIT): openmmtools/data/T4-lysozyme-L99A-implicit/{receptor.pdb,ligand.mol2}"
+
+
 def t4_lysozyme(*, padding: float = 6.0) -> Target:
-    """T4 lysozyme L99A with its bound p-xylene (``receptor.pdb``, ``ligand.mol2``), from the data files that the
-    ``openmmtools`` wheel ships (MIT; the package is not imported). A missing wheel is a one-line error."""
-    sub = "openmmtools/data/T4-lysozyme-L99A-implicit"
-    try:
-        dist = importlib.metadata.distribution("openmmtools")
-        folder = Path(str(dist.locate_file(sub)))
-    except importlib.metadata.PackageNotFoundError:
-        folder = None
-    if folder is None or not (folder / "receptor.pdb").is_file() or not (folder / "ligand.mol2").is_file():
-        raise FileNotFoundError("T4 lysozyme L99A: the openmmtools wheel ships it (openmmtools/data/"
-                                "T4-lysozyme-L99A-implicit); install it with `pip install --no-deps openmmtools` or "
-                                "give your own --receptor and --center")
+    """T4 lysozyme L99A with its bound p-xylene (``receptor.pdb`` with hydrogens, ``ligand.mol2``): the files that
+    ``openmmtools``' wheel ships, bundled with this package unchanged (``iclr25/rxnflow/data/t4l_l99a``, with
+    openmmtools' MIT license), so nothing is downloaded and openmmtools is not needed. The box is the ligand's
+    (:func:`ligand_box`)."""
+    from importlib.resources import files
+
+    folder = Path(str(files("iclr25.rxnflow") / "data" / "t4l_l99a"))
+    if not (folder / "receptor.pdb").is_file() or not (folder / "ligand.mol2").is_file():
+        raise FileNotFoundError(f"T4 lysozyme L99A: {folder} lacks receptor.pdb or ligand.mol2 (a broken install; "
+                                "reinstall iclr25-rxnflow, or give your own --receptor and --center)")
     center, size = ligand_box(folder / "ligand.mol2", padding=padding)
-    return Target("T4 lysozyme L99A", folder / "receptor.pdb", folder / "ligand.mol2", center, size,
-                  f"openmmtools {dist.version}: {sub}")
+    return Target("T4 lysozyme L99A", folder / "receptor.pdb", folder / "ligand.mol2", center, size, T4L_SOURCE)
 
 
 def _import_docking():
@@ -210,7 +221,8 @@ class VinaOracle:
 
     ``receptor``: a PDBQT file (:func:`receptor_pdbqt`); ``center``/``size``: the box (Angstrom). The maps are
     computed once; each new molecule is embedded by RDKit (ETKDG, ``seed``), prepared by meeko and docked with
-    ``exhaustiveness`` on one CPU thread. A molecule that cannot be embedded or prepared scores ``None``. Vina's
+    ``exhaustiveness`` on one CPU thread. A molecule that cannot be embedded, prepared or typed by Vina (boron)
+    scores ``None``. Vina's
     random stream runs on from one docking to the next, so a seed gives the same scores for the same sequence of
     new molecules (a score is kept for the molecule's first call).
     """
@@ -240,6 +252,8 @@ class VinaOracle:
         self.setup_cpu_s = time.process_time() - t0
         self.cache: dict[str, float | None] = {}
         self.cpu_per_call: list[float] = []
+        #: CPU seconds of each molecule's docking (kept in the cache file, so a rerun from the cache reports them)
+        self.cpu_s: dict[str, float] = {}
 
     def ligand_pdbqt(self, smiles: str) -> str | None:
         """meeko's PDBQT of one RDKit conformer of ``smiles`` (``None`` when it cannot be embedded or prepared)."""
@@ -272,18 +286,69 @@ class VinaOracle:
         value = None
         pdbqt = self.ligand_pdbqt(smiles)
         if pdbqt is not None:
-            self._vina.set_ligand_from_string(pdbqt)
-            self._vina.dock(exhaustiveness=self.exhaustiveness, n_poses=1)
-            value = float(self._vina.energies(n_poses=1)[0][0])
+            try:  # an element Vina cannot type (boron of a boronic acid) is refused as a TypeError
+                self._vina.set_ligand_from_string(pdbqt)
+                self._vina.dock(exhaustiveness=self.exhaustiveness, n_poses=1)
+                value = float(self._vina.energies(n_poses=1)[0][0])
+            except (TypeError, RuntimeError, ValueError):
+                value = None
         self.cpu_per_call.append(time.process_time() - t0)
+        self.cpu_s[smiles] = self.cpu_per_call[-1]
         self.cache[smiles] = value
         return value
 
     def estimate(self, n_calls: int) -> float:
         """CPU seconds of ``n_calls`` more distinct molecules, from the mean of the calls so far (the setup
         excluded; a rough 10 s per call before any call)."""
-        per = float(np.mean(self.cpu_per_call)) if self.cpu_per_call else 10.0
-        return per * n_calls
+        if not self.cpu_per_call:
+            return estimate_cpu_s(n_calls, self.exhaustiveness)
+        return float(np.mean(self.cpu_per_call)) * n_calls
+
+    def _key(self) -> dict:
+        import hashlib
+
+        return {"receptor_sha256": hashlib.sha256(self.receptor.read_bytes()).hexdigest(),
+                "center": [round(v, 4) for v in self.center], "size": [round(v, 4) for v in self.size],
+                "exhaustiveness": self.exhaustiveness, "seed": self.seed}
+
+    def load_cache(self, path: str | Path, *, flag: str = "cache") -> int:
+        """Add the scores of a cache file written by :meth:`save_cache` for the same receptor, box,
+        exhaustiveness and seed (another one is refused in one line naming ``flag``); returns how many."""
+        import json
+
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            key, scores = data["key"], data["scores"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{flag}: {path} is not a Vina score cache written by this package "
+                             f"({type(exc).__name__})") from None
+        if key != self._key():
+            raise ValueError(f"{flag}: {path} holds scores for another receptor, box, exhaustiveness or seed "
+                             f"({key.get('center')}, {key.get('size')}, exhaustiveness {key.get('exhaustiveness')}); "
+                             "give another file")
+        if not isinstance(scores, dict) or not all(v is None or isinstance(v, (int, float)) for v in scores.values()):
+            raise ValueError(f"{flag}: {path}: scores must map SMILES to numbers or null")
+        for smi, v in scores.items():
+            self.cache.setdefault(str(smi), None if v is None else float(v))
+        cpu = data.get("cpu_s") or {}
+        if isinstance(cpu, dict):
+            for smi, t in cpu.items():
+                if isinstance(t, (int, float)):
+                    self.cpu_s.setdefault(str(smi), float(t))
+        return len(scores)
+
+    def save_cache(self, path: str | Path) -> Path:
+        """Write every score so far (and the receptor, box, exhaustiveness and seed they belong to) as JSON,
+        atomically."""
+        import json
+
+        from iclr25.utils.io import atomic_write
+
+        path = Path(path)
+        with atomic_write(path) as f:
+            json.dump({"key": self._key(), "scores": self.cache, "cpu_s": self.cpu_s}, f)
+        return path
 
 
 def vina_reward(oracle: VinaOracle):

@@ -532,9 +532,10 @@ def train(model: RxnFlow, config: TrainConfig | None = None, *, seed: int = 0,
 
 
 def load_model(folder: str | os.PathLike[str], *, add_blocks: str | os.PathLike[str] | None = None,
-               device: Any = None) -> RxnFlow:
+               device: Any = None, reward: Reward | str | None = None) -> RxnFlow:
     """Load a folder written by :meth:`RxnFlow.save` (optionally with extra blocks from a file) onto ``device``
-    (``None``: ``$ICLR25_DEVICE``, else ``auto``). The folder's
+    (``None``: ``$ICLR25_DEVICE``, else ``auto``); ``reward`` replaces the model's own (a model trained on a Vina
+    reward needs one: its receptor and box are not saved). The folder's
     manifest is checked first: a save cut short, a missing part or parts of two saves are refused in one line
     (``iclr25.utils.checkpoints.CheckpointError``, a ``ValueError``)."""
     from iclr25.utils.checkpoints import verify_manifest
@@ -553,7 +554,11 @@ def load_model(folder: str | os.PathLike[str], *, add_blocks: str | os.PathLike[
     space = SynthesisSpace(blocks, templates, max_len=meta["max_len"], min_len=meta["min_len"], allow_dead=True)
     policy = RxnFlowPolicy(PolicyConfig(**meta["policy"]))
     policy.load_state_dict(ckpt["state_dict"])
-    model = RxnFlow(space, meta["reward"], policy=policy, beta=meta["beta"], device=device)
+    if reward is None and meta["reward"] == "vina":
+        raise ValueError(f"{d}: this model was trained on a Vina reward; give reward= (command line: --reward vina "
+                         "with --receptor/--center/--box, or another reward such as --reward qed)")
+    model = RxnFlow(space, meta["reward"] if reward is None else reward, policy=policy, beta=meta["beta"],
+                    device=device)
     if add_blocks is not None:
         model = model.with_blocks(read_blocks(add_blocks))
     return model

@@ -115,6 +115,9 @@ def parse_reward(spec: str | Reward | Callable[[Chem.Mol], float]) -> Reward:
             parts.append(qed)
         elif term == "sa":
             parts.append(sa_reward)
+        elif term == "vina":
+            raise ValueError("reward 'vina' needs a receptor and a box: VinaReward(receptor, center, size) in Python, "
+                             "or --reward vina with --receptor/--center/--box on the command line")
         elif term.startswith("pocket:"):
             parts.append(pocket_reward(term[len("pocket:"):]))
         else:
