@@ -43,6 +43,26 @@ def test_shipped_data_has_shapes_provenance_and_alanine_basins():
     assert f.min() >= FEATURE_BOX[0][0] and f.max() <= FEATURE_BOX[0][1]
 
 
+def test_shipped_gbsa_set_is_small_has_its_provenance_and_solvent_basins():
+    # issue 63: the implicit-solvent set the alanine-gbsa rung decides on, shipped in the wheel
+    from iclr25.bopito.alanine import SHIPPED_SETS
+
+    d = load_shipped("gbsa")
+    m = d.meta
+    assert SHIPPED_SETS["gbsa"].stat().st_size < 1_000_000
+    assert d.equilibrium.shape == (m["n_eq"], m["eq_frames"], 2) and d.short.shape == (m["n_short"], m["short_frames"], 2)
+    assert m["md"]["solvent"] == "gbsa" and "GBSA" in m["system"] and m["command"].endswith("--solvent gbsa")
+    assert m["frame_ps"] == 1.0 and m["md"]["temperature"] == 300.0
+    phi, psi = d.equilibrium[..., 0], d.equilibrium[..., 1]
+    assert (phi < 0).mean() > 0.9  # L-alanine
+    # both the extended (C5/C7eq/PII, psi > 50 deg) and the helical (alpha_R, psi < 50 deg) regions are visited
+    assert 0.02 < (psi < np.radians(50)).mean() < 0.98
+    # the claims' C(N) reference needs lags to 200 ps inside each run
+    assert m["eq_frames"] > 2 * 200 and m["n_short"] >= 100
+    with pytest.raises(ValueError, match="solvent"):
+        load_shipped("tip3p")
+
+
 def test_measures_are_zero_for_the_reference_and_large_for_wrong_data():
     d = load_shipped()
     eq = d.equilibrium

@@ -401,10 +401,10 @@ def sample_cmd(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------------------------- alanine-md
 PLATFORMS = ("auto", "CPU", "CUDA", "OpenCL", "Reference")
-# molecule-ns of alanine dipeptide (2 fs) per CPU second with many copies: vacuum; OBC GBSA (50 copies x 20 ps,
-# 58 s CPU on this machine kind under load 2, 2026-12-05); TIP3P water, one molecule per context (2269 atoms, PME:
-# about 10 ms of CPU per 2-fs step, 2026-12-05, under load; the measurement is in docs/alanine-gbsa/tip3p-cost.json)
-_MD_NS_PER_CPU_S = {"vacuum": 0.15, "gbsa": 0.017, "tip3p": 0.0002}
+# molecule-ns of alanine dipeptide (2 fs) per CPU second with many copies: vacuum; OBC GBSA (the shipped GBSA set:
+# 13.8 ns in 1434 s CPU under load 3-4, 2026-12-05; 50 copies x 20 ps had taken 58 s CPU under load 2); TIP3P water, one molecule per context (2269 atoms, PME:
+# 4 ps in 22.5 s CPU, about 11 ms per 2-fs step, load 2.8, 2026-12-05: docs/alanine-gbsa/tip3p-cost.json)
+_MD_NS_PER_CPU_S = {"vacuum": 0.15, "gbsa": 0.0096, "tip3p": 0.00018}
 
 
 def alanine_md_cmd(args: argparse.Namespace) -> int:
@@ -514,7 +514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         "or Reference (default auto); a platform OpenMM lacks is an error")
     a.add_argument("--solvent", default="vacuum", choices=["vacuum", "gbsa", "tip3p"],
                    help="vacuum (the built molecule, Amber ff14SB: the shipped data; default), gbsa (openmmtools' "
-                        "alanine-dipeptide-gbsa files, Amber ff96 in OBC GBSA implicit solvent, about 7x slower; "
+                        "alanine-dipeptide-gbsa files, Amber ff96 in OBC GBSA implicit solvent, about 15x slower; "
                         "extra 'solvent') or tip3p (openmmtools' alanine-dipeptide-explicit files, Amber ff96 in 749 "
                         "TIP3P waters with PME, one molecule per context: far slower, for reduced lengths or a GPU; "
                         "extra 'solvent')")
