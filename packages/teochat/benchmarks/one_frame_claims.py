@@ -1,6 +1,6 @@
 """The ladder and cause ablation of the one-frame claims (issue 60), generated from the repro rung's claims on the
-balanced generator (``benchmarks/balanced-repro/record-claims.json``: written by ``iclr25 claims teochat --rung repro``
-with the code of ``benchmarks/balanced-repro/code.patch`` applied; not the package's committed claims yet, see
+balanced generator (the package's ``claims.json`` since 0.8, written by ``iclr25 claims teochat --rung repro``;
+``--claims benchmarks/balanced-repro/record-claims.json`` reads the 0.8 record made before the specialist's fix, see
 that folder's README) and ``benchmarks/multitask.json`` (the shipped multi-task checkpoint, scored on seed 0's
 test split, the same split as the repro's seed 0): no training here.
 
@@ -32,10 +32,9 @@ def _f(x: float | None) -> str:
     return "-" if x is None or x != x else f"{x:.3f}"
 
 
-def table(claims: dict, multitask: dict | None) -> str:
+def table(claims: dict, multitask: dict | None, source: str = "claims.json") -> str:
     seeds = None
-    lines = [f"# The one-frame claims: ladder and cause ablation (issue 60; generated from "
-             "benchmarks/balanced-repro/record-claims.json, "
+    lines = [f"# The one-frame claims: ladder and cause ablation (issue 60; generated from {source}, "
              f"`{claims['command']}`, iclr25-teochat {claims['version']}, and benchmarks/multitask.json by "
              "`python benchmarks/one_frame_claims.py --out docs --overwrite`; do not edit)", "",
              "Balanced generator (no first- or last-frame look marks a change more than half the time). Per claim "
@@ -83,16 +82,22 @@ def table(claims: dict, multitask: dict | None) -> str:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--claims", type=Path, default=HERE / "benchmarks" / "balanced-repro" / "record-claims.json")
+    ap.add_argument("--claims", type=Path, default=HERE / "claims.json",
+                    help="a repro-rung claims report (default: the package's claims.json)")
     ap.add_argument("--multitask", type=Path, default=HERE / "benchmarks" / "multitask.json")
     add_out(ap, "--out", "results/teochat-one-frame-claims", ("one-frame-claims.md",))
     args = parse_checked(ap)
     claims = json.loads(args.claims.read_text(encoding="utf-8"))
     mt = json.loads(args.multitask.read_text(encoding="utf-8")) if args.multitask.is_file() else None
+    try:
+        source = args.claims.resolve().relative_to(HERE).as_posix()
+    except ValueError:
+        source = args.claims.name
+    text = table(claims, mt, source)
     args.out.mkdir(parents=True, exist_ok=True)
     with atomic_write(args.out / "one-frame-claims.md") as f:
-        f.write(table(claims, mt))
-    print(table(claims, mt))
+        f.write(text)
+    print(text)
 
 
 if __name__ == "__main__":

@@ -2,9 +2,11 @@
 
 Per fresh seed (three seeds drawn from ``"iclr25-teochat references"``, the version and the date by
 ``iclr25.utils.claims.fresh_seeds``; never a seed of the claims, the ladders or the calibration), on the repro's
-data (2400 training / 240 test sequences of the nine-task mix): TEOChat and the same model on the last frame only
-(the repro's recipe: 500 steps x 16 questions, d=64, 2 layers; TEOChat is the one multi-task model), and the
-shipped localisation checkpoints, each task scored beside references that no model is needed for. Every rule is
+data (2400 training / 240 test sequences of the nine-task mix; since 0.8 the balanced generator, on which no first-
+or last-frame look marks a change, ``--generator 0.7`` for the 0.5-0.7 draws): TEOChat and the same model on the
+last frame only, told the frame count since 0.8 (the repro's recipe: 500 steps x 16 questions, d=64, 2 layers;
+TEOChat is the one multi-task model), and the shipped localisation checkpoints (trained on the 0.5 generator),
+each task scored beside references that no model is needed for. Every rule is
 chosen on the *training* split of the seed (the dev split) and reported on its test split: the references of
 :mod:`iclr25.teochat.references` (its docstring lists them: the question / frame-count
 prior, the best one-frame rule from annotations and from pixels, every building with and without the box cap, the
@@ -16,7 +18,9 @@ over test questions (2,000 resamples; box tasks resample each question's pixel c
 
     python benchmarks/references.py --out benchmarks --docs docs --overwrite
 
-Writes ``references.json`` (``--out``) and the generated table ``references.md`` (``--docs``).
+Writes ``references.json`` (``--out``) and the generated table ``references.md`` (``--docs``). The 0.7 run (0.7
+generator, last-frame model not told the frame count) is kept as ``references_0.7.json`` and
+``../docs/references-0.7.md``.
 """
 
 from __future__ import annotations
@@ -93,6 +97,9 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=REPRO_RUNG["steps"])
     ap.add_argument("--n-train", type=int, default=REPRO_RUNG["n_train"])
     ap.add_argument("--n-test", type=int, default=REPRO_RUNG["n_test"])
+    ap.add_argument("--generator", choices=("balanced", "0.7"), default="balanced",
+                    help="balanced: make_data's default since 0.8 (no one-frame look marks a change); 0.7: the "
+                         "0.5-0.7 draws (and a last-frame model not told the frame count)")
     add_out(ap, "--out", "results/teochat-references", ("references.json",))
     ap.add_argument("--docs", type=Path, default=None, help="folder for the generated table references.md")
     args = parse_checked(ap)
@@ -100,23 +107,25 @@ def main() -> None:
     import importlib.metadata
 
     version = importlib.metadata.version("iclr25-teochat")
+    balanced = args.generator == "balanced"
     seeds = fresh_seeds("iclr25-teochat references", version, args.date, args.n_seeds)
     out = {"command": f"python benchmarks/references.py --n-seeds {args.n_seeds} --date {args.date} --steps "
-                      f"{args.steps} --n-train {args.n_train} --n-test {args.n_test}",
-           "version": version, "seeds": list(seeds), "torch": torch.__version__, "per_seed": {}}
+                      f"{args.steps} --n-train {args.n_train} --n-test {args.n_test} --generator {args.generator}",
+           "version": version, "seeds": list(seeds), "generator": args.generator, "torch": torch.__version__,
+           "per_seed": {}}
     rows: dict[str, dict[str, list[np.ndarray]]] = {}
     shipped = {k: load_pretrained(k) for k in ("temporal", "last_frame")}
     for seed in seeds:
         t0 = time.process_time()
-        data = make_data(args.n_train, args.n_test, seed=seed, tasks=REPRO_TASKS,
-                         balanced_looks=False)  # the committed table: the 0.5-0.7 generator
+        data = make_data(args.n_train, args.n_test, seed=seed, tasks=REPRO_TASKS, balanced_looks=balanced)
         refs = references(data, LookReader(data.train_seqs))
         answers: dict[str, dict[str, list[str]]] = {t: dict(r) for t, r in refs.items()}
         for name, last in (("TEOChat (multi-task)", False), ("last-frame model", True)):
             asst = train_assistant(data.train_seqs, data.train, seed=seed,
                                    model_config=ModelConfig(vocab_size=_vocab_size(), d_model=64, n_layers=2),
                                    config=TrainConfig(steps=args.steps, batch_size=REPRO_RUNG["batch_size"], lr=3e-3,
-                                                      last_frame=last), desc=f"references {name} {seed}")
+                                                      last_frame=last, frame_count=last and balanced),
+                                   desc=f"references {name} {seed}")
             ex = [e for e in data.test if e.task in answers]
             preds = asst.predict(ex, data.test_seqs)
             for task in answers:
@@ -159,11 +168,18 @@ def main() -> None:
     print(table(out))
 
 
+_GEN = {"balanced": "the balanced one (0.8, issue 60: P(change | first- or last-frame look) <= 0.5 for every look); "
+                    "the last-frame model is told the frame count",
+        "0.7": "the 0.5-0.7 one (static distractors drawn with one of four looks); the last-frame model is not "
+               "told the frame count"}
+
+
 def table(out: dict) -> str:
     """The generated markdown table of ``references.json``."""
     seeds = out["seeds"]
     lines = [f"# TEOChat beside references that need no model (issue 60; generated by `{out['command']}`, "
              f"iclr25-teochat {out['version']}; do not edit)", "",
+             f"Generator: {_GEN[out.get('generator', '0.7')]}.", "",
              f"Fresh seeds {', '.join(map(str, seeds))} (never used by the package); per task the test-split score "
              "at each seed; rules chosen on each seed's training split. The margin is TEOChat minus the strongest "
              "one-frame reference on the test split, pooled over the seeds, with its 95 % bootstrap interval "

@@ -17,6 +17,7 @@ from iclr25.teochat import (
 )
 from iclr25.teochat.cli import main
 from iclr25.teochat.metrics import check_boxes, rasterize_polygons
+from iclr25.teochat.specialist import train_specialist
 
 
 def _png(path, size=(8, 8), value=100):
@@ -102,6 +103,10 @@ def test_impossible_parameters():
         TrainConfig(lr=float("nan"))
     with pytest.raises(ValueError, match="d_model must be a multiple"):
         ModelConfig(vocab_size=10, d_model=30, n_heads=4)
+    seqs = generate_sequences(1, scenes=("residential",))
+    for bad in (0.0, -1.0, float("nan"), float("inf"), True, "2"):
+        with pytest.raises(ValueError, match="pos_weight must be a finite number > 0"):
+            train_specialist(seqs, steps=1, pos_weight=bad)
 
 
 def test_unreadable_files_name_the_file(tmp_path):

@@ -121,7 +121,7 @@ def demo(args: argparse.Namespace) -> int:
     # the headline (issue 58): the main claim rtqa-temporal-beats-last-frame, TEOChat against the strongest
     # baseline of that comparison, the same model trained on the last frame only, at the test rung's size and seed
     # (two tiny models trained here, about 8 s of CPU); the zero-shot claim beside it. The shipped localisation
-    # checkpoints follow: their main claim (repro-loc-temporal-beats-last-frame) does not hold at the repro's
+    # checkpoints follow: their main claim (repro-loc-temporal-beats-one-frame) does not hold at the repro's
     # budget (claims.json), so they are no headline.
     from .claims import rtqa_measurements  # noqa: PLC0415
 
@@ -137,7 +137,7 @@ def demo(args: argparse.Namespace) -> int:
     run.add("region temporal QA accuracy, answer prior (most common training answer)", m.extra["answer_prior"],
             higher_is_better=True)
     vs_last = run.add("change localisation pixel F1, TEOChat vs single image (shipped 5000-step checkpoints; "
-                      "main claim repro-loc-temporal-beats-last-frame, which does not hold at the repro's 500 "
+                      "main claim repro-loc-temporal-beats-one-frame, which does not hold at the repro's 500 "
                       "steps: claims.json)", f1.f1, peer=f1_last.f1,
                       peer_name="last-frame-only checkpoint (GeoChat analog; same data, seed, budget)",
                       higher_is_better=True)

@@ -44,7 +44,7 @@ class ExperimentData:
 
 def make_data(n_train: int, n_test: int, *, seed: int = 0, size: int = 32,
               scenes: tuple[str, ...] = REPRO_SCENES, tasks: Sequence[str] | None = None,
-              balanced_looks: bool = False) -> ExperimentData:
+              balanced_looks: bool = True) -> ExperimentData:
     """Disjoint train/test sequences (different seeds) and the questions of ``tasks`` (default: all) on them.
 
     ``balanced_looks`` (the default since 0.8, issue 60; :func:`~iclr25.teochat.synth.generate_sequences`): no

@@ -3,7 +3,9 @@
 A shared encoder embeds both frames at three scales; a decoder fuses ``[f_post, |f_post - f_pre|]`` with skip
 connections and predicts a per-pixel change logit, trained with binary cross-entropy on the change mask
 
-.. math:: \\mathcal{L} = -\\frac{1}{HW} \\sum_{p} m_p \\log \\sigma(z_p) + (1 - m_p) \\log (1 - \\sigma(z_p)).
+.. math:: \\mathcal{L} = -\\frac{1}{HW} \\sum_{p} w\\, m_p \\log \\sigma(z_p) + (1 - m_p) \\log (1 - \\sigma(z_p))
+
+(``w``: the weight of the changed pixels, ``pos_weight``; 1 is plain BCE).
 
 Connected components of ``sigma(z) > 1/2`` become boxes, scored with the same pixel F1 as the assistant.
 
@@ -109,12 +111,21 @@ class SpecialistRun:
 
 
 def train_specialist(seqs: Sequence[EOSequence], *, steps: int = 300, batch_size: int = 32, lr: float = 3e-3,
-                     width: int = 16, seed: int = 0, device: str | torch.device | None = None) -> SpecialistRun:
+                     width: int = 16, seed: int = 0, pos_weight: float = 1.0,
+                     device: str | torch.device | None = None) -> SpecialistRun:
     """Train the siamese change detector on the change masks of ``seqs`` (BCE, Adam) on ``device`` (``None``:
     ``$ICLR25_DEVICE``, else ``auto``; initialised on the CPU, the pairs and masks copied to the device once, the
-    batch draws and flips on numpy's generator, so every device sees the same batches)."""
+    batch draws and flips on numpy's generator, so every device sees the same batches).
+
+    ``pos_weight`` multiplies the loss of the changed pixels (``binary_cross_entropy_with_logits``'s
+    ``pos_weight``; 1: plain BCE). On the balanced generator (0.8) changed pixels are rarer, and with plain BCE
+    the detector can settle on "no change" everywhere (F1 0); a weight above 1 keeps it off that minimum
+    (``benchmarks/specialist_calibration.py``)."""
     if not seqs:
         raise ValueError("seqs must not be empty")
+    if (isinstance(pos_weight, bool) or not isinstance(pos_weight, (int, float, np.integer, np.floating))
+            or not np.isfinite(pos_weight) or pos_weight <= 0):
+        raise ValueError(f"pos_weight must be a finite number > 0, got {pos_weight!r}")
     seed = check_seed(seed)
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
@@ -123,6 +134,7 @@ def train_specialist(seqs: Sequence[EOSequence], *, steps: int = 300, batch_size
     mask = torch.from_numpy(np.stack([change_mask(s) for s in seqs])).to(dev)
     model = SiameseChangeDetector(width).to(dev)
     opt = torch.optim.Adam(model.parameters(), lr=lr)
+    pw = torch.tensor(float(pos_weight), device=dev)
     t0 = time.perf_counter()
     for _ in progress(range(steps), desc="specialist"):
         idx = torch.from_numpy(rng.integers(0, len(seqs), size=batch_size)).to(dev)
@@ -130,7 +142,7 @@ def train_specialist(seqs: Sequence[EOSequence], *, steps: int = 300, batch_size
         a, b, m = pre[idx], post[idx], mask[idx]
         if rng.random() < 0.5:
             a, b, m = a.flip(-1), b.flip(-1), m.flip(-1)
-        loss = F.binary_cross_entropy_with_logits(model(a, b), m)
+        loss = F.binary_cross_entropy_with_logits(model(a, b), m, pos_weight=pw)
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()

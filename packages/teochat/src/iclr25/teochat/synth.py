@@ -406,9 +406,10 @@ def generate_sequences(n: int, *, seed: int = 0, size: int = 32, clouds: float =
                        scenes: tuple[str, ...] | None = None, balanced_looks: bool = False) -> list[EOSequence]:
     """``n`` sequences with scene classes drawn uniformly from ``scenes`` (default: all eight).
 
-    ``balanced_looks`` (issue 60; off by default, so every committed number is unchanged): each changed building
-    gets static twins in its scene showing its first- and last-frame looks in every frame, so that a footprint's
-    look in one frame (first or last) is a change at most half the time (``tests/test_generator.py``)."""
+    ``balanced_looks`` (issue 60): each changed building gets static twins in its scene showing its first- and
+    last-frame looks in every frame, so that a footprint's look in one frame (first or last) is a change at most
+    half the time (``tests/test_generator.py``). Off here (the 0.5-0.7 draws, bit-identical); on by default in
+    :func:`iclr25.teochat.experiments.make_data`, the data of the repro rung's claims, since 0.8."""
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ValueError(f"n must be an integer >= 1, got {n!r}")
     if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 16:
