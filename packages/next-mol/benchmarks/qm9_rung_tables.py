@@ -1,11 +1,14 @@
 """The ``qm9`` side rung's tables (issue 63), made from its committed reports, no computing:
 
-    python benchmarks/qm9_rung_tables.py          # writes docs/qm9/ladder.md
+    python benchmarks/qm9_rung_tables.py          # writes docs/qm9/ladder.md and docs/qm9-cond/conditional.md
 
 Reads ``docs/qm9/claims.json`` (``iclr25 claims next-mol --rung qm9 --out docs/qm9``: the decision seeds, each with
 its ladder over training steps and its ablations in the claim's ``extra``) and ``claims-calibration-qm9.json``
 (``--calibrate --rung qm9``: the calibration seeds). Claim ``dmt-beats-etkdg-qm9-dft``: DMT-mini trained on QM9 DFT
-geometries against RDKit ETKDG (and ETKDG + MMFF94), on the DFT geometry of held-out QM9 molecules.
+geometries against RDKit ETKDG (and ETKDG + MMFF94), on the DFT geometry of held-out QM9 molecules, with the
+Frechet distance of 3D shape descriptors (the 3D-FCD stand-in) when the report has it. Claim
+``qm9-conditional-alpha`` (rung ``qm9-cond``: ``docs/qm9-cond/claims.json`` and ``claims-calibration-qm9-cond.json``):
+the property-conditioned SELFIES LM against its unconditional self and the QM9-2014 protocol's references.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from iclr25.utils.io import atomic_write
 
 PKG = Path(__file__).resolve().parents[1]
 CLAIM = "dmt-beats-etkdg-qm9-dft"
+COND = "qm9-conditional-alpha"
 
 
 def _range(xs) -> str:
@@ -65,6 +69,22 @@ def markdown(report: dict, cal: dict | None) -> str:
             out.append(f"\nImprovement over ETKDG at the calibration seeds: mean {e['mean']:+.3f} A, sd "
                        f"{e['sd']:.3f} A; the largest margin that would pass the rule at {cal['n_decide']} "
                        f"decision seeds with 95 % probability: {e['max_margin']:+.3f} A.")
+    if "frechet_3d_dmt" in ex[0]:
+        out += ["\n## 3D distribution: Frechet distance of shape descriptors\n",
+                "The paper's 3D-FCD embeds generated 3D molecules with a pretrained encoder this package does not "
+                "have offline. Its stand-in here (`iclr25.next_mol.metrics.frechet_3d`): per conformer 13 "
+                "descriptors of heavy-atom geometry (radius of gyration, the gyration tensor's three eigenvalues, "
+                "asphericity, acylindricity, relative shape anisotropy, mean and largest interatomic distance, mean "
+                "and sd of bond lengths and of bond angles), standardised by the DFT references' mean and sd; a "
+                "Gaussian fitted to the held-out molecules' DFT geometries and one to each method's 2 conformers "
+                "per molecule; the Frechet distance between them (lower: closer to DFT). Same molecules, same "
+                "conformers as the table above.\n",
+                "| seed | DMT-mini | ETKDG | ETKDG + MMFF94 |", "|---|---|---|---|"]
+        for s_, e in zip(seeds, ex, strict=True):
+            out.append(f"| {s_} | {e['frechet_3d_dmt']:.3f} | {e['frechet_3d_etkdg']:.3f} | "
+                       f"{e['frechet_3d_etkdg_mmff']:.3f} |")
+        out.append(f"| mean | {_mean([e['frechet_3d_dmt'] for e in ex])} | "
+                   f"{_mean([e['frechet_3d_etkdg'] for e in ex])} | {_mean([e['frechet_3d_etkdg_mmff'] for e in ex])} |")
     out += ["\n## Ladder over training budgets\n",
             "DMT-mini's held-out MAT-R (A) after each number of training steps (same run, scored on the way):\n",
             "| seed | " + " | ".join(f"{k} steps" for k in steps) + " | ETKDG | ETKDG + MMFF94 |",
@@ -151,6 +171,59 @@ def _longer_line(lo: dict) -> str:
             f"({'ahead of both' if last < min(lo['etkdg'], lo['etkdg_mmff']) else 'not ahead of both'}; one seed).")
 
 
+def conditional_markdown(report: dict, cal: dict | None) -> str:
+    """docs/qm9/conditional.md: claim ``qm9-conditional-alpha`` per seed, its references and ladder."""
+    c = next(x for x in report["claims"] if x["id"] == COND)
+    seeds, ex = c["seeds"], c["extra"]
+    steps = sorted({int(k.split("_")[2]) for k in ex[0] if k.startswith("conditional_at_")})
+    out = [f"# Property-conditioned generation on QM9 (alpha): the `qm9-cond` rung\n\nMade by `python "
+           f"benchmarks/qm9_rung_tables.py` from `docs/qm9-cond/claims.json` (`{report['command']}`, "
+           f"{report['created'][:16]} UTC, iclr25-next-mol {report['version']}) and "
+           "`claims-calibration-qm9-cond.json`. "
+           f"Per seed (`iclr25.next_mol.conditional.conditional_experiment`): QM9 drawn into two disjoint halves of "
+           f"{int(np.mean([e['n_predictor'] for e in ex]))} molecules; a ridge property predictor (Morgan count "
+           "fingerprint and atom counts) trained on half A; a SELFIES LM "
+           f"({int(np.mean([e['lm_parameters'] for e in ex]))} parameters) trained on half B with the target's "
+           "quantile bin of alpha (20 bins) as its first token, or a null token for 20 % of the molecules; 1,000 "
+           "targets drawn from half B's alpha; the predictor's alpha of each generated molecule against its "
+           "target. MAE in Bohr^3, lower is better. References of the QM9-2014 (EDM) protocol: L-bound (the "
+           "predictor on half B's real molecules against their own labels), U-bound (the same against shuffled "
+           "labels), #Atoms (alpha from the heavy-atom count alone, the mean of half A per count); and the "
+           "shortcut of copying the training set (for each target, half B's molecule whose true alpha is "
+           "nearest).\n",
+           f"**Verdict:** {c['verdict']} (expected: {c['expect']}; rule {c['rule']}, margin {c['margin']}): mean "
+           f"improvement over the unconditional LM {c['mean_improvement']:.3f} Bohr^3, 95 % CI "
+           f"[{c['ci95'][0]:.3f}, {c['ci95'][1]:.3f}].\n",
+           "## Per seed\n",
+           "| seed | conditional LM | unconditional LM | nearest training molecule | #Atoms | L-bound | U-bound | "
+           "predictor test MAE | bin quantisation | validity / uniqueness / novelty |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    keys = ("mae_nearest_training_molecule", "mae_n_atoms", "mae_l_bound", "mae_u_bound", "predictor_test_mae",
+            "quantisation_mae")
+    for s_, v, r, e in zip(seeds, c["values"], c["references"], ex, strict=True):
+        out.append(f"| {s_} (decision) | {v:.3f} | {r:.3f} | " + " | ".join(f"{e[k]:.3f}" for k in keys)
+                   + f" | {e['validity']:.2f} / {e['uniqueness']:.2f} / {e['novelty']:.2f} |")
+    out.append(f"| mean | {_mean(c['values'])} | {_mean(c['references'])} | "
+               + " | ".join(_mean([e[k] for e in ex]) for k in keys) + " | |")
+    if cal is not None:
+        e = next((x for x in cal["claims"] if x["id"] == COND), None)
+        if e is not None:
+            out.append("\nCalibration seeds (`claims-calibration-qm9-cond.json`):\n")
+            out.append("| seed | conditional LM | unconditional LM | improvement |\n|---|---|---|---|")
+            for s_, v, r, d in zip(e["seeds"], e["values"], e["references"], e["improvements"], strict=True):
+                out.append(f"| {s_} (calibration) | {v:.3f} | {r:.3f} | {d:+.3f} |")
+            out.append(f"\nImprovement at the calibration seeds: mean {e['mean']:+.3f}, sd {e['sd']:.3f} Bohr^3; "
+                       f"the largest margin that passes the rule at {cal['n_decide']} decision seeds with 95 % "
+                       f"probability: {e['max_margin']:+.3f} Bohr^3.")
+    out += ["\n## Ladder over LM training steps\n",
+            "MAE (Bohr^3) of the same run's conditional / unconditional molecules after each number of steps:\n",
+            "| seed | " + " | ".join(f"{k} steps" for k in steps) + " |", "|---|" + "---|" * len(steps)]
+    for s_, e in zip(seeds, ex, strict=True):
+        out.append(f"| {s_} | " + " | ".join(f"{e[f'conditional_at_{k}_steps']:.3f} / "
+                                             f"{e[f'unconditional_at_{k}_steps']:.3f}" for k in steps) + " |")
+    return "\n".join(out) + "\n"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--report", type=Path, default=PKG / "docs" / "qm9" / "claims.json")
@@ -161,6 +234,12 @@ def main() -> None:
     cal = json.loads(args.calibration.read_text(encoding="utf-8")) if args.calibration.is_file() else None
     with atomic_write(args.out) as f:
         f.write(markdown(report, cal))
+    cond = PKG / "docs" / "qm9-cond" / "claims.json"
+    if cond.is_file():
+        cal_path = PKG / "claims-calibration-qm9-cond.json"
+        cond_cal = json.loads(cal_path.read_text(encoding="utf-8")) if cal_path.is_file() else None
+        with atomic_write(cond.parent / "conditional.md") as f:
+            f.write(conditional_markdown(json.loads(cond.read_text(encoding="utf-8")), cond_cal))
 
 
 if __name__ == "__main__":

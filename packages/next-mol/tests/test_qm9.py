@@ -84,6 +84,7 @@ def test_experiment_runs_on_the_slice() -> None:
     assert {"DMT-mini (QM9 DFT) + MMFF94", "DMT-mini (QM9 DFT), 2x sampler steps"} <= set(res["methods"])
     for row in res["methods"].values():  # the mean RMSD of all conformers is never below the best one's
         assert row["rmsd"] >= row["mat_r"] - 1e-9
+        assert np.isfinite(row["frechet_3d"]) and row["frechet_3d"] >= 0  # the 3D-FCD stand-in, per method
 
 
 def test_sanity_reasons_name_each_failure() -> None:

@@ -23,6 +23,9 @@ if TYPE_CHECKING:
     from .chem import prepare as prepare
     from .chem import prepare_many as prepare_many
     from .chem import token_atom_map as token_atom_map
+    from .conditional import PropertyPredictor as PropertyPredictor
+    from .conditional import conditional_experiment as conditional_experiment
+    from .conditional import fit_property_predictor as fit_property_predictor
     from .conformers import Ensemble as Ensemble
     from .conformers import EnsembleSettings as EnsembleSettings
     from .conformers import etkdg_conformers as etkdg_conformers
@@ -62,11 +65,13 @@ if TYPE_CHECKING:
     from .metrics import cov_mat_from_rmsd as cov_mat_from_rmsd
     from .metrics import de_novo_metrics as de_novo_metrics
     from .metrics import fcd as fcd
+    from .metrics import frechet_3d as frechet_3d
     from .metrics import geometry_distances as geometry_distances
     from .metrics import graph_from_3d as graph_from_3d
     from .metrics import rmsd_matrix as rmsd_matrix
     from .metrics import sanity as sanity
     from .metrics import sanity_reasons as sanity_reasons
+    from .metrics import shape_descriptors as shape_descriptors
     from .metrics import stereo_matches as stereo_matches
     from .pipeline import ConformerSet as ConformerSet
     from .pipeline import generate_smiles as generate_smiles
@@ -94,6 +99,8 @@ _EXPORTS = {
     "load_dmt": "checkpoint", "load_lm": "checkpoint", "save_dmt": "checkpoint", "save_lm": "checkpoint",
     "Molecule": "chem", "canonical_smiles": "chem", "prepare": "chem", "prepare_many": "chem",
     "token_atom_map": "chem",
+    "PropertyPredictor": "conditional", "conditional_experiment": "conditional",
+    "fit_property_predictor": "conditional",
     "Ensemble": "conformers", "EnsembleSettings": "conformers", "etkdg_conformers": "conformers",
     "reference_ensemble": "conformers", "reference_ensembles": "conformers",
     "load_moses": "data",
@@ -107,7 +114,8 @@ _EXPORTS = {
     "CovMat": "metrics", "DeNovo": "metrics", "Sanity": "metrics", "cov_mat": "metrics",
     "cov_mat_from_rmsd": "metrics", "de_novo_metrics": "metrics", "fcd": "metrics", "rmsd_matrix": "metrics",
     "sanity": "metrics", "SanityReason": "metrics", "sanity_reasons": "metrics", "stereo_matches": "metrics", "GeometryDistances": "metrics",
-    "geometry_distances": "metrics", "graph_from_3d": "metrics",
+    "geometry_distances": "metrics", "graph_from_3d": "metrics", "frechet_3d": "metrics",
+    "shape_descriptors": "metrics",
     "read_geom_msgpack": "geom", "read_sdf_ensembles": "geom",
     "ConformerSet": "pipeline", "generate_smiles": "pipeline", "predict_conformers": "pipeline",
     "redraw_flipped": "pipeline", "to_rdkit": "pipeline", "write_sdf": "pipeline",

@@ -214,12 +214,17 @@ def train_lm(model: CausalLM, tokenizer: Tokenizer, corpus: Sequence[str], *, st
 
 @torch.no_grad()
 def sample_lm(model: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: float = 1.0, top_k: int | None = None,
-              batch_size: int = 250, max_len: int | None = None, seed: int = 0, device=None) -> list[str]:
+              batch_size: int = 250, max_len: int | None = None, seed: int = 0, device=None,
+              prefix: np.ndarray | None = None, banned: Sequence[int] = ()) -> list[str]:
     """Draw ``n`` strings by ancestral sampling ``s_t ~ softmax(logits_t / temperature)`` (restricted to the
     ``top_k`` most likely tokens when given), batched, stopping each row at ``<eos>``; ``<eos>`` is barred at
     the first position, and for SELFIES until a first atom token was drawn (a SELFIES string of only branch and
     ring tokens decodes to the empty molecule), so that no empty molecule comes out. Sampled on ``device``
     (``None``: ``$ICLR25_DEVICE`` or ``auto``; the model is moved there).
+
+    ``prefix``: token ids ``(n, P)`` fed after ``<bos>`` before sampling starts (a condition, e.g. a property
+    token of :mod:`iclr25.next_mol.conditional`), left out of the returned strings; ``banned``: token ids never
+    drawn. Without them the draws are those of 0.7, bit for bit.
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise ValueError(f"n must be a positive integer, got {n!r}")
@@ -228,6 +233,16 @@ def sample_lm(model: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: flo
     if top_k is not None and (isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1):
         raise ValueError(f"top_k must be a positive integer or None, got {top_k!r}")
     max_len = min(max_len or model.config.max_len, model.config.max_len)
+    P = 0
+    if prefix is not None:
+        prefix = np.asarray(prefix)
+        if prefix.ndim != 2 or prefix.shape[0] != n or not np.issubdtype(prefix.dtype, np.integer):
+            raise ValueError(f"prefix must be an integer array (n={n}, length), got shape {prefix.shape}")
+        if prefix.size and (prefix.min() < len(SPECIALS) or prefix.max() >= tokenizer.size):
+            raise ValueError(f"prefix ids must be non-special vocabulary ids in [{len(SPECIALS)}, {tokenizer.size})")
+        P = prefix.shape[1]
+        if P + 2 > max_len:
+            raise ValueError(f"prefix length {P} leaves no room under max_len={max_len}")
     dev = torch_device(device)
     model.to(dev)
     g = torch_generator(dev, seed)
@@ -242,9 +257,16 @@ def sample_lm(model: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: flo
         done = torch.zeros(b, dtype=torch.bool, device=dev)
         has_atom = torch.zeros(b, dtype=torch.bool, device=dev)
         cache: list[list[torch.Tensor]] = []
-        for _ in range(max_len - 1):
+        if P:
+            pre = torch.as_tensor(prefix[start:start + b], dtype=torch.long, device=dev)
+            for j in range(P):
+                model.step_logits(ids[:, -1], cache)
+                ids = torch.cat([ids, pre[:, j:j + 1]], 1)
+        for _ in range(max_len - 1 - P):
             logits = model.step_logits(ids[:, -1], cache) / temperature
             logits[:, PAD] = logits[:, BOS] = float("-inf")
+            if len(banned):
+                logits[:, list(banned)] = float("-inf")
             logits[:, EOS] = logits[:, EOS].masked_fill(~has_atom, float("-inf"))
             if top_k is not None and top_k < logits.shape[-1]:
                 kth = torch.topk(logits, top_k, dim=-1).values[:, -1:]
@@ -256,7 +278,7 @@ def sample_lm(model: CausalLM, tokenizer: Tokenizer, n: int, *, temperature: flo
             has_atom |= is_atom[nxt]
             if bool(done.all()):
                 break
-        out.extend(tokenizer.decode(row) for row in ids.tolist())  # tolist() copies to the host
+        out.extend(tokenizer.decode(row[1 + P:]) for row in ids.tolist())  # tolist() copies to the host
     return out
 
 

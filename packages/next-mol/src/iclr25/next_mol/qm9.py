@@ -282,7 +282,10 @@ def _row(scores, generated=None, test=None) -> dict[str, float]:
            "sane": scores.fraction_sane, "bonds_ok": scores.fraction_bonds_ok, "no_clash": scores.fraction_no_clash,
            "bond_error": scores.bond_error, "seconds_per_conformer": scores.seconds_per_conformer}
     if generated is not None and test is not None:
+        from .metrics import frechet_3d  # noqa: PLC0415
+
         row["rmsd"] = mean_rmsd(test, generated)
+        row["frechet_3d"] = frechet_3d([e.molecule for e in test], [e.coords for e in test], generated)
     return row
 
 
