@@ -17,6 +17,7 @@ from .certificate import noise_multiplier as noise_multiplier
 from .certificate import r_max_rule as r_max_rule
 from .certificate import residual_budget as residual_budget
 from .certificate import worst_case_terms as worst_case_terms
+from .citation import citation_files as citation_files
 from .datasets import preprocess_features as preprocess_features
 from .mapped import MappedGraph as MappedGraph
 from .mapped import write_mapped_graph as write_mapped_graph
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 __version__ = _version("iclr25-scalegun")
 
 __all__ = [
-    "CertifiedUnlearner", "Ledger", "convert", "LedgerRecord", "MODES", "MappedGraph", "PushPropagator", "datasets", "exact_propagation",
+    "CertifiedUnlearner", "Ledger", "citation_files", "convert", "LedgerRecord", "MODES", "MappedGraph", "PushPropagator", "datasets", "exact_propagation",
     "gpr_weights", "load_graph_files", "powerlaw_files", "sweep", "write_mapped_graph", "noise_multiplier", "preprocess_features", "r_max_rule", "residual_budget", "worst_case_terms",
     "__version__",
 ]

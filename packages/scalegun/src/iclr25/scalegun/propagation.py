@@ -122,6 +122,23 @@ def normalized_adjacency(A: sp.csr_array, deg: np.ndarray) -> sp.csr_array:
     return P
 
 
+def _matmul_add(A: sp.csr_array, M: np.ndarray, dest: np.ndarray, block: int = 1 << 20,
+                max_rows: int = 1 << 14) -> None:
+    """``dest += A @ M`` in row blocks of about ``block`` stored entries and at most ``max_rows`` rows: no
+    ``(n, F)`` result temporary (each row's sum is the full matmul's, bit for bit)."""
+    ptr = A.indptr
+    n = A.shape[0]
+    r0 = 0
+    while r0 < n:
+        r1 = int(np.searchsorted(ptr, ptr[r0] + block, side="right")) - 1
+        r1 = min(n, r0 + max_rows, max(r1, r0 + 1))
+        lo, hi = int(ptr[r0]), int(ptr[r1])
+        sub = sp.csr_array((A.data[lo:hi], A.indices[lo:hi], np.asarray(ptr[r0:r1 + 1]) - lo), shape=(r1 - r0, n),
+                           copy=False)
+        dest[r0:r1] += sub @ M
+        r0 = r1
+
+
 def exact_propagation(A: sp.csr_array, X: np.ndarray, weights: np.ndarray,
                       deg: np.ndarray | None = None) -> np.ndarray:
     """Exact ``Z = sum_l w_l P^l X`` by repeated sparse matmul (the power method; CGU's re-propagation).
@@ -132,12 +149,17 @@ def exact_propagation(A: sp.csr_array, X: np.ndarray, weights: np.ndarray,
     """
     if deg is None:
         deg = np.asarray(A.sum(axis=1)).ravel()
-    P = normalized_adjacency(A, deg)
+    # P H = D^{-1/2} (A (D^{-1/2} H)): no normalised copy of A (its values, and the int64 row of every entry
+    # that building one needs, were 24 bytes per stored entry); two (n, F) temporaries per level
+    s = (1.0 / np.sqrt(deg))[:, None]
     H = np.array(X, dtype=np.float64, copy=True)
     Z = weights[0] * H
     for w in weights[1:]:
-        H = P @ H
-        Z += w * H
+        H *= s
+        H = A @ H
+        H *= s
+        if w != 0.0:
+            Z += w * H
     return Z
 
 
@@ -352,6 +374,9 @@ class PushPropagator:
             if cand is None or len(cand) == 0:
                 carry = None
                 continue
+            if len(cand) > _DENSE_FRACTION * self.n:  # most rows: whole-array passes, no gathered copies
+                carry = self._sweep_dense(lvl, cand, threshold, touched)
+                continue
             Rl = self.R[lvl][cand]
             mask = np.abs(Rl) > threshold
             active = mask.any(axis=1)
@@ -364,19 +389,80 @@ class PushPropagator:
                 self.R[lvl][rows] = Rl[active]
                 targets, sums = self._scatter(rows, (push / self.deg[rows, None]).astype(self.dtype, copy=False))
                 dest = self.R[lvl + 1] if lvl + 1 < self.L else self.Q[self.L]
-                dest[targets] += sums
+                for c in range(0, len(targets), 1 << 16):  # in row chunks: no second (targets, F) temporary
+                    dest[targets[c:c + (1 << 16)]] += sums[c:c + (1 << 16)]
                 self.n_pushes += int(mask.sum())
                 if self.weights[lvl] != 0.0:
                     touched.append(rows)
                 if lvl + 1 == self.L and self.weights[self.L] != 0.0:
                     touched.append(targets)
                 carry = targets
+                del push, sums  # not held through the next level's pushes
             self._rsq[lvl][cand] = np.einsum("ij,ij->i", Rl, Rl) / self.deg[cand]
+            del Rl, mask
         return touched
+
+    def _sweep_dense(self, lvl: int, cand: np.ndarray, threshold: float, touched: list[np.ndarray]) -> np.ndarray | None:
+        """One level of :meth:`_sweep` when the candidates are most rows: the same pushes (every ``|r| >
+        threshold`` of a candidate row) as whole-array operations, with at most two ``(n, F)`` temporaries (the
+        pushed residues and the matmul's result) instead of the gathered copies of the sparse path; returns the
+        next level's candidates (every row, as the dense scatter of the sparse path does)."""
+        R = self.R[lvl]
+        if threshold == 0.0 and len(cand) == self.n:  # push everything (the initial propagation, a flush)
+            mask = R != 0
+            push = R.copy()
+        else:
+            mask = np.abs(R) > threshold
+            if len(cand) < self.n:
+                keep = np.zeros(self.n, dtype=bool)
+                keep[cand] = True
+                mask &= keep[:, None]
+            push = np.where(mask, R, 0.0).astype(self.dtype, copy=False)
+        active = mask.any(axis=1)
+        n_push = int(np.count_nonzero(mask))
+        del mask
+        if not active.any():
+            self._rsq_rows(lvl, cand)
+            return None
+        rows = np.flatnonzero(active)
+        self.Q[lvl] += push
+        R -= push
+        if self.dtype == np.float64:
+            push /= self.deg[:, None]
+        else:  # as the sparse path rounds it: divide in float64, store in the state's dtype
+            push = (push / self.deg[:, None]).astype(self.dtype)
+        dest = self.R[lvl + 1] if lvl + 1 < self.L else self.Q[self.L]
+        _matmul_add(self.A, push, dest)  # A is symmetric, so A^T = A
+        del push
+        self.n_pushes += n_push
+        targets = np.arange(self.n)
+        if self.weights[lvl] != 0.0:
+            touched.append(rows)
+        if lvl + 1 == self.L and self.weights[self.L] != 0.0:
+            touched.append(targets)
+        self._rsq_rows(lvl, cand)
+        return targets
+
+    def _rsq_rows(self, lvl: int, rows: np.ndarray, chunk: int = 1 << 16) -> None:
+        """``_rsq[lvl][rows] = ||r_i||^2 / deg_i``, in row chunks (no ``(n, F)`` gathered copy)."""
+        R = self.R[lvl]
+        for s in range(0, len(rows), chunk):
+            r = rows[s:s + chunk]
+            Rr = R[r]
+            self._rsq[lvl][r] = np.einsum("ij,ij->i", Rr, Rr) / self.deg[r]
 
     def _refresh_rows(self, rows: np.ndarray) -> None:
         """Recompute ``Z_hat`` on ``rows`` (their degree or reserves changed); the sweep keeps the residue
         norms current."""
+        if len(rows) == self.n:  # every row (rows are unique): in place, no (n, F) temporaries but w Q
+            self.Z.fill(0.0)
+            for w, Q in zip(self.weights, self.Q, strict=True):
+                if w == 1.0:
+                    self.Z += Q
+                elif w != 0.0:
+                    self.Z += w * Q
+            self.Z *= (1.0 / np.sqrt(self.deg)).astype(self.dtype)[:, None]
+            return
         s = (1.0 / np.sqrt(self.deg[rows])).astype(self.dtype)[:, None]
         z = np.zeros((len(rows), self.F), dtype=self.dtype)
         for w, Q in zip(self.weights, self.Q, strict=True):

@@ -110,7 +110,9 @@ def _write_csr(tmp: Path, n: int, n_blocks: int) -> None:
     counts = np.zeros(n, dtype=np.int64)
     with open(tmp / "indices.bin", "wb") as idx_file:
         for b in range(n_blocks):
-            keys = np.unique(np.fromfile(tmp / f"block{b}.bin", dtype=np.int64))
+            keys = np.fromfile(tmp / f"block{b}.bin", dtype=np.int64)
+            keys.sort()  # sort + drop repeats: np.unique's result, without numpy 2's slower hash path
+            keys = keys[np.concatenate([[True], keys[1:] != keys[:-1]])] if len(keys) else keys
             (tmp / f"block{b}.bin").unlink()
             counts += np.bincount(keys // n, minlength=n)
             (keys % n).astype(np.int32).tofile(idx_file)
