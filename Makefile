@@ -12,7 +12,7 @@ OUT ?= results
 UV_SPEC := uv>=0.13.9,<0.14
 
 .PHONY: help uv setup demo test test-all contract lint lock lock-check test-utils build-check pip-check test-packages sweeps \
-        notebooks gallery own-data-check docs docs-serve bench bench-check repro new clean claims-table speed-tables claims-fresh gpu-check hardware-table figure-check
+        notebooks gallery own-data-check docs docs-serve bench bench-check repro new clean claims-table speed-tables claims-fresh backend-check gpu-check hardware-table figure-check
 
 help:
 	@echo "make setup            install uv when missing (into .venvs/_uv, never into the system Python), then"
@@ -38,6 +38,8 @@ help:
 	@echo "make claims-fresh [PKG=slug] [RUNG=test] [SIDE=1]  re-decide every claim at fresh seeds (from the date and"
 	@echo "                      version) into packages/<slug>/claims-fresh.json; names every changed verdict;"
 	@echo "                      SIDE=1 also each side rung with a committed docs/<rung>/claims.json"
+	@echo "make backend-check PKG=slug [BACKEND=dask]  the package's repro serially and on a local 2-worker cluster;"
+	@echo "                      the claims compared in ci/reports/backend-check.json (the backend's extra installed)"
 	@echo "make hardware-table   rewrite INSTALL.md's what-runs-where table from the registries' paper rungs"
 	@echo "make figure-check [PKG=slug]  run the demos and list figures without a title, axis labels or colour bar"
 	@echo "make gpu-check [PKG=slug]  on a GPU machine: test-rung claims with --device cpu and cuda, a table in"
@@ -78,6 +80,9 @@ speed-tables:
 RUNG ?= test
 claims-fresh: uv
 	$(PYTHON) ci/claims_fresh.py $(PKG) --rung $(RUNG) $(if $(SIDE),--side-rungs)
+
+backend-check: uv
+	$(PYTHON) ci/backend_check.py $(PKG) --backend $(or $(BACKEND),dask)
 
 hardware-table: uv
 	$(PYTHON) ci/hardware_table.py

@@ -47,3 +47,8 @@ def fake_root(tmp_path):
     (root / "packages").mkdir(parents=True)
     shutil.copytree(ROOT / "templates", root / "templates")
     return root
+
+
+@pytest.fixture(scope="session")
+def backend_check():
+    return _load("backend_check")
