@@ -44,7 +44,7 @@ from iclr25.utils.seeding import check_seed
 
 from .datasets import _check_frac, _check_int
 from .mapped import _blocks
-from .streaming import _BLOCK_ENTRIES, _CHUNK, GRAPH_FILES, MAPPED_DIR, _write_csr, _write_nodes
+from .streaming import _BLOCK_ENTRIES, _CHUNK, GRAPH_FILES, MAPPED_DIR, _spill_pairs, _write_csr, _write_nodes
 
 __all__ = ["citation_files", "ARXIV", "average_clustering", "sample_edges", "two_hop_ball", "locality_cell"]
 
@@ -139,24 +139,8 @@ def _pairs(n: int, seed: int, cum: np.ndarray, community: int, p_in: float, area
 
 def _spill_edges(tmp: Path, n: int, n_blocks: int, seed: int, cum: np.ndarray, community: int, p_in: float,
                  area: int, area_frac: float, m_ext: int) -> None:
-    """Append both directions of every drawn pair (self loops dropped) as int64 keys ``row * n + col`` to the
-    scratch file ``tmp/block{b}.bin`` of the row's block (the layout ``streaming._write_csr`` reads)."""
-    rows_per_block = -(-n // n_blocks)
-    files = [open(tmp / f"block{b}.bin", "wb") for b in range(n_blocks)]  # noqa: SIM115
-    try:
-        for u, v in _pairs(n, seed, cum, community, p_in, area, area_frac, m_ext):
-            keep = u != v
-            rows = np.concatenate([u[keep], v[keep]])
-            keys = rows * n + np.concatenate([v[keep], u[keep]])
-            blk = rows // rows_per_block
-            order = np.argsort(blk, kind="stable")
-            bounds = np.searchsorted(blk[order], np.arange(n_blocks + 1))
-            keys = keys[order]
-            for b in range(n_blocks):
-                keys[bounds[b]:bounds[b + 1]].tofile(files[b])
-    finally:
-        for f in files:
-            f.close()
+    """Spill both directions of every drawn pair into the row blocks of ``tmp`` (``streaming._spill_pairs``)."""
+    _spill_pairs(tmp, n, n_blocks, _pairs(n, seed, cum, community, p_in, area, area_frac, m_ext))
 
 
 def _write_mapped(tmp: Path) -> None:

@@ -82,14 +82,23 @@ def powerlaw_files(out: str | os.PathLike[str], n: int, m: int, features: int = 
 def _write_edge_blocks(tmp: Path, n: int, m: int, n_blocks: int, seed: int, y: np.ndarray, classes: int,
                        homophily: float, weight: np.ndarray) -> None:
     """Draw the ``m`` endpoint pairs of :func:`powerlaw_files` chunk by chunk (chunk ``c`` from the stream seeded
-    ``[seed, c]``), drop self loops, and append both directions as int64 keys ``row * n + col`` to the scratch
-    file ``tmp/block{b}.bin`` of the row's block (``n_blocks`` blocks of equal row ranges)."""
+    ``[seed, c]``) and spill them into the row blocks of ``tmp`` (:func:`_spill_pairs`)."""
+    def chunks():
+        for c, start in enumerate(range(0, m, _CHUNK)):
+            crng = np.random.default_rng([seed, c])
+            yield _class_edges(n, min(_CHUNK, m - start), y, classes, homophily, weight, crng)
+
+    _spill_pairs(tmp, n, n_blocks, chunks())
+
+
+def _spill_pairs(tmp: Path, n: int, n_blocks: int, pairs) -> None:
+    """Drop the self loops of every chunk ``(u, v)`` of ``pairs`` and append both directions as int64 keys
+    ``row * n + col`` to the scratch file ``tmp/block{b}.bin`` of the row's block (``n_blocks`` blocks of equal
+    row ranges; the layout :func:`_write_csr` reads)."""
     rows_per_block = -(-n // n_blocks)
     block_files = [open(tmp / f"block{b}.bin", "wb") for b in range(n_blocks)]  # noqa: SIM115
     try:
-        for c, start in enumerate(range(0, m, _CHUNK)):
-            crng = np.random.default_rng([seed, c])
-            u, v = _class_edges(n, min(_CHUNK, m - start), y, classes, homophily, weight, crng)
+        for u, v in pairs:
             keep = u != v
             rows = np.concatenate([u[keep], v[keep]])
             keys = rows * n + np.concatenate([v[keep], u[keep]])
