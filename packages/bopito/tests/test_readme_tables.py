@@ -8,6 +8,7 @@ import pytest
 
 from iclr25.bopito.repro import (
     alanine_ablation_table,
+    alanine_solvent_table,
     alanine_tables,
     prinz_tables,
     readme_section,
@@ -21,13 +22,35 @@ ROOT = Path(__file__).parents[1]
 @pytest.mark.parametrize(("name", "folder", "render"), [("triple-well-table", "triple-well", triple_well_table),
                                                         ("alanine-tables", "alanine", alanine_tables),
                                                         ("prinz-tables", "prinz", prinz_tables),
-                                                        ("alanine-ablation", "alanine-ablation", alanine_ablation_table)])
+                                                        ("alanine-ablation", "alanine-ablation", alanine_ablation_table),
+                                                        ("alanine-solvent", "alanine-gbsa", alanine_solvent_table)])
 def test_readme_table_is_made_from_the_committed_run(name, folder, render):
     details = json.loads((ROOT / "docs" / folder / "details.json").read_text(encoding="utf-8"))
     assert readme_section(ROOT / "EVIDENCE.md", name) == render(details)
     # the file the command wrote beside details.json holds the same table
     md = (ROOT / "docs" / folder / ("tables.md" if folder in ("alanine", "prinz") else "table.md")).read_text("utf-8")
     assert md.strip("\n") == render(details)
+
+
+def test_solvent_table_rests_on_the_committed_claims_files():
+    """The solvent table's GBSA columns are the committed alanine-gbsa claims.json and calibration, its vacuum
+    columns the committed alanine-rung files (copied by benchmarks/alanine_solvent.py, not typed)."""
+    det = json.loads((ROOT / "docs" / "alanine-gbsa" / "details.json").read_text(encoding="utf-8"))
+    gbsa = json.loads((ROOT / "docs" / "alanine-gbsa" / "claims.json").read_text(encoding="utf-8"))
+    cal = json.loads((ROOT / "claims-calibration-alanine-gbsa.json").read_text(encoding="utf-8"))
+    vac = json.loads((ROOT / "docs" / "alanine" / "claims.json").read_text(encoding="utf-8"))
+    vdet = json.loads((ROOT / "docs" / "alanine" / "details.json").read_text(encoding="utf-8"))
+    assert det["gbsa"]["claims"] == gbsa["claims"]
+    assert det["gbsa"]["calibration"]["seeds"] == cal["seeds"]
+    assert [e["max_margin"] for e in det["gbsa"]["calibration"]["claims"]] == [e["max_margin"] for e in cal["claims"]]
+    by_id = {c["id"]: c for c in vac["claims"]}
+    for c in det["vacuum"]["claims"]:
+        assert c == by_id[c["id"]]
+    assert det["vacuum"]["ito_100"] == [vdet["c_err"]["ito"][vdet["members"].index([s, 100])] for s in (0, 1, 2)]
+    # the data the GBSA claims rest on is the shipped set
+    from iclr25.bopito.alanine import load_shipped
+
+    assert det["gbsa"]["data_meta"] == load_shipped("gbsa").meta
 
 
 def test_replace_readme_section_writes_between_the_markers_only(tmp_path):
