@@ -164,6 +164,7 @@ def test_cli_train_and_sample_with_vina_and_its_cache(cup, tmp_path, capsys):
     (["--reward", "vina", "--center", "1,nan,2"], "--center"),
     (["--reward", "vina", "--box", "10,0,10"], "--box"),
     (["--reward", "vina", "--exhaustiveness", "0"], "--exhaustiveness"),
+    (["--exhaustiveness", "1000000000000"], "--exhaustiveness must be at most"),  # refused without vina too
     (["--reward", "vina", "--receptor", "{d}/none.pdb", "--center", "0,0,0"], "--receptor"),
     (["--reward", "vina", "--receptor", "{d}/blocks.smi", "--center", "0,0,0"], "--receptor"),
     (["--reward", "vina", "--receptor", "{d}/cup.pdb"], "--center"),

@@ -151,6 +151,19 @@ def _input_file(flag: str, spec: str, named: tuple[str, ...], what: str) -> None
         raise FileNotFoundError(f"{p}: no such {what} file ({flag}; or one of {', '.join(named)})")
 
 
+#: the largest Vina exhaustiveness accepted (Vina's default is 8; one ligand at 256 is several CPU-minutes)
+MAX_EXHAUSTIVENESS = 256
+
+
+def _exhaustiveness(text: str) -> int:
+    """``--exhaustiveness``: an integer from 1 to :data:`MAX_EXHAUSTIVENESS`, refused in one line otherwise (a
+    size that cannot finish is refused before any work, with or without ``--reward vina``)."""
+    value = ucli.positive_int("--exhaustiveness")(text)
+    if value > MAX_EXHAUSTIVENESS:
+        raise argparse.ArgumentTypeError(f"--exhaustiveness must be at most {MAX_EXHAUSTIVENESS}, got {value}")
+    return value
+
+
 def _triple(flag: str, positive: bool = False):
     """An argparse ``type=`` for ``x,y,z`` (three finite numbers, each > 0 when ``positive``)."""
     import math
@@ -428,8 +441,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                             "negative first number: --center=-1.5,2,3)")
         g.add_argument("--box", type=_triple("--box", positive=True), default=None, metavar="SX,SY,SZ",
                        help="box edges in Angstrom (default: the T4L ligand's box, 20,20,20 with --receptor)")
-        g.add_argument("--exhaustiveness", type=ucli.positive_int("--exhaustiveness"), default=1,
-                       help="Vina exhaustiveness (default 1: about 1.5 s CPU a ligand)")
+        g.add_argument("--exhaustiveness", type=_exhaustiveness, default=1,
+                       help=f"Vina exhaustiveness, 1 to {MAX_EXHAUSTIVENESS} (default 1: about 1.5 s CPU a ligand)")
         g.add_argument("--vina-cache", type=Path, default=None, metavar="FILE.json",
                        help="Vina scores by SMILES: read if it exists (same receptor, box, exhaustiveness, seed), "
                             "written after the run")
