@@ -305,6 +305,35 @@ def _alanine_member(res: dict[str, Any], table: list[float], seed: int, n: int) 
     return float(table[res["members"].index([seed, n])])
 
 
+def _data_efficiency(res: dict, seed: int, **extra: float) -> Measurement:
+    """BoPITO on the ladder's smallest set against ITO on its largest, at ``seed``'s member of an alanine batch
+    (the vacuum and GBSA data-efficiency claims; ``extra``: more columns beside the shared ones)."""
+    lad = res["ladder"]
+    return Measurement(
+        _alanine_member(res, res["c_err"]["bopito"], seed, lad[0]),
+        reference=_alanine_member(res, res["c_err"]["ito"], seed, lad[-1]),
+        extra={"ito_same_data": _alanine_member(res, res["c_err"]["ito"], seed, lad[0]), **extra,
+               "msm_peer_same_data": _alanine_member(res, res["msm"]["c_err"], seed, lad[0]),
+               "c_zero": float(res["trivial"]["c_err_zero"]), "lambda_hat": float(res["lambda_hat"])})
+
+
+def _interpolation(res: dict, seed: int) -> Measurement:
+    """The interpolator's held-out-lag error against the better of ITO capped at N_max and the prior alone (the
+    vacuum and GBSA interpolation claims)."""
+    interp = res["interpolation"]
+
+    def at(table: list[float]) -> float:
+        return _alanine_member(res, table, seed, _KIN_RUNG)
+
+    i_err, p_err = at(interp["err_ito"]), float(interp["err_prior"])
+    return Measurement(
+        at(interp["err_bopito"]), reference=min(i_err, p_err),
+        extra={"ito_capped": i_err, "prior_alone": p_err, "lambda_int": at(interp["lambda_int"]),
+               "bopito_without_lambda_int": at(interp["err_bopito_lambda_hat"]),
+               "short_lags_bopito": at(interp["err_short_bopito"]),
+               "short_lags_ito": at(interp["err_short_ito"])})
+
+
 @REGISTRY.measures(
     Claim("alanine-data-efficiency", kind="main",
           statement="alanine dipeptide: BoPITO on few short trajectories has a lower φ correlation-function error "
@@ -320,15 +349,7 @@ def _alanine_member(res: dict[str, Any], table: list[float], seed: int, n: int) 
 )
 def _alanine_claims(seed: int, rung: str) -> dict[str, Measurement]:
     res = measure_alanine(_batch_of(seed, rung), rung, default_device())
-    lad = res["ladder"]
-    return {
-        "alanine-data-efficiency": Measurement(
-            _alanine_member(res, res["c_err"]["bopito"], seed, lad[0]),
-            reference=_alanine_member(res, res["c_err"]["ito"], seed, lad[-1]),
-            extra={"ito_same_data": _alanine_member(res, res["c_err"]["ito"], seed, lad[0]),
-                   "msm_peer_same_data": _alanine_member(res, res["msm"]["c_err"], seed, lad[0]),
-                   "c_zero": float(res["trivial"]["c_err_zero"]), "lambda_hat": float(res["lambda_hat"])}),
-    }
+    return {"alanine-data-efficiency": _data_efficiency(res, seed)}
 
 
 # the long-lag equilibrium claim: how its rule and margin were set (decided at the "alanine-eq" rung, 20 seeds)
@@ -424,7 +445,7 @@ _KIN_RUNG = 100  # the ladder rung (short trajectories) the kinetics and interpo
 )
 def _alanine_kinetics_claims(seed: int, rung: str) -> dict[str, Measurement]:
     res = measure_alanine(_batch_of(seed, rung), rung, default_device())
-    kin, interp, n = res["kinetics"], res["interpolation"], _KIN_RUNG
+    kin, n = res["kinetics"], _KIN_RUNG
     t_md, v_md = float(kin["md"]["timescale"]), float(kin["md"]["vamp2"])
 
     def at(table: list[float]) -> float:
@@ -433,7 +454,6 @@ def _alanine_kinetics_claims(seed: int, rung: str) -> dict[str, Measurement]:
     def rel(t: float) -> float:
         return abs(t - t_md) / t_md
 
-    i_err, p_err = at(interp["err_ito"]), float(interp["err_prior"])
     return {
         "alanine-implied-timescale": Measurement(
             rel(at(kin["bopito"]["timescale"])), reference=rel(at(res["msm"]["timescale"])),
@@ -444,12 +464,7 @@ def _alanine_kinetics_claims(seed: int, rung: str) -> dict[str, Measurement]:
             abs(at(kin["bopito"]["vamp2"]) - v_md), reference=abs(at(kin["msm"]["vamp2"]) - v_md),
             extra={"bopito": at(kin["bopito"]["vamp2"]), "msm": at(kin["msm"]["vamp2"]),
                    "ito": at(kin["ito"]["vamp2"]), "md": v_md}),
-        "alanine-interpolation": Measurement(
-            at(interp["err_bopito"]), reference=min(i_err, p_err),
-            extra={"ito_capped": i_err, "prior_alone": p_err, "lambda_int": at(interp["lambda_int"]),
-                   "bopito_without_lambda_int": at(interp["err_bopito_lambda_hat"]),
-                   "short_lags_bopito": at(interp["err_short_bopito"]),
-                   "short_lags_ito": at(interp["err_short_ito"])}),
+        "alanine-interpolation": _interpolation(res, seed),
     }
 
 
@@ -489,25 +504,10 @@ GBSA_NOTE_INT = ("rung alanine-gbsa (GBSA data); rule every_seed, margin 0 fixed
 )
 def _alanine_gbsa_claims(seed: int, rung: str) -> dict[str, Measurement]:
     res = measure_alanine(_batch_of(seed, rung), rung, default_device())
-    lad, interp = res["ladder"], res["interpolation"]
-
-    def at(table: list[float], n: int) -> float:
-        return _alanine_member(res, table, seed, n)
-
-    i_err, p_err = at(interp["err_ito"], _KIN_RUNG), float(interp["err_prior"])
+    lad = res["ladder"]
     return {
-        "alanine-gbsa-data-efficiency": Measurement(
-            at(res["c_err"]["bopito"], lad[0]), reference=at(res["c_err"]["ito"], lad[-1]),
-            extra={"ito_same_data": at(res["c_err"]["ito"], lad[0]),
-                   "bopito_on_largest": at(res["c_err"]["bopito"], lad[-1]),
-                   "msm_peer_same_data": at(res["msm"]["c_err"], lad[0]),
-                   "c_zero": float(res["trivial"]["c_err_zero"]), "lambda_hat": float(res["lambda_hat"]),
-                   "timescale_md_ps": float(res["timescale_md"]),
-                   "phi_positive_fraction": float(res["phi_positive_fraction"])}),
-        "alanine-gbsa-interpolation": Measurement(
-            at(interp["err_bopito"], _KIN_RUNG), reference=min(i_err, p_err),
-            extra={"ito_capped": i_err, "prior_alone": p_err, "lambda_int": at(interp["lambda_int"], _KIN_RUNG),
-                   "bopito_without_lambda_int": at(interp["err_bopito_lambda_hat"], _KIN_RUNG),
-                   "short_lags_bopito": at(interp["err_short_bopito"], _KIN_RUNG),
-                   "short_lags_ito": at(interp["err_short_ito"], _KIN_RUNG)}),
+        "alanine-gbsa-data-efficiency": _data_efficiency(
+            res, seed, bopito_on_largest=_alanine_member(res, res["c_err"]["bopito"], seed, lad[-1]),
+            timescale_md_ps=float(res["timescale_md"]), phi_positive_fraction=float(res["phi_positive_fraction"])),
+        "alanine-gbsa-interpolation": _interpolation(res, seed),
     }
