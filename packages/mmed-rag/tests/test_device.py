@@ -109,13 +109,18 @@ def test_no_numpy_on_a_tensor_that_may_be_on_the_device():
 def test_paper_rung_smoke_and_its_data_in_one_line(monkeypatch):
     # `iclr25 claims mmed-rag --rung paper --smoke`: the rung's code path, one optimiser step per model
     monkeypatch.setenv("ICLR25_DEVICE", "cpu")
+    monkeypatch.delenv(PAPER_DATA_ENV, raising=False)
+    monkeypatch.delenv(PAPER_BASE_ENV, raising=False)  # neither set: a tiny random LLaVA and tiny data (paper.py)
     values = check_paper_rung(REGISTRY)
     assert set(values) == {"vqa-accuracy-beats-standard-rag"}
     assert "GPU-hours per seed" in REGISTRY.costs["paper"].explain("paper", 3)
-    monkeypatch.delenv(PAPER_DATA_ENV, raising=False)
     with pytest.raises(FileNotFoundError, match=f"\\${PAPER_DATA_ENV}: not set"):
         check_paper_data()
     monkeypatch.setenv(PAPER_DATA_ENV, str(SRC))
-    monkeypatch.setenv(PAPER_BASE_ENV, str(SRC))
-    with pytest.raises(NotImplementedError, match="not implemented"):
+    with pytest.raises(FileNotFoundError, match=f"\\${PAPER_BASE_ENV}: not set"):
         check_paper_data()
+    monkeypatch.setenv(PAPER_BASE_ENV, str(SRC / "nope"))
+    with pytest.raises(FileNotFoundError, match="is not a folder"):
+        check_paper_data()
+    monkeypatch.setenv(PAPER_BASE_ENV, str(SRC))
+    assert check_paper_data() == (SRC, SRC)

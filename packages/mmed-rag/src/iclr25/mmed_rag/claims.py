@@ -20,7 +20,9 @@ noisy for 3 seeds. ``iclr25 claims mmed-rag --rung repro --out DIR`` writes ``cl
 ``--calibrate --rung retrieval`` writes ``claims-calibration-retrieval.json``. ``readable`` (issue 61,
 :data:`READABLE`: grey histogram-equalised images whose findings a supervised CNN reads, seeds 0-2, calibrated at
 100-102) decides the two RAG claims against the strongest reference without retrieval and with retrieval but
-without RAG-PT (side report ``docs/readable/claims.json``; tables by ``benchmarks/readable.py``).
+without RAG-PT (side report ``docs/readable/claims.json``; tables by ``benchmarks/readable.py``). ``paper`` (issue 59,
+:mod:`iclr25.mmed_rag.paper`): the paper's configuration on the paper's data and a local LLaVA folder, MMed-RAG vs
+standard RAG (``--smoke``: one step on a tiny random LLaVA).
 
 References: Xia et al., *MMed-RAG*, ICLR 2025 (§3.1 domain-aware retrieval, §3.2 adaptive selection, §3.3
 RAG-PT, Table 1; the copy-rate analysis of §2).
@@ -30,17 +32,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 
-from iclr25.utils.claims import Claim, ClaimRegistry, Measurement, RungCost, smoke_run
+from iclr25.utils.claims import Claim, ClaimRegistry, Measurement, RungCost
+
+from .paper import PAPER_BASE_ENV, PAPER_DATA_ENV, check_paper_data
 
 __all__ = ["REGISTRY", "PAPER_DATA_ENV", "PAPER_BASE_ENV", "check_paper_data", "READABLE", "NO_RETRIEVAL",
            "RAG_WITHOUT_PT"]
-
-#: Where the paper rung finds the paper's data (MIMIC-CXR, IU-Xray, Harvard-FairVLMed, Quilt-1M, PMC-OA images and
-#: the reference repo's VQA / report / preference JSON: credentialed, not shipped) and its base model (a local
-#: Hugging Face folder of LLaVA-Med-1.5 7B)
-PAPER_DATA_ENV, PAPER_BASE_ENV = "ICLR25_MMED_RAG_DATA", "ICLR25_MMED_RAG_BASE"
 
 #: Decision seeds of rung ``retrieval`` (per-domain vs pooled retrieval alone, the retrieval stage of the repro
 #: rung): its gain's sd is about its mean at calibration seeds 100-109, so 3 seeds pass the mean's interval with
@@ -54,10 +52,10 @@ REGISTRY = ClaimRegistry("iclr25-mmed-rag", seeds={"test": (0, 1, 2), "repro": (
                      costs={"paper": RungCost(
                          gpu_hours=25, memory_gb=40, hardware="one 80 GB GPU (H100 or A100)",
                          what="the paper's configuration: RAG-PT of LLaVA-Med-1.5 7B (Mistral-7B) with LoRA r = 128, "
-                              "alpha 256, lr 1e-7 (projector 2e-5), 3 epochs, batch 1, max length 1024, bf16, DPO "
-                              "beta 0.1 on D_cm and D_oa pairs mined from the model itself, after the per-domain "
-                              "OpenCLIP-RN50 retrievers (lr 1e-4, batch 512, 360 epochs); VQA and report generation "
-                              "on the 5 test sets (~15,000 VQA items). Estimated from FLOPs, not measured on a GPU: "
+                              "alpha 256, lr 1e-7 (projector 2e-5), 3 epochs, batch 1, bf16, DPO beta 0.1 on the "
+                              "reference repo's D_cm and D_oa pairs (iclr25.mmed_rag.paper), after the package's "
+                              "per-domain retrievers (lr 1e-4, batch 512, 360 epochs); VQA on the 5 test sets "
+                              "(~15,000 items). Estimated from FLOPs, not measured on a GPU: "
                               "~30,000 pairs x 3 epochs, each pair two 1024-token sequences forward and backward "
                               "through 7 B parameters plus the reference's forward, ~8e13 FLOPs per pair, 7e18 in "
                               "all, ~20 h at ~100 TFLOP/s of bf16 on an H100; retrievers and evaluation ~5 h. Peak "
@@ -119,34 +117,21 @@ def _readable():
 READABLE = _readable()
 
 
-def check_paper_data() -> None:
-    """The paper rung's inputs, checked before any work: one line naming what is missing. Present, they meet a
-    one-line refusal too: the 7B RAG-PT at the paper's scale is not implemented here (``iclr25 mmed-rag align
-    --hf-path`` runs RAG-PT of a local LLaVA folder on this package's data format)."""
-    for env, what in ((PAPER_DATA_ENV, "the paper's data (MIMIC-CXR, IU-Xray, Harvard-FairVLMed, Quilt-1M, PMC-OA "
-                                       "images and the reference repo's JSON)"),
-                      (PAPER_BASE_ENV, "the base model (a local Hugging Face folder of LLaVA-Med-1.5 7B)")):
-        path = os.environ.get(env, "").strip()
-        if not path:
-            raise FileNotFoundError(f"${env}: not set; the paper rung needs {what} there (not shipped)")
-        if not os.path.isdir(path):
-            raise FileNotFoundError(f"${env}: {path} is not a folder; the paper rung needs {what} there")
-    raise NotImplementedError("the paper rung's 7B RAG-PT on the paper's data is not implemented yet (it needs a "
-                              "reader of the reference repo's JSON); iclr25 mmed-rag align --hf-path runs RAG-PT of a "
-                              "local LLaVA folder on this package's data; --smoke runs the rung's code path")
+def _paper(seed: int) -> dict[str, Measurement | float]:
+    """Rung ``paper``: :func:`iclr25.mmed_rag.paper.run_paper_rung` (the paper's data and a local LLaVA folder;
+    in a smoke run one optimiser step on a tiny random LLaVA and tiny data in the same layout). MMed-RAG (RAG-PT
+    model, gap rule) against standard RAG (the base model, fixed k = 3). The copy-rate claims are not measured at
+    this rung (the paper's data has no conflict set): NaN."""
+    from .paper import run_paper_rung
 
-
-def _paper_config():
-    """The paper rung's pipeline: in a smoke run (``iclr25 claims mmed-rag --rung paper --smoke``) the whole
-    pipeline at a toy size for one optimiser step of each model; else the paper's data must be on disk
-    (:func:`check_paper_data`)."""
-    from .experiments import PipelineConfig
-
-    if not smoke_run():
-        check_paper_data()
-    return PipelineConfig(n_train=6, n_db=4, n_test=4, router_steps=1, retriever_steps=1, sft_steps=1,
-                          mine_images=6, dpo_steps=1, pooled_baseline=False, n_report_eval=0, report_pairs=False,
-                          prevalence=0.5)
+    m = run_paper_rung(seed=seed)
+    live = 0.0 < m["yes_rate_mmed_rag"] < 1.0
+    none = Measurement(math.nan, reference=math.nan, alive=False)
+    return {"vqa-accuracy-beats-standard-rag": Measurement(m["acc_mmed_rag"], reference=m["acc_standard_rag"],
+                                                           alive=live, extra=m),
+            "vqa-accuracy-beats-answer-prior": Measurement(m["acc_mmed_rag"], reference=m["acc_answer_prior"],
+                                                           alive=live, extra=m),
+            "rag-pt-reduces-copying": none, "rag-pt-grounded": none}
 
 
 def _metrics(seed: int, rung: str, *, full: bool) -> dict[str, float]:
@@ -157,10 +142,10 @@ def _metrics(seed: int, rung: str, *, full: bool) -> dict[str, float]:
 
     from .experiments import run_pipeline, run_retrieval
 
-    key = (rung if rung != "paper" or not smoke_run() else "paper-smoke", seed)
+    key = (rung, seed)
     if key in _FULL or (not full and key in METRICS):
         return METRICS[key]
-    cfg = _paper_config() if rung == "paper" else _configs()[rung]
+    cfg = _configs()[rung]
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -215,6 +200,8 @@ def _metrics(seed: int, rung: str, *, full: bool) -> dict[str, float]:
                "the test rung (no VLM there)"),
 )
 def _model(seed: int, rung: str) -> dict[str, Measurement | float]:
+    if rung == "paper":
+        return _paper(seed)
     m = _metrics(seed, rung, full=True)
     copy = {k: m[k] for k in ("image_reading_sft", "image_reading_mmed_rag", "follows_reports_mmed_rag",
                               "follows_reports_always_yes", "conflicts", "noise_accuracy_sft",
