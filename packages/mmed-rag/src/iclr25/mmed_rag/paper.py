@@ -26,6 +26,11 @@ one optimiser step of each model on the first few items of each file, on a tiny 
 this layout written to a temporary folder when the two variables are not set (:func:`write_tiny_llava`,
 :func:`write_tiny_paper_data`).
 
+Differences from the reference: the retrievers are the package's small CLIP (a CNN image tower on 32 × 32 images,
+a word-CNN text tower) instead of OpenCLIP-RN50; the router is the package's, trained on the retriever images; one
+RAG-PT model for every domain and task the alignment folder holds; sequences are not cut at 1,024 tokens; report
+generation is not scored. Not run at 7B here: the path is tested on the CPU at one step with a tiny random LLaVA.
+
 References: Xia et al., *MMed-RAG*, ICLR 2025 (§3, Table 1); the reference repository's ``data/`` layout,
 ``scripts/finetune_clip.sh`` and ``scripts/train_dpo_2stages.sh`` (read, not copied).
 """
