@@ -115,8 +115,11 @@ def test_no_numpy_on_a_tensor_that_may_be_on_the_device():
     check_numpy_lint(SRC)  # a tensor reaches numpy only through .cpu()
 
 
-def test_paper_rung_smoke_and_its_data_in_one_line(monkeypatch):
-    # `iclr25 claims teochat --rung paper --smoke`: the rung's code path, one optimiser step per model
+def test_paper_rung_smoke_and_its_data_in_one_line(monkeypatch, tmp_path):
+    # `iclr25 claims teochat --rung paper --smoke`: the rung's code path (the LoRA fine-tune of a LLaVA folder on
+    # TEOChatlas-format files, tests/test_paper_rung.py) on a tiny random LLaVA, one optimiser step
+    pytest.importorskip("transformers")
+    pytest.importorskip("peft")
     monkeypatch.setenv("ICLR25_DEVICE", "cpu")
     values = check_paper_rung(REGISTRY)
     assert set(values) == {"rtqa-temporal-beats-last-frame", "zero-shot-rtqa-beats-last-frame"}
@@ -125,6 +128,8 @@ def test_paper_rung_smoke_and_its_data_in_one_line(monkeypatch):
     with pytest.raises(FileNotFoundError, match=f"\\${PAPER_DATA_ENV}: not set"):
         check_paper_data()
     monkeypatch.setenv(PAPER_DATA_ENV, str(SRC))
-    monkeypatch.setenv(PAPER_BASE_ENV, str(SRC))
-    with pytest.raises(NotImplementedError, match="not implemented"):
+    monkeypatch.setenv(PAPER_BASE_ENV, str(tmp_path / "absent"))
+    with pytest.raises(FileNotFoundError, match=f"\\${PAPER_BASE_ENV}: .*absent is not a folder"):
         check_paper_data()
+    monkeypatch.setenv(PAPER_BASE_ENV, str(tmp_path))
+    assert check_paper_data() == (str(SRC), str(tmp_path))

@@ -25,12 +25,16 @@ of the last-frame model and the question / frame-count prior, issue 60). The lad
 localisation (seeds 0-2) is ``benchmarks/make_demo_checkpoints.py`` (README "Results").
 
 ``paper`` (issue 59; ``iclr25 claims teochat --rung paper --estimate``): the paper's own configuration for the
-region-temporal-QA claims, a LoRA fine-tune of Video-LLaVA-7B (LLaVA-1.5-style, Vicuna 7B) on TEOChatlas
-(554,071 examples, 2 epochs), with its cost (:data:`PAPER_COST`). The data and the base model are not shipped:
-the rung reads ``$ICLR25_TEOCHATLAS`` and ``$ICLR25_TEOCHAT_BASE`` (one-line errors naming them), and the 7B
-fine-tune itself is not implemented in this package yet (one line says so). ``--smoke`` runs its code path once on
-the CPU with the tiny model, one optimiser step per model. The device is ``$ICLR25_DEVICE`` (``iclr25 claims
-teochat --device``), else ``auto``.
+region-temporal-QA claims (:mod:`iclr25.teochat.finetune`): a LoRA fine-tune (r = 128, alpha = 256, lr 2e-5,
+2 epochs, batch 1 x 8, loss on the answers only) of a local LLaVA folder (Video-LLaVA-7B converted to
+``LlavaForConditionalGeneration``; ``$ICLR25_TEOCHAT_BASE``) on TEOChatlas as released (``train/instruct.json``;
+``$ICLR25_TEOCHATLAS``, read by :mod:`iclr25.teochat.teochatlas`), then QFabric region temporal QA
+(``eval/QFabric_TRE_RTQA.json``) and the zero-shot ABCD and CDVQA sets, each asked of the fine-tuned model with
+every frame and with the last frame only; its cost is :data:`PAPER_COST` (refused on a CPU unless ``--force``).
+A missing folder is one line naming its variable. ``--smoke`` runs exactly that path on the CPU with a tiny
+random LLaVA and a few TEOChatlas-format records written to a temporary folder, one optimiser step; the suite
+runs it, and ``tests/test_paper_rung.py`` runs the rung itself (no smoke) on hand-written TEOChatlas files. The
+device is ``$ICLR25_DEVICE`` (``iclr25 claims teochat --device``), else ``auto``.
 
 References: Irvin et al., *TEOChat*, ICLR 2025 (Table 1: temporal scene classification, change localisation,
 TEOChat vs GeoChat).
@@ -56,18 +60,22 @@ __all__ = ["REGISTRY", "RUNGS", "RTQA_RUNGS", "repro_measurements", "repro_repor
 #: prior is real but spread, sd 0.11 at calibration seeds 100-109, so it is decided by the mean's interval)
 #: the paper rung's cost (issue 59), estimated from FLOPs, not measured: 554,071 TEOChatlas examples x 2 epochs,
 #: about 1,000 tokens each (256 image tokens per frame, about 3 frames, plus text), ~1.1 B tokens through a 7B LLM
-#: at ~4 x 7e9 FLOPs a token (frozen 8-bit backbone, LoRA r = 128, plus gradient checkpointing's second forward:
-#: ~5 x 7e9), ~4e19 FLOPs; at 25-30 % of an H100's dense bf16 (8-bit matmuls are slower, not faster, in
-#: bitsandbytes) about 40-50 hours; memory: 7 GB of 8-bit weights, LoRA + projector + AdamW states ~4 GB,
-#: activations at context 2048 with checkpointing and the CLIP ViT-L tower, ~30-40 GB
+#: at ~4 x 7e9 FLOPs a token (frozen bf16 backbone, LoRA r = 128 on every linear layer, plus gradient
+#: checkpointing's second forward: ~5 x 7e9), ~4e19 FLOPs; at 25-30 % of an H100's dense bf16 about 40-50 hours;
+#: the evaluation (the QFabric RTQA, ABCD and CDVQA questions, greedy, each asked twice) adds a few hours;
+#: memory: 14 GB of bf16 weights, LoRA (~0.3 B parameters) + projector + AdamW states ~6 GB, activations at
+#: context 2048 with checkpointing and the CLIP ViT-L tower, ~30-40 GB
 PAPER_COST = RungCost(
     gpu_hours=50, memory_gb=40, hardware="one 80 GB GPU (A100/H100)",
-    what="the paper's configuration: Video-LLaVA-7B (LLaVA-1.5-style, Vicuna 7B, LanguageBind ViT-L/14 image tower, "
-         "256 tokens a frame) fine-tuned on TEOChatlas (554,071 examples) for 2 epochs, 8-bit frozen LLM + LoRA "
-         "r = 128, lr 2e-5, batch 8 (1 x 8 accumulation), bf16, context 2048; estimated from FLOPs (~1.1 B "
-         "tokens, ~4e19 FLOPs at 25-30 % of an H100), not measured; the paper does not report its GPU time",
-    data="TEOChatlas (jirvin16/TEOChatlas, about 28 GB) in the folder $ICLR25_TEOCHATLAS and the base model "
-         "(Video-LLaVA-7B as a LlavaForConditionalGeneration folder) in $ICLR25_TEOCHAT_BASE, both on your disk")
+    what="the paper's configuration (iclr25.teochat.finetune): Video-LLaVA-7B (LLaVA-1.5-style, Vicuna 7B, "
+         "LanguageBind ViT-L/14 image tower, 256 tokens a frame) fine-tuned on TEOChatlas (554,071 examples) for 2 "
+         "epochs, frozen bf16 LLM (the paper: 8-bit) + LoRA r = 128, alpha = 256, lr 2e-5, batch 8 (1 x 8 "
+         "accumulation), context 2048, then QFabric RTQA and zero-shot ABCD / CDVQA asked with every frame and "
+         "with the last frame; estimated from FLOPs (~1.1 B tokens, ~4e19 FLOPs at 25-30 % of an H100), not "
+         "measured; the paper does not report its GPU time",
+    data="TEOChatlas (jirvin16/TEOChatlas, about 28 GB: train/instruct.json, eval/QFabric_TRE_RTQA.json, "
+         "eval/ABCD.json, eval/CDVQA.json and the extracted images) in the folder $ICLR25_TEOCHATLAS and the base "
+         "model (Video-LLaVA-7B as a LlavaForConditionalGeneration folder) in $ICLR25_TEOCHAT_BASE, both on your disk")
 #: the environment variables naming the paper rung's data and base model on the user's disk
 PAPER_DATA_ENV, PAPER_BASE_ENV = "ICLR25_TEOCHATLAS", "ICLR25_TEOCHAT_BASE"
 
@@ -79,8 +87,6 @@ REGISTRY = ClaimRegistry("iclr25-teochat", seeds={"test": (0, 1, 2), "repro": (0
 #: TEOChat and the last-frame model trained on the flooded-road sequences' "status of the road in each image"
 #: question only, scored in domain and zero-shot on 64 px sequences (twice the training resolution, never seen)
 RTQA_RUNGS = {"test": (200, 128, 60, 16), "repro": (400, 240, 120, 16)}
-#: the paper rung's smoke run (``--smoke``): the tiny model's code path, one optimiser step per model
-PAPER_SMOKE = (8, 8, 1, 4)
 RTQA_SCENES = ("flooded_road",)
 #: the zero-shot data set: frames at this size (the training frames are 32 px)
 ZERO_SHOT_SIZE = 64
@@ -113,21 +119,58 @@ def _rtqa(seed: int, rung: str) -> dict[str, Measurement]:
     return rtqa_measurements(seed, rung)
 
 
-def check_paper_data() -> None:
-    """The paper rung's inputs on the user's disk (:data:`PAPER_DATA_ENV`, :data:`PAPER_BASE_ENV`), else a
-    one-line error naming what is missing; with both there, a one-line error that the 7B fine-tune is not
-    implemented here yet."""
+def check_paper_data() -> tuple[str, str]:
+    """The paper rung's inputs on the user's disk: the folders in :data:`PAPER_DATA_ENV` (TEOChatlas) and
+    :data:`PAPER_BASE_ENV` (a LLaVA model folder), else a one-line error naming what is missing."""
     import os
     from pathlib import Path
 
+    out = []
     for env, what in ((PAPER_DATA_ENV, "TEOChatlas (jirvin16/TEOChatlas, about 28 GB)"),
                       (PAPER_BASE_ENV, "the base model (Video-LLaVA-7B as a LlavaForConditionalGeneration folder)")):
         v = os.environ.get(env, "").strip()
         if not v or not Path(v).is_dir():
             raise FileNotFoundError(f"rung 'paper' reads {what} from the folder in ${env}: "
                                     + ("not set" if not v else f"{v} is not a folder"))
-    raise NotImplementedError("rung 'paper': the LoRA fine-tune of a 7B LLaVA on TEOChatlas is not implemented in "
-                              "iclr25-teochat yet (--smoke runs the rung's code path with the tiny model)")
+        out.append(v)
+    return out[0], out[1]
+
+
+def paper_measurements(seed: int) -> dict[str, Measurement]:
+    """The paper rung at ``seed`` (:func:`iclr25.teochat.finetune.run_paper` at the paper's configuration): the
+    LoRA fine-tune of the base model in :data:`PAPER_BASE_ENV` on TEOChatlas in :data:`PAPER_DATA_ENV`, then
+    region temporal QA (QFabric) and the zero-shot ABCD / CDVQA sets, each asked with every frame and with the
+    last frame only. In a smoke run (``--smoke``) the same path runs on a tiny random LLaVA and a few
+    TEOChatlas-format records written to a temporary folder, one optimiser step."""
+    import dataclasses
+    import tempfile
+
+    from .finetune import PAPER_CONFIG, run_paper, write_tiny_llava, write_tiny_teochatlas
+
+    if smoke_run():
+        with tempfile.TemporaryDirectory(prefix="teochat-paper-smoke-") as tmp:
+            words = write_tiny_teochatlas(f"{tmp}/data", seed=seed)
+            write_tiny_llava(f"{tmp}/base", words, seed=seed)
+            res = run_paper(f"{tmp}/data", f"{tmp}/base", seed=seed,
+                            config=dataclasses.replace(PAPER_CONFIG, max_steps=1, max_new_tokens=4))
+    else:
+        data, base = check_paper_data()
+        res = run_paper(data, base, seed=seed, config=PAPER_CONFIG)
+    zs = ("abcd", "cdvqa")
+    train = {f"train_{k}": v for k, v in res.training.items()}
+    return {
+        "rtqa-temporal-beats-last-frame": Measurement(
+            res.accuracy["rtqa"], reference=res.last_frame["rtqa"], alive=res.distinct["rtqa"] > 1,
+            extra={"questions": float(res.n_questions["rtqa"]), "distinct_answers": float(res.distinct["rtqa"]),
+                   "best_constant_answer": res.constant["rtqa"], **train}),
+        "zero-shot-rtqa-beats-last-frame": Measurement(
+            float(sum(res.accuracy[k] for k in zs) / len(zs)),
+            reference=float(sum(res.last_frame[k] for k in zs) / len(zs)),
+            alive=all(res.distinct[k] > 1 for k in zs),
+            extra={**{k: res.accuracy[k] for k in zs}, **{f"{k}_last_frame": res.last_frame[k] for k in zs},
+                   **{f"{k}_questions": float(res.n_questions[k]) for k in zs},
+                   **{f"{k}_best_constant_answer": res.constant[k] for k in zs}, "in_domain": res.accuracy["rtqa"]}),
+    }
 
 
 def rtqa_measurements(seed: int, rung: str) -> dict[str, Measurement]:
@@ -143,11 +186,8 @@ def rtqa_measurements(seed: int, rung: str) -> dict[str, Measurement]:
     from .synth import generate_sequences
 
     if rung == "paper":
-        if not smoke_run():
-            check_paper_data()
-        n_train, n_test, steps, batch = PAPER_SMOKE
-    else:
-        n_train, n_test, steps, batch = RTQA_RUNGS[rung]
+        return paper_measurements(seed)
+    n_train, n_test, steps, batch = RTQA_RUNGS[rung]
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     data = make_data(n_train, n_test, seed=seed, tasks=["rtqa"], scenes=RTQA_SCENES)
