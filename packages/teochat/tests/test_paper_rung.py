@@ -135,6 +135,10 @@ def test_teochatlas_reader_reads_the_released_layout(teochatlas):
     assert [r.id for r in rtqa] == ["rtqa_0", "rtqa_2"] and "polygon" in rtqa[0].extra
     assert [p.name for p in rtqa[0].frames] == ["eval_1.png", "eval_2.png", "eval_0.png"]
     assert len(read_records(teochatlas / "train/instruct.json", limit=2)) == 2
+    from iclr25.teochat.teochatlas import _iter_json_list  # streamed: the same records at any chunk boundary
+
+    whole = json.loads((teochatlas / "train/instruct.json").read_text())
+    assert all(list(_iter_json_list(teochatlas / "train/instruct.json", chunk=c)) == whole for c in (1, 7, 64))
     capped = next(iter_records(teochatlas / "train/instruct.json", max_frames=2))
     assert len(capped.frames) == 2  # an order-preserving subset, still sorted by date
     # the reference's interleave strategy and chronological prefix

@@ -132,8 +132,11 @@ def _iter_json_list(path: Path, chunk: int = 1 << 20) -> Iterator[object]:
             while True:
                 try:
                     item, end = dec.raw_decode(buf, pos)
-                    # a number or string cut at the chunk's end decodes early: make sure a delimiter follows
-                    if end >= len(buf) and not eof and fill():
+                    # a value cut at the chunk's end (a number) decodes early: read on until a delimiter follows
+                    j = end
+                    while j < len(buf) and buf[j] in " \t\r\n":
+                        j += 1
+                    if (j == len(buf) or buf[j] not in ",]") and len(buf) - pos < _MAX_RECORD and fill():
                         continue
                     break
                 except json.JSONDecodeError as exc:
