@@ -183,13 +183,13 @@ def references_md() -> str:
             lines.append(f"| `{c['id']}` | {', '.join(_f(v) for v in c['values'])} | "
                          f"{', '.join(_f(v) for v in c['references'])} | {_f(c.get('mean'))} | "
                          f"{_f(c.get('max_margin'))} |")
-    fresh = OUT / "fresh" / "claims.json"
+    fresh = OUT / "claims-fresh.json"
     if fresh.is_file():
         fseeds, fextra, fclaims = _side(fresh)
         cmd = json.loads(fresh.read_text()).get("command", "")
         lines += ["", f"## Fresh seeds {', '.join(map(str, fseeds))}", "",
                   f"Seeds the package never used before (decision 0-2, calibration above, demo test splits 1000+), "
-                  f"decided after the calibration with the same rules: `fresh/claims.json` (`{cmd}`).", "",
+                  f"decided after the calibration with the same rules: `claims-fresh.json` (`{cmd}`).", "",
                   *_table(fseeds, fextra), "", *_verdicts(fclaims, fseeds)]
     return "\n".join(lines) + "\n"
 
