@@ -234,6 +234,10 @@ ALANINE_SCALES["alanine-eq"] = dataclasses.replace(ALANINE_SCALES["alanine"], la
 #: trained on every 2nd equilibrium frame (the set's equilibrium runs are a quarter of the vacuum set's frames)
 ALANINE_SCALES["alanine-gbsa"] = dataclasses.replace(ALANINE_SCALES["alanine"], ladder=(25, 100), chain_steps=0,
                                                      eq_stride=2)
+#: rung "alanine-gbsa-eq" (claims.py): the long-lag equilibrium claim on the GBSA set (issue 63), the alanine-eq rung's
+#: scale and models with the GBSA prior's frames (every 2nd, as at the alanine-gbsa rung)
+ALANINE_SCALES["alanine-gbsa-eq"] = dataclasses.replace(ALANINE_SCALES["alanine-eq"],
+                                                        eq_stride=ALANINE_SCALES["alanine-gbsa"].eq_stride)
 
 
 def _x_start() -> np.ndarray:

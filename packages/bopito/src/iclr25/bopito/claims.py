@@ -53,17 +53,20 @@ __all__ = ["REGISTRY", "ClaimsScale", "SCALES", "measure_models", "measure_alani
 #   20 seeds and mean_ci: at 3 seeds (every_seed) its spread made it undecidable (calibration seeds 100-104)
 # rung "alanine-gbsa": the alanine data-efficiency and interpolation claims re-decided on the shipped GBSA (implicit
 #   solvent) data (issue 63), the alanine rung's models and budget, ladder (25, 100), no kinetics chains
+# rung "alanine-gbsa-eq": the long-lag equilibrium claim on the shipped GBSA data (issue 63), mirroring alanine-eq
+#   (100 trajectories only, 20 seeds, mean_ci, calibration seeds 100-109; the GBSA prior's every-2nd-frame stride)
 # rung "datagen": the data-generation claim alone, at the test rung's scale but 10 seeds (only priors are trained)
 # rung "paper": the Prinz main claims at the paper's network size and budget (issue 59), for a GPU
 REGISTRY = ClaimRegistry(
     "iclr25-bopito", seeds={"test": (0, 1, 2), "repro": (0, 1, 2, 3, 4), "alanine": (0, 1, 2),
                             "datagen": tuple(range(10)), "paper": (0, 1, 2), "alanine-eq": tuple(range(20)),
-                            "alanine-gbsa": (0, 1, 2)},
+                            "alanine-gbsa": (0, 1, 2), "alanine-gbsa-eq": tuple(range(20))},
     # the alanine rung calibrates on 5 seeds (one ensemble: 796 s CPU on 2026-12-05; 10 would be about 27 min)
     # alanine-eq: 10 calibration seeds (one ensemble of the 100-trajectory members only)
     # alanine-gbsa: 3 calibration seeds (one ensemble; about 4 min of CPU a set of 3 seeds)
+    # alanine-gbsa-eq: as alanine-eq, 10 calibration seeds (one ensemble of the 100-trajectory members only)
     calibration={"alanine": tuple(range(100, 105)), "alanine-eq": tuple(range(100, 110)),
-                 "alanine-gbsa": (100, 101, 102)},
+                 "alanine-gbsa": (100, 101, 102), "alanine-gbsa-eq": tuple(range(100, 110))},
     costs={"paper": RungCost(
         gpu_hours=0.4, memory_gb=40, hardware="one 80 GB GPU (A100 or H100)",
         what="the Prinz main claims with the paper's networks and budget: prior, ITO and BoPITO each with "
@@ -293,12 +296,14 @@ def _data_generation(seed: int, rung: str) -> dict[str, Measurement]:
 def measure_alanine(seeds: tuple[int, ...], rung: str, device: str | None = None) -> dict[str, Any]:
     """Prior, ITO and BoPITO on the shipped alanine-dipeptide dihedrals (one member per seed and ladder rung,
     :func:`iclr25.bopito.alanine_experiment.run_alanine` at ``ALANINE_SCALES[rung]``); no MD is run. Rung
-    ``alanine-gbsa`` reads the shipped GBSA (implicit-solvent) set, every other rung the vacuum set. The models
+    ``alanine-gbsa`` and ``alanine-gbsa-eq`` read the shipped GBSA (implicit-solvent) set, every other rung the vacuum
+    set. The models
     compute on ``$ICLR25_DEVICE`` (else ``auto``): ``device`` is that value, which keys the cache."""
     from .alanine import load_shipped  # noqa: PLC0415
     from .alanine_experiment import ALANINE_SCALES, run_alanine  # noqa: PLC0415
 
-    return run_alanine(load_shipped("gbsa" if rung == "alanine-gbsa" else "vacuum"), seeds, ALANINE_SCALES[rung])
+    data = load_shipped("gbsa" if rung in ("alanine-gbsa", "alanine-gbsa-eq") else "vacuum")
+    return run_alanine(data, seeds, ALANINE_SCALES[rung])
 
 
 def _alanine_member(res: dict[str, Any], table: list[float], seed: int, n: int) -> float:
@@ -375,15 +380,21 @@ ALA_EQ_NOTE = ("decided at its own rung alanine-eq (the alanine rung's scale and
           direction="lower", baseline="ITO (same data, size and budget)", margin=0.0, rule="mean_ci",
           rungs=("alanine-eq",), note=ALA_EQ_NOTE),
 )
-def _alanine_equilibrium(seed: int, rung: str) -> dict[str, Measurement]:
-    res = measure_alanine(_batch_of(seed, rung), rung, default_device())
-    return {"alanine-long-lag-equilibrium": Measurement(
+def _long_lag_equilibrium(res: dict, seed: int) -> Measurement:
+    """BoPITO's long-lag free-energy error against ITO's on the same 100 trajectories, at ``seed``'s member of an
+    alanine batch (the vacuum and GBSA long-lag equilibrium claims)."""
+    return Measurement(
         _alanine_member(res, res["fe"]["bopito"], seed, 100),
         reference=_alanine_member(res, res["fe"]["ito"], seed, 100),
         extra={"prior": float(res["fe_prior"][res["seeds"].index(seed)]),
                "msm_peer": _alanine_member(res, res["msm"]["fe"], seed, 100),
                "md_samples_floor": float(res["trivial"]["fe_md_sample"]),
-               "uniform": float(res["trivial"]["fe_uniform"])})}
+               "uniform": float(res["trivial"]["fe_uniform"])})
+
+
+def _alanine_equilibrium(seed: int, rung: str) -> dict[str, Measurement]:
+    res = measure_alanine(_batch_of(seed, rung), rung, default_device())
+    return {"alanine-long-lag-equilibrium": _long_lag_equilibrium(res, seed)}
 
 
 # ------------------------------------------------------------ alanine dipeptide: kinetics and interpolation
@@ -511,3 +522,29 @@ def _alanine_gbsa_claims(seed: int, rung: str) -> dict[str, Measurement]:
             timescale_md_ps=float(res["timescale_md"]), phi_positive_fraction=float(res["phi_positive_fraction"])),
         "alanine-gbsa-interpolation": _interpolation(res, seed),
     }
+
+
+# the long-lag equilibrium claim on GBSA data (issue 63): the alanine-eq rung mirrored on the shipped GBSA set; rule
+# mean_ci at 20 seeds and margin 0 (the bare claim, as in vacuum) fixed before any seed of this rung ran, kept only
+# if the max margin from calibration seeds 100-109 (claims-calibration-alanine-gbsa-eq.json) is >= 0
+GBSA_NOTE_EQ = ("rung alanine-gbsa-eq (GBSA data, the alanine-eq rung's scale and models on 100 short trajectories "
+                "only, prior on every 2nd frame of half the equilibrium runs as at alanine-gbsa; 20 seeds, mean_ci): "
+                "margin 0 and the rule fixed before calibrating (claims-calibration-alanine-gbsa-eq.json, seeds "
+                "100-109)")
+
+
+@REGISTRY.measures(
+    Claim("alanine-gbsa-long-lag-equilibrium", kind="main",
+          statement="alanine dipeptide in implicit solvent (GBSA): BoPITO's samples at a lag far beyond N_max have "
+                    "the equilibrium φ/ψ free energies (its prior's), where ITO trained on the same short "
+                    "trajectories stays biased",
+          paper="asymptotically unbiased equilibrium statistics (alanine dipeptide, BoPITO vs ITO at long lags)",
+          metric="φ/ψ free-energy error (kT, 24 bins per angle, weighted by the MD) of samples at lag 20,000 ps "
+                 "from φ = −80°, ψ = 70°, against the GBSA equilibrium MD; 100 short GBSA trajectories × 50 ps, "
+                 "N_max = 49",
+          direction="lower", baseline="ITO (same data, size and budget)", margin=0.0, rule="mean_ci",
+          rungs=("alanine-gbsa-eq",), note=GBSA_NOTE_EQ),
+)
+def _alanine_gbsa_equilibrium(seed: int, rung: str) -> dict[str, Measurement]:
+    res = measure_alanine(_batch_of(seed, rung), rung, default_device())
+    return {"alanine-gbsa-long-lag-equilibrium": _long_lag_equilibrium(res, seed)}
