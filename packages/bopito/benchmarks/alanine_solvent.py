@@ -7,9 +7,15 @@ decided at seeds 0-2, and the per-seed table of the solvent verdicts beside the 
 In one process: ``iclr25 claims bopito --calibrate --rung alanine-gbsa --out .`` (writes
 ``claims-calibration-alanine-gbsa.json``), ``iclr25 claims bopito --rung alanine-gbsa --out docs/alanine-gbsa``
 (writes ``docs/alanine-gbsa/claims.json``), then ``docs/alanine-gbsa/details.json`` (the run's numbers, the vacuum
-claims from ``docs/alanine/``, the explicit-water cost measured in ``docs/alanine-gbsa/tip3p-cost.json``) and ``table.md`` (and, with ``--readme``, the table between the file's
-``<!-- alanine-solvent:begin/end -->`` markers). ``--table-only`` renders the table again from ``details.json``.
-About 8 minutes of CPU on one core; not part of the tests.
+claims from ``docs/alanine/``, the explicit-water cost measured in ``docs/alanine-gbsa/tip3p-cost.json``) and
+``table.md`` (and, with ``--readme``, the table between the file's ``<!-- alanine-solvent:begin/end -->`` markers).
+The long-lag equilibrium claim on GBSA (rung ``alanine-gbsa-eq``, 20 seeds) runs in the same process:
+``iclr25 claims bopito --calibrate --rung alanine-gbsa-eq --out .`` and ``iclr25 claims bopito --rung
+alanine-gbsa-eq --out docs/alanine-gbsa-eq``; ``details.json["equilibrium"]`` copies its calibration and
+``claims.json`` beside the vacuum ``docs/alanine-eq/claims.json``. ``--equilibrium-only`` runs neither rung: it
+adds that part from the committed files to the committed ``details.json`` (after running the two commands by
+hand). ``--table-only`` renders the table again from ``details.json``. About 8 minutes of CPU on one core for
+``alanine-gbsa`` and about 16 more for ``alanine-gbsa-eq``; not part of the tests.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import numpy as np
 
 PKG = Path(__file__).resolve().parents[1]
 OUT = PKG / "docs" / "alanine-gbsa"
+OUT_EQ = PKG / "docs" / "alanine-gbsa-eq"
 
 
 def _vacuum() -> dict:
@@ -38,6 +45,20 @@ def _vacuum() -> dict:
             "phi_positive_fraction": det["phi_positive_fraction"], "c_err_zero": det["trivial"]["c_err_zero"]}
 
 
+def _equilibrium() -> dict:
+    """The long-lag equilibrium claim on GBSA (its calibration and claims.json) and in vacuum (rung alanine-eq), from
+    the files the claims commands wrote."""
+    def claim(path: Path, cid: str) -> dict:
+        return next(c for c in json.loads(path.read_text(encoding="utf-8"))["claims"] if c["id"] == cid)
+
+    cal = claim(PKG / "claims-calibration-alanine-gbsa-eq.json", "alanine-gbsa-long-lag-equilibrium")
+    return {"source": ["claims-calibration-alanine-gbsa-eq.json", "docs/alanine-gbsa-eq/claims.json",
+                       "docs/alanine-eq/claims.json"],
+            "calibration": {k: cal.get(k) for k in ("id", "seeds", "values", "references", "margin", "max_margin")},
+            "gbsa": claim(OUT_EQ / "claims.json", "alanine-gbsa-long-lag-equilibrium"),
+            "vacuum": claim(PKG / "docs" / "alanine-eq" / "claims.json", "alanine-long-lag-equilibrium")}
+
+
 def _split_half(eq: np.ndarray, lags: list[int]) -> float:
     """Mean |C_MD(N)| difference between the two halves of the equilibrium runs (the reference's own noise)."""
     from iclr25.bopito.alanine_experiment import md_phi_correlation
@@ -50,6 +71,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--readme", type=Path, default=None, help="also write the table into this file (EVIDENCE.md)")
     ap.add_argument("--table-only", action="store_true", help="render the table again from details.json")
+    ap.add_argument("--equilibrium-only", action="store_true",
+                    help="add the committed alanine-gbsa-eq claim files to details.json and render the table")
     args = ap.parse_args()
     from iclr25.bopito.repro import (
         _cpu_seconds,
@@ -58,6 +81,12 @@ def main() -> None:
         write_details_and_tables,
     )
 
+    if args.equilibrium_only:
+        details = json.loads((OUT / "details.json").read_text(encoding="utf-8"))
+        details["equilibrium"] = _equilibrium()
+        print(write_details_and_tables(OUT, details, alanine_solvent_table, "table.md", args.readme,
+                                       "alanine-solvent"))
+        return
     if args.table_only:
         details = json.loads((OUT / "details.json").read_text(encoding="utf-8"))
         table = alanine_solvent_table(details)
@@ -80,6 +109,11 @@ def main() -> None:
     rc = iclr25(["claims", "bopito", "--rung", "alanine-gbsa", "--out", str(OUT), "--overwrite"])
     if rc not in (0, 1):  # 1: a verdict other than expected, said above; the table shows it
         raise SystemExit(f"decision failed (exit {rc})")
+    for argv in (["--calibrate", "--out", str(PKG)], ["--out", str(OUT_EQ)]):  # the equilibrium claim, 20 seeds
+        OUT_EQ.mkdir(parents=True, exist_ok=True)
+        rc = iclr25(["claims", "bopito", "--rung", "alanine-gbsa-eq", *argv, "--overwrite"])
+        if rc not in (0, 1):
+            raise SystemExit(f"alanine-gbsa-eq failed (exit {rc})")
     res = measure_alanine(REGISTRY.rung_seeds("alanine-gbsa"), "alanine-gbsa", default_device())  # cached
     data = load_shipped("gbsa")
     cal = json.loads((PKG / "claims-calibration-alanine-gbsa.json").read_text(encoding="utf-8"))
@@ -94,6 +128,7 @@ def main() -> None:
             "c_md_split_half": _split_half(data.equilibrium, res["acf_lags"])},
         "vacuum": _vacuum(),
         "tip3p_cost": json.loads((OUT / "tip3p-cost.json").read_text(encoding="utf-8")),
+        "equilibrium": _equilibrium(),
         "run": {"command": "python benchmarks/alanine_solvent.py", "version": REGISTRY.version(),
                 "date": time.strftime("%Y-%m-%d", time.gmtime()), "load_at_start": list(load0),
                 "wall_s": time.time() - t0, "cpu_s": _cpu_seconds() - c0}}

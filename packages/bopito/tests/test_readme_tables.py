@@ -47,6 +47,15 @@ def test_solvent_table_rests_on_the_committed_claims_files():
     for c in det["vacuum"]["claims"]:
         assert c == by_id[c["id"]]
     assert det["vacuum"]["ito_100"] == [vdet["c_err"]["ito"][vdet["members"].index([s, 100])] for s in (0, 1, 2)]
+    # the long-lag equilibrium part: the committed alanine-gbsa-eq and alanine-eq claims files, copied
+    eq = det["equilibrium"]
+    gbsa_eq = json.loads((ROOT / "docs" / "alanine-gbsa-eq" / "claims.json").read_text(encoding="utf-8"))
+    cal_eq = json.loads((ROOT / "claims-calibration-alanine-gbsa-eq.json").read_text(encoding="utf-8"))
+    vac_eq = json.loads((ROOT / "docs" / "alanine-eq" / "claims.json").read_text(encoding="utf-8"))
+    assert [eq["gbsa"]] == gbsa_eq["claims"] and [eq["vacuum"]] == vac_eq["claims"]
+    assert eq["gbsa"]["seeds"] == eq["vacuum"]["seeds"] == list(range(20))
+    assert (eq["calibration"]["max_margin"], eq["calibration"]["values"]) == (
+        cal_eq["claims"][0]["max_margin"], cal_eq["claims"][0]["values"])
     # the data the GBSA claims rest on is the shipped set
     from iclr25.bopito.alanine import load_shipped
 
