@@ -15,31 +15,15 @@ CHAT = ("{% for m in messages %}user : {% if m['content'] is string %}{{ m['cont
 
 
 def _tiny_llava(folder, chat=False):
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import (
-        CLIPVisionConfig,
-        LlamaConfig,
-        LlavaConfig,
-        LlavaForConditionalGeneration,
-        PreTrainedTokenizerFast,
-    )
+    from iclr25.mmed_rag.paper import TINY_LLAVA
+    from iclr25.utils.hf import tiny_llava
 
     ds = generate(2, seed=0)
     extra = words(rag_prompt("is there a nodule ?", list(ds.reports[:2]))) + ["yes", "no"]
     vocab = Vocab.build(list(ds.reports) + [" ".join(extra)])
     toks = ["<pad>", "<unk>", "<image>"] + [t for t in vocab.tokens if not t.startswith("<")]
-    tk = Tokenizer(models.WordLevel({t: i for i, t in enumerate(toks)}, unk_token="<unk>"))
-    tk.pre_tokenizer = pre_tokenizers.Sequence([pre_tokenizers.WhitespaceSplit(), pre_tokenizers.Punctuation()])
-    tok = PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", unk_token="<unk>")
-    torch.manual_seed(0)
-    cfg = LlavaConfig(
-        vision_config=CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                                       num_attention_heads=2, image_size=32, patch_size=8),
-        text_config=LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
-                                num_key_value_heads=2, vocab_size=len(toks), pad_token_id=0, bos_token_id=1,
-                                eos_token_id=1),
-        image_token_index=2, vision_feature_layer=-1)
-    LlavaForConditionalGeneration(cfg).save_pretrained(folder)
+    tok, model = tiny_llava(toks, **TINY_LLAVA, seed=0)
+    model.save_pretrained(folder)
     if chat:  # a chat template and an image processor, as a user's LLaVA folder has them
         from transformers import CLIPImageProcessor
 

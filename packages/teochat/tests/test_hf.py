@@ -9,34 +9,12 @@ from iclr25.teochat import generate_sequences, make_examples
 @pytest.fixture(scope="module")
 def tiny_llava(tmp_path_factory):
     pytest.importorskip("transformers")  # the hf extra; the isolated test env installs every extra
-    import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import (
-        CLIPVisionConfig,
-        LlamaConfig,
-        LlavaConfig,
-        LlavaForConditionalGeneration,
-        PreTrainedTokenizerFast,
-    )
-
     from iclr25.teochat import Vocabulary
+    from iclr25.utils.hf import write_tiny_llava
 
     words = ["[UNK]", "[BOS]", "[EOS]", *Vocabulary().words[5:], "<image>"]
-    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", bos_token="[BOS]", eos_token="[EOS]",
-                                   pad_token="[EOS]")
-    torch.manual_seed(0)
-    cfg = LlavaConfig(vision_config=CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                                     num_attention_heads=2, image_size=32, patch_size=8),
-                      text_config=LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                              num_attention_heads=2, num_key_value_heads=2, vocab_size=len(words),
-                                              bos_token_id=1, eos_token_id=2, pad_token_id=2),
-                      image_token_index=len(words) - 1)
-    path = tmp_path_factory.mktemp("tiny-llava")
-    LlavaForConditionalGeneration(cfg).save_pretrained(path)
-    fast.save_pretrained(path)
-    return path
+    return write_tiny_llava(tmp_path_factory.mktemp("tiny-llava"), words, unk="[UNK]", bos="[BOS]", eos="[EOS]",
+                            pad="[EOS]", seed=0)
 
 
 def test_local_llava_model_end_to_end(tiny_llava):

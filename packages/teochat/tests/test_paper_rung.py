@@ -83,34 +83,16 @@ def tiny_llava(tmp_path_factory, teochatlas):
     """A random LlavaForConditionalGeneration (2-layer CLIP at 32 px, 16 tokens a frame; 2-layer Llama) with a
     word-level tokenizer built here over the data's words and the Vicuna template."""
     import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import (
-        CLIPVisionConfig,
-        LlamaConfig,
-        LlavaConfig,
-        LlavaForConditionalGeneration,
-        PreTrainedTokenizerFast,
-    )
 
     from iclr25.teochat.finetune import VICUNA_SYSTEM
+    from iclr25.utils.hf import tiny_llava as build
 
     text = VICUNA_SYSTEM + " USER: ASSISTANT: Image 1: 2: 3: Image: in chronological order:"
     for f in teochatlas.rglob("*.json"):
         for rec in json.loads(f.read_text()):
             text += " " + " ".join(t["value"] for t in rec["conversations"])
     words = ["[UNK]", "<s>", "</s>", *sorted(set(text.split()) - {"<image>", "<video>"}), "<image>"]
-    tok = Tokenizer(models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", bos_token="<s>", eos_token="</s>",
-                                   pad_token="</s>")
-    torch.manual_seed(0)
-    cfg = LlavaConfig(vision_config=CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                                     num_attention_heads=2, image_size=32, patch_size=8),
-                      text_config=LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                              num_attention_heads=2, num_key_value_heads=2, vocab_size=len(words),
-                                              bos_token_id=1, eos_token_id=2, pad_token_id=2),
-                      image_token_index=len(words) - 1)
-    model = LlavaForConditionalGeneration(cfg)
+    fast, model = build(words, unk="[UNK]", bos="<s>", eos="</s>", pad="</s>", seed=0)
     with torch.no_grad():  # leaning to end its answers at once: the paper's 256 new tokens cost no seconds here
         model.get_input_embeddings().weight[:, 0] = 1.0  # every token's residual stream is positive in dim 0
         head = model.get_output_embeddings().weight

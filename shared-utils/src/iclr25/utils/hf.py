@@ -11,10 +11,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["DEVICE_MAPS", "load_local_model", "read_model_config"]
+__all__ = ["DEVICE_MAPS", "load_local_model", "read_model_config", "tiny_llava", "write_tiny_llava"]
 
 #: the ``--device-map`` values ``from_pretrained`` takes here (``accelerate`` places the layers itself)
 DEVICE_MAPS = ("auto",)
@@ -109,3 +110,75 @@ def load_local_model(path: str | os.PathLike[str], model_class: str = "AutoModel
         model = model.to(device)
     model.eval()
     return tok, model
+
+
+def tiny_llava(vocab: Sequence[str], *, unk: str, pad: str, image_token: str = "<image>", bos: str | None = None,
+               eos: str | None = None, text_ids: Mapping[str, int] | None = None, punctuation: bool = False,
+               vision_layers: int = 2, vision_feature_layer: int | None = None, seed: int = 0) -> tuple[Any, Any]:
+    """``(tokenizer, model)``: a tiny random ``LlavaForConditionalGeneration`` (a CLIP vision tower of width 32 on
+    32 x 32 images in 8 px patches, 16 image tokens; a 2-layer Llama of width 32) and an offline word-level
+    tokenizer over ``vocab``, for the one-step CPU runs of a paper rung (``--smoke``, tests). Never trained: it
+    exercises a 7B model's code path, not a claim. Built from configs, so nothing is downloaded.
+
+    Args:
+        vocab: the tokenizer's words in id order (every special token below among them).
+        unk, pad, bos, eos: the tokenizer's special tokens (``bos``/``eos``: none when ``None``).
+        image_token: the word that stands for an image (the model's ``image_token_index``).
+        text_ids: the text config's ``bos_token_id``/``eos_token_id``/``pad_token_id``; default: the ids of
+            ``bos``, ``eos`` and ``pad`` in ``vocab`` (``bos``/``eos`` of ``None``: 1).
+        punctuation: split punctuation off words too (else white space only).
+        vision_layers: CLIP layers; vision_feature_layer: the layer LLaVA reads (``None``: the config's default).
+        seed: ``torch.manual_seed`` before the weights are drawn (same arguments, same weights).
+
+    Needs ``transformers`` (the calling package's ``hf`` extra). Save both with ``save_pretrained`` or use
+    :func:`write_tiny_llava`. The vocabulary is checked first, without importing anything:
+
+    >>> tiny_llava(["a", "b"], unk="<unk>", pad="<pad>")
+    Traceback (most recent call last):
+    ...
+    ValueError: vocab must hold each word once, the special tokens among them (missing: ['<unk>', '<pad>', '<image>'])
+    """
+    vocab = list(vocab)
+    missing = [w for w in (unk, pad, bos, eos, image_token) if w is not None and w not in vocab]
+    if missing or len(set(vocab)) != len(vocab):
+        raise ValueError(f"vocab must hold each word once, the special tokens among them (missing: {missing})")
+    import torch  # noqa: PLC0415 - the hf extra of the calling package
+    from tokenizers import Tokenizer, models, pre_tokenizers  # noqa: PLC0415
+    from transformers import (  # noqa: PLC0415
+        CLIPVisionConfig,
+        LlamaConfig,
+        LlavaConfig,
+        LlavaForConditionalGeneration,
+        PreTrainedTokenizerFast,
+    )
+
+    split = pre_tokenizers.WhitespaceSplit()
+    tk = Tokenizer(models.WordLevel({w: i for i, w in enumerate(vocab)}, unk_token=unk))
+    tk.pre_tokenizer = pre_tokenizers.Sequence([split, pre_tokenizers.Punctuation()]) if punctuation else split
+    specials = {k: v for k, v in (("unk_token", unk), ("pad_token", pad), ("bos_token", bos), ("eos_token", eos))
+                if v is not None}
+    tok = PreTrainedTokenizerFast(tokenizer_object=tk, **specials)
+    ids = dict(text_ids) if text_ids is not None else {
+        "bos_token_id": vocab.index(bos) if bos is not None else 1,
+        "eos_token_id": vocab.index(eos) if eos is not None else 1, "pad_token_id": vocab.index(pad)}
+    extra = {} if vision_feature_layer is None else {"vision_feature_layer": vision_feature_layer}
+    torch.manual_seed(seed)
+    cfg = LlavaConfig(vision_config=CLIPVisionConfig(hidden_size=32, intermediate_size=64,
+                                                     num_hidden_layers=vision_layers, num_attention_heads=2,
+                                                     image_size=32, patch_size=8),
+                      text_config=LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                                              num_attention_heads=2, num_key_value_heads=2, vocab_size=len(vocab),
+                                              **ids),
+                      image_token_index=vocab.index(image_token), **extra)
+    return tok, LlavaForConditionalGeneration(cfg)
+
+
+def write_tiny_llava(folder: str | os.PathLike[str], vocab: Sequence[str], **kwargs: Any) -> Path:
+    """:func:`tiny_llava` (same keyword arguments) saved as a Hugging Face folder (created if missing), which
+    :func:`load_local_model` reads like a user's own LLaVA; returns the folder."""
+    tok, model = tiny_llava(vocab, **kwargs)
+    path = Path(folder)
+    path.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(path)
+    tok.save_pretrained(path)
+    return path

@@ -494,20 +494,20 @@ def write_tiny_paper_data(folder: str | os.PathLike[str], *, seed: int = 0) -> P
     return root
 
 
+#: :func:`iclr25.utils.hf.tiny_llava`'s arguments for this package's tiny LLaVA-Med stand-in (after its vocabulary):
+#: ``<pad>``/``<unk>``/``<image>`` first, punctuation split off, a 1-layer CLIP read at its last layer
+TINY_LLAVA = {"unk": "<unk>", "pad": "<pad>", "punctuation": True, "vision_layers": 1, "vision_feature_layer": -1,
+              "text_ids": {"pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 1}}
+
+
 def write_tiny_llava(folder: str | os.PathLike[str], data: str | os.PathLike[str] | None = None, *,
                      seed: int = 0) -> Path:
     """A tiny random ``LlavaForConditionalGeneration`` (a 1-layer CLIP vision tower on 32 × 32 images, a 2-layer
     Llama of width 32) with an offline word-level tokenizer whose words are those of the RAG prompts and of the
     text in ``data`` (a folder of JSON files), saved as a Hugging Face folder: a stand-in for LLaVA-Med."""
-    import torch
-    from tokenizers import Tokenizer, models, pre_tokenizers
-    from transformers import (
-        CLIPVisionConfig,
-        LlamaConfig,
-        LlavaConfig,
-        LlavaForConditionalGeneration,
-        PreTrainedTokenizerFast,
-    )
+    from tokenizers import pre_tokenizers
+
+    from iclr25.utils.hf import write_tiny_llava as write
 
     from .data import DOMAINS
     from .hf import rag_prompt
@@ -518,17 +518,4 @@ def write_tiny_llava(folder: str | os.PathLike[str], data: str | os.PathLike[str
         texts += [p.read_text(encoding="utf-8") for p in sorted(Path(data).rglob("*.json*"))]
     words = sorted({w for t in texts for w, _ in pre.pre_tokenize_str(t)})
     toks = ["<pad>", "<unk>", "<image>", *[w for w in words if w not in ("<pad>", "<unk>", "<image>")]]
-    tk = Tokenizer(models.WordLevel({t: i for i, t in enumerate(toks)}, unk_token="<unk>"))
-    tk.pre_tokenizer = pre
-    tok = PreTrainedTokenizerFast(tokenizer_object=tk, pad_token="<pad>", unk_token="<unk>")
-    torch.manual_seed(seed)
-    cfg = LlavaConfig(
-        vision_config=CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=1,
-                                       num_attention_heads=2, image_size=32, patch_size=8),
-        text_config=LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
-                                num_key_value_heads=2, vocab_size=len(toks), pad_token_id=0, bos_token_id=1,
-                                eos_token_id=1),
-        image_token_index=2, vision_feature_layer=-1)
-    LlavaForConditionalGeneration(cfg).save_pretrained(folder)
-    tok.save_pretrained(folder)
-    return Path(folder)
+    return write(folder, toks, **TINY_LLAVA, seed=seed)

@@ -352,40 +352,12 @@ def run_paper(data: str | os.PathLike[str], base: str | os.PathLike[str], *, see
 def write_tiny_llava(folder: str | os.PathLike[str], words: Sequence[str], *, seed: int = 0) -> Path:
     """A tiny random ``LlavaForConditionalGeneration`` (2-layer CLIP at 32 px, 8 px patches: 16 tokens a frame;
     2-layer Llama, d = 32) with a word-level tokenizer over ``words``, saved in ``folder``: the smoke run's base
-    model. Never trained: it exercises the code path, not the claims."""
-    import tempfile
-
-    import torch
-    from transformers import (
-        CLIPVisionConfig,
-        LlamaConfig,
-        LlavaConfig,
-        LlavaForConditionalGeneration,
-        PreTrainedTokenizerFast,
-    )
+    model (:func:`iclr25.utils.hf.write_tiny_llava`). Never trained: it exercises the code path, not the claims."""
+    from iclr25.utils.hf import write_tiny_llava as write
 
     vocab = ["[UNK]", "<s>", "</s>", *dict.fromkeys(w for w in words if w not in ("[UNK]", "<s>", "</s>", IMAGE_TAG)),
              IMAGE_TAG]
-    # a word-level tokenizer in the tokenizers library's JSON form (white-space split, no normaliser)
-    spec = {"version": "1.0", "truncation": None, "padding": None, "added_tokens": [], "normalizer": None,
-            "pre_tokenizer": {"type": "WhitespaceSplit"}, "post_processor": None, "decoder": None,
-            "model": {"type": "WordLevel", "vocab": {w: i for i, w in enumerate(vocab)}, "unk_token": "[UNK]"}}
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "tokenizer.json").write_text(json.dumps(spec), encoding="utf-8")
-        fast = PreTrainedTokenizerFast(tokenizer_file=str(Path(tmp) / "tokenizer.json"), unk_token="[UNK]",
-                                       bos_token="<s>", eos_token="</s>", pad_token="</s>")
-    torch.manual_seed(seed)
-    cfg = LlavaConfig(vision_config=CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                                     num_attention_heads=2, image_size=32, patch_size=8),
-                      text_config=LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                                              num_attention_heads=2, num_key_value_heads=2, vocab_size=len(vocab),
-                                              bos_token_id=1, eos_token_id=2, pad_token_id=2),
-                      image_token_index=len(vocab) - 1)
-    path = Path(folder)
-    path.mkdir(parents=True, exist_ok=True)
-    LlavaForConditionalGeneration(cfg).save_pretrained(path)
-    fast.save_pretrained(path)
-    return path
+    return write(folder, vocab, unk="[UNK]", bos="<s>", eos="</s>", pad="</s>", image_token=IMAGE_TAG, seed=seed)
 
 
 def write_tiny_teochatlas(folder: str | os.PathLike[str], *, seed: int = 0, n_train: int = 4,
