@@ -122,12 +122,16 @@ def tiny_llava(vocab: Sequence[str], *, unk: str, pad: str, image_token: str = "
 
     Args:
         vocab: the tokenizer's words in id order (every special token below among them).
-        unk, pad, bos, eos: the tokenizer's special tokens (``bos``/``eos``: none when ``None``).
+        unk: the tokenizer's unknown-word token.
+        pad: its padding token.
         image_token: the word that stands for an image (the model's ``image_token_index``).
+        bos: its begin-of-sequence token (``None``: none).
+        eos: its end-of-sequence token (``None``: none).
         text_ids: the text config's ``bos_token_id``/``eos_token_id``/``pad_token_id``; default: the ids of
             ``bos``, ``eos`` and ``pad`` in ``vocab`` (``bos``/``eos`` of ``None``: 1).
         punctuation: split punctuation off words too (else white space only).
-        vision_layers: CLIP layers; vision_feature_layer: the layer LLaVA reads (``None``: the config's default).
+        vision_layers: the CLIP tower's layers.
+        vision_feature_layer: the CLIP layer LLaVA reads (``None``: the config's default).
         seed: ``torch.manual_seed`` before the weights are drawn (same arguments, same weights).
 
     Needs ``transformers`` (the calling package's ``hf`` extra). Save both with ``save_pretrained`` or use
