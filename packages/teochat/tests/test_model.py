@@ -48,6 +48,56 @@ def test_cached_greedy_decoding_equals_full_recomputation():
         val = torch.cat([val, torch.ones_like(val[:, :1])], 1)
 
 
+def test_training_steps_are_torch_optims_bit_for_bit(monkeypatch):
+    """train_assistant and train_specialist step with the shared Adam (iclr25.utils.optim: the first torch.optim
+    optimiser of a process imports torch._dynamo, ~2 s of CPU per demo or CLI run); their weights equal those of
+    torch.optim.AdamW + LambdaLR (warm-up, cosine; two weight-decay groups, gradient clipping) and torch.optim.Adam
+    exactly, so every number trained before the switch is unchanged."""
+    import iclr25.teochat.assistant as assistant
+    import iclr25.teochat.specialist as specialist
+    from iclr25.teochat.experiments import make_data
+    from iclr25.teochat.specialist import train_specialist
+
+    class TorchOptim:  # the code path before the switch
+        def __init__(self, params, *, lr, betas=(0.9, 0.999), decoupled=False, lr_lambda=None):
+            self.opt = (torch.optim.AdamW if decoupled else torch.optim.Adam)(params, lr=lr, betas=betas)
+            self.sched = None if lr_lambda is None else torch.optim.lr_scheduler.LambdaLR(self.opt, lr_lambda)
+
+        def zero_grad(self):
+            self.opt.zero_grad(set_to_none=True)
+
+        def step(self):
+            self.opt.step()
+            if self.sched is not None:
+                self.sched.step()
+
+    data = make_data(12, 2, seed=3, tasks=["rtqa", "loc"], scenes=("flooded_road", "residential"))
+    v = Vocabulary()
+
+    def weights():
+        a = assistant.train_assistant(data.train_seqs, data.train, seed=1, config=TrainConfig(steps=6, batch_size=4),
+                                      model_config=ModelConfig(vocab_size=len(v), d_model=16, n_layers=1, n_heads=2,
+                                                               enc_channels=4))
+        s = train_specialist(data.train_seqs, steps=3, batch_size=4, width=4, seed=2, pos_weight=4.0)
+        return {**{f"a.{k}": t for k, t in a.model.state_dict().items()},
+                **{f"s.{k}": t for k, t in s.model.state_dict().items()}}
+
+    ours = weights()
+    monkeypatch.setattr(assistant, "Adam", TorchOptim)
+    monkeypatch.setattr(specialist, "Adam", TorchOptim)
+    ref = weights()
+    assert ours.keys() == ref.keys()
+    assert [k for k in ours if not torch.equal(ours[k], ref[k])] == []
+    assert any(not torch.equal(ours[k], t) for k, t in _fresh_assistant_weights(v).items())  # it did train
+
+
+def _fresh_assistant_weights(v):
+    torch.manual_seed(1)
+    m = TinyTEOChat(ModelConfig(vocab_size=len(v), d_model=16, n_layers=1, n_heads=2, enc_channels=4), v.image,
+                    v.number_span)
+    return {f"a.{k}": t for k, t in m.state_dict().items()}
+
+
 def test_npz_checkpoint_round_trip_and_the_shipped_checkpoints(tmp_path):
     """``save_npz`` (no pickle) loads back to the same answers; both shipped checkpoints load and answer."""
     import json

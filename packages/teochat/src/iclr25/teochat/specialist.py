@@ -26,6 +26,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from iclr25.utils.device import torch_device
+from iclr25.utils.optim import Adam
 from iclr25.utils.progress import progress
 from iclr25.utils.seeding import check_seed
 
@@ -133,7 +134,7 @@ def train_specialist(seqs: Sequence[EOSequence], *, steps: int = 300, batch_size
     pre, post = (t.to(dev) for t in _pairs(seqs))
     mask = torch.from_numpy(np.stack([change_mask(s) for s in seqs])).to(dev)
     model = SiameseChangeDetector(width).to(dev)
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
+    opt = Adam(model.parameters(), lr=lr)  # torch.optim.Adam's update, bit for bit (iclr25.utils.optim)
     pw = torch.tensor(float(pos_weight), device=dev)
     t0 = time.perf_counter()
     for _ in progress(range(steps), desc="specialist"):
@@ -143,7 +144,7 @@ def train_specialist(seqs: Sequence[EOSequence], *, steps: int = 300, batch_size
         if rng.random() < 0.5:
             a, b, m = a.flip(-1), b.flip(-1), m.flip(-1)
         loss = F.binary_cross_entropy_with_logits(model(a, b), m, pos_weight=pw)
-        opt.zero_grad(set_to_none=True)
+        opt.zero_grad()
         loss.backward()
         opt.step()
     return SpecialistRun(model, time.perf_counter() - t0)
