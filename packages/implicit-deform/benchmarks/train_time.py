@@ -1,24 +1,37 @@
-"""Training wall time per pair and per iteration: the method (velocity, SDF and fine-tune stages) against the
-LipMLP space-time SDF baseline at equal width and depth, on the twisted bar, measured in one run.
+"""Training time per pair and per iteration: the method (velocity, SDF and fine-tune stages) against the LipMLP
+space-time SDF baseline at equal width and depth, on the twisted bar, measured in one run, with the Chamfer
+distance each reaches.
 
-    python benchmarks/train_time.py --out results/implicit-deform-bench [--preset repro]
+    python benchmarks/train_time.py --out benchmarks [--preset repro] [--lip-iters 1000] [--repeats 3]
+        [--ladder 3000 10000]
 
 The two sides alternate (``iclr25.utils.bench.compare``) after one warm-up fit each, which is left out. The
-per-pair times are the medians over ``--repeats`` fits and include everything (pools, compile cache warm); the
-per-iteration times are the medians, over the same fits, of each stage's time divided by its iteration count
-(0.6 took them from one extra fit: issue 65).
+per-pair times are the medians over ``--repeats`` fits and include everything a fit does (pools; the compiled
+programs are warm); the per-iteration times are the medians, over the same fits, of each stage's time divided by
+its iteration count. After the timed fits, the last fit of each side is meshed at t = 0.5 (64^3) and its Chamfer
+distance to the exact intermediate shape (5,000 points each) is recorded: at the repro budgets LipMLP underfits,
+so the ``--ladder`` fits LipMLP once more at each larger budget (timed, one fit each) to show the time it needs to
+approach our Chamfer distance.
+
+Writes ``OUT/train_time.json`` (``iclr25.utils.bench.speed_record`` + ``write_record``: machine, BLAS kernel, load,
+date, command); the README's speed block is generated from it by ``make speed-tables``.
 """
 
 from __future__ import annotations
 
-import time
+import os
+import statistics
+import sys
 
 import jax.numpy as jnp
 
-from iclr25.implicit_deform import DeformConfig, fit, make_pair
+from iclr25.implicit_deform import DeformConfig, chamfer, fit, make_pair
 from iclr25.implicit_deform.baselines import fit_lipmlp
+from iclr25.implicit_deform.metrics import sample_mesh
 from iclr25.utils import bench
-from iclr25.utils.bench import benchmark_parser
+from iclr25.utils.bench import benchmark_parser, speed_record, speed_table, write_record
+
+T_EVAL, RES, N_EVAL = 0.5, 64, 5000
 
 
 def main() -> None:
@@ -26,40 +39,78 @@ def main() -> None:
     p.add_argument("--preset", default="repro")
     p.add_argument("--lip-iters", type=int, default=1000)
     p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--ladder", type=int, nargs="*", default=[3000, 10000],
+                   help="larger LipMLP budgets, one timed fit each (default 3000 10000)")
     args = p.parse_args()
-    t_start = time.perf_counter()
+    load_start = os.getloadavg()[0]
     cfg = DeformConfig.preset(args.preset)
     pair = make_pair("bar", "twist", n_points=20000, mesh_resolution=64)
     sdf0, sdf1 = pair.sdf_function(0.0), pair.sdf_function(1.0)
+    gt, _ = pair.gt_points(T_EVAL, N_EVAL)
 
     per_iter: dict[str, list[float]] = {"velocity": [], "sdf": [], "lip": []}  # one entry per call, warm-up first
+    last: dict[str, object] = {}
 
     def ours():
         res = fit(pair, config=cfg, show_progress=False)
         per_iter["velocity"].append(res.timings["velocity_s"] / cfg.velocity_iters)
         per_iter["sdf"].append(res.timings["sdf_s"] / cfg.sdf_iters)
+        last["ours"] = res
         return res
+
+    def lip_fit(iters: int):
+        return fit_lipmlp(pair.source_points, pair.target_points, sdf0, sdf1, width=cfg.sdf_width,
+                          depth=cfg.sdf_depth, iters=iters, show_progress=False)
 
     def lip():
-        res = fit_lipmlp(pair.source_points, pair.target_points, sdf0, sdf1, width=cfg.sdf_width,
-                         depth=cfg.sdf_depth, iters=args.lip_iters, show_progress=False)
+        res = lip_fit(args.lip_iters)
         per_iter["lip"].append(res.train_s / args.lip_iters)
+        last["lip"] = res
         return res
 
+    def cd(res) -> float | None:
+        """Chamfer at T_EVAL to the exact shape; None (strict JSON) when the fit has no zero level set there."""
+        pts = sample_mesh(res.mesh(T_EVAL, resolution=RES), N_EVAL)[0]
+        return chamfer(pts, gt) if len(pts) else None
+
+    def fmt(x: float | None) -> str:
+        return "no surface" if x is None else f"{x:.4f}"
+
     warmup = 1
-    per_pair = bench.compare(ours, lip, names=(f"ours per pair ({cfg.total_iters} it)",
-                                               f"LipMLP per pair ({args.lip_iters} it)"), warmup=warmup,
-                             repeats=args.repeats)
-    rows = [per_pair,
-            bench.Measurement("ours velocity stage per iteration", tuple(per_iter["velocity"][warmup:])),
-            bench.Measurement("ours SDF stage per iteration", tuple(per_iter["sdf"][warmup:])),
-            bench.Measurement("LipMLP per iteration", tuple(per_iter["lip"][warmup:]))]
-    print(bench.format_table(rows))
-    args.out.mkdir(parents=True, exist_ok=True)
-    bench.to_run_result("iclr25-implicit-deform", rows, t0=t_start,
-                        config={"preset": args.preset, "lip_iters": args.lip_iters, "repeats": args.repeats,
-                                "jnp": str(jnp.zeros(1).dtype)}).save(
-        args.out / "train_time.json")
+    cmp = bench.compare(ours, lip, names=("ours", "LipMLP"), warmup=warmup, repeats=args.repeats)
+    med = {k: statistics.median(v[warmup:]) for k, v in per_iter.items()}
+    cd_ours, cd_lip = cd(last["ours"]), cd(last["lip"])
+    ladder = [{"iters": args.lip_iters, "train_s": med["lip"] * args.lip_iters, "chamfer": cd_lip}]
+    for iters in args.ladder:
+        res = lip_fit(iters)
+        ladder.append({"iters": iters, "train_s": res.train_s, "chamfer": cd(res)})
+    reached = [r for r in ladder if cd_ours is not None and r["chamfer"] is not None and r["chamfer"] <= cd_ours]
+    rows = [
+        {"case": f"one pair ({cfg.total_iters} / {args.lip_iters} iterations; Chamfer at t = {T_EVAL}: "
+                 f"{fmt(cd_ours)} / {fmt(cd_lip)})",
+         "ours": f"ours ({args.preset})", "ours_s": cmp.ours.median, "peer": "LipMLP", "peer_s": cmp.peer.median,
+         "ours_times": list(cmp.ours.times), "peer_times": list(cmp.peer.times),
+         "chamfer_ours": cd_ours, "chamfer_peer": cd_lip},
+        {"case": "one SDF-stage iteration", "ours": "ours, SDF stage", "ours_s": med["sdf"],
+         "peer": "LipMLP", "peer_s": med["lip"]},
+        {"case": "one velocity-stage iteration", "ours": "ours, velocity stage",
+         "ours_s": med["velocity"], "peer": "LipMLP", "peer_s": med["lip"]},
+    ]
+    lad_txt = ", ".join(f"{r['iters']} it {r['train_s']:.3g} s, {fmt(r['chamfer'])}" for r in ladder)
+    note = (f"Wall time; {args.preset} preset, width {cfg.sdf_width}, depth {cfg.sdf_depth} for both; Chamfer of the "
+            f"{RES}^3 mesh to the exact shape. LipMLP's budget ladder (one fit each: iterations, train time, "
+            f"Chamfer): {lad_txt}; "
+            + (f"it reaches our Chamfer at {reached[0]['iters']} iterations." if reached else
+               f"it does not reach ours within {ladder[-1]['iters']} iterations."))
+    record = speed_record(rows, command="python benchmarks/train_time.py " + " ".join(sys.argv[1:]),
+                          repeats=args.repeats, note=note)
+    record["config"] = {"preset": args.preset, "lip_iters": args.lip_iters, "jnp": str(jnp.zeros(1).dtype),
+                        "xla_flags": os.environ.get("XLA_FLAGS", ""), "omp": os.environ.get("OMP_NUM_THREADS")}
+    record["per_iteration_times"] = {k: v[warmup:] for k, v in per_iter.items()}
+    record["lipmlp_ladder"] = ladder
+    path = write_record(args.out / "train_time.json", record, load_start=load_start)
+    print(speed_table({**record, "load_start": load_start, "load_end": os.getloadavg()[0], "date": "now"}))
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":
