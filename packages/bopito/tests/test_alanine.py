@@ -60,7 +60,29 @@ def test_shipped_gbsa_set_is_small_has_its_provenance_and_solvent_basins():
     # the claims' C(N) reference needs lags to 200 ps inside each run
     assert m["eq_frames"] > 2 * 200 and m["n_short"] >= 100
     with pytest.raises(ValueError, match="solvent"):
-        load_shipped("tip3p")
+        load_shipped("water")
+
+
+def test_shipped_tip3p_set_is_small_reduced_as_stated_and_fits_the_rungs_lags():
+    # issue 63: the explicit-water set the alanine-tip3p rung decides on, a reduced length in frames of 0.1 ps
+    from iclr25.bopito.alanine import SHIPPED_SETS
+    from iclr25.bopito.alanine_experiment import ALANINE_SCALES
+
+    d = load_shipped("tip3p")
+    m = d.meta
+    assert SHIPPED_SETS["tip3p"].stat().st_size < 200_000
+    assert d.equilibrium.shape == (m["n_eq"], m["eq_frames"], 2) and d.short.shape == (m["n_short"], m["short_frames"], 2)
+    assert m["md"]["solvent"] == "tip3p" and "TIP3P" in m["system"]
+    assert m["command"].endswith("--steps-per-frame 50 --solvent tip3p")
+    assert m["md"]["steps_per_frame"] == 50 and m["frame_ps"] == 0.1 and m["md"]["temperature"] == 300.0
+    assert np.all(np.isfinite(d.equilibrium)) and (d.equilibrium[..., 0] < 0).mean() > 0.9  # L-alanine
+    sc = ALANINE_SCALES["alanine-tip3p"]
+    # every C(N) lag of the rung (frames) inside each equilibrium run (twice over), the interpolation's held-out and
+    # fitting lags too; the short runs hold N_max of the interpolation models and the ladder's largest rung
+    assert max(sc.acf_lags) < m["eq_frames"] // 2 and max(sc.int_test_lags + sc.int_fit_lags) < m["eq_frames"] // 2
+    assert sc.int_max_lag < m["short_frames"] and max(sc.ladder) <= m["n_short"]
+    # the starts drawn without replacement (C(N), interpolation) fit in the prior's and the reference's frames
+    assert m["n_eq"] * m["eq_frames"] >= max(sc.n_eval, 2 * sc.int_n_fit)
 
 
 def test_measures_are_zero_for_the_reference_and_large_for_wrong_data():
@@ -234,3 +256,11 @@ def test_tip3p_system_from_openmmtools_files_runs_a_short_trajectory(tmp_path, c
                "--eq-frames", "100000", "--platform", "CPU"])
     err = capsys.readouterr().err
     assert rc == 2 and len(err.strip().splitlines()) == 1 and not (tmp_path / "w.npz").exists()
+    # --steps-per-frame scales the estimate (frames of 0.1 ps: 10x less MD than 1-ps frames) and must be positive
+    rc = main(["alanine-md", "--solvent", "tip3p", "--out", str(tmp_path / "w.npz"), "--n-eq", "1000",
+               "--eq-frames", "100000", "--platform", "CPU", "--steps-per-frame", "50"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--n-eq 1000" in err and not (tmp_path / "w.npz").exists()
+    rc = main(["alanine-md", "--solvent", "tip3p", "--out", str(tmp_path / "w.npz"), "--steps-per-frame", "0"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "--steps-per-frame" in err and not (tmp_path / "w.npz").exists()

@@ -27,7 +27,8 @@ alanine-dipeptide-explicit system (Amber ff96 in a 3.3 nm box of 749 TIP3P water
 cutoff switched from 0.75 nm and the dispersion correction, as ``AlanineDipeptideExplicit``; NVT at the box of the
 files), one molecule per OpenMM ``Context``, the trajectories run one after another (about 40x slower per
 molecule-ns than GBSA on one CPU core: a reduced-length path). Both read the files shipped in openmmtools' wheel
-without importing it (extra ``solvent``). A small GBSA data set ships too (:func:`load_shipped` ``("gbsa")``).
+without importing it (extra ``solvent``). A small GBSA data set ships too (:func:`load_shipped` ``("gbsa")``), and
+a smaller explicit-water one in frames of 0.1 ps (``MDConfig(steps_per_frame=50)``; ``load_shipped("tip3p")``).
 
 OpenMM is an optional dependency (extra ``md``): everything else in this package, including the shipped
 dihedral data set (:func:`load_shipped`), works without it.
@@ -68,8 +69,10 @@ SOLVENTS = ("vacuum", "gbsa", "tip3p")
 FEATURE_BOX = ((-1.05, 1.05),) * 4
 #: the compressed dihedral data set shipped in the wheel
 SHIPPED = Path(__file__).with_name("data") / "alanine_dihedrals.npz"
-#: the shipped data sets by solvent (``load_shipped(solvent)``): vacuum, and OBC GBSA implicit solvent
-SHIPPED_SETS = {"vacuum": SHIPPED, "gbsa": Path(__file__).with_name("data") / "alanine_gbsa_dihedrals.npz"}
+#: the shipped data sets by solvent (``load_shipped(solvent)``): vacuum, OBC GBSA implicit solvent, and TIP3P explicit
+#: water (a reduced length in frames of 0.1 ps: see its ``meta``)
+SHIPPED_SETS = {"vacuum": SHIPPED, "gbsa": Path(__file__).with_name("data") / "alanine_gbsa_dihedrals.npz",
+                "tip3p": Path(__file__).with_name("data") / "alanine_tip3p_dihedrals.npz"}
 _SPACING_NM = 10.0
 
 
@@ -577,7 +580,8 @@ def load_data(path: str | Path) -> AlanineData:
 
 def load_shipped(solvent: str = "vacuum") -> AlanineData:
     """A dihedral data set shipped in the wheel (made by ``iclr25 bopito alanine-md``; see its ``meta``):
-    ``"vacuum"`` (default) or ``"gbsa"`` (OBC GBSA implicit solvent, smaller: see its ``meta["command"]``)."""
+    ``"vacuum"`` (default), ``"gbsa"`` (OBC GBSA implicit solvent, smaller: see its ``meta["command"]``) or
+    ``"tip3p"`` (TIP3P explicit water, about 0.3 ns in frames of 0.1 ps: ``meta["frame_ps"]``)."""
     if solvent not in SHIPPED_SETS:
         raise ValueError(f"solvent must be one of {', '.join(SHIPPED_SETS)} (the shipped sets), got {solvent!r}")
     return load_data(SHIPPED_SETS[solvent])

@@ -411,7 +411,7 @@ def alanine_md_cmd(args: argparse.Namespace) -> int:
     """Needs the extra `md` (OpenMM). Ace-Ala-NMe built offline, Amber ff14SB in vacuum (or, --solvent gbsa,
     openmmtools' alanine-dipeptide-gbsa files: Amber ff96 in OBC GBSA; --solvent tip3p, its
     alanine-dipeptide-explicit files: Amber ff96 in TIP3P water, PME; extra `solvent`), Langevin 300 K, 2 fs,
-    frames of 1 ps. Writes an .npz with equilibrium (n_eq, eq_frames, 2) and short (n_short, short_frames, 2)
+    frames of 1 ps (--steps-per-frame 500; 50: frames of 0.1 ps, the shipped explicit-water set's). Writes an .npz with equilibrium (n_eq, eq_frames, 2) and short (n_short, short_frames, 2)
     angles in radians (int16, 1e-4 rad) and meta (JSON). The defaults made the data set shipped in the wheel.
     """
     import time
@@ -421,14 +421,16 @@ def alanine_md_cmd(args: argparse.Namespace) -> int:
     for flag in ("n_eq", "eq_frames", "n_short", "short_frames"):
         _positive_int(getattr(args, flag), "--" + flag.replace("_", "-"))
     _positive_int(args.burn_in, "--burn-in", minimum=0)
+    _positive_int(args.steps_per_frame, "--steps-per-frame")
     out = args.out
-    config = MDConfig(solvent=args.solvent)
+    config = MDConfig(solvent=args.solvent, steps_per_frame=args.steps_per_frame)
     if args.solvent in ("gbsa", "tip3p"):
         from .alanine import gbsa_files
 
         gbsa_files(args.solvent)  # openmmtools' files missing: one line, before any work
     platform = openmm_platform(args.platform)  # a platform OpenMM lacks is one line, before any work
-    ns = (args.n_eq * (args.eq_frames + args.burn_in) + args.n_short * args.short_frames) / 1000.0
+    frame_ps = config.timestep_fs * config.steps_per_frame / 1000.0
+    ns = (args.n_eq * (args.eq_frames + args.burn_in) + args.n_short * args.short_frames) * frame_ps / 1000.0
     check_size(f"--n-eq {args.n_eq} --eq-frames {args.eq_frames} --n-short {args.n_short} "
                f"--short-frames {args.short_frames}",
                bytes_needed=2000.0 * (args.n_eq + args.n_short) + 16.0 * (args.n_eq * args.eq_frames
@@ -443,6 +445,7 @@ def alanine_md_cmd(args: argparse.Namespace) -> int:
     data.meta["command"] = (f"iclr25 bopito alanine-md --out {out.name} --n-eq {args.n_eq} --eq-frames "
                             f"{args.eq_frames} --n-short {args.n_short} --short-frames {args.short_frames} "
                             f"--burn-in {args.burn_in} --seed {args.seed}"
+                            + (f" --steps-per-frame {args.steps_per_frame}" if args.steps_per_frame != 500 else "")
                             + (f" --solvent {args.solvent}" if args.solvent != "vacuum" else ""))
     import openmm
 
@@ -521,10 +524,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     add_output(a, "--out", kind="file", required=True, suffixes=(".npz",),
                help="the φ/ψ data set: equilibrium and short trajectories (int16) and meta")
     a.add_argument("--n-eq", type=int, default=32, help="equilibrium runs (default 32)")
-    a.add_argument("--eq-frames", type=int, default=1000, help="frames (ps) per equilibrium run (default 1000)")
+    a.add_argument("--eq-frames", type=int, default=1000, help="frames per equilibrium run (1 ps each by default; default 1000)")
     a.add_argument("--n-short", type=int, default=500, help="short trajectories (default 500)")
-    a.add_argument("--short-frames", type=int, default=50, help="frames (ps) per short trajectory (default 50)")
+    a.add_argument("--short-frames", type=int, default=50, help="frames per short trajectory (1 ps each by default; default 50)")
     a.add_argument("--burn-in", type=int, default=100, help="frames discarded before the equilibrium runs (default 100)")
+    a.add_argument("--steps-per-frame", type=int, default=500,
+                   help="2-fs MD steps per saved frame (default 500: frames of 1 ps, the paper's spacing; 50: 0.1 ps, "
+                        "the reduced explicit-water set's)")
     r.add_argument("--system", choices=["prinz", "alanine", "triple-well"], default="prinz",
                    help="prinz (default: the Prinz ladder and claims, about 7 min), alanine (the alanine-dipeptide "
                         "ladder and claims on the shipped MD, no MD run) or triple-well (the 2-D triple-well table)")

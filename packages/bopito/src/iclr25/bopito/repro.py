@@ -895,18 +895,30 @@ def alanine_solvent_table(details: dict[str, Any]) -> str:
     def ex(c: dict[str, Any], k: int, key: str) -> float:
         return float(c["extra"][k][key])
 
+    w = details.get("tip3p")  # the explicit-water claims (rung alanine-tip3p), beside GBSA when present
+    cw = {c["id"]: c for c in w["claims"]} if w else {}
+    de_w, in_w = cw.get("alanine-tip3p-data-efficiency"), cw.get("alanine-tip3p-interpolation")
+
+    def water(c: dict[str, Any] | None, s: int, interp: bool) -> str:
+        if c is None:
+            return ""
+        k = c["seeds"].index(s)
+        ref = (f"{ex(c, k, 'ito_capped'):.3f} / {ex(c, k, 'prior_alone'):.3f}" if interp
+               else f"{c['references'][k]:.3f}")
+        return f" {c['values'][k]:.3f} | {ref} | {yes(c, k)} |"
+
     rows = []
     for k, s in enumerate(seeds):
         kv = de_v["seeds"].index(s)
         rows.append(f"| data efficiency | {s} | {de_v['values'][kv]:.3f} | {v['ito_100'][kv]:.3f} | "
                     f"{de_v['references'][kv]:.3f} | {yes(de_v, kv)} | {de_g['values'][k]:.3f} | "
-                    f"{de_g['references'][k]:.3f} | {yes(de_g, k)} |")
+                    f"{de_g['references'][k]:.3f} | {yes(de_g, k)} |" + water(de_w, s, False))
     for k, s in enumerate(seeds):
         kv = in_v["seeds"].index(s)
         rows.append(f"| interpolation | {s} | {in_v['values'][kv]:.3f} | {ex(in_v, kv, 'ito_capped'):.3f} / "
                     f"{ex(in_v, kv, 'prior_alone'):.3f} | {in_v['references'][kv]:.3f} | {yes(in_v, kv)} | "
                     f"{in_g['values'][k]:.3f} | {ex(in_g, k, 'ito_capped'):.3f} / {ex(in_g, k, 'prior_alone'):.3f} | "
-                    f"{yes(in_g, k)} |")
+                    f"{yes(in_g, k)} |" + water(in_w, s, True))
     ns = (meta["n_eq"] * (meta["eq_frames"] + meta["burn_in_frames"]) + meta["n_short"] * meta["short_frames"]) / 1e3
     load = run.get("load_at_start")
     cal = g["calibration"]
@@ -936,14 +948,17 @@ def alanine_solvent_table(details: dict[str, Any]) -> str:
         "trajectories, held-out lags 3, 7, 15 ps; the reference is the better of ITO capped at N_max and the prior "
         "alone (C = 0).", "",
         "| claim | seed | vacuum: BoPITO | vacuum: ITO on 4× / ITO capped / prior | vacuum: claim's reference | "
-        "holds | GBSA: BoPITO | GBSA: reference (ITO on 4× / ITO capped / prior) | holds |",
-        "|---|---|---|---|---|---|---|---|---|", *rows, "",
+        "holds | GBSA: BoPITO | GBSA: reference (ITO on 4× / ITO capped / prior) | holds |"
+        + (" TIP3P (reduced): BoPITO | TIP3P: reference (ITO on 4× / ITO capped / prior) | holds |" if w else ""),
+        "|---|---|---|---|---|---|---|---|---|" + ("---|---|---|" if w else ""), *rows, "",
         f"Verdicts on GBSA (rule: every seed, margin 0, fixed before calibrating): `alanine-gbsa-data-efficiency` "
         f"{verdict['alanine-gbsa-data-efficiency']}, `alanine-gbsa-interpolation` "
         f"{verdict['alanine-gbsa-interpolation']}. Calibration: {cal_txt}. GBSA references at 25 trajectories: "
         f"ITO {_cell(ito25)}, deeptime's MSM {_cell(msm)}."]
     tc = details.get("tip3p_cost")
-    if tc:
+    if w:
+        text += ["", *_solvent_tip3p_rows(w, tc, meta)]
+    elif tc:
         text += ["", f"Explicit water (`alanine-md --solvent tip3p`, openmmtools' alanine-dipeptide-explicit: "
                      f"{tc['atoms']} atoms, PME) measured on one CPU core ({tc['date']}, load {tc['load'][0]:.1f}): "
                      f"{tc['ns_per_day_one_core']:.1f} ns per day, {_tip3p_over_gbsa(tc, meta):.0f}× the CPU time per "
@@ -992,6 +1007,70 @@ def _solvent_equilibrium_rows(eq: dict[str, Any]) -> list[str]:
         f"{ex(g, 0, 'md_samples_floor'):.3f}; uniform vacuum {ex(v, 0, 'uniform'):.3f}, GBSA "
         f"{ex(g, 0, 'uniform'):.3f}; deeptime's MSM's samples from the same 100 trajectories, mean over seeds "
         f"vacuum {msm(v):.3f}, GBSA {msm(g):.3f}."]
+
+
+def _md_ns(meta: dict[str, Any]) -> float:
+    """Nanoseconds of MD a data set's ``meta`` records (burn-in included; frames of ``meta["frame_ps"]``)."""
+    frames = meta["n_eq"] * (meta["eq_frames"] + meta["burn_in_frames"]) + meta["n_short"] * meta["short_frames"]
+    return frames * float(meta.get("frame_ps", 1.0)) / 1e3
+
+
+def _solvent_tip3p_rows(w: dict[str, Any], tc: dict[str, Any] | None, gbsa_meta: dict[str, Any]) -> list[str]:
+    """The explicit-water part of the solvent table's text: the reduced set (what was simulated, its CPU cost), the
+    lags scaled with its frames, the verdicts at rung ``alanine-tip3p``, its calibration and its data ladder."""
+    meta, res, cal, run = w["data_meta"], w["result"], w["calibration"], w.get("run", {})
+    fp = float(meta["frame_ps"])
+    cw = {c["id"]: c for c in w["claims"]}
+    de, it = cw["alanine-tip3p-data-efficiency"], cw["alanine-tip3p-interpolation"]
+    sc = res["scale"]
+
+    def ps(frames: Any) -> str:
+        return ", ".join(f"{f * fp:g}" for f in frames)
+
+    cal_txt = "; ".join(f"`{e['id']}` max margin {e['max_margin']:.3f} at seeds "
+                        f"{', '.join(map(str, e['seeds']))} (margin {e['margin']:g})" for e in cal["claims"])
+    lad = res["ladder"]
+
+    def at(table: list[float], n: int) -> list[float]:
+        return [float(table[res["members"].index([s, n])]) for s in res["seeds"]]
+
+    ladder = "; ".join(
+        f"{n}: BoPITO {_cell(at(res['c_err']['bopito'], n))}, ITO {_cell(at(res['c_err']['ito'], n))}, "
+        f"interpolation BoPITO {_cell(at(res['interpolation']['err_bopito'], n))}" for n in lad)
+    ns = _md_ns(meta)
+    out = [
+        f"Explicit water, a reduced length (rung `alanine-tip3p`): the shipped set "
+        f"`src/iclr25/bopito/data/alanine_tip3p_dihedrals.npz`, `{meta['command']}` (OpenMM {meta.get('openmm', '?')}, "
+        f"{meta.get('platform', 'CPU')} platform, openmmtools' alanine-dipeptide-explicit: Amber ff96 in TIP3P water, "
+        f"PME, NVT): {meta['n_eq']} equilibrium runs × {meta['eq_frames'] * fp:g} ps after "
+        f"{meta['burn_in_frames'] * fp:g} ps of burn-in and {meta['n_short']} short runs × "
+        f"{meta['short_frames'] * fp:g} ps, frames of {fp:g} ps, {1000 * ns:.0f} ps of MD in all in "
+        f"{meta['cpu_seconds']:.0f} s CPU on one core"
+        + (f" (the vacuum and GBSA sets: frames of 1 ps; GBSA {_md_ns(gbsa_meta):.1f} ns of MD)" if gbsa_meta else "")
+        + ". "
+        f"The lags in frames are the GBSA rung's, so in ps they are scaled by {fp:g}: data efficiency at N ∈ "
+        f"{{{ps(res['acf_lags'])}}} ps with N_max = {res['max_lag'] * fp:g} ps (the short runs' last lag); "
+        f"interpolation with N_max = {sc['int_max_lag'] * fp:g} ps, λ_int fitted at {ps(sc['int_fit_lags'])} ps, "
+        f"held-out lags {ps(sc['int_test_lags'])} ps. The models, budget and rule are the GBSA rung's (ladder "
+        f"{', '.join(map(str, lad))} short trajectories; the prior on every frame of half the equilibrium runs). "
+        f"Its equilibrium reference (one start structure, {meta['n_eq'] * meta['eq_frames'] * fp:g} ps): slowest "
+        f"implied timescale {res['timescale_md'] * fp:.2f} ps (MSM at lag {fp:g} ps), frames with φ > 0 "
+        f"{100 * res['phi_positive_fraction']:.2f} %, C(N) of its two halves of runs differ by "
+        f"{w['c_md_split_half']:.3f} on average over the C(N) lags (trivial C = 0: "
+        f"{res['trivial']['c_err_zero']:.3f}).", "",
+        f"Verdicts in explicit water (rule: every seed, margin 0, fixed before calibrating): `{de['id']}` "
+        f"{de['verdict']}, `{it['id']}` {it['verdict']}. Calibration (`claims-calibration-alanine-tip3p.json`): "
+        f"{cal_txt}. Data ladder (short trajectories: mean over seeds 0-2, per seed in brackets): {ladder}. "
+        f"deeptime's MSM on the same 25 trajectories: "
+        f"{_cell([float(e['msm_peer_same_data']) for e in de['extra']])}. Decided by `{run.get('command', '?')}` "
+        f"(iclr25-bopito {run.get('version', '?')}, {run.get('date', '?')}, {run.get('cpu_s', float('nan')):.0f} s "
+        "CPU" + (f", load {run['load_at_start'][0]:.1f} at start" if run.get("load_at_start") else "") + ")."]
+    if tc:
+        out[0] += (f" Its cost: {tc['ns_per_day_one_core']:.1f} ns per day on one core (measured "
+                   f"{tc['date']}), {_tip3p_over_gbsa(tc, gbsa_meta):.0f}× the CPU time per molecule-ns of GBSA; the "
+                   f"GBSA set's {_md_ns(gbsa_meta):.1f} ns would take about "
+                   f"{_md_ns(gbsa_meta) / tc['ns_per_cpu_s'] / 3600:.0f} CPU-hours in explicit water.")
+    return out
 
 
 def _tip3p_over_gbsa(tip3p: dict[str, Any], gbsa_meta: dict[str, Any]) -> float:
