@@ -167,6 +167,10 @@ def main(argv: list[str] | None = None) -> int:
                                 typed_ratios(ROOT / "packages" / slug / name)]
                          for name in DOCS if (ROOT / "packages" / slug / name).is_file()} for slug in slugs}
         out = ROOT / "ci" / "reports" / "ratios.json"
+        if args.slugs and out.is_file():  # some packages only: the others keep their last counts
+            kept = json.loads(out.read_text(encoding="utf-8")).get("packages", {})
+            report = {s: d for s, d in sorted((kept | report).items())
+                      if (ROOT / "packages" / s).is_dir()}
         out.write_text(json.dumps({"what": "ratios typed by hand outside generated blocks (issue 65)",
                                    "counts": {f"{s}/{n}": len(v) for s, d in report.items() for n, v in d.items()},
                                    "packages": report}, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -221,3 +221,22 @@ def test_speed_table_block_regenerates_and_a_hand_edit_fails(tmp_path, monkeypat
     assert "differs from the JSON" in speed_tables.ratio_problems(pkg)[0]
     (pkg / "README.md").write_text(text + "\nOurs is 1.9x faster.\n")
     assert any("the ratio '1.9x' is typed by hand" in p for p in speed_tables.ratio_problems(pkg))
+
+
+def test_speed_tables_report_for_some_packages_keeps_the_others(tmp_path, monkeypatch):
+    """`make speed-tables PKG=a` counts a's hand-typed ratios again and keeps every other package's last count."""
+    import speed_tables
+
+    for slug, text in (("a", "ours 2.0x faster\n"), ("b", "ours 3.0x faster, then 4.0x\n")):
+        (tmp_path / "packages" / slug).mkdir(parents=True)
+        (tmp_path / "packages" / slug / "EVIDENCE.md").write_text(text)
+    (tmp_path / "ci" / "reports").mkdir(parents=True)
+    monkeypatch.setattr(speed_tables, "ROOT", tmp_path)
+    out = tmp_path / "ci" / "reports" / "ratios.json"
+    assert speed_tables.main(["--report"]) == 0
+    assert json.loads(out.read_text())["counts"] == {"a/EVIDENCE.md": 1, "b/EVIDENCE.md": 2}
+    (tmp_path / "packages" / "a" / "EVIDENCE.md").write_text("no ratio left\n")
+    assert speed_tables.main(["a", "--report"]) == 0
+    report = json.loads(out.read_text())
+    assert report["counts"] == {"a/EVIDENCE.md": 0, "b/EVIDENCE.md": 2}
+    assert len(report["packages"]["b"]["EVIDENCE.md"]) == 2
