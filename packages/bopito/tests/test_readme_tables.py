@@ -62,6 +62,32 @@ def test_solvent_table_rests_on_the_committed_claims_files():
     assert det["gbsa"]["data_meta"] == load_shipped("gbsa").meta
 
 
+def test_solvent_table_explicit_water_columns_rest_on_the_committed_claims_files():
+    """The TIP3P columns (rung alanine-tip3p, issue 63) are the committed docs/alanine-tip3p/claims.json and its
+    calibration file, on the shipped explicit-water set, whose reduction the table states."""
+    from iclr25.bopito.alanine import load_shipped
+    from iclr25.bopito.repro import alanine_solvent_table
+
+    det = json.loads((ROOT / "docs" / "alanine-gbsa" / "details.json").read_text(encoding="utf-8"))
+    w = det["tip3p"]
+    claims = json.loads((ROOT / "docs" / "alanine-tip3p" / "claims.json").read_text(encoding="utf-8"))
+    cal = json.loads((ROOT / "claims-calibration-alanine-tip3p.json").read_text(encoding="utf-8"))
+    assert w["claims"] == claims["claims"] and claims["rung"] == "alanine-tip3p"
+    assert {c["id"] for c in claims["claims"]} == {"alanine-tip3p-data-efficiency", "alanine-tip3p-interpolation"}
+    assert all(c["seeds"] == [0, 1, 2] for c in claims["claims"])
+    assert w["calibration"]["seeds"] == cal["seeds"] == [100, 101, 102]
+    assert [e["max_margin"] for e in w["calibration"]["claims"]] == [e["max_margin"] for e in cal["claims"]]
+    meta = load_shipped("tip3p").meta
+    assert w["data_meta"] == meta
+    table = alanine_solvent_table(det)
+    # the reduction is stated from the data's own metadata: the command, frames of 0.1 ps, the sizes and CPU time
+    assert meta["command"] in table and "frames of 0.1 ps" in table and f"{meta['cpu_seconds']:.0f} s CPU" in table
+    for c in claims["claims"]:
+        assert f"`{c['id']}` {c['verdict']}" in table
+        for v in c["values"]:
+            assert f"{v:.3f}" in table
+
+
 def test_replace_readme_section_writes_between_the_markers_only(tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text("intro\n<!-- t:begin (generated) -->\nold\n<!-- t:end -->\nrest\n", encoding="utf-8")
