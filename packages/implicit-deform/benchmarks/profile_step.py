@@ -194,23 +194,9 @@ def profile(preset: str, n: int, repeats: int, lip_batch: int, groups: tuple[str
         lambda: D._sdf_chunk(sp, ss, s_state, key, data2, w, w_on, n, static_cfg, off)[0])
     rec("SDF: loss, forward only",
         _scan(lambda p, k: D._sdf_loss(p, ss, data2, k, w, w_on, static_cfg)[0], n), sp)
-    B = cfg.batch
-
     def s_batch(k):
-        k1, k2, k3, k4, k5 = jax.random.split(k, 5)
-        i_s = jax.random.randint(k1, (B,), 0, data2["S_x"].shape[1])
-        i_o = jax.random.randint(k2, (B + B // 4,), 0, data2["O_x"].shape[1])
-        i_t = jax.random.randint(k3, (B,), 0, data2["tgt"].shape[0])
-        n_u = max(1, B // 4)
-        u = jax.random.uniform(k4, (n_u, 3), minval=data2["lo"], maxval=data2["hi"])
-        t_u = jax.random.uniform(k5, (n_u,))
-        tk = jnp.arange(T + 1, dtype=jnp.float32) / T
-        sx, ox = data2["S_x"][:, i_s], data2["O_x"][:, i_o]
-        x = jnp.concatenate([sx.reshape(-1, 3), ox.reshape(-1, 3), data2["tgt"][i_t], u])
-        t = jnp.concatenate([jnp.repeat(tk, B), jnp.repeat(tk, ox.shape[1]), jnp.ones(B), t_u])
-        vel = jnp.concatenate([data2["S_v"][:, i_s].reshape(-1, 3), data2["O_v"][:, i_o].reshape(-1, 3)])
-        jac = jnp.concatenate([data2["S_j"][:, i_s].reshape(-1, 3, 3), data2["O_j"][:, i_o].reshape(-1, 3, 3)])
-        return x, t, vel, jac
+        b = D._sdf_batch(data2, k, static_cfg)
+        return b["x"], b["t"], b["vel"], b["jac"]
 
     n_points = int(s_batch(key)[0].shape[0])
     rec("SDF: sampling", _scan(
@@ -275,7 +261,7 @@ def profile_table(record: dict, parts: tuple[str, ...] | None = None) -> str:
     return ("\n".join(lines) + f"\n\nCPU time, medians of {record['repeats']} calls of {record['iters_per_call']} "
             f"iterations, one XLA thread; batches of {record['sdf_batch_points']} (SDF) and {record['lip_batch']} "
             f"(LipMLP) points; {record['machine']['cpu']}; load {record['load_start']:.2f} → "
-            f"{record['load_end']:.2f} (shared machine); {record['date']}; `{record['command']}`. Parts are timed "
+            f"{record['load_end']:.2f}; {record['date']}; `{record['command']}`. Parts are timed "
             "alone.")
 
 

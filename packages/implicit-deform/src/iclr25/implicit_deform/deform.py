@@ -236,8 +236,10 @@ def _velocity_chunk(vel_params, vel_static, opt_state, key, data, w, n, config: 
 
 
 # ---------------------------------------------------------------------------------------------- stage 2-3
-def _sdf_loss(sdf_params, sdf_static, data, key, w, w_onsurf, config: DeformConfig):
-    f = eqx.combine(sdf_params, sdf_static)
+def _sdf_batch(data, key, config: DeformConfig) -> dict[str, Any]:
+    """One SDF-stage batch: ``x``, ``t`` (points on the source trajectories, on the other trajectories, on the
+    target, uniform in space-time, in that order), the trajectories' velocities ``vel`` and Jacobians ``jac``, the
+    source / target indices ``i_s`` / ``i_t`` and the counts ``n_s`` / ``n_o`` of source / other trajectory points."""
     T = config.n_steps
     B = config.batch
     k1, k2, k3, k4, k5 = jax.random.split(key, 5)
@@ -249,12 +251,21 @@ def _sdf_loss(sdf_params, sdf_static, data, key, w, w_onsurf, config: DeformConf
     t_u = jax.random.uniform(k5, (n_u,))
     tk = jnp.arange(T + 1, dtype=jnp.float32) / T
     sx, ox = data["S_x"][:, i_s], data["O_x"][:, i_o]
-    n_s, n_o = sx.shape[0] * sx.shape[1], ox.shape[0] * ox.shape[1]
     x = jnp.concatenate([sx.reshape(-1, 3), ox.reshape(-1, 3), data["tgt"][i_t], u])
     t = jnp.concatenate([jnp.repeat(tk, B), jnp.repeat(tk, ox.shape[1]), jnp.ones(B), t_u])
-    val, gx, gt = L.sdf_and_gradients(f, x, t)
     vel = jnp.concatenate([data["S_v"][:, i_s].reshape(-1, 3), data["O_v"][:, i_o].reshape(-1, 3)])
     jac = jnp.concatenate([data["S_j"][:, i_s].reshape(-1, 3, 3), data["O_j"][:, i_o].reshape(-1, 3, 3)])
+    return {"x": x, "t": t, "vel": vel, "jac": jac, "i_s": i_s, "i_t": i_t,
+            "n_s": sx.shape[0] * sx.shape[1], "n_o": ox.shape[0] * ox.shape[1]}
+
+
+def _sdf_loss(sdf_params, sdf_static, data, key, w, w_onsurf, config: DeformConfig):
+    f = eqx.combine(sdf_params, sdf_static)
+    T = config.n_steps
+    B = config.batch
+    b = _sdf_batch(data, key, config)
+    i_s, i_t, n_s, n_o, vel, jac = b["i_s"], b["i_t"], b["n_s"], b["n_o"], b["vel"], b["jac"]
+    val, gx, gt = L.sdf_and_gradients(f, b["x"], b["t"])
     n_traj = n_s + n_o
     r = L.levelset_residual(val[:n_traj], gx[:n_traj], gt[:n_traj], vel, jac, sign=w["r_sign"], coef=w["r_coef"])
     vs = val[:n_s].reshape(T + 1, B)
