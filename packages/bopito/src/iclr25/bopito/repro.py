@@ -919,7 +919,7 @@ def alanine_solvent_table(details: dict[str, Any]) -> str:
                     f"{ex(in_v, kv, 'prior_alone'):.3f} | {in_v['references'][kv]:.3f} | {yes(in_v, kv)} | "
                     f"{in_g['values'][k]:.3f} | {ex(in_g, k, 'ito_capped'):.3f} / {ex(in_g, k, 'prior_alone'):.3f} | "
                     f"{yes(in_g, k)} |" + water(in_w, s, True))
-    ns = (meta["n_eq"] * (meta["eq_frames"] + meta["burn_in_frames"]) + meta["n_short"] * meta["short_frames"]) / 1e3
+    ns = _md_ns(meta)
     load = run.get("load_at_start")
     cal = g["calibration"]
     cal_txt = "; ".join(f"`{e['id']}` max margin {e['max_margin']:.3f} at seeds "
