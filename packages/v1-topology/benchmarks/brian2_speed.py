@@ -38,35 +38,15 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from iclr25.utils.bench import benchmark_parser, speed_record, write_record  # noqa: E402
-from iclr25.v1_topology.experiments import build_peer_env, default_peer_python, train  # noqa: E402
+from iclr25.v1_topology.experiments import BRIAN2_SCRIPT, build_peer_env, default_peer_python, train  # noqa: E402
 from iclr25.v1_topology.images import builtin_images  # noqa: E402
 from iclr25.v1_topology.network import sample_patches  # noqa: E402
 from iclr25.v1_topology.presets import preset_config  # noqa: E402
 
-#: the peer: the network of ``experiments.BRIAN2_SCRIPT``, built once; each line "run" on stdin simulates every
-#: stimulus, writes the counts to argv[2] and prints the seconds of each ``net.run`` as one JSON line
-PEER = r"""
-import json, sys, time
-import numpy as np
-import brian2 as b2
-b2.prefs.codegen.target = "numpy"
-d = np.load(sys.argv[1])
-ext, M, theta = d["ext"], d["M"], d["theta"]
-dt_, tau_, T = float(d["dt"]), float(d["tau"]), int(d["n_steps"])
-n = theta.size
-decay = np.exp(-dt_ / tau_)
-b2.defaultclock.dt = dt_ * b2.ms
-G = b2.NeuronGroup(n, "du/dt = (-u + I_b) / tau : 1\nI_b : 1\nth : 1", threshold="u >= th", reset="u = 0",
-                   method="exact", namespace={"tau": tau_ * b2.ms})
-G.th = theta
-pre, post = np.nonzero(M)
-S = b2.Synapses(G, G, "w : 1", on_pre="u_post += w")
-S.connect(i=pre, j=post)
-S.w = M[pre, post] / decay  # delivered before the next state update, which decays it once
-S.pre.when = "before_groups"
-mon = b2.SpikeMonitor(G)
-net = b2.Network(G, S, mon)
-net.store()
+#: the peer: the network of ``experiments.BRIAN2_SCRIPT`` (its lines up to ``net.store()``), built once; each
+#: line "run" on stdin simulates every stimulus, writes the counts to argv[2] and prints the seconds of each
+#: ``net.run`` as one JSON line
+_LOOP = r"""
 print(json.dumps({"ready": True, "version": b2.__version__}), flush=True)
 for line in sys.stdin:
     if line.strip() != "run":
@@ -82,6 +62,7 @@ for line in sys.stdin:
     np.save(sys.argv[2], np.array(counts))
     print(json.dumps({"seconds": secs}), flush=True)
 """
+PEER = BRIAN2_SCRIPT[:BRIAN2_SCRIPT.index("net.store()\n") + len("net.store()\n")] + _LOOP.lstrip("\n")
 
 
 class Peer:
