@@ -114,8 +114,12 @@ _LAST_RTQA = "the same model trained and asked with the last frame only (GeoChat
           metric="region temporal QA accuracy on 64 px flooded-road sequences (trained on 32 px)",
           direction="higher", baseline=_LAST_RTQA + ", also zero shot", margin=RTQA_MARGIN, rule="every_seed",
           kind="main", rungs=("test", "repro", "paper"),
-          note=_RTQA_CAL + "; the held-out set changes the sensor resolution, not the task (the paper's ABCD is a "
-               "task TEOChat was trained on, from another data set)"),
+          note=_RTQA_CAL + " (0.8.0 + [Unreleased]: the same values again); at the repro rung's size, calibration "
+               "seeds 105-110 on the balanced generator give max margin -0.021, not calibrated there: five seeds gain "
+               "0.38-0.80, seed 110 gains 0.096 (0.350 vs 0.254; its in-domain accuracy 0.842), so at three fresh "
+               "seeds the repro verdict holds with probability under 95 % "
+               "(benchmarks/calibration-repro-balanced-seeds-105-110.json); the held-out set changes the sensor "
+               "resolution, not the task (the paper's ABCD is a task TEOChat was trained on, from another data set)"),
 )
 def _rtqa(seed: int, rung: str) -> dict[str, Measurement]:
     return rtqa_measurements(seed, rung)
@@ -386,21 +390,19 @@ _REPRO_CLAIMS = (
        "frames sorted by date, 'in chronological order' prompt (Sec. 3.1)", "temporal referring accuracy",
        "the same model asked with its frames in a shuffled order", expect="fails", kind="secondary"),
     Claim("repro-single-image-detection-parity", statement="single image: training on temporal sequences costs "
-          "TEOChat no single-image ability (building detection within 0.05 F1 of the single-image model)",
+          "TEOChat no single-image ability (building detection within 0.07 F1 of the single-image model)",
           paper="TEOChat's single-image average 83.4 vs GeoChat 79.9 (AID, UCMerced, LRBEN, HRBEN; abstract: "
                 "'stronger single image capabilities')",
           metric="single-image building detection pixel F1, TEOChat minus the last-frame model",
-          direction="higher", threshold=-0.05, margin=0.0, rule="every_seed", kind="main", rungs=("repro",),
+          direction="higher", threshold=-0.07, margin=0.0, rule="every_seed", kind="main", rungs=("repro",),
           note="parity, not the paper's 'stronger': both models are trained on the same instructions (the "
                "single-image model sees the last frame of each temporal question), so TEOChat's extra is the "
-               "earlier frames, not the paper's extra data; tolerance 0.05 = the package's margin (about two "
-               "standard errors of a per-seed score); in 0.5.0 the gaps were -0.044, +0.015, -0.015; calibrated at seeds "
-               "100-104 on the 0.7 generator (claims-calibration-repro.json), decided since 0.8 on the balanced one; "
-               "re-calibrated there at seeds 105-107 (benchmarks/calibration-repro-balanced-seeds-105-107.json): "
-               "gaps -0.025, -0.007, +0.064, inside the tolerance at every seed but spread (sd 0.047), so every "
-               "seed at 3 new seeds passes with probability < 95 % (max margin -0.038 < 0): not calibrated on the "
-               "balanced generator; a tolerance of 0.089 or more would be (not changed yet: the threshold is "
-               "recorded in claims.json, which then needs the repro rung re-run)"),
+               "earlier frames, not the paper's extra data; tolerance 0.07 set at calibration seeds 105-110 on the "
+               "balanced generator (claims-calibration-repro.json, benchmarks/calibrate_repro_balanced.py): gaps "
+               "-0.025, -0.007, +0.064, -0.010, +0.016, -0.014, and 0.07 is the smallest tolerance in steps of 0.01 "
+               "that every seed clears at three new seeds with probability >= 95 % (0.05, the package's margin until "
+               "then, about two standard errors of a per-seed score, had max margin -0.014: not calibrated); in "
+               "0.5.0 the gaps were -0.044, +0.015, -0.015, on the 0.7 generator calibrated at seeds 100-104"),
     _c("repro-specialist-beats-assistant", "a change-detection specialist localises changes better than the "
        "assistant", "specialist 85.9 vs TEOChat 38.9 xBD localisation F1 (Table 1)",
        "change localisation pixel F1 of the siamese U-Net-lite specialist", "TEOChat (the assistant)",
