@@ -2,19 +2,15 @@
 the files ``iclr25 claims teochat --rung repro --calibrate --seeds ...`` wrote (no measurement here):
 
     python benchmarks/calibrate_repro_balanced.py            # prints the table, writes nothing
-    python benchmarks/calibrate_repro_balanced.py --write    # writes the two files below
-    python benchmarks/calibrate_repro_balanced.py --out DIR  # writes them into DIR instead
+    python benchmarks/calibrate_repro_balanced.py --write    # writes ../claims-calibration-repro.json
+    python benchmarks/calibrate_repro_balanced.py --out DIR  # writes it into DIR instead
     python benchmarks/calibrate_repro_balanced.py --markdown # EVIDENCE.md's table of the joined calibration
 
-- ``benchmarks/calibration-repro-balanced-seeds-105-110.json``: every repro claim over seeds 105-110;
-- ``claims-calibration-repro.json``: the entries of the claims decided only at the repro rung (what
-  ``--calibrate --only`` calibrates there; the region temporal QA pair is decided at the test rung too and
-  calibrated by ``claims-calibration.json``).
-
-Each claim's references and improvements are recomputed against the registry as it is now: a claim whose
+Sources: every repro claim at seeds 105-107 and 108-110, and the region temporal QA pair (its own, cheaper
+measurement, ``--only``) at seeds 111-119. Each claim is joined over the files that measured it; a claim whose
 reference is a fixed threshold (no baseline) is rebased on the registry's threshold, so a tolerance set from these
-seeds is checked against the same values (``repro-single-image-detection-parity``: the smallest tolerance in
-steps of 0.01 whose every-seed rule passes at three new seeds with probability >= 95 % is printed).
+seeds is checked against the same values (``repro-single-image-detection-parity``: the smallest tolerance in steps
+of 0.01 whose every-seed rule passes at three new seeds with probability >= 95 % is printed).
 """
 
 from __future__ import annotations
@@ -29,8 +25,8 @@ from iclr25.utils.claims import CalibrationReport, max_margin
 
 HERE = Path(__file__).resolve().parent
 PKG = HERE.parent
-SOURCES = ("calibration-repro-balanced-seeds-105-107.json", "calibration-repro-balanced-seeds-108-110.json")
-OUT_ALL = HERE / "calibration-repro-balanced-seeds-105-110.json"
+SOURCES = ("calibration-repro-balanced-seeds-105-107.json", "calibration-repro-balanced-seeds-108-110.json",
+           "calibration-repro-balanced-rtqa-seeds-111-119.json")
 PARITY = "repro-single-image-detection-parity"
 
 
@@ -38,13 +34,13 @@ def _joined() -> tuple[list[dict], list[int], list[str]]:
     files = [json.loads((HERE / s).read_text(encoding="utf-8")) for s in SOURCES]
     if len({f["version"] for f in files}) != 1 or len({f["n_decide"] for f in files}) != 1:
         raise SystemExit("the calibration files differ in version or n_decide")
-    seeds = sorted(s for f in files for s in f["seeds"])
-    if len(set(seeds)) != len(seeds):
-        raise SystemExit(f"the calibration files share seeds: {seeds}")
+    seeds = sorted({s for f in files for s in f["seeds"]})
     entries = []
     for cid in REGISTRY.claims_at("repro"):
         reg = REGISTRY.claims[cid]
-        parts = [next(e for e in f["claims"] if e["id"] == cid) for f in files]
+        parts = [e for f in files for e in f["claims"] if e["id"] == cid]
+        if len({s for p in parts for s in p["seeds"]}) != sum(len(p["seeds"]) for p in parts):
+            raise SystemExit(f"{cid}: the calibration files share seeds")
         rows = sorted((s, v, r, a) for p in parts for s, v, r, a in
                       zip(p["seeds"], p["values"], p["references"], p["alive_per_seed"], strict=True))
         seeds_c, values, refs, alive = (list(x) for x in zip(*rows, strict=True))
@@ -82,33 +78,27 @@ def main() -> None:
           f"{n} new seeds: {tol:.2f}; the registry's threshold {REGISTRY.claims[PARITY].threshold}")
     if not args.write and args.out is None:
         return
-    out_all, out_pkg = (OUT_ALL, PKG) if args.out is None else (args.out / OUT_ALL.name, args.out)
-    if args.out is not None:
-        args.out.mkdir(parents=True, exist_ok=True)
     version = json.loads((HERE / SOURCES[0]).read_text(encoding="utf-8"))["version"]
     cmd = "python benchmarks/calibrate_repro_balanced.py --write (joins " + ", ".join(
         f"{s} of {c}" for s, c in zip(SOURCES, created, strict=True)) + ")"
-    full = CalibrationReport("iclr25-teochat", version, "repro", tuple(seeds), n, entries, command=cmd)
-    full.save(out_all)
-    at_test = set(REGISTRY.claims_at("test"))
-    only = CalibrationReport("iclr25-teochat", version, "repro", tuple(seeds), n,
-                             [e for e in entries if e["id"] not in at_test], command=cmd)
-    only.save(out_pkg)
-    print(f"wrote {out_all} and {out_pkg / 'claims-calibration-repro.json'}")
+    out = PKG if args.out is None else args.out
+    out.mkdir(parents=True, exist_ok=True)
+    path = CalibrationReport("iclr25-teochat", version, "repro", tuple(seeds), n, entries, command=cmd).save(out)
+    print(f"wrote {path}")
 
 
 def _markdown(entries: list[dict], seeds: list[int]) -> None:
-    print(f"| claim | expect | margin | threshold or reference | values at {' / '.join(map(str, seeds))} | "
-          "max margin | calibrated |")
-    print("|---|---|---|---|---|---|---|")
+    print("| claim | expect | margin | threshold or reference | seeds | improvement mean (sd) | smallest | max margin "
+          "| calibrated |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for e in entries:
         reg = REGISTRY.claims[e["id"]]
-        ref = f"threshold {reg.threshold:g}" if reg.baseline is None else \
-            "reference " + " / ".join(f"{r:.3f}" for r in e["references"])
+        ref = f"threshold {reg.threshold:g}" if reg.baseline is None else "the baseline, per seed"
         ok = "yes" if e["ok"] and e["expect"] == "holds" else ("**no**" if not e["ok"] else "declared fail")
-        print(f"| {e['id']} | {e['expect']} | {e['margin']:g} | {ref} | "
-              f"{' / '.join(f'{v:+.3f}' if reg.baseline is None else f'{v:.3f}' for v in e['values'])} | "
-              f"{e['max_margin']:+.3f} | {ok} |")
+        ss = e["seeds"]
+        span = f"{ss[0]}-{ss[-1]}" if ss == list(range(ss[0], ss[-1] + 1)) else ", ".join(map(str, ss))
+        print(f"| {e['id']} | {e['expect']} | {e['margin']:g} | {ref} | {span} | {e['mean']:+.3f} ({e['sd']:.3f}) | "
+              f"{min(e['improvements']):+.3f} | {e['max_margin']:+.3f} | {ok} |")
 
 
 if __name__ == "__main__":
