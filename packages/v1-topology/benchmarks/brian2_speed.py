@@ -32,6 +32,7 @@ import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
+import textwrap  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -43,26 +44,13 @@ from iclr25.v1_topology.images import builtin_images  # noqa: E402
 from iclr25.v1_topology.network import sample_patches  # noqa: E402
 from iclr25.v1_topology.presets import preset_config  # noqa: E402
 
-#: the peer: the network of ``experiments.BRIAN2_SCRIPT`` (its lines up to ``net.store()``), built once; each
-#: line "run" on stdin simulates every stimulus, writes the counts to argv[2] and prints the seconds of each
-#: ``net.run`` as one JSON line
-_LOOP = r"""
-print(json.dumps({"ready": True, "version": b2.__version__}), flush=True)
-for line in sys.stdin:
-    if line.strip() != "run":
-        break
-    counts, secs = [], []
-    for k in range(ext.shape[0]):
-        net.restore()
-        G.I_b = ext[k] / (1 - decay)
-        t0 = time.perf_counter()
-        net.run(T * dt_ * b2.ms)
-        secs.append(time.perf_counter() - t0)
-        counts.append(np.bincount(np.asarray(mon.i), minlength=n))
-    np.save(sys.argv[2], np.array(counts))
-    print(json.dumps({"seconds": secs}), flush=True)
-"""
-PEER = BRIAN2_SCRIPT[:BRIAN2_SCRIPT.index("net.store()\n") + len("net.store()\n")] + _LOOP.lstrip("\n")
+#: the peer: ``experiments.BRIAN2_SCRIPT``'s network built once and its stimulus loop run for each line "run" on
+#: stdin, writing the counts to argv[2] and printing the seconds of each ``net.run`` as one JSON line
+_HEAD = BRIAN2_SCRIPT[:BRIAN2_SCRIPT.index("counts, secs = [], []\n")]
+_RUNS = BRIAN2_SCRIPT[len(_HEAD):BRIAN2_SCRIPT.index("print(json.dumps(", len(_HEAD))]
+PEER = (_HEAD + 'print(json.dumps({"ready": True, "version": b2.__version__}), flush=True)\n'
+        'for line in sys.stdin:\n    if line.strip() != "run":\n        break\n'
+        + textwrap.indent(_RUNS, "    ") + '    print(json.dumps({"seconds": secs}), flush=True)\n')
 
 
 class Peer:
