@@ -39,7 +39,13 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from iclr25.utils.bench import benchmark_parser, speed_record, write_record  # noqa: E402
-from iclr25.v1_topology.experiments import BRIAN2_SCRIPT, build_peer_env, default_peer_python, train  # noqa: E402
+from iclr25.v1_topology.experiments import (  # noqa: E402
+    BRIAN2_SCRIPT,
+    build_peer_env,
+    default_peer_python,
+    train,
+    write_brian2_inputs,
+)
 from iclr25.v1_topology.images import builtin_images  # noqa: E402
 from iclr25.v1_topology.network import sample_patches  # noqa: E402
 from iclr25.v1_topology.presets import preset_config  # noqa: E402
@@ -105,15 +111,6 @@ def main() -> None:
     net = train(cfg, args.n_samples, seed=args.seed, desc=None).net
     x = sample_patches(builtin_images(f0=cfg.whiten_f0), cfg, args.n_stimuli, np.random.default_rng([args.seed, 99]))
     n = args.n_stimuli
-    ne, ni = cfg.n_e, cfg.n_i
-    M = np.zeros((ne + ni, ne + ni))  # the signed matrix of SESNN.simulate, pre × post
-    M[:ne, :ne] = cfg.ee_gain * net.W_ee.T
-    M[:ne, ne:] = net.W_ie.T
-    M[ne:, :ne] = -net.W_ei.T
-    M[ne:, ne:] = -net.W_ii.T
-    ext = np.zeros((n, ne + ni))
-    ext[:, :ne] = net.drive(x) * (cfg.dt / cfg.tau)
-    theta = np.concatenate([net.theta_e, net.theta_i]).astype(np.float64)
 
     def ours_batched() -> np.ndarray:
         s = net.simulate(x)
@@ -130,8 +127,7 @@ def main() -> None:
     agree: list[tuple[float, float]] = []
     with tempfile.TemporaryDirectory(prefix="v1t-brian2-bench-") as tmp:
         src, dst = Path(tmp) / "in.npz", Path(tmp) / "out.npy"
-        np.savez(src, ext=ext.astype(np.float32).astype(np.float64), M=M.astype(np.float32).astype(np.float64),
-                 theta=theta, dt=cfg.dt, tau=cfg.tau, n_steps=cfg.n_steps)
+        write_brian2_inputs(net, x, src)
         peer = Peer(python, src, dst)
         try:
             ours = ours_batched().astype(np.float64)  # untimed warm-ups, one per side

@@ -174,6 +174,24 @@ print(json.dumps({"seconds": secs, "version": b2.__version__}))
 """
 
 
+def write_brian2_inputs(net: SESNN, x: np.ndarray, path: str | os.PathLike[str]) -> None:
+    """Write what :data:`BRIAN2_SCRIPT` reads for ``net`` on the stimuli ``x`` to the ``.npz`` file ``path``: the
+    signed recurrent matrix of ``SESNN.simulate`` (pre x post), the external drive per stimulus and step, the
+    thresholds, dt, tau and the number of steps (drive and matrix rounded through float32, as ours computes)."""
+    cfg = net.cfg
+    ne, ni = cfg.n_e, cfg.n_i
+    M = np.zeros((ne + ni, ne + ni))
+    M[:ne, :ne] = cfg.ee_gain * net.W_ee.T
+    M[:ne, ne:] = net.W_ie.T
+    M[ne:, :ne] = -net.W_ei.T
+    M[ne:, ne:] = -net.W_ii.T
+    ext = np.zeros((x.shape[0], ne + ni))
+    ext[:, :ne] = net.drive(x) * (cfg.dt / cfg.tau)
+    theta = np.concatenate([net.theta_e, net.theta_i]).astype(np.float64)
+    np.savez(path, ext=ext.astype(np.float32).astype(np.float64), M=M.astype(np.float32).astype(np.float64),
+             theta=theta, dt=cfg.dt, tau=cfg.tau, n_steps=cfg.n_steps)
+
+
 def brian2_compare(net: SESNN, python: str, *, n_stimuli: int = 20, seed: int = 0) -> dict[str, Any]:
     """Re-simulate ``net`` in brian2 (numpy code generation, run by the interpreter ``python`` of a peer
     environment) on ``n_stimuli`` natural-image crops: Pearson r of the spike counts and seconds per stimulus
@@ -184,19 +202,9 @@ def brian2_compare(net: SESNN, python: str, *, n_stimuli: int = 20, seed: int = 
     t0 = time.perf_counter()
     sim = net.simulate(x)
     ours_s = (time.perf_counter() - t0) / n_stimuli
-    ne, ni = cfg.n_e, cfg.n_i
-    M = np.zeros((ne + ni, ne + ni))
-    M[:ne, :ne] = cfg.ee_gain * net.W_ee.T
-    M[:ne, ne:] = net.W_ie.T
-    M[ne:, :ne] = -net.W_ei.T
-    M[ne:, ne:] = -net.W_ii.T
-    ext = np.zeros((n_stimuli, ne + ni))
-    ext[:, :ne] = net.drive(x) * (cfg.dt / cfg.tau)
-    theta = np.concatenate([net.theta_e, net.theta_i]).astype(np.float64)
     with tempfile.TemporaryDirectory(prefix="v1t-brian2-") as tmp:
         src, dst = Path(tmp) / "in.npz", Path(tmp) / "out.npy"
-        np.savez(src, ext=ext.astype(np.float32).astype(np.float64), M=M.astype(np.float32).astype(np.float64),
-                 theta=theta, dt=cfg.dt, tau=cfg.tau, n_steps=cfg.n_steps)
+        write_brian2_inputs(net, x, src)
         proc = subprocess.run([python, "-c", BRIAN2_SCRIPT, str(src), str(dst)], capture_output=True, text=True,
                               timeout=900, check=False)
         if proc.returncode != 0:
