@@ -30,11 +30,12 @@ SOURCES = ("calibration-repro-balanced-seeds-105-107.json", "calibration-repro-b
 PARITY = "repro-single-image-detection-parity"
 
 
-def _joined() -> tuple[list[dict], list[int], list[str]]:
+def _joined() -> tuple[list[dict], list[int], list[str], int]:
     files = [json.loads((HERE / s).read_text(encoding="utf-8")) for s in SOURCES]
     if len({f["version"] for f in files}) != 1 or len({f["n_decide"] for f in files}) != 1:
         raise SystemExit("the calibration files differ in version or n_decide")
     seeds = sorted({s for f in files for s in f["seeds"]})
+    n_decide = files[0]["n_decide"]
     entries = []
     for cid in REGISTRY.claims_at("repro"):
         reg = REGISTRY.claims[cid]
@@ -48,13 +49,13 @@ def _joined() -> tuple[list[dict], list[int], list[str]]:
             refs = [reg.threshold] * len(values)
         sign = 1.0 if reg.direction == "higher" else -1.0
         imp = [sign * (v - r) for v, r in zip(values, refs, strict=True)]
-        mm = max_margin(reg.rule, imp, files[0]["n_decide"])
+        mm = max_margin(reg.rule, imp, n_decide)
         entries.append({"id": cid, "kind": reg.kind, "rule": reg.rule, "direction": reg.direction,
                         "margin": reg.margin, "expect": reg.expect, "seed_free": reg.seed_free, "seeds": seeds_c,
                         "values": values, "references": refs, "alive_per_seed": alive, "improvements": imp,
                         "mean": statistics.fmean(imp), "sd": statistics.stdev(imp), "max_margin": mm,
                         "ok": reg.expect == "fails" or reg.margin < mm})
-    return entries, seeds, [f["created"] for f in files]
+    return entries, seeds, [f["created"] for f in files], n_decide
 
 
 def main() -> None:
@@ -63,8 +64,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None, help="write the two calibration files into this folder")
     ap.add_argument("--markdown", action="store_true", help="print EVIDENCE.md's table and exit")
     args = ap.parse_args()
-    entries, seeds, created = _joined()
-    n = 3
+    entries, seeds, created, n = _joined()
     if args.markdown:
         _markdown(entries, seeds)
         return
